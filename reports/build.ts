@@ -1,0 +1,92 @@
+// From test outcomes to rule verdicts: the heart of the report, with no I/O.
+import type { Rule } from '../specs/contract.ts';
+import { emptyVerdicts, type ConformanceReport, type RecordedExchange, type RuleResult, type TestOutcome, type Verdict } from './model.ts';
+
+export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
+
+export interface BuildInput {
+  rules: Rule[];
+  /** Every finished test with the rule ids it is tagged with. */
+  tests: { outcome: TestOutcome; ruleIds: string[] }[];
+  exchanges: RecordedExchange[];
+  target: ConformanceReport['target'];
+  seed: string;
+  tool: ConformanceReport['tool'];
+}
+
+/**
+ * A rule's verdict from its tests: any failure fails it; otherwise any pass passes it; tests
+ * that were all skipped leave it skipped; no test leaves it not-tested. An `unspecified` rule is
+ * never failed: its verdict is `observed` once any test ran for it.
+ */
+export function verdictOf(rule: Rule, tests: TestOutcome[]): Verdict {
+  if (tests.length === 0) return 'not-tested';
+  const ran = tests.filter((t) => t.status !== 'skipped');
+  if (ran.length === 0) return 'skipped';
+  if (rule.level === 'unspecified') return 'observed';
+  return ran.some((t) => t.status !== 'passed') ? 'fail' : 'pass';
+}
+
+export function buildReport(input: BuildInput): ConformanceReport {
+  const known = new Set(input.rules.map((r) => r.id));
+  const byRule = new Map<string, TestOutcome[]>();
+  const unknown = new Map<string, string[]>();
+  for (const { outcome, ruleIds } of input.tests) {
+    for (const id of ruleIds) {
+      if (!known.has(id)) {
+        unknown.set(id, [...(unknown.get(id) ?? []), outcome.title]);
+        continue;
+      }
+      byRule.set(id, [...(byRule.get(id) ?? []), outcome]);
+    }
+  }
+
+  const rules: RuleResult[] = input.rules.map((rule) => {
+    const tests = (byRule.get(rule.id) ?? []).map((t) => ({
+      ...t,
+      observed: t.observed.filter((o) => o.startsWith(`${rule.id}:`)).map((o) => o.slice(rule.id.length + 1).trim()),
+    }));
+    return {
+      id: rule.id,
+      level: rule.level,
+      plane: rule.plane,
+      area: rule.area,
+      section: rule.section,
+      text: rule.text,
+      verdict: verdictOf(rule, tests),
+      tests,
+    };
+  });
+
+  const verdicts = emptyVerdicts();
+  const byPlane: ConformanceReport['summary']['byPlane'] = {};
+  for (const rule of rules) {
+    verdicts[rule.verdict] += 1;
+    const plane = (byPlane[rule.plane] ??= { rules: 0, covered: 0, verdicts: emptyVerdicts() });
+    plane.rules += 1;
+    plane.verdicts[rule.verdict] += 1;
+    if (rule.tests.length > 0) plane.covered += 1;
+  }
+  const covered = rules.filter((r) => r.tests.length > 0).length;
+  const used = new Set(rules.flatMap((r) => r.tests.flatMap((t) => t.exchanges)));
+  const exchanges: Record<string, RecordedExchange> = {};
+  for (const exchange of input.exchanges) if (used.has(exchange.id)) exchanges[exchange.id] = exchange;
+
+  return {
+    tool: input.tool,
+    target: input.target,
+    seed: input.seed,
+    summary: {
+      rules: rules.length,
+      covered,
+      coverage: rules.length === 0 ? 0 : Math.round((covered / rules.length) * 1000) / 1000,
+      verdicts,
+      mustFailures: rules.filter((r) => r.level === 'MUST' && r.verdict === 'fail').length,
+      shouldFailures: rules.filter((r) => r.level === 'SHOULD' && r.verdict === 'fail').length,
+      byPlane,
+    },
+    rules,
+    unknownRuleTags: [...unknown].map(([tag, tests]) => ({ tag, tests })),
+    exchanges,
+  };
+}

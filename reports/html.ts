@@ -1,0 +1,81 @@
+// A self-contained HTML page: summary, filters, and per rule its tests and the recorded
+// exchanges that prove the verdict. No external resources, so it opens from a CI artifact.
+import { escapeXml as esc } from './escape.ts';
+import type { ConformanceReport, RecordedExchange, RuleResult, TestOutcome } from './model.ts';
+
+const STYLE = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}
+header{background:#fff;border-bottom:1px solid #d0d7de;padding:16px 24px}
+h1{font-size:20px;margin:0 0 4px}
+main{padding:16px 24px}
+.cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
+.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:8px 14px;min-width:90px}
+.card b{display:block;font-size:22px}
+.filters button{margin:0 6px 6px 0;padding:4px 10px;border:1px solid #d0d7de;border-radius:14px;background:#fff;cursor:pointer}
+.filters button.on{background:#0969da;color:#fff;border-color:#0969da}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{border-bottom:1px solid #d0d7de;padding:6px 8px;text-align:left;vertical-align:top}
+.v{font-weight:600;white-space:nowrap}
+.v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}
+details summary{cursor:pointer}
+pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all}
+.test{margin:6px 0 10px}
+.muted{color:#57606a}
+`;
+
+const SCRIPT = `
+document.querySelectorAll('.filters button').forEach(function (b) {
+  b.addEventListener('click', function () {
+    document.querySelectorAll('.filters button').forEach(function (x) { x.classList.remove('on'); });
+    b.classList.add('on');
+    var v = b.getAttribute('data-verdict');
+    document.querySelectorAll('tr.rule').forEach(function (row) {
+      row.style.display = v === 'all' || row.getAttribute('data-verdict') === v ? '' : 'none';
+    });
+  });
+});
+`;
+
+function exchangeBlock(e: RecordedExchange | undefined, id: string): string {
+  if (!e) return `<div class="muted">exchange ${esc(id)} (not recorded)</div>`;
+  const headers = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}: ${v}`).join('\n');
+  const violations = e.violations.length > 0 ? `<div class="v-fail">contract violations: ${esc(e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; '))}</div>` : '';
+  return `<details class="exchange"><summary><code>${esc(id)}</code> ${esc(e.request.method)} ${esc(e.request.url)} → <b>${e.response.status}</b></summary>
+${violations}<pre>${esc(`${e.request.method} ${e.request.url}\n${headers(e.request.headers)}\n\n${e.request.body ?? ''}`)}</pre>
+<pre>${esc(`${e.response.status}\n${headers(e.response.headers)}\n\n${e.response.body ?? ''}`)}</pre></details>`;
+}
+
+function testBlock(report: ConformanceReport, test: TestOutcome): string {
+  const detail = test.error ? `<pre class="v-fail">${esc(test.error)}</pre>` : test.reason ? `<div class="muted">${esc(test.reason)}</div>` : '';
+  const observed = test.observed.map((o) => `<div class="v-observed">observed: ${esc(o)}</div>`).join('');
+  const expected = test.expected ? `<div class="muted">expected to fail on this target: ${esc(test.expected.reason)}</div>` : '';
+  return `<div class="test"><span class="v v-${test.status === 'passed' ? 'pass' : test.status === 'skipped' ? 'skipped' : 'fail'}">${esc(test.status)}</span> ${esc(test.title)} <span class="muted">${esc(test.file)}</span>
+${detail}${observed}${expected}${test.exchanges.map((id) => exchangeBlock(report.exchanges[id], id)).join('\n')}</div>`;
+}
+
+function ruleRow(report: ConformanceReport, rule: RuleResult): string {
+  const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : '<div class="muted">no test checks this rule yet</div>';
+  return `<tr class="rule" id="${esc(rule.id)}" data-verdict="${rule.verdict}">
+<td class="v v-${rule.verdict}">${esc(rule.verdict)}</td><td><code>${esc(rule.id)}</code></td><td>${esc(rule.level)}</td><td>${esc(rule.plane)}</td><td>§${esc(rule.section)}</td>
+<td>${esc(rule.text)}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
+}
+
+export function toHtml(report: ConformanceReport): string {
+  const s = report.summary;
+  const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
+  const filters = ['all', 'fail', 'pass', 'skipped', 'not-tested', 'observed']
+    .map((v, i) => `<button data-verdict="${v}" class="${i === 0 ? 'on' : ''}">${v}</button>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Conformance report: ${esc(report.target.name)}</title><style>${STYLE}</style></head>
+<body><header><h1>Agent Platform API conformance: ${esc(report.target.name)}</h1>
+<div class="muted">${esc(report.target.kind)} · planes ${esc(report.target.planes.join(', ') || 'none')} · capabilities ${esc(report.target.capabilities.join(', ') || 'none')} · seed ${esc(report.seed)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</div></header>
+<main>
+<div class="cards" id="summary">${card('rules', s.rules)}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}</div>
+<div class="filters">${filters}</div>
+<table id="rules"><thead><tr><th>verdict</th><th>rule</th><th>level</th><th>plane</th><th>§</th><th>statement, tests and exchanges</th></tr></thead>
+<tbody>${report.rules.map((r) => ruleRow(report, r)).join('\n')}</tbody></table>
+</main><script>${SCRIPT}</script></body></html>
+`;
+}

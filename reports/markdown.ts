@@ -1,0 +1,51 @@
+// A Markdown summary for CI job pages and pull requests.
+import type { ConformanceReport, RuleResult } from './model.ts';
+
+const ICON: Record<string, string> = { pass: '✅', fail: '❌', skipped: '⏭️', 'not-tested': '⬜', observed: '👁️' };
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function failureBlock(report: ConformanceReport, rule: RuleResult): string[] {
+  const lines = [`### ${ICON.fail} ${rule.id} (${rule.level}, §${rule.section})`, '', rule.text, ''];
+  for (const test of rule.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')) {
+    lines.push(`- **${test.title}** (${test.file})`, '', '  ```', ...(test.error ?? test.status).split('\n').slice(0, 12).map((l) => `  ${l}`), '  ```');
+    for (const id of test.exchanges.slice(-3)) {
+      const e = report.exchanges[id];
+      if (e) lines.push(`  - exchange \`${id}\`: \`${e.request.method} ${e.request.url}\` → ${e.response.status}`);
+    }
+  }
+  return [...lines, ''];
+}
+
+export function toMarkdown(report: ConformanceReport): string {
+  const s = report.summary;
+  const lines = [
+    `# Agent Platform API conformance: ${report.target.name}`,
+    '',
+    `Seed \`${report.seed}\` · ${s.rules} rules · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · **${s.mustFailures} MUST failures**, ${s.shouldFailures} SHOULD failures`,
+    '',
+    '| plane | rules | tested | pass | fail | skipped | not tested | observed |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...Object.entries(s.byPlane).map(
+      ([plane, p]) => `| ${plane} | ${p.rules} | ${p.covered} | ${p.verdicts.pass} | ${p.verdicts.fail} | ${p.verdicts.skipped} | ${p.verdicts['not-tested']} | ${p.verdicts.observed} |`,
+    ),
+    `| **all** | ${s.rules} | ${s.covered} | ${s.verdicts.pass} | ${s.verdicts.fail} | ${s.verdicts.skipped} | ${s.verdicts['not-tested']} | ${s.verdicts.observed} |`,
+    '',
+  ];
+  const failed = report.rules.filter((r) => r.verdict === 'fail');
+  if (failed.length > 0) lines.push('## Failures', '', ...failed.flatMap((r) => failureBlock(report, r)));
+  if (report.unknownRuleTags.length > 0) {
+    lines.push('## Tags naming unknown rules', '', ...report.unknownRuleTags.map((u) => `- \`${u.tag}\`: ${u.tests.join(', ')}`), '');
+  }
+  lines.push(
+    '## All rules',
+    '',
+    '| | rule | level | § | text |',
+    '|---|---|---|---|---|',
+    ...report.rules.map((r) => `| ${ICON[r.verdict]} ${r.verdict} | ${r.id} | ${r.level} | ${r.section} | ${cell(r.text)} |`),
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,62 @@
+// The one result type every report format is written from (report.json is this, as is).
+import type { Plane, RuleLevel } from '../specs/contract.ts';
+import type { Exchange } from '../suites/proxy/recording-proxy.ts';
+
+export type Verdict = 'pass' | 'fail' | 'skipped' | 'not-tested' | 'observed';
+export const VERDICTS: Verdict[] = ['pass', 'fail', 'skipped', 'not-tested', 'observed'];
+
+export interface TestOutcome {
+  /** Playwright's stable test id. */
+  id: string;
+  title: string;
+  file: string;
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  /** The failure message (first line first), for failed tests. */
+  error?: string;
+  /** Why the test was skipped (missing capability, failed precondition…). */
+  reason?: string;
+  /** What the test recorded for unspecified rules. */
+  observed: string[];
+  /** Ids of the exchanges this test made (see ConformanceReport.exchanges). */
+  exchanges: string[];
+  /** Whether the failure was expected for this target (expectations file). */
+  expected?: { status: 'fail'; reason: string };
+}
+
+export interface RuleResult {
+  id: string;
+  level: RuleLevel;
+  plane: Plane;
+  area: string;
+  section: string;
+  text: string;
+  verdict: Verdict;
+  tests: TestOutcome[];
+}
+
+/** An exchange as the report keeps it: no wall-clock times, so the same run gives the same report. */
+export type RecordedExchange = Omit<Exchange, 'startedDateTime' | 'time'>;
+
+export interface ConformanceReport {
+  tool: { name: string; version: string };
+  target: { name: string; kind: string; planes: Plane[]; capabilities: string[] };
+  seed: string;
+  summary: {
+    rules: number;
+    /** Rules with at least one test. */
+    covered: number;
+    coverage: number;
+    verdicts: Record<Verdict, number>;
+    mustFailures: number;
+    shouldFailures: number;
+    byPlane: Record<string, { rules: number; covered: number; verdicts: Record<Verdict, number> }>;
+  };
+  rules: RuleResult[];
+  /** Tests tagged with ids that are not in the catalogue: a defect of the suites. */
+  unknownRuleTags: { tag: string; tests: string[] }[];
+  exchanges: Record<string, RecordedExchange>;
+}
+
+export function emptyVerdicts(): Record<Verdict, number> {
+  return { pass: 0, fail: 0, skipped: 0, 'not-tested': 0, observed: 0 };
+}

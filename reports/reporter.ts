@@ -1,0 +1,85 @@
+// The Playwright reporter: gathers each test's rule tags, outcome, observations and
+// exchanges, then writes the conformance report when the run ends.
+import { relative, resolve } from 'node:path';
+import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { contract, type Plane } from '../specs/contract.ts';
+import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
+import { buildReport, RULE_TAG } from './build.ts';
+import type { RecordedExchange, TestOutcome } from './model.ts';
+import { REPORT_FILES, writeReport } from './write.ts';
+
+const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
+
+interface Options {
+  outputDir?: string;
+}
+
+export default class ConformanceReporter implements Reporter {
+  private readonly tests = new Map<string, { outcome: TestOutcome; ruleIds: string[] }>();
+  private readonly exchanges = new Map<string, RecordedExchange>();
+  private rootDir = process.cwd();
+
+  constructor(private readonly options: Options = {}) {}
+
+  printsToStdio(): boolean {
+    return false;
+  }
+
+  onBegin(config: { rootDir: string }): void {
+    this.rootDir = config.rootDir;
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const annotations = [...test.annotations, ...(result.annotations ?? [])];
+    const ruleIds = test.tags.map((tag) => RULE_TAG.exec(tag)?.[1]).filter((id): id is string => id !== undefined);
+    const recorded: RecordedExchange[] = [];
+    for (const attachment of result.attachments) {
+      if (attachment.name !== 'apc-exchanges' || !attachment.body) continue;
+      for (const { startedDateTime: _started, time: _time, ...exchange } of JSON.parse(attachment.body.toString('utf8'))) {
+        recorded.push(exchange as RecordedExchange);
+      }
+    }
+    for (const exchange of recorded) this.exchanges.set(exchange.id, exchange);
+    const skip = annotations.filter((a) => a.type === 'skip' || a.type === 'fixme').map((a) => a.description).filter(Boolean);
+    const outcome: TestOutcome = {
+      id: test.id,
+      title: test.titlePath().slice(3).join(' › ') || test.title,
+      file: relative(this.rootDir, test.location.file),
+      status: result.status,
+      error: result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined,
+      reason: result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined,
+      observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
+      exchanges: recorded.map((e) => e.id),
+    };
+    this.tests.set(test.id, { outcome, ruleIds });
+  }
+
+  onEnd(_result: FullResult): void {
+    const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
+    const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
+    const report = buildReport({
+      rules: contract().rules,
+      tests: [...this.tests.values()],
+      exchanges: [...this.exchanges.values()],
+      target: {
+        name: run?.target.name ?? 'unknown',
+        kind: run?.target.kind ?? 'unknown',
+        planes: Object.keys(run?.target.planes ?? {}) as Plane[],
+        capabilities: run?.target.capabilities ?? [],
+      },
+      seed: run?.seed ?? 'unknown',
+      tool: TOOL,
+    });
+    writeReport(outDir, report);
+    const s = report.summary;
+    console.log(
+      `\nConformance: ${s.rules} rules, ${s.covered} tested (${(s.coverage * 100).toFixed(1)}%): ` +
+        `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST), ${s.verdicts.skipped} skipped, ` +
+        `${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed.\nReport: ${resolve(outDir, REPORT_FILES.html)}`,
+    );
+  }
+}
+
+function stripAnsi(text: string): string {
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}

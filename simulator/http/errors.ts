@@ -1,0 +1,37 @@
+// One typed error for every refusal the simulator makes. Handlers and state modules
+// throw it; the server renders it in the plane's documented error shape.
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly issues?: ValidationIssue[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (message: string) => new ApiError(404, message);
+export const conflict = (message: string) => new ApiError(409, message);
+export const unprocessable = (message: string, issues?: ValidationIssue[]) => new ApiError(422, message, issues);
+
+/**
+ * How a plane writes error bodies. The agent server answers `{"detail": "<message>"}` as the
+ * reference Python server does; the control plane and platform API are FastAPI services whose
+ * validation errors are the §2.2 list form `{"detail": [{loc, msg, type}]}`.
+ */
+export type ErrorStyle = 'detail-string' | 'fastapi';
+
+export function errorBody(error: ApiError, style: ErrorStyle): unknown {
+  if (style === 'fastapi' && error.status === 422) {
+    return { detail: error.issues ?? [{ loc: ['body'], msg: error.message, type: 'value_error' }] };
+  }
+  return { detail: error.message };
+}

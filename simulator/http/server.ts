@@ -1,0 +1,195 @@
+// The HTTP glue of one plane: match the route, read and validate the request against
+// specs/, call the handler, and render replies and refusals. Handlers never see a
+// request that the contract refuses.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
+import { compileRoutes, isStream, matchRoute, type Reply, type Request, type Route } from './router.ts';
+
+export interface PlaneOptions {
+  plane: Plane;
+  routes: Route[];
+  errorStyle: ErrorStyle;
+  /** Largest accepted request body; larger ones are refused with 413. */
+  maxBodyBytes?: number;
+  /** Called for a throw that is not an ApiError: a simulator bug. */
+  onInternalError?: (error: unknown, request: { method: string; path: string }) => void;
+}
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+
+export function createPlaneHandler(options: PlaneOptions): RequestListener {
+  const routes = compileRoutes(options.routes);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const onInternalError =
+    options.onInternalError ??
+    ((error, request) => console.error(`[simulator] internal error on ${request.method} ${request.path}:`, error));
+
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = url.pathname;
+    handle(req, method, path, url.searchParams)
+      .then((reply) => send(res, reply))
+      .catch((error: unknown) => {
+        if (error instanceof ApiError) {
+          send(res, { status: error.status, body: errorBody(error, options.errorStyle), headers: error.headers });
+          return;
+        }
+        onInternalError(error, { method, path });
+        send(res, { status: 500, body: { detail: 'Internal simulator error; this is a bug in the simulator.' } });
+      });
+  };
+
+  async function handle(req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Reply> {
+    const match = matchRoute(routes, method, path);
+    if (match.kind === 'not-found') {
+      await drain(req);
+      throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane`);
+    }
+    if (match.kind === 'method-not-allowed') {
+      await drain(req);
+      throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
+    }
+    const { route, params } = match;
+    const raw = await readBody(req, maxBody);
+    const operation = route.operation ? contract().operation(options.plane, route.operation) : undefined;
+    const body = route.body === 'raw' ? raw : parseJsonBody(req, raw);
+    if (operation) validateRequest(operation, params, query, body);
+    const request: Request = { method, path, params, query, headers: req.headers, body, raw };
+    return route.handler(request);
+  }
+}
+
+function validateRequest(operation: Operation, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
+  const issues: ValidationIssue[] = [];
+  const add = (prefix: (string | number)[], violations: Violation[]) => {
+    for (const v of violations) {
+      issues.push({ loc: [...prefix, ...pointerSegments(v.at)], msg: v.message, type: 'value_error' });
+    }
+  };
+  for (const [name, value] of Object.entries(params)) {
+    add(['path', name], contract().validateParameter(operation, 'path', name, value));
+  }
+  for (const parameter of operation.document.parameters ?? []) {
+    if (parameter.in !== 'query') continue;
+    const value = query.get(parameter.name);
+    if (value === null) continue;
+    add(['query', parameter.name], contract().validateParameter(operation, 'query', parameter.name, coerceQuery(value, parameter.schema)));
+  }
+  const requestBody = operation.document.requestBody;
+  if (body === undefined) {
+    if (requestBody?.required) issues.push({ loc: ['body'], msg: 'a JSON body is required', type: 'missing' });
+  } else if (!Buffer.isBuffer(body)) {
+    add(['body'], contract().validateRequestBody(operation, body));
+  }
+  if (issues.length > 0) {
+    const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
+    throw new ApiError(422, `Invalid request: ${summary}`, issues);
+  }
+}
+
+function pointerSegments(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function coerceQuery(value: string, schema: unknown): unknown {
+  const type = (schema as { type?: unknown } | undefined)?.type;
+  if ((type === 'integer' || type === 'number') && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type && type !== 'application/json' && !type.endsWith('+json') && type !== 'text/plain') {
+    throw new ApiError(415, `Unsupported Content-Type '${type}': send the body as application/json`);
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ApiError(422, `Invalid JSON in request body: ${(error as Error).message}`, [
+      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' },
+    ]);
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      req.resume();
+      reject(new ApiError(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit && !refused) {
+        refused = true;
+        reject(new ApiError(413, `Request body exceeds the limit of ${limit} bytes`));
+      }
+      if (!refused) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!refused) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (error) => {
+      if (!refused) reject(new ApiError(400, `Could not read the request body: ${error.message}`));
+    });
+  });
+}
+
+function drain(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    req.resume();
+    req.on('end', () => resolve());
+    req.on('error', () => resolve());
+    if (req.readableEnded) resolve();
+  });
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (isStream(reply)) {
+    res.writeHead(reply.status ?? 200, reply.headers);
+    res.flushHeaders();
+    const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
+    const write = (chunk: string) => {
+      if (!res.writableEnded) res.write(chunk);
+    };
+    const end = () => {
+      if (!res.writableEnded) res.end();
+    };
+    Promise.resolve(reply.stream(write, end, closed)).catch((error: unknown) => {
+      console.error('[simulator] stream failed:', error);
+      end();
+    });
+    return;
+  }
+  const status = reply.status ?? 200;
+  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+  if (reply.body === undefined || status === 204) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  headers['content-type'] ??= 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(text));
+  res.writeHead(status, headers);
+  res.end(text);
+}

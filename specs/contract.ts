@@ -1,0 +1,312 @@
+// The contract as data: loads the OpenAPI documents, the rules catalogue and the
+// rate-limit table once, and compiles the validators that the simulator (requests),
+// the recording proxy and the suites (responses) all share.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+export const PLANES = ['control-plane', 'platform-api', 'agent-server'] as const;
+export type Plane = (typeof PLANES)[number];
+
+export type RuleLevel = 'MUST' | 'SHOULD' | 'unspecified';
+
+export interface Rule {
+  id: string;
+  level: RuleLevel;
+  plane: Plane;
+  area: string;
+  section: string;
+  text: string;
+  operations?: string[];
+  source?: string;
+  reference?: string;
+}
+
+export interface RateLimitRow {
+  id: string;
+  rule: string;
+  category: string;
+  match: {
+    methods?: string[];
+    paths?: { type: 'exact' | 'prefix' | 'contains' | 'suffix' | 'pattern'; value: string }[];
+    requires?: 'api-key' | 'user-id' | 'none';
+  };
+  identity: 'api-key' | 'user-id+ip' | 'ip';
+  limit: { us: number; eu: number };
+  interval_seconds: number;
+  note?: string;
+}
+
+export interface Violation {
+  /** JSON pointer into the validated value ('' is the value itself). */
+  at: string;
+  message: string;
+}
+
+export interface Operation {
+  plane: Plane;
+  operationId: string;
+  method: string;
+  /** Path template as written in the OpenAPI document, e.g. /threads/{thread_id}. */
+  path: string;
+  paramNames: string[];
+  unspecified: boolean;
+  pattern: RegExp;
+  /** Number of literal segments: more specific templates are matched first. */
+  specificity: number;
+  document: OpenApiOperation;
+}
+
+export interface OperationMatch {
+  operation: Operation;
+  params: Record<string, string>;
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown> };
+  webhooks?: Record<string, Record<string, OpenApiOperation>>;
+}
+
+interface MediaType {
+  schema?: unknown;
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  parameters?: { name: string; in: string; required?: boolean; schema?: unknown }[];
+  requestBody?: { required?: boolean; content?: Record<string, MediaType> };
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  'x-unspecified'?: boolean;
+  [key: string]: unknown;
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
+
+function specFile(relative: string): string {
+  return readFileSync(new URL(relative, import.meta.url), 'utf8');
+}
+
+function loadYaml<T>(relative: string): T {
+  return parseYaml(specFile(relative)) as T;
+}
+
+function documentId(plane: Plane): string {
+  return `urn:apc:${plane}`;
+}
+
+/** Rewrites local `#/components/schemas/X` refs so a schema compiles outside its document. */
+function rewriteRefs(value: unknown, plane: Plane): unknown {
+  if (Array.isArray(value)) return value.map((item) => rewriteRefs(item, plane));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/components/schemas/')) {
+      out[key] = `${documentId(plane)}#/$defs/${inner.slice('#/components/schemas/'.length)}`;
+    } else {
+      out[key] = rewriteRefs(inner, plane);
+    }
+  }
+  return out;
+}
+
+function toViolations(errors: ErrorObject[] | null | undefined): Violation[] {
+  return (errors ?? []).map((error) => ({
+    at: error.instancePath,
+    message: describeError(error),
+  }));
+}
+
+function describeError(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return `must have required property '${String(params.missingProperty)}'`;
+  if (error.keyword === 'enum') return `must be one of ${JSON.stringify(params.allowedValues)}`;
+  if (error.keyword === 'additionalProperties') return `must not have property '${String(params.additionalProperty)}'`;
+  return error.message ?? error.keyword;
+}
+
+export function templatePattern(path: string): { pattern: RegExp; paramNames: string[]; specificity: number } {
+  const paramNames: string[] = [];
+  let specificity = 0;
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(.+)\}$/.exec(segment);
+      if (param) {
+        paramNames.push(param[1]);
+        return '([^/]+)';
+      }
+      if (segment) specificity += 1;
+      return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}/?$`), paramNames, specificity };
+}
+
+export class Contract {
+  readonly documents: Record<Plane, OpenApiDocument>;
+  readonly operations: Operation[];
+  readonly deploymentConfigSchema: Record<string, unknown>;
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private loadedRules?: Rule[];
+  private rulesById?: Map<string, Rule>;
+  private loadedRateLimits?: RateLimitRow[];
+
+  constructor() {
+    this.documents = {
+      'control-plane': loadYaml<OpenApiDocument>('./openapi/control-plane.yaml'),
+      'platform-api': loadYaml<OpenApiDocument>('./openapi/platform-api.yaml'),
+      'agent-server': loadYaml<OpenApiDocument>('./openapi/agent-server.yaml'),
+    };
+    this.deploymentConfigSchema = loadYaml<Record<string, unknown>>('./schemas/deployment-config.schema.yaml');
+
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    for (const plane of PLANES) {
+      const schemas = this.documents[plane].components?.schemas ?? {};
+      this.ajv.addSchema({ $id: documentId(plane), $defs: rewriteRefs(schemas, plane) });
+    }
+    this.ajv.addSchema(this.deploymentConfigSchema);
+
+    this.operations = [];
+    for (const plane of PLANES) {
+      for (const [path, item] of Object.entries(this.documents[plane].paths)) {
+        for (const method of HTTP_METHODS) {
+          const op = item[method];
+          if (!op) continue;
+          this.operations.push({
+            plane,
+            operationId: op.operationId,
+            method: method.toUpperCase(),
+            path,
+            unspecified: op['x-unspecified'] === true,
+            document: op,
+            ...templatePattern(path),
+          });
+        }
+      }
+    }
+    this.operations.sort((a, b) => b.specificity - a.specificity);
+  }
+
+  /** The rules catalogue (specs/rules.yaml), in catalogue order. */
+  get rules(): Rule[] {
+    this.loadedRules ??= loadYaml<{ rules: Rule[] }>('./rules.yaml').rules;
+    return this.loadedRules;
+  }
+
+  /** The rate-limit table of §8 (specs/rate-limits.yaml). */
+  get rateLimits(): RateLimitRow[] {
+    this.loadedRateLimits ??= loadYaml<{ rows: RateLimitRow[] }>('./rate-limits.yaml').rows;
+    return this.loadedRateLimits;
+  }
+
+  rule(id: string): Rule | undefined {
+    this.rulesById ??= new Map(this.rules.map((rule) => [rule.id, rule]));
+    return this.rulesById.get(id);
+  }
+
+  operation(plane: Plane, operationId: string): Operation {
+    const found = this.operations.find((op) => op.plane === plane && op.operationId === operationId);
+    if (!found) throw new Error(`No operation ${operationId} in the ${plane} OpenAPI document`);
+    return found;
+  }
+
+  /** Finds the documented operation a concrete request addresses, if any. */
+  findOperation(plane: Plane, method: string, path: string): OperationMatch | undefined {
+    const bare = path.split('?')[0];
+    for (const candidate of this.candidatePaths(plane, bare)) {
+      for (const operation of this.operations) {
+        if (operation.plane !== plane || operation.method !== method.toUpperCase()) continue;
+        const match = operation.pattern.exec(candidate);
+        if (!match) continue;
+        const params: Record<string, string> = {};
+        operation.paramNames.forEach((name, i) => {
+          params[name] = decodeURIComponent(match[i + 1]);
+        });
+        return { operation, params };
+      }
+    }
+    return undefined;
+  }
+
+  /** The platform API serves its routes both bare and under /api/v1 (client-wire-formats §1.1). */
+  private candidatePaths(plane: Plane, path: string): string[] {
+    if (plane === 'platform-api' && path.startsWith('/api/v1/')) return [path, path.slice('/api/v1'.length)];
+    return [path];
+  }
+
+  validateSchema(plane: Plane, schemaName: string, value: unknown): Violation[] {
+    return this.run(`${documentId(plane)}#/$defs/${schemaName}`, value);
+  }
+
+  validateDeploymentConfig(value: unknown): Violation[] {
+    return this.run(String(this.deploymentConfigSchema.$id), value);
+  }
+
+  /** Validates a JSON request body against the operation's documented body schema. */
+  validateRequestBody(operation: Operation, body: unknown): Violation[] {
+    const schema = operation.document.requestBody?.content?.['application/json']?.schema;
+    if (!schema) return [];
+    return this.runInline(`${operation.plane}:${operation.operationId}:request`, operation.plane, schema, body);
+  }
+
+  /** Validates one path or query parameter against its documented schema. */
+  validateParameter(operation: Operation, location: 'path' | 'query', name: string, value: unknown): Violation[] {
+    const parameter = operation.document.parameters?.find((p) => p.in === location && p.name === name);
+    if (!parameter?.schema) return [];
+    const key = `${operation.plane}:${operation.operationId}:${location}:${name}`;
+    return this.runInline(key, operation.plane, parameter.schema, value);
+  }
+
+  /**
+   * Validates a response against the documented response for its status. A status the
+   * document does not list is itself a violation; a body whose media type has no schema
+   * (streams, open bodies) is not checked here.
+   */
+  validateResponse(operation: Operation, status: number, contentType: string | undefined, body: unknown): Violation[] {
+    const responses = operation.document.responses ?? {};
+    const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+    if (!documented) {
+      return [{ at: '', message: `status ${status} is not documented for ${operation.operationId} (documented: ${Object.keys(responses).join(', ')})` }];
+    }
+    const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    const content = documented.content;
+    if (!content) return [];
+    const schema = content[media]?.schema;
+    if (!content[media]) {
+      return [{ at: '', message: `content-type '${media || '(none)'}' is not documented for ${operation.operationId} ${status} (documented: ${Object.keys(content).join(', ')})` }];
+    }
+    if (!schema || media !== 'application/json') return [];
+    return this.runInline(`${operation.plane}:${operation.operationId}:response:${status}`, operation.plane, schema, body);
+  }
+
+  private runInline(key: string, plane: Plane, schema: unknown, value: unknown): Violation[] {
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(rewriteRefs(schema, plane) as object);
+      this.compiled.set(key, validate);
+    }
+    return validate(value) ? [] : toViolations(validate.errors);
+  }
+
+  private run(ref: string, value: unknown): Violation[] {
+    const validate = this.ajv.getSchema(ref);
+    if (!validate) throw new Error(`Unknown schema ${ref}`);
+    return validate(value) ? [] : toViolations(validate.errors);
+  }
+}
+
+let shared: Contract | undefined;
+
+/** The one contract instance of this process. */
+export function contract(): Contract {
+  shared ??= new Contract();
+  return shared;
+}

@@ -1,0 +1,71 @@
+// §3, §4.5: a copy is a new thread holding the original's state, independent of it.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+
+type Thread = { thread_id: string; values: Record<string, unknown>; metadata: Record<string, unknown> };
+type State = { values: Record<string, unknown> };
+
+const prepopulated = (scope: string) => ({
+  metadata: { graph_id: 'agent', apc_scope: scope },
+  supersteps: [{ updates: [{ values: { topic: 'original', count: 1 }, as_node: 'prepare' }] }],
+});
+
+test('copy answers a new thread with a different thread_id', { tag: '@THREAD-COPY-NEW' }, async ({ agent, scope }) => {
+  const original = await agent.post<Thread>('/threads', prepopulated(scope));
+  precondition(original, 'create a thread');
+  const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
+  expectStatus(copy, [200, 201]);
+  expect(typeof copy.json.thread_id, copy.describe('the copy has a thread_id')).toBe('string');
+  expect(copy.json.thread_id, copy.describe('the copy is a new thread')).not.toBe(original.json.thread_id);
+  const read = await agent.get<Thread>(`/threads/${copy.json.thread_id}`);
+  expectStatus(read, 200);
+});
+
+test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-STATE' }, async ({ agent, scope }) => {
+  const original = await agent.post<Thread>('/threads', prepopulated(scope));
+  precondition(original, 'create a thread');
+  const originalState = await agent.get<State>(`/threads/${original.json.thread_id}/state`);
+  precondition(originalState, "read the original's state");
+  const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
+  precondition(copy, 'copy the thread');
+  const copyState = await agent.get<State>(`/threads/${copy.json.thread_id}/state`);
+  expectStatus(copyState, 200);
+  expect(copyState.json.values, copyState.describe("the copy's state values")).toEqual(originalState.json.values);
+});
+
+test('after the copy, a change to either thread does not change the other', { tag: '@THREAD-COPY-INDEPENDENT' }, async ({ agent, scope }) => {
+  const original = await agent.post<Thread>('/threads', prepopulated(scope));
+  precondition(original, 'create a thread');
+  const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
+  precondition(copy, 'copy the thread');
+  const before = await agent.get<State>(`/threads/${original.json.thread_id}/state`);
+  precondition(before, "read the original's state");
+
+  // A run on the copy is the documented way to change its state (§4.5).
+  const run = await agent.post(`/threads/${copy.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'changed in the copy' } });
+  precondition(run, 'run on the copy');
+  const changed = await agent.get<State>(`/threads/${copy.json.thread_id}/state`);
+  precondition(changed, "read the copy's state");
+  expect(changed.json.values.topic, changed.describe('the run changed the copy')).toBe('changed in the copy');
+  const after = await agent.get<State>(`/threads/${original.json.thread_id}/state`);
+  expectStatus(after, 200);
+  expect(after.json.values, after.describe("the original's state is unchanged by a run on the copy")).toEqual(before.json.values);
+
+  const runOnOriginal = await agent.post(`/threads/${original.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'changed in the original' } });
+  precondition(runOnOriginal, 'run on the original');
+  const copyAfter = await agent.get<State>(`/threads/${copy.json.thread_id}/state`);
+  expectStatus(copyAfter, 200);
+  expect(copyAfter.json.values, copyAfter.describe('the copy is unchanged by a run on the original')).toEqual(changed.json.values);
+});
+
+test('copying an unknown thread answers 404 with a JSON error body and creates nothing', { tag: '@THREAD-COPY-UNKNOWN' }, async ({ agent }) => {
+  expectJsonError(await agent.post('/threads/00000000-0000-4000-8000-000000000000/copy'), 404);
+});
+
+test('what copy answers', { tag: '@THREAD-COPY-FORMAT' }, async ({ agent, observe }) => {
+  const original = await agent.post<Thread>('/threads', {});
+  precondition(original, 'create a thread');
+  const copy = await agent.post(`/threads/${original.json.thread_id}/copy`);
+  const keys = copy.json && typeof copy.json === 'object' ? Object.keys(copy.json).sort().join(', ') : '(not a JSON object)';
+  observe('THREAD-COPY-FORMAT', `status ${copy.status}, content-type ${copy.headers['content-type'] ?? '(none)'}, keys: ${keys}`);
+});

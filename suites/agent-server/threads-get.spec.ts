@@ -1,0 +1,23 @@
+// §4.5, §7: reading a thread, and ids that name nothing.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+test('GET /threads/{thread_id} answers the thread as created', { tag: '@THREAD-GET' }, async ({ agent, scope }) => {
+  const created = await agent.post<Record<string, unknown>>('/threads', { metadata: { apc_scope: scope, k: 'v' } });
+  precondition(created, 'create a thread');
+  const read = await agent.get<Record<string, unknown>>(`/threads/${created.json.thread_id}`);
+  expectStatus(read, 200);
+  for (const field of ['thread_id', 'created_at', 'metadata', 'status', 'values']) {
+    expect(read.json[field], read.describe(`${field} as created`)).toEqual(created.json[field]);
+  }
+});
+
+test('an unknown thread id answers 404 with a JSON error body', { tag: '@THREAD-GET-UNKNOWN-404' }, async ({ agent }) => {
+  expectJsonError(await agent.get(`/threads/${UNKNOWN}`), 404);
+});
+
+test('a thread_id that is not a UUID answers 4xx with a JSON error body', { tag: '@THREAD-ID-MALFORMED' }, async ({ agent }) => {
+  expectJsonError(await agent.get('/threads/not-a-uuid'));
+});

@@ -1,0 +1,92 @@
+// §2.8, §4.5: state snapshots, state at a checkpoint, history.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import type { ApiClient } from '../client.ts';
+
+type State = { values: Record<string, unknown>; checkpoint_id: string; checkpoint: { checkpoint_id: string } | null; parent_checkpoint_id: string | null; metadata: { step: number } };
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+async function threadWithHistory(agent: ApiClient, steps = 3): Promise<string> {
+  const supersteps = Array.from({ length: steps }, (_, i) => ({
+    updates: [{ values: { topic: `step ${i}`, count: i }, as_node: i === 0 ? '__input__' : i % 2 === 1 ? 'prepare' : 'respond' }],
+  }));
+  const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent' }, supersteps });
+  precondition(res, 'create a thread with supersteps');
+  return res.json.thread_id;
+}
+
+test('GET /threads/{thread_id}/state answers the current state snapshot', { tag: '@THREAD-STATE' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent);
+  const res = await agent.get<State>(`/threads/${id}/state`);
+  expectStatus(res, 200);
+  expect(res.json.values, res.describe('the current values')).toMatchObject({ topic: 'step 2', count: 2 });
+});
+
+test('a state snapshot has every field of §2.8', { tag: '@THREAD-STATE-SHAPE' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent);
+  const state = await agent.get<State>(`/threads/${id}/state`);
+  expectSchema(state, 'agent-server', 'ThreadState');
+  const history = await agent.post<State[]>(`/threads/${id}/history`, {});
+  expectStatus(history, 200);
+  for (const snapshot of history.json) expectSchema(history, 'agent-server', 'ThreadState', snapshot);
+  const at = await agent.get<State>(`/threads/${id}/state/${history.json.at(-1)?.checkpoint_id}`);
+  expectSchema(at, 'agent-server', 'ThreadState');
+  expect(state.json.checkpoint?.checkpoint_id, state.describe('checkpoint.checkpoint_id equals checkpoint_id')).toBe(state.json.checkpoint_id);
+});
+
+test('GET /threads/{thread_id}/state/{checkpoint_id} answers the snapshot at that checkpoint', { tag: '@THREAD-STATE-CHECKPOINT' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent);
+  const history = await agent.post<State[]>(`/threads/${id}/history`, { limit: 10 });
+  precondition(history, 'read the history');
+  for (const snapshot of history.json) {
+    const res = await agent.get<State>(`/threads/${id}/state/${snapshot.checkpoint_id}`);
+    expectStatus(res, 200);
+    expect(res.json.checkpoint_id, res.describe('the requested checkpoint')).toBe(snapshot.checkpoint_id);
+    expect(res.json.values, res.describe('the values at that checkpoint')).toEqual(snapshot.values);
+  }
+  const oldest = history.json.at(-1)!;
+  expect(oldest.values, history.describe('the oldest checkpoint holds the first superstep')).toMatchObject({ topic: 'step 0' });
+});
+
+test('an unknown checkpoint id answers 404 with a JSON error body', { tag: '@THREAD-STATE-CHECKPOINT-UNKNOWN' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent, 1);
+  expectJsonError(await agent.get(`/threads/${id}/state/${UNKNOWN}`), 404);
+});
+
+test('history answers an array of state snapshots', { tag: '@THREAD-HISTORY' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent);
+  const res = await agent.post<State[]>(`/threads/${id}/history`, { limit: 10 });
+  expectStatus(res, 200);
+  expect(Array.isArray(res.json), res.describe('an array')).toBe(true);
+  expect(res.json.length, res.describe('one snapshot per checkpoint')).toBe(3);
+  for (const snapshot of res.json) expect(typeof snapshot.values, res.describe('each item is a snapshot with values')).toBe('object');
+});
+
+test('history is most recent first', { tag: '@THREAD-HISTORY-ORDER' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent, 4);
+  const res = await agent.post<State[]>(`/threads/${id}/history`, { limit: 10 });
+  expectStatus(res, 200);
+  expect(res.json.map((s) => s.values.count), res.describe('newest superstep first')).toEqual([3, 2, 1, 0]);
+  const current = await agent.get<State>(`/threads/${id}/state`);
+  precondition(current, 'read the current state');
+  expect(res.json[0].checkpoint_id, res.describe('the first item is the current checkpoint')).toBe(current.json.checkpoint_id);
+  for (let i = 0; i + 1 < res.json.length; i++) {
+    expect(res.json[i].parent_checkpoint_id, res.describe(`item ${i} is the child of item ${i + 1}`)).toBe(res.json[i + 1].checkpoint_id);
+  }
+});
+
+test('limit caps the number of snapshots', { tag: '@THREAD-HISTORY-LIMIT' }, async ({ agent }) => {
+  const id = await threadWithHistory(agent, 4);
+  for (const limit of [1, 2, 4, 6]) {
+    const res = await agent.post<State[]>(`/threads/${id}/history`, { limit });
+    expectStatus(res, 200);
+    expect(res.json.length, res.describe(`limit ${limit} of 4 checkpoints`)).toBe(Math.min(limit, 4));
+    expect(res.json[0]?.values.count, res.describe('the newest snapshot comes first')).toBe(3);
+  }
+});
+
+test('state and history of an unknown thread answer 404 with a JSON error body', { tag: '@THREAD-UNKNOWN-404' }, async ({ agent }) => {
+  expectJsonError(await agent.get(`/threads/${UNKNOWN}/state`), 404);
+  expectJsonError(await agent.post(`/threads/${UNKNOWN}/history`, {}), 404);
+});

@@ -1,0 +1,47 @@
+// §2.8: supersteps prepopulate a new thread.
+import { expect, test } from '../fixtures.ts';
+import { expectStatus, precondition } from '../checks/index.ts';
+
+type State = { values: Record<string, unknown>; checkpoint_id?: string | null };
+
+const supersteps = [
+  { updates: [{ values: { topic: 'first', count: 1 }, as_node: '__input__' }] },
+  { updates: [{ values: { topic: 'second' }, as_node: 'prepare' }] },
+  { updates: [{ values: { topic: 'third', count: 3 }, as_node: 'respond' }] },
+];
+
+test("supersteps prepopulate the thread: its state holds the last superstep's values", { tag: '@THREAD-CREATE-SUPERSTEPS' }, async ({ agent }) => {
+  const res = await agent.post('/threads', { metadata: { graph_id: 'agent' }, supersteps });
+  expectStatus(res, [200, 201]);
+  const id = (res.json as { thread_id: string }).thread_id;
+  const state = await agent.get<State>(`/threads/${id}/state`);
+  expectStatus(state, 200);
+  expect(state.json.values, state.describe('state values after the supersteps')).toMatchObject({ topic: 'third', count: 3 });
+  const thread = await agent.get<{ values: unknown }>(`/threads/${id}`);
+  expectStatus(thread, 200);
+  expect(thread.json.values, thread.describe('thread values after the supersteps')).toMatchObject({ topic: 'third', count: 3 });
+});
+
+test.describe('as_node accepts __input__, __start__ and an application node name', { tag: '@THREAD-SUPERSTEPS-AS-NODE' }, () => {
+  for (const asNode of ['__input__', '__start__', 'prepare']) {
+    test(`as_node ${asNode}`, async ({ agent }) => {
+      const res = await agent.post('/threads', {
+        metadata: { graph_id: 'agent' },
+        supersteps: [{ updates: [{ values: { topic: asNode }, as_node: asNode }] }],
+      });
+      expectStatus(res, [200, 201]);
+      const state = await agent.get<State>(`/threads/${(res.json as { thread_id: string }).thread_id}/state`);
+      expectStatus(state, 200);
+      expect(state.json.checkpoint_id ?? null, state.describe('the superstep wrote a checkpoint')).not.toBeNull();
+    });
+  }
+});
+
+test('each superstep writes one checkpoint, so history holds one snapshot per superstep', { tag: '@THREAD-SUPERSTEPS-HISTORY' }, async ({ agent }) => {
+  const res = await agent.post('/threads', { metadata: { graph_id: 'agent' }, supersteps });
+  precondition(res, 'create a thread with supersteps');
+  const history = await agent.post<State[]>(`/threads/${(res.json as { thread_id: string }).thread_id}/history`, { limit: 10 });
+  expectStatus(history, 200);
+  expect(history.json.length, history.describe('one snapshot per superstep')).toBe(supersteps.length);
+  expect(history.json[0].values, history.describe('the newest snapshot holds the last superstep')).toMatchObject({ topic: 'third' });
+});

@@ -1,0 +1,40 @@
+// Small named checks shared by the suites. Each failure says what was received against
+// what is documented, and names the exchange that shows it.
+import { expect, test } from '@playwright/test';
+import { contract, type Plane } from '../../specs/contract.ts';
+import type { ApiResponse } from '../client.ts';
+
+/** The response status is the expected one (a number, a list, or a class like '2xx'). */
+export function expectStatus(res: ApiResponse, expected: number | number[] | '2xx' | '4xx'): void {
+  const ok =
+    expected === '2xx' ? res.status >= 200 && res.status < 300
+    : expected === '4xx' ? res.status >= 400 && res.status < 500
+    : Array.isArray(expected) ? expected.includes(res.status)
+    : res.status === expected;
+  expect(ok, res.describe(`expected status ${JSON.stringify(expected)}`)).toBe(true);
+}
+
+/** The JSON body matches a documented schema of specs/openapi. */
+export function expectSchema(res: ApiResponse, plane: Plane, schema: string, value: unknown = res.json): void {
+  const violations = contract().validateSchema(plane, schema, value);
+  const listed = violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; ');
+  expect(violations, res.describe(`expected a ${schema} (${plane}); violations: ${listed}`)).toEqual([]);
+}
+
+/** A refusal: a 4xx (never a 5xx) whose body is a JSON object saying what went wrong. */
+export function expectJsonError(res: ApiResponse, status: number | number[] | '4xx' = '4xx'): void {
+  expectStatus(res, status);
+  expect(res.headers['content-type'] ?? '', res.describe('expected a JSON error body')).toMatch(/json/i);
+  const body = res.json as Record<string, unknown> | undefined;
+  expect(typeof body === 'object' && body !== null && !Array.isArray(body), res.describe('expected a JSON object error body')).toBe(true);
+  const said = body?.detail ?? body?.error ?? body?.message;
+  expect(said !== undefined && said !== '', res.describe('expected the error body to say what went wrong (detail, error or message)')).toBe(true);
+}
+
+/**
+ * A step the test needs but does not check: when it fails, the test is skipped as a
+ * failed precondition, so only the rule actually broken fails.
+ */
+export function precondition(res: ApiResponse, what: string): void {
+  test.skip(res.status < 200 || res.status >= 300, `precondition failed: ${what}: ${res.describe()}`);
+}

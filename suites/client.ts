@@ -1,0 +1,98 @@
+// The suites' HTTP client (undici). Every request goes through the recording proxy and
+// carries the test's id, so the report can show the exchanges that prove each verdict.
+import { request } from 'undici';
+import type { Violation } from '../specs/contract.ts';
+import { EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body when it is JSON, else undefined. */
+  json: T;
+  /** The proxy's id for this exchange (shown in failure messages and the report). */
+  exchange: string;
+  /** Response contract violations the proxy found. */
+  violations: Violation[];
+  method: string;
+  path: string;
+  /** One line naming the exchange, for assertion messages. */
+  describe(what?: string): string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+const MAX_DESCRIBED_BODY = 600;
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly options: { testId?: string; apiKey?: string } = {},
+  ) {}
+
+  get<T = unknown>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+
+  post<T = unknown>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+
+  patch<T = unknown>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+
+  delete<T = unknown>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
+    if (this.options.testId) headers[TEST_HEADER] = this.options.testId;
+    if (this.options.apiKey && !Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key')) headers['x-api-key'] = this.options.apiKey;
+    let body: string | Buffer | undefined = options.rawBody;
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body });
+    const text = await response.body.text();
+    const flat: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const violationsHeader = flat[VIOLATIONS_HEADER];
+    const violations = violationsHeader ? (JSON.parse(decodeURIComponent(violationsHeader)) as Violation[]) : [];
+    const exchange = flat[EXCHANGE_HEADER] ?? '(not recorded)';
+    delete flat[VIOLATIONS_HEADER];
+    delete flat[EXCHANGE_HEADER];
+    let json: unknown;
+    if (/json/i.test(flat['content-type'] ?? '') && text.trim() !== '') {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    const status = response.statusCode;
+    return {
+      status,
+      headers: flat,
+      text,
+      json: json as T,
+      exchange,
+      violations,
+      method,
+      path,
+      describe(what?: string) {
+        const shown = text.length > MAX_DESCRIBED_BODY ? `${text.slice(0, MAX_DESCRIBED_BODY)}…` : text;
+        return `${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} [exchange ${exchange}]`;
+      },
+    };
+  }
+}

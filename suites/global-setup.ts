@@ -1,0 +1,32 @@
+// Starts (or finds) the target and puts a recording proxy in front of each of its planes.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Plane } from '../specs/contract.ts';
+import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts';
+import { RUN_ENV, type RunContext } from './run-context.ts';
+import { resolveTarget } from './target.ts';
+import { DEFAULT_SEED } from '../simulator/simulator.ts';
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const seed = process.env.APC_SEED ?? DEFAULT_SEED;
+  const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
+  mkdirSync(outDir, { recursive: true });
+  const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed);
+
+  const exchanges: Exchange[] = [];
+  const proxies: Partial<Record<Plane, string>> = {};
+  const running: RecordingProxy[] = [];
+  for (const [plane, url] of Object.entries(target.planes) as [Plane, string][]) {
+    const proxy = new RecordingProxy({ plane, target: url, onExchange: (e) => exchanges.push(e) });
+    proxies[plane] = await proxy.start();
+    running.push(proxy);
+  }
+  const context: RunContext = { target, proxies, seed, outDir };
+  process.env[RUN_ENV] = JSON.stringify(context);
+
+  return async () => {
+    await Promise.all(running.map((p) => p.close()));
+    await simulator?.close();
+    writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
+  };
+}

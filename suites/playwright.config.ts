@@ -1,0 +1,25 @@
+// The conformance run: suites per plane (a Playwright project each) against the target
+// that global setup resolves, with the conformance reporter writing the report.
+import { defineConfig } from '@playwright/test';
+import { resolve } from 'node:path';
+
+const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '**/*.spec.ts',
+  globalSetup: './global-setup.ts',
+  outputDir: resolve(outDir, 'test-results'),
+  // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  timeout: 30_000,
+  forbidOnly: true,
+  reporter: [[process.env.CI ? 'dot' : 'line'], [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }]],
+  projects: [
+    { name: 'agent-server', testMatch: 'agent-server/**/*.spec.ts' },
+    { name: 'control-plane', testMatch: 'control-plane/**/*.spec.ts' },
+    { name: 'platform-api', testMatch: 'platform-api/**/*.spec.ts' },
+  ],
+});

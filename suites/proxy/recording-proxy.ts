@@ -1,0 +1,304 @@
+// The recording proxy: stands in front of any target, records every exchange (secrets
+// redacted), validates every response against specs/, and hands the exchanges to the
+// suites and the report. Streams (SSE) pass through as they flow.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import httpProxy from 'http-proxy';
+import { contract, type Plane, type Violation } from '../../specs/contract.ts';
+import { redactBody, redactHeader, redactUrl } from './redact.ts';
+
+/** Header a suite sets to attribute a request to a test; removed before forwarding. */
+export const TEST_HEADER = 'x-apc-test';
+/** Response headers the proxy adds for the suites. */
+export const EXCHANGE_HEADER = 'x-apc-exchange';
+export const VIOLATIONS_HEADER = 'x-apc-violations';
+/** The proxy's own control path; never forwarded. */
+export const CONTROL_PREFIX = '/__apc';
+
+/** Largest body kept in a recording; longer ones are cut (and say so). */
+const MAX_RECORDED_BODY = 256 * 1024;
+
+export interface Exchange {
+  id: string;
+  test?: string;
+  plane: Plane;
+  operation?: string;
+  startedDateTime: string;
+  time: number;
+  request: { method: string; url: string; headers: [string, string][]; body?: string };
+  response: { status: number; headers: [string, string][]; body?: string; contentType?: string };
+  /** Response contract violations found by the proxy. */
+  violations: Violation[];
+  /** Set when the target could not be reached. */
+  error?: string;
+}
+
+interface Pending {
+  id: string;
+  started: number;
+  requestChunks: Buffer[];
+  test?: string;
+}
+
+export interface ProxyOptions {
+  plane: Plane;
+  target: string;
+  host?: string;
+  port?: number;
+  /** Called once per completed exchange. */
+  onExchange?: (exchange: Exchange) => void;
+  /** Keep recordings in memory for /__apc/exchanges (default true). */
+  keep?: boolean;
+}
+
+export class RecordingProxy {
+  readonly exchanges: Exchange[] = [];
+  url = '';
+  private server?: Server;
+  private counter = 0;
+  private readonly pending = new WeakMap<IncomingMessage, Pending>();
+  private readonly proxy: httpProxy;
+
+  constructor(private readonly options: ProxyOptions) {
+    this.proxy = httpProxy.createProxyServer({
+      target: options.target,
+      changeOrigin: true,
+      selfHandleResponse: true,
+      xfwd: false,
+      proxyTimeout: 10 * 60 * 1000,
+    });
+    this.proxy.on('proxyRes', (proxyRes, req, res) => this.respond(proxyRes, req, res as ServerResponse));
+  }
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    this.server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
+    });
+    const { address, port } = this.server.address() as AddressInfo;
+    this.url = `http://${address}:${port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    this.proxy.close();
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    if ((req.url ?? '').startsWith(CONTROL_PREFIX)) {
+      this.control(req, res);
+      return;
+    }
+    const pending: Pending = { id: `${this.options.plane}-${++this.counter}`, started: Date.now(), requestChunks: [], test: header(req, TEST_HEADER) };
+    // The test attribution is ours: the target never sees it.
+    delete req.headers[TEST_HEADER];
+    this.pending.set(req, pending);
+    req.on('data', (chunk: Buffer) => pending.requestChunks.push(chunk));
+    this.proxy.web(req, res, {}, (error: Error) => {
+      const body = JSON.stringify({ detail: `The recording proxy could not reach the target ${this.options.target}: ${error.message}` });
+      if (!res.headersSent) {
+        res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id });
+        res.end(body);
+      }
+      this.record(this.exchange(req, pending, 502, [['content-type', 'application/json']], body, [], error.message));
+    });
+  }
+
+  /** The response path: stream SSE through as it flows; buffer anything else to validate it first. */
+  private respond(proxyRes: IncomingMessage, req: IncomingMessage, res: ServerResponse): void {
+    const pending = this.pending.get(req);
+    if (!pending) return;
+    const status = proxyRes.statusCode ?? 502;
+    const headers = flatHeaders(proxyRes);
+    const contentType = header(proxyRes, 'content-type');
+    const chunks: Buffer[] = [];
+    if (/text\/event-stream/i.test(contentType ?? '')) {
+      res.writeHead(status, { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id });
+      res.flushHeaders();
+      proxyRes.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        res.write(chunk);
+      });
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        const violations = this.validate(req, status, contentType, undefined);
+        this.record(this.exchange(req, pending, status, headers, Buffer.concat(chunks).toString('utf8'), violations));
+        if (!res.writableEnded) res.end();
+      };
+      proxyRes.on('end', finish);
+      proxyRes.on('error', finish);
+      proxyRes.on('close', finish);
+      res.on('close', () => proxyRes.destroy());
+      return;
+    }
+    proxyRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+    proxyRes.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const text = raw.length > 0 ? raw.toString('utf8') : undefined;
+      const violations = this.validate(req, status, contentType, text);
+      const out: Record<string, string | string[]> = { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id };
+      if (violations.length > 0) out[VIOLATIONS_HEADER] = encodeURIComponent(JSON.stringify(violations));
+      out['content-length'] = String(raw.length);
+      res.writeHead(status, out);
+      res.end(raw);
+      this.record(this.exchange(req, pending, status, headers, text, violations));
+    });
+  }
+
+  private exchange(
+    req: IncomingMessage,
+    pending: Pending,
+    status: number,
+    responseHeaders: [string, string][],
+    body: string | undefined,
+    violations: Violation[],
+    error?: string,
+  ): Exchange {
+    this.pending.delete(req);
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    const requestBody = Buffer.concat(pending.requestChunks);
+    const contentType = responseHeaders.find(([name]) => name === 'content-type')?.[1];
+    return {
+      id: pending.id,
+      test: pending.test,
+      plane: this.options.plane,
+      operation: contract().findOperation(this.options.plane, method, path)?.operation.operationId,
+      startedDateTime: new Date(pending.started).toISOString(),
+      time: Date.now() - pending.started,
+      request: {
+        method,
+        url: redactUrl(path),
+        headers: Object.entries(req.headers).map(([name, value]) => [name, redactHeader(name, String(value))]),
+        body: requestBody.length > 0 ? clip(redactBody(requestBody.toString('utf8'), header(req, 'content-type'))) : undefined,
+      },
+      response: {
+        status,
+        headers: responseHeaders.map(([name, value]) => [name, redactHeader(name, value)]),
+        body: body === undefined ? undefined : clip(redactBody(body, contentType)),
+        contentType,
+      },
+      violations,
+      error,
+    };
+  }
+
+  private validate(req: IncomingMessage, status: number, contentType: string | undefined, body: string | undefined): Violation[] {
+    const match = contract().findOperation(this.options.plane, req.method ?? 'GET', req.url ?? '/');
+    if (!match) return [];
+    let parsed: unknown = body;
+    if (body !== undefined && /json/i.test(contentType ?? '')) {
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return [{ at: '', message: 'the body is not valid JSON although its content-type says JSON' }];
+      }
+    }
+    return contract().validateResponse(match.operation, status, contentType, parsed);
+  }
+
+  private record(exchange: Exchange): void {
+    if (this.options.keep !== false) this.exchanges.push(exchange);
+    this.options.onExchange?.(exchange);
+  }
+
+  /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test). */
+  private control(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://proxy.invalid');
+    if (url.pathname === `${CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
+      const test = url.searchParams.get('test');
+      const body = JSON.stringify(test ? this.exchanges.filter((e) => e.test === test) : this.exchanges);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ detail: `Unknown proxy control path ${url.pathname}` }));
+  }
+}
+
+function header(message: IncomingMessage, name: string): string | undefined {
+  const value = message.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function flatHeaders(message: IncomingMessage): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < message.rawHeaders.length; i += 2) out.push([message.rawHeaders[i].toLowerCase(), message.rawHeaders[i + 1]]);
+  return out;
+}
+
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+function withoutHopHeaders(message: IncomingMessage): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (value !== undefined && !HOP_HEADERS.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+function clip(text: string): string {
+  return text.length > MAX_RECORDED_BODY ? `${text.slice(0, MAX_RECORDED_BODY)}… [${text.length - MAX_RECORDED_BODY} more characters not recorded]` : text;
+}
+
+/** The recordings as a HAR 1.2 log. */
+export function toHar(exchanges: Exchange[], creator = { name: 'agent-platform-conformance', version: '0.1.0' }) {
+  return {
+    log: {
+      version: '1.2',
+      creator,
+      entries: exchanges.map((e) => ({
+        startedDateTime: e.startedDateTime,
+        time: e.time,
+        request: {
+          method: e.request.method,
+          url: e.request.url,
+          httpVersion: 'HTTP/1.1',
+          cookies: [],
+          headers: e.request.headers.map(([name, value]) => ({ name, value })),
+          queryString: queryString(e.request.url),
+          ...(e.request.body !== undefined
+            ? { postData: { mimeType: e.request.headers.find(([n]) => n === 'content-type')?.[1] ?? '', text: e.request.body } }
+            : {}),
+          headersSize: -1,
+          bodySize: e.request.body?.length ?? 0,
+        },
+        response: {
+          status: e.response.status,
+          statusText: '',
+          httpVersion: 'HTTP/1.1',
+          cookies: [],
+          headers: e.response.headers.map(([name, value]) => ({ name, value })),
+          content: { size: e.response.body?.length ?? 0, mimeType: e.response.contentType ?? '', text: e.response.body ?? '' },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: e.response.body?.length ?? 0,
+        },
+        cache: {},
+        timings: { send: 0, wait: e.time, receive: 0 },
+        _id: e.id,
+        _plane: e.plane,
+        _operation: e.operation,
+        _test: e.test,
+        _violations: e.violations,
+      })),
+    },
+  };
+}
+
+function queryString(url: string): { name: string; value: string }[] {
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  return [...new URLSearchParams(url.slice(q + 1))].map(([name, value]) => ({ name, value }));
+}

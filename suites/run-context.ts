@@ -1,0 +1,20 @@
+// What global setup hands every worker (through one environment variable): the target,
+// the proxy URL per plane, the seed and the output folder.
+import type { Plane } from '../specs/contract.ts';
+import type { Target } from './target.ts';
+
+export const RUN_ENV = 'APC_RUN';
+
+export interface RunContext {
+  target: Target;
+  /** Recording-proxy URL per plane: tests reach the target only through these. */
+  proxies: Partial<Record<Plane, string>>;
+  seed: string;
+  outDir: string;
+}
+
+export function runContext(): RunContext {
+  const raw = process.env[RUN_ENV];
+  if (!raw) throw new Error(`${RUN_ENV} is not set: run the suites through the CLI (agent-platform-conformance run) or suites/playwright.config.ts`);
+  return JSON.parse(raw) as RunContext;
+}

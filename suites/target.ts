@@ -1,0 +1,106 @@
+// What the suites run against: the embedded simulator, a URL, or a YAML config file
+// naming the base URL of each plane, the API key variable and the target's capabilities.
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { PLANES, type Plane } from '../specs/contract.ts';
+import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
+
+export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seeded-ids', 'fault-injection'];
+
+export interface Target {
+  name: string;
+  kind: 'embedded-simulator' | 'simulator' | 'url' | 'config';
+  planes: Partial<Record<Plane, string>>;
+  capabilities: Capability[];
+  /** Name of the environment variable holding the API key sent as X-Api-Key. */
+  apiKeyEnv?: string;
+  /** Base URL of the simulator's /__sim admin path, when the target has one. */
+  adminUrl?: string;
+  /** A public URL that reaches the local webhook receiver (for remote targets). */
+  webhookReceiverUrl?: string;
+}
+
+export class TargetError extends Error {}
+
+interface TargetFile {
+  name?: string;
+  planes?: Record<string, string>;
+  api_key_env?: string;
+  capabilities?: string[];
+  webhook_receiver_url?: string;
+}
+
+/** Resolves `--target`; with none, starts the embedded simulator (returned for teardown). */
+export async function resolveTarget(spec: string | undefined, seed: string): Promise<{ target: Target; simulator?: Simulator }> {
+  if (!spec) {
+    const simulator = await startSimulator({ seed });
+    return {
+      simulator,
+      target: {
+        name: 'embedded simulator',
+        kind: 'embedded-simulator',
+        planes: { ...simulator.urls },
+        capabilities: simulator.info().capabilities,
+        adminUrl: simulator.urls['agent-server'],
+      },
+    };
+  }
+  if (/^https?:\/\//i.test(spec)) return { target: await fromUrl(spec.replace(/\/+$/, '')) };
+  if (existsSync(spec)) return { target: fromFile(spec) };
+  throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
+}
+
+async function fromUrl(url: string): Promise<Target> {
+  const info = await probeSimulator(url);
+  if (info) {
+    return { name: `simulator at ${url}`, kind: 'simulator', planes: info.planes, capabilities: info.capabilities, adminUrl: url };
+  }
+  return { name: url, kind: 'url', planes: { 'agent-server': url }, capabilities: [] };
+}
+
+function fromFile(path: string): Target {
+  let parsed: TargetFile;
+  try {
+    parsed = (parseYaml(readFileSync(path, 'utf8')) ?? {}) as TargetFile;
+  } catch (error) {
+    throw new TargetError(`target config ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  const planes: Partial<Record<Plane, string>> = {};
+  for (const [name, url] of Object.entries(parsed.planes ?? {})) {
+    if (!(PLANES as readonly string[]).includes(name)) {
+      throw new TargetError(`target config ${path}: unknown plane '${name}' (known: ${PLANES.join(', ')})`);
+    }
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
+      throw new TargetError(`target config ${path}: planes.${name} must be an http(s) URL`);
+    }
+    planes[name as Plane] = url.replace(/\/+$/, '');
+  }
+  if (Object.keys(planes).length === 0) throw new TargetError(`target config ${path} names no plane URL under 'planes:'`);
+  const capabilities = (parsed.capabilities ?? []).map((c) => {
+    if (!(KNOWN_CAPABILITIES as string[]).includes(c)) {
+      throw new TargetError(`target config ${path}: unknown capability '${c}' (known: ${KNOWN_CAPABILITIES.join(', ')})`);
+    }
+    return c as Capability;
+  });
+  return {
+    name: parsed.name ?? path,
+    kind: 'config',
+    planes,
+    capabilities,
+    apiKeyEnv: parsed.api_key_env,
+    adminUrl: capabilities.length > 0 ? Object.values(planes)[0] : undefined,
+    webhookReceiverUrl: parsed.webhook_receiver_url,
+  };
+}
+
+async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Plane, string>>; capabilities: Capability[] } | undefined> {
+  try {
+    const response = await fetch(`${url}/__sim/info`, { signal: AbortSignal.timeout(3000) });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { simulator?: string; planes?: Partial<Record<Plane, string>>; capabilities?: Capability[] };
+    if (body.simulator !== 'agent-platform-simulator') return undefined;
+    return { planes: body.planes ?? {}, capabilities: body.capabilities ?? [] };
+  } catch {
+    return undefined;
+  }
+}
