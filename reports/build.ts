@@ -6,8 +6,11 @@ export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 
 export interface BuildInput {
   rules: Rule[];
-  /** Every finished test with the rule ids it is tagged with. */
-  tests: { outcome: TestOutcome; ruleIds: string[] }[];
+  /**
+   * Every finished test with the rule ids it is tagged with and, for a failed test that
+   * checks several rules, the rules it says failed (the others were not reached).
+   */
+  tests: { outcome: TestOutcome; ruleIds: string[]; failedRules?: string[] }[];
   exchanges: RecordedExchange[];
   target: ConformanceReport['target'];
   seed: string;
@@ -27,17 +30,23 @@ export function verdictOf(rule: Rule, tests: TestOutcome[]): Verdict {
   return ran.some((t) => t.status !== 'passed') ? 'fail' : 'pass';
 }
 
+/** A multi-rule test that failed on another of its rules says nothing about this one. */
+function forThisRule(outcome: TestOutcome, id: string, failedRules: string[]): TestOutcome {
+  if (outcome.status !== 'failed' || failedRules.length === 0 || failedRules.includes(id)) return outcome;
+  return { ...outcome, status: 'skipped', error: undefined, reason: `not reached: ${failedRules.join(', ')} failed first in this test` };
+}
+
 export function buildReport(input: BuildInput): ConformanceReport {
   const known = new Set(input.rules.map((r) => r.id));
   const byRule = new Map<string, TestOutcome[]>();
   const unknown = new Map<string, string[]>();
-  for (const { outcome, ruleIds } of input.tests) {
+  for (const { outcome, ruleIds, failedRules = [] } of input.tests) {
     for (const id of ruleIds) {
       if (!known.has(id)) {
         unknown.set(id, [...(unknown.get(id) ?? []), outcome.title]);
         continue;
       }
-      byRule.set(id, [...(byRule.get(id) ?? []), outcome]);
+      byRule.set(id, [...(byRule.get(id) ?? []), forThisRule(outcome, id, failedRules)]);
     }
   }
 

@@ -1,5 +1,5 @@
 // The one result type every report format is written from (report.json is this, as is).
-import type { Plane, RuleLevel } from '../specs/contract.ts';
+import type { Endpoint, Plane, RuleLevel } from '../specs/contract.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 
 export type Verdict = 'pass' | 'fail' | 'skipped' | 'not-tested' | 'observed';
@@ -39,7 +39,7 @@ export type RecordedExchange = Omit<Exchange, 'startedDateTime' | 'time'>;
 
 export interface ConformanceReport {
   tool: { name: string; version: string };
-  target: { name: string; kind: string; planes: Plane[]; capabilities: string[] };
+  target: { name: string; kind: string; planes: Endpoint[]; capabilities: string[] };
   seed: string;
   summary: {
     rules: number;

@@ -2,7 +2,8 @@
 // exchanges, then writes the conformance report when the run ends.
 import { relative, resolve } from 'node:path';
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { contract, type Plane } from '../specs/contract.ts';
+import { contract, type Endpoint } from '../specs/contract.ts';
+import { RULE_FAILED } from '../suites/checks/attribution.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
 import { buildReport, RULE_TAG } from './build.ts';
 import type { RecordedExchange, TestOutcome } from './model.ts';
@@ -15,7 +16,7 @@ interface Options {
 }
 
 export default class ConformanceReporter implements Reporter {
-  private readonly tests = new Map<string, { outcome: TestOutcome; ruleIds: string[] }>();
+  private readonly tests = new Map<string, { outcome: TestOutcome; ruleIds: string[]; failedRules: string[] }>();
   private readonly exchanges = new Map<string, RecordedExchange>();
   private rootDir = process.cwd();
 
@@ -51,7 +52,8 @@ export default class ConformanceReporter implements Reporter {
       observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
       exchanges: recorded.map((e) => e.id),
     };
-    this.tests.set(test.id, { outcome, ruleIds });
+    const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
+    this.tests.set(test.id, { outcome, ruleIds, failedRules });
   }
 
   onEnd(_result: FullResult): void {
@@ -64,7 +66,7 @@ export default class ConformanceReporter implements Reporter {
       target: {
         name: run?.target.name ?? 'unknown',
         kind: run?.target.kind ?? 'unknown',
-        planes: Object.keys(run?.target.planes ?? {}) as Plane[],
+        planes: Object.keys(run?.target.planes ?? {}) as Endpoint[],
         capabilities: run?.target.capabilities ?? [],
       },
       seed: run?.seed ?? 'unknown',

@@ -2,7 +2,7 @@
 // one virtual clock and one seeded id stream.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Plane } from '../specs/contract.ts';
+import type { Endpoint, Plane } from '../specs/contract.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
@@ -21,13 +21,14 @@ export interface SimulatorOptions {
   epoch?: number;
   host?: string;
   /** Fixed ports per plane; 0 or absent picks a free one. */
-  ports?: Partial<Record<Plane, number>>;
+  ports?: Partial<Record<Endpoint, number>>;
   quiet?: boolean;
 }
 
 export const DEFAULT_SEED = '1';
 
 interface PlaneDefinition {
+  endpoint: Endpoint;
   plane: Plane;
   errorStyle: ErrorStyle;
   routes: () => Route[];
@@ -38,8 +39,8 @@ export class Simulator {
   readonly ids: IdGenerator;
   readonly agentServer: AgentServer;
   private seed: string;
-  private servers = new Map<Plane, Server>();
-  readonly urls: Partial<Record<Plane, string>> = {};
+  private servers = new Map<Endpoint, Server>();
+  readonly urls: Partial<Record<Endpoint, string>> = {};
 
   constructor(private readonly options: SimulatorOptions = {}) {
     this.seed = options.seed ?? DEFAULT_SEED;
@@ -49,7 +50,7 @@ export class Simulator {
   }
 
   private planes(): PlaneDefinition[] {
-    return [{ plane: 'agent-server', errorStyle: 'detail-string', routes: () => agentServerRoutes(this.agentServer) }];
+    return [{ endpoint: 'agent-server', plane: 'agent-server', errorStyle: 'detail-string', routes: () => agentServerRoutes(this.agentServer) }];
   }
 
   async start(): Promise<this> {
@@ -64,11 +65,11 @@ export class Simulator {
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(this.options.ports?.[definition.plane] ?? 0, host, () => resolve());
+        server.listen(this.options.ports?.[definition.endpoint] ?? 0, host, () => resolve());
       });
       const { port } = server.address() as AddressInfo;
-      this.servers.set(definition.plane, server);
-      this.urls[definition.plane] = `http://${host}:${port}`;
+      this.servers.set(definition.endpoint, server);
+      this.urls[definition.endpoint] = `http://${host}:${port}`;
     }
     return this;
   }

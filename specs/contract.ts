@@ -12,6 +12,17 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 export const PLANES = ['control-plane', 'platform-api', 'agent-server'] as const;
 export type Plane = (typeof PLANES)[number];
 
+/**
+ * The base URLs a target has: one per plane, and the platform API once per region (§1):
+ * `platform-api` is the US region, `platform-api-eu` the EU one.
+ */
+export const ENDPOINTS = ['agent-server', 'control-plane', 'platform-api', 'platform-api-eu'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+export function planeOf(endpoint: Endpoint): Plane {
+  return endpoint === 'platform-api-eu' ? 'platform-api' : endpoint;
+}
+
 export type RuleLevel = 'MUST' | 'SHOULD' | 'unspecified';
 
 export interface Rule {
@@ -38,6 +49,8 @@ export interface RateLimitRow {
   identity: 'api-key' | 'user-id+ip' | 'ip';
   limit: { us: number; eu: number };
   interval_seconds: number;
+  /** Rows with the same bucket share one counter (one row of §8 split in two entries). */
+  bucket?: string;
   note?: string;
 }
 

@@ -1,7 +1,7 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's powers where the target has them, and the evidence of each test.
 import { test as base, expect } from '@playwright/test';
-import type { Plane } from '../specs/contract.ts';
+import type { Endpoint } from '../specs/contract.ts';
 import type { Capability } from '../simulator/simulator.ts';
 import { ApiClient } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
@@ -33,8 +33,8 @@ interface WorkerFixtures {
   run: RunContext;
 }
 
-function client(run: RunContext, plane: Plane, testId: string): ApiClient | undefined {
-  const url = run.proxies[plane];
+export function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient | undefined {
+  const url = run.proxies[endpoint];
   if (!url) return undefined;
   const apiKey = run.target.apiKeyEnv ? process.env[run.target.apiKeyEnv] : undefined;
   return new ApiClient(url, { testId, apiKey });

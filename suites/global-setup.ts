@@ -1,7 +1,7 @@
 // Starts (or finds) the target and puts a recording proxy in front of each of its planes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Plane } from '../specs/contract.ts';
+import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { resolveTarget } from './target.ts';
@@ -14,11 +14,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed);
 
   const exchanges: Exchange[] = [];
-  const proxies: Partial<Record<Plane, string>> = {};
+  const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
-  for (const [plane, url] of Object.entries(target.planes) as [Plane, string][]) {
-    const proxy = new RecordingProxy({ plane, target: url, onExchange: (e) => exchanges.push(e) });
-    proxies[plane] = await proxy.start();
+  for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
+    const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: url, onExchange: (e) => exchanges.push(e) });
+    proxies[endpoint] = await proxy.start();
     running.push(proxy);
   }
   const context: RunContext = { target, proxies, seed, outDir };

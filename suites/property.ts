@@ -3,6 +3,7 @@
 // APC_PROPERTY_REPLAY='{"seed":…,"path":"…"}'.
 import { test } from '@playwright/test';
 import fc from 'fast-check';
+import { attributeFailure, quietly } from './checks/attribution.ts';
 import { runContext } from './run-context.ts';
 
 /** A 32-bit seed derived from the run's seed and the current test's title. */
@@ -17,4 +18,14 @@ export function propertyParameters<T>(overrides: fc.Parameters<T> = {}): fc.Para
   const seed = replay?.seed ?? seedFor(test.info().titlePath.join(' › '));
   test.info().annotations.push({ type: 'property-seed', description: String(seed) });
   return { seed, path: replay?.path, ...overrides };
+}
+
+/** fc.assert with the run's seed; a failure is attributed to the rule its counterexample broke. */
+export async function assertProperty<Ts>(property: fc.IAsyncProperty<Ts>, overrides: fc.Parameters<Ts> = {}): Promise<void> {
+  try {
+    await quietly(() => fc.assert(property, propertyParameters(overrides)));
+  } catch (error) {
+    attributeFailure(error);
+    throw error;
+  }
 }

@@ -1,14 +1,14 @@
 // What global setup hands every worker (through one environment variable): the target,
 // the proxy URL per plane, the seed and the output folder.
-import type { Plane } from '../specs/contract.ts';
+import type { Endpoint } from '../specs/contract.ts';
 import type { Target } from './target.ts';
 
 export const RUN_ENV = 'APC_RUN';
 
 export interface RunContext {
   target: Target;
-  /** Recording-proxy URL per plane: tests reach the target only through these. */
-  proxies: Partial<Record<Plane, string>>;
+  /** Recording-proxy URL per endpoint: tests reach the target only through these. */
+  proxies: Partial<Record<Endpoint, string>>;
   seed: string;
   outDir: string;
 }

@@ -2,7 +2,7 @@
 // naming the base URL of each plane, the API key variable and the target's capabilities.
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { PLANES, type Plane } from '../specs/contract.ts';
+import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
 import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
 
 export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seeded-ids', 'fault-injection'];
@@ -10,7 +10,8 @@ export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seed
 export interface Target {
   name: string;
   kind: 'embedded-simulator' | 'simulator' | 'url' | 'config';
-  planes: Partial<Record<Plane, string>>;
+  /** Base URL per endpoint (plane, and region for the platform API). */
+  planes: Partial<Record<Endpoint, string>>;
   capabilities: Capability[];
   /** Name of the environment variable holding the API key sent as X-Api-Key. */
   apiKeyEnv?: string;
@@ -65,15 +66,15 @@ function fromFile(path: string): Target {
   } catch (error) {
     throw new TargetError(`target config ${path} is not valid YAML: ${(error as Error).message}`);
   }
-  const planes: Partial<Record<Plane, string>> = {};
+  const planes: Partial<Record<Endpoint, string>> = {};
   for (const [name, url] of Object.entries(parsed.planes ?? {})) {
-    if (!(PLANES as readonly string[]).includes(name)) {
-      throw new TargetError(`target config ${path}: unknown plane '${name}' (known: ${PLANES.join(', ')})`);
+    if (!(ENDPOINTS as readonly string[]).includes(name)) {
+      throw new TargetError(`target config ${path}: unknown plane '${name}' (known: ${ENDPOINTS.join(', ')})`);
     }
     if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
       throw new TargetError(`target config ${path}: planes.${name} must be an http(s) URL`);
     }
-    planes[name as Plane] = url.replace(/\/+$/, '');
+    planes[name as Endpoint] = url.replace(/\/+$/, '');
   }
   if (Object.keys(planes).length === 0) throw new TargetError(`target config ${path} names no plane URL under 'planes:'`);
   const capabilities = (parsed.capabilities ?? []).map((c) => {
@@ -93,11 +94,11 @@ function fromFile(path: string): Target {
   };
 }
 
-async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Plane, string>>; capabilities: Capability[] } | undefined> {
+async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[] } | undefined> {
   try {
     const response = await fetch(`${url}/__sim/info`, { signal: AbortSignal.timeout(3000) });
     if (!response.ok) return undefined;
-    const body = (await response.json()) as { simulator?: string; planes?: Partial<Record<Plane, string>>; capabilities?: Capability[] };
+    const body = (await response.json()) as { simulator?: string; planes?: Partial<Record<Endpoint, string>>; capabilities?: Capability[] };
     if (body.simulator !== 'agent-platform-simulator') return undefined;
     return { planes: body.planes ?? {}, capabilities: body.capabilities ?? [] };
   } catch {

@@ -41,7 +41,10 @@ interface Pending {
 }
 
 export interface ProxyOptions {
+  /** The plane whose OpenAPI document validates the responses. */
   plane: Plane;
+  /** Names the exchanges (default: the plane), e.g. platform-api-eu. */
+  name?: string;
   target: string;
   host?: string;
   port?: number;
@@ -97,7 +100,7 @@ export class RecordingProxy {
       this.control(req, res);
       return;
     }
-    const pending: Pending = { id: `${this.options.plane}-${++this.counter}`, started: Date.now(), requestChunks: [], test: header(req, TEST_HEADER) };
+    const pending: Pending = { id: `${this.options.name ?? this.options.plane}-${++this.counter}`, started: Date.now(), requestChunks: [], test: header(req, TEST_HEADER) };
     // The test attribution is ours: the target never sees it.
     delete req.headers[TEST_HEADER];
     this.pending.set(req, pending);
