@@ -1,6 +1,6 @@
 // §2.7, §3, §4.5: creating threads.
 import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
 
 test('POST /threads with an empty object creates a thread and answers it', { tag: '@THREAD-CREATE-EMPTY' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});
@@ -47,11 +47,8 @@ test('a thread has every field of §2.7 with its type, on create, get, copy and 
   expectSchema(read, 'agent-server', 'Thread');
   const copy = await agent.post(`/threads/${id}/copy`);
   expectSchema(copy, 'agent-server', 'Thread');
-  const found = await agent.post('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });
-  expectStatus(found, 200);
-  const threads = found.json as unknown[];
-  expect(Array.isArray(threads) && threads.length > 0, found.describe('search finds the threads')).toBe(true);
-  for (const thread of threads) expectSchema(found, 'agent-server', 'Thread', thread);
+  const found = await agent.post<unknown[]>('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });
+  for (const thread of preconditionArray(found, 'search the test scope')) expectSchema(found, 'agent-server', 'Thread', thread);
 });
 
 test("an empty thread's values is an empty object", { tag: '@THREAD-VALUES-EMPTY' }, async ({ agent }) => {
@@ -74,8 +71,8 @@ test.describe('bad input is refused with a JSON error and creates nothing', { ta
     test(`${name} answers 4xx`, async ({ agent, scope }) => {
       const res = await agent.post('/threads', undefined, { rawBody: body(scope), headers: { 'content-type': 'application/json' } });
       expectJsonError(res);
-      const after = await agent.post('/threads/search', { metadata: { apc_scope: scope } });
-      precondition(after, 'search the test scope');
+      const after = await agent.post<unknown[]>('/threads/search', { metadata: { apc_scope: scope } });
+      preconditionArray(after, 'search the test scope');
       expect(after.json, after.describe('no thread was created')).toEqual([]);
     });
   }

@@ -1,9 +1,10 @@
 // §4.5: POST /threads/search filters, sorts and pages threads.
 import fc from 'fast-check';
 import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import { forRule } from '../checks/attribution.ts';
 import type { ApiClient } from '../client.ts';
-import { propertyParameters } from '../property.ts';
+import { assertProperty } from '../property.ts';
 
 type Thread = { thread_id: string; status: string; created_at: string; updated_at: string; metadata: Record<string, unknown> };
 
@@ -30,7 +31,7 @@ test('search answers an array of threads', { tag: '@THREAD-SEARCH-ARRAY' }, asyn
 test('a status filter answers only threads with that status', { tag: '@THREAD-SEARCH-STATUS' }, async ({ agent, scope }) => {
   const created = await createThreads(agent, scope, [{}, {}]);
   const idle = await agent.post<Thread[]>('/threads/search', { status: 'idle', metadata: { apc_scope: scope } });
-  expectStatus(idle, 200);
+  preconditionArray(idle, 'search');
   expect(ids(idle.json).sort(), idle.describe('status idle finds the new (idle) threads')).toEqual(ids(created).sort());
   for (const status of ['busy', 'interrupted', 'error']) {
     const res = await agent.post<Thread[]>('/threads/search', { status, metadata: { apc_scope: scope } });
@@ -42,7 +43,7 @@ test('a status filter answers only threads with that status', { tag: '@THREAD-SE
 test('a metadata filter answers only threads whose metadata contains every given pair', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, scope }) => {
   const [red, blue, redBig] = await createThreads(agent, scope, [{ color: 'red' }, { color: 'blue' }, { color: 'red', size: 'big' }]);
   const reds = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, color: 'red' } });
-  expectStatus(reds, 200);
+  preconditionArray(reds, 'search');
   expect(ids(reds.json).sort(), reds.describe('color red')).toEqual(ids([red, redBig]).sort());
   const both = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, color: 'red', size: 'big' } });
   expectStatus(both, 200);
@@ -57,7 +58,7 @@ test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' 
   await createThreads(agent, scope, [{}, {}, {}]);
   for (const limit of [1, 2, 3, 5]) {
     const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, limit });
-    expectStatus(res, 200);
+    preconditionArray(res, 'search');
     expect(res.json.length, res.describe(`limit ${limit} of 3 matching threads`)).toBe(Math.min(limit, 3));
   }
 });
@@ -65,22 +66,23 @@ test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' 
 test('offset skips that many matching threads', { tag: '@THREAD-SEARCH-OFFSET' }, async ({ agent, scope }) => {
   await createThreads(agent, scope, [{}, {}, {}, {}]);
   const all = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', limit: 10 });
-  precondition(all, 'search every thread of the test');
+  preconditionArray(all, 'search every thread of the test', 4);
   for (const offset of [0, 1, 3, 4]) {
     const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', limit: 10, offset });
-    expectStatus(res, 200);
+    preconditionArray(res, 'search');
     expect(ids(res.json), res.describe(`offset ${offset}`)).toEqual(ids(all.json).slice(offset));
   }
 });
 
 test('sort_by orders the answer by thread_id, status, created_at or updated_at', { tag: '@THREAD-SEARCH-SORT' }, async ({ agent, scope }) => {
-  await createThreads(agent, scope, [{}, {}, {}, {}]);
+  await createThreads(agent, scope, [{}, {}, {}, {}, {}, {}]);
   for (const sortBy of ['thread_id', 'status', 'created_at', 'updated_at'] as const) {
     const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: sortBy, sort_order: 'asc', limit: 10 });
-    expectStatus(res, 200);
+    preconditionArray(res, 'search', 6);
+    // The direction is sort_order's rule; this one asks only for an order by the key.
     const keys = res.json.map((t) => String(t[sortBy]));
-    expect(keys, res.describe(`ascending by ${sortBy}`)).toEqual([...keys].sort());
-    expect(res.json.length, res.describe('every thread of the test')).toBe(4);
+    const ascending = [...keys].sort();
+    expect([ascending, [...ascending].reverse()], res.describe(`ordered by ${sortBy}`)).toContainEqual(keys);
   }
 });
 
@@ -90,8 +92,15 @@ test('sort_order accepts asc and desc and orders accordingly', { tag: '@THREAD-S
   const desc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'desc' });
   expectStatus(asc, 200);
   expectStatus(desc, 200);
-  expect(ids(asc.json), asc.describe('asc by thread_id')).toEqual(ids(asc.json).sort());
-  expect(ids(desc.json), desc.describe('desc is asc reversed')).toEqual([...ids(asc.json)].reverse());
+  preconditionArray(asc, 'search ascending', 4);
+  preconditionArray(desc, 'search descending', 4);
+  const sorted = [...ids(asc.json)].sort();
+  test.skip(
+    ![sorted.join(), [...sorted].reverse().join()].includes(ids(asc.json).join()),
+    `precondition failed: sort_by thread_id does not order the answer: ${asc.describe()}`,
+  );
+  expect(ids(asc.json), asc.describe('asc: ascending by thread_id')).toEqual(sorted);
+  expect(ids(desc.json), desc.describe('desc: descending by thread_id')).toEqual([...sorted].reverse());
 });
 
 test('which sort_order values a target accepts', { tag: '@THREAD-SEARCH-SORT-ORDER-VALUES' }, async ({ agent, scope, observe }) => {
@@ -118,7 +127,11 @@ test.describe('an invalid status, sort_by or limit answers 4xx with a JSON error
   }
 });
 
-test('for any set of threads, search answers exactly the matching threads in the requested order', { tag: ['@THREAD-SEARCH-METADATA', '@THREAD-SEARCH-SORT', '@THREAD-SEARCH-LIMIT', '@THREAD-SEARCH-OFFSET'] }, async ({ agent, scope }) => {
+// Order itself is judged by the dedicated sort tests: with two threads, a wrong key and a
+// wrong direction look the same, so a shrunk counterexample could not say which rule broke.
+test('for any set of threads and page, search answers exactly the matching threads, paged in its own order', {
+  tag: ['@THREAD-SEARCH-METADATA', '@THREAD-SEARCH-LIMIT', '@THREAD-SEARCH-OFFSET'],
+}, async ({ agent, scope }) => {
   const color = fc.constantFrom('red', 'blue', 'green');
   const query = fc.record({
     color: fc.option(color, { nil: undefined }),
@@ -128,23 +141,22 @@ test('for any set of threads, search answers exactly the matching threads in the
     offset: fc.integer({ min: 0, max: 5 }),
   });
   let round = 0;
-  await fc.assert(
+  await assertProperty(
     fc.asyncProperty(fc.array(color, { minLength: 0, maxLength: 5 }), query, async (colors, q) => {
       const roundScope = `${scope}-${round++}`;
       const created = await createThreads(agent, roundScope, colors.map((c) => ({ color: c })));
       const metadata: Record<string, unknown> = { apc_scope: roundScope, ...(q.color ? { color: q.color } : {}) };
-      const res = await agent.post<Thread[]>('/threads/search', { metadata, sort_by: q.sortBy, sort_order: q.order, limit: q.limit, offset: q.offset });
-      expectStatus(res, 200);
+      // The whole answer first (the filter is judged on it), then the page (limit and offset
+      // are judged against the target's own order).
+      const full = await agent.post<Thread[]>('/threads/search', { metadata, sort_by: q.sortBy, sort_order: q.order, limit: 100, offset: 0 });
+      preconditionArray(full, 'search the whole round');
+      const page = await agent.post<Thread[]>('/threads/search', { metadata, sort_by: q.sortBy, sort_order: q.order, limit: q.limit, offset: q.offset });
+      preconditionArray(page, 'search one page');
       const matching = created.filter((t) => !q.color || t.metadata.color === q.color);
-      // Threads created in one instant tie on created_at; compare that order as a multiset.
-      const key = (t: Thread) => (q.sortBy === 'thread_id' ? t.thread_id : t.created_at);
-      const sortedKeys = matching.map(key).sort();
-      if (q.order === 'desc') sortedKeys.reverse();
-      const expectedKeys = sortedKeys.slice(q.offset, q.offset + q.limit);
-      expect(res.json.map(key), res.describe('keys in order')).toEqual(expectedKeys);
-      const matchingIds = new Set(ids(matching));
-      expect(res.json.every((t) => matchingIds.has(t.thread_id)), res.describe('only matching threads')).toBe(true);
+      await forRule('THREAD-SEARCH-METADATA', () => expect(ids(full.json).sort(), full.describe('exactly the matching threads')).toEqual(ids(matching).sort()));
+      await forRule('THREAD-SEARCH-LIMIT', () => expect(page.json.length, page.describe(`at most limit ${q.limit}`)).toBeLessThanOrEqual(q.limit));
+      await forRule('THREAD-SEARCH-OFFSET', () => expect(ids(page.json), page.describe(`page offset ${q.offset} limit ${q.limit}`)).toEqual(ids(full.json).slice(q.offset, q.offset + q.limit)));
     }),
-    propertyParameters({ numRuns: 12 }),
+    { numRuns: 12 },
   );
 });

@@ -27,6 +27,16 @@ export async function quietly<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A setup step failed inside a property: the property ends as a skipped test. */
+export class PreconditionFailed extends Error {}
+
+/** Skips the test as a failed precondition (or, inside a property, ends the property so). */
+export function skipForPrecondition(reason: string): never {
+  if (quiet > 0) throw new PreconditionFailed(reason);
+  test.skip(true, reason);
+  throw new Error('unreachable: test.skip returned');
+}
+
 /** Runs checks for one rule; a failure is attributed to that rule. */
 export async function forRule<T>(rule: string, check: () => T | Promise<T>): Promise<T> {
   try {
@@ -42,6 +52,7 @@ export async function forRule<T>(rule: string, check: () => T | Promise<T>): Pro
 /** Marks the rule named by a failure (found along its cause chain) as the one that failed. */
 export function attributeFailure(error: unknown): void {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof PreconditionFailed) test.skip(true, e.message);
     if (e instanceof RuleViolation) {
       test.info().annotations.push({ type: RULE_FAILED, description: e.rule });
       return;

@@ -1,8 +1,9 @@
 // Small named checks shared by the suites. Each failure says what was received against
 // what is documented, and names the exchange that shows it.
-import { expect, test } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { contract, type Plane } from '../../specs/contract.ts';
 import type { ApiResponse } from '../client.ts';
+import { skipForPrecondition } from './attribution.ts';
 
 /** The response status is the expected one (a number, a list, or a class like '2xx'). */
 export function expectStatus(res: ApiResponse, expected: number | number[] | '2xx' | '4xx'): void {
@@ -36,5 +37,15 @@ export function expectJsonError(res: ApiResponse, status: number | number[] | '4
  * failed precondition, so only the rule actually broken fails.
  */
 export function precondition(res: ApiResponse, what: string): void {
-  test.skip(res.status < 200 || res.status >= 300, `precondition failed: ${what}: ${res.describe()}`);
+  if (res.status < 200 || res.status >= 300) skipForPrecondition(`precondition failed: ${what}: ${res.describe()}`);
+}
+
+/** A step that must answer a JSON array (a list or search) for the test to go on. */
+export function preconditionArray<T>(res: ApiResponse<T[]>, what: string, length?: number): T[] {
+  precondition(res, what);
+  if (!Array.isArray(res.json)) skipForPrecondition(`precondition failed: ${what} did not answer an array: ${res.describe()}`);
+  if (length !== undefined && res.json.length !== length) {
+    skipForPrecondition(`precondition failed: ${what} answered ${res.json.length} items, not ${length}: ${res.describe()}`);
+  }
+  return res.json;
 }

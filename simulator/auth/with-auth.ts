@@ -1,0 +1,26 @@
+// Authentication as a higher-order handler (MSW's withAuth): the wrapped handler runs only
+// for an authenticated request, and receives the workspace it acts in.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Handler, Reply, Request } from '../http/router.ts';
+import type { Presented, Scheme, Workspace, WorkspaceDirectory } from './workspaces.ts';
+
+export interface Caller {
+  workspace: Workspace;
+  scheme: Scheme;
+}
+
+export type AuthedHandler = (request: Request, caller: Caller) => Reply | Promise<Reply>;
+
+export function presented(headers: IncomingHttpHeaders): Presented {
+  const one = (name: string) => {
+    const value = headers[name];
+    return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
+  };
+  const bearer = /^Bearer\s+(\S+)$/i.exec(one('authorization') ?? '')?.[1];
+  return { apiKey: one('x-api-key'), bearer, tenantId: one('x-tenant-id') };
+}
+
+/** Wraps a handler so it runs only for a caller the directory accepts (spec §5). */
+export function withAuth(directory: WorkspaceDirectory, handler: AuthedHandler, schemes: Scheme[] = ['api-key']): Handler {
+  return (request) => handler(request, directory.resolve(presented(request.headers), schemes));
+}

@@ -1,0 +1,123 @@
+// Workspaces and the credentials that reach them (spec §5). A credential is linked to one or
+// more workspaces; `x-tenant-id` selects one of them, and without it the credential's default
+// workspace applies. An org-scoped key has no default and must name its workspace
+// (platform-facts.md §3.1). Plain state, no HTTP.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ApiError } from '../http/errors.ts';
+
+export interface Workspace {
+  id: string;
+  name: string;
+}
+
+export type Scheme = 'api-key' | 'bearer';
+export type CredentialRole = 'primary' | 'second-workspace' | 'multi-workspace' | 'org-scoped';
+
+interface Credential {
+  secret: string;
+  scheme: Scheme;
+  role: CredentialRole;
+  workspaces: string[];
+  defaultWorkspace?: string;
+}
+
+/** What /__sim/info publishes, so suites can authenticate against the simulator. */
+export interface SimulatorCredentials {
+  organization: { id: string; name: string };
+  workspaces: Workspace[];
+  api_keys: { key: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null }[];
+  bearer_tokens: { token: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null }[];
+}
+
+/** The credentials a request presented; the header names are case-insensitive (node lowercases them). */
+export interface Presented {
+  apiKey?: string;
+  bearer?: string;
+  tenantId?: string;
+}
+
+interface FixtureCredential {
+  role: CredentialRole;
+  workspaces: string[];
+  default_workspace?: string;
+}
+
+interface Fixture {
+  organization: { id: string; name: string };
+  workspaces: Workspace[];
+  api_keys: (FixtureCredential & { key: string })[];
+  bearer_tokens: (FixtureCredential & { token: string })[];
+}
+
+const FIXTURE = new URL('../../fixtures/platform/workspaces.yaml', import.meta.url);
+
+export class WorkspaceDirectory {
+  private readonly byId: Map<string, Workspace>;
+  private readonly bySecret: Map<string, Credential>;
+
+  constructor(private readonly fixture: Fixture) {
+    this.byId = new Map(fixture.workspaces.map((w) => [w.id, w]));
+    const idOf = (name: string) => {
+      const workspace = fixture.workspaces.find((w) => w.name === name);
+      if (!workspace) throw new Error(`[simulator] fixture credential names unknown workspace '${name}'`);
+      return workspace.id;
+    };
+    const credential = (secret: string, scheme: Scheme, c: FixtureCredential): [string, Credential] => [
+      secret,
+      { secret, scheme, role: c.role, workspaces: c.workspaces.map(idOf), defaultWorkspace: c.default_workspace && idOf(c.default_workspace) },
+    ];
+    this.bySecret = new Map([
+      ...fixture.api_keys.map((k) => credential(k.key, 'api-key', k)),
+      ...fixture.bearer_tokens.map((t) => credential(t.token, 'bearer', t)),
+    ]);
+  }
+
+  static fromFixture(): WorkspaceDirectory {
+    return new WorkspaceDirectory(parseYaml(readFileSync(FIXTURE, 'utf8')) as Fixture);
+  }
+
+  get workspaces(): Workspace[] {
+    return [...this.byId.values()];
+  }
+
+  /**
+   * The workspace a request acts in. Missing or unknown credentials answer 401; a workspace
+   * the credential is not linked to, or an org-scoped key naming none, answers 403.
+   */
+  resolve(presented: Presented, accepted: Scheme[]): { workspace: Workspace; scheme: Scheme } {
+    const scheme: Scheme | undefined = presented.apiKey ? 'api-key' : presented.bearer && accepted.includes('bearer') ? 'bearer' : undefined;
+    if (!scheme) {
+      const how = accepted.includes('bearer') ? 'the X-Api-Key header or Authorization: Bearer <token>' : 'the X-Api-Key header';
+      const hint = presented.bearer ? ' (bearer authentication is accepted on the repository listing only, spec §5)' : '';
+      throw new ApiError(401, `Missing credentials: send an API key in ${how}${hint}`);
+    }
+    const secret = scheme === 'api-key' ? presented.apiKey! : presented.bearer!;
+    const credential = this.bySecret.get(secret);
+    if (!credential || credential.scheme !== scheme) {
+      throw new ApiError(401, scheme === 'api-key' ? 'Invalid API key' : 'Invalid bearer token');
+    }
+    const tenant = presented.tenantId?.trim().toLowerCase();
+    if (tenant) {
+      if (!credential.workspaces.includes(tenant)) {
+        throw new ApiError(403, `Forbidden: this credential is not linked to workspace '${presented.tenantId}' (x-tenant-id)`);
+      }
+      return { workspace: this.byId.get(tenant)!, scheme };
+    }
+    if (!credential.defaultWorkspace) {
+      throw new ApiError(403, 'org_scoped_key_requires_workspace: this key is linked to several workspaces; name one with x-tenant-id');
+    }
+    return { workspace: this.byId.get(credential.defaultWorkspace)!, scheme };
+  }
+
+  describe(): SimulatorCredentials {
+    const entry = (c: Credential) => ({ role: c.role, workspaces: c.workspaces, default_workspace: c.defaultWorkspace ?? null });
+    const all = [...this.bySecret.values()];
+    return {
+      organization: this.fixture.organization,
+      workspaces: this.workspaces,
+      api_keys: all.filter((c) => c.scheme === 'api-key').map((c) => ({ key: c.secret, ...entry(c) })),
+      bearer_tokens: all.filter((c) => c.scheme === 'bearer').map((c) => ({ token: c.secret, ...entry(c) })),
+    };
+  }
+}

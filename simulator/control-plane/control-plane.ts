@@ -1,0 +1,29 @@
+// The simulated control plane: the repository catalogue and the deployments, sharing the
+// simulator's clock and ids, and the hosting that gives each deployment its agent server.
+import type { VirtualClock } from '../clock.ts';
+import type { IdGenerator } from '../ids.ts';
+import { DeploymentStore } from './deployments.ts';
+import type { AgentServerHosting } from './hosting.ts';
+import { RepositoryCatalog } from './repositories.ts';
+
+export class ControlPlane {
+  readonly repositories = RepositoryCatalog.fromFixture();
+  readonly deployments: DeploymentStore;
+
+  constructor(
+    env: { clock: VirtualClock; ids: IdGenerator },
+    private readonly hosting?: AgentServerHosting,
+  ) {
+    this.deployments = new DeploymentStore({ ...env, repositories: this.repositories, host: hosting && (() => hosting.start()) });
+  }
+
+  reset(): void {
+    this.deployments.clear();
+    // The forgotten deployments' agent servers stop in the background.
+    void this.hosting?.stopAll();
+  }
+
+  close(): Promise<void> {
+    return this.hosting?.stopAll() ?? Promise.resolve();
+  }
+}

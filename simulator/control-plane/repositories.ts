@@ -1,0 +1,61 @@
+// Source-code host integrations and their repositories (spec §2.1, §4.1), from the fixture
+// fixtures/platform/integrations.yaml. An integration belongs to one workspace: from any
+// other workspace it does not exist.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { notFound } from '../http/errors.ts';
+import type { Workspace } from '../auth/workspaces.ts';
+
+/** §2.1: every field is required. */
+export interface Repository {
+  host_integration_id: string;
+  id: number;
+  name: string;
+  owner: string;
+  url: string;
+  default_branch: string;
+}
+
+/** An integration as the real control plane lists its installations (platform-facts.md §4.2). */
+export interface Integration {
+  id: string;
+  installation_id: number;
+  name: string;
+}
+
+interface FixtureIntegration extends Integration {
+  workspace: string;
+  repositories: Omit<Repository, 'host_integration_id'>[];
+}
+
+const FIXTURE = new URL('../../fixtures/platform/integrations.yaml', import.meta.url);
+
+export class RepositoryCatalog {
+  constructor(private readonly integrations: FixtureIntegration[]) {}
+
+  static fromFixture(): RepositoryCatalog {
+    return new RepositoryCatalog((parseYaml(readFileSync(FIXTURE, 'utf8')) as { integrations: FixtureIntegration[] }).integrations);
+  }
+
+  list(workspace: Workspace): Integration[] {
+    return this.integrations
+      .filter((i) => i.workspace === workspace.name)
+      .map(({ id, installation_id, name }) => ({ id, installation_id, name }));
+  }
+
+  repositories(workspace: Workspace, integrationId: string): Repository[] {
+    const integration = this.integrations.find((i) => i.id === integrationId.toLowerCase() && i.workspace === workspace.name);
+    if (!integration) throw notFound(`Integration ${integrationId} not found.`);
+    return integration.repositories.map((r) => ({ host_integration_id: integration.id, ...r }));
+  }
+
+  /** The repository at `url` that the integration reaches, if any. */
+  find(workspace: Workspace, integrationId: string, url: string): Repository | undefined {
+    const integration = this.integrations.find((i) => i.id === integrationId.toLowerCase() && i.workspace === workspace.name);
+    return integration ? this.repositories(workspace, integration.id).find((r) => r.url === url) : undefined;
+  }
+
+  knows(workspace: Workspace, integrationId: string): boolean {
+    return this.integrations.some((i) => i.id === integrationId.toLowerCase() && i.workspace === workspace.name);
+  }
+}

@@ -1,0 +1,54 @@
+// The statuses a revision moves through on the virtual clock. The spec gives only DEPLOYED
+// (§2.3, §3); the statuses and their order are the real control plane's (platform-facts.md
+// §4.5). The delays are the simulator's choice: a build of about a minute and a half.
+
+export const REVISION_STATUSES = [
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
+] as const;
+export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+
+export const FAILURES = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'] as const;
+export type Failure = (typeof FAILURES)[number];
+
+/** Statuses a revision never leaves (the CLI's terminal set, platform-facts.md §4.5). */
+export const TERMINAL: ReadonlySet<RevisionStatus> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
+
+/** Each step: the status a revision takes, in ms after its creation. */
+export const LIFECYCLE: { status: RevisionStatus; at: number }[] = [
+  { status: 'CREATING', at: 0 },
+  { status: 'QUEUED', at: 2_000 },
+  { status: 'AWAITING_BUILD', at: 5_000 },
+  { status: 'BUILDING', at: 10_000 },
+  { status: 'AWAITING_DEPLOY', at: 70_000 },
+  { status: 'DEPLOYING', at: 75_000 },
+  { status: 'DEPLOYED', at: 90_000 },
+];
+
+/** Virtual time from creation to DEPLOYED. */
+export const TIME_TO_DEPLOY = LIFECYCLE[LIFECYCLE.length - 1].at;
+
+/** A failing revision takes its failure in place of the step where that stage ends. */
+const FAILS_INSTEAD_OF: Record<Failure, RevisionStatus> = {
+  CREATE_FAILED: 'QUEUED',
+  BUILD_FAILED: 'AWAITING_DEPLOY',
+  DEPLOY_FAILED: 'DEPLOYED',
+};
+
+/** The steps of a revision from now on: the normal path, or one that ends in `failure`. */
+export function stepsOf(failure?: Failure): { status: RevisionStatus; at: number }[] {
+  if (!failure) return LIFECYCLE;
+  const end = LIFECYCLE.findIndex((s) => s.status === FAILS_INSTEAD_OF[failure]);
+  return [...LIFECYCLE.slice(0, end), { status: failure, at: LIFECYCLE[end].at }];
+}

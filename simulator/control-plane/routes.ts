@@ -1,0 +1,54 @@
+// The control plane's route table (spec §4.1, §5, §9), one row per endpoint. Every row but
+// the OpenAPI document needs X-Api-Key; the repository listing also takes a bearer token.
+import { contract } from '../../specs/contract.ts';
+import { withAuth } from '../auth/with-auth.ts';
+import type { WorkspaceDirectory } from '../auth/workspaces.ts';
+import { route, type Request, type Route } from '../http/router.ts';
+import type { ControlPlane } from './control-plane.ts';
+
+type Json = Record<string, unknown>;
+
+const page = (req: Request) => ({
+  limit: req.query.has('limit') ? Number(req.query.get('limit')) : undefined,
+  offset: req.query.has('offset') ? Number(req.query.get('offset')) : undefined,
+});
+
+export function controlPlaneRoutes({ repositories, deployments }: ControlPlane, directory: WorkspaceDirectory): Route[] {
+  const authed = (handler: Parameters<typeof withAuth>[1]) => withAuth(directory, handler);
+  return [
+    route('GET', '/openapi.json', 'getOpenApiDocument', () => ({ body: contract().documents['control-plane'] })),
+    route('GET', '/v1/integrations/sourcehost/install', 'listIntegrations', authed((_req, { workspace }) => ({ body: repositories.list(workspace) }))),
+    route(
+      'GET',
+      '/v1/integrations/sourcehost/{integration_id}/repos',
+      'listRepositories',
+      withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), ['api-key', 'bearer']),
+    ),
+    route('GET', '/v2/deployments', 'listDeployments', authed((req, { workspace }) => ({ body: deployments.list(workspace, page(req)) }))),
+    route(
+      'POST',
+      '/v2/deployments',
+      'createDeployment',
+      authed(async (req, { workspace }) => ({ status: 201, body: await deployments.create(workspace, req.body as Json) })),
+    ),
+    route('GET', '/v2/deployments/{deployment_id}', 'getDeployment', authed((req, { workspace }) => ({ body: deployments.get(workspace, req.params.deployment_id) }))),
+    route(
+      'PATCH',
+      '/v2/deployments/{deployment_id}',
+      'patchDeployment',
+      authed((req, { workspace }) => ({ body: deployments.patch(workspace, req.params.deployment_id, req.body as Json) })),
+    ),
+    route(
+      'GET',
+      '/v2/deployments/{deployment_id}/revisions',
+      'listRevisions',
+      authed((req, { workspace }) => ({ body: deployments.revisions(workspace, req.params.deployment_id, page(req)) })),
+    ),
+    route(
+      'GET',
+      '/v2/deployments/{deployment_id}/revisions/{revision_id}',
+      'getRevision',
+      authed((req, { workspace }) => ({ body: deployments.revision(workspace, req.params.deployment_id, req.params.revision_id) })),
+    ),
+  ];
+}

@@ -1,0 +1,39 @@
+// dotted_order (spec §2.5): each run contributes a segment, its start timestamp in compact
+// form (YYYYMMDDTHHMMSSZ) followed directly by its run UUID; segments are joined with dots,
+// parent first. The official clients put a fraction of six digits before the Z
+// (client-wire-formats.md §1.6): a caller's segments may carry up to six. Segments the
+// service computes use the spec's form.
+
+const SEGMENT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+export interface Segment {
+  /** The segment's start time to the second, as an ISO string (`YYYY-MM-DDTHH:MM:SSZ`). */
+  second: string;
+  runId: string;
+}
+
+/** The segments of a dotted order, root first, or a sentence saying why it is not one. */
+export function parseDottedOrder(value: string): Segment[] | string {
+  const parts = value.split('.');
+  const segments: Segment[] = [];
+  for (const [i, part] of parts.entries()) {
+    const m = SEGMENT.exec(part);
+    if (!m) return `segment ${i + 1} '${part}' is not <YYYYMMDDTHHMMSS[ffffff]Z><run uuid>`;
+    const [, y, mo, d, h, mi, s, , runId] = m;
+    const second = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
+    const parsed = Date.parse(second);
+    if (Number.isNaN(parsed) || new Date(parsed).toISOString().slice(0, 19) + 'Z' !== second) return `segment ${i + 1} '${part}' has no valid timestamp`;
+    segments.push({ second, runId: runId.toLowerCase() });
+  }
+  return segments;
+}
+
+/** The compact segment of a run that started at `normalizedStart` (an ISO string in UTC). */
+export function segmentOf(normalizedStart: string, runId: string): string {
+  return `${normalizedStart.slice(0, 19).replace(/[-:]/g, '')}Z${runId}`;
+}
+
+/** The start time of a normalized ISO string, to the second, in the form of Segment.second. */
+export function toSecond(normalizedStart: string): string {
+  return `${normalizedStart.slice(0, 19)}Z`;
+}

@@ -1,0 +1,397 @@
+// Trace runs and their feedback, per workspace (spec §2.5, §4.3). POST /runs lets the
+// service compute trace_id and dotted_order; the batch endpoints (/runs/multipart,
+// /runs/batch) take the caller's and require them consistent with the run and its parent.
+// A request is applied whole or not at all. Plain state, no HTTP.
+import { createHash } from 'node:crypto';
+import { contract } from '../../specs/contract.ts';
+import type { VirtualClock } from '../clock.ts';
+import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { IdGenerator } from '../ids.ts';
+import { parseDottedOrder, segmentOf, toSecond } from './dotted-order.ts';
+import { normalizeTime } from './timestamps.ts';
+
+type Json = Record<string, unknown>;
+type Loc = (string | number)[];
+
+export interface Attachment {
+  mimeType: string;
+  data: Buffer;
+}
+
+/** One step of an ingestion request, in the order the request carries them. */
+export type IngestOperation =
+  | { kind: 'post'; run: Json; at: Loc }
+  | { kind: 'patch'; id: string; run: Json; at: Loc }
+  | { kind: 'feedback'; feedback: Json; at: Loc }
+  | { kind: 'attachment'; runId: string; name: string; attachment: Attachment; at: Loc };
+
+/**
+ * Who computes trace_id and dotted_order: the service fills in what POST /runs leaves out
+ * (spec §4.3); the batch endpoints require the caller's.
+ */
+export type Lineage = 'service' | 'caller';
+
+export interface RunQuery {
+  id?: string[];
+  trace?: string;
+  parent_run?: string;
+  is_root?: boolean;
+  session?: string[];
+  run_type?: string;
+  reference_example?: string[];
+  order?: 'asc' | 'desc';
+  limit?: number;
+  cursor?: string | null;
+}
+
+interface StoredRun {
+  /** Every field the caller sent (merged over its updates), with normalized times and lineage. */
+  fields: Json & { id: string; trace_id: string; dotted_order: string; parent_run_id: string | null; start_time: string };
+  attachments: Map<string, Attachment>;
+}
+
+interface WorkspaceRuns {
+  runs: Map<string, StoredRun>;
+  feedback: Map<string, Json>;
+  /** Tracing projects by name: the session a run belongs to. */
+  projects: Map<string, string>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LINEAGE_KEYS = ['trace_id', 'dotted_order', 'parent_run_id'] as const;
+const DEFAULT_PROJECT = 'default';
+
+export class RunStore {
+  private readonly workspaces = new Map<string, WorkspaceRuns>();
+
+  constructor(private readonly env: { clock: VirtualClock; ids: IdGenerator }) {}
+
+  /** Applies a request's operations in order, all or none. */
+  ingest(workspaceId: string, operations: IngestOperation[], lineage: Lineage): void {
+    const data = this.data(workspaceId);
+    const staged = new Map<string, StoredRun>();
+    const feedback = new Map<string, Json>();
+    const issues: ValidationIssue[] = [];
+    const lookup = (id: string) => staged.get(id) ?? data.runs.get(id);
+    for (const op of operations) {
+      if (op.kind === 'post') {
+        const run = this.post(data, op.run, op.at, lineage, lookup, issues);
+        if (!run) continue;
+        if (lookup(run.fields.id)) throw conflict(`Run ${run.fields.id} already exists`);
+        staged.set(run.fields.id, run);
+      } else if (op.kind === 'patch') {
+        const current = lookup(op.id);
+        if (!current) throw notFound(`Run ${op.id} not found: post it before patching it`);
+        const patched = this.patch(current, op.run, op.at, op.id, issues);
+        if (patched) staged.set(op.id, patched);
+      } else if (op.kind === 'feedback') {
+        const item = this.feedbackItem(op.feedback, op.at, lineage, issues);
+        if (!item) continue;
+        if (feedback.has(item.id as string) || data.feedback.has(item.id as string)) throw conflict(`Feedback ${String(item.id)} already exists`);
+        feedback.set(item.id as string, item);
+      } else {
+        const target = lookup(op.runId);
+        if (!target) {
+          issues.push({ loc: op.at, msg: `attachment for run ${op.runId}, which this request does not post and which does not exist`, type: 'value_error' });
+          continue;
+        }
+        const copy = { fields: target.fields, attachments: new Map(target.attachments) };
+        copy.attachments.set(op.name, op.attachment);
+        staged.set(op.runId, copy);
+      }
+    }
+    if (issues.length > 0) throw unprocessable(`Invalid ingestion request: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+    for (const [id, run] of staged) data.runs.set(id, run);
+    for (const [id, item] of feedback) data.feedback.set(id, item);
+  }
+
+  /** Stores runs and feedback that the service itself produced (experiment uploads). */
+  insert(workspaceId: string, runs: Json[], feedback: Json[]): void {
+    const data = this.data(workspaceId);
+    const issues: ValidationIssue[] = [];
+    for (const run of runs) {
+      const stored = this.post(data, run, ['run'], 'service', (id) => data.runs.get(id), issues);
+      if (stored) data.runs.set(stored.fields.id, stored);
+    }
+    for (const item of feedback) {
+      const stored = this.feedbackItem(item, ['feedback'], 'service', issues);
+      if (stored) data.feedback.set(stored.id as string, stored);
+    }
+    if (issues.length > 0) throw new Error(`[simulator] uploaded experiment produced invalid runs: ${JSON.stringify(issues)}`);
+  }
+
+  read(workspaceId: string, runId: string): Json {
+    const data = this.data(workspaceId);
+    const run = data.runs.get(runId.toLowerCase());
+    if (!run) throw notFound(`Run ${runId} not found`);
+    return this.view(data, run);
+  }
+
+  query(workspaceId: string, query: RunQuery): { runs: Json[]; cursors: { next: string | null } } {
+    const data = this.data(workspaceId);
+    const lower = (list?: string[]) => list && new Set(list.map((s) => s.toLowerCase()));
+    const ids = lower(query.id);
+    const sessions = lower(query.session);
+    const examples = lower(query.reference_example);
+    const matching = [...data.runs.values()].filter(({ fields: f }) =>
+      (!ids || ids.has(f.id)) &&
+      (!query.trace || f.trace_id === query.trace.toLowerCase()) &&
+      (!query.parent_run || f.parent_run_id === query.parent_run.toLowerCase()) &&
+      (query.is_root === undefined || (f.parent_run_id === null) === query.is_root) &&
+      (!sessions || sessions.has(String(f.session_id))) &&
+      (!query.run_type || f.run_type === query.run_type) &&
+      (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
+    );
+    const direction = query.order === 'asc' ? 1 : -1;
+    matching.sort((a, b) => direction * (a.fields.start_time.localeCompare(b.fields.start_time) || a.fields.dotted_order.localeCompare(b.fields.dotted_order)));
+    const offset = Number(query.cursor ?? 0) || 0;
+    const limit = query.limit ?? 100;
+    const page = matching.slice(offset, offset + limit);
+    const next = offset + limit < matching.length ? String(offset + limit) : null;
+    return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
+  }
+
+  readFeedback(workspaceId: string, feedbackId: string): Json {
+    const item = this.data(workspaceId).feedback.get(feedbackId.toLowerCase());
+    if (!item) throw notFound(`Feedback ${feedbackId} not found`);
+    return structuredClone(item);
+  }
+
+  listFeedback(workspaceId: string, filter: { run?: string[]; session?: string[] }): Json[] {
+    const runs = filter.run && new Set(filter.run.map((r) => r.toLowerCase()));
+    const sessions = filter.session && new Set(filter.session.map((s) => s.toLowerCase()));
+    return [...this.data(workspaceId).feedback.values()]
+      .filter((f) => (!runs || runs.has(String(f.run_id))) && (!sessions || sessions.has(String(f.session_id))))
+      .map((f) => structuredClone(f));
+  }
+
+  /** A tracing project as a session, if `sessionId` names one. */
+  project(workspaceId: string, sessionId: string): Json | undefined {
+    const data = this.data(workspaceId);
+    const entry = [...data.projects].find(([, id]) => id === sessionId.toLowerCase());
+    if (!entry) return undefined;
+    const runs = [...data.runs.values()].filter((r) => r.fields.session_id === entry[1]);
+    return { id: entry[1], name: entry[0], tenant_id: workspaceId, reference_dataset_id: null, run_count: runs.length };
+  }
+
+  clear(): void {
+    this.workspaces.clear();
+  }
+
+  private data(workspaceId: string): WorkspaceRuns {
+    let data = this.workspaces.get(workspaceId);
+    if (!data) this.workspaces.set(workspaceId, (data = { runs: new Map(), feedback: new Map(), projects: new Map() }));
+    return data;
+  }
+
+  private post(data: WorkspaceRuns, body: Json, at: Loc, lineage: Lineage, lookup: (id: string) => StoredRun | undefined, issues: ValidationIssue[]): StoredRun | undefined {
+    const before = issues.length;
+    const issue = (field: string | undefined, msg: string, type = 'value_error') => issues.push({ loc: field ? [...at, field] : at, msg, type });
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      issue(undefined, 'a run is a JSON object', 'model_type');
+      return undefined;
+    }
+    const id = typeof body.id === 'string' && UUID.test(body.id) ? body.id.toLowerCase() : undefined;
+    if (!id) issue('id', body.id === undefined ? 'a run needs its id, a UUID' : 'id must be a UUID', body.id === undefined ? 'missing' : 'uuid_parsing');
+    const times = this.times(body, at, issues);
+    for (const key of ['parent_run_id', 'trace_id'] as const) {
+      const value = body[key];
+      if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value))) issue(key, `${key} must be a UUID`, 'uuid_parsing');
+    }
+    if (body.dotted_order !== undefined && body.dotted_order !== null && typeof body.dotted_order !== 'string') issue('dotted_order', 'dotted_order must be a string', 'string_type');
+    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra))) issue('extra', 'extra must be an object', 'dict_type');
+    if (issues.length > before || !id) return undefined;
+
+    const parentId = typeof body.parent_run_id === 'string' ? body.parent_run_id.toLowerCase() : null;
+    const traceId = typeof body.trace_id === 'string' ? body.trace_id.toLowerCase() : undefined;
+    const dotted = typeof body.dotted_order === 'string' ? body.dotted_order : undefined;
+    const computed =
+      lineage === 'service' && dotted === undefined
+        ? this.computeLineage(id, parentId, traceId, times.start ?? normalizeTime(this.env.clock.iso())!, lookup, issue)
+        : this.checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue);
+    if (!computed) return undefined;
+
+    const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;
+    const session = this.session(data, sessionId, sessionName);
+    const fields = {
+      ...rest,
+      id,
+      ...computed,
+      end_time: times.end ?? null,
+      session_id: session.id,
+      session_name: session.name,
+    };
+    return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: new Map() };
+  }
+
+  /** POST /runs without trace_id and dotted_order: the service derives them from the parent. */
+  private computeLineage(id: string, parentId: string | null, traceId: string | undefined, start: string, lookup: (id: string) => StoredRun | undefined, issue: (field: string, msg: string) => void) {
+    const parent = parentId ? lookup(parentId) : undefined;
+    if (parentId && !parent) {
+      issue('parent_run_id', `parent run ${parentId} not found: post the parent first, or send trace_id and dotted_order`);
+      return undefined;
+    }
+    const trace = parent?.fields.trace_id ?? id;
+    if (traceId && traceId !== trace) {
+      issue('trace_id', `trace_id must be the id of the trace's root run, ${trace}`);
+      return undefined;
+    }
+    const own = segmentOf(start, id);
+    return { trace_id: trace, dotted_order: parent ? `${parent.fields.dotted_order}.${own}` : own, parent_run_id: parentId, start_time: start };
+  }
+
+  /** The caller's trace_id and dotted_order must describe this run under its parent (spec §2.5). */
+  private checkLineage(
+    run: { id: string; parentId: string | null; traceId?: string; dotted?: string; start?: string; requireTrace: boolean },
+    lookup: (id: string) => StoredRun | undefined,
+    issue: (field: string, msg: string) => void,
+  ) {
+    const { id, parentId, traceId, dotted, start } = run;
+    const missing = [...(dotted === undefined ? ['dotted_order'] : []), ...(traceId === undefined && run.requireTrace ? ['trace_id'] : [])];
+    for (const field of missing) issue(field, `${field} is required: on the batch endpoints the caller computes it (spec §4.3)`);
+    if (missing.length > 0 || dotted === undefined) return undefined;
+    const segments = parseDottedOrder(dotted);
+    if (typeof segments === 'string') {
+      issue('dotted_order', segments);
+      return undefined;
+    }
+    const own = segments[segments.length - 1];
+    const trace = traceId ?? segments[0].runId;
+    const problems: [string, string][] = [];
+    if (own.runId !== id) problems.push(['dotted_order', `the last segment must carry this run's id ${id}, not ${own.runId}`]);
+    if (segments[0].runId !== trace) problems.push(['trace_id', `trace_id ${trace} must be the id in the first (root) segment of dotted_order, ${segments[0].runId}`]);
+    const parentInOrder = segments.length > 1 ? segments[segments.length - 2].runId : null;
+    if (parentId !== null && parentId !== parentInOrder) {
+      problems.push(['parent_run_id', parentInOrder ? `parent_run_id must be the id in the segment before the run's own, ${parentInOrder}` : 'a run with a parent has its parent\'s segment before its own in dotted_order']);
+    }
+    if (start && toSecond(start) !== own.second) problems.push(['dotted_order', `the last segment's timestamp ${own.second} must be the run's start_time ${start}`]);
+    const parent = parentInOrder ? lookup(parentInOrder) : undefined;
+    if (parent && dotted !== `${parent.fields.dotted_order}.${dotted.split('.').pop()}`) {
+      problems.push(['dotted_order', `must extend the parent's dotted_order ${parent.fields.dotted_order} by one segment`]);
+    }
+    for (const [field, msg] of problems) issue(field, msg);
+    if (problems.length > 0) return undefined;
+    return { trace_id: trace, dotted_order: dotted, parent_run_id: parentInOrder, start_time: start ?? normalizeTime(own.second)! };
+  }
+
+  private patch(current: StoredRun, body: Json, at: Loc, id: string, issues: ValidationIssue[]): StoredRun | undefined {
+    const before = issues.length;
+    const issue = (field: string, msg: string, type = 'value_error') => issues.push({ loc: [...at, field], msg, type });
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      issues.push({ loc: at, msg: 'a run update is a JSON object', type: 'model_type' });
+      return undefined;
+    }
+    if (body.id !== undefined && String(body.id).toLowerCase() !== id) issue('id', `id ${String(body.id)} differs from the run being updated, ${id}`);
+    for (const key of LINEAGE_KEYS) {
+      const value = body[key];
+      if (value === undefined || (key === 'parent_run_id' && value === null && current.fields.parent_run_id === null)) continue;
+      if (typeof value !== 'string' || value.toLowerCase() !== String(current.fields[key]).toLowerCase()) issue(key, `${key} cannot change after the run was created (it is ${String(current.fields[key])})`);
+    }
+    const times = this.times(body, at, issues);
+    if (times.start && toSecond(times.start) !== toSecond(current.fields.start_time)) issue('start_time', `start_time cannot move to another second once the run's dotted_order is set (it is ${current.fields.start_time})`);
+    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra))) issue('extra', 'extra must be an object', 'dict_type');
+    if (issues.length > before) return undefined;
+
+    const { id: _id, child_runs: _children, session_id: _sid, session_name: _sname, start_time: _start, trace_id: _t, dotted_order: _d, parent_run_id: _p, ...changes } = body;
+    const fields: StoredRun['fields'] = { ...current.fields, ...changes, extra: mergeExtra(current.fields.extra, body.extra) };
+    if (times.end !== undefined) fields.end_time = times.end;
+    return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: current.attachments };
+  }
+
+  private times(body: Json, at: Loc, issues: ValidationIssue[]): { start?: string; end?: string | null } {
+    const out: { start?: string; end?: string | null } = {};
+    for (const [key, field] of [['start', 'start_time'], ['end', 'end_time']] as const) {
+      const value = body[field];
+      if (value === undefined || (value === null && key === 'end')) {
+        if (value === null) out.end = null;
+        continue;
+      }
+      const normalized = normalizeTime(value);
+      if (normalized === undefined) {
+        issues.push({ loc: [...at, field], msg: `${field} must be epoch milliseconds or an ISO 8601 datetime`, type: 'datetime_parsing' });
+      } else {
+        out[key] = normalized;
+      }
+    }
+    return out;
+  }
+
+  private feedbackItem(body: Json, at: Loc, lineage: Lineage, issues: ValidationIssue[]): Json | undefined {
+    const before = issues.length;
+    for (const v of contract().validateSchema('platform-api', 'Feedback', body)) {
+      issues.push({ loc: [...at, ...v.at.split('/').filter(Boolean)], msg: v.message, type: 'value_error' });
+    }
+    if (issues.length > before) return undefined;
+    for (const key of ['id', 'run_id', 'trace_id'] as const) {
+      const value = body[key];
+      if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value))) issues.push({ loc: [...at, key], msg: `${key} must be a UUID`, type: 'uuid_parsing' });
+    }
+    // A feedback part of a batch names the trace it belongs to (platform-facts.md §3.2).
+    if (lineage === 'caller' && typeof body.run_id === 'string' && body.trace_id === undefined) {
+      issues.push({ loc: [...at, 'trace_id'], msg: 'feedback sent with a batch must carry the trace_id of its run', type: 'missing' });
+    }
+    if (issues.length > before) return undefined;
+    const now = this.env.clock.iso();
+    const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : (value ?? null));
+    return {
+      ...body,
+      id: lower(body.id) ?? this.env.ids.uuid(),
+      run_id: lower(body.run_id),
+      trace_id: lower(body.trace_id),
+      created_at: body.created_at ?? now,
+      modified_at: body.modified_at ?? now,
+    };
+  }
+
+  private session(data: WorkspaceRuns, sessionId: unknown, sessionName: unknown): { id: string; name: string | null } {
+    if (typeof sessionId === 'string' && sessionId !== '') {
+      const id = sessionId.toLowerCase();
+      return { id, name: [...data.projects].find(([, p]) => p === id)?.[0] ?? null };
+    }
+    const name = typeof sessionName === 'string' && sessionName !== '' ? sessionName : DEFAULT_PROJECT;
+    let id = data.projects.get(name);
+    if (!id) data.projects.set(name, (id = this.env.ids.uuid()));
+    return { id, name };
+  }
+
+  private view(data: WorkspaceRuns, run: StoredRun): Json {
+    const f = run.fields;
+    const ancestors = f.dotted_order.split('.').slice(0, -1).map((s) => s.slice(-36).toLowerCase());
+    const descendants = [...data.runs.values()].filter((r) => r.fields.trace_id === f.trace_id && r.fields.dotted_order.startsWith(`${f.dotted_order}.`));
+    const attachments = Object.fromEntries(
+      [...run.attachments].map(([name, a]) => [
+        name,
+        {
+          mime_type: a.mimeType,
+          // The bytes travel in the URL itself, so nothing of an attachment is lost.
+          presigned_url: `data:${a.mimeType};base64,${a.data.toString('base64')}`,
+          sha256: createHash('sha256').update(a.data).digest('hex'),
+        },
+      ]),
+    );
+    return {
+      ...structuredClone(f),
+      status: f.end_time ? (f.error ? 'error' : 'success') : 'pending',
+      parent_run_ids: ancestors,
+      direct_child_run_ids: descendants.filter((r) => r.fields.parent_run_id === f.id).map((r) => r.fields.id),
+      child_run_ids: descendants.map((r) => r.fields.id),
+      attachments,
+    };
+  }
+}
+
+/** thread_id: top level, or in extra.metadata under the keys the platform reads for threads (client-wire-formats.md §1.3). */
+function threadIdOf(fields: Json): string | null {
+  if (typeof fields.thread_id === 'string') return fields.thread_id;
+  const metadata = ((fields.extra as Json | undefined)?.metadata ?? {}) as Json;
+  for (const key of ['thread_id', 'session_id', 'conversation_id']) if (typeof metadata[key] === 'string') return metadata[key] as string;
+  return null;
+}
+
+function mergeExtra(current: unknown, update: unknown): unknown {
+  if (update === undefined || update === null) return current;
+  const before = (current ?? {}) as Json;
+  const after = update as Json;
+  const metadata = { ...((before.metadata ?? {}) as Json), ...((after.metadata ?? {}) as Json) };
+  return { ...before, ...after, metadata };
+}

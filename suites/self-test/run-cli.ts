@@ -1,0 +1,44 @@
+// Runs the CLI in a child process, as a user would, and reads the report it wrote.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ConformanceReport } from '../../reports/model.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('APC_') && !name.startsWith('PW_') && name !== 'TEST_WORKER_INDEX' && name !== 'TEST_PARALLEL_INDEX'));
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...clean, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => done({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** A conformance run into a fresh folder; answers the run and its report. */
+export async function conformanceRun(args: string[]): Promise<CliRun & { report: ConformanceReport; out: string }> {
+  const out = mkdtempSync(join(tmpdir(), 'apc-run-'));
+  const run = await runCli(['run', '--out', out, ...args]);
+  let report: ConformanceReport;
+  try {
+    report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  } catch {
+    throw new Error(`no report from: run ${args.join(' ')} (exit ${run.code})\n${run.stdout}\n${run.stderr}`);
+  }
+  return { ...run, report, out };
+}
+
+export function failedRules(report: ConformanceReport): string[] {
+  return report.rules.filter((r) => r.verdict === 'fail').map((r) => r.id).sort();
+}
