@@ -11,8 +11,16 @@ import type { ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
 import { createPlaneHandler } from './http/server.ts';
 import { IdGenerator } from './ids.ts';
+import { WorkspaceDirectory } from './auth/workspaces.ts';
+import { ControlPlane } from './control-plane/control-plane.ts';
+import { AgentServerHosting } from './control-plane/hosting.ts';
+import { controlPlaneRoutes } from './control-plane/routes.ts';
+import { PlatformApi } from './platform-api/platform-api.ts';
+import { platformApiRoutes } from './platform-api/routes.ts';
 
-export const CAPABILITIES = ['virtual-clock', 'reset', 'seeded-ids'] as const;
+// workspace-credentials: /__sim/info publishes API keys of several workspaces; oauth-completion:
+// an OAuth flow's url completes it; revision-faults: a revision can be made to fail.
+export const CAPABILITIES = ['virtual-clock', 'reset', 'seeded-ids', 'workspace-credentials', 'oauth-completion', 'revision-faults'] as const;
 export type Capability = (typeof CAPABILITIES)[number] | 'fault-injection';
 
 export interface SimulatorOptions {
@@ -38,6 +46,10 @@ export class Simulator {
   readonly clock: VirtualClock;
   readonly ids: IdGenerator;
   readonly agentServer: AgentServer;
+  readonly workspaces = WorkspaceDirectory.fromFixture();
+  readonly controlPlane: ControlPlane;
+  /** The platform API per region (§1), each holding its own data. */
+  readonly platform: { us: PlatformApi; eu: PlatformApi };
   private seed: string;
   private servers = new Map<Endpoint, Server>();
   readonly urls: Partial<Record<Endpoint, string>> = {};
@@ -47,10 +59,23 @@ export class Simulator {
     this.clock = new VirtualClock(options.epoch ?? DEFAULT_EPOCH);
     this.ids = new IdGenerator(this.seed);
     this.agentServer = new AgentServer({ clock: this.clock, ids: this.ids });
+    const env = { clock: this.clock, ids: this.ids };
+    // Each deployment created on the control plane gets an agent server of its own.
+    const hosting = new AgentServerHosting({
+      host: options.host ?? '127.0.0.1',
+      listener: () => createPlaneHandler({ plane: 'agent-server', errorStyle: 'detail-string', routes: agentServerRoutes(new AgentServer(env)) }),
+    });
+    this.controlPlane = new ControlPlane(env, hosting);
+    this.platform = { us: new PlatformApi('us', env), eu: new PlatformApi('eu', env) };
   }
 
   private planes(): PlaneDefinition[] {
-    return [{ endpoint: 'agent-server', plane: 'agent-server', errorStyle: 'detail-string', routes: () => agentServerRoutes(this.agentServer) }];
+    return [
+      { endpoint: 'agent-server', plane: 'agent-server', errorStyle: 'detail-string', routes: () => agentServerRoutes(this.agentServer) },
+      { endpoint: 'control-plane', plane: 'control-plane', errorStyle: 'fastapi', routes: () => controlPlaneRoutes(this.controlPlane, this.workspaces) },
+      { endpoint: 'platform-api', plane: 'platform-api', errorStyle: 'fastapi', routes: () => platformApiRoutes(this.platform.us, this.workspaces) },
+      { endpoint: 'platform-api-eu', plane: 'platform-api', errorStyle: 'fastapi', routes: () => platformApiRoutes(this.platform.eu, this.workspaces) },
+    ];
   }
 
   async start(): Promise<this> {
@@ -85,6 +110,7 @@ export class Simulator {
       ),
     );
     this.servers.clear();
+    await this.controlPlane.close();
   }
 
   /** Forgets all state and starts over: same seed unless a new one is given. */
@@ -93,6 +119,9 @@ export class Simulator {
     this.clock.reset();
     this.ids.reseed(this.seed);
     this.agentServer.reset();
+    this.controlPlane.reset();
+    this.platform.us.reset();
+    this.platform.eu.reset();
   }
 
   info() {
@@ -102,6 +131,7 @@ export class Simulator {
       now: this.clock.iso(),
       planes: this.urls,
       capabilities: [...CAPABILITIES],
+      credentials: this.workspaces.describe(),
     };
   }
 }

@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
 import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
 
-export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seeded-ids', 'fault-injection'];
+export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seeded-ids', 'fault-injection', 'workspace-credentials', 'oauth-completion', 'revision-faults'];
 
 export interface Target {
   name: string;

@@ -1,7 +1,9 @@
 // The reserved admin path /__sim/…: powers a real service does not have (virtual clock,
 // reset, seeded ids). The suites find them here and skip tests that need them elsewhere.
+import { controlPlaneAdminRoutes } from '../control-plane/admin-routes.ts';
 import { unprocessable } from '../http/errors.ts';
 import { route, type Route } from '../http/router.ts';
+import { platformAdminRoutes } from '../platform-api/admin-routes.ts';
 import type { Simulator } from '../simulator.ts';
 
 export const ADMIN_PREFIX = '/__sim';
@@ -27,5 +29,7 @@ export function adminRoutes(sim: Simulator): Route[] {
       sim.reset(body.seed === undefined ? undefined : String(body.seed));
       return { body: sim.info() };
     }),
+    ...controlPlaneAdminRoutes(ADMIN_PREFIX, sim.controlPlane),
+    ...platformAdminRoutes([sim.platform.us, sim.platform.eu]),
   ];
 }

@@ -124,6 +124,11 @@ export class ThreadStore {
     return record;
   }
 
+  delete(threadId: string): void {
+    this.record(threadId);
+    this.threads.delete(threadId);
+  }
+
   /** A new thread holding the original's metadata, config and checkpoints; nothing is shared. */
   copy(threadId: string): Thread {
     const source = this.record(threadId);

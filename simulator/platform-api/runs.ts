@@ -151,6 +151,17 @@ export class RunStore {
     return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
   }
 
+  /** POST /feedback: one feedback, on its own. */
+  createFeedback(workspaceId: string, body: Json): Json {
+    const data = this.data(workspaceId);
+    const issues: ValidationIssue[] = [];
+    const item = this.feedbackItem(body, ['body'], 'service', issues);
+    if (!item) throw unprocessable(`Invalid feedback: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+    if (data.feedback.has(item.id as string)) throw conflict(`Feedback ${String(item.id)} already exists`);
+    data.feedback.set(item.id as string, item);
+    return structuredClone(item);
+  }
+
   readFeedback(workspaceId: string, feedbackId: string): Json {
     const item = this.data(workspaceId).feedback.get(feedbackId.toLowerCase());
     if (!item) throw notFound(`Feedback ${feedbackId} not found`);

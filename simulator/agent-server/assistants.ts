@@ -1,0 +1,72 @@
+// Assistants (§2.10): a default assistant per graph, found by its UUID or its graph id.
+import { createHash } from 'node:crypto';
+import { notFound } from '../http/errors.ts';
+import { GRAPHS } from './graphs.ts';
+
+export interface Assistant {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  description: string | null;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+// The namespace the real server derives default assistant ids from (uuid5 of the graph id).
+const ASSISTANT_NAMESPACE = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
+
+/** RFC 4122 version-5 UUID: the same graph id always names the same default assistant. */
+export function uuid5(name: string, namespace: string): string {
+  const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name).digest();
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export class AssistantStore {
+  private assistants: Assistant[] = [];
+
+  constructor(private readonly now: () => string) {
+    this.clear();
+  }
+
+  clear(): void {
+    const at = this.now();
+    this.assistants = GRAPHS.map((graph) => ({
+      assistant_id: uuid5(graph.graphId, ASSISTANT_NAMESPACE),
+      graph_id: graph.graphId,
+      name: graph.graphId,
+      description: null,
+      config: {},
+      context: {},
+      metadata: { created_by: 'system' },
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    }));
+  }
+
+  /** An assistant by UUID, or the default assistant of a graph by graph id. */
+  get(idOrGraph: string): Assistant {
+    const found = this.assistants.find((a) => a.assistant_id === idOrGraph) ?? this.assistants.find((a) => a.graph_id === idOrGraph);
+    if (!found) {
+      throw notFound(`No assistant found for "${idOrGraph}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
+    }
+    return structuredClone(found);
+  }
+
+  search(query: { limit?: number; offset?: number; graph_id?: string; metadata?: Record<string, unknown> }): Assistant[] {
+    const offset = query.offset ?? 0;
+    const limit = query.limit ?? 10;
+    return this.assistants
+      .filter((a) => (query.graph_id ? a.graph_id === query.graph_id : true))
+      .filter((a) => Object.entries(query.metadata ?? {}).every(([k, v]) => JSON.stringify(a.metadata[k]) === JSON.stringify(v)))
+      .slice(offset, offset + limit)
+      .map((a) => structuredClone(a));
+  }
+}

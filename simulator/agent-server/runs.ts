@@ -1,0 +1,336 @@
+// Runs (§2.9, §3, §4.5): creation with the multitask strategies, execution of the
+// built-in graphs step by step on the virtual clock, the event log that streams replay,
+// and the thread status that follows the runs. Plain state, no HTTP.
+import { conflict, notFound } from '../http/errors.ts';
+import type { VirtualClock } from '../clock.ts';
+import type { IdGenerator } from '../ids.ts';
+import type { AssistantStore } from './assistants.ts';
+import { applyUpdate, findGraph, splitInput, type GraphDefinition, type RunControls } from './graphs.ts';
+import type { ThreadRecord, ThreadStore } from './threads.ts';
+
+export type RunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
+export type MultitaskStrategy = 'reject' | 'rollback' | 'interrupt' | 'enqueue';
+
+/** The documented default of the real service (platform-facts §1.4). */
+export const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = 'enqueue';
+export const DEFAULT_STREAM_MODES = ['values'];
+
+type Values = Record<string, unknown>;
+
+export interface Run {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: Values;
+  kwargs: Values;
+  multitask_strategy: MultitaskStrategy;
+}
+
+export interface RunEvent {
+  /** Position in the run's event log: the SSE id. */
+  id: number;
+  event: string;
+  data: unknown;
+}
+
+export interface RunError {
+  error: string;
+  message: string;
+}
+
+export interface RunRecord extends Run {
+  run_started_at?: string;
+  run_ended_at?: string;
+  error?: RunError;
+  webhook?: string;
+  /** A stateless run's thread exists only while it runs. */
+  temporary: boolean;
+  events: RunEvent[];
+  controls: RunControls;
+  /** The state update of the input, or null to resume an interrupted thread. */
+  update: Values | null;
+  listeners: Set<(event: RunEvent | 'end') => void>;
+  cancelDelay?: () => void;
+}
+
+export interface CreateRun {
+  assistant_id: string;
+  input?: Values | null;
+  metadata?: Values;
+  config?: Values;
+  multitask_strategy?: MultitaskStrategy;
+  webhook?: string;
+  stream_mode?: string | string[];
+  [key: string]: unknown;
+}
+
+export interface RunHooks {
+  /** Called once when a run reaches a final status (webhook delivery). */
+  onFinished?: (run: RunRecord, thread: ThreadRecord | undefined) => void;
+  /** Checks a webhook URL before a run is created; throws ApiError to refuse it. */
+  checkWebhook?: (url: string) => void;
+}
+
+const FINAL: RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
+export const isFinal = (status: RunStatus) => FINAL.includes(status);
+
+export class RunStore {
+  private runs = new Map<string, RunRecord>();
+  private order: string[] = [];
+
+  constructor(
+    private readonly env: { clock: VirtualClock; ids: IdGenerator },
+    private readonly threads: ThreadStore,
+    private readonly assistants: AssistantStore,
+    private readonly hooks: RunHooks = {},
+  ) {}
+
+  clear(): void {
+    for (const run of this.runs.values()) run.cancelDelay?.();
+    this.runs.clear();
+    this.order = [];
+  }
+
+  /** Creates a run on a thread, applying the multitask strategy when the thread is busy. */
+  create(threadId: string, body: CreateRun): RunRecord {
+    const thread = this.threads.record(threadId);
+    const assistant = this.assistants.get(body.assistant_id);
+    const strategy = body.multitask_strategy ?? DEFAULT_MULTITASK_STRATEGY;
+    if (body.webhook !== undefined) this.hooks.checkWebhook?.(body.webhook);
+    const inFlight = this.active(thread.thread_id);
+    if (inFlight.length > 0) {
+      if (strategy === 'reject') {
+        throw conflict('Thread is already running a task. Wait for it to finish or choose a different multitask strategy.');
+      }
+      for (const earlier of inFlight) {
+        if (strategy === 'rollback') this.rollback(earlier, thread);
+        if (strategy === 'interrupt') this.finish(earlier, thread, 'interrupted', undefined, false);
+      }
+    }
+    const run = this.record(thread, assistant.assistant_id, assistant.graph_id, body, strategy, false);
+    thread.status = 'busy';
+    thread.updated_at = this.env.clock.iso();
+    this.startNext(thread);
+    return run;
+  }
+
+  /** A stateless run: a temporary thread that is deleted when the run ends. */
+  createStateless(body: CreateRun): RunRecord {
+    const assistant = this.assistants.get(body.assistant_id);
+    if (body.webhook !== undefined) this.hooks.checkWebhook?.(body.webhook);
+    const created = this.threads.create({ metadata: { graph_id: assistant.graph_id } });
+    const thread = this.threads.record(created.thread_id);
+    const run = this.record(thread, assistant.assistant_id, assistant.graph_id, body, 'enqueue', true);
+    thread.status = 'busy';
+    this.startNext(thread);
+    return run;
+  }
+
+  get(threadId: string, runId: string): RunRecord {
+    this.threads.record(threadId);
+    const run = this.runs.get(runId);
+    if (!run || run.thread_id !== threadId) throw notFound(`Run ${runId} not found on thread ${threadId}`);
+    return run;
+  }
+
+  /** Runs of a thread, newest first. */
+  list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Run[] {
+    this.threads.record(threadId);
+    const offset = query.offset ?? 0;
+    const limit = query.limit ?? 10;
+    return this.order
+      .map((id) => this.runs.get(id)!)
+      .filter((r) => r.thread_id === threadId && (query.status ? r.status === query.status : true))
+      .reverse()
+      .slice(offset, offset + limit)
+      .map(view);
+  }
+
+  /** Resolves once the run has a final status. */
+  whenFinished(run: RunRecord): Promise<RunRecord> {
+    if (isFinal(run.status)) return Promise.resolve(run);
+    return new Promise((resolve) => {
+      const listener = (event: RunEvent | 'end') => {
+        if (event !== 'end') return;
+        run.listeners.delete(listener);
+        resolve(run);
+      };
+      run.listeners.add(listener);
+    });
+  }
+
+  /** What wait and join answer: the final state values, or the error. */
+  result(run: RunRecord): Values {
+    if (run.status === 'error' && run.error) return { __error__: run.error };
+    const last = [...run.events].reverse().find((e) => e.event === 'values');
+    return (last?.data as Values | undefined) ?? {};
+  }
+
+  private record(thread: ThreadRecord, assistantId: string, graphId: string, body: CreateRun, strategy: MultitaskStrategy, temporary: boolean): RunRecord {
+    const now = this.env.clock.iso();
+    const runId = this.env.ids.uuid();
+    const { update, controls } = splitInput(body.input ?? undefined);
+    const streamMode = body.stream_mode === undefined ? DEFAULT_STREAM_MODES : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+    const metadata = { ...(body.metadata ?? {}) };
+    const run: RunRecord = {
+      run_id: runId,
+      thread_id: thread.thread_id,
+      assistant_id: assistantId,
+      created_at: now,
+      updated_at: now,
+      status: 'pending',
+      metadata,
+      kwargs: {
+        input: body.input ?? null,
+        config: { ...(body.config ?? {}), configurable: { ...((body.config?.configurable as Values | undefined) ?? {}), thread_id: thread.thread_id, run_id: runId, graph_id: graphId, assistant_id: assistantId } },
+        stream_mode: streamMode,
+        webhook: body.webhook ?? null,
+        temporary,
+      },
+      multitask_strategy: strategy,
+      webhook: body.webhook,
+      temporary,
+      events: [],
+      controls,
+      update: body.input === null ? null : update,
+      listeners: new Set(),
+    };
+    this.runs.set(runId, run);
+    this.order.push(runId);
+    this.emit(run, 'metadata', { run_id: runId, attempt: 1 });
+    return run;
+  }
+
+  private active(threadId: string): RunRecord[] {
+    return this.order.map((id) => this.runs.get(id)!).filter((r) => r.thread_id === threadId && !isFinal(r.status));
+  }
+
+  /** Starts the thread's oldest pending run when nothing runs on it. */
+  private startNext(thread: ThreadRecord): void {
+    const active = this.active(thread.thread_id);
+    if (active.some((r) => r.status === 'running')) return;
+    const next = active.find((r) => r.status === 'pending');
+    if (next) this.execute(next, thread);
+  }
+
+  private execute(run: RunRecord, thread: ThreadRecord): void {
+    const graph = findGraph(thread.metadata.graph_id) ?? findGraph(this.assistants.get(run.assistant_id).graph_id)!;
+    if (thread.metadata.graph_id === undefined) thread.metadata.graph_id = graph.graphId;
+    run.status = 'running';
+    run.run_started_at = this.env.clock.iso();
+    run.updated_at = run.run_started_at;
+    const last = thread.checkpoints.at(-1);
+    let pending: string[];
+    if (run.update === null && last && last.next.length > 0) {
+      pending = [...last.next];
+    } else {
+      const values = applyUpdate(graph, last?.values ?? {}, run.update ?? {});
+      this.checkpoint(run, thread, values, graph.nodes.slice(0, 1), 'input', { __input__: run.update ?? {} });
+      pending = [...graph.nodes];
+    }
+    this.step(run, thread, graph, pending);
+  }
+
+  /** Runs the pending nodes in order; a delay or an interrupt before the last node pauses. */
+  private step(run: RunRecord, thread: ThreadRecord, graph: GraphDefinition, pending: string[]): void {
+    while (pending.length > 0) {
+      if (run.status !== 'running') return;
+      const node = pending[0];
+      const isLast = pending.length === 1;
+      if (isLast && run.controls.interrupt) {
+        run.controls.interrupt = false;
+        this.finish(run, thread, 'success');
+        return;
+      }
+      if (isLast && run.controls.delayMs > 0) {
+        const delay = run.controls.delayMs;
+        run.controls.delayMs = 0;
+        run.cancelDelay = this.env.clock.schedule(this.env.clock.now() + delay, () => this.step(run, thread, graph, pending));
+        return;
+      }
+      this.emit(run, 'events', { event: 'on_chain_start', name: node, run_id: run.run_id, tags: [`graph:step:${this.stepOf(thread) + 1}`], metadata: { langgraph_node: node }, data: {} });
+      if (isLast && run.controls.fail) {
+        this.finish(run, thread, 'error', { error: 'SimulatedNodeError', message: `node '${node}' failed because the run's input asked for it (fail: true)` });
+        return;
+      }
+      const before = thread.checkpoints.at(-1)?.values ?? {};
+      const writes = graph.write(node, before);
+      const values = applyUpdate(graph, before, writes);
+      pending = pending.slice(1);
+      this.emit(run, 'updates', { [node]: writes });
+      this.emit(run, 'events', { event: 'on_chain_end', name: node, run_id: run.run_id, tags: [`graph:step:${this.stepOf(thread) + 1}`], metadata: { langgraph_node: node }, data: { output: writes } });
+      this.checkpoint(run, thread, values, pending.slice(0, 1), 'loop', { [node]: writes });
+    }
+    this.finish(run, thread, 'success');
+  }
+
+  private stepOf(thread: ThreadRecord): number {
+    return thread.checkpoints.at(-1)?.step ?? -1;
+  }
+
+  private checkpoint(run: RunRecord, thread: ThreadRecord, values: Values, next: string[], source: 'input' | 'loop', writes: Values): void {
+    this.threads.writeCheckpoint(thread, { values, next, source, writes, extra: { run_id: run.run_id } });
+    this.emit(run, 'values', values);
+    this.emit(run, 'debug', { type: 'checkpoint', step: this.stepOf(thread), payload: { values, next } });
+  }
+
+  /** Cancels an in-flight run for `rollback`: it and everything it wrote are deleted. */
+  private rollback(run: RunRecord, thread: ThreadRecord): void {
+    run.cancelDelay?.();
+    thread.checkpoints = thread.checkpoints.filter((c) => c.extra.run_id !== run.run_id);
+    run.status = 'interrupted';
+    this.runs.delete(run.run_id);
+    this.order = this.order.filter((id) => id !== run.run_id);
+    this.emit(run, 'error', { error: 'RunRolledBack', message: 'the run was rolled back by a later run (multitask_strategy rollback)' });
+    this.close(run);
+  }
+
+  /** Ends a run; `startNext` is false while a new run is replacing the in-flight ones. */
+  private finish(run: RunRecord, thread: ThreadRecord, status: RunStatus, error?: RunError, startNext = true): void {
+    if (isFinal(run.status)) return;
+    run.cancelDelay?.();
+    run.status = status;
+    run.error = error;
+    run.run_started_at ??= this.env.clock.iso();
+    run.run_ended_at = this.env.clock.iso();
+    run.updated_at = run.run_ended_at;
+    if (error) this.emit(run, 'error', error);
+    const stillActive = this.active(thread.thread_id).length > 0;
+    const last = thread.checkpoints.at(-1);
+    thread.status = stillActive ? 'busy' : status === 'error' ? 'error' : last && last.next.length > 0 && status === 'success' ? 'interrupted' : 'idle';
+    thread.updated_at = run.run_ended_at;
+    this.hooks.onFinished?.(run, thread);
+    this.close(run);
+    if (run.temporary) this.threads.delete(thread.thread_id);
+    else if (startNext) this.startNext(thread);
+  }
+
+  private emit(run: RunRecord, event: string, data: unknown): void {
+    const entry: RunEvent = { id: run.events.length, event, data: structuredClone(data) };
+    run.events.push(entry);
+    for (const listener of [...run.listeners]) listener(entry);
+  }
+
+  private close(run: RunRecord): void {
+    for (const listener of [...run.listeners]) listener('end');
+  }
+}
+
+/** A run as the API answers it. */
+export function view(run: RunRecord): Run {
+  return structuredClone({
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    created_at: run.created_at,
+    updated_at: run.updated_at,
+    status: run.status,
+    metadata: run.metadata,
+    kwargs: run.kwargs,
+    multitask_strategy: run.multitask_strategy,
+  });
+}
+

@@ -1,0 +1,164 @@
+// The body of POST /runs/multipart, as the official client sends it (client-wire-formats.md
+// §1.5; platform-facts.md §3.2): parts `post.<id>` and `patch.<id>` carry a run, parts
+// `post|patch.<id>.<field>` one of its out-of-band fields, `feedback.<id>` a feedback and
+// `attachment.<run id>.<name>` raw bytes. The whole body may be gzip (or zstd, where the
+// runtime has it) encoded and may arrive chunked. Parsed with busboy.
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import busboy from 'busboy';
+import { ApiError, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { IngestOperation } from './runs.ts';
+
+type Json = Record<string, unknown>;
+
+export const RUN_FIELD_PARTS = ['inputs', 'outputs', 'events', 'extra', 'error', 'serialized'] as const;
+
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const RUN_PART = new RegExp(`^(post|patch)\\.(${UUID})$`);
+const FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})\\.(${RUN_FIELD_PARTS.join('|')})$`);
+const FEEDBACK_PART = new RegExp(`^feedback\\.(${UUID})$`);
+const ATTACHMENT_PART = new RegExp(`^attachment\\.(${UUID})\\.([^.]+)$`);
+
+interface Part {
+  name: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+// Node 22.15+ has zstd; the official client uses it only where its runtime does too.
+const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: (data: Buffer) => Buffer }).zstdDecompressSync;
+
+/** Content encodings this runtime can decode, for /info's instance flags. */
+export const SUPPORTS_ZSTD = typeof zstdDecompress === 'function';
+
+/** The operations of a multipart body, in the order of its parts. */
+export async function parseMultipart(raw: Buffer, headers: IncomingHttpHeaders): Promise<IngestOperation[]> {
+  const contentType = headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType)) {
+    throw new ApiError(415, `Unsupported Content-Type '${contentType || '(none)'}': send multipart/form-data with a boundary`);
+  }
+  return toOperations(await parts(decode(raw, headers['content-encoding']), contentType));
+}
+
+function decode(raw: Buffer, encoding: string | undefined): Buffer {
+  const name = (encoding ?? 'identity').trim().toLowerCase();
+  try {
+    if (name === 'identity' || name === '') return raw;
+    if (name === 'gzip' || name === 'x-gzip') return zlib.gunzipSync(raw);
+    if (name === 'zstd' && zstdDecompress) return zstdDecompress(raw);
+  } catch (error) {
+    throw new ApiError(400, `The body is not valid ${name} data: ${(error as Error).message}`);
+  }
+  throw new ApiError(415, `Unsupported Content-Encoding '${name}': send gzip${SUPPORTS_ZSTD ? ', zstd' : ''} or no encoding`);
+}
+
+/**
+ * busboy hands non-file parts over as text decoded with the part's charset, or the default
+ * one. Parsing twice, with latin1 and with UTF-8 as the default, recovers every part's exact
+ * bytes: where the two readings differ, the part declared no charset and latin1 maps its
+ * bytes one to one; where they agree, the text is the same either way.
+ */
+async function parts(body: Buffer, contentType: string): Promise<Part[]> {
+  const [latin1, utf8] = await Promise.all([read(body, contentType, 'latin1'), read(body, contentType, 'utf8')]);
+  return latin1.map((part, i) => ({
+    name: part.name,
+    mimeType: part.mimeType,
+    data: part.bytes ?? (part.text === utf8[i].text ? Buffer.from(part.text!, 'utf8') : Buffer.from(part.text!, 'latin1')),
+  }));
+}
+
+/** A part as busboy gives it: text for a field, bytes for a file (a part with a filename or octet-stream). */
+interface ReadPart {
+  name: string;
+  mimeType: string;
+  text?: string;
+  bytes?: Buffer;
+}
+
+function read(body: Buffer, contentType: string, defCharset: string): Promise<ReadPart[]> {
+  return new Promise((resolve, reject) => {
+    const found: ReadPart[] = [];
+    const malformed = (message: string) => reject(new ApiError(400, `Malformed multipart body: ${message}`));
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: { 'content-type': contentType }, defCharset, limits: { fieldSize: Infinity, fields: Infinity, parts: Infinity } });
+    } catch (error) {
+      malformed((error as Error).message);
+      return;
+    }
+    parser.on('field', (name, text, info) => found.push({ name, mimeType: info.mimeType, text }));
+    parser.on('file', (name, stream, info) => {
+      // Taken in its place now: the stream ends after later parts may have been read.
+      const part: ReadPart = { name, mimeType: info.mimeType, bytes: Buffer.alloc(0) };
+      found.push(part);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => (part.bytes = Buffer.concat(chunks)));
+    });
+    parser.on('error', (error: Error) => malformed(error.message));
+    parser.on('close', () => resolve(found));
+    Readable.from([body]).pipe(parser);
+  });
+}
+
+function toOperations(parts: Part[]): IngestOperation[] {
+  const issues: ValidationIssue[] = [];
+  const operations: IngestOperation[] = [];
+  const runs = new Map<string, { op: Extract<IngestOperation, { kind: 'post' | 'patch' }>; main: boolean }>();
+  const json = (part: Part): unknown => {
+    try {
+      return JSON.parse(part.data.toString('utf8'));
+    } catch (error) {
+      issues.push({ loc: [part.name], msg: `part is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' });
+      return undefined;
+    }
+  };
+  // A run's main part and its field parts may come in any order: they build one operation.
+  const runOp = (event: 'post' | 'patch', id: string) => {
+    const key = `${event}.${id.toLowerCase()}`;
+    let entry = runs.get(key);
+    if (!entry) {
+      const op = event === 'post' ? { kind: 'post' as const, run: {}, at: [key] } : { kind: 'patch' as const, id: id.toLowerCase(), run: {}, at: [key] };
+      entry = { op, main: false };
+      runs.set(key, entry);
+      operations.push(op);
+    }
+    return entry;
+  };
+  for (const part of parts) {
+    let m: RegExpExecArray | null;
+    if ((m = RUN_PART.exec(part.name))) {
+      const value = json(part);
+      if (value === undefined) continue;
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        issues.push({ loc: [part.name], msg: 'a run part holds a JSON object', type: 'model_type' });
+        continue;
+      }
+      const entry = runOp(m[1] as 'post' | 'patch', m[2]);
+      entry.main = true;
+      entry.op.run = { ...(value as Json), ...entry.op.run, id: (value as Json).id ?? m[2] };
+    } else if ((m = FIELD_PART.exec(part.name))) {
+      const value = json(part);
+      if (value !== undefined) runOp(m[1] as 'post' | 'patch', m[2]).op.run[m[3]] = value;
+    } else if ((m = FEEDBACK_PART.exec(part.name))) {
+      const value = json(part);
+      if (value === undefined) continue;
+      const feedback = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Json), id: (value as Json).id ?? m[1] } : (value as Json);
+      operations.push({ kind: 'feedback', feedback, at: [part.name] });
+    } else if ((m = ATTACHMENT_PART.exec(part.name))) {
+      operations.push({ kind: 'attachment', runId: m[1].toLowerCase(), name: m[2], attachment: { mimeType: part.mimeType, data: part.data }, at: [part.name] });
+    } else {
+      issues.push({
+        loc: [part.name],
+        msg: 'unknown part name: expected post.<id>, patch.<id>, post|patch.<id>.<inputs|outputs|events|extra|error|serialized>, feedback.<id> or attachment.<run id>.<name>',
+        type: 'value_error',
+      });
+    }
+  }
+  for (const [key, entry] of runs) {
+    if (!entry.main) issues.push({ loc: [key], msg: `field parts for ${key} without the part ${key} itself`, type: 'missing' });
+  }
+  if (issues.length > 0) throw unprocessable(`Invalid multipart body: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+  return operations;
+}

@@ -1,0 +1,88 @@
+// POST /v2/auth/authenticate (spec §2.4, §4.2): the first call for a user, provider and set
+// of scopes starts an OAuth flow and answers the `url` to visit; once the user has been
+// there (in the simulator: the url is on its admin path, and visiting it completes the flow)
+// the same call answers the `token`. `force_new` starts a new flow. The status values and
+// which fields are required follow the real service (platform-facts.md §5.2). Plain state.
+import { notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { IdGenerator } from '../ids.ts';
+
+export interface AuthenticateRequest {
+  provider?: string;
+  scopes?: string[];
+  user_id?: string;
+  ls_user_id?: string;
+  agent_id?: string;
+  use_agent_builder_public_oauth?: boolean;
+  force_new?: boolean;
+  token_id?: string;
+  is_default?: boolean;
+}
+
+export interface AuthenticateResult {
+  status: 'completed' | 'pending';
+  url: string | null;
+  auth_id: string | null;
+  token: string | null;
+  user_id: string | null;
+}
+
+interface Flow {
+  authId: string;
+  key: string;
+  url: string;
+  userId: string | null;
+  token?: string;
+}
+
+export const AUTHORIZE_PATH = '/__sim/oauth/authorize';
+
+export class OAuthFlows {
+  /** By auth_id. */
+  private readonly flows = new Map<string, Flow>();
+  /** The flow whose answer a caller gets now, by caller and request. */
+  private readonly current = new Map<string, string>();
+
+  constructor(private readonly env: { ids: IdGenerator }) {}
+
+  /** `origin` is the address the caller reached, to build a url it can visit. */
+  authenticate(workspaceId: string, body: AuthenticateRequest, origin: string): AuthenticateResult {
+    const issues: ValidationIssue[] = [];
+    if (body.provider === undefined) issues.push({ loc: ['body', 'provider'], msg: 'Field required: provider names the OAuth provider', type: 'missing' });
+    if (body.scopes === undefined) issues.push({ loc: ['body', 'scopes'], msg: 'Field required: scopes lists the requested scopes', type: 'missing' });
+    if (issues.length > 0) throw unprocessable(`Invalid request: ${issues.map((i) => i.msg).join('; ')}`, issues);
+
+    const userId = body.user_id ?? body.ls_user_id ?? null;
+    const key = JSON.stringify([workspaceId, body.provider, userId, body.agent_id ?? null, [...new Set(body.scopes)].sort(), body.use_agent_builder_public_oauth ?? false]);
+    const known = this.flows.get(this.current.get(key) ?? '');
+    if (known && !body.force_new) return result(known);
+    const authId = this.env.ids.uuid();
+    const url = `${origin}${AUTHORIZE_PATH}?auth_id=${authId}&provider=${encodeURIComponent(body.provider!)}`;
+    const flow: Flow = { authId, key, url, userId };
+    this.flows.set(authId, flow);
+    this.current.set(key, authId);
+    return result(flow);
+  }
+
+  has(authId: string): boolean {
+    return this.flows.has(authId.toLowerCase());
+  }
+
+  /** The user granted access: the flow's token exists from now on. */
+  complete(authId: string): AuthenticateResult {
+    const flow = this.flows.get(authId.toLowerCase());
+    if (!flow) throw notFound(`No OAuth flow ${authId}`);
+    flow.token ??= `apcsim-oauth-${this.env.ids.uuid()}`;
+    return result(flow);
+  }
+
+  clear(): void {
+    this.flows.clear();
+    this.current.clear();
+  }
+}
+
+function result(flow: Flow): AuthenticateResult {
+  return flow.token
+    ? { status: 'completed', url: null, auth_id: flow.authId, token: flow.token, user_id: flow.userId }
+    : { status: 'pending', url: flow.url, auth_id: flow.authId, token: null, user_id: flow.userId };
+}

@@ -1,0 +1,58 @@
+// The platform API of one region (spec §1): its runs, experiments and OAuth flows. The US
+// and EU regions are two instances, each holding its own data.
+import type { VirtualClock } from '../clock.ts';
+import type { IdGenerator } from '../ids.ts';
+import { ExperimentStore } from './experiments.ts';
+import { SUPPORTS_ZSTD } from './multipart.ts';
+import { OAuthFlows } from './oauth.ts';
+import { RunStore } from './runs.ts';
+
+export type Region = 'us' | 'eu';
+
+export interface InstanceFlags {
+  gzip_body_enabled: boolean;
+  zstd_compression_enabled: boolean;
+}
+
+export class PlatformApi {
+  readonly runs: RunStore;
+  readonly experiments: ExperimentStore;
+  readonly oauth: OAuthFlows;
+  /** What GET /info advertises; the official client compresses multipart bodies as these allow. */
+  instanceFlags: InstanceFlags = { gzip_body_enabled: false, zstd_compression_enabled: false };
+
+  constructor(
+    readonly region: Region,
+    env: { clock: VirtualClock; ids: IdGenerator },
+  ) {
+    this.runs = new RunStore(env);
+    this.experiments = new ExperimentStore({ ...env, runs: this.runs });
+    this.oauth = new OAuthFlows(env);
+  }
+
+  /** GET /info as the official client reads it (client-wire-formats.md §1.8; platform-facts.md §3.6). */
+  info() {
+    return {
+      version: '0.16.0',
+      license_expiration_time: null,
+      batch_ingest_config: {
+        use_multipart_endpoint: true,
+        scale_up_qsize_trigger: 1000,
+        scale_up_nthreads_limit: 16,
+        scale_down_nempty_trigger: 4,
+        size_limit: 100,
+        size_limit_bytes: 20_971_520,
+      },
+      instance_flags: { ...this.instanceFlags, zstd_compression_enabled: this.instanceFlags.zstd_compression_enabled && SUPPORTS_ZSTD },
+      customer_info: null,
+      region: this.region,
+    };
+  }
+
+  reset(): void {
+    this.runs.clear();
+    this.experiments.clear();
+    this.oauth.clear();
+    this.instanceFlags = { gzip_body_enabled: false, zstd_compression_enabled: false };
+  }
+}
