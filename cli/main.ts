@@ -11,6 +11,7 @@ import { DEFAULT_SEED, startSimulator } from '../simulator/simulator.ts';
 import { RecordingProxy, toHar } from '../suites/proxy/recording-proxy.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { compareToBaseline } from '../reports/baseline.ts';
+import { loadExpectations } from '../reports/expectations.ts';
 
 const NAME = 'agent-platform-conformance';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,10 +44,16 @@ Options:
   --plane <name>        run one plane's suites only (${PLANES.join(', ')}); repeatable
   --grep <regexp>       run only tests whose title or rule tag matches
   --baseline <file>     an earlier report.json: exit 1 when a rule that passed there fails now
+  --expectations <file> a YAML list of the rules this target is known not to pass, with
+                        reasons: exit 1 only on a verdict that differs from it (unexpected
+                        passes included)
   -h, --help            this help
 
-Exit codes: 0 no MUST rule failed (and no regression against --baseline);
-            1 a MUST rule failed, or a baseline rule regressed; 2 usage or target error.`,
+Exit codes: 0 no MUST rule failed (with --expectations: every verdict as expected), and
+              no regression against --baseline;
+            1 a MUST rule failed (with --expectations: a verdict differs from them), or a
+              baseline rule regressed;
+            2 usage or target error.`,
   simulate: `Usage: ${NAME} simulate [options]
 
 Starts the simulator on 127.0.0.1 and prints the base URL of each plane. Its admin path
@@ -118,6 +125,7 @@ async function run(args: string[]): Promise<number> {
     plane: { type: 'string', multiple: true },
     grep: { type: 'string' },
     baseline: { type: 'string' },
+    expectations: { type: 'string' },
   });
   if (values.help) {
     console.log(HELP.run);
@@ -127,6 +135,14 @@ async function run(args: string[]): Promise<number> {
   for (const plane of planes) if (!(PLANES as readonly string[]).includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
   const baseline = values.baseline as string | undefined;
   if (baseline && !existsSync(baseline)) throw new UsageError(`--baseline ${baseline} does not exist`);
+  const expectations = values.expectations === undefined ? undefined : resolve(values.expectations as string);
+  if (expectations) {
+    try {
+      loadExpectations(expectations);
+    } catch (error) {
+      throw new UsageError(`--expectations: ${(error as Error).message}`);
+    }
+  }
   const outDir = resolve((values.out as string | undefined) ?? 'conformance-report');
   const reportFile = join(outDir, 'report.json');
   if (existsSync(reportFile)) writeFileSync(reportFile, '');
@@ -144,6 +160,8 @@ async function run(args: string[]): Promise<number> {
         APC_TARGET: (values.target as string | undefined) ?? '',
         APC_OUT: outDir,
         APC_SEED: (values.seed as string | undefined) ?? DEFAULT_SEED,
+        APC_EXPECTATIONS: expectations ?? '',
+
       },
     });
     child.on('exit', (status) => done(status ?? EXIT.usage));
@@ -155,7 +173,8 @@ async function run(args: string[]): Promise<number> {
     return EXIT.usage;
   }
   const report = JSON.parse(text) as ConformanceReport;
-  let failed = report.summary.mustFailures > 0;
+  // With expectations, only a departure from them fails the run; else any MUST failure does.
+  let failed = report.summary.unexpected ? report.summary.unexpected.length > 0 : report.summary.mustFailures > 0;
   if (report.unknownRuleTags.length > 0) {
     console.error(`${NAME}: tests are tagged with rules that are not in specs/rules.yaml: ${report.unknownRuleTags.map((u) => u.tag).join(', ')}`);
     failed = true;

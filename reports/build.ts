@@ -1,5 +1,6 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
 import type { Rule } from '../specs/contract.ts';
+import { isExpected, type ExpectationsFile } from './expectations.ts';
 import { emptyVerdicts, type ConformanceReport, type RecordedExchange, type RuleResult, type TestOutcome, type Verdict } from './model.ts';
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
@@ -15,6 +16,7 @@ export interface BuildInput {
   target: ConformanceReport['target'];
   seed: string;
   tool: ConformanceReport['tool'];
+  expectations?: ExpectationsFile;
 }
 
 /**
@@ -66,6 +68,16 @@ export function buildReport(input: BuildInput): ConformanceReport {
       tests,
     };
   });
+  const unexpected: string[] = [];
+  if (input.expectations) {
+    const byId = new Map(input.expectations.expected.map((e) => [e.rule, e]));
+    for (const rule of rules) {
+      const expectation = byId.get(rule.id);
+      if (expectation) rule.expected = { verdict: expectation.verdict, reason: expectation.reason };
+      rule.asExpected = isExpected(rule.verdict, expectation);
+      if (!rule.asExpected) unexpected.push(rule.id);
+    }
+  }
 
   const verdicts = emptyVerdicts();
   const byPlane: ConformanceReport['summary']['byPlane'] = {};
@@ -92,6 +104,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
       verdicts,
       mustFailures: rules.filter((r) => r.level === 'MUST' && r.verdict === 'fail').length,
       shouldFailures: rules.filter((r) => r.level === 'SHOULD' && r.verdict === 'fail').length,
+      ...(input.expectations ? { unexpected } : {}),
       byPlane,
     },
     rules,

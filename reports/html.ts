@@ -48,16 +48,19 @@ ${violations}<pre>${esc(`${e.request.method} ${e.request.url}\n${headers(e.reque
 function testBlock(report: ConformanceReport, test: TestOutcome): string {
   const detail = test.error ? `<pre class="v-fail">${esc(test.error)}</pre>` : test.reason ? `<div class="muted">${esc(test.reason)}</div>` : '';
   const observed = test.observed.map((o) => `<div class="v-observed">observed: ${esc(o)}</div>`).join('');
-  const expected = test.expected ? `<div class="muted">expected to fail on this target: ${esc(test.expected.reason)}</div>` : '';
   return `<div class="test"><span class="v v-${test.status === 'passed' ? 'pass' : test.status === 'skipped' ? 'skipped' : 'fail'}">${esc(test.status)}</span> ${esc(test.title)} <span class="muted">${esc(test.file)}</span>
-${detail}${observed}${expected}${test.exchanges.map((id) => exchangeBlock(report.exchanges[id], id)).join('\n')}</div>`;
+${detail}${observed}${test.exchanges.map((id) => exchangeBlock(report.exchanges[id], id)).join('\n')}</div>`;
 }
 
 function ruleRow(report: ConformanceReport, rule: RuleResult): string {
+  const expectation = rule.expected
+    ? `<div class="muted">expected on this target: ${esc(rule.expected.verdict)} (${esc(rule.expected.reason)})</div>`
+    : '';
+  const surprise = rule.asExpected === false ? '<div class="v-fail">unexpected on this target</div>' : '';
   const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : '<div class="muted">no test checks this rule yet</div>';
   return `<tr class="rule" id="${esc(rule.id)}" data-verdict="${rule.verdict}">
 <td class="v v-${rule.verdict}">${esc(rule.verdict)}</td><td><code>${esc(rule.id)}</code></td><td>${esc(rule.level)}</td><td>${esc(rule.plane)}</td><td>§${esc(rule.section)}</td>
-<td>${esc(rule.text)}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
+<td>${esc(rule.text)}${expectation}${surprise}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
 }
 
 export function toHtml(report: ConformanceReport): string {

@@ -34,6 +34,9 @@ export function toMarkdown(report: ConformanceReport): string {
     `| **all** | ${s.rules} | ${s.covered} | ${s.verdicts.pass} | ${s.verdicts.fail} | ${s.verdicts.skipped} | ${s.verdicts['not-tested']} | ${s.verdicts.observed} |`,
     '',
   ];
+  if (s.unexpected) {
+    lines.push('## Against the expectations', '', s.unexpected.length === 0 ? 'Every verdict is as expected.' : '', ...report.rules.filter((r) => r.asExpected === false).map((r) => `- **${r.id}**: ${r.verdict}, expected ${r.expected?.verdict ?? 'not fail'}${r.expected ? ` (${r.expected.reason})` : ''}`), '');
+  }
   const failed = report.rules.filter((r) => r.verdict === 'fail');
   if (failed.length > 0) lines.push('## Failures', '', ...failed.flatMap((r) => failureBlock(report, r)));
   if (report.unknownRuleTags.length > 0) {

@@ -19,8 +19,6 @@ export interface TestOutcome {
   observed: string[];
   /** Ids of the exchanges this test made (see ConformanceReport.exchanges). */
   exchanges: string[];
-  /** Whether the failure was expected for this target (expectations file). */
-  expected?: { status: 'fail'; reason: string };
 }
 
 export interface RuleResult {
@@ -32,6 +30,10 @@ export interface RuleResult {
   text: string;
   verdict: Verdict;
   tests: TestOutcome[];
+  /** What the target's expectations file says of this rule (only rules it lists). */
+  expected?: { verdict: Verdict; reason: string };
+  /** False when the verdict differs from the expectations (only with an expectations file). */
+  asExpected?: boolean;
 }
 
 /** An exchange as the report keeps it: no wall-clock times, so the same run gives the same report. */
@@ -49,6 +51,8 @@ export interface ConformanceReport {
     verdicts: Record<Verdict, number>;
     mustFailures: number;
     shouldFailures: number;
+    /** Rules whose verdict differs from the expectations file, when one was given. */
+    unexpected?: string[];
     byPlane: Record<string, { rules: number; covered: number; verdicts: Record<Verdict, number> }>;
   };
   rules: RuleResult[];

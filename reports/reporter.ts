@@ -6,6 +6,7 @@ import { contract, type Endpoint } from '../specs/contract.ts';
 import { RULE_FAILED } from '../suites/checks/attribution.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
 import { buildReport, RULE_TAG } from './build.ts';
+import { loadExpectations } from './expectations.ts';
 import type { RecordedExchange, TestOutcome } from './model.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 
@@ -71,13 +72,16 @@ export default class ConformanceReporter implements Reporter {
       },
       seed: run?.seed ?? 'unknown',
       tool: TOOL,
+      expectations: process.env.APC_EXPECTATIONS ? loadExpectations(process.env.APC_EXPECTATIONS) : undefined,
     });
     writeReport(outDir, report);
     const s = report.summary;
     console.log(
       `\nConformance: ${s.rules} rules, ${s.covered} tested (${(s.coverage * 100).toFixed(1)}%): ` +
         `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST), ${s.verdicts.skipped} skipped, ` +
-        `${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed.\nReport: ${resolve(outDir, REPORT_FILES.html)}`,
+        `${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed.` +
+        (s.unexpected ? ` Unexpected against the expectations: ${s.unexpected.length ? s.unexpected.join(', ') : 'none'}.` : '') +
+        `\nReport: ${resolve(outDir, REPORT_FILES.html)}`,
     );
   }
 }

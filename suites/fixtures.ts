@@ -2,6 +2,7 @@
 // the simulator's powers where the target has them, and the evidence of each test.
 import { test as base, expect } from '@playwright/test';
 import type { Endpoint } from '../specs/contract.ts';
+import type { CredentialRole, SimulatorCredentials } from '../simulator/auth/workspaces.ts';
 import type { Capability } from '../simulator/simulator.ts';
 import { ApiClient } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
@@ -19,9 +20,27 @@ export class SimulatorAdmin {
   }
 }
 
+/**
+ * Lets time pass for a test on any target: the virtual clock is advanced where the target
+ * has one, real time passes elsewhere. Runs asked to wait (`delay_ms`) finish after it.
+ */
+export interface Time {
+  pass(ms: number): Promise<void>;
+  virtual: boolean;
+}
+
 interface TestFixtures {
   agent: ApiClient;
+  /** The control plane, with the target's API key. */
+  controlPlane: ApiClient;
+  /** The platform API of the US region, with the target's API key. */
+  platform: ApiClient;
+  /** The platform API of the EU region, with the target's API key. */
+  platformEu: ApiClient;
+  /** Keys of several workspaces and a bearer token; skips on a target that publishes none. */
+  credentials: Credentials;
   clock: SimulatorAdmin;
+  time: Time;
   /** Records what a target did for an `unspecified` rule; the report shows it, never fails it. */
   observe: (ruleId: string, observation: string) => void;
   /** A value unique to this test, to keep its data apart from other tests' on a shared target. */
@@ -31,16 +50,67 @@ interface TestFixtures {
 
 interface WorkerFixtures {
   run: RunContext;
+  /** The simulator's published credentials (/__sim/info), when the target is a simulator. */
+  simulatorCredentials: SimulatorCredentials | undefined;
+}
+
+/**
+ * The credentials of several workspaces that the simulator publishes (spec §5), for tests
+ * of workspace selection and isolation, which need more than the target's one API key.
+ */
+export class Credentials {
+  constructor(
+    readonly published: SimulatorCredentials,
+    private readonly run: RunContext,
+    private readonly testId: string,
+  ) {}
+
+  apiKey(role: CredentialRole): string {
+    const found = this.published.api_keys.find((k) => k.role === role);
+    if (!found) throw new Error(`the simulator publishes no API key with role ${role}`);
+    return found.key;
+  }
+
+  /** The workspaces a key of this role is linked to, its default first when it has one. */
+  workspaces(role: CredentialRole): string[] {
+    const found = this.published.api_keys.find((k) => k.role === role)!;
+    return [...new Set([...(found.default_workspace ? [found.default_workspace] : []), ...found.workspaces])];
+  }
+
+  get bearerToken(): { token: string; workspaces: string[]; default_workspace: string | null } {
+    return this.published.bearer_tokens[0];
+  }
+
+  /** A client of `endpoint` (through the proxy) sending this API key, or none. */
+  client(endpoint: Endpoint, apiKey?: string): ApiClient {
+    return clientWithKey(this.run, endpoint, this.testId, apiKey)!;
+  }
 }
 
 export function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient | undefined {
-  const url = run.proxies[endpoint];
-  if (!url) return undefined;
   const apiKey = run.target.apiKeyEnv ? process.env[run.target.apiKeyEnv] : undefined;
-  return new ApiClient(url, { testId, apiKey });
+  return clientWithKey(run, endpoint, testId, apiKey);
 }
 
-function requireCapability(run: RunContext, capability: Capability): void {
+/** A client of `endpoint` through the recording proxy that sends `apiKey` as X-Api-Key (none when undefined). */
+export function clientWithKey(run: RunContext, endpoint: Endpoint, testId: string, apiKey: string | undefined): ApiClient | undefined {
+  const url = run.proxies[endpoint];
+  return url ? new ApiClient(url, { testId, apiKey }) : undefined;
+}
+
+/** The target's API key: from its config's api_key_env, or the simulator's primary key. */
+function apiKeyOf(run: RunContext, credentials: SimulatorCredentials | undefined): string | undefined {
+  if (run.target.apiKeyEnv) return process.env[run.target.apiKeyEnv];
+  return credentials?.api_keys.find((k) => k.role === 'primary')?.key;
+}
+
+function planeClient(run: RunContext, credentials: SimulatorCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
+  const api = clientWithKey(run, endpoint, testId, apiKeyOf(run, credentials));
+  test.skip(!api, `target '${run.target.name}' names no ${endpoint} URL`);
+  return api!;
+}
+
+export function requireCapability(run: RunContext, capability: Capability): void {
   test.skip(
     !run.target.capabilities.includes(capability),
     `needs the '${capability}' capability, which target '${run.target.name}' does not have`,
@@ -49,6 +119,33 @@ function requireCapability(run: RunContext, capability: Capability): void {
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   run: [async ({}, use) => use(runContext()), { scope: 'worker' }],
+
+  simulatorCredentials: [
+    async ({ run }, use) => {
+      if (!run.target.capabilities.includes('workspace-credentials') || !run.target.adminUrl) return use(undefined);
+      const response = await fetch(`${run.target.adminUrl}/__sim/info`);
+      await use(response.ok ? ((await response.json()) as { credentials?: SimulatorCredentials }).credentials : undefined);
+    },
+    { scope: 'worker' },
+  ],
+
+  controlPlane: async ({ run, simulatorCredentials }, use, testInfo) => {
+    await use(planeClient(run, simulatorCredentials, 'control-plane', testInfo.testId));
+  },
+
+  platform: async ({ run, simulatorCredentials }, use, testInfo) => {
+    await use(planeClient(run, simulatorCredentials, 'platform-api', testInfo.testId));
+  },
+
+  platformEu: async ({ run, simulatorCredentials }, use, testInfo) => {
+    await use(planeClient(run, simulatorCredentials, 'platform-api-eu', testInfo.testId));
+  },
+
+  credentials: async ({ run, simulatorCredentials }, use, testInfo) => {
+    requireCapability(run, 'workspace-credentials');
+    test.skip(!simulatorCredentials, `target '${run.target.name}' publishes no credentials at /__sim/info`);
+    await use(new Credentials(simulatorCredentials!, run, testInfo.testId));
+  },
 
   agent: async ({ run }, use, testInfo) => {
     const api = client(run, 'agent-server', testInfo.testId);
@@ -60,6 +157,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     requireCapability(run, 'virtual-clock');
     const url = run.target.adminUrl!;
     await use(new SimulatorAdmin(new ApiClient(url, { testId: testInfo.testId })));
+  },
+
+  time: async ({ run }, use, testInfo) => {
+    const virtual = run.target.capabilities.includes('virtual-clock');
+    const admin = virtual ? new SimulatorAdmin(new ApiClient(run.target.adminUrl!, { testId: testInfo.testId })) : undefined;
+    await use({
+      virtual,
+      pass: async (ms) => {
+        if (admin) await admin.advance(ms);
+        else await new Promise((resolve) => setTimeout(resolve, ms));
+      },
+    });
   },
 
   observe: async ({}, use, testInfo) => {

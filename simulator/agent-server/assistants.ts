@@ -1,6 +1,6 @@
 // Assistants (§2.10): a default assistant per graph, found by its UUID or its graph id.
 import { createHash } from 'node:crypto';
-import { notFound } from '../http/errors.ts';
+import { ApiError, notFound } from '../http/errors.ts';
 import { GRAPHS } from './graphs.ts';
 
 export interface Assistant {
@@ -58,6 +58,18 @@ export class AssistantStore {
       throw notFound(`No assistant found for "${idOrGraph}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
     }
     return structuredClone(found);
+  }
+
+  /** The assistant a run names: a UUID or a graph id (422 for anything else, as the reference). */
+  forRun(idOrGraph: string): Assistant {
+    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrGraph);
+    if (!isUuid && !GRAPHS.some((g) => g.graphId === idOrGraph)) {
+      throw new ApiError(
+        422,
+        `Invalid assistant: '${idOrGraph}'. Must be either: a valid assistant UUID, or one of the registered graphs: ${GRAPHS.map((g) => g.graphId).join(', ')}`,
+      );
+    }
+    return this.get(idOrGraph);
   }
 
   search(query: { limit?: number; offset?: number; graph_id?: string; metadata?: Record<string, unknown> }): Assistant[] {

@@ -6,6 +6,9 @@ import { modesOf, streamRun, waitForResult } from './stream.ts';
 import type { Superstep, ThreadSearch } from './threads.ts';
 
 type Json = Record<string, unknown>;
+
+/** The version the simulator answers as: it implements every feature of §9. */
+export const SERVER_INFO = { version: '0.10.0', context: 'simulator', flags: { assistants: true, crons: true, langsmith: false } };
 const json = (req: Request): Json => (req.body ?? {}) as Json;
 
 /** Where a run lives: the SDK reads it to learn the run and thread ids (platform-facts §1.5). */
@@ -21,6 +24,8 @@ export function agentServerRoutes({ threads, runs, assistants }: AgentServer): R
   const wait = async (run: RunRecord) => ({ body: await waitForResult(runs, run), headers: location(run) });
 
   return [
+    route('GET', '/info', 'getServerInfo', () => ({ body: SERVER_INFO })),
+    route('GET', '/ok', 'getOk', () => ({ body: { ok: true } })),
     route('POST', '/threads', 'createThread', (req) => {
       const body = json(req);
       return { body: threads.create({ metadata: body.metadata as Json | undefined, supersteps: body.supersteps as Superstep[] | undefined }) };

@@ -97,7 +97,7 @@ export class RunStore {
   /** Creates a run on a thread, applying the multitask strategy when the thread is busy. */
   create(threadId: string, body: CreateRun): RunRecord {
     const thread = this.threads.record(threadId);
-    const assistant = this.assistants.get(body.assistant_id);
+    const assistant = this.assistants.forRun(body.assistant_id);
     const strategy = body.multitask_strategy ?? DEFAULT_MULTITASK_STRATEGY;
     if (body.webhook !== undefined) this.hooks.checkWebhook?.(body.webhook);
     const inFlight = this.active(thread.thread_id);
@@ -119,7 +119,7 @@ export class RunStore {
 
   /** A stateless run: a temporary thread that is deleted when the run ends. */
   createStateless(body: CreateRun): RunRecord {
-    const assistant = this.assistants.get(body.assistant_id);
+    const assistant = this.assistants.forRun(body.assistant_id);
     if (body.webhook !== undefined) this.hooks.checkWebhook?.(body.webhook);
     const created = this.threads.create({ metadata: { graph_id: assistant.graph_id } });
     const thread = this.threads.record(created.thread_id);

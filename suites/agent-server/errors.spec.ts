@@ -1,0 +1,103 @@
+// §4, §5, §7, §9: error shapes, bad input and what refused requests leave behind.
+import fc from 'fast-check';
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import { assertProperty } from '../property.ts';
+import { newThread, readState, startRun, join, type Run } from './runs.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+test('payloads other than streams are JSON, and JSON bodies are accepted', { tag: '@ERROR-JSON-PAYLOADS-AGENT' }, async ({ agent }) => {
+  const created = await agent.post<{ thread_id: string }>('/threads', { metadata: { k: 'v' } });
+  expectStatus(created, [200, 201]);
+  const id = created.json.thread_id;
+  const answers = [
+    created,
+    await agent.get(`/threads/${id}`),
+    await agent.post('/threads/search', { limit: 1 }),
+    await agent.get(`/threads/${id}/state`),
+    await agent.post(`/threads/${id}/history`, {}),
+    await agent.post('/assistants/search', {}),
+  ];
+  for (const res of answers) {
+    expectStatus(res, 200);
+    expect(res.headers['content-type'] ?? '', res.describe('JSON')).toMatch(/application\/json/);
+    expect(() => JSON.parse(res.text), res.describe('parses as JSON')).not.toThrow();
+  }
+});
+
+test('an error body is a JSON object whose detail is a string', { tag: '@ERROR-SHAPE-AGENT' }, async ({ agent }) => {
+  for (const res of [await agent.get(`/threads/${UNKNOWN}`), await agent.post('/threads/search', { limit: 'x' })]) {
+    expectJsonError(res);
+    expect(typeof (res.json as { detail?: unknown }).detail, res.describe('detail is a string')).toBe('string');
+  }
+});
+
+test('every endpoint answers arbitrary bad input with a 4xx JSON error, never a 5xx', { tag: '@ERROR-BAD-INPUT-AGENT' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const endpoints = ['/threads', '/threads/search', `/threads/${thread}/history`, `/threads/${thread}/runs`, `/threads/${thread}/runs/wait`, '/runs/wait', '/assistants/search'];
+  // Bodies that are not valid for any of these endpoints: wrong JSON types or broken JSON.
+  const badBody = fc.oneof(
+    fc.constantFrom('{', '{"a":', '[1,', 'null x', '"unterminated'),
+    fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.array(fc.integer())).map((v) => JSON.stringify(v)),
+    fc.record({ limit: fc.oneof(fc.string(), fc.constant(-5), fc.double({ noInteger: true })), metadata: fc.oneof(fc.string(), fc.integer()) }).map((v) => JSON.stringify(v)),
+  );
+  await assertProperty(
+    fc.asyncProperty(fc.constantFrom(...endpoints), badBody, async (path, body) => {
+      const res = await agent.post(path, undefined, { rawBody: body, headers: { 'content-type': 'application/json' } });
+      expectJsonError(res);
+    }),
+    { numRuns: 40 },
+  );
+  for (const path of [`/threads/not-a-uuid`, `/threads/not-a-uuid/state`, `/threads/${thread}/runs/not-a-uuid`]) expectJsonError(await agent.get(path));
+});
+
+test('a refused request changes nothing: no run, no state change', { tag: '@ERROR-REFUSED-UNCHANGED-AGENT' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { input: { topic: 'before' } });
+  await join(agent, thread, run.run_id);
+  const before = await readState(agent, thread);
+  const refusals = [
+    await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'x' }, multitask_strategy: 'bogus' }),
+    await agent.post(`/threads/${thread}/runs`, { assistant_id: UNKNOWN, input: { topic: 'x' } }),
+    await agent.post(`/threads/${thread}/runs/wait`, { input: { topic: 'x' } }),
+  ];
+  for (const res of refusals) expectJsonError(res);
+  const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  expect(preconditionArray(runs, 'list the runs').map((r) => r.run_id), 'no run was created').toEqual([run.run_id]);
+  expect(await readState(agent, thread), 'the state is unchanged').toEqual(before);
+});
+
+test('which status unknown ids get', { tag: '@ERROR-UNKNOWN-ID-STATUS-AGENT' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const statuses = [
+    `thread ${(await agent.get(`/threads/${UNKNOWN}`)).status}`,
+    `run ${(await agent.get(`/threads/${thread}/runs/${UNKNOWN}`)).status}`,
+    `assistant ${(await agent.get(`/assistants/${UNKNOWN}`)).status}`,
+    `copy ${(await agent.post(`/threads/${UNKNOWN}/copy`)).status}`,
+  ];
+  observe('ERROR-UNKNOWN-ID-STATUS-AGENT', statuses.join(', '));
+});
+
+test('whether the agent server asks for credentials', { tag: '@AUTH-AGENT-SERVER' }, async ({ agent, observe }) => {
+  const res = await agent.get('/threads/search'.replace('search', UNKNOWN), { headers: { 'x-api-key': '' } });
+  const created = await agent.post('/threads', {}, { headers: { 'x-api-key': '' } });
+  observe('AUTH-AGENT-SERVER', `without an API key: GET thread → ${res.status}, POST /threads → ${created.status}`);
+});
+
+test('missing or invalid credentials answer 401 or 403 with a JSON error and change nothing', { tag: '@AUTH-AGENT-MISSING-CREDENTIALS' }, async ({ agent, scope }) => {
+  const open = await agent.post('/threads/search', { limit: 1 }, { headers: { 'x-api-key': 'apc-invalid-key' } });
+  test.skip(open.status < 400, 'the target serves the agent server without credentials, so there is nothing to refuse');
+  const refused = await agent.post('/threads', { metadata: { apc_scope: scope } }, { headers: { 'x-api-key': 'apc-invalid-key' } });
+  expectJsonError(refused, [401, 403]);
+  const found = await agent.post('/threads/search', { metadata: { apc_scope: scope } });
+  precondition(found, 'search with valid credentials');
+  expect(found.json, found.describe('nothing was created')).toEqual([]);
+});
+
+test('GET /info names the server version', { tag: '@VERSION-AGENT-SERVER-INFO' }, async ({ agent }) => {
+  const res = await agent.get<{ version?: unknown }>('/info');
+  expectStatus(res, 200);
+  expect(typeof res.json.version, res.describe('version')).toBe('string');
+  expect(String(res.json.version), res.describe('a dotted version')).toMatch(/^\d+\.\d+\.\d+/);
+});

@@ -1,0 +1,191 @@
+// §3: a run created while another is in progress, under each multitask strategy.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import { DELAY_MS, join, longRun, newThread, readRun, readState, startRun, texts, type Run } from './runs.ts';
+
+const listRuns = async (agent: Parameters<typeof newThread>[0], thread: string) => {
+  const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  return preconditionArray(res, 'list the runs');
+};
+
+test.describe('reject', () => {
+  test('a run created with reject while another is in progress answers 409', { tag: '@MULTITASK-REJECT-409' }, async ({ agent, time }) => {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread);
+    const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
+    expectStatus(res, 409);
+    await time.pass(DELAY_MS);
+    await join(agent, thread, first.run_id);
+  });
+
+  test('the refused run is not created: not listed, and the thread state never holds its data', { tag: '@MULTITASK-REJECT-NOT-CREATED' }, async ({ agent, time }) => {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread, { topic: 'original' });
+    const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
+    test.skip(res.status < 400, `precondition failed: reject did not refuse: ${res.describe()}`);
+    await time.pass(DELAY_MS);
+    await join(agent, thread, first.run_id);
+    expect((await listRuns(agent, thread)).map((r) => r.run_id), 'only the original run exists').toEqual([first.run_id]);
+    const state = await readState(agent, thread);
+    expect(state.values.topic, 'the state holds the original run').toBe('original');
+    expect(texts(state).some((t) => t.includes('refused')), 'no data of the refused run').toBe(false);
+  });
+
+  test('after a reject refusal the original run continues to completion', { tag: '@MULTITASK-REJECT-ORIGINAL-CONTINUES' }, async ({ agent, time }) => {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread, { topic: 'continues' });
+    await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
+    await time.pass(DELAY_MS);
+    await join(agent, thread, first.run_id);
+    expect((await readRun(agent, thread, first.run_id)).status, 'the original run').toBe('success');
+    expect(texts(await readState(agent, thread)), 'its output is in the thread').toContain('echo: continues');
+  });
+
+  test('what the reject refusal says', { tag: '@MULTITASK-REJECT-BODY' }, async ({ agent, time, observe }) => {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread);
+    const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
+    observe('MULTITASK-REJECT-BODY', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, body ${res.text.slice(0, 200)}`);
+    await time.pass(DELAY_MS);
+    await join(agent, thread, first.run_id);
+  });
+});
+
+test.describe('rollback', () => {
+  /** A run in progress, then a rollback run; answers both once the second has completed. */
+  async function rolledBack(agent: Parameters<typeof newThread>[0], time: { pass(ms: number): Promise<void> }) {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread, { topic: 'first' });
+    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'second' }, multitask_strategy: 'rollback' });
+    return { thread, first, res };
+  }
+
+  test('rollback interrupts and deletes the run in progress, and creates the new run', { tag: '@MULTITASK-ROLLBACK-DELETES' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
+    expectStatus(res, [200, 201]);
+    await join(agent, thread, res.json.run_id);
+    const runs = await listRuns(agent, thread);
+    expect(runs.map((r) => r.run_id), 'the earlier run is deleted, the new one listed').toEqual([res.json.run_id]);
+    expect(runs[0].status, 'the new run completed').toBe('success');
+    expect(first.run_id).not.toBe(res.json.run_id);
+  });
+
+  test('a later lookup of the deleted run fails', { tag: '@MULTITASK-ROLLBACK-LOOKUP-FAILS' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
+    precondition(res, 'create the rollback run');
+    await join(agent, thread, res.json.run_id);
+    const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
+    expect(lookup.status >= 200 && lookup.status < 300, lookup.describe('the deleted run is not found')).toBe(false);
+  });
+
+  test('a lookup of the deleted run answers 404 with a JSON error body', { tag: '@MULTITASK-ROLLBACK-LOOKUP-404' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
+    precondition(res, 'create the rollback run');
+    await join(agent, thread, res.json.run_id);
+    expectJsonError(await agent.get(`/threads/${thread}/runs/${first.run_id}`), 404);
+  });
+
+  test('what a lookup of the deleted run answers', { tag: '@MULTITASK-ROLLBACK-LOOKUP-RESPONSE' }, async ({ agent, time, observe }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
+    precondition(res, 'create the rollback run');
+    await join(agent, thread, res.json.run_id);
+    const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
+    observe('MULTITASK-ROLLBACK-LOOKUP-RESPONSE', `status ${lookup.status}, body ${lookup.text.slice(0, 200)}`);
+  });
+
+  test('after a rollback the thread state holds only data of the new run', { tag: '@MULTITASK-ROLLBACK-STATE' }, async ({ agent, time }) => {
+    const { thread, res } = await rolledBack(agent, time);
+    precondition(res, 'create the rollback run');
+    await join(agent, thread, res.json.run_id);
+    const state = await readState(agent, thread);
+    expect(state.values.topic, 'the topic of the new run').toBe('second');
+    expect(texts(state).filter((t) => t.includes('first')), 'no data of the deleted run').toEqual([]);
+    expect(texts(state), 'the output of the new run').toContain('echo: second');
+  });
+
+  test('the deleted run never runs again and never reappears', { tag: '@MULTITASK-ROLLBACK-NO-RESTART' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
+    precondition(res, 'create the rollback run');
+    await join(agent, thread, res.json.run_id);
+    await time.pass(DELAY_MS * 2);
+    const runs = await listRuns(agent, thread);
+    expect(runs.map((r) => r.run_id), 'the deleted run is not listed').not.toContain(first.run_id);
+    expect(texts(await readState(agent, thread)).filter((t) => t.includes('first')), 'it wrote nothing later').toEqual([]);
+    const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
+    expect(lookup.status >= 200 && lookup.status < 300, lookup.describe('still not found')).toBe(false);
+  });
+});
+
+test.describe('interrupt', () => {
+  test('interrupt keeps the first run, interrupted, and creates the new one', { tag: '@MULTITASK-INTERRUPT-KEEPS' }, async ({ agent }) => {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread, { topic: 'kept' });
+    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'interrupting' }, multitask_strategy: 'interrupt' });
+    expectStatus(res, [200, 201]);
+    await join(agent, thread, res.json.run_id);
+    const kept = await agent.get<Run>(`/threads/${thread}/runs/${first.run_id}`);
+    expectStatus(kept, 200);
+    expect(['pending', 'running'], kept.describe('the first run is no longer in progress')).not.toContain(kept.json.status);
+    expect((await listRuns(agent, thread)).map((r) => r.run_id).sort(), 'both runs are listed').toEqual([first.run_id, res.json.run_id].sort());
+    expect(texts(await readState(agent, thread)), 'the new run completed').toContain('echo: interrupting');
+  });
+
+  test('the interrupted run ends with status interrupted', { tag: '@MULTITASK-INTERRUPT-STATUS' }, async ({ agent }) => {
+    const thread = await newThread(agent);
+    const first = await longRun(agent, thread);
+    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'interrupt' });
+    precondition(res, 'create the interrupting run');
+    await join(agent, thread, res.json.run_id);
+    expect((await readRun(agent, thread, first.run_id)).status, 'the first run').toBe('interrupted');
+  });
+});
+
+test('enqueue: the new run waits until the earlier one finishes, then both apply in order', { tag: '@MULTITASK-ENQUEUE-ORDER' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const first = await longRun(agent, thread, { topic: 'one' });
+  const second = await startRun(agent, thread, { input: { topic: 'two' }, multitask_strategy: 'enqueue' });
+  expect((await readRun(agent, thread, second.run_id)).status, 'queued behind the first').toBe('pending');
+  await time.pass(DELAY_MS);
+  await join(agent, thread, second.run_id);
+  expect((await readRun(agent, thread, first.run_id)).status, 'the first run').toBe('success');
+  expect((await readRun(agent, thread, second.run_id)).status, 'the second run').toBe('success');
+  const answers = texts(await readState(agent, thread)).filter((t) => t.startsWith('echo:'));
+  expect(answers, 'both answers, in creation order').toEqual(['echo: one', 'echo: two']);
+});
+
+test('a run created without multitask_strategy behaves as enqueue', { tag: '@MULTITASK-DEFAULT' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const first = await longRun(agent, thread, { topic: 'one' });
+  const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'two' } });
+  expectStatus(res, [200, 201]);
+  expect((await readRun(agent, thread, res.json.run_id)).status, 'queued behind the first').toBe('pending');
+  await time.pass(DELAY_MS);
+  await join(agent, thread, res.json.run_id);
+  expect((await readRun(agent, thread, first.run_id)).status, 'the first run completed').toBe('success');
+  const answers = texts(await readState(agent, thread)).filter((t) => t.startsWith('echo:'));
+  expect(answers, 'both answers, in creation order').toEqual(['echo: one', 'echo: two']);
+});
+
+test('an unknown multitask_strategy answers 4xx with a JSON error body and creates no run', { tag: '@MULTITASK-INVALID' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'bogus' }));
+  expect(await listRuns(agent, thread), 'no run was created').toEqual([]);
+});
+
+test('multitask_strategy accepts reject, rollback and interrupt', { tag: '@MULTITASK-STRATEGIES' }, async ({ agent }) => {
+  for (const strategy of ['reject', 'rollback', 'interrupt']) {
+    const thread = await newThread(agent);
+    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: strategy });
+    expectStatus(res, [200, 201]);
+    await join(agent, thread, res.json.run_id);
+  }
+});
+
+test('the strategy travels as the body field multitask_strategy', { tag: '@MULTITASK-WIRE-NAME' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const first = await longRun(agent, thread);
+  const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
+  expect(res.status >= 400 && res.status < 500, res.describe('multitask_strategy reject is honoured')).toBe(true);
+  await time.pass(DELAY_MS);
+  await join(agent, thread, first.run_id);
+});

@@ -1,0 +1,140 @@
+// §2.9, §3, §4.5: creating runs on a thread.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { join, newThread, readState, startRun, texts, type Run } from './runs.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'interrupted'];
+
+test('POST /threads/{thread_id}/runs creates a run and answers it with its run_id', { tag: '@RUN-CREATE' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'create' }, multitask_strategy: 'enqueue' });
+  expectStatus(res, [200, 201]);
+  expectSchema(res, 'agent-server', 'Run');
+  expect(typeof res.json.run_id, res.describe('run_id')).toBe('string');
+  const read = await agent.get<Run>(`/threads/${thread}/runs/${res.json.run_id}`);
+  expectStatus(read, 200);
+  expect(read.json.run_id, read.describe('the created run can be read')).toBe(res.json.run_id);
+});
+
+test.describe("a run's assistant_id accepts a graph id or an assistant UUID", { tag: '@RUN-CREATE-ASSISTANT-ID' }, () => {
+  test('graph id', async ({ agent }) => {
+    const thread = await newThread(agent);
+    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
+    expectStatus(res, [200, 201]);
+  });
+  test('assistant UUID', async ({ agent }) => {
+    const assistant = await agent.get<{ assistant_id: string }>('/assistants/agent');
+    precondition(assistant, "read the graph's default assistant");
+    const thread = await newThread(agent);
+    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: assistant.json.assistant_id, input: {} });
+    expectStatus(res, [200, 201]);
+    expect(res.json.assistant_id, res.describe('the run names that assistant')).toBe(assistant.json.assistant_id);
+  });
+});
+
+test("a run's input object is passed to the graph", { tag: '@RUN-CREATE-INPUT' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { input: { topic: 'input reaches the graph' } });
+  await join(agent, thread, run.run_id);
+  const state = await readState(agent, thread);
+  expect(state.values.topic, 'the input is in the state').toBe('input reaches the graph');
+  expect(texts(state), 'the graph answered the input').toContain('echo: input reaches the graph');
+});
+
+test('what a run answer holds beyond run_id', { tag: '@RUN-CREATE-OTHER-FIELDS' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post<Record<string, unknown>>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, metadata: { k: 'v' }, config: { tags: ['t'] } });
+  precondition(res, 'create a run');
+  observe('RUN-CREATE-OTHER-FIELDS', `status ${res.status}; fields: ${Object.keys(res.json).sort().join(', ')}`);
+});
+
+test('thread-scoped run paths are served under /threads/{thread_id}/', { tag: '@RUN-PATH-THREADS-PLURAL' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const created = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
+  expectStatus(created, [200, 201]);
+  const joined = await agent.get(`/threads/${thread}/runs/${created.json.run_id}/join`);
+  expectStatus(joined, 200);
+  const waited = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: {} });
+  expectStatus(waited, 200);
+});
+
+test('a run object has the fields of the reference Run', { tag: '@RUN-SHAPE' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread);
+  const read = await agent.get<Record<string, unknown>>(`/threads/${thread}/runs/${run.run_id}`);
+  expectStatus(read, 200);
+  for (const field of ['run_id', 'thread_id', 'assistant_id', 'created_at', 'updated_at', 'status', 'metadata', 'kwargs', 'multitask_strategy']) {
+    expect(read.json, read.describe(`has ${field}`)).toHaveProperty(field);
+  }
+  expect(read.json.thread_id, read.describe('thread_id')).toBe(thread);
+});
+
+test('a run status is one of pending, running, error, success, timeout, interrupted', { tag: '@RUN-STATUS-VALUES' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const created = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
+  precondition(created, 'create a run');
+  expect(RUN_STATUSES, created.describe('status on create')).toContain(created.json.status);
+  await join(agent, thread, created.json.run_id);
+  const read = await agent.get<Run>(`/threads/${thread}/runs/${created.json.run_id}`);
+  expectStatus(read, 200);
+  expect(RUN_STATUSES, read.describe('status after join')).toContain(read.json.status);
+});
+
+test('run-creating answers carry Content-Location /threads/{thread_id}/runs/{run_id} (stateless: /runs/{run_id})', { tag: '@RUN-CONTENT-LOCATION' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const created = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
+  precondition(created, 'create a run');
+  expect(created.headers['content-location'], created.describe('create')).toBe(`/threads/${thread}/runs/${created.json.run_id}`);
+  const waited = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: {} });
+  precondition(waited, 'wait for a run');
+  expect(waited.headers['content-location'] ?? '', waited.describe('wait')).toMatch(new RegExp(`^/threads/${thread}/runs/[0-9a-f-]{36}$`));
+  const stateless = await agent.post('/runs/wait', { assistant_id: 'agent', input: {} });
+  precondition(stateless, 'a stateless wait');
+  expect(stateless.headers['content-location'] ?? '', stateless.describe('stateless wait')).toMatch(/^(\/threads\/[0-9a-f-]{36})?\/runs\/[0-9a-f-]{36}$/);
+});
+
+test('a completed run leaves its output in the thread: state and history include its checkpoints', { tag: '@RUN-WRITES-THREAD-STATE' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { input: { topic: 'kept' } });
+  await join(agent, thread, run.run_id);
+  const state = await readState(agent, thread);
+  expect(texts(state), 'state values').toContain('echo: kept');
+  const history = await agent.post<{ values: Record<string, unknown> }[]>(`/threads/${thread}/history`, { limit: 10 });
+  expectStatus(history, 200);
+  expect(history.json.length, history.describe('several checkpoints written by the run')).toBeGreaterThan(1);
+});
+
+test('creating, streaming or waiting on a run of an unknown thread answers 404 and creates nothing', { tag: '@RUN-CREATE-UNKNOWN-THREAD-404' }, async ({ agent }) => {
+  for (const path of ['runs', 'runs/stream', 'runs/wait']) {
+    expectJsonError(await agent.post(`/threads/${UNKNOWN}/${path}`, { assistant_id: 'agent', input: {} }), 404);
+  }
+  expectJsonError(await agent.get(`/threads/${UNKNOWN}`), 404);
+});
+
+test('an unknown assistant UUID answers 404, and an id that is neither a UUID nor a graph answers 422; no run is created', { tag: '@RUN-CREATE-UNKNOWN-ASSISTANT' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: UNKNOWN, input: {} }), 404);
+  expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: 'no-such-graph', input: {} }), [404, 422]);
+  const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  precondition(runs, 'list the runs');
+  expect(runs.json, runs.describe('no run was created')).toEqual([]);
+});
+
+test.describe('a bad run body answers 4xx with a JSON error body and creates no run', { tag: '@RUN-CREATE-BAD-INPUT' }, () => {
+  const cases: [string, string][] = [
+    ['malformed JSON', '{"assistant_id": "agent", "input": {'],
+    ['no assistant_id', JSON.stringify({ input: {} })],
+    ['assistant_id not a string', JSON.stringify({ assistant_id: 42, input: {} })],
+    ['metadata not an object', JSON.stringify({ assistant_id: 'agent', metadata: 'x' })],
+  ];
+  for (const [name, body] of cases) {
+    test(name, async ({ agent }) => {
+      const thread = await newThread(agent);
+      expectJsonError(await agent.post(`/threads/${thread}/runs`, undefined, { rawBody: body, headers: { 'content-type': 'application/json' } }));
+      const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
+      precondition(runs, 'list the runs');
+      expect(runs.json, runs.describe('no run was created')).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,94 @@
+// §3, §4.5: reading runs back.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, preconditionArray } from '../checks/index.ts';
+import { DELAY_MS, join, longRun, newThread, readRun, startRun, type Run } from './runs.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+test('GET /threads/{thread_id}/runs/{run_id} answers the run', { tag: '@RUN-GET' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { metadata: { purpose: 'get' } });
+  const read = await agent.get<Run>(`/threads/${thread}/runs/${run.run_id}`);
+  expectStatus(read, 200);
+  expect(read.json.run_id, read.describe('run_id')).toBe(run.run_id);
+  expect(read.json.thread_id, read.describe('thread_id')).toBe(thread);
+  expect(read.json.metadata, read.describe('metadata given at creation')).toMatchObject({ purpose: 'get' });
+});
+
+test('an unknown run, or a run of another thread, answers 404 with a JSON error body', { tag: '@RUN-GET-UNKNOWN-404' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const other = await newThread(agent);
+  const run = await startRun(agent, thread);
+  expectJsonError(await agent.get(`/threads/${thread}/runs/${UNKNOWN}`), 404);
+  expectJsonError(await agent.get(`/threads/${other}/runs/${run.run_id}`), 404);
+});
+
+test('a run_id that is not a UUID answers 4xx with a JSON error body', { tag: '@RUN-ID-MALFORMED' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  expectJsonError(await agent.get(`/threads/${thread}/runs/not-a-uuid`));
+});
+
+test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, offset and status", { tag: '@RUN-LIST' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const ids: string[] = [];
+  for (const topic of ['a', 'b', 'c']) {
+    const run = await startRun(agent, thread, { input: { topic } });
+    await join(agent, thread, run.run_id);
+    ids.push(run.run_id);
+  }
+  const all = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  expectStatus(all, 200);
+  expect(all.json.map((r) => r.run_id).sort(), all.describe('every run of the thread')).toEqual([...ids].sort());
+  const page = await agent.get<Run[]>(`/threads/${thread}/runs?limit=2&offset=1`);
+  expectStatus(page, 200);
+  expect(page.json.map((r) => r.run_id), page.describe('limit 2 offset 1')).toEqual(all.json.slice(1, 3).map((r) => r.run_id));
+  const success = await agent.get<Run[]>(`/threads/${thread}/runs?status=success`);
+  expectStatus(success, 200);
+  expect(success.json.length, success.describe('status success')).toBe(3);
+  const pending = await agent.get<Run[]>(`/threads/${thread}/runs?status=pending`);
+  expectStatus(pending, 200);
+  expect(pending.json, pending.describe('status pending')).toEqual([]);
+});
+
+test('where a single run is read', { tag: '@RUN-GET-PATH' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread);
+  const scoped = await agent.get(`/threads/${thread}/runs/${run.run_id}`);
+  const bare = await agent.get(`/runs/${run.run_id}`);
+  observe('RUN-GET-PATH', `GET /threads/{thread_id}/runs/{run_id} → ${scoped.status}; GET /runs/{run_id} → ${bare.status}`);
+});
+
+test('which run fields a target answers', { tag: '@RUN-OTHER-FIELDS' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread);
+  await join(agent, thread, run.run_id);
+  const read = await agent.get<Record<string, unknown>>(`/threads/${thread}/runs/${run.run_id}`);
+  observe('RUN-OTHER-FIELDS', `fields: ${Object.keys(read.json ?? {}).sort().join(', ')}`);
+});
+
+test('success and error are final: a run that reaches either keeps it', { tag: '@RUN-STATUS-FINAL' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const ok = await startRun(agent, thread, { input: { topic: 'final' } });
+  await join(agent, thread, ok.run_id);
+  const failing = await startRun(agent, thread, { input: { fail: true } });
+  await join(agent, thread, failing.run_id);
+  expect((await readRun(agent, thread, ok.run_id)).status, 'the first run').toBe('success');
+  expect((await readRun(agent, thread, failing.run_id)).status, 'the failing run').toBe('error');
+  const later = await startRun(agent, thread, { input: { topic: 'later' } });
+  await join(agent, thread, later.run_id);
+  await time.pass(DELAY_MS);
+  expect((await readRun(agent, thread, ok.run_id)).status, 'still success after more runs and time').toBe('success');
+  expect((await readRun(agent, thread, failing.run_id)).status, 'still error after more runs and time').toBe('error');
+});
+
+test('which run statuses a target goes through', { tag: '@RUN-STATUSES-TRANSITIONS' }, async ({ agent, time, observe }) => {
+  const thread = await newThread(agent);
+  const run = await longRun(agent, thread);
+  const seen = [run.status, (await readRun(agent, thread, run.run_id)).status];
+  await time.pass(DELAY_MS);
+  await join(agent, thread, run.run_id);
+  seen.push((await readRun(agent, thread, run.run_id)).status);
+  const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  preconditionArray(runs, 'list the runs');
+  observe('RUN-STATUSES-TRANSITIONS', `a delayed run: ${seen.join(' → ')}`);
+});

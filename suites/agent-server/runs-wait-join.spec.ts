@@ -1,0 +1,94 @@
+// §4.5: join, wait and stateless wait answer after the run completed.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { DELAY_MS, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+test('join returns once the run has completed, and not before', { tag: '@RUN-JOIN' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const run = await longRun(agent, thread, { topic: 'joined' });
+  let joined = false;
+  const joining = agent.get(`/threads/${thread}/runs/${run.run_id}/join`).then((res) => {
+    joined = true;
+    return res;
+  });
+  // While the run waits, join has not answered (on the simulator no time passes until told).
+  if (time.virtual) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(joined, 'join answered while the run was still in progress').toBe(false);
+  }
+  await time.pass(DELAY_MS);
+  const res = await joining;
+  expectStatus(res, 200);
+  expect((await readRun(agent, thread, run.run_id)).status, 'the run had completed when join answered').toBe('success');
+});
+
+test('what join answers', { tag: '@RUN-JOIN-FORMAT' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread);
+  const res = await agent.get(`/threads/${thread}/runs/${run.run_id}/join`);
+  observe('RUN-JOIN-FORMAT', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, body keys: ${Object.keys((res.json as object) ?? {}).join(', ') || res.text.slice(0, 80)}`);
+});
+
+test('join answers the final state values, or {__error__: {error, message}} for a failed run', { tag: '@RUN-JOIN-VALUES' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const ok = await startRun(agent, thread, { input: { topic: 'values' } });
+  const res = await agent.get<Record<string, unknown>>(`/threads/${thread}/runs/${ok.run_id}/join`);
+  expectStatus(res, 200);
+  expect(res.headers['content-type'] ?? '', res.describe('JSON')).toMatch(/application\/json/);
+  expect(res.json, res.describe('the final state values')).toEqual((await readState(agent, thread)).values);
+  const failing = await startRun(agent, thread, { input: { fail: true } });
+  const failed = await agent.get<{ __error__?: { error?: unknown; message?: unknown } }>(`/threads/${thread}/runs/${failing.run_id}/join`);
+  expectStatus(failed, 200);
+  expect(typeof failed.json.__error__?.error, failed.describe('__error__.error')).toBe('string');
+  expect(typeof failed.json.__error__?.message, failed.describe('__error__.message')).toBe('string');
+});
+
+test('joining an unknown run answers 404 with a JSON error body', { tag: '@RUN-JOIN-UNKNOWN-404' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  expectJsonError(await agent.get(`/threads/${thread}/runs/${UNKNOWN}/join`), 404);
+});
+
+test('POST /threads/{thread_id}/runs/wait answers the result after the run completed', { tag: '@RUN-WAIT' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post<Record<string, unknown>>(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { topic: 'waited' } });
+  expectStatus(res, 200);
+  const runs = await agent.get<{ status: string }[]>(`/threads/${thread}/runs`);
+  precondition(runs, 'list the runs');
+  expect(runs.json.map((r) => r.status), runs.describe('the run had completed when wait answered')).toEqual(['success']);
+  expect(texts({ values: res.json, next: [], checkpoint_id: null }), res.describe('the result holds the answer')).toContain('echo: waited');
+});
+
+test('POST /runs/wait runs statelessly, accepts webhook and answers the result after completion', { tag: '@RUN-WAIT-STATELESS' }, async ({ agent }) => {
+  const res = await agent.post<Record<string, unknown>>('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless' }, webhook: 'http://127.0.0.1:9/never-listening?token=t' });
+  expectStatus(res, 200);
+  expect(texts({ values: res.json, next: [], checkpoint_id: null }), res.describe('the result holds the answer')).toContain('echo: stateless');
+});
+
+test('what wait answers', { tag: '@RUN-WAIT-FORMAT' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const stateful = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: {} });
+  const stateless = await agent.post('/runs/wait', { assistant_id: 'agent', input: {} });
+  observe('RUN-WAIT-FORMAT', `stateful: ${stateful.status} ${stateful.headers['content-type'] ?? '(none)'}; stateless: ${stateless.status} ${stateless.headers['content-type'] ?? '(none)'}`);
+});
+
+test('wait answers the final state values, or {__error__: {error, message}} for a failed run', { tag: '@RUN-WAIT-VALUES' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post<Record<string, unknown>>(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { topic: 'final values' } });
+  expectStatus(res, 200);
+  expect(res.headers['content-type'] ?? '', res.describe('JSON')).toMatch(/application\/json/);
+  expect(res.json, res.describe('the final state values')).toEqual((await readState(agent, thread)).values);
+  const failed = await agent.post<{ __error__?: { error?: unknown; message?: unknown } }>(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { fail: true } });
+  expectStatus(failed, 200);
+  expect(typeof failed.json.__error__?.error, failed.describe('__error__.error')).toBe('string');
+  expect(typeof failed.json.__error__?.message, failed.describe('__error__.message')).toBe('string');
+});
+
+test('how long a run may execute', { tag: '@RUN-MAX-EXECUTION-TIME' }, async ({ agent, time, observe }) => {
+  const thread = await newThread(agent);
+  const run = await longRun(agent, thread);
+  await time.pass(DELAY_MS);
+  const res = await agent.get(`/threads/${thread}/runs/${run.run_id}/join`);
+  observe('RUN-MAX-EXECUTION-TIME', `not probed beyond a run of ${DELAY_MS} ms, which completed (${res.status}); the limit is not observable in a short run`);
+});

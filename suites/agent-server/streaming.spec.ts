@@ -1,0 +1,124 @@
+// §4.5: streamed output of runs (server-sent events, platform-facts §1.5).
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { dataOf, parseSse } from '../sse.ts';
+import { DELAY_MS, join, longRun, newThread, readRun } from './runs.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+test('POST /threads/{thread_id}/runs/stream runs the graph and streams its output', { tag: '@STREAM-RUN' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'streamed' }, stream_mode: 'values' });
+  expectStatus(res, 200);
+  const events = parseSse(res.text);
+  const values = events.filter((e) => e.event === 'values').map(dataOf) as { messages?: { content: string }[] }[];
+  expect(values.length, res.describe('values events')).toBeGreaterThan(0);
+  expect(values.at(-1)?.messages?.map((m) => m.content), res.describe('the last values event holds the answer')).toContain('echo: streamed');
+});
+
+test('POST /runs/stream runs statelessly, accepts webhook and streams output', { tag: '@STREAM-STATELESS' }, async ({ agent }) => {
+  const res = await agent.post('/runs/stream', { assistant_id: 'agent', input: { topic: 'stateless stream' }, webhook: 'http://127.0.0.1:9/never-listening' });
+  expectStatus(res, 200);
+  const values = parseSse(res.text).filter((e) => e.event === 'values').map(dataOf) as { messages?: { content: string }[] }[];
+  expect(values.at(-1)?.messages?.map((m) => m.content), res.describe('the answer is streamed')).toContain('echo: stateless stream');
+});
+
+test('stream_mode events is accepted and streams events', { tag: '@STREAM-EVENTS-MODE' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'events' }, stream_mode: 'events' });
+  expectStatus(res, 200);
+  const events = parseSse(res.text).filter((e) => e.event === 'events');
+  expect(events.length, res.describe('events events')).toBeGreaterThan(0);
+});
+
+test('what a stream answers', { tag: '@STREAM-FORMAT' }, async ({ agent, observe }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, stream_mode: ['values', 'updates'] });
+  const events = parseSse(res.text);
+  observe('STREAM-FORMAT', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, events: ${events.map((e) => e.event).join(', ')}; ids ${events.some((e) => e.id !== undefined) ? 'present' : 'absent'}`);
+});
+
+test('a stream answers 200 text/event-stream', { tag: '@STREAM-SSE-CONTENT-TYPE' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {} });
+  expectStatus(res, 200);
+  expect(res.headers['content-type'] ?? '', res.describe('content-type')).toMatch(/^text\/event-stream/);
+});
+
+test('each stream event has a name and JSON data', { tag: '@STREAM-SSE-JSON-DATA' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, stream_mode: ['values', 'updates', 'events'] });
+  expectStatus(res, 200);
+  const events = parseSse(res.text);
+  expect(events.length, res.describe('some events')).toBeGreaterThan(1);
+  for (const event of events) {
+    expect(event.event, res.describe('an event name')).not.toBe('message');
+    expect(() => JSON.parse(event.data), res.describe(`JSON data in ${event.event}`)).not.toThrow();
+  }
+});
+
+test('the first stream event is metadata with {run_id, attempt}', { tag: '@STREAM-SSE-FIRST-METADATA' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {} });
+  expectStatus(res, 200);
+  const [first] = parseSse(res.text);
+  expect(first?.event, res.describe('the first event')).toBe('metadata');
+  const data = dataOf(first) as { run_id?: unknown; attempt?: unknown };
+  expect(typeof data.run_id, res.describe('metadata.run_id')).toBe('string');
+  expect(typeof data.attempt, res.describe('metadata.attempt')).toBe('number');
+  const run = await readRun(agent, thread, String(data.run_id));
+  expect(run.run_id, 'metadata names the streamed run').toBe(data.run_id);
+});
+
+test('after metadata, events are named after the requested stream modes', { tag: '@STREAM-SSE-MODE-EVENTS' }, async ({ agent }) => {
+  const cases: [unknown, string[]][] = [
+    [undefined, ['values']],
+    ['updates', ['updates']],
+    [['values', 'updates'], ['values', 'updates']],
+    ['events', ['events']],
+  ];
+  for (const [mode, names] of cases) {
+    const thread = await newThread(agent);
+    const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, ...(mode === undefined ? {} : { stream_mode: mode }) });
+    expectStatus(res, 200);
+    const seen = [...new Set(parseSse(res.text).slice(1).map((e) => e.event))].sort();
+    expect(seen, res.describe(`stream_mode ${JSON.stringify(mode ?? 'default')}`)).toEqual([...names].sort());
+  }
+});
+
+test('a run that fails while streaming emits an error event with {error, message}, then the stream ends', { tag: '@STREAM-SSE-ERROR-EVENT' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { fail: true } });
+  expectStatus(res, 200);
+  const events = parseSse(res.text);
+  const last = events.at(-1);
+  expect(last?.event, res.describe('the last event')).toBe('error');
+  const data = dataOf(last!) as { error?: unknown; message?: unknown };
+  expect(typeof data.error, res.describe('error.error')).toBe('string');
+  expect(typeof data.message, res.describe('error.message')).toBe('string');
+});
+
+test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-END' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const first = await longRun(agent, thread);
+  // The streamed run is queued behind a delayed one: the stream must stay open until it ran.
+  const streaming = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'closes' } });
+  await time.pass(DELAY_MS);
+  const res = await streaming;
+  expectStatus(res, 200);
+  const metadata = dataOf(parseSse(res.text)[0]) as { run_id?: string };
+  precondition(await agent.get(`/threads/${thread}/runs/${metadata.run_id}`), 'read the streamed run');
+  expect((await readRun(agent, thread, String(metadata.run_id))).status, 'the run had ended when the stream closed').toBe('success');
+  await join(agent, thread, first.run_id);
+});
+
+test('a refused stream request gets an ordinary JSON error before any stream starts', { tag: '@STREAM-ERRORS-BEFORE-STREAM' }, async ({ agent, time }) => {
+  expectJsonError(await agent.post(`/threads/${UNKNOWN}/runs/stream`, { assistant_id: 'agent', input: {} }), 404);
+  const thread = await newThread(agent);
+  expectJsonError(await agent.post(`/threads/${thread}/runs/stream`, { input: {} }));
+  const first = await longRun(agent, thread);
+  const conflict = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
+  expectJsonError(conflict);
+  await time.pass(DELAY_MS);
+  await join(agent, thread, first.run_id);
+});

@@ -1,0 +1,101 @@
+// §2.7, §3: a thread's status follows its runs; what threads carry.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import { DELAY_MS, join, longRun, newThread, startRun, threadStatus } from './runs.ts';
+
+test('a thread is busy while a run on it is pending or running, and idle after', { tag: '@THREAD-STATUS-BUSY-DURING-RUN' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const first = await longRun(agent, thread);
+  expect(await threadStatus(agent, thread), 'while the first run is in progress').toBe('busy');
+  const second = await startRun(agent, thread, { multitask_strategy: 'enqueue' });
+  expect(await threadStatus(agent, thread), 'while a run is pending behind it').toBe('busy');
+  await time.pass(DELAY_MS);
+  await join(agent, thread, first.run_id);
+  await join(agent, thread, second.run_id);
+  expect(await threadStatus(agent, thread), 'once no run is pending or running').toBe('idle');
+});
+
+test('after its last run a thread is error if it failed, interrupted if a next node is due, idle otherwise', { tag: '@THREAD-STATUS-AFTER-RUN' }, async ({ agent }) => {
+  const cases: [Record<string, unknown>, string][] = [
+    [{ topic: 'ok' }, 'idle'],
+    [{ fail: true }, 'error'],
+    [{ interrupt: true }, 'interrupted'],
+  ];
+  for (const [input, status] of cases) {
+    const thread = await newThread(agent);
+    const run = await startRun(agent, thread, { input });
+    await join(agent, thread, run.run_id);
+    expect(await threadStatus(agent, thread), `after a run with input ${JSON.stringify(input)}`).toBe(status);
+  }
+});
+
+test('which thread statuses a target goes through', { tag: '@THREAD-STATUS-TRANSITIONS' }, async ({ agent, time, observe }) => {
+  const thread = await newThread(agent);
+  const seen = [await threadStatus(agent, thread)];
+  const run = await longRun(agent, thread);
+  seen.push(await threadStatus(agent, thread));
+  await time.pass(DELAY_MS);
+  await join(agent, thread, run.run_id);
+  seen.push(await threadStatus(agent, thread));
+  const failing = await startRun(agent, thread, { input: { fail: true } });
+  await join(agent, thread, failing.run_id);
+  seen.push(await threadStatus(agent, thread));
+  const recovering = await startRun(agent, thread);
+  await join(agent, thread, recovering.run_id);
+  seen.push(await threadStatus(agent, thread));
+  observe('THREAD-STATUS-TRANSITIONS', `created, delayed run, done, failed run, good run: ${seen.join(' → ')}`);
+});
+
+test("a thread's config, when it has configurable, holds an object there", { tag: '@THREAD-CONFIG-CONFIGURABLE' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { config: { configurable: { user: 'u1' } } });
+  await join(agent, thread, run.run_id);
+  const res = await agent.get<{ config: Record<string, unknown> }>(`/threads/${thread}`);
+  expectStatus(res, 200);
+  expect(typeof res.json.config, res.describe('config is an object')).toBe('object');
+  if ('configurable' in res.json.config) {
+    const configurable = res.json.config.configurable;
+    expect(typeof configurable === 'object' && configurable !== null && !Array.isArray(configurable), res.describe('configurable is an object')).toBe(true);
+  }
+});
+
+test('a thread created empty, by copy or with supersteps carries values and metadata', { tag: '@THREAD-CREATE-VALUES-METADATA' }, async ({ agent }) => {
+  const empty = await agent.post<Record<string, unknown>>('/threads', {});
+  const withSteps = await agent.post<Record<string, unknown>>('/threads', { metadata: { graph_id: 'agent' }, supersteps: [{ updates: [{ values: { topic: 't' }, as_node: 'prepare' }] }] });
+  precondition(empty, 'create an empty thread');
+  precondition(withSteps, 'create a thread with supersteps');
+  const copy = await agent.post<Record<string, unknown>>(`/threads/${String(withSteps.json.thread_id)}/copy`);
+  precondition(copy, 'copy a thread');
+  for (const res of [empty, withSteps, copy]) {
+    expect(res.json, res.describe('has values')).toHaveProperty('values');
+    expect(typeof res.json.metadata, res.describe('has metadata')).toBe('object');
+  }
+});
+
+test('supersteps of the shape {updates: [{values, as_node}]} are accepted', { tag: '@THREAD-SUPERSTEPS-SHAPE' }, async ({ agent }) => {
+  const res = await agent.post('/threads', {
+    metadata: { graph_id: 'agent' },
+    supersteps: [{ updates: [{ values: { topic: 'a' }, as_node: 'prepare' }] }, { updates: [{ values: { count: 2 }, as_node: 'respond' }] }],
+  });
+  expectStatus(res, [200, 201]);
+});
+
+test('a search without limit, offset or sort answers at most 10 threads, newest created first', { tag: '@THREAD-SEARCH-DEFAULTS' }, async ({ agent, scope, time }) => {
+  const created: string[] = [];
+  for (let i = 0; i < 11; i++) {
+    const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { apc_scope: scope } });
+    precondition(res, 'create a thread');
+    created.push(res.json.thread_id);
+    await time.pass(5);
+  }
+  const res = await agent.post<{ thread_id: string; created_at: string }[]>('/threads/search', { metadata: { apc_scope: scope } });
+  const found = preconditionArray(res, 'search the scope');
+  expect(found.length, res.describe('at most 10')).toBe(10);
+  expect(found.map((t) => t.thread_id), res.describe('newest first, from offset 0')).toEqual([...created].reverse().slice(0, 10));
+});
+
+test('a history limit that is not an integer answers 4xx with a JSON error body', { tag: '@THREAD-HISTORY-INVALID' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  expectJsonError(await agent.post(`/threads/${thread}/history`, { limit: 'two' }));
+  expectJsonError(await agent.post(`/threads/${thread}/history`, { limit: 1.5 }));
+});
