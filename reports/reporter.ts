@@ -4,6 +4,7 @@ import { relative, resolve } from 'node:path';
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { contract, type Endpoint } from '../specs/contract.ts';
 import { RULE_FAILED } from '../suites/checks/attribution.ts';
+import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
 import { buildReport, RULE_TAG } from './build.ts';
 import { loadExpectations } from './expectations.ts';
@@ -37,9 +38,7 @@ export default class ConformanceReporter implements Reporter {
     const recorded: RecordedExchange[] = [];
     for (const attachment of result.attachments) {
       if (attachment.name !== 'apc-exchanges' || !attachment.body) continue;
-      for (const { startedDateTime: _started, time: _time, ...exchange } of JSON.parse(attachment.body.toString('utf8'))) {
-        recorded.push(exchange as RecordedExchange);
-      }
+      for (const exchange of JSON.parse(attachment.body.toString('utf8')) as Exchange[]) recorded.push(forReport(exchange));
     }
     for (const exchange of recorded) this.exchanges.set(exchange.id, exchange);
     const skip = annotations.filter((a) => a.type === 'skip' || a.type === 'fixme').map((a) => a.description).filter(Boolean);
@@ -84,6 +83,15 @@ export default class ConformanceReporter implements Reporter {
         `\nReport: ${resolve(outDir, REPORT_FILES.html)}`,
     );
   }
+}
+
+// Headers that change from run to run (clock, ports, connections) stay in the HAR only, so
+// the same seed gives the same report.
+const VOLATILE_HEADERS = new Set(['date', 'host', 'connection', 'keep-alive', 'x-forwarded-for']);
+
+function forReport({ startedDateTime: _started, time: _time, ...exchange }: Exchange): RecordedExchange {
+  const keep = (headers: [string, string][]) => headers.filter(([name]) => !VOLATILE_HEADERS.has(name));
+  return { ...exchange, request: { ...exchange.request, headers: keep(exchange.request.headers) }, response: { ...exchange.response, headers: keep(exchange.response.headers) } };
 }
 
 function stripAnsi(text: string): string {

@@ -99,13 +99,13 @@ export function clientWithKey(run: RunContext, endpoint: Endpoint, testId: strin
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
-function apiKeyOf(run: RunContext, credentials: SimulatorCredentials | undefined): string | undefined {
+export function targetApiKey(run: RunContext, credentials: SimulatorCredentials | undefined): string | undefined {
   if (run.target.apiKeyEnv) return process.env[run.target.apiKeyEnv];
   return credentials?.api_keys.find((k) => k.role === 'primary')?.key;
 }
 
 function planeClient(run: RunContext, credentials: SimulatorCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
-  const api = clientWithKey(run, endpoint, testId, apiKeyOf(run, credentials));
+  const api = clientWithKey(run, endpoint, testId, targetApiKey(run, credentials));
   test.skip(!api, `target '${run.target.name}' names no ${endpoint} URL`);
   return api!;
 }

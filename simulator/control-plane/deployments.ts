@@ -160,8 +160,11 @@ export class DeploymentStore {
     return structuredClone(this.record(workspace, deploymentId).deployment);
   }
 
-  list(workspace: Workspace, page: { limit?: number; offset?: number }): Page<Deployment> {
-    const mine = [...this.records.values()].filter((r) => r.workspaceId === workspace.id).reverse();
+  /** Newest first. */
+  list(workspace: Workspace, page: { limit?: number; offset?: number; nameContains?: string }): Page<Deployment> {
+    const mine = [...this.records.values()]
+      .filter((r) => r.workspaceId === workspace.id && (!page.nameContains || r.deployment.name.includes(page.nameContains)))
+      .reverse();
     return paginate(mine.map((r) => structuredClone(r.deployment)), page);
   }
 

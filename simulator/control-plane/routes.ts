@@ -24,7 +24,12 @@ export function controlPlaneRoutes({ repositories, deployments }: ControlPlane, 
       'listRepositories',
       withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), ['api-key', 'bearer']),
     ),
-    route('GET', '/v2/deployments', 'listDeployments', authed((req, { workspace }) => ({ body: deployments.list(workspace, page(req)) }))),
+    route(
+      'GET',
+      '/v2/deployments',
+      'listDeployments',
+      authed((req, { workspace }) => ({ body: deployments.list(workspace, { ...page(req), nameContains: req.query.get('name_contains') ?? undefined }) })),
+    ),
     route(
       'POST',
       '/v2/deployments',

@@ -207,6 +207,10 @@ export class ExperimentStore {
     return [...examples.values()].map((e) => structuredClone(e));
   }
 
+  experimentsNamed(workspaceId: string, name: string | undefined): Experiment[] {
+    return [...this.data(workspaceId).experiments.values()].filter((e) => name === undefined || e.name === name).map((e) => structuredClone(e));
+  }
+
   session(workspaceId: string, sessionId: string): Experiment | undefined {
     const experiment = this.data(workspaceId).experiments.get(sessionId.toLowerCase());
     return experiment && structuredClone(experiment);

@@ -101,6 +101,10 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     ),
     ...both('GET', '/datasets/{dataset_id}', 'readDataset', authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) }))),
     ...both('GET', '/examples', 'listExamples', authed((req, caller) => ({ body: experiments.listExamples(ws(caller), req.query.get('dataset')!) }))),
+    ...both('GET', '/sessions', 'listSessions', authed((req, caller) => {
+      const name = req.query.get('name') ?? undefined;
+      return { body: [...experiments.experimentsNamed(ws(caller), name), ...runs.projects(ws(caller), name)] };
+    })),
     ...both(
       'GET',
       '/sessions/{session_id}',

@@ -178,11 +178,20 @@ export class RunStore {
 
   /** A tracing project as a session, if `sessionId` names one. */
   project(workspaceId: string, sessionId: string): Json | undefined {
+    return this.projects(workspaceId).find((p) => p.id === sessionId.toLowerCase());
+  }
+
+  projects(workspaceId: string, name?: string): Json[] {
     const data = this.data(workspaceId);
-    const entry = [...data.projects].find(([, id]) => id === sessionId.toLowerCase());
-    if (!entry) return undefined;
-    const runs = [...data.runs.values()].filter((r) => r.fields.session_id === entry[1]);
-    return { id: entry[1], name: entry[0], tenant_id: workspaceId, reference_dataset_id: null, run_count: runs.length };
+    return [...data.projects]
+      .filter(([projectName]) => name === undefined || projectName === name)
+      .map(([projectName, id]) => ({
+        id,
+        name: projectName,
+        tenant_id: workspaceId,
+        reference_dataset_id: null,
+        run_count: [...data.runs.values()].filter((r) => r.fields.session_id === id).length,
+      }));
   }
 
   clear(): void {

@@ -1,0 +1,62 @@
+// npm run bench: throughput of the simulator and the recording proxy against bare
+// node:http, measured in one run on loopback with autocannon, printed as ratios.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import { startSimulator } from '../simulator/simulator.ts';
+import { RecordingProxy } from '../suites/proxy/recording-proxy.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+interface Result {
+  name: string;
+  requests: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function measure(name: string, url: string): Promise<Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { name, requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: bad };
+}
+
+async function bareServer(): Promise<{ url: string; server: Server }> {
+  const body = JSON.stringify({ thread_id: '00000000-0000-4000-8000-000000000000', status: 'idle', metadata: {}, values: {} });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+async function main(): Promise<void> {
+  const bare = await bareServer();
+  const sim = await startSimulator({ seed: 'bench' });
+  const base = sim.urls['agent-server']!;
+  const created = (await (await fetch(`${base}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata":{"bench":true}}' })).json()) as { thread_id: string };
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: base, keep: false });
+  const proxied = await proxy.start();
+
+  console.log(`autocannon: ${CONNECTIONS} connections, ${SECONDS} s each, loopback, Node ${process.version}`);
+  const results: Result[] = [];
+  results.push(await measure('bare node:http (fixed JSON body)', bare.url));
+  results.push(await measure('simulator GET /threads/{id}', `${base}/threads/${created.thread_id}`));
+  results.push(await measure('proxy → simulator GET /threads/{id}', `${proxied}/threads/${created.thread_id}`));
+  results.push(await measure('bare node:http (again, for drift)', bare.url));
+
+  const baseline = (results[0].requests + results[3].requests) / 2;
+  console.log('\n| target | req/s | p50 ms | p99 ms | non-2xx+errors | bare ÷ target |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    console.log(`| ${r.name} | ${Math.round(r.requests)} | ${r.p50} | ${r.p99} | ${r.errors} | ${(baseline / r.requests).toFixed(2)}× |`);
+  }
+  await proxy.close();
+  await sim.close();
+  bare.server.close();
+}
+
+await main();

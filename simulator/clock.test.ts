@@ -1,0 +1,38 @@
+import { expect, test } from '@playwright/test';
+import { DEFAULT_EPOCH, VirtualClock } from './clock.ts';
+import { IdGenerator } from './ids.ts';
+
+test('the clock moves only when advanced, firing due timers in time order', () => {
+  const clock = new VirtualClock();
+  const fired: string[] = [];
+  clock.schedule(DEFAULT_EPOCH + 2000, () => fired.push(`b@${clock.now() - DEFAULT_EPOCH}`));
+  clock.schedule(DEFAULT_EPOCH + 1000, () => fired.push(`a@${clock.now() - DEFAULT_EPOCH}`));
+  const cancel = clock.schedule(DEFAULT_EPOCH + 1500, () => fired.push('cancelled'));
+  cancel();
+  expect(clock.now()).toBe(DEFAULT_EPOCH);
+  clock.advance(1000);
+  expect(fired).toEqual(['a@1000']);
+  clock.advance(5000);
+  expect(fired).toEqual(['a@1000', 'b@2000']);
+  expect(clock.now()).toBe(DEFAULT_EPOCH + 6000);
+  expect(() => clock.advance(-1)).toThrow(RangeError);
+});
+
+test('a timer scheduled by a timer fires within the same advance when due', () => {
+  const clock = new VirtualClock();
+  const fired: number[] = [];
+  clock.schedule(DEFAULT_EPOCH + 10, () => clock.schedule(clock.now() + 10, () => fired.push(clock.now() - DEFAULT_EPOCH)));
+  clock.advance(100);
+  expect(fired).toEqual([20]);
+});
+
+test('the same seed gives the same ids; another seed others; reseeding starts over', () => {
+  const a = new IdGenerator('seed');
+  const b = new IdGenerator('seed');
+  const first = [a.uuid(), a.uuid(), a.uuid()];
+  expect([b.uuid(), b.uuid(), b.uuid()]).toEqual(first);
+  expect(new IdGenerator('other').uuid()).not.toBe(first[0]);
+  a.reseed();
+  expect(a.uuid()).toBe(first[0]);
+  for (const id of first) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});

@@ -1,0 +1,55 @@
+// Principle 5 at the HTTP layer: bad input gets a 4xx in the documented shape, never a 5xx.
+import { expect, test } from '@playwright/test';
+import { startSimulator, type Simulator } from '../simulator.ts';
+
+let sim: Simulator;
+let base: string;
+test.beforeAll(async () => {
+  sim = await startSimulator({ seed: 'http' });
+  base = sim.urls['agent-server']!;
+});
+test.afterAll(async () => sim.close());
+
+const send = (method: string, path: string, body?: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  fetch(`${base}${path}`, { method, body, headers });
+
+test('malformed JSON answers 422 {detail} and creates nothing', async () => {
+  const res = await send('POST', '/threads', '{"metadata":');
+  expect(res.status).toBe(422);
+  expect(await res.json()).toMatchObject({ detail: expect.stringContaining('Invalid JSON') });
+});
+
+test('a body that is not JSON answers 415', async () => {
+  const res = await send('POST', '/threads', 'a=b', { 'content-type': 'application/x-www-form-urlencoded' });
+  expect(res.status).toBe(415);
+});
+
+test('an oversized body answers 413', async () => {
+  const res = await send('POST', '/threads', JSON.stringify({ metadata: { big: 'x'.repeat(17 * 1024 * 1024) } }));
+  expect(res.status).toBe(413);
+});
+
+test('an unknown route answers 404 and a known route with another method 405 with Allow', async () => {
+  expect((await send('GET', '/nowhere')).status).toBe(404);
+  const res = await send('DELETE', '/threads');
+  expect(res.status).toBe(405);
+  expect(res.headers.get('allow')).toContain('POST');
+});
+
+test('request validation names the field and the path', async () => {
+  const res = await send('POST', '/threads/search', JSON.stringify({ limit: 'x', status: 'sleeping' }));
+  expect(res.status).toBe(422);
+  const { detail } = (await res.json()) as { detail: string };
+  expect(detail).toContain('body.limit');
+  expect(detail).toContain('body.status');
+});
+
+test('the admin path moves the virtual clock and resets state with the same ids', async () => {
+  const first = (await (await send('POST', '/threads', '{}')).json()) as { thread_id: string; created_at: string };
+  const advanced = (await (await send('POST', '/__sim/clock/advance', JSON.stringify({ seconds: 60 }))).json()) as { now: string };
+  expect(Date.parse(advanced.now) - Date.parse(first.created_at)).toBe(60_000);
+  expect((await send('POST', '/__sim/clock/advance', JSON.stringify({ ms: -1 }))).status).toBe(422);
+  await send('POST', '/__sim/reset', '{}');
+  const again = (await (await send('POST', '/threads', '{}')).json()) as { thread_id: string; created_at: string };
+  expect(again).toEqual(first);
+});

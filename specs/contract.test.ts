@@ -1,0 +1,74 @@
+// The contract as data is itself checked: the OpenAPI documents against the OpenAPI 3.1
+// schema, the catalogue and the rate-limit table against their own schemas, and the
+// references between them.
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { contract, PLANES } from './contract.ts';
+
+const load = (file: string) => parseYaml(readFileSync(new URL(file, import.meta.url), 'utf8')) as unknown;
+const json = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as object;
+
+for (const plane of PLANES) {
+  test(`specs/openapi/${plane}.yaml is a valid OpenAPI 3.1 document`, async () => {
+    const result = await new Validator().validate(load(`./openapi/${plane}.yaml`) as Parameters<Validator["validate"]>[0]);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((load(`./openapi/${plane}.yaml`) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+}
+
+test('every operation has a unique operationId within its plane', () => {
+  for (const plane of PLANES) {
+    const ids = contract().operations.filter((o) => o.plane === plane).map((o) => o.operationId);
+    expect(ids.length, plane).toBeGreaterThan(4);
+    expect(new Set(ids).size, `${plane}: ${ids.join(', ')}`).toBe(ids.length);
+  }
+});
+
+test('specs/rules.yaml matches its schema, and ids are unique', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const validate = ajv.compile(json('./rules.schema.json'));
+  const rules = load('./rules.yaml');
+  expect(validate(rules), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  const ids = contract().rules.map((r) => r.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(ids.length).toBeGreaterThan(100);
+});
+
+test("each rule's operations exist in its plane's OpenAPI document", () => {
+  for (const rule of contract().rules) {
+    for (const operationId of rule.operations ?? []) {
+      expect(() => contract().operation(rule.plane, operationId), `${rule.id} names ${operationId}`).not.toThrow();
+    }
+  }
+});
+
+test('specs/rate-limits.yaml matches its schema and names existing rules', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const validate = ajv.compile(json('./rate-limits.schema.json'));
+  expect(validate(load('./rate-limits.yaml')), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  for (const row of contract().rateLimits) expect(contract().rule(row.rule), `${row.id} names ${row.rule}`).toBeDefined();
+});
+
+test('the deployment configuration schema accepts a langgraph.json and refuses a wrong type', () => {
+  expect(contract().validateDeploymentConfig({ graphs: { agent: './graph.ts:graph' }, webhooks: { env_prefix: 'LG_WEBHOOK_', url: { require_https: true, allowed_ports: [443] } }, http: { disable_webhooks: false } })).toEqual([]);
+  expect(contract().validateDeploymentConfig({ webhooks: { url: { require_https: 'yes' } } }).length).toBeGreaterThan(0);
+});
+
+test('responses are checked against the documented status and schema', () => {
+  const getThread = contract().operation('agent-server', 'getThread');
+  const thread = { thread_id: '00000000-0000-4000-8000-000000000000', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', metadata: {}, status: 'idle', config: {}, values: {} };
+  expect(contract().validateResponse(getThread, 200, 'application/json', thread)).toEqual([]);
+  expect(contract().validateResponse(getThread, 200, 'application/json', { ...thread, status: 'sleeping' })[0].message).toMatch(/one of/);
+  expect(contract().validateResponse(getThread, 418, 'application/json', {})[0].message).toMatch(/not documented/);
+  expect(contract().validateResponse(getThread, 200, 'text/plain', 'x')[0].message).toMatch(/content-type/);
+});
+
+test('a concrete request path finds its operation, the most specific template first', () => {
+  expect(contract().findOperation('agent-server', 'POST', '/threads/search')?.operation.operationId).toBe('searchThreads');
+  expect(contract().findOperation('agent-server', 'GET', '/threads/abc/state/cp1')?.params).toEqual({ thread_id: 'abc', checkpoint_id: 'cp1' });
+  expect(contract().findOperation('agent-server', 'DELETE', '/threads')).toBeUndefined();
+});

@@ -1,0 +1,144 @@
+// §5: API keys, workspace selection and the repository listing's three schemes on the control plane.
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { forRule } from '../checks/attribution.ts';
+import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
+import type { ApiClient } from '../client.ts';
+import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositories, repositoriesOf, repository, type Deployment, type Repository } from './steps.ts';
+
+test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-CP-API-KEY' }, async ({ controlPlane, run, simulatorCredentials }, testInfo) => {
+  const [{ integrationId }] = await repositories(controlPlane);
+  const bare = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
+  // The fixture client sends the target's key itself; here each spelling is sent by hand.
+  const sent = targetApiKey(run, simulatorCredentials) ?? '';
+  for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
+    for (const path of [INTEGRATIONS, repositoriesOf(integrationId), '/v2/deployments?limit=1']) {
+      const res = await bare.get(path, { headers: { [header]: sent } });
+      expectStatus(res, 200);
+    }
+  }
+  const without = await bare.get('/v2/deployments?limit=1');
+  expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
+});
+
+test('a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing', { tag: '@AUTH-CP-MISSING-CREDENTIALS' }, async ({ controlPlane, run, scope }, testInfo) => {
+  const repo = await repository(controlPlane);
+  const name = deploymentName(scope);
+  for (const key of [undefined, 'apc-not-a-valid-key']) {
+    const client = clientWithKey(run, 'control-plane', testInfo.testId, key)!;
+    expectJsonError(await client.get(INTEGRATIONS), [401, 403]);
+    expectJsonError(await client.get(repositoriesOf(repo.host_integration_id)), [401, 403]);
+    expectJsonError(
+      await client.post('/v2/deployments', { name, integration_id: repo.host_integration_id, source_config: { repo_url: repo.url }, source_revision_config: { repo_ref: repo.default_branch } }),
+      [401, 403],
+    );
+  }
+  const after = await controlPlane.get<{ resources: unknown[] }>(`/v2/deployments?name_contains=${name}`);
+  precondition(after, 'list the deployments of the test');
+  expect(after.json.resources, after.describe('no deployment was created')).toEqual([]);
+});
+
+test('the status code for missing or invalid credentials on the control plane', { tag: '@ERROR-CREDENTIALS-STATUS-CP' }, async ({ run, observe }, testInfo) => {
+  const answers: string[] = [];
+  for (const [what, key] of [['no key', undefined], ['an invalid key', 'apc-not-a-valid-key']] as const) {
+    const res = await clientWithKey(run, 'control-plane', testInfo.testId, key)!.get('/v2/deployments?limit=1');
+    answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
+  }
+  observe('ERROR-CREDENTIALS-STATUS-CP', answers.join('; '));
+});
+
+test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-CP-TENANT-ID' }, async ({ credentials, scope }) => {
+  const multi = credentials.client('control-plane', credentials.apiKey('multi-workspace'));
+  const [home, other] = credentials.workspaces('multi-workspace');
+  const inOther = await repositoryOf(multi, other);
+  const created = await multi.post<Deployment>('/v2/deployments', deploymentBody(inOther, deploymentName(scope)), { headers: { 'x-tenant-id': other } });
+  expectStatus(created, [200, 201]);
+  const there = await multi.get(`/v2/deployments/${created.json.id}`, { headers: { 'x-tenant-id': other } });
+  expect(there.status, there.describe('found in the workspace named by x-tenant-id')).toBe(200);
+  const here = await multi.get(`/v2/deployments/${created.json.id}`, { headers: { 'x-tenant-id': home } });
+  expect(here.status, here.describe('not found in the other workspace of the key')).toBe(404);
+  const byDefault = await multi.get(`/v2/deployments/${created.json.id}`);
+  expect(byDefault.status, byDefault.describe('without x-tenant-id the key acts in its default workspace, not the selected one')).toBe(404);
+  const otherKey = credentials.client('control-plane', credentials.apiKey('second-workspace'));
+  const seenByOwner = await otherKey.get(`/v2/deployments/${created.json.id}`);
+  expect(seenByOwner.status, seenByOwner.describe("the selected workspace's own key sees it")).toBe(200);
+});
+
+test('the tenant-ID scheme is the X-Tenant-Id header carrying the workspace id', { tag: '@AUTH-CP-TENANT-HEADER' }, async ({ credentials }) => {
+  const multi = credentials.client('control-plane', credentials.apiKey('multi-workspace'));
+  const [home, other] = credentials.workspaces('multi-workspace');
+  for (const [workspace, header] of [[home, 'X-Tenant-Id'], [other, 'x-tenant-id']]) {
+    const mine = await multi.get<{ id: string }[]>(INTEGRATIONS, { headers: { [header]: workspace } });
+    expectStatus(mine, 200);
+    const owner = credentials.client('control-plane', workspace === home ? credentials.apiKey('primary') : credentials.apiKey('second-workspace'));
+    const expected = await owner.get<{ id: string }[]>(INTEGRATIONS);
+    precondition(expected, "list the workspace's integrations with its own key");
+    expect(mine.json.map((i) => i.id).sort(), mine.describe(`${header}: ${workspace} selects that workspace's integrations`)).toEqual(expected.json.map((i) => i.id).sort());
+  }
+  const foreign = await multi.get(INTEGRATIONS, { headers: { 'x-tenant-id': '00000000-0000-4000-8000-0000000000aa' } });
+  expectJsonError(foreign, [401, 403, 404]);
+});
+
+test(
+  'the repository listing accepts an API key or a bearer token, the tenant ID selecting the workspace',
+  { tag: ['@AUTH-REPOS-SCHEMES', '@AUTH-CP-BEARER'] },
+  async ({ credentials }) => {
+    const bearer = credentials.bearerToken;
+    const anonymous = credentials.client('control-plane');
+    const byKey = await repositoryOf(credentials.client('control-plane', credentials.apiKey('primary')), credentials.workspaces('primary')[0]);
+    await forRule('AUTH-REPOS-SCHEMES', async () => {
+      const res = await credentials.client('control-plane', credentials.apiKey('primary')).get(repositoriesOf(byKey.host_integration_id));
+      expectStatus(res, 200);
+    });
+    await forRule('AUTH-CP-BEARER', async () => {
+      const res = await anonymous.get(repositoriesOf(byKey.host_integration_id), { headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': credentials.workspaces('primary')[0] } });
+      expectStatus(res, 200);
+      const bad = await anonymous.get(repositoriesOf(byKey.host_integration_id), { headers: { authorization: 'Bearer apc-not-a-valid-token' } });
+      expectJsonError(bad, [401, 403]);
+    });
+    await forRule('AUTH-REPOS-SCHEMES', async () => {
+      const [, other] = bearer.workspaces;
+      const inOther = await repositoryOf(credentials.client('control-plane', credentials.apiKey('second-workspace')), other);
+      const res = await anonymous.get(repositoriesOf(inOther.host_integration_id), { headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': other } });
+      expectStatus(res, 200);
+    });
+  },
+);
+
+test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HEADER-NAMES' }, async ({ controlPlane, run, observe }, testInfo) => {
+  const [{ integrationId }] = await repositories(controlPlane);
+  const anonymous = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
+  const answers: string[] = [];
+  for (const [what, headers] of [
+    ['Authorization: Bearer <invalid>', { authorization: 'Bearer apc-not-a-valid-token' }],
+    ['X-Tenant-Id alone', { 'x-tenant-id': '00000000-0000-4000-8000-0000000000aa' }],
+  ] as const) {
+    const res = await anonymous.get(repositoriesOf(integrationId), { headers: { ...headers } });
+    answers.push(`${what} → ${res.status}`);
+  }
+  observe('AUTH-CP-HEADER-NAMES', answers.join('; '));
+});
+
+test('a deployment of one workspace is invisible from another', { tag: '@AUTH-CP-WORKSPACE-ISOLATION' }, async ({ credentials, scope }) => {
+  const alpha = credentials.client('control-plane', credentials.apiKey('primary'));
+  const beta = credentials.client('control-plane', credentials.apiKey('second-workspace'));
+  const { deployment } = await createDeployment(alpha, await repositoryOf(alpha, credentials.workspaces('primary')[0]), deploymentName(scope));
+  expectJsonError(await beta.get(`/v2/deployments/${deployment.id}`), 404);
+  expectJsonError(await beta.patch(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: false } }), 404);
+  expectJsonError(await beta.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`), 404);
+  const listed = await beta.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${deploymentName(scope)}`);
+  expectStatus(listed, 200);
+  expect(listed.json.resources, listed.describe("another workspace's list does not show it")).toEqual([]);
+});
+
+/** A repository that `workspace` reaches, read with the credential `client` sends. */
+async function repositoryOf(client: ApiClient, workspace: string): Promise<Repository> {
+  const listed = await client.get<{ id: string }[]>(INTEGRATIONS, { headers: { 'x-tenant-id': workspace } });
+  precondition(listed, `list the integrations of workspace ${workspace}`);
+  let found: Repository | undefined;
+  for (const integration of listed.json) {
+    const repos = await client.get<Repository[]>(repositoriesOf(integration.id), { headers: { 'x-tenant-id': workspace } });
+    found ??= repos.status === 200 ? repos.json[0] : undefined;
+  }
+  test.skip(!found, `precondition failed: workspace ${workspace} has no repository to deploy`);
+  return found!;
+}

@@ -1,0 +1,182 @@
+// §1, §2.3, §4.1: creating, reading, updating and listing deployments.
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { expect, test } from '../fixtures.ts';
+import {
+  allowDeploymentTime,
+  createDeployment,
+  deploymentBody,
+  deploymentName,
+  pollRevision,
+  repository,
+  revisionPath,
+  type Deployment,
+} from './steps.ts';
+
+const UNKNOWN = '00000000-0000-4000-8000-0000000dead0';
+
+test('POST /v2/deployments with integration_id, repo_url and repo_ref creates a deployment with id and latest_revision_id', { tag: '@DEPLOY-CREATE' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const res = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
+  expectStatus(res, [200, 201]);
+  expectSchema(res, 'control-plane', 'Deployment');
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${res.json.id}`);
+  expect(read.status, read.describe('the created deployment exists')).toBe(200);
+});
+
+test('a successful creation answers 201', { tag: '@DEPLOY-CREATE-201' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  expectStatus(await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(scope))), 201);
+});
+
+test('a deployment has a string id, the same in the create, get and patch answers', { tag: '@DEPLOY-ID' }, async ({ controlPlane, scope }) => {
+  const { deployment, res } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  expect(typeof deployment.id, res.describe('id on create')).toBe('string');
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  expectStatus(read, 200);
+  expect(read.json.id, read.describe('id on get')).toBe(deployment.id);
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: false } });
+  expectStatus(patched, 200);
+  expect(patched.json.id, patched.describe('id on patch')).toBe(deployment.id);
+});
+
+test('latest_revision_id is a string naming the first revision at creation', { tag: '@DEPLOY-LATEST-REVISION-ID' }, async ({ controlPlane, scope }) => {
+  const { deployment, res } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  expect(typeof deployment.latest_revision_id, res.describe('latest_revision_id on create')).toBe('string');
+  const revision = await controlPlane.get(revisionPath(deployment, deployment.latest_revision_id));
+  expect(revision.status, revision.describe('the latest revision exists')).toBe(200);
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  expectStatus(read, 200);
+  expect(read.json.latest_revision_id, read.describe('latest_revision_id on get, before any update')).toBe(deployment.latest_revision_id);
+});
+
+test('GET /v2/deployments/{id} answers the deployment with that id', { tag: '@DEPLOY-GET' }, async ({ controlPlane, scope }) => {
+  const name = deploymentName(scope);
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), name);
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  expectStatus(read, 200);
+  expectSchema(read, 'control-plane', 'Deployment');
+  expect(read.json.id, read.describe('the id asked for')).toBe(deployment.id);
+  expect(read.json.latest_revision_id, read.describe('the same latest revision as created')).toBe(deployment.latest_revision_id);
+});
+
+test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLOY-PATCH' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const ref = `${repo.default_branch}-apc-update`;
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: ref } });
+  expectStatus(patched, 200);
+  expectSchema(patched, 'control-plane', 'Deployment');
+  expect(patched.json.id, patched.describe('the same deployment')).toBe(deployment.id);
+  expect(patched.json.source_revision_config?.repo_ref, patched.describe('the update is in the answer')).toBe(ref);
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  expect(read.json.source_revision_config?.repo_ref, read.describe('and stays')).toBe(ref);
+});
+
+test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEPLOY-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  observe('DEPLOY-OTHER-FIELDS', `create answers ${Object.keys(deployment).sort().join(', ')}; get answers ${Object.keys(read.json ?? {}).sort().join(', ')}`);
+});
+
+test('body fields beyond those named, and what the answers carry', { tag: '@DEPLOY-BODY-FIELDS' }, async ({ controlPlane, scope, observe }) => {
+  const repo = await repository(controlPlane);
+  const res = await controlPlane.post<Deployment>(
+    '/v2/deployments',
+    deploymentBody(repo, deploymentName(scope), { source: 'github', secrets: [{ name: 'APC_SECRET', value: 'x' }], apc_unknown_field: true }),
+  );
+  observe('DEPLOY-BODY-FIELDS', `create with name, source, secrets and an unknown field → ${res.status}; answer fields: ${Object.keys(res.json ?? {}).sort().join(', ')}`);
+  if (res.status >= 300) return;
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${res.json.id}`, { secrets: [{ name: 'APC_SECRET', value: 'y' }] });
+  observe('DEPLOY-BODY-FIELDS', `patch with secrets → ${patched.status}; latest_revision_id ${patched.json?.latest_revision_id === res.json.latest_revision_id ? 'unchanged' : 'changed'}`);
+});
+
+test('GET /v2/deployments answers {resources, offset} and honours limit and offset', { tag: '@DEPLOY-LIST' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const name = deploymentName(scope);
+  const created = [(await createDeployment(controlPlane, repo, `${name}-a`)).deployment.id, (await createDeployment(controlPlane, repo, `${name}-b`)).deployment.id];
+  const all = await controlPlane.get<{ resources: Deployment[]; offset: number }>(`/v2/deployments?name_contains=${name}&limit=10`);
+  expectStatus(all, 200);
+  expect(Array.isArray(all.json.resources), all.describe('resources is an array')).toBe(true);
+  expect(typeof all.json.offset, all.describe('offset is a number')).toBe('number');
+  expect(all.json.resources.map((d) => d.id).sort(), all.describe('the test\'s deployments')).toEqual([...created].sort());
+  const first = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}&limit=1&offset=0`);
+  const second = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}&limit=1&offset=1`);
+  expectStatus(first, 200);
+  expectStatus(second, 200);
+  expect(first.json.resources.length, first.describe('limit 1')).toBe(1);
+  expect(second.json.resources.length, second.describe('limit 1, offset 1')).toBe(1);
+  expect(first.json.resources[0].id, second.describe('offset 1 is the other deployment')).not.toBe(second.json.resources[0].id);
+});
+
+test('getting, patching or listing the revisions of an unknown deployment answers 404 with a JSON error body', { tag: '@DEPLOY-UNKNOWN-404' }, async ({ controlPlane }) => {
+  expectJsonError(await controlPlane.get(`/v2/deployments/${UNKNOWN}`), 404);
+  expectJsonError(await controlPlane.patch(`/v2/deployments/${UNKNOWN}`, { source_config: { build_on_push: false } }), 404);
+  expectJsonError(await controlPlane.get(`/v2/deployments/${UNKNOWN}/revisions`), 404);
+});
+
+test('the status code for unknown ids on the control plane', { tag: '@ERROR-UNKNOWN-ID-STATUS-CP' }, async ({ controlPlane, observe }) => {
+  const answers = [
+    await controlPlane.get(`/v2/deployments/${UNKNOWN}`),
+    await controlPlane.get(`/v2/deployments/${UNKNOWN}/revisions/${UNKNOWN}`),
+    await controlPlane.get(`/v2/deployments/not-a-uuid`),
+    await controlPlane.patch(`/v2/deployments/${UNKNOWN}`, {}),
+  ];
+  observe('ERROR-UNKNOWN-ID-STATUS-CP', answers.map((r) => `${r.method} ${r.path} → ${r.status} ${r.text.slice(0, 80)}`).join('; '));
+});
+
+test.describe('a malformed create body answers 422 with a JSON error body and creates nothing', { tag: '@DEPLOY-BAD-INPUT' }, () => {
+  const cases: [string, (body: Record<string, unknown>) => string][] = [
+    ['malformed JSON', (body) => JSON.stringify(body).slice(0, -1)],
+    ['no integration_id', ({ integration_id: _i, ...body }) => JSON.stringify(body)],
+    ['no source_config.repo_url', (body) => JSON.stringify({ ...body, source_config: {} })],
+    ['no source_revision_config.repo_ref', (body) => JSON.stringify({ ...body, source_revision_config: {} })],
+    ['integration_id not a UUID', (body) => JSON.stringify({ ...body, integration_id: 'integration-1' })],
+    ['repo_ref not a string', (body) => JSON.stringify({ ...body, source_revision_config: { repo_ref: 42 } })],
+    ['source_config not an object', (body) => JSON.stringify({ ...body, source_config: 'https://example.invalid/repo' })],
+  ];
+  for (const [name, broken] of cases) {
+    test(name, async ({ controlPlane, scope }) => {
+      const repo = await repository(controlPlane);
+      const deployment = deploymentName(scope);
+      const res = await controlPlane.post('/v2/deployments', undefined, { rawBody: broken(deploymentBody(repo, deployment)), headers: { 'content-type': 'application/json' } });
+      expectJsonError(res, 422);
+      const after = await controlPlane.get<{ resources: unknown[] }>(`/v2/deployments?name_contains=${deployment}`);
+      precondition(after, 'list the deployments of the test');
+      expect(after.json.resources, after.describe('no deployment was created')).toEqual([]);
+    });
+  }
+
+  test('a patch with a field of the wrong type answers 422 and changes nothing', async ({ controlPlane, scope }) => {
+    const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+    const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+    precondition(before, 'read the deployment');
+    for (const body of [{ source_revision_config: { repo_ref: 7 } }, { source_revision_config: 'main' }, { secrets: 'APC=1' }]) {
+      expectJsonError(await controlPlane.patch(`/v2/deployments/${deployment.id}`, body), 422);
+    }
+    const after = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+    expect(after.json, after.describe('the deployment is unchanged')).toEqual(before.json);
+  });
+});
+
+test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({ controlPlane, scope, time }) => {
+  allowDeploymentTime(time);
+  const repo = await repository(controlPlane);
+  const deployed: Deployment[] = [];
+  for (const suffix of ['-a', '-b']) {
+    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope, suffix));
+    const { seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+    test.skip(seen[seen.length - 1] !== 'DEPLOYED', `precondition failed: the revision ended ${seen.join(' → ')}`);
+    const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+    precondition(read, 'read the deployed deployment');
+    deployed.push(read.json);
+  }
+  const [a, b] = deployed.map((d) => d.source_config?.custom_url);
+  expect(typeof a === 'string' && typeof b === 'string', `each deployed deployment names its URL in source_config.custom_url (${a}, ${b})`).toBe(true);
+  expect(a, 'two deployments have two URLs').not.toBe(b);
+  // The agent servers are reached directly: they are other targets than the control plane.
+  const thread = await fetch(`${a}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(thread.status, `${a} answers POST /threads as an agent server`).toBe(200);
+  const { thread_id } = (await thread.json()) as { thread_id: string };
+  expect((await fetch(`${a}/threads/${thread_id}`)).status, 'the thread is on the first agent server').toBe(200);
+  expect((await fetch(`${b}/threads/${thread_id}`)).status, "the second deployment's agent server does not hold the first one's thread").toBe(404);
+});

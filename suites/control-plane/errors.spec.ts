@@ -1,0 +1,89 @@
+// §4, §7: JSON payloads, the error shape, and bad input on every control-plane endpoint.
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { forRule } from '../checks/attribution.ts';
+import { clientWithKey, expect, test } from '../fixtures.ts';
+import type { ApiResponse } from '../client.ts';
+import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositoriesOf, repository, revisionPath, type Deployment } from './steps.ts';
+
+const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
+
+test('requests sent as application/json are accepted and answers with a body are JSON', { tag: '@ERROR-JSON-PAYLOADS-CONTROL-PLANE' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const created = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)), { headers: { 'content-type': 'application/json' } });
+  expectStatus(created, [200, 201]);
+  const answers = [
+    created,
+    await controlPlane.get(INTEGRATIONS),
+    await controlPlane.get(repositoriesOf(repo.host_integration_id)),
+    await controlPlane.get(`/v2/deployments/${created.json.id}`),
+    await controlPlane.patch(`/v2/deployments/${created.json.id}`, { source_config: { build_on_push: false } }, { headers: { 'content-type': 'application/json' } }),
+    await controlPlane.get(revisionPath(created.json, created.json.latest_revision_id)),
+    await controlPlane.get(repositoriesOf('not-a-uuid')),
+  ];
+  for (const res of answers) {
+    expect(isJson(res), res.describe('a JSON content-type')).toBe(true);
+    expect(() => JSON.parse(res.text), res.describe('a JSON body')).not.toThrow();
+  }
+});
+
+test('an error body is {detail}: a ValidationError array on 422, a string otherwise', { tag: '@ERROR-SHAPE-CONTROL-PLANE' }, async ({ controlPlane, run }, testInfo) => {
+  const invalid = await controlPlane.get(repositoriesOf('not-a-uuid'));
+  expectStatus(invalid, 422);
+  expectSchema(invalid, 'control-plane', 'HTTPValidationError');
+  expect(Array.isArray((invalid.json as { detail?: unknown }).detail), invalid.describe('detail is an array')).toBe(true);
+  const others = [
+    await controlPlane.get('/v2/deployments/00000000-0000-4000-8000-0000000dead0'),
+    await clientWithKey(run, 'control-plane', testInfo.testId, undefined)!.get('/v2/deployments'),
+  ];
+  for (const res of others) {
+    expectJsonError(res);
+    expect(typeof (res.json as { detail?: unknown }).detail, res.describe('detail is a string')).toBe('string');
+  }
+});
+
+test.describe('bad input on every endpoint answers 4xx in the documented shape, never 5xx', { tag: '@ERROR-BAD-INPUT-CONTROL-PLANE' }, () => {
+  test('malformed ids, query parameters and bodies', async ({ controlPlane, scope }) => {
+    const repo = await repository(controlPlane);
+    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+    const json = { 'content-type': 'application/json' };
+    const answers = [
+      await controlPlane.get(repositoriesOf('%20')),
+      await controlPlane.get('/v2/deployments?limit=many'),
+      await controlPlane.get('/v2/deployments?limit=0'),
+      await controlPlane.get('/v2/deployments?offset=-1'),
+      await controlPlane.post('/v2/deployments', undefined, { rawBody: '{"name": ', headers: json }),
+      await controlPlane.post('/v2/deployments', undefined, { rawBody: '[]', headers: json }),
+      await controlPlane.post('/v2/deployments', undefined, { rawBody: 'null', headers: json }),
+      await controlPlane.post('/v2/deployments', { integration_id: 12, source_config: [], source_revision_config: null }),
+      await controlPlane.patch(`/v2/deployments/${deployment.id}`, undefined, { rawBody: '{', headers: json }),
+      await controlPlane.patch(`/v2/deployments/${deployment.id}`, undefined, { rawBody: '"text"', headers: json }),
+      await controlPlane.get(`/v2/deployments/${deployment.id}/revisions?limit=abc`),
+    ];
+    for (const res of answers) {
+      expectJsonError(res);
+      if (res.status === 422) expectSchema(res, 'control-plane', 'HTTPValidationError');
+    }
+  });
+});
+
+test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-CONTROL-PLANE' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const name = deploymentName(scope);
+  const { deployment } = await createDeployment(controlPlane, repo, `${name}-kept`);
+  const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  precondition(before, 'read the deployment');
+  const refused = [
+    await controlPlane.post('/v2/deployments', { ...deploymentBody(repo, `${name}-refused`), source_revision_config: { repo_ref: 5 } }),
+    await controlPlane.post('/v2/deployments', { ...deploymentBody(repo, `${name}-refused`), integration_id: '00000000-0000-4000-8000-0000000000aa' }),
+    await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: ['main'] } }),
+    await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_config: { repo_url: 'https://sourcehost.example/someone/else' } }),
+  ];
+  for (const res of refused) await forRule('ERROR-REFUSED-UNCHANGED-CONTROL-PLANE', () => expectJsonError(res));
+  const listed = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}-refused`);
+  precondition(listed, 'list the deployments of the test');
+  expect(listed.json.resources, listed.describe('no deployment was created')).toEqual([]);
+  const after = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  expect(after.json, after.describe('the deployment is unchanged')).toEqual(before.json);
+  const revisions = await controlPlane.get<{ resources: unknown[] }>(`/v2/deployments/${deployment.id}/revisions`);
+  if (revisions.status === 200) expect(revisions.json.resources.length, revisions.describe('no revision was started')).toBe(1);
+});

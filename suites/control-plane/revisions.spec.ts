@@ -1,0 +1,123 @@
+// §2.3, §3, §4.1: revisions, their status, and the typical flow of create → poll → patch.
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { expect, requireCapability, test } from '../fixtures.ts';
+import { ApiClient } from '../client.ts';
+import { allowDeploymentTime, createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
+
+/** The real control plane's revision statuses (platform-facts.md §4.5). */
+const REVISION_STATUSES = [
+  'CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'CREATE_FAILED',
+  'BUILD_FAILED', 'DEPLOY_FAILED', 'DEPLOYED', 'SKIPPED', 'INTERRUPTED', 'UNKNOWN',
+];
+
+test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({ controlPlane, scope }) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const res = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
+  expectStatus(res, 200);
+  expectSchema(res, 'control-plane', 'Revision');
+  expect(typeof res.json.status, res.describe('status')).toBe('string');
+});
+
+test('a revision has a status, and DEPLOYED is one of its values', { tag: '@REVISION-STATUS' }, async ({ controlPlane, scope, time }) => {
+  allowDeploymentTime(time);
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+  expect(seen.every((s) => typeof s === 'string' && s !== 'undefined'), last.describe(`every answer has a status (${seen.join(' → ')})`)).toBe(true);
+  expect(last.json.status, last.describe(`the revision reaches DEPLOYED (${seen.join(' → ')})`)).toBe('DEPLOYED');
+});
+
+test('polling the latest revision of a new deployment eventually answers DEPLOYED', { tag: '@REVISION-POLL-DEPLOYED' }, async ({ controlPlane, scope, time }) => {
+  allowDeploymentTime(time);
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id, (s) => s === 'DEPLOYED' || /FAILED/.test(s));
+  expect(last.json.status, last.describe(`statuses seen: ${seen.join(' → ')}`)).toBe('DEPLOYED');
+});
+
+test('every revision status is one of the real service\'s values', { tag: '@REVISION-STATUS-VALUES' }, async ({ controlPlane, scope, time }) => {
+  allowDeploymentTime(time);
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+  for (const status of seen) expect(REVISION_STATUSES, last.describe(`status ${status} (seen: ${seen.join(' → ')})`)).toContain(status);
+});
+
+test('the statuses a revision passes through before DEPLOYED', { tag: '@REVISION-TRANSITIONS' }, async ({ controlPlane, scope, time, observe }) => {
+  allowDeploymentTime(time);
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const { seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+  observe('REVISION-TRANSITIONS', `polled every ${time.virtual ? '5 s (virtual)' : '60 s'}: ${seen.join(' → ')}`);
+});
+
+test('the fields of a revision beyond status', { tag: '@REVISION-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const res = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
+  observe('REVISION-OTHER-FIELDS', `a revision answers ${Object.keys(res.json ?? {}).sort().join(', ')}`);
+});
+
+test(
+  'the typical flow: create a deployment, read it, poll its latest revision until DEPLOYED, then update it',
+  { tag: '@DEPLOY-FLOW' },
+  async ({ controlPlane, scope, time }) => {
+    allowDeploymentTime(time);
+    const repo = await repository(controlPlane);
+    const created = await controlPlane.post<Deployment>('/v2/deployments', {
+      name: deploymentName(scope),
+      integration_id: repo.host_integration_id,
+      source_config: { repo_url: repo.url },
+      source_revision_config: { repo_ref: repo.default_branch },
+    });
+    expectStatus(created, [200, 201]);
+    const read = await controlPlane.get<Deployment>(`/v2/deployments/${created.json.id}`);
+    expectStatus(read, 200);
+    const { last, seen } = await pollRevision(controlPlane, time, read.json, read.json.latest_revision_id);
+    expect(last.json.status, last.describe(`the first revision deploys (${seen.join(' → ')})`)).toBe('DEPLOYED');
+    const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${created.json.id}`, { source_revision_config: { repo_ref: repo.default_branch } });
+    expectStatus(patched, 200);
+    expect(patched.json.id, patched.describe('the updated deployment')).toBe(created.json.id);
+    const again = await pollRevision(controlPlane, time, patched.json, patched.json.latest_revision_id);
+    expect(again.last.json.status, again.last.describe(`the update deploys too (${again.seen.join(' → ')})`)).toBe('DEPLOYED');
+  },
+);
+
+test('a patch of source_revision_config starts a new revision that latest_revision_id names', { tag: '@DEPLOY-PATCH-NEW-REVISION' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-next` } });
+  expectStatus(patched, 200);
+  expect(patched.json.latest_revision_id, patched.describe('a new latest revision')).not.toBe(deployment.latest_revision_id);
+  const revision = await controlPlane.get<Revision>(revisionPath(deployment, patched.json.latest_revision_id));
+  expectStatus(revision, 200);
+  const earlier = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
+  expect(earlier.status, earlier.describe('the first revision still exists')).toBe(200);
+});
+
+test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest first', { tag: '@REVISION-LIST' }, async ({ controlPlane, scope }) => {
+  const repo = await repository(controlPlane);
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-next` } });
+  precondition(patched, 'start a second revision');
+  const res = await controlPlane.get<{ resources: Revision[]; offset: number }>(`/v2/deployments/${deployment.id}/revisions`);
+  expectStatus(res, 200);
+  expect(typeof res.json.offset, res.describe('offset')).toBe('number');
+  expect(res.json.resources.map((r) => r.id), res.describe('both revisions, latest first')).toEqual([patched.json.latest_revision_id, deployment.latest_revision_id]);
+});
+
+test('getting an unknown revision of a deployment answers 404 with a JSON error body', { tag: '@REVISION-UNKNOWN-404' }, async ({ controlPlane, scope }) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  expectJsonError(await controlPlane.get(revisionPath(deployment, '00000000-0000-4000-8000-00000000beef')), 404);
+});
+
+test('a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision', { tag: '@REVISION-FAILURE-TERMINAL' }, async ({ controlPlane, scope, time, run }) => {
+  requireCapability(run, 'revision-faults');
+  allowDeploymentTime(time);
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const admin = new ApiClient(run.target.adminUrl!);
+  const fault = await admin.post(`/__sim/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/fail`, { status: 'BUILD_FAILED' });
+  precondition(fault, 'ask the simulator to fail the build');
+  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+  expect(last.json.status, last.describe(`the revision fails (${seen.join(' → ')})`)).toBe('BUILD_FAILED');
+  await time.pass(30 * 60_000);
+  const later = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
+  expect(later.json.status, later.describe('a failed revision does not move on')).toBe('BUILD_FAILED');
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+  expect(read.json.active_revision_id ?? null, read.describe('the failed revision is not active')).not.toBe(deployment.latest_revision_id);
+});

@@ -1,0 +1,29 @@
+// §9: version segments in every path, and the OpenAPI document of the control plane.
+import { expectStatus } from '../checks/index.ts';
+import { expect, test } from '../fixtures.ts';
+import { INTEGRATIONS, repositories, repositoriesOf } from './steps.ts';
+
+test('repository listing is served under /v1 and deployments under /v2, and not without a version', { tag: '@VERSION-CP-PATH-PREFIX' }, async ({ controlPlane }) => {
+  const [{ integrationId }] = await repositories(controlPlane);
+  expectStatus(await controlPlane.get(repositoriesOf(integrationId)), 200);
+  expectStatus(await controlPlane.get(INTEGRATIONS), 200);
+  expectStatus(await controlPlane.get('/v2/deployments?limit=1'), 200);
+  for (const path of [`/integrations/sourcehost/${integrationId}/repos`, '/deployments']) {
+    const res = await controlPlane.get(path);
+    expect([404, 405].includes(res.status), res.describe('an unversioned path is no endpoint')).toBe(true);
+  }
+});
+
+test('the control plane is described by an OpenAPI 3.1.0 document at interface version 0.1.0', { tag: '@VERSION-CP-OPENAPI' }, async ({ controlPlane }) => {
+  const res = await controlPlane.get<{ openapi?: string; info?: { version?: string }; paths?: Record<string, unknown> }>('/openapi.json');
+  expectStatus(res, 200);
+  expect(res.json.openapi, res.describe('openapi')).toBe('3.1.0');
+  expect(res.json.info?.version, res.describe('info.version')).toBe('0.1.0');
+  expect(Object.keys(res.json.paths ?? {}).some((p) => p.startsWith('/v2/deployments')), res.describe('it describes the deployments')).toBe(true);
+});
+
+test('deprecation and compatibility signals', { tag: '@VERSION-DEPRECATION' }, async ({ controlPlane, observe }) => {
+  const res = await controlPlane.get('/v2/deployments?limit=1');
+  const signals = ['deprecation', 'sunset', 'link', 'warning', 'api-version'].filter((h) => res.headers[h] !== undefined);
+  observe('VERSION-DEPRECATION', signals.length ? signals.map((h) => `${h}: ${res.headers[h]}`).join('; ') : 'no Deprecation, Sunset, Link, Warning or API-Version header');
+});

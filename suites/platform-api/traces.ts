@@ -1,0 +1,139 @@
+// Trace runs as the official client builds them (client-wire-formats.md §1.3-§1.6): UUID v7
+// ids, trace_id and dotted_order computed by the caller, and the multipart body that carries
+// them. Ids are derived from the test's scope, so a run's ids are the same on every run of
+// the suites against a fresh simulator, and unique to the test.
+import { createHash } from 'node:crypto';
+import type { RunContext } from '../run-context.ts';
+
+type Json = Record<string, unknown>;
+
+export interface TraceRun {
+  id: string;
+  name: string;
+  run_type: string;
+  start_time: string;
+  end_time?: string;
+  trace_id: string;
+  dotted_order: string;
+  parent_run_id?: string;
+  session_name?: string;
+  inputs?: Json;
+  outputs?: Json;
+  extra?: Json;
+  [field: string]: unknown;
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A segment of spec §2.5, with the optional fraction of up to six digits the clients send. */
+export const SEGMENT = /^(\d{8}T\d{6})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/**
+ * Fresh ids for one test. On a target that is not a fresh simulator, the wall clock joins the
+ * seed, so a second run of the suites does not collide with the runs of the first.
+ */
+export class RunIds {
+  private n = 0;
+  private readonly nonce: string;
+
+  constructor(scope: string, run: RunContext) {
+    this.nonce = run.target.capabilities.includes('seeded-ids') ? scope : `${scope}:${Date.now()}`;
+  }
+
+  /** A UUID v7 whose timestamp is `ms`, as RunTree ids are. */
+  v7(ms: number): string {
+    const hex = this.bytes();
+    const time = ms.toString(16).padStart(12, '0');
+    const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+    return `${time.slice(0, 8)}-${time.slice(8)}-7${hex.slice(1, 4)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
+
+  v4(): string {
+    const hex = this.bytes();
+    const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
+
+  private bytes(): string {
+    return createHash('sha256').update(`${this.nonce}:${this.n++}`).digest('hex');
+  }
+}
+
+/** Where the runs of a test start: a fixed instant on the simulator, now elsewhere. */
+export function baseTime(run: RunContext): number {
+  return run.target.capabilities.includes('virtual-clock') ? Date.UTC(2026, 0, 1, 9, 30, 15) : Date.now() - 60_000;
+}
+
+/** An ISO time with `digits` fraction digits (0 to 6); the digits past milliseconds are `micros`. */
+export function isoWith(ms: number, digits = 6, micros = 0): string {
+  const iso = new Date(ms).toISOString();
+  const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.slice(0, digits);
+  return `${iso.slice(0, 19)}${digits > 0 ? `.${fraction}` : ''}Z`;
+}
+
+/** The compact segment timestamp: YYYYMMDDTHHMMSS, then the fraction of `iso`, then Z. */
+export function compact(iso: string): string {
+  const [whole, fraction = ''] = iso.replace(/Z$/, '').split('.');
+  return `${whole.replace(/[-:]/g, '')}${fraction}Z`;
+}
+
+/**
+ * A run tree: `parents[i]` is the index of run i's parent (always lower) or null for the root.
+ * Run i starts `i` seconds after `start`, so every child starts after its parent; its
+ * dotted_order carries `digits` fraction digits as the official client does with six.
+ */
+export function runTree(ids: RunIds, parents: (number | null)[], options: { start: number; digits?: number; session?: string }): TraceRun[] {
+  const runs: TraceRun[] = [];
+  parents.forEach((parentIndex, i) => {
+    const ms = options.start + i * 1000 + i;
+    const start = isoWith(ms, options.digits ?? 6, i + 1);
+    const id = ids.v7(ms);
+    const parent = parentIndex === null ? undefined : runs[parentIndex];
+    const segment = `${compact(start)}${id}`;
+    runs.push({
+      id,
+      name: parent ? `child-${i}` : 'root',
+      run_type: parent ? 'llm' : 'chain',
+      start_time: start,
+      trace_id: parent?.trace_id ?? id,
+      dotted_order: parent ? `${parent.dotted_order}.${segment}` : segment,
+      ...(parent ? { parent_run_id: parent.id } : {}),
+      ...(options.session ? { session_name: options.session } : {}),
+      inputs: { index: i },
+    });
+  });
+  return runs;
+}
+
+export interface Part {
+  name: string;
+  contentType: string;
+  data: string | Buffer;
+}
+
+const OUT_OF_BAND = ['inputs', 'outputs', 'events', 'extra', 'error', 'serialized'];
+
+/** A run's parts in the client's layout: the run without its out-of-band fields, then one part per such field. */
+export function runParts(event: 'post' | 'patch', run: Json): Part[] {
+  const main = Object.fromEntries(Object.entries(run).filter(([key]) => !OUT_OF_BAND.includes(key)));
+  const parts: Part[] = [{ name: `${event}.${run.id}`, contentType: 'application/json', data: JSON.stringify(main) }];
+  for (const key of OUT_OF_BAND) {
+    if (run[key] !== undefined) parts.push({ name: `${event}.${run.id}.${key}`, contentType: 'application/json', data: JSON.stringify(run[key]) });
+  }
+  return parts;
+}
+
+/** A multipart body as the official client writes it: `length=` on each part's Content-Type, CRLF line ends. */
+export function multipartBody(parts: Part[], boundary = '----LangSmithFormBoundaryapcsuite'): { body: Buffer; contentType: string } {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const data = Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data, 'utf8');
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: ${part.contentType}; length=${data.length}\r\n\r\n`, 'utf8'),
+      data,
+      Buffer.from('\r\n', 'utf8'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
