@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { DEFAULT_SEED, startSimulator } from '../simulator/simulator.ts';
+import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
 import { RecordingProxy, toHar } from '../suites/proxy/recording-proxy.ts';
+import { checkTarget, TargetError } from '../suites/target.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { compareToBaseline } from '../reports/baseline.ts';
 import { loadExpectations } from '../reports/expectations.ts';
@@ -62,6 +64,11 @@ Starts the simulator on 127.0.0.1 and prints the base URL of each plane. Its adm
 Options:
   --port <n>            port of the agent server (default: a free port)
   --seed <seed>         seed for generated ids (default: ${DEFAULT_SEED})
+  --config <file>       deployment configuration file (langgraph.json, or YAML) whose
+                        webhooks and http.disable_webhooks settings the agent server
+                        follows; \${{ env.VAR }} in webhooks.headers is read from the
+                        environment. An invalid file or a missing variable stops startup
+                        (exit 2).
   -h, --help            this help`,
   proxy: `Usage: ${NAME} proxy --target <url> [options]
 
@@ -131,6 +138,13 @@ async function run(args: string[]): Promise<number> {
     console.log(HELP.run);
     return EXIT.ok;
   }
+  let target: string | undefined;
+  try {
+    target = values.target === undefined ? undefined : checkTarget(values.target as string);
+  } catch (error) {
+    if (error instanceof TargetError) throw new UsageError(error.message);
+    throw error;
+  }
   const planes = (values.plane as string[] | undefined) ?? [];
   for (const plane of planes) if (!(PLANES as readonly string[]).includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
   const baseline = values.baseline as string | undefined;
@@ -157,7 +171,7 @@ async function run(args: string[]): Promise<number> {
       stdio: 'inherit',
       env: {
         ...process.env,
-        APC_TARGET: (values.target as string | undefined) ?? '',
+        APC_TARGET: target ?? '',
         APC_OUT: outDir,
         APC_SEED: (values.seed as string | undefined) ?? DEFAULT_SEED,
         APC_EXPECTATIONS: expectations ?? '',
@@ -173,6 +187,11 @@ async function run(args: string[]): Promise<number> {
     return EXIT.usage;
   }
   const report = JSON.parse(text) as ConformanceReport;
+  const ran = report.rules.some((r) => r.tests.length > 0);
+  if (!ran && code !== 0) {
+    console.error(`${NAME}: no test ran (Playwright exited with ${code}); see the output above.`);
+    return EXIT.usage;
+  }
   // With expectations, only a departure from them fails the run; else any MUST failure does.
   let failed = report.summary.unexpected ? report.summary.unexpected.length > 0 : report.summary.mustFailures > 0;
   if (report.unknownRuleTags.length > 0) {
@@ -188,14 +207,25 @@ async function run(args: string[]): Promise<number> {
 }
 
 async function simulate(args: string[]): Promise<number> {
-  const values = parse(args, { port: { type: 'string' }, seed: { type: 'string' } });
+  const values = parse(args, { port: { type: 'string' }, seed: { type: 'string' }, config: { type: 'string' } });
   if (values.help) {
     console.log(HELP.simulate);
     return EXIT.ok;
   }
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${String(values.port)}'`);
-  const sim = await startSimulator({ seed: (values.seed as string | undefined) ?? DEFAULT_SEED, ports: { 'agent-server': port } });
+  let deploymentConfig: DeploymentConfig | undefined;
+  if (values.config !== undefined) {
+    try {
+      deploymentConfig = loadDeploymentConfig(values.config as string, process.env);
+    } catch (error) {
+      if (!(error instanceof DeploymentConfigError)) throw error;
+      console.error(`${NAME}: ${error.message}`);
+      return EXIT.usage;
+    }
+  }
+  const sim = await startSimulator({ seed: (values.seed as string | undefined) ?? DEFAULT_SEED, ports: { 'agent-server': port }, deploymentConfig });
+  if (deploymentConfig) console.log(`[simulator] deployment configuration ${String(values.config)}: webhooks ${deploymentConfig.webhooks.disabled ? 'disabled' : 'enabled'}`);
   console.log(`[simulator] seed ${sim.info().seed}, virtual time ${sim.clock.iso()}`);
   for (const [plane, url] of Object.entries(sim.urls)) console.log(`[simulator] ${plane.padEnd(14)} ${url}`);
   console.log(`[simulator] admin: ${sim.urls['agent-server']}/__sim/info · Ctrl-C to stop`);

@@ -7,6 +7,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, VirtualClock } from './clock.ts';
+import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import type { ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
 import { createPlaneHandler } from './http/server.ts';
@@ -31,6 +32,13 @@ export interface SimulatorOptions {
   /** Fixed ports per plane; 0 or absent picks a free one. */
   ports?: Partial<Record<Endpoint, number>>;
   quiet?: boolean;
+  /** The deployment configuration file every agent server runs with (§6); none by default. */
+  deploymentConfig?: DeploymentConfig;
+  /**
+   * Webhook origins delivered to another origin, as a tunnel in front of a local receiver
+   * would: a stable public name keeps reports free of the receiver's port.
+   */
+  webhookTunnels?: Record<string, string>;
 }
 
 export const DEFAULT_SEED = '1';
@@ -58,12 +66,26 @@ export class Simulator {
     this.seed = options.seed ?? DEFAULT_SEED;
     this.clock = new VirtualClock(options.epoch ?? DEFAULT_EPOCH);
     this.ids = new IdGenerator(this.seed);
-    this.agentServer = new AgentServer({ clock: this.clock, ids: this.ids });
     const env = { clock: this.clock, ids: this.ids };
+    const agentOptions = {
+      deploymentConfig: options.deploymentConfig,
+      webhookTunnels: options.webhookTunnels,
+      log: options.quiet ? undefined : (message: string) => console.warn(message),
+    };
+    this.agentServer = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => this.urls['agent-server'] });
     // Each deployment created on the control plane gets an agent server of its own.
     const hosting = new AgentServerHosting({
       host: options.host ?? '127.0.0.1',
-      listener: () => createPlaneHandler({ plane: 'agent-server', errorStyle: 'detail-string', routes: agentServerRoutes(new AgentServer(env)) }),
+      listener: () => {
+        // A hosted server learns its own address (for relative webhook URLs) from its first request.
+        let self: string | undefined;
+        const server = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => self });
+        const handler = createPlaneHandler({ plane: 'agent-server', errorStyle: 'detail-string', routes: agentServerRoutes(server) });
+        return (req, res) => {
+          self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
+          handler(req, res);
+        };
+      },
     });
     this.controlPlane = new ControlPlane(env, hosting);
     this.platform = { us: new PlatformApi('us', env), eu: new PlatformApi('eu', env) };
@@ -132,6 +154,9 @@ export class Simulator {
       planes: this.urls,
       capabilities: [...CAPABILITIES],
       credentials: this.workspaces.describe(),
+      // The webhook settings as written (environment references unresolved), so the suites
+      // know which §6 behaviour to expect of this target.
+      deployment_config: webhookSettings(this.options.deploymentConfig ?? NO_DEPLOYMENT_CONFIG),
     };
   }
 }

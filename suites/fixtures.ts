@@ -4,6 +4,8 @@ import { test as base, expect } from '@playwright/test';
 import type { Endpoint } from '../specs/contract.ts';
 import type { CredentialRole, SimulatorCredentials } from '../simulator/auth/workspaces.ts';
 import type { Capability } from '../simulator/simulator.ts';
+import type { DeploymentConfigFile } from '../simulator/deployment-config.ts';
+import { WebhookReceiver, type Failure, type ReceivedRequest } from '../fixtures/webhook-receiver.ts';
 import { ApiClient } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
 import { runContext, type RunContext } from './run-context.ts';
@@ -29,6 +31,47 @@ export interface Time {
   virtual: boolean;
 }
 
+/**
+ * One test's part of the webhook receiver: URLs under a path of its own, so deliveries that
+ * arrive late for another test never count here. `name` picks a sub-path.
+ */
+export class WebhookChannel {
+  constructor(
+    private readonly receiver: WebhookReceiver,
+    /** Base URL the target reaches the receiver at. */
+    private readonly publicUrl: string,
+    private readonly prefix: string,
+    /** On a virtual clock deliveries come at once; a real target may take seconds. */
+    private readonly virtualTime: boolean,
+  ) {}
+
+  url(name = ''): string {
+    return `${this.publicUrl}${this.path(name)}`;
+  }
+
+  received(name = ''): ReceivedRequest[] {
+    return this.receiver.received(this.path(name));
+  }
+
+  /** Waits until `count` requests arrived (or a timeout passed) and answers what arrived. */
+  waitFor(count: number, name = '', timeoutMs = this.virtualTime ? 5_000 : 20_000): Promise<ReceivedRequest[]> {
+    return this.receiver.waitFor(count, { path: this.path(name), timeoutMs });
+  }
+
+  failNext(count: number, failure: Failure, name = ''): void {
+    this.receiver.failNext(count, failure, this.path(name));
+  }
+
+  /** Waits long enough that a delivery still on its way would have arrived. */
+  async settle(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, this.virtualTime ? 300 : 5_000));
+  }
+
+  private path(name: string): string {
+    return name ? `${this.prefix}/${name}` : this.prefix;
+  }
+}
+
 interface TestFixtures {
   agent: ApiClient;
   /** The control plane, with the target's API key. */
@@ -45,11 +88,17 @@ interface TestFixtures {
   observe: (ruleId: string, observation: string) => void;
   /** A value unique to this test, to keep its data apart from other tests' on a shared target. */
   scope: string;
+  /** The webhook receiver, reachable from the target; skips the test when it is not. */
+  webhookReceiver: WebhookChannel;
+  /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
+  deploymentConfig: DeploymentConfigFile;
   evidence: void;
 }
 
 interface WorkerFixtures {
   run: RunContext;
+  /** The local receiver; APC_WEBHOOK_RECEIVER_PORT fixes its port (for a tunnel to it). */
+  webhookServer: WebhookReceiver;
   /** The simulator's published credentials (/__sim/info), when the target is a simulator. */
   simulatorCredentials: SimulatorCredentials | undefined;
 }
@@ -169,6 +218,33 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         else await new Promise((resolve) => setTimeout(resolve, ms));
       },
     });
+  },
+
+  webhookServer: [
+    async ({}, use) => {
+      const receiver = await WebhookReceiver.start({ port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0) });
+      await use(receiver);
+      await receiver.close();
+    },
+    { scope: 'worker' },
+  ],
+
+  webhookReceiver: async ({ run, webhookServer }, use, testInfo) => {
+    const agentUrl = run.target.planes['agent-server'];
+    test.skip(
+      !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
+      `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (port APC_WEBHOOK_RECEIVER_PORT)`,
+    );
+    const publicUrl = (run.target.webhookReceiverUrl ?? webhookServer.url).replace(/\/+$/, '');
+    await use(new WebhookChannel(webhookServer, publicUrl, `/apc-hooks/${testInfo.testId}`, run.target.capabilities.includes('virtual-clock')));
+  },
+
+  deploymentConfig: async ({ run }, use) => {
+    // Only a simulator publishes the configuration it runs with (/__sim/info).
+    const response = run.target.adminUrl ? await fetch(`${run.target.adminUrl}/__sim/info`) : undefined;
+    const config = response?.ok ? ((await response.json()) as { deployment_config?: DeploymentConfigFile }).deployment_config : undefined;
+    test.skip(!config, `the deployment configuration of target '${run.target.name}' is unknown`);
+    await use(config!);
   },
 
   observe: async ({}, use, testInfo) => {

@@ -11,7 +11,8 @@ export default defineConfig({
   globalSetup: './global-setup.ts',
   outputDir: resolve(outDir, 'test-results'),
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
-  workers: 1,
+  // APC_WORKERS runs files in parallel where that order does not matter (a real server).
+  workers: Number(process.env.APC_WORKERS) || 1,
   fullyParallel: false,
   retries: 0,
   timeout: 30_000,

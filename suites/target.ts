@@ -1,9 +1,12 @@
 // What the suites run against: the embedded simulator, a URL, or a YAML config file
 // naming the base URL of each plane, the API key variable and the target's capabilities.
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
 import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
+import { resolveDeploymentConfig } from '../simulator/deployment-config.ts';
 
 export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seeded-ids', 'fault-injection', 'workspace-credentials', 'oauth-completion', 'revision-faults'];
 
@@ -31,10 +34,29 @@ interface TargetFile {
   webhook_receiver_url?: string;
 }
 
+/**
+ * Checks a `--target` before a run starts, so a mistyped one is a usage error: a URL, or
+ * a config file that exists and parses. Answers the form the run should use (absolute path).
+ */
+export function checkTarget(spec: string, cwd = process.cwd()): string {
+  if (/^https?:\/\//i.test(spec)) {
+    try {
+      new URL(spec);
+    } catch {
+      throw new TargetError(`--target '${spec}' is not a valid URL`);
+    }
+    return spec;
+  }
+  const path = resolvePath(cwd, spec);
+  if (!existsSync(path)) throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
+  fromFile(path);
+  return path;
+}
+
 /** Resolves `--target`; with none, starts the embedded simulator (returned for teardown). */
 export async function resolveTarget(spec: string | undefined, seed: string): Promise<{ target: Target; simulator?: Simulator }> {
   if (!spec) {
-    const simulator = await startSimulator({ seed });
+    const simulator = await startSimulator({ seed, ...(await embeddedWebhookSetup()) });
     return {
       simulator,
       target: {
@@ -43,6 +65,7 @@ export async function resolveTarget(spec: string | undefined, seed: string): Pro
         planes: { ...simulator.urls },
         capabilities: simulator.info().capabilities,
         adminUrl: simulator.urls['agent-server'],
+        webhookReceiverUrl: EMBEDDED_RECEIVER_URL,
       },
     };
   }
@@ -104,4 +127,29 @@ async function probeSimulator(url: string): Promise<{ planes: Partial<Record<End
   } catch {
     return undefined;
   }
+}
+
+// The embedded simulator reaches the suites' webhook receiver under a fixed name, as a real
+// deployment would through a tunnel, so reports do not depend on the receiver's port. Its
+// deployment configuration sets webhook headers, a static one and one from the environment
+// (§6). It sets no URL policy: other suites name webhook URLs of their own.
+const EMBEDDED_RECEIVER_URL = 'http://receiver.apc.test';
+
+async function embeddedWebhookSetup() {
+  process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
+  process.env.LG_WEBHOOK_APC_CONFORMANCE ??= 'resolved-from-the-environment';
+  const headers = { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' };
+  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers } }, process.env, "the embedded simulator's deployment configuration");
+  return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: `http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}` } };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }

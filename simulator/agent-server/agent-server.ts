@@ -1,22 +1,61 @@
 // One simulated agent server (a deployment): its stores share the simulator's clock and ids.
 import type { VirtualClock } from '../clock.ts';
+import { NO_DEPLOYMENT_CONFIG, type DeploymentConfig } from '../deployment-config.ts';
 import type { IdGenerator } from '../ids.ts';
 import { AssistantStore } from './assistants.ts';
+import { CronStore } from './crons.ts';
 import { RunStore, type RunHooks } from './runs.ts';
 import { ThreadStore } from './threads.ts';
+import { checkWebhookUrl } from './webhook-policy.ts';
+import { WebhookSender } from './webhooks.ts';
+
+export interface AgentServerOptions {
+  /** The deployment configuration file the server started with (§6). */
+  deploymentConfig?: DeploymentConfig;
+  /** The server's own base URL, where relative webhook URLs are delivered. */
+  selfUrl?: () => string | undefined;
+  /** Webhook origins delivered elsewhere (see WebhookSenderOptions.tunnels). */
+  webhookTunnels?: Record<string, string>;
+  log?: (message: string) => void;
+}
 
 export class AgentServer {
   readonly threads: ThreadStore;
   readonly assistants: AssistantStore;
   readonly runs: RunStore;
+  readonly crons: CronStore;
+  readonly webhooks: WebhookSender;
 
-  constructor(env: { clock: VirtualClock; ids: IdGenerator }, hooks: RunHooks = {}) {
+  /** `hooks` observe runs besides the server's own webhook notifications. */
+  constructor(env: { clock: VirtualClock; ids: IdGenerator }, hooks: RunHooks = {}, options: AgentServerOptions = {}) {
+    const config = options.deploymentConfig ?? NO_DEPLOYMENT_CONFIG;
+    const checkWebhook = (url: string) => {
+      checkWebhookUrl(url, config.webhooks.urlPolicy);
+      hooks.checkWebhook?.(url);
+    };
     this.threads = new ThreadStore(env);
     this.assistants = new AssistantStore(() => env.clock.iso());
-    this.runs = new RunStore(env, this.threads, this.assistants, hooks);
+    this.webhooks = new WebhookSender({
+      clock: env.clock,
+      headers: config.webhooks.headers,
+      disabled: config.webhooks.disabled,
+      selfUrl: options.selfUrl ?? (() => undefined),
+      tunnels: options.webhookTunnels,
+      log: options.log,
+    });
+    this.runs = new RunStore(env, this.threads, this.assistants, {
+      onFinished: (run, thread) => {
+        this.webhooks.notify(run, thread);
+        hooks.onFinished?.(run, thread);
+      },
+      checkWebhook,
+    });
+    this.crons = new CronStore({ ...env, runs: this.runs, threads: this.threads, assistants: this.assistants, checkWebhook, log: options.log });
   }
 
   reset(): void {
+    this.crons.clear();
+    this.webhooks.clear();
     this.runs.clear();
     this.threads.clear();
     this.assistants.clear();

@@ -1,6 +1,7 @@
 // The agent server's route table (spec §4.5), one row per endpoint.
 import { route, type Request, type Route } from '../http/router.ts';
 import type { AgentServer } from './agent-server.ts';
+import type { CronCreate, CronSearch } from './crons.ts';
 import { view, type CreateRun, type RunRecord } from './runs.ts';
 import { modesOf, streamRun, waitForResult } from './stream.ts';
 import type { Superstep, ThreadSearch } from './threads.ts';
@@ -14,7 +15,7 @@ const json = (req: Request): Json => (req.body ?? {}) as Json;
 /** Where a run lives: the SDK reads it to learn the run and thread ids (platform-facts §1.5). */
 const location = (run: RunRecord) => ({ 'content-location': run.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}` });
 
-export function agentServerRoutes({ threads, runs, assistants }: AgentServer): Route[] {
+export function agentServerRoutes({ threads, runs, assistants, crons }: AgentServer): Route[] {
   const stream = (run: RunRecord, req: Request) => {
     // Location lets the official SDK reconnect to the join stream with Last-Event-ID.
     const headers: Record<string, string> = location(run);
@@ -55,6 +56,14 @@ export function agentServerRoutes({ threads, runs, assistants }: AgentServer): R
     route('POST', '/threads/{thread_id}/runs/wait', 'waitRun', (req) => wait(runs.create(req.params.thread_id, json(req) as CreateRun))),
     route('POST', '/runs/stream', 'streamStatelessRun', (req) => stream(runs.createStateless(json(req) as CreateRun), req)),
     route('POST', '/runs/wait', 'waitStatelessRun', (req) => wait(runs.createStateless(json(req) as CreateRun))),
+
+    route('POST', '/threads/{thread_id}/runs/crons', 'createThreadCron', (req) => ({ body: crons.createForThread(req.params.thread_id, json(req) as CronCreate) })),
+    route('POST', '/runs/crons', 'createCron', (req) => ({ body: crons.createStateless(json(req) as CronCreate) })),
+    route('POST', '/runs/crons/search', 'searchCrons', (req) => ({ body: crons.search(json(req) as CronSearch) })),
+    route('DELETE', '/runs/crons/{cron_id}', 'deleteCron', (req) => {
+      crons.delete(req.params.cron_id);
+      return { status: 204 };
+    }),
 
     route('POST', '/assistants/search', 'searchAssistants', (req) => ({ body: assistants.search(json(req)) })),
     route('GET', '/assistants/{assistant_id}', 'getAssistant', (req) => ({ body: assistants.get(req.params.assistant_id) })),

@@ -116,8 +116,9 @@ export class DeploymentStore {
     if (request.buildOnPush && request.revision.repo_ref.startsWith('refs/tags/')) {
       throw new ApiError(400, 'source_config.build_on_push must be false when source_revision_config.repo_ref is a tag.');
     }
-    const id = this.env.ids.uuid();
+    // The agent server starts first, so the ids below are drawn in one go, whatever else runs meanwhile.
     const url = await this.env.host?.();
+    const id = this.env.ids.uuid();
     const now = this.env.clock.iso();
     const record: DeploymentRecord = {
       workspaceId: workspace.id,

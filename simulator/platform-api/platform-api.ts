@@ -41,7 +41,8 @@ export class PlatformApi {
         scale_up_nthreads_limit: 16,
         scale_down_nempty_trigger: 4,
         size_limit: 100,
-        size_limit_bytes: 20_971_520,
+        // Below the simulator's 16 MiB request limit, part headers included.
+        size_limit_bytes: 15 * 1024 * 1024,
       },
       instance_flags: { ...this.instanceFlags, zstd_compression_enabled: this.instanceFlags.zstd_compression_enabled && SUPPORTS_ZSTD },
       customer_info: null,

@@ -1,8 +1,7 @@
 // The platform API's route table (spec §4.2-§4.4), one row per endpoint. Every route but
 // /v2/auth/authenticate is also served under /api/v1, as clients configured with an /api/v1
 // base URL send them (client-wire-formats.md §1.1). All but GET /info need X-Api-Key.
-import type { Caller } from '../auth/with-auth.ts';
-import { withAuth } from '../auth/with-auth.ts';
+import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { notFound, unprocessable } from '../http/errors.ts';
 import { route, type Reply, type Request, type Route } from '../http/router.ts';
@@ -100,7 +99,16 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
     ),
     ...both('GET', '/datasets/{dataset_id}', 'readDataset', authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) }))),
-    ...both('GET', '/examples', 'listExamples', authed((req, caller) => ({ body: experiments.listExamples(ws(caller), req.query.get('dataset')!) }))),
+    ...both(
+      'GET',
+      '/examples',
+      'listExamples',
+      authed((req, caller) => {
+        const dataset = req.query.get('dataset');
+        if (!dataset) throw unprocessable('Query parameter dataset is required', [{ loc: ['query', 'dataset'], msg: 'Field required', type: 'missing' }]);
+        return { body: experiments.listExamples(ws(caller), dataset) };
+      }),
+    ),
     ...both('GET', '/sessions', 'listSessions', authed((req, caller) => {
       const name = req.query.get('name') ?? undefined;
       return { body: [...experiments.experimentsNamed(ws(caller), name), ...runs.projects(ws(caller), name)] };

@@ -27,7 +27,7 @@ test('payloads other than streams are JSON, and JSON bodies are accepted', { tag
 });
 
 test('an error body is a JSON object whose detail is a string', { tag: '@ERROR-SHAPE-AGENT' }, async ({ agent }) => {
-  for (const res of [await agent.get(`/threads/${UNKNOWN}`), await agent.post('/threads/search', { limit: 'x' })]) {
+  for (const res of [await agent.get(`/threads/${UNKNOWN}`), await agent.post('/threads', { metadata: 'not an object' })]) {
     expectJsonError(res);
     expect(typeof (res.json as { detail?: unknown }).detail, res.describe('detail is a string')).toBe('string');
   }

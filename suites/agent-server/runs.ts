@@ -1,7 +1,9 @@
 // Steps the run suites share. Each is a precondition: when it fails, the test is skipped
 // as such, so only the rule under test can fail.
+import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../client.ts';
 import { precondition } from '../checks/index.ts';
+import { skipForPrecondition } from '../checks/attribution.ts';
 
 /** How long a run asked to wait (`delay_ms`) stays in progress: virtual on the simulator, real elsewhere. */
 export const DELAY_MS = 1500;
@@ -36,9 +38,19 @@ export async function startRun(agent: ApiClient, threadId: string, body: Record<
   return res.json;
 }
 
-/** A run that stays in progress until DELAY_MS has passed. */
-export function longRun(agent: ApiClient, threadId: string, input: Record<string, unknown> = {}, body: Record<string, unknown> = {}): Promise<Run> {
-  return startRun(agent, threadId, { input: { delay_ms: DELAY_MS, ...input }, ...body });
+/**
+ * A run that stays in progress until DELAY_MS has passed. Answered (as created) once it has
+ * left `pending`: a real server's queue may take a moment to start it, and a run that has
+ * not started is not yet the "run in progress" the multitask rules speak of.
+ */
+export async function longRun(agent: ApiClient, threadId: string, input: Record<string, unknown> = {}, body: Record<string, unknown> = {}): Promise<Run> {
+  const created = await startRun(agent, threadId, { input: { delay_ms: DELAY_MS, ...input }, ...body });
+  let status = created.status;
+  for (let i = 0; status === 'pending' && i < 100; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    status = (await readRun(agent, threadId, created.run_id)).status;
+  }
+  return created;
 }
 
 export async function join(agent: ApiClient, threadId: string, runId: string): Promise<unknown> {
@@ -53,9 +65,19 @@ export async function readRun(agent: ApiClient, threadId: string, runId: string)
   return res.json;
 }
 
+/**
+ * The thread's current state. Its values must agree with the thread's own `values` (§2.7:
+ * the current state values): where they do not, the target contradicts itself and rules
+ * checked through the state are skipped, leaving the failure to the state and thread rules.
+ */
 export async function readState(agent: ApiClient, threadId: string): Promise<State> {
   const res = await agent.get<State>(`/threads/${threadId}/state`);
   precondition(res, 'read the thread state');
+  const thread = await agent.get<{ values?: unknown }>(`/threads/${threadId}`);
+  precondition(thread, 'read the thread');
+  if (!isDeepStrictEqual(thread.json.values ?? {}, res.json.values ?? {})) {
+    skipForPrecondition(`precondition failed: the thread's values and its state's values differ: ${thread.describe()} / ${res.describe()}`);
+  }
   return res.json;
 }
 

@@ -102,7 +102,8 @@ test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-EN
   const thread = await newThread(agent);
   const first = await longRun(agent, thread);
   // The streamed run is queued behind a delayed one: the stream must stay open until it ran.
-  const streaming = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'closes' } });
+  // enqueue is named: the default strategy is a rule of its own (MULTITASK-DEFAULT).
+  const streaming = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'closes' }, multitask_strategy: 'enqueue' });
   await time.pass(DELAY_MS);
   const res = await streaming;
   expectStatus(res, 200);

@@ -29,6 +29,8 @@ export interface Mutation {
   request?: (req: MutableRequest, memory: Map<string, unknown>) => MutableRequest | MutableResponse;
   /** Changes a response on its way out. */
   response?: (res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>) => MutableResponse;
+  /** Changes an event-stream response (whole, once it ended) and its headers. */
+  stream?: (text: string, headers: Record<string, string>) => { text: string; headers: Record<string, string> };
 }
 
 export interface BrokenTarget {
@@ -68,6 +70,12 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     const outHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       if (typeof value === 'string' && !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) outHeaders[name] = value;
+    }
+    if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
+      const changed = mutation.stream(await response.body.text(), outHeaders);
+      res.writeHead(response.statusCode, changed.headers);
+      res.end(changed.text);
+      return;
     }
     if (/event-stream/.test(outHeaders['content-type'] ?? '')) {
       res.writeHead(response.statusCode, outHeaders);

@@ -47,7 +47,11 @@ export const MUTATIONS: Record<string, Mutation> = {
     description: 'POST /threads refuses an empty object',
     request: (req) => (is(req, 'POST', /^\/threads$/) && Object.keys(object(req.body)).length === 0 ? jsonError(422, 'metadata is required') : req),
   },
-  'created-thread-busy': threadField('THREAD-CREATE-IDLE', 'a created thread reads busy', (t) => ({ ...t, status: 'busy' })),
+  'created-thread-busy': {
+    breaks: ['THREAD-CREATE-IDLE'],
+    description: 'a created thread reads busy',
+    response: (res, req) => (is(req, 'POST', /^\/threads$/) && res.status < 300 ? { ...res, body: { ...object(res.body), status: 'busy' } } : res),
+  },
   'metadata-loses-nested': threadField('THREAD-CREATE-METADATA', 'object-valued metadata keys are dropped', (t) => ({
     ...t,
     metadata: Object.fromEntries(Object.entries(object(t.metadata)).filter(([, v]) => typeof v !== 'object' || v === null)),
@@ -71,7 +75,8 @@ export const MUTATIONS: Record<string, Mutation> = {
     response: (res, req) => (is(req, 'GET', new RegExp(`^/threads/${UUID}$`)) && res.status === 404 ? { ...res, status: 400 } : res),
   },
   'malformed-id-500': {
-    breaks: ['THREAD-ID-MALFORMED'],
+    // ERROR-BAD-INPUT-AGENT is the general rule THREAD-ID-MALFORMED is a case of.
+    breaks: ['THREAD-ID-MALFORMED', 'ERROR-BAD-INPUT-AGENT'],
     description: 'a malformed thread id crashes the server',
     request: (req) => (is(req, 'GET', /^\/threads\/[^/]+$/) && !new RegExp(`^/threads/${UUID}$`).test(req.path) && req.path !== '/threads/search' ? { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' } : req),
   },
@@ -113,7 +118,7 @@ export const MUTATIONS: Record<string, Mutation> = {
   'search-ignores-sort-by': searchIgnores(['THREAD-SEARCH-SORT'], 'sort_by', oneOf('thread_id', 'status', 'created_at', 'updated_at')),
   'search-ignores-sort-order': searchIgnores(['THREAD-SEARCH-SORT-ORDER'], 'sort_order', oneOf('asc', 'desc')),
   'search-accepts-bogus': {
-    breaks: ['THREAD-SEARCH-INVALID'],
+    breaks: ['THREAD-SEARCH-INVALID', 'ERROR-BAD-INPUT-AGENT'],
     description: 'search answers 200 [] to invalid input',
     response: (res, req) => (is(req, 'POST', /^\/threads\/search$/) && res.status === 422 ? { status: 200, headers: { 'content-type': 'application/json' }, body: [] } : res),
   },
@@ -156,7 +161,8 @@ export const MUTATIONS: Record<string, Mutation> = {
   'history-ignores-limit': {
     breaks: ['THREAD-HISTORY-LIMIT'],
     description: 'history ignores limit',
-    request: (req) => (is(req, 'POST', new RegExp(`^/threads/${UUID}/history$`)) ? { ...req, body: { ...object(req.body), limit: 1000 } } : req),
+    request: (req) =>
+      is(req, 'POST', new RegExp(`^/threads/${UUID}/history$`)) && integerFrom(1)(object(req.body).limit) ? { ...req, body: { ...object(req.body), limit: 1000 } } : req,
   },
   'unknown-thread-state-empty': {
     breaks: ['THREAD-UNKNOWN-404'],
@@ -164,7 +170,7 @@ export const MUTATIONS: Record<string, Mutation> = {
     response: (res, req) => (is(req, 'GET', new RegExp(`^/threads/${UUID}/state$`)) && res.status === 404 ? { status: 200, headers: { 'content-type': 'application/json' }, body: { values: {} } } : res),
   },
   'bad-json-500': {
-    breaks: ['THREAD-BAD-INPUT'],
+    breaks: ['THREAD-BAD-INPUT', 'ERROR-BAD-INPUT-AGENT'],
     description: 'malformed JSON crashes thread creation',
     request: (req) => (is(req, 'POST', /^\/threads$/) && typeof req.body === 'string' ? { status: 500, headers: {}, body: '' } : req),
   },
@@ -180,8 +186,85 @@ export const MUTATIONS: Record<string, Mutation> = {
   },
   'start-node-refused': {
     breaks: ['THREAD-SUPERSTEPS-AS-NODE'],
-    description: 'as_node __start__ is refused',
-    request: (req) => (is(req, 'POST', /^\/threads$/) && JSON.stringify(req.body ?? '').includes('"as_node":"__start__"') ? jsonError(422, 'unknown node __start__') : req),
+    description: 'a superstep of __start__ alone is refused',
+    request: (req) => {
+      const steps = object(req.body).supersteps;
+      const only = Array.isArray(steps) && steps.length === 1 ? JSON.stringify(steps[0]) : '';
+      return is(req, 'POST', /^\/threads$/) && only.includes('"as_node":"__start__"') ? jsonError(422, 'unknown node __start__') : req;
+    },
   },
   'thread-values-stale': threadField('THREAD-CREATE-SUPERSTEPS', "a thread's values stay empty after supersteps", (t) => ({ ...t, values: {} })),
+  'reject-answers-422': {
+    breaks: ['MULTITASK-REJECT-409'],
+    description: 'reject refuses with 422, as the JS reference server does',
+    response: (res) => (res.status === 409 ? { ...res, status: 422 } : res),
+  },
+  'rollback-keeps-run': {
+    breaks: ['MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-LOOKUP-404', 'MULTITASK-ROLLBACK-STATE', 'MULTITASK-ROLLBACK-NO-RESTART'],
+    description: 'rollback behaves as interrupt: nothing is deleted',
+    request: (req) => (object(req.body).multitask_strategy === 'rollback' ? { ...req, body: { ...object(req.body), multitask_strategy: 'interrupt' } } : req),
+  },
+  'interrupted-reads-error': {
+    breaks: ['MULTITASK-INTERRUPT-STATUS'],
+    description: 'a run interrupted by a later run reads error, as the JS reference server says',
+    response: (res) => (object(res.body).status === 'interrupted' && object(res.body).run_id ? { ...res, body: { ...object(res.body), status: 'error' } } : res),
+  },
+  'default-rejects': {
+    breaks: ['MULTITASK-DEFAULT'],
+    description: 'a run without multitask_strategy is created with reject',
+    request: (req) =>
+      req.method === 'POST' && new RegExp(`^/threads/${UUID}/runs(/stream|/wait)?$`).test(req.path) && !('multitask_strategy' in object(req.body))
+        ? { ...req, body: { ...object(req.body), multitask_strategy: 'reject' } }
+        : req,
+  },
+  'wait-error-500': {
+    breaks: ['RUN-WAIT-VALUES'],
+    description: 'waiting on a failing run answers 500',
+    response: (res, req) => (is(req, 'POST', new RegExp(`^/threads/${UUID}/runs/wait$`)) && '__error__' in object(res.body) ? jsonError(500, 'run failed') : res),
+  },
+  'unknown-thread-run-422': {
+    breaks: ['RUN-CREATE-UNKNOWN-THREAD-404'],
+    description: 'a run on an unknown thread answers 422, as the JS reference server does',
+    response: (res, req) =>
+      is(req, 'POST', new RegExp(`^/threads/${UUID}/runs$`)) && res.status === 404 && /thread/i.test(String(object(res.body).detail)) ? { ...res, status: 422 } : res,
+  },
+  'run-list-ignores-status': {
+    breaks: ['RUN-LIST'],
+    description: 'the run list ignores its status filter',
+    request: (req) => (req.method === 'GET' && new RegExp(`^/threads/${UUID}/runs\\?`).test(req.path) ? { ...req, path: req.path.replace(/status=[^&]*&?/, '') } : req),
+  },
+  'thread-never-busy': {
+    breaks: ['THREAD-STATUS-BUSY-DURING-RUN'],
+    description: 'a thread reads idle while its run is in progress',
+    response: (res, req) => (is(req, 'GET', new RegExp(`^/threads/${UUID}$`)) && object(res.body).status === 'busy' ? { ...res, body: { ...object(res.body), status: 'idle' } } : res),
+  },
+  'assistant-search-ignores-offset': {
+    breaks: ['ASSISTANT-SEARCH-OFFSET'],
+    description: 'assistant search ignores offset',
+    request: (req) => (is(req, 'POST', /^\/assistants\/search$/) && integerFrom(0)(object(req.body).offset) ? { ...req, body: { ...object(req.body), offset: 0 } } : req),
+  },
+  'assistant-config-string': {
+    breaks: ['ASSISTANT-CONFIG', 'ASSISTANT-SHAPE'],
+    description: "an assistant's config is a JSON string",
+    response: (res, req) => {
+      const change = (a: unknown) => (object(a).assistant_id ? { ...object(a), config: JSON.stringify(object(a).config) } : a);
+      if (!req.path.startsWith('/assistants') || res.status !== 200) return res;
+      return { ...res, body: Array.isArray(res.body) ? res.body.map(change) : change(res.body) };
+    },
+  },
+  'stream-without-metadata': {
+    breaks: ['STREAM-SSE-FIRST-METADATA'],
+    description: 'streams start without the metadata event',
+    stream: (text, headers) => ({ text: text.replace(/^event: metadata\n(data: .*\n)+(id: .*\n)?\n/, ''), headers }),
+  },
+  'stream-text-plain': {
+    breaks: ['STREAM-SSE-CONTENT-TYPE'],
+    description: 'streams are sent as text/plain',
+    stream: (text, headers) => ({ text, headers: { ...headers, 'content-type': 'text/plain' } }),
+  },
+  'stream-drops-error-event': {
+    breaks: ['STREAM-SSE-ERROR-EVENT'],
+    description: 'a failing run streams no error event',
+    stream: (text, headers) => ({ text: text.replace(/event: error\n(data: .*\n)+(id: .*\n)?\n/g, ''), headers }),
+  },
 };

@@ -1,0 +1,236 @@
+// Cron jobs (§4.5, §6a; bodies and objects from platform-facts §1.10): a thread cron starts a
+// run on its thread at each time its schedule names, a stateless cron a stateless run. Times
+// come from the virtual clock; cron-parser reads the schedule. Each run carries the cron's
+// webhook, so it notifies like any other run. Plain state, no HTTP.
+import { CronExpressionParser } from 'cron-parser';
+import type { VirtualClock } from '../clock.ts';
+import { ApiError, notFound, unprocessable } from '../http/errors.ts';
+import type { IdGenerator } from '../ids.ts';
+import type { AssistantStore } from './assistants.ts';
+import type { CreateRun, MultitaskStrategy, RunStore } from './runs.ts';
+import type { ThreadStore } from './threads.ts';
+
+type Values = Record<string, unknown>;
+
+export interface CronCreate {
+  assistant_id: string;
+  schedule: string;
+  webhook?: string;
+  input?: Values | null;
+  metadata?: Values;
+  config?: Values;
+  end_time?: string | null;
+  enabled?: boolean;
+  /** IANA zone the schedule is read in; UTC when absent (the reference). */
+  timezone?: string | null;
+  multitask_strategy?: MultitaskStrategy;
+  [key: string]: unknown;
+}
+
+export interface Cron {
+  cron_id: string;
+  assistant_id: string;
+  /** Null for a stateless cron: each of its runs gets a new thread. */
+  thread_id: string | null;
+  schedule: string;
+  timezone: string | null;
+  end_time: string | null;
+  enabled: boolean;
+  /** The body each run is created with. */
+  payload: Values;
+  metadata: Values;
+  user_id: null;
+  created_at: string;
+  updated_at: string;
+  /** When the next run starts; null when the cron will not run again. */
+  next_run_date: string | null;
+}
+
+export interface CronSearch {
+  assistant_id?: string;
+  thread_id?: string;
+  enabled?: boolean;
+  limit?: number;
+  offset?: number;
+  sort_by?: 'cron_id' | 'assistant_id' | 'thread_id' | 'next_run_date' | 'end_time' | 'created_at' | 'updated_at';
+  sort_order?: 'asc' | 'desc';
+}
+
+/** Search defaults of the reference (platform-facts §1.10). */
+export const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
+
+/** Keys of the cron itself; everything else in the body is the runs' body. */
+const CRON_KEYS = ['schedule', 'end_time', 'enabled', 'timezone'];
+
+interface CronRecord extends Omit<Cron, 'next_run_date'> {
+  nextAt: number | null;
+  cancel?: () => void;
+  seq: number;
+}
+
+export interface CronStoreDeps {
+  clock: VirtualClock;
+  ids: IdGenerator;
+  runs: RunStore;
+  threads: ThreadStore;
+  assistants: AssistantStore;
+  /** The webhook URL policy; throws ApiError to refuse. */
+  checkWebhook: (url: string) => void;
+  log?: (message: string) => void;
+}
+
+export class CronStore {
+  private crons = new Map<string, CronRecord>();
+  private seq = 0;
+
+  constructor(private readonly deps: CronStoreDeps) {}
+
+  clear(): void {
+    for (const cron of this.crons.values()) cron.cancel?.();
+    this.crons.clear();
+    this.seq = 0;
+  }
+
+  /** POST /threads/{thread_id}/runs/crons. */
+  createForThread(threadId: string, body: CronCreate): Cron {
+    this.deps.threads.record(threadId);
+    return this.create(threadId, body);
+  }
+
+  /** POST /runs/crons. */
+  createStateless(body: CronCreate): Cron {
+    return this.create(null, body);
+  }
+
+  search(query: CronSearch): Cron[] {
+    const assistantId = query.assistant_id === undefined ? undefined : this.assistantIdOf(query.assistant_id);
+    const sortBy = query.sort_by ?? CRON_SEARCH_DEFAULTS.sort_by;
+    const direction = (query.sort_order ?? CRON_SEARCH_DEFAULTS.sort_order) === 'asc' ? 1 : -1;
+    const offset = query.offset ?? CRON_SEARCH_DEFAULTS.offset;
+    const limit = query.limit ?? CRON_SEARCH_DEFAULTS.limit;
+    return [...this.crons.values()]
+      .map((record) => ({ record, cron: view(record) }))
+      .filter(({ cron }) => (query.assistant_id === undefined ? true : cron.assistant_id === assistantId))
+      .filter(({ cron }) => (query.thread_id === undefined ? true : cron.thread_id === query.thread_id))
+      .filter(({ cron }) => (query.enabled === undefined ? true : cron.enabled === query.enabled))
+      .sort((a, b) => direction * (compare(a.cron[sortBy], b.cron[sortBy]) || a.record.seq - b.record.seq))
+      .slice(offset, offset + limit)
+      .map(({ cron }) => cron);
+  }
+
+  delete(cronId: string): void {
+    const cron = this.crons.get(cronId);
+    if (!cron) throw notFound(`Cron with ID ${cronId} not found`);
+    cron.cancel?.();
+    this.crons.delete(cronId);
+  }
+
+  private create(threadId: string | null, body: CronCreate): Cron {
+    const assistant = this.deps.assistants.get(body.assistant_id);
+    const timezone = body.timezone ?? null;
+    if (timezone !== null && !isTimeZone(timezone)) {
+      throw invalid('timezone', `Unknown timezone '${timezone}': give an IANA time zone such as 'Europe/Paris'`);
+    }
+    // Parsed once now, so a bad schedule creates nothing.
+    nextTime(body.schedule, timezone, this.deps.clock.now());
+    if (body.webhook !== undefined) this.deps.checkWebhook(body.webhook);
+    const cronId = this.deps.ids.uuid();
+
+    const now = this.deps.clock.iso();
+    const payload: Values = {};
+    for (const [key, value] of Object.entries(body)) if (!CRON_KEYS.includes(key)) payload[key] = structuredClone(value);
+    payload.assistant_id = assistant.assistant_id;
+    const record: CronRecord = {
+      cron_id: cronId,
+      assistant_id: assistant.assistant_id,
+      thread_id: threadId,
+      schedule: body.schedule,
+      timezone,
+      end_time: body.end_time ?? null,
+      enabled: body.enabled ?? true,
+      payload,
+      metadata: structuredClone(body.metadata ?? {}),
+      user_id: null,
+      created_at: now,
+      updated_at: now,
+      nextAt: null,
+      seq: this.seq++,
+    };
+    this.crons.set(cronId, record);
+    this.scheduleNext(record, this.deps.clock.now());
+    return view(record);
+  }
+
+  private scheduleNext(cron: CronRecord, after: number): void {
+    const next = nextTime(cron.schedule, cron.timezone, after);
+    const ended = cron.end_time !== null && next > Date.parse(cron.end_time);
+    cron.nextAt = cron.enabled && !ended ? next : null;
+    if (cron.nextAt !== null) cron.cancel = this.deps.clock.schedule(cron.nextAt, () => this.fire(cron));
+  }
+
+  private fire(cron: CronRecord): void {
+    const at = cron.nextAt ?? this.deps.clock.now();
+    const body = structuredClone(cron.payload) as CreateRun;
+    try {
+      if (cron.thread_id === null) this.deps.runs.createStateless(body);
+      else this.deps.runs.create(cron.thread_id, body);
+    } catch (error) {
+      // A refused run (its thread gone or busy under `reject`) skips this time, as a missed tick.
+      if (!(error instanceof ApiError)) throw error;
+      this.deps.log?.(`[simulator] cron ${cron.cron_id} could not start a run: ${error.message}`);
+    }
+    this.scheduleNext(cron, at);
+  }
+
+  private assistantIdOf(idOrGraph: string): string | undefined {
+    try {
+      return this.deps.assistants.get(idOrGraph).assistant_id;
+    } catch (error) {
+      if (error instanceof ApiError) return undefined;
+      throw error;
+    }
+  }
+}
+
+/**
+ * The first time after `after` that the schedule names. Only the five standard fields are
+ * accepted: cron-parser would read a sixth field as seconds first, the reference's croniter
+ * as seconds last, so such a schedule would not mean the same on both.
+ */
+function nextTime(schedule: string, timezone: string | null, after: number): number {
+  const fields = schedule.trim().split(/\s+/);
+  if (fields.length !== 5) {
+    throw invalid('schedule', `Invalid cron schedule '${schedule}': give five fields (minute hour day-of-month month day-of-week), e.g. '*/5 * * * *'`);
+  }
+  try {
+    // The schedule seeds cron-parser's `H` fields, which would otherwise be random.
+    return CronExpressionParser.parse(schedule, { currentDate: new Date(after), tz: timezone ?? 'UTC', hashSeed: schedule }).next().getTime();
+  } catch (error) {
+    throw invalid('schedule', `Invalid cron schedule '${schedule}': ${(error as Error).message}`);
+  }
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function invalid(field: string, message: string): ApiError {
+  return unprocessable(message, [{ loc: ['body', field], msg: message, type: 'value_error' }]);
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  return String(a) < String(b) ? -1 : 1;
+}
+
+function view(record: CronRecord): Cron {
+  const { nextAt, cancel: _cancel, seq: _seq, ...cron } = record;
+  return structuredClone({ ...cron, next_run_date: nextAt === null ? null : new Date(nextAt).toISOString() });
+}

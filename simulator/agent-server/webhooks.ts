@@ -1,0 +1,147 @@
+// The webhook notification (§6, §6a): when a run created with `webhook` finishes, its
+// payload is built at once and POSTed as JSON. A receiver that fails with a 5xx, a 429 or a
+// network error is tried again on the virtual clock, 3 attempts in all as the reference does
+// (platform-facts §2.3); any other answer ends the delivery. A failed delivery changes nothing
+// else: it is only logged.
+import { request } from 'undici';
+import type { VirtualClock } from '../clock.ts';
+import type { RunRecord } from './runs.ts';
+import type { ThreadRecord } from './threads.ts';
+import { isRelativeWebhook } from './webhook-policy.ts';
+
+export const MAX_ATTEMPTS = 3;
+/** Virtual time between attempts n and n+1: 1 s, then 2 s. */
+export const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
+
+// Real-time limits of one attempt, as the reference (platform-facts §2.3).
+const ATTEMPT_TIMEOUT_MS = 30_000;
+
+export interface WebhookSenderOptions {
+  clock: VirtualClock;
+  /** Configured headers (`webhooks.headers`), already resolved. */
+  headers: Record<string, string>;
+  /** `http.disable_webhooks`: runs still execute, nothing is sent. */
+  disabled: boolean;
+  /** The server's own base URL, for relative webhook URLs. */
+  selfUrl: () => string | undefined;
+  /** Origins delivered to another origin, as a tunnel in front of a local receiver would. */
+  tunnels?: Record<string, string>;
+  log?: (message: string) => void;
+}
+
+type Outcome = { status: number } | { error: string };
+
+/** The payload of a finished run: exactly the fields of the §6 table. */
+export function webhookPayload(run: RunRecord, thread: ThreadRecord | undefined, sentAt: string): Record<string, unknown> {
+  return structuredClone({
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    status: run.status,
+    created_at: run.created_at,
+    updated_at: run.updated_at,
+    run_started_at: run.run_started_at ?? run.created_at,
+    ...(run.run_ended_at === undefined ? {} : { run_ended_at: run.run_ended_at }),
+    webhook_sent_at: sentAt,
+    metadata: run.metadata,
+    kwargs: run.kwargs,
+    // A stateless run's thread is temporary: its state is not part of the notification.
+    ...(run.temporary ? {} : { values: thread?.checkpoints.at(-1)?.values ?? {} }),
+    multitask_strategy: run.multitask_strategy,
+    ...(run.error ? { error: { error: run.error.error, message: run.error.message } } : {}),
+  });
+}
+
+export class WebhookSender {
+  private cancels = new Set<() => void>();
+  private inFlight = new Set<Promise<void>>();
+  /** Bumped by clear(): answers to attempts made before a reset are ignored. */
+  private generation = 0;
+
+  constructor(private readonly options: WebhookSenderOptions) {}
+
+  /** Called once when a run reaches its final status. */
+  notify(run: RunRecord, thread: ThreadRecord | undefined): void {
+    if (this.options.disabled || run.webhook === undefined) return;
+    const body = JSON.stringify(webhookPayload(run, thread, this.options.clock.iso()));
+    this.attempt(run.webhook, body, 1, this.options.clock.now());
+  }
+
+  /** Resolves when no attempt is on the wire (attempts waiting on the virtual clock excepted). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  clear(): void {
+    this.generation += 1;
+    for (const cancel of this.cancels) cancel();
+    this.cancels.clear();
+  }
+
+  /** Attempt n is due `firstAt` + the backoffs before it; one that is overdue goes at once. */
+  private attempt(url: string, body: string, n: number, firstAt: number): void {
+    const generation = this.generation;
+    const sending = this.send(url, body).then((outcome) => {
+      this.inFlight.delete(sending);
+      if (generation !== this.generation) return;
+      if (!retryable(outcome)) {
+        if ('error' in outcome || outcome.status >= 400) this.failed(url, n, outcome);
+        return;
+      }
+      if (n >= MAX_ATTEMPTS) {
+        this.failed(url, n, outcome);
+        return;
+      }
+      let due = firstAt;
+      for (let i = 1; i <= n; i++) due += backoffMs(i);
+      if (due <= this.options.clock.now()) {
+        this.attempt(url, body, n + 1, firstAt);
+        return;
+      }
+      const cancel = this.options.clock.schedule(due, () => {
+        this.cancels.delete(cancel);
+        this.attempt(url, body, n + 1, firstAt);
+      });
+      this.cancels.add(cancel);
+    });
+    this.inFlight.add(sending);
+  }
+
+  private async send(url: string, body: string): Promise<Outcome> {
+    try {
+      const response = await request(this.destination(url), {
+        method: 'POST',
+        headers: { ...this.options.headers, 'content-type': 'application/json' },
+        body,
+        headersTimeout: ATTEMPT_TIMEOUT_MS,
+        bodyTimeout: ATTEMPT_TIMEOUT_MS,
+      });
+      await response.body.dump();
+      return { status: response.statusCode };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  }
+
+  private destination(url: string): URL {
+    if (isRelativeWebhook(url)) {
+      const self = this.options.selfUrl();
+      if (self === undefined) throw new Error('the server does not know its own address yet');
+      return new URL(url, self);
+    }
+    const target = new URL(url);
+    const tunnel = this.options.tunnels?.[target.origin];
+    return tunnel ? new URL(`${target.pathname}${target.search}`, tunnel) : target;
+  }
+
+  private failed(url: string, attempts: number, outcome: Outcome): void {
+    // The query may carry the receiver's secret (§5): it is left out of the log.
+    const where = isRelativeWebhook(url) ? url.split('?')[0] : `${new URL(url).origin}${new URL(url).pathname}`;
+    const why = 'error' in outcome ? outcome.error : `status ${outcome.status}`;
+    this.options.log?.(`[simulator] webhook to ${where} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${why}`);
+  }
+}
+
+function retryable(outcome: Outcome): boolean {
+  return 'error' in outcome || outcome.status >= 500 || outcome.status === 429;
+}

@@ -1,0 +1,92 @@
+import { expect, test } from '@playwright/test';
+import { WorkspaceDirectory } from '../auth/workspaces.ts';
+import { VirtualClock } from '../clock.ts';
+import { ApiError } from '../http/errors.ts';
+import { IdGenerator } from '../ids.ts';
+import { DeploymentStore } from './deployments.ts';
+import { RepositoryCatalog } from './repositories.ts';
+import { TIME_TO_DEPLOY } from './revision-lifecycle.ts';
+
+const [alpha, beta] = WorkspaceDirectory.fromFixture().workspaces;
+const repositories = RepositoryCatalog.fromFixture();
+const repo = repositories.repositories(alpha, repositories.list(alpha)[0].id)[0];
+const body = (extra: Record<string, unknown> = {}) => ({
+  integration_id: repo.host_integration_id,
+  source_config: { repo_url: repo.url },
+  source_revision_config: { repo_ref: repo.default_branch },
+  ...extra,
+});
+
+function setup(host?: () => Promise<string>) {
+  const clock = new VirtualClock();
+  return { clock, store: new DeploymentStore({ clock, ids: new IdGenerator('deployments'), repositories, host }) };
+}
+
+async function refusal(run: () => unknown): Promise<number | undefined> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ApiError) return error.status;
+    throw error;
+  }
+  return undefined;
+}
+
+test('a revision moves through the real statuses to DEPLOYED, which publishes the agent server URL', async () => {
+  const { clock, store } = setup(async () => 'http://127.0.0.1:9999');
+  const created = await store.create(alpha, body());
+  const statuses = [store.revision(alpha, created.id, created.latest_revision_id).status];
+  for (let t = 0; t < TIME_TO_DEPLOY; t += 1000) {
+    clock.advance(1000);
+    const status = store.revision(alpha, created.id, created.latest_revision_id).status;
+    if (status !== statuses[statuses.length - 1]) statuses.push(status);
+  }
+  expect(statuses).toEqual(['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
+  const deployed = store.get(alpha, created.id);
+  expect([deployed.status, deployed.active_revision_id, deployed.source_config.custom_url]).toEqual(['READY', created.latest_revision_id, 'http://127.0.0.1:9999']);
+});
+
+test('a revision asked to fail ends in that failure and never deploys', async () => {
+  const { clock, store } = setup();
+  const created = await store.create(alpha, body());
+  store.fail(created.id, created.latest_revision_id, 'BUILD_FAILED');
+  clock.advance(TIME_TO_DEPLOY * 2);
+  expect(store.revision(alpha, created.id, created.latest_revision_id).status).toBe('BUILD_FAILED');
+  expect(store.get(alpha, created.id).active_revision_id).toBeNull();
+  expect(await refusal(() => store.fail(created.id, created.latest_revision_id, 'DEPLOY_FAILED'))).toBe(409);
+});
+
+test('a patch of the source revision starts a revision and interrupts the one in progress', async () => {
+  const { clock, store } = setup();
+  const created = await store.create(alpha, body());
+  clock.advance(3000);
+  const patched = store.patch(alpha, created.id, { source_revision_config: { repo_ref: 'release' } });
+  expect(patched.latest_revision_id).not.toBe(created.latest_revision_id);
+  expect(store.revision(alpha, created.id, created.latest_revision_id).status).toBe('INTERRUPTED');
+  expect(store.revisions(alpha, created.id, {}).resources.map((r) => r.id)).toEqual([patched.latest_revision_id, created.latest_revision_id]);
+  expect(store.patch(alpha, created.id, { source_config: { build_on_push: true } }).latest_revision_id).toBe(patched.latest_revision_id);
+});
+
+test('fields fixed at creation refuse another value; bad types answer 422 and change nothing', async () => {
+  const { store } = setup();
+  const created = await store.create(alpha, body());
+  expect(await refusal(() => store.patch(alpha, created.id, { source_config: { repo_url: 'https://elsewhere.example/x' } }))).toBe(400);
+  expect(await refusal(() => store.patch(alpha, created.id, { secrets: 'A=1' }))).toBe(422);
+  expect(store.get(alpha, created.id)).toEqual(created);
+});
+
+test('a create naming no integration, another workspace\'s or an unreachable repository is refused', async () => {
+  const { store } = setup();
+  expect(await refusal(() => store.create(alpha, { ...body(), integration_id: undefined }))).toBe(422);
+  expect(await refusal(() => store.create(beta, body()))).toBe(400);
+  expect(await refusal(() => store.create(alpha, body({ source_config: { repo_url: 'https://sourcehost.example/none' } })))).toBe(400);
+  expect((await store.create(alpha, { ...body(), integration_id: undefined, source_config: { repo_url: repo.url, integration_id: repo.host_integration_id } })).source_config.integration_id).toBe(repo.host_integration_id);
+});
+
+test('another workspace finds no deployment', async () => {
+  const { store } = setup();
+  const created = await store.create(alpha, body());
+  expect(await refusal(() => store.get(beta, created.id))).toBe(404);
+  expect(store.list(beta, {}).resources).toEqual([]);
+  expect(store.list(alpha, { limit: 1 })).toEqual({ resources: [store.get(alpha, created.id)], offset: 1 });
+});

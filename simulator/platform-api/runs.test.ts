@@ -1,0 +1,85 @@
+import { expect, test } from '@playwright/test';
+import { VirtualClock } from '../clock.ts';
+import { ApiError } from '../http/errors.ts';
+import { IdGenerator } from '../ids.ts';
+import { RunStore, type IngestOperation } from './runs.ts';
+
+const ROOT = '01a201a1-cfc7-7000-8000-01d3bd3f0f5e';
+const CHILD = '01a201a1-cfc8-7000-8000-0208cb5d3b7f';
+const OTHER = '0c2b9d5e-6a1f-4e3b-8c7d-9e0f1a2b3c4d';
+const rootOrder = `20261122T050151431001Z${ROOT}`;
+const childOrder = `${rootOrder}.20261122T050152000002Z${CHILD}`;
+const root = { id: ROOT, name: 'root', run_type: 'chain', start_time: '2026-11-22T05:01:51.431001Z', trace_id: ROOT, dotted_order: rootOrder };
+const child = { id: CHILD, name: 'child', run_type: 'llm', start_time: '2026-11-22T05:01:52.000002Z', trace_id: ROOT, dotted_order: childOrder, parent_run_id: ROOT };
+
+const store = () => new RunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
+const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post', run, at: [`post.${String(run.id)}`] });
+
+function refusal(run: () => unknown): ApiError | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  return undefined;
+}
+
+test('POST /runs computes trace_id and dotted_order from the parent, in the compact form', () => {
+  const runs = store();
+  runs.ingest('w', [post({ id: ROOT, name: 'root', start_time: 1795323711431 })], 'service');
+  runs.ingest('w', [post({ id: CHILD, name: 'child', parent_run_id: ROOT, start_time: '2026-11-22T05:01:52.5Z', extra: { metadata: { thread_id: 't' } } })], 'service');
+  const read = runs.read('w', CHILD);
+  expect([read.trace_id, read.dotted_order, read.thread_id]).toEqual([ROOT, `20261122T050151Z${ROOT}.20261122T050152Z${CHILD}`, 't']);
+  expect(runs.read('w', ROOT).direct_child_run_ids).toEqual([CHILD]);
+});
+
+test('a batch keeps the caller\'s lineage, in any order within the request', () => {
+  const runs = store();
+  runs.ingest('w', [post(child), post(root)], 'caller');
+  expect([runs.read('w', CHILD).dotted_order, runs.read('w', CHILD).parent_run_ids]).toEqual([childOrder, [ROOT]]);
+});
+
+test('a batch with inconsistent lineage is refused whole, naming each problem', () => {
+  const cases: Record<string, unknown>[] = [
+    { ...child, dotted_order: undefined },
+    { ...child, trace_id: OTHER },
+    { ...child, parent_run_id: OTHER },
+    { ...child, dotted_order: childOrder.replace(CHILD, OTHER) },
+    { ...child, start_time: '2026-11-22T06:00:00Z' },
+    { ...child, dotted_order: `20261122T050151431001Z${OTHER}.20261122T050152000002Z${CHILD}` },
+  ];
+  for (const broken of cases) {
+    const runs = store();
+    const error = refusal(() => runs.ingest('w', [post(root), post(broken)], 'caller'));
+    expect(error?.status, JSON.stringify(broken)).toBe(422);
+    expect(error?.issues?.[0].loc[0]).toBe(`post.${CHILD}`);
+    expect(refusal(() => runs.read('w', ROOT))?.status, 'the root of the refused request was not kept').toBe(404);
+  }
+});
+
+test('patches merge in order; lineage cannot change; duplicates and unknown runs are refused', () => {
+  const runs = store();
+  runs.ingest('w', [post(root), { kind: 'patch', id: ROOT, run: { outputs: { a: 1 }, end_time: 1795323712000, extra: { metadata: { thread_id: 't' } } }, at: ['patch'] }], 'caller');
+  expect(runs.read('w', ROOT)).toMatchObject({ outputs: { a: 1 }, status: 'success', thread_id: 't', end_time: '2026-11-22T05:01:52.000000Z' });
+  expect(refusal(() => runs.ingest('w', [{ kind: 'patch', id: ROOT, run: { trace_id: OTHER }, at: ['patch'] }], 'service'))?.status).toBe(422);
+  expect(refusal(() => runs.ingest('w', [post(root)], 'caller'))?.status).toBe(409);
+  expect(refusal(() => runs.ingest('w', [{ kind: 'patch', id: OTHER, run: {}, at: ['patch'] }], 'service'))?.status).toBe(404);
+});
+
+test('workspaces hold their own runs', () => {
+  const runs = store();
+  runs.ingest('a', [post(root)], 'caller');
+  expect(refusal(() => runs.read('b', ROOT))?.status).toBe(404);
+  runs.ingest('b', [post(root)], 'caller');
+  expect(runs.query('b', { trace: ROOT }).runs.length).toBe(1);
+});
+
+test('query pages with a cursor until next is null', () => {
+  const runs = store();
+  runs.ingest('w', [post(root), post(child)], 'caller');
+  const first = runs.query('w', { trace: ROOT, limit: 1, order: 'asc' });
+  expect([first.runs.map((r) => r.id), first.cursors.next]).toEqual([[ROOT], '1']);
+  const second = runs.query('w', { trace: ROOT, limit: 1, order: 'asc', cursor: first.cursors.next });
+  expect([second.runs.map((r) => r.id), second.cursors.next]).toEqual([[CHILD], null]);
+});

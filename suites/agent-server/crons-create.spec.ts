@@ -1,0 +1,98 @@
+// §4.5: the cron endpoints accept `webhook`; their bodies are not shown, the reference's are
+// (platform-facts §1.10). Crons here run daily at most, and are deleted at the end.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, preconditionArray } from '../checks/index.ts';
+import { newThread } from './runs.ts';
+import { deleteCrons, isDateTime, type Cron } from './webhooks-steps.ts';
+
+const DAILY = '0 0 * * *';
+
+test('POST /threads/{thread_id}/runs/crons accepts webhook in its body', { tag: '@CRON-THREAD-CREATE' }, async ({ agent, webhookReceiver }) => {
+  const threadId = await newThread(agent);
+  const res = await agent.post<Cron>(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: DAILY, webhook: webhookReceiver.url('thread-cron') });
+  await deleteCrons(agent, res.json);
+  expectStatus(res, '2xx');
+});
+
+test('POST /runs/crons accepts webhook in its body', { tag: '@CRON-CREATE' }, async ({ agent, webhookReceiver }) => {
+  const res = await agent.post<Cron>('/runs/crons', { assistant_id: 'agent', schedule: DAILY, webhook: webhookReceiver.url('cron') });
+  await deleteCrons(agent, res.json);
+  expectStatus(res, '2xx');
+});
+
+test.describe('a cron takes assistant_id and schedule, and answers its cron_id, schedule and next run date', { tag: '@CRON-CREATE-SCHEDULE' }, () => {
+  for (const [kind, thread] of [['thread cron', true], ['stateless cron', false]] as const) {
+    test(`${kind}: next_run_date is the next time the schedule names`, async ({ agent }) => {
+      const threadId = thread ? await newThread(agent) : null;
+      const res = await agent.post<Cron>(threadId ? `/threads/${threadId}/runs/crons` : '/runs/crons', { assistant_id: 'agent', schedule: '30 4 * * *' });
+      await deleteCrons(agent, res.json);
+      expectStatus(res, '2xx');
+      expect(typeof res.json.cron_id, res.describe('cron_id')).toBe('string');
+      expect(res.json.schedule, res.describe('schedule as given')).toBe('30 4 * * *');
+      const next = res.json.next_run_date;
+      expect(isDateTime(next), res.describe('next_run_date is a date-time')).toBe(true);
+      const at = new Date(next!);
+      expect([at.getUTCHours(), at.getUTCMinutes(), at.getUTCSeconds()], res.describe('04:30:00 UTC, as the schedule says')).toEqual([4, 30, 0]);
+      if (isDateTime(res.json.created_at)) {
+        const ahead = at.getTime() - Date.parse(res.json.created_at);
+        expect(ahead > 0 && ahead <= 24 * 3600 * 1000, res.describe('the next 04:30 after creation')).toBe(true);
+      }
+    });
+  }
+
+  for (const [missing, body] of [
+    ['schedule', { assistant_id: 'agent' }],
+    ['assistant_id', { schedule: DAILY }],
+  ] as const) {
+    test(`a body without ${missing} is refused`, async ({ agent }) => {
+      const threadId = await newThread(agent);
+      expectJsonError(await agent.post(`/threads/${threadId}/runs/crons`, body));
+      expectJsonError(await agent.post('/runs/crons', body));
+    });
+  }
+});
+
+test.describe('bad cron input answers 4xx with a JSON error and creates no cron', { tag: '@CRON-BAD-INPUT' }, () => {
+  const cases: [string, string][] = [
+    ['malformed JSON', `{"assistant_id": "agent", "schedule": "${DAILY}"`],
+    ['no assistant_id', JSON.stringify({ schedule: DAILY })],
+    ['no schedule', JSON.stringify({ assistant_id: 'agent' })],
+    ['a schedule that is a number', JSON.stringify({ assistant_id: 'agent', schedule: 5 })],
+    ['a schedule that is not a cron expression', JSON.stringify({ assistant_id: 'agent', schedule: 'every day at noon' })],
+    ['a schedule with an out-of-range minute', JSON.stringify({ assistant_id: 'agent', schedule: '61 * * * *' })],
+    ['an assistant_id that is a number', JSON.stringify({ assistant_id: 42, schedule: DAILY })],
+    ['a webhook that is a number', JSON.stringify({ assistant_id: 'agent', schedule: DAILY, webhook: 42 })],
+    ['a JSON array instead of an object', '[]'],
+  ];
+  for (const [name, body] of cases) {
+    test(`${name}: thread cron`, async ({ agent }) => {
+      const threadId = await newThread(agent);
+      expectJsonError(await agent.post(`/threads/${threadId}/runs/crons`, undefined, { rawBody: body, headers: { 'content-type': 'application/json' } }));
+      const crons = preconditionArray(await agent.post<Cron[]>('/runs/crons/search', { thread_id: threadId }), "search the thread's crons");
+      expect(crons, 'no cron was created').toEqual([]);
+    });
+  }
+
+  test('no schedule: stateless cron', async ({ agent }) => {
+    const count = async () => preconditionArray(await agent.post<Cron[]>('/runs/crons/search', { limit: 1000 }), 'search the crons').length;
+    const before = await count();
+    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent' }));
+    expect(await count(), 'no cron was created').toBe(before);
+  });
+});
+
+test('what the cron endpoints answer', { tag: '@CRON-BODIES' }, async ({ agent, observe }) => {
+  const threadId = await newThread(agent);
+  const created = await agent.post(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: DAILY });
+  const keys = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort().join(', ') : JSON.stringify(value)?.slice(0, 80));
+  const search = await agent.post('/runs/crons/search', { thread_id: threadId });
+  const id = (created.json as Partial<Cron> | undefined)?.cron_id;
+  const deleted = id ? await agent.delete(`/runs/crons/${id}`) : undefined;
+  observe(
+    'CRON-BODIES',
+    `create thread cron: ${created.status}, keys ${keys(created.json)}; search: ${search.status}, ${Array.isArray(search.json) ? `array of ${search.json.length}` : keys(search.json)}; delete: ${deleted?.status ?? 'not tried'}`,
+  );
+  const stateless = await agent.post<Cron>('/runs/crons', { assistant_id: 'agent', schedule: DAILY });
+  await deleteCrons(agent, stateless.json);
+  observe('CRON-BODIES', `create cron: ${stateless.status}, keys ${keys(stateless.json)}`);
+});

@@ -1,0 +1,29 @@
+// DELETE /runs/crons/{cron_id} (platform-facts §1.10): 204, the cron is gone and starts
+// nothing more; an unknown id is a 404.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, preconditionArray } from '../checks/index.ts';
+import { newThread } from './runs.ts';
+import { createCron, untilNextRun, type Cron } from './webhooks-steps.ts';
+
+test('delete answers 204, the search no longer finds the cron, and deleting it again is a 404', { tag: '@CRON-DELETE' }, async ({ agent }) => {
+  const threadId = await newThread(agent);
+  const cron = await createCron(agent, threadId, { schedule: '0 0 * * *' });
+  expectStatus(await agent.delete(`/runs/crons/${cron.cron_id}`), 204);
+  const found = preconditionArray(await agent.post<Cron[]>('/runs/crons/search', { thread_id: threadId }), "search the thread's crons");
+  expect(found.map((c) => c.cron_id), 'the deleted cron is gone').toEqual([]);
+  expectJsonError(await agent.delete(`/runs/crons/${cron.cron_id}`), 404);
+  expectJsonError(await agent.delete('/runs/crons/00000000-0000-4000-8000-000000000000'), 404);
+});
+
+test('a deleted cron starts no more runs', { tag: '@CRON-DELETE' }, async ({ agent, time }) => {
+  test.skip(!time.virtual, 'needs the virtual clock: a real cron runs at most once a minute');
+  const threadId = await newThread(agent);
+  const cron = await createCron(agent, threadId, { schedule: '* * * * *' });
+  await time.pass(untilNextRun(cron));
+  const ran = preconditionArray(await agent.get<unknown[]>(`/threads/${threadId}/runs`), 'list the runs').length;
+  if (ran !== 1) test.skip(true, `precondition failed: the cron started ${ran} runs in its first minute, not 1`);
+  expectStatus(await agent.delete(`/runs/crons/${cron.cron_id}`), 204);
+  await time.pass(3 * 60_000);
+  const runs = preconditionArray(await agent.get<unknown[]>(`/threads/${threadId}/runs`), 'list the runs');
+  expect(runs, 'no run after the delete').toHaveLength(1);
+});

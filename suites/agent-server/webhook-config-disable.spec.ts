@@ -1,0 +1,18 @@
+// §6: http.disable_webhooks in the deployment configuration turns notifications off; runs
+// still execute.
+import { expect, test } from '../fixtures.ts';
+import { precondition } from '../checks/index.ts';
+import { newThread, readRun } from './runs.ts';
+
+test('with http.disable_webhooks true no notification is sent, and the run still executes; otherwise it is sent', { tag: '@WEBHOOK-CONFIG-DISABLE-WEBHOOKS' }, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {
+  const disabled = deploymentConfig.http?.disable_webhooks === true;
+  const threadId = await newThread(agent);
+  const res = await agent.post<{ run_id: string }>(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'disable' }, webhook: hooks.url('disable') });
+  precondition(res, 'run with a webhook');
+  const runs = await agent.get<{ run_id: string }[]>(`/threads/${threadId}/runs`);
+  precondition(runs, 'list the runs');
+  expect((await readRun(agent, threadId, runs.json[0].run_id)).status, 'the run executed').toBe('success');
+  if (!disabled) await hooks.waitFor(1, 'disable');
+  await hooks.settle();
+  expect(hooks.received('disable').length, `http.disable_webhooks is ${disabled}`).toBe(disabled ? 0 : 1);
+});

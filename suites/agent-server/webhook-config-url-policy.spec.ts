@@ -1,0 +1,186 @@
+// §6 webhooks.url: which webhook URLs a target refuses at run or cron creation, read against
+// the deployment configuration it runs with (only a simulator publishes it). Each test builds
+// URLs that break one setting and keep every other; a setting the configuration leaves out is
+// not checked here (the project test simulator/agent-server/webhook-policy.test.ts sets them
+// all). A URL that is accepted stays behind a run that keeps its thread busy on the virtual
+// clock, so nothing is sent to the made-up hosts.
+import { expect, test } from '../fixtures.ts';
+import { expectJsonError, precondition, preconditionArray } from '../checks/index.ts';
+import type { ApiClient, ApiResponse } from '../client.ts';
+import type { Time } from '../fixtures.ts';
+import type { UrlPolicy } from '../../simulator/agent-server/webhook-policy.ts';
+import { newThread } from './runs.ts';
+
+const DENIED_HOST = 'apc-denied.invalid';
+const HOLD_MS = 10 * 24 * 3600 * 1000;
+
+type Attempt = { res: ApiResponse; runsBefore: number; runsAfter: number };
+
+/** Creates a run with `webhook` on a new thread; on a virtual clock the run waits behind one that holds the thread. */
+async function tryWebhook(agent: ApiClient, time: Time, webhook: string): Promise<Attempt> {
+  const threadId = await newThread(agent);
+  if (time.virtual) precondition(await agent.post(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { delay_ms: HOLD_MS } }), 'hold the thread busy');
+  const count = async () => preconditionArray(await agent.get<unknown[]>(`/threads/${threadId}/runs`), 'list the runs').length;
+  const runsBefore = await count();
+  const res = await agent.post(`/threads/${threadId}/runs`, { assistant_id: 'agent', webhook, multitask_strategy: 'enqueue' });
+  return { res, runsBefore, runsAfter: await count() };
+}
+
+function expectAccepted({ res }: Attempt, why: string): void {
+  expect(res.status >= 200 && res.status < 300, res.describe(`accepted: ${why}`)).toBe(true);
+}
+
+function expectRefused(attempt: Attempt, why: string, status: number | '4xx' = '4xx'): void {
+  expectJsonError(attempt.res, status);
+  expect(attempt.runsAfter, attempt.res.describe(`no run was created (${why})`)).toBe(attempt.runsBefore);
+}
+
+function matches(host: string, pattern: string): boolean {
+  return pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern;
+}
+
+/** A host the allowlist admits (any host when there is none). */
+function allowedHost(policy: UrlPolicy): string {
+  const entry = policy.allowed_domains?.[0];
+  return entry === undefined ? 'hooks.apc-conformance.invalid' : entry.startsWith('*.') ? `apc-hooks${entry.slice(1)}` : entry;
+}
+
+/** `:port` for an https URL the port list admits ('' for the implied 443). */
+function allowedPortSuffix(policy: UrlPolicy): string {
+  const ports = policy.allowed_ports;
+  return !ports || ports.includes(443) ? '' : `:${ports[0]}`;
+}
+
+/** An https URL that keeps every setting of the policy, `path` included. */
+function compliant(policy: UrlPolicy, path = '/hook'): string {
+  return `https://${allowedHost(policy)}${allowedPortSuffix(policy)}${path}`;
+}
+
+function urlPolicy(config: { webhooks?: { url?: UrlPolicy } }): UrlPolicy {
+  const policy = config.webhooks?.url;
+  test.skip(!policy, 'the target\'s deployment configuration sets no webhooks.url policy (simulator/agent-server/webhook-policy.test.ts checks one that does)');
+  return policy!;
+}
+
+test('allowed_domains admits its hosts, *.<domain> its subdomains, and refuses any other host', { tag: '@WEBHOOK-CONFIG-ALLOWED-DOMAINS' }, async ({ agent, time, deploymentConfig }) => {
+  const policy = urlPolicy(deploymentConfig);
+  const domains = policy.allowed_domains ?? [];
+  test.skip(domains.length === 0, 'the target\'s webhooks.url sets no allowed_domains');
+  test.skip(domains.some((d) => matches(DENIED_HOST, d)), `the allowlist admits ${DENIED_HOST}`);
+  for (const domain of domains) {
+    const host = domain.startsWith('*.') ? `apc-hooks${domain.slice(1)}` : domain;
+    expectAccepted(await tryWebhook(agent, time, `https://${host}${allowedPortSuffix(policy)}/hook`), `${host} is allowed by '${domain}'`);
+  }
+  expectRefused(await tryWebhook(agent, time, `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`), `${DENIED_HOST} is in no entry of ${domains.join(', ')}`);
+});
+
+test('with require_https true an http:// URL is refused; without it, it is accepted', { tag: '@WEBHOOK-CONFIG-REQUIRE-HTTPS' }, async ({ agent, time, deploymentConfig }) => {
+  const policy = deploymentConfig.webhooks?.url ?? {};
+  const ports = policy.allowed_ports;
+  const port = !ports || ports.includes(80) ? '' : `:${ports[0]}`;
+  const http = await tryWebhook(agent, time, `http://${allowedHost(policy)}${port}/hook`);
+  if (policy.require_https === true) {
+    expectRefused(http, 'require_https is true');
+    expectAccepted(await tryWebhook(agent, time, compliant(policy)), 'the same host over https');
+  } else {
+    expectAccepted(http, 'require_https is not true');
+  }
+});
+
+test('allowed_ports admits the ports it lists, 443 when an https URL names none, and refuses others', { tag: '@WEBHOOK-CONFIG-ALLOWED-PORTS' }, async ({ agent, time, deploymentConfig }) => {
+  const policy = urlPolicy(deploymentConfig);
+  const ports = policy.allowed_ports;
+  test.skip(!ports, 'the target\'s webhooks.url sets no allowed_ports');
+  const host = allowedHost(policy);
+  for (const port of ports!) expectAccepted(await tryWebhook(agent, time, `https://${host}:${port}/hook`), `port ${port} is listed`);
+  const outside = [8443, 9443, 10443, 2].find((p) => !ports!.includes(p))!;
+  expectRefused(await tryWebhook(agent, time, `https://${host}:${outside}/hook`), `port ${outside} is not in ${ports!.join(', ')}`);
+  const implied = await tryWebhook(agent, time, `https://${host}/hook`);
+  if (ports!.includes(443)) expectAccepted(implied, 'an https URL without a port is on 443, which is listed');
+  else expectRefused(implied, 'an https URL without a port is on 443, which is not listed');
+});
+
+test('with disable_loopback true a relative webhook URL is refused; with false it is accepted', { tag: '@WEBHOOK-CONFIG-DISABLE-LOOPBACK' }, async ({ agent, time, deploymentConfig }) => {
+  const policy = urlPolicy(deploymentConfig);
+  test.skip(policy.disable_loopback === undefined, 'the target\'s webhooks.url does not set disable_loopback, and the spec gives no default');
+  const relative = await tryWebhook(agent, time, '/threads/search');
+  if (policy.disable_loopback) expectRefused(relative, 'disable_loopback is true');
+  else expectAccepted(relative, 'disable_loopback is false');
+});
+
+test('a URL of max_url_length characters is accepted and a longer one refused', { tag: '@WEBHOOK-CONFIG-MAX-URL-LENGTH' }, async ({ agent, time, deploymentConfig }) => {
+  const policy = urlPolicy(deploymentConfig);
+  const max = policy.max_url_length;
+  test.skip(max === undefined, 'the target\'s webhooks.url sets no max_url_length');
+  const base = compliant(policy, '/');
+  test.skip(base.length >= max!, `max_url_length ${max} is shorter than any URL the policy admits`);
+  const padded = (length: number) => `${base}${'x'.repeat(length - base.length)}`;
+  expectAccepted(await tryWebhook(agent, time, padded(max!)), `${max} characters`);
+  expectRefused(await tryWebhook(agent, time, padded(max! + 1)), `${max! + 1} characters`);
+});
+
+test('the longest webhook URL a target accepts', { tag: '@WEBHOOK-CONFIG-MAX-URL-LENGTH-VALUE' }, async ({ agent, time, webhookReceiver, observe }) => {
+  const base = `${webhookReceiver.url('length')}?pad=`;
+  const seen: string[] = [];
+  for (const length of [2048, 4096, 4097, 8192, 65536]) {
+    const { res } = await tryWebhook(agent, time, `${base}${'x'.repeat(length - base.length)}`);
+    seen.push(`${length}: ${res.status}`);
+  }
+  observe('WEBHOOK-CONFIG-MAX-URL-LENGTH-VALUE', `status of run creation by webhook URL length (characters): ${seen.join(', ')}`);
+});
+
+test.describe('a URL the policy refuses answers 422 with a JSON error at every creating endpoint, and creates nothing', { tag: '@WEBHOOK-CONFIG-VIOLATION-422' }, () => {
+  /** A URL breaking one setting the policy sets, or undefined when it sets none that can be broken. */
+  function violating(policy: UrlPolicy): string | undefined {
+    if (policy.allowed_domains?.length && !policy.allowed_domains.some((d) => matches(DENIED_HOST, d))) return `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`;
+    if (policy.allowed_ports && !policy.allowed_ports.includes(9)) return `https://${allowedHost(policy)}:9/hook`;
+    if (policy.require_https) return `http://${allowedHost(policy)}/hook`;
+    if (policy.max_url_length !== undefined) return compliant(policy, `/${'x'.repeat(policy.max_url_length)}`);
+    if (policy.disable_loopback) return '/threads/search';
+    return undefined;
+  }
+
+  for (const [operation, path] of [
+    ['create run', (t: string) => `/threads/${t}/runs`],
+    ['stream run', (t: string) => `/threads/${t}/runs/stream`],
+    ['wait run', (t: string) => `/threads/${t}/runs/wait`],
+  ] as const) {
+    test(`${operation}`, async ({ agent, deploymentConfig }) => {
+      const webhook = violating(urlPolicy(deploymentConfig));
+      test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+      const threadId = await newThread(agent);
+      expectJsonError(await agent.post(path(threadId), { assistant_id: 'agent', input: {}, webhook }), 422);
+      const runs = preconditionArray(await agent.get<unknown[]>(`/threads/${threadId}/runs`), 'list the runs');
+      expect(runs, 'no run was created').toEqual([]);
+    });
+  }
+
+  for (const [operation, path] of [
+    ['stateless stream', '/runs/stream'],
+    ['stateless wait', '/runs/wait'],
+  ] as const) {
+    test(`${operation}`, async ({ agent, deploymentConfig }) => {
+      const webhook = violating(urlPolicy(deploymentConfig));
+      test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+      expectJsonError(await agent.post(path, { assistant_id: 'agent', input: {}, webhook }), 422);
+    });
+  }
+
+  test('create thread cron', async ({ agent, deploymentConfig }) => {
+    const webhook = violating(urlPolicy(deploymentConfig));
+    test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+    const threadId = await newThread(agent);
+    expectJsonError(await agent.post(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: '0 0 * * *', webhook }), 422);
+    const crons = preconditionArray(await agent.post<unknown[]>('/runs/crons/search', { thread_id: threadId }), 'search the thread\'s crons');
+    expect(crons, 'no cron was created').toEqual([]);
+  });
+
+  test('create cron', async ({ agent, deploymentConfig }) => {
+    const webhook = violating(urlPolicy(deploymentConfig));
+    test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+    const count = async () => preconditionArray(await agent.post<unknown[]>('/runs/crons/search', { limit: 1000 }), 'search the crons').length;
+    const before = await count();
+    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook }), 422);
+    expect(await count(), 'no cron was created').toBe(before);
+  });
+});

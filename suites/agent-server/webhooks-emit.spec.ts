@@ -1,0 +1,137 @@
+// §3, §6, §6a: which requests make the service notify the webhook, and when.
+import { expect, test } from '../fixtures.ts';
+import { precondition, preconditionArray } from '../checks/index.ts';
+import type { ApiClient } from '../client.ts';
+import type { Time, WebhookChannel } from '../fixtures.ts';
+import { DELAY_MS, newThread, readRun, type Run } from './runs.ts';
+import { createCron, deleteCrons, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
+
+const FINAL = ['success', 'error', 'timeout', 'interrupted'];
+
+async function runsOf(agent: ApiClient, threadId: string): Promise<Run[]> {
+  return preconditionArray(await agent.get<Run[]>(`/threads/${threadId}/runs`), 'list the runs of the thread');
+}
+
+/**
+ * A run created on a new thread through `path` with the receiver's URL must bring exactly one
+ * POST, with the run's id, sent once the run had reached its final status.
+ */
+async function expectNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path: (thread: string) => string, name: string): Promise<void> {
+  const threadId = await newThread(agent);
+  const res = await agent.post(path(threadId), { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
+  precondition(res, `create a run with POST ${path(threadId)}`);
+  const [run] = await runsOf(agent, threadId);
+  expect(run, res.describe('the request created a run on the thread')).toBeDefined();
+  const arrived = await hooks.waitFor(1, name);
+  expect(arrived.length, `a POST to the webhook URL for run ${run.run_id}`).toBeGreaterThanOrEqual(1);
+  expect(FINAL, 'the run had finished when the notification came').toContain((await readRun(agent, threadId, run.run_id)).status);
+  await hooks.settle();
+  const deliveries = hooks.received(name);
+  expect(deliveries.map((d) => d.method), 'exactly one POST').toEqual(['POST']);
+  expect((deliveries[0].json as Payload | undefined)?.run_id, `the notification is for run ${run.run_id}: ${deliveries[0].body.slice(0, 200)}`).toBe(run.run_id);
+}
+
+/** A stateless run through `path` with the receiver's URL must bring exactly one POST for a finished run. */
+async function expectStatelessNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path: string, name: string): Promise<void> {
+  const res = await agent.post(path, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
+  precondition(res, `run POST ${path}`);
+  await hooks.waitFor(1, name);
+  await hooks.settle();
+  const deliveries = hooks.received(name);
+  expect(deliveries.map((d) => d.method), `exactly one POST to the webhook URL after POST ${path}`).toEqual(['POST']);
+  const payload = deliveries[0].json as Payload | undefined;
+  expect(typeof payload?.run_id, `the notification names the run: ${deliveries[0].body.slice(0, 200)}`).toBe('string');
+  expect(FINAL, 'the notification reports a final status').toContain(payload?.status);
+}
+
+test('create run with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-CREATE-RUN' }, async ({ agent, webhookReceiver }) => {
+  await expectNotifiedOnce(agent, webhookReceiver, (t) => `/threads/${t}/runs`, 'create');
+});
+
+test('stream run with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-STREAM-RUN' }, async ({ agent, webhookReceiver }) => {
+  await expectNotifiedOnce(agent, webhookReceiver, (t) => `/threads/${t}/runs/stream`, 'stream');
+});
+
+test('wait run with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-WAIT-RUN' }, async ({ agent, webhookReceiver }) => {
+  await expectNotifiedOnce(agent, webhookReceiver, (t) => `/threads/${t}/runs/wait`, 'wait');
+});
+
+test('stateless stream with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-STATELESS-STREAM' }, async ({ agent, webhookReceiver }) => {
+  await expectStatelessNotifiedOnce(agent, webhookReceiver, '/runs/stream', 'stateless-stream');
+});
+
+test('stateless wait with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-STATELESS-WAIT' }, async ({ agent, webhookReceiver }) => {
+  await expectStatelessNotifiedOnce(agent, webhookReceiver, '/runs/wait', 'stateless-wait');
+});
+
+test('a completed run with a webhook URL brings one POST with a JSON body to that URL, query included', { tag: '@WEBHOOK-TRIGGER' }, async ({ agent, webhookReceiver: hooks }) => {
+  const threadId = await newThread(agent);
+  const res = await agent.post(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'trigger' }, webhook: `${hooks.url('trigger')}?token=apc-secret&step=1` });
+  precondition(res, 'create a run with a webhook');
+  const { delivery } = await firstDelivery(hooks, 'trigger', 'the run');
+  await hooks.settle();
+  expect(hooks.received('trigger'), 'one request').toHaveLength(1);
+  expect(delivery.method).toBe('POST');
+  expect(delivery.query, 'the URL as given, query included').toEqual({ token: 'apc-secret', step: '1' });
+  expect(() => JSON.parse(delivery.body), `a JSON body: ${delivery.body.slice(0, 200)}`).not.toThrow();
+});
+
+test('runs created without webhook send nothing, not even to an earlier run\'s URL', { tag: '@WEBHOOK-NO-URL-NO-POST' }, async ({ agent, webhookReceiver: hooks }) => {
+  const threadId = await newThread(agent);
+  precondition(await agent.post(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'with' }, webhook: hooks.url('earlier') }), 'run with a webhook');
+  await firstDelivery(hooks, 'earlier', 'the run with a webhook');
+  for (const path of ['runs', 'runs/wait', 'runs/stream']) {
+    precondition(await agent.post(`/threads/${threadId}/${path}`, { assistant_id: 'agent', input: { topic: `without ${path}` } }), `POST /threads/{id}/${path} without webhook`);
+  }
+  precondition(await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless without' } }), 'a stateless run without webhook');
+  const runs = await runsOf(agent, threadId);
+  for (const run of runs) expect(FINAL, `run ${run.run_id} finished`).toContain((await readRun(agent, threadId, run.run_id)).status);
+  await hooks.settle();
+  expect(hooks.received('earlier'), 'only the run created with the webhook notified').toHaveLength(1);
+});
+
+test('nothing is sent while a run is in progress; its completion is the one notification', { tag: '@WEBHOOK-ONLY-EVENT' }, async ({ agent, webhookReceiver: hooks, time }) => {
+  const threadId = await newThread(agent);
+  const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'only', delay_ms: DELAY_MS }, webhook: hooks.url('only') });
+  precondition(res, 'create a run that stays in progress');
+  if (time.virtual) {
+    await hooks.settle();
+    expect(hooks.received('only'), 'no request while the run is in progress').toEqual([]);
+  }
+  await time.pass(DELAY_MS);
+  await hooks.waitFor(1, 'only');
+  await hooks.settle();
+  const run = await readRun(agent, threadId, res.json.run_id);
+  const deliveries = hooks.received('only');
+  expect(deliveries.map((d) => `${d.method} ${(d.json as Payload | undefined)?.status}`), 'one POST, reporting the final status').toEqual([`POST ${run.status}`]);
+});
+
+/**
+ * A cron made with the receiver's URL must notify at the completion of each run it starts:
+ * two on the virtual clock; on a real target, whose crons run once a minute, the first.
+ */
+async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time: Time, threadId: string | null, name: string): Promise<void> {
+  test.slow(!time.virtual, 'a real cron runs at most once a minute');
+  const cron = await createCron(agent, threadId, { schedule: '* * * * *', input: { topic: name }, webhook: hooks.url(name) });
+  try {
+    const runs = time.virtual ? 2 : 1;
+    if (time.virtual) await time.pass(untilNextRun(cron));
+    await hooks.waitFor(1, name, time.virtual ? undefined : 90_000);
+    if (time.virtual) await time.pass(60_000);
+    const deliveries = await hooks.waitFor(runs, name);
+    const runIds = new Set(deliveries.map((d) => (d.json as Payload | undefined)?.run_id));
+    expect(runIds.size, `one notification for each of the ${runs} run(s) the cron started`).toBe(runs);
+    for (const d of deliveries) expect(FINAL, 'each reports a finished run').toContain((d.json as Payload | undefined)?.status);
+    if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, 'on the cron\'s thread').toBe(threadId);
+  } finally {
+    await deleteCrons(agent, cron);
+  }
+}
+
+test('create thread cron with webhook notifies at the completion of each run it starts', { tag: '@WEBHOOK-EMIT-THREAD-CRON' }, async ({ agent, webhookReceiver, time }) => {
+  await expectCronNotifies(agent, webhookReceiver, time, await newThread(agent), 'thread-cron');
+});
+
+test('create cron with webhook notifies at the completion of each run it starts', { tag: '@WEBHOOK-EMIT-CRON' }, async ({ agent, webhookReceiver, time }) => {
+  await expectCronNotifies(agent, webhookReceiver, time, null, 'cron');
+});

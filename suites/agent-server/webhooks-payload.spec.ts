@@ -1,0 +1,108 @@
+// §2.9, §6: what the webhook notification carries.
+import { expect, test } from '../fixtures.ts';
+import { readRun, readState } from './runs.ts';
+import { deliveredRun, deliveredStatelessRun, isDateTime, UUID } from './webhooks-steps.ts';
+
+test("the payload's run fields equal those of the run", { tag: '@WEBHOOK-PAYLOAD-RUN-RECORD' }, async ({ agent, webhookReceiver }) => {
+  const { threadId, runId, payload } = await deliveredRun(agent, webhookReceiver, 'record', { metadata: { apc: 'record' } });
+  const run = (await readRun(agent, threadId, runId)) as unknown as Record<string, unknown>;
+  for (const field of ['run_id', 'thread_id', 'assistant_id', 'status', 'created_at', 'updated_at', 'metadata', 'kwargs', 'multitask_strategy']) {
+    if (field in run) expect(payload[field], `payload.${field} against GET of the run`).toEqual(run[field]);
+  }
+});
+
+test("run_id is a UUID string, the finished run's id", { tag: '@WEBHOOK-PAYLOAD-RUN-ID' }, async ({ agent, webhookReceiver }) => {
+  const { runId, payload } = await deliveredRun(agent, webhookReceiver, 'run-id');
+  expect(payload.run_id).toMatch(UUID);
+  expect(payload.run_id).toBe(runId);
+});
+
+test("thread_id is a UUID string, the run's thread", { tag: '@WEBHOOK-PAYLOAD-THREAD-ID' }, async ({ agent, webhookReceiver }) => {
+  const { threadId, payload } = await deliveredRun(agent, webhookReceiver, 'thread-id');
+  expect(payload.thread_id).toMatch(UUID);
+  expect(payload.thread_id).toBe(threadId);
+});
+
+test('assistant_id is a string', { tag: '@WEBHOOK-PAYLOAD-ASSISTANT-ID' }, async ({ agent, webhookReceiver }) => {
+  const { payload } = await deliveredRun(agent, webhookReceiver, 'assistant-id');
+  expect(typeof payload.assistant_id, JSON.stringify(payload.assistant_id)).toBe('string');
+  expect(payload.assistant_id).not.toBe('');
+});
+
+test("status is the run's final status: success for a run that succeeded, error for one that failed", { tag: '@WEBHOOK-PAYLOAD-STATUS' }, async ({ agent, webhookReceiver }) => {
+  const ok = await deliveredRun(agent, webhookReceiver, 'status-ok');
+  expect(ok.payload.status).toBe('success');
+  expect(ok.payload.status, 'as the run reads').toBe((await readRun(agent, ok.threadId, ok.runId)).status);
+  const failed = await deliveredRun(agent, webhookReceiver, 'status-failed', { input: { fail: true } });
+  expect(failed.payload.status).toBe('error');
+});
+
+for (const [rule, field] of [
+  ['WEBHOOK-PAYLOAD-CREATED-AT', 'created_at'],
+  ['WEBHOOK-PAYLOAD-UPDATED-AT', 'updated_at'],
+  ['WEBHOOK-PAYLOAD-RUN-STARTED-AT', 'run_started_at'],
+  ['WEBHOOK-PAYLOAD-WEBHOOK-SENT-AT', 'webhook_sent_at'],
+] as const) {
+  test(`${field} is a date-time string`, { tag: `@${rule}` }, async ({ agent, webhookReceiver }) => {
+    const { payload } = await deliveredRun(agent, webhookReceiver, field);
+    expect(isDateTime(payload[field]), `${field}: ${JSON.stringify(payload[field])}`).toBe(true);
+  });
+}
+
+test('run_ended_at of a finished run is a date-time, not before run_started_at', { tag: '@WEBHOOK-PAYLOAD-RUN-ENDED-AT' }, async ({ agent, webhookReceiver }) => {
+  const { payload } = await deliveredRun(agent, webhookReceiver, 'ended');
+  expect(isDateTime(payload.run_ended_at), `run_ended_at: ${JSON.stringify(payload.run_ended_at)}`).toBe(true);
+  if (isDateTime(payload.run_started_at)) {
+    expect(Date.parse(payload.run_ended_at as string), 'run_ended_at is not before run_started_at').toBeGreaterThanOrEqual(Date.parse(payload.run_started_at as string));
+  }
+});
+
+test("metadata is an object holding the run's custom metadata", { tag: '@WEBHOOK-PAYLOAD-METADATA' }, async ({ agent, webhookReceiver, scope }) => {
+  const metadata = { apc_scope: scope, nested: { list: [1, 'two'], flag: true } };
+  const { payload } = await deliveredRun(agent, webhookReceiver, 'metadata', { metadata });
+  expect(payload.metadata).toMatchObject(metadata);
+});
+
+test('kwargs is an object holding the run input and configuration', { tag: '@WEBHOOK-PAYLOAD-KWARGS' }, async ({ agent, webhookReceiver }) => {
+  const input = { topic: 'kwargs', extra: { n: 1 } };
+  const { payload } = await deliveredRun(agent, webhookReceiver, 'kwargs', { input, config: { configurable: { apc_setting: 'on' } } });
+  const kwargs = payload.kwargs as { input?: unknown; config?: { configurable?: Record<string, unknown> } };
+  expect(kwargs && typeof kwargs === 'object', 'kwargs is an object').toBe(true);
+  expect(kwargs.input, 'kwargs.input is the run input').toEqual(input);
+  expect(kwargs.config?.configurable?.apc_setting, 'kwargs.config holds the run configuration').toBe('on');
+});
+
+test("a stateful run's values are the state values of the thread's latest checkpoint", { tag: '@WEBHOOK-PAYLOAD-VALUES' }, async ({ agent, webhookReceiver }) => {
+  const { threadId, payload } = await deliveredRun(agent, webhookReceiver, 'values', { input: { topic: 'values' } });
+  expect(payload.values, 'values as GET /threads/{id}/state reads them').toEqual((await readState(agent, threadId)).values);
+});
+
+test('a stateless run has no values', { tag: '@WEBHOOK-PAYLOAD-VALUES-STATELESS' }, async ({ agent, webhookReceiver }) => {
+  const { payload } = await deliveredStatelessRun(agent, webhookReceiver, 'stateless');
+  expect(Object.keys(payload), 'no values key').not.toContain('values');
+});
+
+test('multitask_strategy is the strategy the run was created with', { tag: '@WEBHOOK-PAYLOAD-MULTITASK-STRATEGY' }, async ({ agent, webhookReceiver }) => {
+  for (const strategy of ['reject', 'enqueue']) {
+    const { payload } = await deliveredRun(agent, webhookReceiver, `strategy-${strategy}`, { multitask_strategy: strategy });
+    expect(payload.multitask_strategy).toBe(strategy);
+  }
+});
+
+test('a failed run reports error as {error, message}, both strings', { tag: '@WEBHOOK-PAYLOAD-ERROR' }, async ({ agent, webhookReceiver }) => {
+  const { payload } = await deliveredRun(agent, webhookReceiver, 'error', { input: { fail: true } });
+  const error = payload.error as { error?: unknown; message?: unknown } | null | undefined;
+  expect(error && typeof error === 'object', `error is an object: ${JSON.stringify(payload.error)}`).toBe(true);
+  expect(typeof error?.error, 'error.error, the error type').toBe('string');
+  expect(typeof error?.message, 'error.message, the detail').toBe('string');
+});
+
+test('a run that did not fail has no error, or a null one', { tag: '@WEBHOOK-PAYLOAD-ERROR-ABSENT' }, async ({ agent, webhookReceiver }) => {
+  const { payload } = await deliveredRun(agent, webhookReceiver, 'no-error');
+  expect(payload.error ?? null).toBeNull();
+});
+
+test('the notification is sent with Content-Type application/json', { tag: '@WEBHOOK-CONTENT-TYPE' }, async ({ agent, webhookReceiver }) => {
+  const { delivery } = await deliveredRun(agent, webhookReceiver, 'content-type');
+  expect(delivery.headers['content-type'] ?? '(none)').toMatch(/^application\/json\b/i);
+});

@@ -1,0 +1,77 @@
+// Steps the webhook, webhook-config and cron suites share. Each is a precondition: when it
+// fails, the test is skipped as such, so only the rule under test can fail.
+import type { ApiClient } from '../client.ts';
+import { precondition } from '../checks/index.ts';
+import { skipForPrecondition } from '../checks/attribution.ts';
+import type { WebhookChannel } from '../fixtures.ts';
+import type { ReceivedRequest } from '../../fixtures/webhook-receiver.ts';
+import { newThread } from './runs.ts';
+
+export type Payload = Record<string, unknown>;
+
+export interface Delivered {
+  threadId: string;
+  runId: string;
+  delivery: ReceivedRequest;
+  payload: Payload;
+}
+
+/** The first delivery under `name`, parsed; skips the test when none arrives. */
+export async function firstDelivery(hooks: WebhookChannel, name: string, what: string): Promise<{ delivery: ReceivedRequest; payload: Payload }> {
+  const [delivery] = await hooks.waitFor(1, name);
+  if (!delivery) skipForPrecondition(`precondition failed: no webhook delivery arrived for ${what} at ${hooks.url(name)}`);
+  const payload = delivery.json;
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+    skipForPrecondition(`precondition failed: the webhook delivery for ${what} is not a JSON object: ${delivery.body.slice(0, 200)}`);
+  }
+  return { delivery, payload: payload as Payload };
+}
+
+/** A background run on a new thread, created with a webhook, and the delivery its completion sent. */
+export async function deliveredRun(agent: ApiClient, hooks: WebhookChannel, name: string, body: Record<string, unknown> = {}): Promise<Delivered> {
+  const threadId = await newThread(agent);
+  const res = await agent.post<{ run_id: string }>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name), ...body });
+  precondition(res, 'create a run with a webhook');
+  return { threadId, runId: res.json.run_id, ...(await firstDelivery(hooks, name, `run ${res.json.run_id}`)) };
+}
+
+/** A stateless wait run created with a webhook, and the delivery its completion sent. */
+export async function deliveredStatelessRun(agent: ApiClient, hooks: WebhookChannel, name: string): Promise<{ delivery: ReceivedRequest; payload: Payload }> {
+  const res = await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
+  precondition(res, 'run a stateless wait run with a webhook');
+  return firstDelivery(hooks, name, 'the stateless run');
+}
+
+/** RFC 3339 date-time, as JSON Schema's `date-time` format. */
+export function isDateTime(value: unknown): boolean {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface Cron {
+  cron_id: string;
+  assistant_id: string;
+  thread_id: string | null;
+  schedule: string;
+  next_run_date: string | null;
+  created_at: string;
+}
+
+/** Creates a cron (thread cron when `threadId` is given); a failure skips the test. */
+export async function createCron(agent: ApiClient, threadId: string | null, body: Record<string, unknown>): Promise<Cron> {
+  const path = threadId === null ? '/runs/crons' : `/threads/${threadId}/runs/crons`;
+  const res = await agent.post<Cron>(path, { assistant_id: 'agent', ...body });
+  precondition(res, `create a cron with POST ${path}`);
+  return res.json;
+}
+
+/** Deletes crons a test made, so they start no runs during later tests; failures are not this step's concern. */
+export async function deleteCrons(agent: ApiClient, ...crons: (Cron | undefined)[]): Promise<void> {
+  for (const cron of crons) if (cron?.cron_id) await agent.delete(`/runs/crons/${cron.cron_id}`);
+}
+
+/** Virtual milliseconds from a cron's creation to just past its next run. */
+export function untilNextRun(cron: Cron): number {
+  return Date.parse(cron.next_run_date ?? '') - Date.parse(cron.created_at) + 1;
+}

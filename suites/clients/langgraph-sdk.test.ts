@@ -1,0 +1,344 @@
+// The official client, @langchain/langgraph-sdk, unchanged against the simulator: every
+// in-scope operation (spec §4.5) works and answers what the spec says. Time is virtual:
+// a run asked to wait (delay_ms) stays in progress until the test moves the clock.
+import { Client, type StreamMode } from '@langchain/langgraph-sdk';
+import { expect, test } from '@playwright/test';
+import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+let sim: Simulator;
+let client: Client;
+
+test.beforeAll(async () => {
+  sim = await startSimulator({ quiet: true });
+  client = new Client({ apiUrl: sim.urls['agent-server'], apiKey: null });
+});
+test.afterAll(async () => sim.close());
+test.beforeEach(() => sim.reset());
+
+/** The HTTP status the SDK failed with (it throws HTTPError with .status), or 'no error'. */
+async function httpStatus(call: Promise<unknown>): Promise<number | string> {
+  try {
+    await call;
+    return 'no error';
+  } catch (error) {
+    return (error as { status?: number }).status ?? String(error);
+  }
+}
+
+async function collect(stream: AsyncIterable<{ event: string; data: unknown }>): Promise<{ event: string; data: unknown }[]> {
+  const events: { event: string; data: unknown }[] = [];
+  for await (const { event, data } of stream) events.push({ event, data });
+  return events;
+}
+
+const topic = (values: unknown) => (values as { topic?: unknown }).topic;
+const texts = (values: unknown) => (((values as { messages?: { content: unknown }[] }).messages ?? []).map((m) => m.content));
+
+/** A thread of the `agent` graph holding two supersteps: topic 'first', then 'second' written as prepare. */
+async function prepopulated() {
+  return client.threads.create({
+    metadata: { owner: 'sdk' },
+    graphId: 'agent',
+    supersteps: [
+      { updates: [{ values: { topic: 'first', count: 1 }, asNode: '__start__' }] },
+      { updates: [{ values: { topic: 'second' }, asNode: 'prepare' }] },
+    ],
+  });
+}
+
+test.describe('threads', () => {
+  test('create with metadata and graphId answers an idle thread holding that metadata and empty values (§2.7, §3)', async () => {
+    const thread = await client.threads.create({ metadata: { owner: 'sdk', nested: { n: 1 } }, graphId: 'agent' });
+    expect(thread.thread_id).toMatch(UUID);
+    expect(thread.created_at).toMatch(DATE_TIME);
+    expect(thread.updated_at).toMatch(DATE_TIME);
+    expect(thread.status).toBe('idle');
+    expect(thread.metadata).toEqual({ owner: 'sdk', nested: { n: 1 }, graph_id: 'agent' });
+    expect(thread.values).toEqual({});
+    expect(typeof thread.config).toBe('object');
+  });
+
+  test("create with supersteps prepopulates the thread: its values are the last superstep's (§2.8)", async () => {
+    const thread = await prepopulated();
+    expect(thread.status).toBe('idle');
+    expect(thread.values).toEqual({ topic: 'second', count: 1 });
+    const state = await client.threads.getState(thread.thread_id);
+    expect(state.values).toEqual({ topic: 'second', count: 1 });
+    expect(state.next).toEqual(['respond']);
+    expect(state.checkpoint.checkpoint_id).toMatch(UUID);
+    expect(state.checkpoint.thread_id).toBe(thread.thread_id);
+    expect(Number.isInteger(state.metadata?.step)).toBe(true);
+  });
+
+  test('get answers the thread as created; an unknown id fails with 404 (§4.5, §7)', async () => {
+    const created = await prepopulated();
+    const read = await client.threads.get(created.thread_id);
+    expect(read).toEqual(created);
+    expect(await httpStatus(client.threads.get(UNKNOWN))).toBe(404);
+  });
+
+  test('getHistory answers one snapshot per superstep, most recent first, each the parent of the one before; limit caps it (§2.8, §4.5)', async () => {
+    const thread = await prepopulated();
+    const state = await client.threads.getState(thread.thread_id);
+    const history = await client.threads.getHistory(thread.thread_id);
+    expect(history.map((s) => topic(s.values))).toEqual(['second', 'first']);
+    expect(history[0].checkpoint.checkpoint_id).toBe(state.checkpoint.checkpoint_id);
+    expect(history[0].parent_checkpoint?.checkpoint_id).toBe(history[1].checkpoint.checkpoint_id);
+    expect(await client.threads.getHistory(thread.thread_id, { limit: 1 })).toEqual([history[0]]);
+  });
+
+  test('getState at a checkpoint answers the state there; an unknown checkpoint fails with 404 (§4.5)', async () => {
+    const thread = await prepopulated();
+    const [, first] = await client.threads.getHistory(thread.thread_id);
+    const at = await client.threads.getState(thread.thread_id, first.checkpoint.checkpoint_id!);
+    expect(at.checkpoint.checkpoint_id).toBe(first.checkpoint.checkpoint_id);
+    expect(at.values).toEqual({ topic: 'first', count: 1 });
+    expect(at.next).toEqual(['prepare']);
+    expect(await httpStatus(client.threads.getState(thread.thread_id, UNKNOWN))).toBe(404);
+  });
+
+  test("copy answers a new idle thread holding the original's state, and the two stay independent (§3)", async () => {
+    const original = await prepopulated();
+    const copy = await client.threads.copy(original.thread_id);
+    expect(copy.thread_id).toMatch(UUID);
+    expect(copy.thread_id).not.toBe(original.thread_id);
+    expect(copy.status).toBe('idle');
+    expect((await client.threads.getState(copy.thread_id)).values).toEqual({ topic: 'second', count: 1 });
+
+    await client.runs.wait(copy.thread_id, 'agent', { input: { topic: 'copy only' } });
+    expect(topic((await client.threads.getState(copy.thread_id)).values)).toBe('copy only');
+    expect((await client.threads.getState(original.thread_id)).values).toEqual({ topic: 'second', count: 1 });
+    await client.runs.wait(original.thread_id, 'agent', { input: { topic: 'original only' } });
+    expect(topic((await client.threads.getState(copy.thread_id)).values)).toBe('copy only');
+    expect(await httpStatus(client.threads.copy(UNKNOWN))).toBe(404);
+  });
+
+  test('search filters by metadata and status, caps with limit, pages with offset and sorts (§4.5)', async () => {
+    const red = await client.threads.create({ metadata: { color: 'red' }, graphId: 'agent' });
+    const blue = await client.threads.create({ metadata: { color: 'blue' }, graphId: 'agent' });
+    const redBig = await client.threads.create({ metadata: { color: 'red', size: 'big' }, graphId: 'agent' });
+    const ids = (threads: { thread_id: string }[]) => threads.map((t) => t.thread_id);
+
+    expect(ids(await client.threads.search({ metadata: { color: 'red' } })).sort()).toEqual([red.thread_id, redBig.thread_id].sort());
+    expect(ids(await client.threads.search({ metadata: { color: 'red', size: 'big' } }))).toEqual([redBig.thread_id]);
+    expect(await client.threads.search({ limit: 2 })).toHaveLength(2);
+
+    const ascending = ids(await client.threads.search({ sortBy: 'thread_id', sortOrder: 'asc' }));
+    expect(ascending).toEqual([red, blue, redBig].map((t) => t.thread_id).sort());
+    expect(ids(await client.threads.search({ sortBy: 'thread_id', sortOrder: 'desc' }))).toEqual([...ascending].reverse());
+    expect(ids(await client.threads.search({ sortBy: 'thread_id', sortOrder: 'asc', offset: 1, limit: 1 }))).toEqual([ascending[1]]);
+
+    const busy = await client.runs.create(blue.thread_id, 'agent', { input: { delay_ms: 1000 } });
+    expect(ids(await client.threads.search({ status: 'busy' }))).toEqual([blue.thread_id]);
+    expect(ids(await client.threads.search({ status: 'idle' })).sort()).toEqual([red.thread_id, redBig.thread_id].sort());
+    sim.clock.advance(1000);
+    await client.runs.join(blue.thread_id, busy.run_id);
+  });
+});
+
+test.describe('runs', () => {
+  test('create answers the run in progress; get follows it and join returns its values only once it has completed (§4.5)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    let announced: { run_id: string; thread_id?: string } | undefined;
+    const run = await client.runs.create(thread.thread_id, 'agent', {
+      input: { topic: 'slow', delay_ms: 1000 },
+      metadata: { origin: 'sdk' },
+      onRunCreated: (meta) => (announced = meta),
+    });
+    expect(run.run_id).toMatch(UUID);
+    expect(run.thread_id).toBe(thread.thread_id);
+    expect(run.assistant_id).toMatch(UUID);
+    expect(run.created_at).toMatch(DATE_TIME);
+    expect(run.metadata).toEqual({ origin: 'sdk' });
+    expect(['pending', 'running']).toContain(run.status);
+    expect(announced).toEqual({ run_id: run.run_id, thread_id: thread.thread_id });
+    expect((await client.threads.get(thread.thread_id)).status).toBe('busy');
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('running');
+
+    let joined = false;
+    const joining = client.runs.join(thread.thread_id, run.run_id).finally(() => (joined = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(joined, 'join has not returned while the run is in progress').toBe(false);
+    sim.clock.advance(1000);
+    const values = await joining;
+    expect(texts(values)).toEqual(['prepared: slow', 'echo: slow']);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    expect((await client.threads.get(thread.thread_id)).status).toBe('idle');
+    expect(await httpStatus(client.runs.get(thread.thread_id, UNKNOWN))).toBe(404);
+  });
+
+  test('list answers the thread runs, honouring status, limit and offset', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    await client.runs.wait(thread.thread_id, 'agent', { input: { topic: 'one' } });
+    await client.runs.wait(thread.thread_id, 'agent', { input: { fail: true } }).catch(() => undefined);
+    await client.runs.wait(thread.thread_id, 'agent', { input: { topic: 'three' } });
+    const all = await client.runs.list(thread.thread_id);
+    expect(all).toHaveLength(3);
+    expect(all.map((r) => r.status).sort()).toEqual(['error', 'success', 'success']);
+    expect((await client.runs.list(thread.thread_id, { status: 'error' })).map((r) => r.status)).toEqual(['error']);
+    const first = await client.runs.list(thread.thread_id, { limit: 1 });
+    const rest = await client.runs.list(thread.thread_id, { limit: 2, offset: 1 });
+    expect([...first, ...rest].map((r) => r.run_id)).toEqual(all.map((r) => r.run_id));
+  });
+
+  test("wait answers the final state values; a failed run makes it throw the run's error (§4.5)", async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const values = await client.runs.wait(thread.thread_id, 'agent', { input: { messages: [{ role: 'human', content: 'hi' }] } });
+    expect(values).toEqual((await client.threads.getState(thread.thread_id)).values);
+    expect(texts(values)).toEqual(['hi', 'prepared: hi', 'echo: hi']);
+    await expect(client.runs.wait(thread.thread_id, 'agent', { input: { fail: true } })).rejects.toThrow(/fail: true/);
+    expect((await client.threads.get(thread.thread_id)).status).toBe('error');
+  });
+
+  test('wait without a thread runs statelessly and leaves no thread behind (§4.5)', async () => {
+    const before = await client.threads.search({ limit: 100 });
+    const values = await client.runs.wait(null, 'agent', { input: { topic: 'alone' } });
+    expect(texts(values)).toEqual(['prepared: alone', 'echo: alone']);
+    expect(await client.threads.search({ limit: 100 })).toEqual(before);
+  });
+
+  test('stream yields metadata {run_id, attempt} first, then values and updates of each step, and closes at the end (§4.5)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    let announced: string | undefined;
+    const events = await collect(
+      client.runs.stream(thread.thread_id, 'agent', { input: { topic: 'streamed' }, streamMode: ['values', 'updates'] as StreamMode[], onRunCreated: (m) => (announced = m.run_id) }),
+    );
+    expect(events.map((e) => e.event)).toEqual(['metadata', 'values', 'updates', 'values', 'updates', 'values']);
+    expect(events[0].data).toEqual({ run_id: announced, attempt: 1 });
+    expect(events.filter((e) => e.event === 'updates').map((e) => Object.keys(e.data as object))).toEqual([['prepare'], ['respond']]);
+    expect(events[2].data).toEqual({ prepare: { messages: [{ role: 'ai', content: 'prepared: streamed' }] } });
+    expect(events.at(-1)!.data).toEqual((await client.threads.getState(thread.thread_id)).values);
+    expect((await client.runs.get(thread.thread_id, announced!)).status).toBe('success');
+  });
+
+  test('stream with streamMode events yields each node starting and ending (§4.5)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const events = await collect(client.runs.stream(thread.thread_id, 'agent', { input: { topic: 'events' }, streamMode: 'events' }));
+    expect(events[0].event).toBe('metadata');
+    expect(new Set(events.slice(1).map((e) => e.event))).toEqual(new Set(['events']));
+    const chain = events.slice(1).map((e) => e.data as { event: string; name: string });
+    expect(chain.map((e) => `${e.event} ${e.name}`)).toEqual(['on_chain_start prepare', 'on_chain_end prepare', 'on_chain_start respond', 'on_chain_end respond']);
+  });
+
+  test('stream of a failing run ends with an error event holding error and message', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const events = await collect(client.runs.stream(thread.thread_id, 'agent', { input: { fail: true } }));
+    expect(events[0].event).toBe('metadata');
+    const last = events.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(last.data).toEqual({ error: expect.any(String), message: expect.stringContaining('fail: true') });
+  });
+
+  test('stream without a thread streams a stateless run (§4.5)', async () => {
+    const events = await collect(client.runs.stream(null, 'agent', { input: { topic: 'stateless' }, streamMode: 'values' }));
+    expect(events.map((e) => e.event)).toEqual(['metadata', 'values', 'values', 'values']);
+    expect(texts(events.at(-1)!.data)).toEqual(['prepared: stateless', 'echo: stateless']);
+  });
+
+  test('multitaskStrategy reaches the server: reject fails with 409 and the first run continues (§3)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const first = await client.runs.create(thread.thread_id, 'agent', { input: { topic: 'first', delay_ms: 1000 } });
+    expect(await httpStatus(client.runs.create(thread.thread_id, 'agent', { input: { topic: 'refused' }, multitaskStrategy: 'reject' }))).toBe(409);
+    sim.clock.advance(1000);
+    await client.runs.join(thread.thread_id, first.run_id);
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('success');
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([first.run_id]);
+  });
+
+  test('multitaskStrategy rollback deletes the run in progress: it is not found and the state holds only the new run (§3)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const first = await client.runs.create(thread.thread_id, 'agent', { input: { topic: 'first', delay_ms: 1000 } });
+    const second = await client.runs.create(thread.thread_id, 'agent', { input: { topic: 'second' }, multitaskStrategy: 'rollback' });
+    expect(second.multitask_strategy).toBe('rollback');
+    await client.runs.join(thread.thread_id, second.run_id);
+    expect(await httpStatus(client.runs.get(thread.thread_id, first.run_id))).toBe(404);
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([second.run_id]);
+    expect(texts((await client.threads.getState(thread.thread_id)).values)).toEqual(['prepared: second', 'echo: second']);
+  });
+
+  test('multitaskStrategy interrupt keeps the first run, interrupted, and runs the new one (§3)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const first = await client.runs.create(thread.thread_id, 'agent', { input: { topic: 'first', delay_ms: 1000 } });
+    const second = await client.runs.create(thread.thread_id, 'agent', { input: { topic: 'second' }, multitaskStrategy: 'interrupt' });
+    await client.runs.join(thread.thread_id, second.run_id);
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('interrupted');
+    expect((await client.runs.get(thread.thread_id, second.run_id)).status).toBe('success');
+  });
+});
+
+test.describe('assistants', () => {
+  test("search answers the graph's default assistant, identified by a UUID; limit and offset page it (§2.10, §4.5)", async () => {
+    const assistants = await client.assistants.search();
+    expect(assistants.map((a) => a.graph_id)).toEqual(['agent']);
+    expect(assistants[0].assistant_id).toMatch(UUID);
+    expect(assistants[0].config === null || typeof assistants[0].config === 'object').toBe(true);
+    expect(await client.assistants.search({ limit: 1 })).toEqual(assistants);
+    expect(await client.assistants.search({ offset: 1 })).toEqual([]);
+    expect(await client.assistants.search({ graphId: 'agent' })).toEqual(assistants);
+  });
+
+  test('get answers the assistant by its UUID and by its graph id; an unknown one fails with 404 (§2.10)', async () => {
+    const [assistant] = await client.assistants.search({ graphId: 'agent' });
+    expect(await client.assistants.get(assistant.assistant_id)).toEqual(assistant);
+    expect(await client.assistants.get('agent')).toEqual(assistant);
+    expect(await httpStatus(client.assistants.get(UNKNOWN))).toBe(404);
+  });
+});
+
+test.describe('crons', () => {
+  const FIVE_MINUTES = 5 * 60_000;
+
+  test('createForThread answers a cron of the thread, which starts a run there at each scheduled time until deleted (§4.5)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const cron = await client.crons.createForThread(thread.thread_id, 'agent', { schedule: '*/5 * * * *', input: { topic: 'tick' } });
+    expect(cron.cron_id).toMatch(UUID);
+    expect(cron.thread_id).toBe(thread.thread_id);
+    expect(cron.schedule).toBe('*/5 * * * *');
+    expect(cron.assistant_id).toMatch(UUID);
+    expect(await client.runs.list(thread.thread_id)).toEqual([]);
+
+    sim.clock.advance(FIVE_MINUTES);
+    const [run] = await client.runs.list(thread.thread_id);
+    await client.runs.join(thread.thread_id, run.run_id);
+    expect(texts((await client.threads.getState(thread.thread_id)).values)).toEqual(['prepared: tick', 'echo: tick']);
+    sim.clock.advance(FIVE_MINUTES);
+    expect(await client.runs.list(thread.thread_id)).toHaveLength(2);
+
+    await client.crons.delete(cron.cron_id);
+    sim.clock.advance(FIVE_MINUTES);
+    expect(await client.runs.list(thread.thread_id)).toHaveLength(2);
+  });
+
+  test('create answers a cron of the assistant, not bound to a thread, and accepts webhook (§4.5)', async () => {
+    const cron = await client.crons.create('agent', { schedule: '0 * * * *', input: { topic: 'hourly' }, webhook: 'http://127.0.0.1:9/hook?token=t' });
+    expect(cron.cron_id).toMatch(UUID);
+    expect(cron.thread_id ?? null).toBeNull();
+    expect(cron.schedule).toBe('0 * * * *');
+    const [assistant] = await client.assistants.search({ graphId: 'agent' });
+    expect(cron.assistant_id).toBe(assistant.assistant_id);
+  });
+
+  test('search finds crons by assistant and by thread, honouring limit and offset; delete removes one (§4.5)', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    const own = await client.crons.createForThread(thread.thread_id, 'agent', { schedule: '*/5 * * * *' });
+    const global = await client.crons.create('agent', { schedule: '0 * * * *' });
+    const ids = (crons: { cron_id: string }[]) => crons.map((c) => c.cron_id);
+
+    expect(ids(await client.crons.search({ threadId: thread.thread_id }))).toEqual([own.cron_id]);
+    expect(ids(await client.crons.search({ assistantId: own.assistant_id })).sort()).toEqual([own.cron_id, global.cron_id].sort());
+    const all = ids(await client.crons.search());
+    expect(all.sort()).toEqual([own.cron_id, global.cron_id].sort());
+    expect(await client.crons.search({ limit: 1 })).toHaveLength(1);
+    const [firstPage] = ids(await client.crons.search({ limit: 1 }));
+    const [secondPage] = ids(await client.crons.search({ limit: 1, offset: 1 }));
+    expect([firstPage, secondPage].sort()).toEqual(all.sort());
+
+    await client.crons.delete(global.cron_id);
+    expect(ids(await client.crons.search())).toEqual([own.cron_id]);
+    expect(await httpStatus(client.crons.delete(global.cron_id))).toBe(404);
+  });
+});

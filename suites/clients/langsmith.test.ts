@@ -1,0 +1,129 @@
+// The official `langsmith` JS client against the simulator's platform API: direct
+// createRun/updateRun (POST and PATCH /runs), nested `traceable` calls (batched through
+// POST /runs/multipart, streamed chunked) and the same with gzip, then every run read back
+// with the client, checking trace_id, dotted_order and the parent links (spec §2.5, §4.3).
+import { expect, test } from '@playwright/test';
+import { Client, uuid7, type Run } from 'langsmith';
+import { getCurrentRunTree, traceable } from 'langsmith/traceable';
+import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+
+type Sent = { method: string; path: string; contentEncoding?: string; streamed: boolean };
+
+let sim: Simulator;
+
+test.beforeAll(async () => {
+  sim = await startSimulator({ seed: 'langsmith-client' });
+});
+
+test.afterAll(async () => {
+  await sim.close();
+});
+
+/** A client of the US platform API that logs what it sends. */
+function clientFor(sent: Sent[], options: { autoBatchTracing?: boolean } = {}): Client {
+  const apiKey = sim.workspaces.describe().api_keys.find((k) => k.role === 'primary')!.key;
+  const recordingFetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    sent.push({
+      method: init?.method ?? 'GET',
+      path: new URL(String(input instanceof Request ? input.url : input)).pathname,
+      contentEncoding: headers.get('content-encoding') ?? undefined,
+      streamed: init?.body instanceof ReadableStream,
+    });
+    return fetch(input, init);
+  };
+  return new Client({ apiUrl: sim.urls['platform-api'], apiKey, fetchImplementation: recordingFetch as typeof fetch, ...options });
+}
+
+/** The checks of spec §2.5 on runs read back: one trace, parents first in dotted_order. */
+function expectLineage(runs: Record<string, Run>, parentOf: Record<string, string | undefined>, rootId: string): void {
+  for (const [id, run] of Object.entries(runs)) {
+    expect(run.id, 'the run read back').toBe(id);
+    expect(run.trace_id, `trace_id of ${run.name} is the root's id`).toBe(rootId);
+    const segments = run.dotted_order!.split('.');
+    expect(segments[segments.length - 1], `the last segment of ${run.name} is its start time then its id`).toMatch(new RegExp(`^\\d{8}T\\d{6}\\d{0,6}Z${id}$`));
+    const parent = parentOf[id];
+    expect(run.parent_run_id ?? undefined, `${run.name}'s parent`).toBe(parent);
+    if (parent) expect(run.dotted_order, `${run.name} extends its parent's dotted_order`).toBe(`${runs[parent].dotted_order}.${segments[segments.length - 1]}`);
+    else expect(segments.length, 'the root has one segment').toBe(1);
+  }
+}
+
+async function readAll(client: Client, ids: string[]): Promise<Record<string, Run>> {
+  return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await client.readRun(id)] as const)));
+}
+
+test('createRun and updateRun of a parent chain run and a child LLM run', async () => {
+  const sent: Sent[] = [];
+  const client = clientFor(sent, { autoBatchTracing: false });
+  const parent = uuid7();
+  const child = uuid7();
+  await client.createRun({ id: parent, name: 'parent-chain', run_type: 'chain', inputs: { question: 'hi' }, project_name: 'apc-client' });
+  await client.createRun({ id: child, name: 'child-llm', run_type: 'llm', inputs: { messages: [{ role: 'user', content: 'hi' }] }, parent_run_id: parent, project_name: 'apc-client' });
+  await client.updateRun(child, { outputs: { generations: [{ text: 'hello' }] }, end_time: Date.now() });
+  await client.updateRun(parent, { outputs: { answer: 'hello' }, end_time: new Date().toISOString() });
+
+  expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual([`POST /runs`, `POST /runs`, `PATCH /runs/${child}`, `PATCH /runs/${parent}`]);
+  const runs = await readAll(client, [parent, child]);
+  expectLineage(runs, { [parent]: undefined, [child]: parent }, parent);
+  expect(runs[parent].outputs).toEqual({ answer: 'hello' });
+  expect(runs[child].outputs).toEqual({ generations: [{ text: 'hello' }] });
+  expect(runs[child].inputs).toEqual({ messages: [{ role: 'user', content: 'hi' }] });
+  const withChildren = await client.readRun(parent, { loadChildRuns: true });
+  expect(withChildren.child_runs?.map((r) => r.id)).toEqual([child]);
+});
+
+/** Runs outer → (inner, inner), as traceable records them, and answers the ids it saw. */
+async function tracedConversation(client: Client, thread: string): Promise<{ outer: string; inner: string[] }> {
+  const inner: string[] = [];
+  let outer = '';
+  const config = { client, project_name: 'apc-client', tracingEnabled: true, metadata: { thread_id: thread } };
+  const answer = traceable(
+    async (n: number) => {
+      inner.push(getCurrentRunTree().id);
+      return `inner:${n}`;
+    },
+    { ...config, name: 'inner', run_type: 'llm' },
+  );
+  const conversation = traceable(
+    async (n: number) => {
+      outer = getCurrentRunTree().id;
+      return { a: await answer(n), b: await answer(n + 1) };
+    },
+    { ...config, name: 'outer' },
+  );
+  expect(await conversation(1)).toEqual({ a: 'inner:1', b: 'inner:2' });
+  await client.awaitPendingTraceBatches();
+  return { outer, inner };
+}
+
+test('nested traceable calls batch through multipart, streamed, and read back as one trace', async () => {
+  const sent: Sent[] = [];
+  const client = clientFor(sent);
+  const { outer, inner } = await tracedConversation(client, 'thread-plain');
+  const ingest = sent.filter((s) => s.path === '/runs/multipart');
+  expect(ingest.length, `multipart requests among ${JSON.stringify(sent)}`).toBeGreaterThan(0);
+  expect(ingest.every((s) => s.streamed && s.contentEncoding === undefined), 'streamed (chunked), uncompressed').toBe(true);
+  const runs = await readAll(client, [outer, ...inner]);
+  expectLineage(runs, { [outer]: undefined, [inner[0]]: outer, [inner[1]]: outer }, outer);
+  expect(runs[outer].outputs).toEqual({ a: 'inner:1', b: 'inner:2' });
+  expect(runs[inner[1]].inputs).toEqual({ input: 2 });
+  for (const run of Object.values(runs)) expect((run as Run & { thread_id?: string }).thread_id, `thread_id of ${run.name}`).toBe('thread-plain');
+});
+
+test('with gzip allowed by /info, the client compresses its multipart bodies and nothing is lost', async () => {
+  sim.platform.us.instanceFlags = { ...sim.platform.us.instanceFlags, gzip_body_enabled: true };
+  try {
+    const sent: Sent[] = [];
+    const client = clientFor(sent);
+    const { outer, inner } = await tracedConversation(client, 'thread-gzip');
+    const ingest = sent.filter((s) => s.path === '/runs/multipart');
+    expect(ingest.length, `multipart requests among ${JSON.stringify(sent)}`).toBeGreaterThan(0);
+    expect(ingest.every((s) => s.contentEncoding === 'gzip'), `gzip on every multipart request: ${JSON.stringify(ingest)}`).toBe(true);
+    const runs = await readAll(client, [outer, ...inner]);
+    expectLineage(runs, { [outer]: undefined, [inner[0]]: outer, [inner[1]]: outer }, outer);
+    expect(runs[inner[0]].outputs).toEqual({ outputs: 'inner:1' });
+  } finally {
+    sim.platform.us.instanceFlags = { ...sim.platform.us.instanceFlags, gzip_body_enabled: false };
+  }
+});

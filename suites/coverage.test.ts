@@ -1,0 +1,56 @@
+// Principle 1: every rule of the catalogue has at least one test tagged with its id, or is
+// listed in untested-rules.yaml with the reason no test can check it. Tags naming rules
+// that do not exist fail too.
+import { expect, test } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { contract } from '../specs/contract.ts';
+import { RULE_TAG } from '../reports/build.ts';
+
+interface ListedSuite {
+  specs: { tags: string[]; title: string }[];
+  suites?: ListedSuite[];
+}
+
+function taggedRules(): Map<string, string[]> {
+  const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
+  const out = execFileSync(process.execPath, [cli, 'test', '-c', join(import.meta.dirname, 'playwright.config.ts'), '--list', '--reporter=json'], {
+    cwd: join(import.meta.dirname, '..'),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, APC_OUT: join(import.meta.dirname, '..', 'test-results', 'coverage-list') },
+  });
+  const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };
+  const byRule = new Map<string, string[]>();
+  const visit = (suite: ListedSuite) => {
+    for (const spec of suite.specs) {
+      for (const tag of spec.tags.map((t) => `@${t.replace(/^@/, '')}`)) {
+        const id = RULE_TAG.exec(tag)?.[1];
+        if (id) byRule.set(id, [...(byRule.get(id) ?? []), spec.title]);
+      }
+    }
+    suite.suites?.forEach(visit);
+  };
+  report.suites.forEach(visit);
+  return byRule;
+}
+
+const untested = (parseYaml(readFileSync(join(import.meta.dirname, 'untested-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
+
+test('every rule has a test tagged with its id, or a stated reason why none can check it', () => {
+  const tagged = taggedRules();
+  const excused = new Map(untested.map((u) => [u.id, u.reason]));
+  const missing = contract().rules.filter((r) => !tagged.has(r.id) && !excused.has(r.id)).map((r) => `${r.id} (${r.level}, ${r.plane})`);
+  expect(missing, `rules with no test and no reason in suites/untested-rules.yaml:\n${missing.join('\n')}`).toEqual([]);
+  const stale = untested.filter((u) => tagged.has(u.id)).map((u) => u.id);
+  expect(stale, 'listed as untested but tested now: remove them from suites/untested-rules.yaml').toEqual([]);
+  const unknownTags = [...tagged.keys()].filter((id) => !contract().rule(id));
+  expect(unknownTags, 'tags naming rules that are not in specs/rules.yaml').toEqual([]);
+  for (const u of untested) {
+    expect(contract().rule(u.id), `untested-rules.yaml names unknown rule ${u.id}`).toBeDefined();
+    expect(u.reason.trim().length, `${u.id} needs a reason`).toBeGreaterThan(10);
+  }
+});

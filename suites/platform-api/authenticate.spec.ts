@@ -1,0 +1,210 @@
+// §2.4, §4.2: POST /v2/auth/authenticate returns an OAuth token, or starts a flow to get one.
+import fc from 'fast-check';
+import { expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { forRule } from '../checks/attribution.ts';
+import { clientWithKey, expect, requireCapability, test } from '../fixtures.ts';
+import type { ApiClient, ApiResponse } from '../client.ts';
+import { assertProperty } from '../property.ts';
+import { RunIds } from './traces.ts';
+
+const AUTHENTICATE = '/v2/auth/authenticate';
+
+type Result = { url?: string | null; auth_id?: string | null; token?: string | null; status?: string };
+
+/** A request for this test's own user, so flows of different tests never meet. */
+const request = (scope: string, extra: Record<string, unknown> = {}) => ({ provider: 'apc-provider', scopes: ['read', 'write'], user_id: `apc-user-${scope}`, ...extra });
+
+function authenticate(platform: ApiClient, body: unknown): Promise<ApiResponse<Result>> {
+  return platform.post<Result>(AUTHENTICATE, body);
+}
+
+/** A value present in an answer: null counts as absent. */
+const present = (value: unknown) => value !== undefined && value !== null;
+
+test('a valid authenticate request answers 200 with a token or a started flow', { tag: '@AUTHN-ENDPOINT' }, async ({ platform, scope }) => {
+  const res = await authenticate(platform, request(scope));
+  expectStatus(res, 200);
+  expectSchema(res, 'platform-api', 'AuthenticateResponse');
+  expect(present(res.json.token) || present(res.json.url), res.describe('a token, or the url that starts the flow')).toBe(true);
+});
+
+const FIELDS: [string, string, unknown][] = [
+  ['AUTHN-REQ-PROVIDER', 'provider', 'github'],
+  ['AUTHN-REQ-SCOPES', 'scopes', ['repo', 'read:user']],
+  ['AUTHN-REQ-USER-ID', 'user_id', 'user-42'],
+  ['AUTHN-REQ-LS-USER-ID', 'ls_user_id', 'ls-user-42'],
+  ['AUTHN-REQ-AGENT-ID', 'agent_id', 'agent-7'],
+  ['AUTHN-REQ-USE-AGENT-BUILDER-PUBLIC-OAUTH', 'use_agent_builder_public_oauth', false],
+  ['AUTHN-REQ-FORCE-NEW', 'force_new', false],
+  ['AUTHN-REQ-TOKEN-ID', 'token_id', '3f0b6a52-8d4c-4b7e-9a1f-2c3d4e5f6a7b'],
+  ['AUTHN-REQ-IS-DEFAULT', 'is_default', true],
+];
+for (const [rule, field, value] of FIELDS) {
+  test(`the body accepts ${field} as ${Array.isArray(value) ? 'an array of strings' : typeof value}`, { tag: `@${rule}` }, async ({ platform, scope }) => {
+    const res = await authenticate(platform, { ...request(scope), [field]: value });
+    expectStatus(res, 200);
+  });
+}
+
+test('a 200 answer carries url, auth_id and token as strings when it carries them', { tag: ['@AUTHN-RESULT-URL', '@AUTHN-RESULT-AUTH-ID', '@AUTHN-RESULT-TOKEN'] }, async ({ platform, scope }) => {
+  const answers = [await authenticate(platform, request(scope)), await authenticate(platform, request(scope)), await authenticate(platform, request(scope, { force_new: true }))];
+  for (const res of answers) {
+    expectStatus(res, 200);
+    for (const [rule, field] of [['AUTHN-RESULT-URL', 'url'], ['AUTHN-RESULT-AUTH-ID', 'auth_id'], ['AUTHN-RESULT-TOKEN', 'token']] as const) {
+      await forRule(rule, () => {
+        const value = res.json[field];
+        expect(!present(value) || typeof value === 'string', res.describe(`${field} is a string when present`)).toBe(true);
+      });
+    }
+  }
+});
+
+test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, async ({ platform, scope, observe }) => {
+  const answers: string[] = [];
+  for (const field of ['provider', 'scopes', 'user_id']) {
+    const { [field]: _dropped, ...body } = request(scope) as Record<string, unknown>;
+    answers.push(`without ${field} → ${(await authenticate(platform, body)).status}`);
+  }
+  answers.push(`{} → ${(await authenticate(platform, {})).status}`);
+  observe('AUTHN-REQUIRED-FIELDS', answers.join('; '));
+});
+
+test('when the answer carries a url and when a token', { tag: '@AUTHN-RESULT-CONDITIONS' }, async ({ platform, scope, observe }) => {
+  const describe = (res: ApiResponse<Result>) => `${res.status} ${['status', 'url', 'auth_id', 'token'].filter((f) => present(res.json?.[f as keyof Result])).join('+') || 'nothing'}`;
+  const first = await authenticate(platform, request(scope));
+  const again = await authenticate(platform, request(scope));
+  const forced = await authenticate(platform, request(scope, { force_new: true }));
+  observe('AUTHN-RESULT-CONDITIONS', `first call → ${describe(first)}; same call again → ${describe(again)}; force_new → ${describe(forced)}`);
+});
+
+test('a body without provider or without scopes answers 422 with a Validation error body', { tag: '@AUTHN-REQUIRED-PROVIDER-SCOPES' }, async ({ platform, scope }) => {
+  for (const field of ['provider', 'scopes']) {
+    const { [field]: _dropped, ...body } = request(scope) as Record<string, unknown>;
+    const res = await authenticate(platform, body);
+    expectStatus(res, 422);
+    expectSchema(res, 'platform-api', 'HTTPValidationError');
+  }
+});
+
+test('a 200 answer carries a token, or a url and an auth_id', { tag: '@AUTHN-TOKEN-OR-URL' }, async ({ platform, scope }) => {
+  for (const body of [request(scope), request(scope), request(scope, { force_new: true })]) {
+    const res = await authenticate(platform, body);
+    expectStatus(res, 200);
+    const flow = present(res.json.url) && present(res.json.auth_id);
+    expect(present(res.json.token) || flow, res.describe('a token, or a url with its auth_id')).toBe(true);
+  }
+});
+
+const INVALID: [string, unknown][] = [
+  ['scopes not an array', { provider: 'p', scopes: 'read' }],
+  ['scopes holding a number', { provider: 'p', scopes: ['read', 1] }],
+  ['provider not a string', { provider: 7, scopes: [] }],
+  ['token_id not a UUID', { provider: 'p', scopes: [], token_id: 'token-1' }],
+  ['force_new not a boolean', { provider: 'p', scopes: [], force_new: 'yes' }],
+  ['is_default not a boolean', { provider: 'p', scopes: [], is_default: 1 }],
+  ['use_agent_builder_public_oauth not a boolean', { provider: 'p', scopes: [], use_agent_builder_public_oauth: 'false' }],
+  ['a JSON array', []],
+];
+
+test.describe('malformed JSON or a field of the wrong type answers 422 with a Validation error body', { tag: ['@AUTHN-BAD-INPUT', '@ERROR-422-AUTHN'] }, () => {
+  for (const [name, body] of INVALID) {
+    test(name, async ({ platform }) => {
+      const res = await authenticate(platform, body);
+      expectStatus(res, 422);
+      expectSchema(res, 'platform-api', 'HTTPValidationError');
+    });
+  }
+  test('malformed JSON', async ({ platform }) => {
+    const res = await platform.post(AUTHENTICATE, undefined, { rawBody: '{"provider": "p", "scopes": [', headers: { 'content-type': 'application/json' } });
+    expectStatus(res, 422);
+    expectSchema(res, 'platform-api', 'HTTPValidationError');
+  });
+});
+
+/** Arbitrary invalid bodies: a valid one with one field given a value of the wrong type. */
+const invalidBodies = fc
+  .tuple(
+    fc.constantFrom('provider', 'scopes', 'user_id', 'ls_user_id', 'agent_id', 'use_agent_builder_public_oauth', 'force_new', 'token_id', 'is_default'),
+    fc.oneof(fc.integer(), fc.boolean(), fc.string(), fc.array(fc.integer(), { minLength: 1 }), fc.dictionary(fc.string(), fc.integer())),
+  )
+  .filter(([field, value]) => {
+    if (['use_agent_builder_public_oauth', 'force_new', 'is_default'].includes(field)) return typeof value !== 'boolean';
+    if (field === 'scopes') return !Array.isArray(value) || value.length > 0;
+    if (field === 'token_id') return typeof value !== 'string' || !/^[0-9a-f-]{36}$/i.test(value);
+    return typeof value !== 'string';
+  });
+
+test(
+  'for any body with a field of the wrong type, the answer is 422 with {detail: [{loc, msg, type}]}',
+  { tag: ['@ERROR-422-AUTHN', '@AUTHN-BAD-INPUT'] },
+  async ({ platform }) => {
+    await assertProperty(
+      fc.asyncProperty(invalidBodies, async ([field, value]) => {
+        const res = await authenticate(platform, { provider: 'p', scopes: ['s'], [field]: value });
+        await forRule('ERROR-422-AUTHN', () => {
+          expectStatus(res, 422);
+          expectSchema(res, 'platform-api', 'HTTPValidationError');
+          const detail = (res.json as unknown as { detail?: unknown[] }).detail;
+          expect(Array.isArray(detail) && detail.length > 0, res.describe('detail lists what failed')).toBe(true);
+        });
+      }),
+      { numRuns: 40 },
+    );
+  },
+);
+
+test('authentication is served under the v2 version segment', { tag: '@VERSION-AUTHN-V2' }, async ({ platform, scope }) => {
+  expectStatus(await authenticate(platform, request(scope)), 200);
+});
+
+test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ run, scope, observe }, testInfo) => {
+  const anonymous = clientWithKey(run, 'platform-api', testInfo.testId, undefined);
+  test.skip(!anonymous, 'the target names no platform-api URL');
+  const res = await authenticate(anonymous!, request(scope));
+  observe('AUTH-AUTHN-CREDENTIALS', `without X-Api-Key → ${res.status} ${res.text.slice(0, 100)}`);
+});
+
+test.describe('the flow: a url to visit, then the token', () => {
+  test('after the user completes the flow at its url, the same call answers the token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
+    requireCapability(run, 'oauth-completion');
+    const first = await authenticate(platform, request(scope));
+    expectStatus(first, 200);
+    expect([present(first.json.url), present(first.json.auth_id), present(first.json.token)], first.describe('a new flow: url and auth_id, no token')).toEqual([true, true, false]);
+    const pending = await authenticate(platform, request(scope));
+    expect([pending.json.auth_id, present(pending.json.token)], pending.describe('before completion, the same flow and still no token')).toEqual([first.json.auth_id, false]);
+    const visit = await fetch(first.json.url!);
+    expect(visit.status, `visiting ${first.json.url} completes the flow`).toBe(200);
+    const done = await authenticate(platform, request(scope));
+    expectStatus(done, 200);
+    expect(typeof done.json.token === 'string' && done.json.token !== '', done.describe('the token')).toBe(true);
+    const again = await authenticate(platform, request(scope));
+    expect(again.json.token, again.describe('the same token next time')).toBe(done.json.token);
+  });
+
+  test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, scope, run }) => {
+    requireCapability(run, 'oauth-completion');
+    const first = await authenticate(platform, request(scope));
+    precondition(first, 'start a flow');
+    const visit = await fetch(first.json.url!);
+    test.skip(visit.status !== 200, `precondition failed: completing the flow at ${first.json.url} answered ${visit.status}`);
+    const done = await authenticate(platform, request(scope));
+    precondition(done, 'get the token');
+    const forced = await authenticate(platform, request(scope, { force_new: true }));
+    expectStatus(forced, 200);
+    expect(present(forced.json.url) && present(forced.json.auth_id), forced.describe('a new url and auth_id')).toBe(true);
+    expect(forced.json.auth_id, forced.describe('another flow')).not.toBe(first.json.auth_id);
+    expect(forced.json.token ?? null, forced.describe('not the existing token')).not.toBe(done.json.token);
+  });
+});
+
+test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
+  requireCapability(run, 'oauth-completion');
+  const ids = new RunIds(scope, run);
+  const [alice, bob] = [`${scope}-alice-${ids.v4()}`, `${scope}-bob-${ids.v4()}`];
+  const a = await authenticate(platform, request(alice));
+  precondition(a, 'start a flow for alice');
+  await fetch(a.json.url!);
+  const b = await authenticate(platform, request(bob));
+  expectStatus(b, 200);
+  expect(present(b.json.token), b.describe("bob does not get alice's token")).toBe(false);
+});

@@ -1,0 +1,103 @@
+// §4, §7: JSON payloads, the error shape, and bad input on every platform API endpoint.
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { forRule } from '../checks/attribution.ts';
+import { clientWithKey, expect, test } from '../fixtures.ts';
+import type { ApiResponse } from '../client.ts';
+import { baseTime, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
+import { createdNothing, experimentStart, upload, uploadBody } from './uploads.ts';
+
+const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
+
+test('JSON request bodies are accepted, answers are JSON, and multipart is the stated exception', { tag: '@ERROR-JSON-PAYLOADS-PLATFORM' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const id = ids.v7(baseTime(run));
+  const json = { 'content-type': 'application/json' };
+  const answers = [
+    await platform.post('/runs', { id, name: 'json', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: json }),
+    await platform.patch(`/runs/${id}`, { outputs: {} }, { headers: json }),
+    await platform.get(`/runs/${id}`),
+    await platform.post('/v2/auth/authenticate', { provider: 'p', scopes: [], user_id: `json-${scope}` }, { headers: json }),
+    await upload(platform, uploadBody(scope, ids, experimentStart(run))),
+  ];
+  const tree = runTree(ids, [null], { start: baseTime(run) });
+  const { body, contentType } = multipartBody(tree.flatMap((r) => runParts('post', r)));
+  answers.push(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }));
+  for (const res of answers) {
+    expectStatus(res, '2xx');
+    expect(isJson(res), res.describe('a JSON content-type')).toBe(true);
+  }
+});
+
+test('an error body is a JSON object with detail or error', { tag: '@ERROR-SHAPE-PLATFORM' }, async ({ platform, scope, run }, testInfo) => {
+  const refused = [
+    await platform.get(`/runs/${new RunIds(scope, run).v4()}`),
+    await platform.post('/v2/auth/authenticate', { provider: 1, scopes: [] }),
+    await platform.post('/runs', { name: 'no id' }),
+    await clientWithKey(run, 'platform-api', testInfo.testId, undefined)!.post('/runs/query', {}),
+  ];
+  for (const res of refused) {
+    expectJsonError(res);
+    const body = res.json as { detail?: unknown; error?: unknown };
+    const shaped = typeof body.error === 'string' || typeof body.detail === 'string' || (res.status === 422 && Array.isArray(body.detail));
+    expect(shaped, res.describe('detail (a string, or a ValidationError array on 422) or error (a string)')).toBe(true);
+    if (res.status === 422 && Array.isArray(body.detail)) expectSchema(res, 'platform-api', 'HTTPValidationError');
+  }
+});
+
+test.describe('bad input on every endpoint answers 4xx in the documented shape, never 5xx', { tag: '@ERROR-BAD-INPUT-PLATFORM' }, () => {
+  test('malformed ids, JSON and multipart', async ({ platform }) => {
+    const json = { 'content-type': 'application/json' };
+    const answers = [
+      await platform.get('/runs/%20'),
+      await platform.patch('/runs/1234', { outputs: {} }),
+      await platform.post('/runs', undefined, { rawBody: '{', headers: json }),
+      await platform.post('/runs', undefined, { rawBody: '42', headers: json }),
+      await platform.post('/runs/batch', undefined, { rawBody: '[', headers: json }),
+      await platform.post('/runs/batch', { post: [1, 2] }),
+      await platform.post('/runs/multipart', undefined, { rawBody: 'not multipart', headers: { 'content-type': 'text/plain' } }),
+      await platform.post('/runs/multipart', undefined, { rawBody: '--x\r\nbroken', headers: { 'content-type': 'multipart/form-data; boundary=x' } }),
+      await platform.post('/runs/query', { limit: 'ten' }),
+      await platform.post('/feedback', { key: 5 }),
+      await platform.get('/feedback/not-a-uuid'),
+      await platform.post('/api/v1/datasets/upload-experiment', undefined, { rawBody: 'null', headers: json }),
+      await platform.get('/api/v1/datasets/nope'),
+      await platform.get('/api/v1/sessions/nope'),
+      await platform.get('/api/v1/examples'),
+      await platform.post('/v2/auth/authenticate', undefined, { rawBody: '{"provider":', headers: json }),
+    ];
+    for (const res of answers) {
+      expectJsonError(res);
+      if (res.status === 422 && Array.isArray((res.json as { detail?: unknown }).detail)) expectSchema(res, 'platform-api', 'HTTPValidationError');
+    }
+  });
+});
+
+test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-PLATFORM' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run);
+  const kept = ids.v7(start);
+  precondition(await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(start, 3), inputs: { v: 1 } }), 'post a run');
+  const before = await platform.get(`/runs/${kept}`);
+  const fresh = runTree(ids, [null, 0], { start });
+  const refusedUpload = { ...uploadBody(scope, ids, experimentStart(run)), results: 'none' };
+  const refused = [
+    await platform.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: 'later' }),
+    await platform.patch(`/runs/${kept}`, { trace_id: ids.v4(), outputs: { v: 3 } }),
+    await platform.post('/runs/batch', { post: [fresh[0], { ...fresh[1], dotted_order: 'broken' }] }),
+    await upload(platform, refusedUpload),
+    await platform.post('/feedback', { run_id: kept, key: ['not', 'a', 'string'] }),
+  ];
+  for (const res of refused) await forRule('ERROR-REFUSED-UNCHANGED-PLATFORM', () => expectJsonError(res));
+  const after = await platform.get(`/runs/${kept}`);
+  expect(after.json, after.describe('the run is unchanged')).toEqual(before.json);
+  for (const r of fresh) expectJsonError(await platform.get(`/runs/${r.id}`), 404);
+  expect(await createdNothing(platform, refusedUpload), 'the refused upload created nothing').toEqual([]);
+  const feedback = await platform.get<unknown[]>(`/feedback?run=${kept}`);
+  if (feedback.status === 200) expect(feedback.json, feedback.describe('no feedback was stored')).toEqual([]);
+});
+
+test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({ platform, scope, run, observe }) => {
+  const unknown = new RunIds(scope, run).v4();
+  const answers = [await platform.get(`/runs/${unknown}`), await platform.patch(`/runs/${unknown}`, { outputs: {} })];
+  observe('ERROR-UNKNOWN-ID-STATUS-PLATFORM', answers.map((r) => `${r.method} ${r.path.replace(unknown, '{unknown}')} → ${r.status} ${r.text.replace(unknown, '{unknown}').slice(0, 80)}`).join('; '));
+});

@@ -1,0 +1,64 @@
+// §5: whatever two workspaces do, in whatever order, each sees only its own runs, datasets
+// and experiments.
+import fc from 'fast-check';
+import { expectStatus } from '../checks/index.ts';
+import { expect, test } from '../fixtures.ts';
+import { assertProperty } from '../property.ts';
+import { baseTime, isoWith, RunIds } from './traces.ts';
+import { experimentStart, upload, uploadBody } from './uploads.ts';
+
+type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; pick: number };
+
+test(
+  "for any interleaving of two workspaces' operations, each sees only its own data",
+  { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' },
+  async ({ credentials, scope, run }) => {
+    const clients = [credentials.client('platform-api', credentials.apiKey('primary')), credentials.client('platform-api', credentials.apiKey('second-workspace'))];
+    const ids = new RunIds(scope, run);
+    const op = fc.record({
+      workspace: fc.constantFrom(0 as const, 1 as const),
+      kind: fc.constantFrom('run' as const, 'upload' as const, 'read' as const, 'join-dataset' as const),
+      pick: fc.nat(),
+    });
+    let made = 0;
+    await assertProperty(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops: Op[]) => {
+        const runs: { id: string; owner: 0 | 1 }[] = [];
+        const datasets: { id: string; name: string; experiment: string; owner: 0 | 1 }[] = [];
+        for (const { workspace, kind, pick } of ops) {
+          const client = clients[workspace];
+          const label = `${scope}-${made++}`;
+          if (kind === 'run') {
+            const id = ids.v7(baseTime(run));
+            expectStatus(await client.post('/runs', { id, name: label, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
+            runs.push({ id, owner: workspace });
+          } else if (kind === 'upload') {
+            const res = await upload(client, uploadBody(label, ids, experimentStart(run)));
+            expectStatus(res, 200);
+            datasets.push({ id: res.json.dataset.id, name: res.json.dataset.name, experiment: res.json.experiment.id, owner: workspace });
+          } else if (kind === 'join-dataset' && datasets.length > 0) {
+            // An upload naming another workspace's dataset creates a dataset of its own.
+            const target = datasets[pick % datasets.length];
+            const res = await upload(client, { ...uploadBody(label, ids, experimentStart(run)), dataset_name: target.name });
+            expectStatus(res, 200);
+            const joined = res.json.dataset.id === target.id;
+            expect(joined, res.describe(target.owner === workspace ? 'its own dataset is joined' : "the other workspace's dataset is not joined")).toBe(target.owner === workspace);
+          } else if (kind === 'read') {
+            for (const r of runs) {
+              const res = await client.get(`/runs/${r.id}`);
+              expect(res.status, res.describe(`workspace ${workspace} reads a run of workspace ${r.owner}`)).toBe(r.owner === workspace ? 200 : 404);
+            }
+            for (const d of datasets) {
+              const dataset = await client.get(`/api/v1/datasets/${d.id}`);
+              const experiment = await client.get(`/api/v1/sessions/${d.experiment}`);
+              const expected = d.owner === workspace ? 200 : 404;
+              expect(dataset.status, dataset.describe(`workspace ${workspace} reads a dataset of workspace ${d.owner}`)).toBe(expected);
+              expect(experiment.status, experiment.describe(`workspace ${workspace} reads an experiment of workspace ${d.owner}`)).toBe(expected);
+            }
+          }
+        }
+      }),
+      { numRuns: 10 },
+    );
+  },
+);

@@ -1,0 +1,174 @@
+// §2.5, §4.3: basic tracing with POST /runs and PATCH /runs/{id}; the service computes
+// trace_id and dotted_order.
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { expect, test } from '../fixtures.ts';
+import { baseTime, isoWith, RunIds, runTree, SEGMENT, type TraceRun } from './traces.ts';
+
+type ReadRun = TraceRun & { outputs?: Record<string, unknown>; end_time?: string | null; thread_id?: string | null; extra?: { metadata?: Record<string, unknown> } };
+
+const sameInstant = (a: unknown, b: string) => typeof a === 'string' && Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) === Date.parse(b.replace(/(\.\d{3})\d+/, '$1'));
+
+test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' }, async ({ platform, scope, run }) => {
+  const id = new RunIds(scope, run).v7(baseTime(run));
+  const res = await platform.post('/runs', { id, name: 'created', run_type: 'chain', start_time: isoWith(baseTime(run)), inputs: { q: 'hello' } });
+  expectStatus(res, '2xx');
+  const read = await platform.get<ReadRun>(`/runs/${id}`);
+  expectStatus(read, 200);
+  expect(read.json.id, read.describe('the run')).toBe(id);
+  expect(read.json.inputs, read.describe('its inputs')).toEqual({ q: 'hello' });
+});
+
+test('the service generates trace_id and dotted_order for runs posted without them', { tag: '@TRACE-CREATE-GENERATES-ORDER' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run);
+  const parent = ids.v7(start);
+  const child = ids.v7(start + 2000);
+  precondition(await platform.post('/runs', { id: parent, name: 'parent', run_type: 'chain', start_time: isoWith(start, 3) }), 'post the parent');
+  precondition(await platform.post('/runs', { id: child, name: 'child', run_type: 'llm', parent_run_id: parent, start_time: isoWith(start + 2000, 3) }), 'post the child');
+  const [p, c] = [await platform.get<ReadRun>(`/runs/${parent}`), await platform.get<ReadRun>(`/runs/${child}`)];
+  expectStatus(p, 200);
+  expectStatus(c, 200);
+  expect(p.json.trace_id, p.describe('the root is its own trace')).toBe(parent);
+  expect(c.json.trace_id, c.describe("the child is in its root's trace")).toBe(parent);
+  expect(SEGMENT.test(p.json.dotted_order), p.describe('the root has one segment')).toBe(true);
+  expect(c.json.dotted_order.startsWith(`${p.json.dotted_order}.`), c.describe("the child's order extends its parent's")).toBe(true);
+  expect(c.json.dotted_order.split('.').pop()!.endsWith(child), c.describe('the last segment carries the child id')).toBe(true);
+});
+
+test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, run }) => {
+  const start = baseTime(run);
+  const id = new RunIds(scope, run).v7(start);
+  precondition(await platform.post('/runs', { id, name: 'to-update', run_type: 'chain', start_time: isoWith(start, 3), inputs: { q: 1 } }), 'post the run');
+  const end = isoWith(start + 1500, 3);
+  const res = await platform.patch(`/runs/${id}`, { outputs: { answer: 42 }, end_time: end });
+  expectStatus(res, '2xx');
+  const read = await platform.get<ReadRun>(`/runs/${id}`);
+  expectStatus(read, 200);
+  expect(read.json.outputs, read.describe('the outputs')).toEqual({ answer: 42 });
+  expect(sameInstant(read.json.end_time, end), read.describe(`the end time ${end}`)).toBe(true);
+  expect(read.json.inputs, read.describe('the inputs are kept')).toEqual({ q: 1 });
+});
+
+test(
+  'the basic flow: post a parent chain run, post a child model run, then patch both',
+  { tag: '@TRACE-FLOW-BASIC' },
+  async ({ platform, scope, run }) => {
+    const ids = new RunIds(scope, run);
+    const start = baseTime(run);
+    const parent = ids.v7(start);
+    const child = ids.v7(start + 10);
+    const thread = { metadata: { thread_id: `thread-${scope}` } };
+    expectStatus(await platform.post('/runs', { id: parent, name: 'Chat Pipeline', run_type: 'chain', inputs: { question: 'hi' }, start_time: isoWith(start, 3), extra: thread, session_name: 'apc-basic' }), '2xx');
+    expectStatus(
+      await platform.post('/runs', { id: child, name: 'OpenAI Call', run_type: 'llm', inputs: { messages: [{ role: 'user', content: 'hi' }] }, parent_run_id: parent, start_time: isoWith(start + 10, 3), extra: thread, session_name: 'apc-basic' }),
+      '2xx',
+    );
+    expectStatus(await platform.patch(`/runs/${child}`, { outputs: { generations: [{ text: 'hello' }] }, end_time: isoWith(start + 500, 3) }), '2xx');
+    expectStatus(await platform.patch(`/runs/${parent}`, { outputs: { answer: 'hello' }, end_time: isoWith(start + 600, 3) }), '2xx');
+    const [p, c] = [await platform.get<ReadRun>(`/runs/${parent}`), await platform.get<ReadRun>(`/runs/${child}`)];
+    expectStatus(p, 200);
+    expectStatus(c, 200);
+    expect(p.json.outputs, p.describe('the parent has its outputs')).toEqual({ answer: 'hello' });
+    expect(c.json.outputs, c.describe('the child has its outputs')).toEqual({ generations: [{ text: 'hello' }] });
+    expect(c.json.parent_run_id, c.describe('the child names its parent')).toBe(parent);
+    expect(c.json.trace_id, c.describe("the child is in the parent's trace")).toBe(parent);
+  },
+);
+
+test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_order', { tag: '@TRACE-READ-RUN' }, async ({ platform, scope, run }) => {
+  const id = new RunIds(scope, run).v7(baseTime(run));
+  precondition(await platform.post('/runs', { id, name: 'read-me', run_type: 'tool', start_time: isoWith(baseTime(run), 3) }), 'post the run');
+  const read = await platform.get<ReadRun>(`/runs/${id}`);
+  expectStatus(read, 200);
+  expect(read.json.id, read.describe('id')).toBe(id);
+  expect(read.json.trace_id, read.describe('trace_id')).toBe(id);
+  expect(typeof read.json.dotted_order === 'string' && read.json.dotted_order.endsWith(id), read.describe('dotted_order')).toBe(true);
+});
+
+test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { tag: '@TRACE-READ-UNKNOWN-404' }, async ({ platform, scope, run }) => {
+  expectJsonError(await platform.get(`/runs/${new RunIds(scope, run).v4()}`), 404);
+});
+
+test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refused', { tag: '@TRACE-RUN-ID-UUID' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run);
+  for (const id of [ids.v7(start), ids.v4()]) {
+    expectStatus(await platform.post('/runs', { id, name: `uuid-${id[14]}`, run_type: 'chain', start_time: isoWith(start, 3) }), '2xx');
+    expectStatus(await platform.get(`/runs/${id}`), 200);
+  }
+  expectJsonError(await platform.post('/runs', { id: 'run-1', name: 'not-a-uuid', run_type: 'chain', start_time: isoWith(start, 3) }));
+});
+
+test('start and end times are accepted as epoch milliseconds and ISO strings with 0 to 6 fraction digits', { tag: '@TRACE-TIME-FORMATS' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run) + 123;
+  const forms: [string, unknown, string][] = [
+    ['epoch ms', start, isoWith(start, 3)],
+    ['no fraction', isoWith(start, 0), isoWith(start, 0)],
+    ['3 digits', isoWith(start, 3), isoWith(start, 3)],
+    ['6 digits', isoWith(start, 6, 456), isoWith(start, 6, 456)],
+  ];
+  for (const [what, value, expected] of forms) {
+    const id = ids.v7(start);
+    expectStatus(await platform.post('/runs', { id, name: what, run_type: 'chain', start_time: value }), '2xx');
+    expectStatus(await platform.patch(`/runs/${id}`, { end_time: value, outputs: {} }), '2xx');
+    const read = await platform.get<ReadRun>(`/runs/${id}`);
+    expectStatus(read, 200);
+    expect(sameInstant(read.json.start_time, expected), read.describe(`${what}: start_time is ${expected}`)).toBe(true);
+    expect(sameInstant(read.json.end_time, expected), read.describe(`${what}: end_time is ${expected}`)).toBe(true);
+  }
+});
+
+test('creating a run whose id exists answers 409 and keeps the stored run', { tag: '@TRACE-DUPLICATE-409' }, async ({ platform, scope, run }) => {
+  const id = new RunIds(scope, run).v7(baseTime(run));
+  precondition(await platform.post('/runs', { id, name: 'first', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: { n: 1 } }), 'post the run');
+  expectJsonError(await platform.post('/runs', { id, name: 'second', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: { n: 2 } }), 409);
+  const read = await platform.get<ReadRun>(`/runs/${id}`);
+  expect([read.json.name, read.json.inputs], read.describe('the first run stays')).toEqual(['first', { n: 1 }]);
+});
+
+test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-202' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run);
+  const id = ids.v7(start);
+  const answers = [
+    await platform.post('/runs', { id, name: 'accepted', run_type: 'chain', start_time: isoWith(start, 3) }),
+    await platform.patch(`/runs/${id}`, { outputs: {} }),
+    await platform.post('/runs/batch', { post: runTree(ids, [null], { start }) }),
+  ];
+  for (const res of answers) {
+    expectStatus(res, 202);
+    expect(typeof res.json === 'object' && res.json !== null && !Array.isArray(res.json), res.describe('a JSON object')).toBe(true);
+  }
+});
+
+test('thread_id set on every run of a conversation is kept on parents and children', { tag: '@TRACE-THREAD-ID' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run);
+  const [parent, child] = [ids.v7(start), ids.v7(start + 5)];
+  const thread = `thread-${scope}`;
+  precondition(await platform.post('/runs', { id: parent, name: 'turn', run_type: 'chain', start_time: isoWith(start, 3), extra: { metadata: { thread_id: thread } } }), 'post the parent');
+  precondition(await platform.post('/runs', { id: child, name: 'model', run_type: 'llm', parent_run_id: parent, start_time: isoWith(start + 5, 3), extra: { metadata: { thread_id: thread } } }), 'post the child');
+  precondition(await platform.patch(`/runs/${child}`, { outputs: { text: 'ok' }, extra: { metadata: { other: true } } }), 'patch the child');
+  for (const id of [parent, child]) {
+    const read = await platform.get<ReadRun>(`/runs/${id}`);
+    expectStatus(read, 200);
+    const kept = read.json.thread_id ?? read.json.extra?.metadata?.thread_id;
+    expect(kept, read.describe('thread_id is kept')).toBe(thread);
+  }
+});
+
+test('the fields a read run carries beyond id, trace_id, dotted_order and thread_id', { tag: ['@TRACE-OTHER-FIELDS', '@TRACE-BODIES'] }, async ({ platform, scope, run, observe }) => {
+  const id = new RunIds(scope, run).v7(baseTime(run));
+  const created = await platform.post('/runs', { id, name: 'observed', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: {} });
+  const patched = await platform.patch(`/runs/${id}`, { outputs: {}, end_time: isoWith(baseTime(run) + 1, 3) });
+  const read = await platform.get<ReadRun>(`/runs/${id}`);
+  observe('TRACE-BODIES', `POST /runs → ${created.status} ${created.text.slice(0, 80)}; PATCH → ${patched.status} ${patched.text.slice(0, 80)}`);
+  observe('TRACE-OTHER-FIELDS', `a read run carries ${Object.keys(read.json ?? {}).sort().join(', ')}`);
+});
+
+test('a run id must be a UUID in the path of PATCH and GET too', { tag: '@TRACE-RUN-ID-UUID' }, async ({ platform }) => {
+  for (const res of [await platform.get('/runs/not-a-uuid'), await platform.patch('/runs/not-a-uuid', { outputs: {} })]) {
+    expectJsonError(res);
+  }
+});

@@ -1,0 +1,77 @@
+// §4.3, §8: the ingestion and query endpoints the spec names only in the rate-limit table,
+// as the official client uses them (client-wire-formats.md §1.2, §1.8, §1.9).
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { clientWithKey, expect, test } from '../fixtures.ts';
+import type { ApiResponse } from '../client.ts';
+import { baseTime, isoWith, RunIds, runTree, type TraceRun } from './traces.ts';
+
+type Page = { runs: TraceRun[]; cursors: { next: string | null } };
+
+test('POST /runs/batch with {post, patch} ingests the creates, then the updates', { tag: '@TRACE-BATCH' }, async ({ platform, scope, run }) => {
+  const start = baseTime(run);
+  const runs = runTree(new RunIds(scope, run), [null, 0], { start });
+  const patch = runs.map((r, i) => ({ id: r.id, trace_id: r.trace_id, dotted_order: r.dotted_order, parent_run_id: r.parent_run_id, outputs: { n: i }, end_time: isoWith(start + 9000) }));
+  expectStatus(await platform.post('/runs/batch', { post: runs, patch }), '2xx');
+  for (const [i, r] of runs.entries()) {
+    const read = await platform.get<TraceRun>(`/runs/${r.id}`);
+    expectStatus(read, 200);
+    expect([read.json.inputs, read.json.outputs, read.json.dotted_order], read.describe('created, then updated')).toEqual([r.inputs, { n: i }, r.dotted_order]);
+  }
+});
+
+test('POST /runs/query answers {runs, cursors: {next}} and pages until next is null', { tag: '@TRACE-QUERY' }, async ({ platform, scope, run }) => {
+  const runs = runTree(new RunIds(scope, run), [null, 0, 0, 1, 1], { start: baseTime(run) });
+  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
+  const found: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 10; page++) {
+    const res: ApiResponse<Page> = await platform.post<Page>('/runs/query', { trace: runs[0].id, limit: 2, ...(cursor ? { cursor } : {}) });
+    expectStatus(res, 200);
+    expect(res.json.runs.length <= 2, res.describe('at most limit runs')).toBe(true);
+    found.push(...res.json.runs.map((r) => r.id));
+    cursor = res.json.cursors.next;
+    if (cursor === null) break;
+  }
+  expect(cursor, 'the last page has next null').toBeNull();
+  expect(found.sort(), 'every run of the trace, once').toEqual(runs.map((r) => r.id).sort());
+  const roots = await platform.post<{ runs: TraceRun[] }>('/runs/query', { trace: runs[0].id, is_root: true });
+  expectStatus(roots, 200);
+  expect(roots.json.runs.map((r) => r.id), roots.describe('is_root: true answers the root only')).toEqual([runs[0].id]);
+});
+
+test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const [root] = runTree(ids, [null], { start: baseTime(run) });
+  precondition(await platform.post('/runs/batch', { post: [root] }), 'ingest a run');
+  const id = ids.v4();
+  const res = await platform.post('/feedback', { id, run_id: root.id, trace_id: root.id, key: 'helpfulness', score: 0.75, comment: 'good', feedback_source: { type: 'api' } });
+  expectStatus(res, '2xx');
+  const read = await platform.get<{ run_id: string; key: string; score: number }>(`/feedback/${id}`);
+  expectStatus(read, 200);
+  expect([read.json.run_id, read.json.key, read.json.score], read.describe('the feedback is kept')).toEqual([root.id, 'helpfulness', 0.75]);
+  expectJsonError(await platform.post('/feedback', { run_id: root.id, score: 1 }));
+});
+
+test('GET /info answers version, batch_ingest_config and instance_flags without credentials', { tag: '@TRACE-INFO' }, async ({ run }, testInfo) => {
+  const anonymous = clientWithKey(run, 'platform-api', testInfo.testId, undefined);
+  test.skip(!anonymous, 'the target names no platform-api URL');
+  for (const path of ['/info', '/api/v1/info']) {
+    const res = await anonymous!.get<{ version?: unknown; batch_ingest_config?: unknown; instance_flags?: unknown }>(path);
+    expectStatus(res, 200);
+    expect(typeof res.json.version, res.describe('version')).toBe('string');
+    expect(typeof res.json.batch_ingest_config, res.describe('batch_ingest_config')).toBe('object');
+    expect(typeof res.json.instance_flags, res.describe('instance_flags')).toBe('object');
+  }
+});
+
+test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-ENDPOINTS' }, async ({ platform, scope, run, observe }) => {
+  const runs = runTree(new RunIds(scope, run), [null], { start: baseTime(run) });
+  const answers = [
+    await platform.post('/runs/batch', { post: runs }),
+    await platform.post('/runs/query', { id: [runs[0].id] }),
+    await platform.post('/feedback', { run_id: runs[0].id, key: 'observed' }),
+    await platform.post('/otel/v1/traces', {}),
+    await platform.post('/runs/stats', {}),
+  ];
+  observe('TRACE-OTHER-ENDPOINTS', answers.map((r) => `${r.method} ${r.path} → ${r.status}`).join('; '));
+});

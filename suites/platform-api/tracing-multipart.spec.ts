@@ -1,0 +1,259 @@
+// §2.5, §4.3: batch ingestion with POST /runs/multipart, in the layout the official client
+// sends (client-wire-formats.md §1.5); the caller computes trace_id and dotted_order.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { request } from 'undici';
+import { expectJsonError, expectStatus } from '../checks/index.ts';
+import { expect, targetApiKey, test } from '../fixtures.ts';
+import type { ApiClient, ApiResponse } from '../client.ts';
+import { TEST_HEADER } from '../proxy/recording-proxy.ts';
+import { baseTime, multipartBody, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
+
+type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
+
+const capture = (name: string) => readFileSync(new URL(`../../fixtures/platform/multipart/${name}.multipart`, import.meta.url));
+
+/** A captured body with every UUID replaced by a fresh one (same length, so each part's length= holds). */
+function withFreshIds(body: Buffer, ids: RunIds): { body: Buffer; contentType: string; idMap: Map<string, string> } {
+  const text = body.toString('latin1');
+  const idMap = new Map<string, string>();
+  const fresh = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (old) => {
+    if (!idMap.has(old)) idMap.set(old, ids.v7(parseInt(old.slice(0, 8) + old.slice(9, 13), 16)));
+    return idMap.get(old)!;
+  });
+  return { body: Buffer.from(fresh, 'latin1'), contentType: `multipart/form-data; boundary=${text.split('\r\n')[0].slice(2)}`, idMap };
+}
+
+function postMultipart(platform: ApiClient, body: Buffer, contentType: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  return platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType, ...headers } });
+}
+
+async function readAll(platform: ApiClient, runs: TraceRun[]): Promise<ReadRun[]> {
+  const read: ReadRun[] = [];
+  for (const run of runs) {
+    const res = await platform.get<ReadRun>(`/runs/${run.id}`);
+    expectStatus(res, 200);
+    read.push(res.json);
+  }
+  return read;
+}
+
+test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ platform, scope, run }) => {
+  const runs = runTree(new RunIds(scope, run), [null, 0, 0, 1], { start: baseTime(run) });
+  const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
+  expectStatus(await postMultipart(platform, body, contentType), '2xx');
+  const read = await readAll(platform, runs);
+  expect(read.map((r) => r.inputs), 'every run, with its inputs part').toEqual(runs.map((r) => r.inputs));
+});
+
+test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({ platform, scope, run }) => {
+  const runs = runTree(new RunIds(scope, run), [null, 0, 1, 1], { start: baseTime(run) });
+  const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
+  expectStatus(await postMultipart(platform, body, contentType), '2xx');
+  const read = await readAll(platform, runs);
+  expect(read.map((r) => [r.trace_id, r.dotted_order]), 'exactly the caller\'s values').toEqual(runs.map((r) => [r.trace_id, r.dotted_order]));
+});
+
+test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({ platform, scope, run }) => {
+  const start = baseTime(run);
+  const runs = runTree(new RunIds(scope, run), [null, 0, 0], { start });
+  const created = multipartBody(runs.flatMap((r) => runParts('post', r)));
+  expectStatus(await postMultipart(platform, created.body, created.contentType), '2xx');
+  const patches = runs.map((r, i) => ({ id: r.id, trace_id: r.trace_id, dotted_order: r.dotted_order, parent_run_id: r.parent_run_id, end_time: new Date(start + 5000 + i).toISOString(), outputs: { result: i } }));
+  const patched = multipartBody(patches.flatMap((p) => runParts('patch', p)));
+  expectStatus(await postMultipart(platform, patched.body, patched.contentType), '2xx');
+  const read = await readAll(platform, runs);
+  expect(read.map((r) => r.outputs), 'every run has its outputs').toEqual(runs.map((_, i) => ({ result: i })));
+  expect(read.map((r) => r.inputs), 'and keeps its inputs').toEqual(runs.map((r) => r.inputs));
+});
+
+test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  for (const digits of [6, 3, 1, 0]) {
+    const runs = runTree(ids, [null, 0], { start: baseTime(run) + digits * 10_000, digits });
+    const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
+    expectStatus(await postMultipart(platform, body, contentType), '2xx');
+    const read = await readAll(platform, runs);
+    expect(read.map((r) => r.dotted_order), `${digits} fraction digits`).toEqual(runs.map((r) => r.dotted_order));
+  }
+});
+
+test.describe('the official client\'s part layout is accepted and applied in order', { tag: '@TRACE-MULTIPART-LAYOUT' }, () => {
+  test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, run }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), new RunIds(scope, run));
+    expectStatus(await postMultipart(platform, body, contentType), '2xx');
+    const [parent, child, feedback] = ['01a201a1-c30a-7000-8000-00a41d5d2e97', '01a201a1-c30c-7000-8000-01e94325254c', '01a201a1-c323-71ae-a234-35ff7c006a06'].map((id) => idMap.get(id));
+    const p = await platform.get<ReadRun>(`/runs/${parent}`);
+    expectStatus(p, 200);
+    expect(p.json.outputs, p.describe('the merged outputs')).toEqual({ answer: 'z' });
+    expect(p.json.inputs, p.describe('the inputs part')).toEqual({ q: 'batched' });
+    const c = await platform.get<ReadRun>(`/runs/${child}`);
+    expectStatus(c, 200);
+    const attachment = c.json.attachments?.notes_txt;
+    expect(attachment?.mime_type, c.describe('the attachment notes_txt is kept with its type')).toBe('text/plain');
+    if (attachment?.presigned_url?.startsWith('data:')) {
+      expect(Buffer.from(attachment.presigned_url.split(',')[1], 'base64').toString('utf8'), c.describe('with its bytes')).toBe('hello attachment');
+    }
+    const f = await platform.get<{ key?: string; run_id?: string; score?: number }>(`/feedback/${feedback}`);
+    expectStatus(f, 200);
+    expect([f.json.key, f.json.run_id, f.json.score], f.describe('the feedback part')).toEqual(['correctness', parent, 0.5]);
+  });
+
+  test('posts, then patches in a second request', async ({ platform, scope, run }) => {
+    const ids = new RunIds(scope, run);
+    const first = withFreshIds(capture('post-then-patch.1'), ids);
+    expectStatus(await postMultipart(platform, first.body, first.contentType), '2xx');
+    // The second request names the same runs: it takes the same replacement ids.
+    const text = capture('post-then-patch.2').toString('latin1').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (old) => first.idMap.get(old) ?? old);
+    const second = Buffer.from(text, 'latin1');
+    expectStatus(await postMultipart(platform, second, `multipart/form-data; boundary=${text.split('\r\n')[0].slice(2)}`), '2xx');
+    const [parent, child] = ['01a201a1-c8c8-7000-8000-00ed570352be', '01a201a1-c8cc-7000-8000-0024b7a2766d'].map((id) => first.idMap.get(id)!);
+    const c = await platform.get<ReadRun>(`/runs/${child}`);
+    expectStatus(c, 200);
+    expect([c.json.inputs, c.json.outputs], c.describe('the child: inputs from the post, outputs from the patch')).toEqual([{ prompt: 'x' }, { generations: [{ text: 'y' }] }]);
+    expect(c.json.events, c.describe('and the events part')).toBeTruthy();
+    const p = await platform.get<ReadRun & { error?: unknown }>(`/runs/${parent}`);
+    expectStatus(p, 200);
+    expect([p.json.inputs, p.json.error], p.describe('the parent: inputs from the post, the error part (a JSON string) from the patch')).toEqual([{ q: 'split' }, 'boom: something failed']);
+    expect(p.json.end_time, p.describe('and its end time')).toBeTruthy();
+  });
+
+  test('posts and patches of the same runs in one request, post first', async ({ platform, scope, run }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), new RunIds(scope, run));
+    expectStatus(await postMultipart(platform, body, contentType), '2xx');
+    const runs = [...idMap.values()].slice(0, 2);
+    for (const id of runs) {
+      const res = await platform.get<ReadRun>(`/runs/${id}`);
+      expectStatus(res, 200);
+      expect([res.json.inputs !== undefined, res.json.outputs !== undefined], res.describe('the post gave the inputs, the patch the outputs')).toEqual([true, true]);
+    }
+  });
+
+  test('nested traceable runs with a thread_id', async ({ platform, scope, run }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), new RunIds(scope, run));
+    expectStatus(await postMultipart(platform, body, contentType), '2xx');
+    const ids = [...idMap.values()];
+    const root = await platform.get<ReadRun>(`/runs/${ids[0]}`);
+    expectStatus(root, 200);
+    for (const id of ids.slice(1, 3)) {
+      const child = await platform.get<ReadRun>(`/runs/${id}`);
+      expectStatus(child, 200);
+      expect(child.json.parent_run_id, child.describe('each inner call is a child of the outer one')).toBe(ids[0]);
+      expect(child.json.dotted_order.startsWith(`${root.json.dotted_order}.`), child.describe('under its dotted order')).toBe(true);
+    }
+  });
+
+  test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, run }) => {
+    const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+    const boundary = 'apc-content-length-boundary';
+    const chunks = runs.flatMap((r) => runParts('post', r)).map((part) => {
+      const data = Buffer.from(String(part.data), 'utf8');
+      return Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: application/json\r\nContent-Length: ${data.length}\r\n\r\n`), data, Buffer.from('\r\n')]);
+    });
+    const body = Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
+    expectStatus(await postMultipart(platform, body, `multipart/form-data; boundary=${boundary}`), '2xx');
+    expect((await readAll(platform, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
+  });
+});
+
+test.describe('a multipart body sent chunked or compressed whole is accepted', { tag: '@TRACE-MULTIPART-ENCODING' }, () => {
+  test('chunked, without Content-Length', async ({ platform, scope, run, simulatorCredentials }, testInfo) => {
+    const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+    const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
+    const half = Math.floor(body.length / 2);
+    const apiKey = targetApiKey(run, simulatorCredentials);
+    const res = await request(`${run.proxies['platform-api']}/runs/multipart`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, [TEST_HEADER]: testInfo.testId, ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      // A stream of unknown length goes out with Transfer-Encoding: chunked, as the client sends it.
+      body: Readable.from([body.subarray(0, half), body.subarray(half)]),
+    });
+    const text = await res.body.text();
+    expect(res.statusCode >= 200 && res.statusCode < 300, `chunked multipart answered ${res.statusCode} ${text}`).toBe(true);
+    expect((await readAll(platform, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
+  });
+
+  for (const encoding of ['gzip', 'zstd'] as const) {
+    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, run }) => {
+      const compress = encoding === 'gzip' ? zlib.gzipSync : (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
+      test.skip(!compress, `this Node.js (${process.version}) cannot compress ${encoding}`);
+      const info = await platform.get<{ instance_flags?: Record<string, unknown> }>('/info');
+      test.skip(encoding === 'zstd' && info.json?.instance_flags?.zstd_compression_enabled !== true, 'the target does not advertise zstd in /info');
+      const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+      const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
+      expectStatus(await postMultipart(platform, compress!(body), contentType, { 'content-encoding': encoding }), '2xx');
+      expect((await readAll(platform, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
+    });
+  }
+});
+
+test.describe('a batch run whose lineage is missing or contradicts itself is refused, and nothing of the request is ingested', { tag: '@TRACE-MULTIPART-CONSISTENT' }, () => {
+  const cases: [string, (runs: TraceRun[], ids: RunIds) => TraceRun[]][] = [
+    ['no dotted_order', ([root, child]) => [root, { ...child, dotted_order: undefined as unknown as string }]],
+    ['no trace_id', ([root, child]) => [root, { ...child, trace_id: undefined as unknown as string }]],
+    ['a last segment that is not the run id', ([root, child], ids) => [root, { ...child, dotted_order: child.dotted_order.replace(child.id, ids.v4()) }]],
+    ['a trace_id that is not the root segment', ([root, child], ids) => [root, { ...child, trace_id: ids.v4() }]],
+    ['a parent_run_id that is not the segment before', ([root, child], ids) => [root, { ...child, parent_run_id: ids.v4() }]],
+    ['a child without its parent\'s segment', ([root, child]) => [root, { ...child, dotted_order: child.dotted_order.split('.').pop()! }]],
+    ['a timestamp that is not the start_time', ([root, child]) => [root, { ...child, start_time: new Date(Date.parse(child.start_time) + 3_600_000).toISOString() }]],
+    ['a segment that is not timestamp then id', ([root, child]) => [root, { ...child, dotted_order: `${root.dotted_order}.${child.id}${child.dotted_order.split('.').pop()!.slice(0, 22)}` }]],
+  ];
+  for (const [name, broken] of cases) {
+    test(name, async ({ platform, scope, run }) => {
+      const ids = new RunIds(scope, run);
+      const runs = broken(runTree(ids, [null, 0], { start: baseTime(run) }), ids);
+      const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', JSON.parse(JSON.stringify(r)))));
+      expectJsonError(await postMultipart(platform, body, contentType));
+      for (const r of runs) expectJsonError(await platform.get(`/runs/${r.id}`), 404);
+    });
+  }
+});
+
+test.describe('a malformed ingestion body is refused with a JSON error and ingests nothing', { tag: '@TRACE-BAD-INPUT' }, () => {
+  const truncated = (body: Buffer) => body.subarray(0, body.length - 40);
+  type Broken = { body: Buffer; contentType: string; headers?: Record<string, string> };
+  const cases: [string, (parts: Part[]) => Broken][] = [
+    ['a truncated multipart body', (parts) => ({ ...multipartBody(parts), body: truncated(multipartBody(parts).body) })],
+    ['a run part that is not JSON', (parts) => multipartBody([{ ...parts[0], data: '{"id": ' }, ...parts.slice(1)])],
+    ['an unknown part name', (parts) => multipartBody([...parts, { name: 'bogus.part', contentType: 'application/json', data: '{}' }])],
+    ['a field part without its run part', (parts) => multipartBody([...parts, { name: 'post.0190c8a2-0000-7000-8000-000000000000.inputs', contentType: 'application/json', data: '{}' }])],
+    ['a body that is not multipart', () => ({ body: Buffer.from('{"post": []}'), contentType: 'multipart/form-data; boundary=apc-missing' })],
+    ['a gzip header on a body that is not gzip', (parts) => ({ ...multipartBody(parts), headers: { 'content-encoding': 'gzip' } })],
+  ];
+  for (const [name, build] of cases) {
+    test(name, async ({ platform, scope, run }) => {
+      const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+      const { body, contentType, headers } = build(runs.flatMap((r) => runParts('post', r)));
+      expectJsonError(await postMultipart(platform, body, contentType, headers));
+      for (const r of runs) expectJsonError(await platform.get(`/runs/${r.id}`), 404);
+    });
+  }
+
+  test('JSON bodies: malformed, without an id, or with a time that is no time', async ({ platform, scope, run }) => {
+    const ids = new RunIds(scope, run);
+    const id = ids.v7(baseTime(run));
+    const json = { 'content-type': 'application/json' };
+    expectJsonError(await platform.post('/runs', undefined, { rawBody: `{"id": "${id}", "name": `, headers: json }));
+    expectJsonError(await platform.post('/runs', { name: 'no id', run_type: 'chain' }));
+    expectJsonError(await platform.post('/runs', { id, name: 'bad time', run_type: 'chain', start_time: 'yesterday' }));
+    expectJsonError(await platform.post('/runs/batch', { post: [{ name: 'no id' }] }));
+    expectJsonError(await platform.post('/runs/batch', { post: 'runs' }));
+    expectJsonError(await platform.get(`/runs/${id}`), 404);
+  });
+});
+
+test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, run }) => {
+  const runs = runTree(new RunIds(scope, run), [null], { start: baseTime(run) });
+  const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  const { body, contentType } = multipartBody([...runParts('post', runs[0]), { name: `attachment.${runs[0].id}.image_png`, contentType: 'image/png', data: bytes }]);
+  expectStatus(await postMultipart(platform, body, contentType), '2xx');
+  const read = await platform.get<ReadRun & { attachments?: Record<string, { presigned_url?: string; sha256?: string }> }>(`/runs/${runs[0].id}`);
+  expectStatus(read, 200);
+  const attachment = read.json.attachments?.image_png;
+  expect(attachment, read.describe('the attachment is listed')).toBeTruthy();
+  const url = attachment!.presigned_url!;
+  const fetched = url.startsWith('data:') ? Buffer.from(url.split(',')[1], 'base64') : Buffer.from(await (await fetch(url)).arrayBuffer());
+  expect(createHash('sha256').update(fetched).digest('hex'), read.describe('every byte, 0 to 255, comes back')).toBe(createHash('sha256').update(bytes).digest('hex'));
+});

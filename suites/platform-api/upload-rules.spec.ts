@@ -1,0 +1,187 @@
+// §4.4: the six rules of experiment upload.
+import fc from 'fast-check';
+import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { forRule } from '../checks/attribution.ts';
+import { expect, test } from '../fixtures.ts';
+import { assertProperty } from '../property.ts';
+import { RunIds, UUID } from './traces.ts';
+import { createdNothing, experimentStart, upload, uploadBody, type Json } from './uploads.ts';
+
+const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
+
+test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({ platform, scope, run }) => {
+  const body = withoutDataset(uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+  expectJsonError(await upload(platform, body));
+  expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+});
+
+test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const datasetId = ids.v4();
+  const res = await upload(platform, { ...withoutDataset(uploadBody(scope, ids, experimentStart(run))), dataset_id: datasetId });
+  expectStatus(res, 200);
+  expect(res.json.dataset.id, res.describe('the given id')).toBe(datasetId);
+  expect(typeof res.json.dataset.name === 'string' && res.json.dataset.name !== '', res.describe('a generated name')).toBe(true);
+});
+
+test('rule 2: an upload giving only a dataset_name gets a generated dataset id', { tag: '@UPLOAD-GENERATE-ID' }, async ({ platform, scope, run }) => {
+  const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+  const res = await upload(platform, body);
+  expectStatus(res, 200);
+  expect(res.json.dataset.name, res.describe('the given name')).toBe(body.dataset_name);
+  expect(UUID.test(res.json.dataset.id), res.describe('a generated UUID')).toBe(true);
+});
+
+test('rule 3: uploading again with the same dataset_id or dataset_name adds an experiment to the same dataset', { tag: '@UPLOAD-SAME-DATASET' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const at = experimentStart(run);
+  const first = await upload(platform, uploadBody(`${scope}-1`, ids, at));
+  precondition(first, 'upload a first experiment');
+  const byName = await upload(platform, { ...uploadBody(`${scope}-2`, ids, at), dataset_name: first.json.dataset.name });
+  expectStatus(byName, 200);
+  const byId = await upload(platform, { ...withoutDataset(uploadBody(`${scope}-3`, ids, at)), dataset_id: first.json.dataset.id });
+  expectStatus(byId, 200);
+  for (const res of [byName, byId]) {
+    expect(res.json.dataset.id, res.describe('the same dataset')).toBe(first.json.dataset.id);
+    expect(res.json.experiment.reference_dataset_id, res.describe('the experiment belongs to it')).toBe(first.json.dataset.id);
+  }
+  const experiments = new Set([first, byName, byId].map((r) => r.json.experiment.id));
+  expect(experiments.size, 'three experiments').toBe(3);
+  expect(byId.json.dataset.session_count, byId.describe('the dataset counts three experiments')).toBe(3);
+});
+
+/** Moves row 0's start_time or end_time by `seconds` from the experiment's start or end. */
+function rowAt(body: Json, field: 'start_time' | 'end_time', edge: 'experiment_start_time' | 'experiment_end_time', seconds: number): Json {
+  const rows = structuredClone(body.results) as Json[];
+  rows[0][field] = new Date(Date.parse(body[edge] as string) + seconds * 1000).toISOString();
+  if (field === 'start_time' && Date.parse(rows[0].end_time as string) < Date.parse(rows[0][field] as string)) rows[0].end_time = rows[0][field];
+  if (field === 'end_time' && Date.parse(rows[0].start_time as string) > Date.parse(rows[0][field] as string)) rows[0].start_time = rows[0][field];
+  return { ...body, results: rows };
+}
+
+test.describe('rule 4: a row outside the experiment\'s time range is refused and creates nothing', { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, () => {
+  const cases: [string, 'start_time' | 'end_time', 'experiment_start_time' | 'experiment_end_time', number][] = [
+    ['a row starting before the experiment', 'start_time', 'experiment_start_time', -1],
+    ['a row ending after the experiment', 'end_time', 'experiment_end_time', 1],
+    ['a row starting after the experiment', 'start_time', 'experiment_end_time', 60],
+    ['a row ending before the experiment', 'end_time', 'experiment_start_time', -60],
+  ];
+  for (const [name, field, edge, seconds] of cases) {
+    test(name, async ({ platform, scope, run }) => {
+      const body = rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), field, edge, seconds);
+      expectJsonError(await upload(platform, body));
+      expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+    });
+  }
+
+  test('rows exactly on the bounds are within', async ({ platform, scope, run }) => {
+    const body = rowAt(rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), 'start_time', 'experiment_start_time', 0), 'end_time', 'experiment_end_time', 0);
+    expectStatus(await upload(platform, body), 200);
+  });
+});
+
+test(
+  'rule 4: for any times, an upload is accepted exactly when every row lies within the experiment',
+  { tag: '@UPLOAD-ROW-TIMES-WITHIN' },
+  async ({ platform, scope, run }) => {
+    const ids = new RunIds(scope, run);
+    const at = experimentStart(run);
+    const second = fc.integer({ min: -120, max: 720 });
+    const row = fc.tuple(second, fc.nat({ max: 120 })).map(([start, length]) => ({ start, end: start + length }));
+    let round = 0;
+    await assertProperty(
+      fc.asyncProperty(fc.integer({ min: 0, max: 600 }), fc.array(row, { minLength: 1, maxLength: 4 }), async (length, rows) => {
+        const label = `${scope}-p${round++}`;
+        const t = (s: number) => new Date(at + s * 1000).toISOString();
+        const base = uploadBody(label, ids, at);
+        const body = {
+          ...base,
+          experiment_end_time: t(length),
+          results: rows.map((r) => ({ row_id: ids.v4(), inputs: { r }, start_time: t(r.start), end_time: t(r.end) })),
+        };
+        const within = rows.every((r) => r.start >= 0 && r.end <= length);
+        const res = await upload(platform, body);
+        if (within) {
+          expectStatus(res, 200);
+        } else {
+          expectJsonError(res);
+          expect(await createdNothing(platform, body), res.describe('a refused upload creates nothing')).toEqual([]);
+        }
+      }),
+      { numRuns: 20 },
+    );
+  },
+);
+
+test.describe('rules 5 and 6: a dataset created on the platform, not through the upload, refuses uploads', () => {
+  for (const [rule, title, by] of [
+    ['UPLOAD-EXTERNAL-IDENTIFIER', 'dataset_name naming a platform dataset is refused', 'name'],
+    ['UPLOAD-EXTERNAL-IDENTIFIER', 'dataset_id naming a platform dataset is refused', 'id'],
+    ['UPLOAD-EXTERNALLY-MANAGED-ONLY', 'an upload to a dataset not created through the endpoint is rejected, one created through it accepts', 'both'],
+  ] as const) {
+    test(title, { tag: `@${rule}` }, async ({ platform, scope, run }) => {
+      const ids = new RunIds(scope, run);
+      const name = `apc-platform-ds-${scope}`;
+      const created = await platform.post<Json & { id: string; externally_managed?: boolean }>('/api/v1/datasets', { name, description: 'made on the platform' });
+      precondition(created, 'create a dataset on the platform');
+      const base = withoutDataset(uploadBody(scope, ids, experimentStart(run)));
+      const naming: Json = by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
+      const body = { ...base, ...naming };
+      expectJsonError(await upload(platform, body));
+      expect(await createdNothing(platform, { experiment_name: body.experiment_name }), 'no experiment was created').toEqual([]);
+      const dataset = await platform.get<Json>(`/api/v1/datasets/${created.json.id}`);
+      expect([dataset.json.session_count ?? 0, dataset.json.example_count ?? 0], dataset.describe('the platform dataset is untouched')).toEqual([0, 0]);
+      if (by === 'both') {
+        await forRule(rule, async () => {
+          const external = await upload(platform, uploadBody(`${scope}-ext`, ids, experimentStart(run)));
+          expectStatus(external, 200);
+          const again = await upload(platform, { ...uploadBody(`${scope}-ext2`, ids, experimentStart(run)), dataset_name: external.json.dataset.name });
+          expectStatus(again, 200);
+        });
+      }
+    });
+  }
+});
+
+test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOLATION-RESPONSE' }, async ({ platform, scope, run, observe }) => {
+  const ids = new RunIds(scope, run);
+  const at = experimentStart(run);
+  const violations: [string, Json][] = [
+    ['rule 1 (no dataset)', withoutDataset(uploadBody(`${scope}-1`, ids, at))],
+    ['rule 4 (row out of range)', rowAt(uploadBody(`${scope}-4`, ids, at), 'end_time', 'experiment_end_time', 30)],
+  ];
+  const platformDataset = await platform.post<{ id: string }>('/api/v1/datasets', { name: `apc-platform-ds-${scope}` });
+  if (platformDataset.status === 200) violations.push(['rules 5/6 (platform dataset)', { ...withoutDataset(uploadBody(`${scope}-5`, ids, at)), dataset_id: platformDataset.json.id }]);
+  const answers: string[] = [];
+  for (const [what, body] of violations) {
+    const res = await upload(platform, body);
+    answers.push(`${what} → ${res.status} ${res.text.slice(0, 160)}`);
+  }
+  observe('UPLOAD-VIOLATION-RESPONSE', answers.join(' | '));
+});
+
+test.describe('a violating or malformed upload answers 4xx with a JSON error body and creates nothing', { tag: '@UPLOAD-VIOLATION-4XX' }, () => {
+  const cases: [string, (body: Json) => Json][] = [
+    ['no dataset_id or dataset_name', withoutDataset],
+    ['a row out of the time range', (body) => rowAt(body, 'start_time', 'experiment_start_time', -5)],
+    ['no results', ({ results: _r, ...body }) => body],
+    ['results not an array', (body) => ({ ...body, results: { row: 1 } })],
+    ['a row without inputs', (body) => ({ ...body, results: [{ ...(body.results as Json[])[0], inputs: undefined }] })],
+    ['a dataset_id that is not a UUID', (body) => ({ ...body, dataset_id: 'external-42' })],
+    ['an experiment_start_time that is no datetime', (body) => ({ ...body, experiment_start_time: 'this morning' })],
+    ['a score that is not a number', (body) => ({ ...body, summary_experiment_scores: [{ key: 'overall', score: 'high' }] })],
+  ];
+  for (const [name, broken] of cases) {
+    test(name, async ({ platform, scope, run }) => {
+      const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, new RunIds(scope, run), experimentStart(run))))) as Json;
+      expectJsonError(await upload(platform, body));
+      expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+    });
+  }
+
+  test('malformed JSON', async ({ platform, scope, run }) => {
+    const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+    expectJsonError(await platform.post('/api/v1/datasets/upload-experiment', undefined, { rawBody: JSON.stringify(body).slice(0, -2), headers: { 'content-type': 'application/json' } }));
+    expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+  });
+});

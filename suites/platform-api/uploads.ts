@@ -1,0 +1,118 @@
+// Experiment uploads for the suites (spec §2.6, §4.4): a valid body to start from, and the
+// reads that show what an upload created once its runs are persisted.
+import { test } from '@playwright/test';
+import { precondition } from '../checks/index.ts';
+import type { ApiClient, ApiResponse } from '../client.ts';
+import type { Time } from '../fixtures.ts';
+import type { RunContext } from '../run-context.ts';
+import { RunIds } from './traces.ts';
+
+export type Json = Record<string, unknown>;
+
+export const UPLOAD = '/api/v1/datasets/upload-experiment';
+
+export interface UploadAnswer {
+  dataset: Json & { id: string; name: string; created_at: string };
+  experiment: Json & { id: string; name: string };
+}
+
+export interface Persisted {
+  experiment: Json;
+  runs: (Json & { id: string })[];
+  examples: (Json & { id: string })[];
+  /** Feedback of each run, by run id, and the experiment-level feedback. */
+  feedback: Map<string, Json[]>;
+  summary: Json[];
+}
+
+/** A valid upload of two rows with scores, names unique to `label`; `at` is the experiment start. */
+export function uploadBody(label: string, ids: RunIds, at: number): Json {
+  const t = (s: number) => new Date(at + s * 1000).toISOString();
+  return {
+    experiment_name: `apc-exp-${label}`,
+    experiment_description: 'uploaded by the conformance suites',
+    experiment_start_time: t(0),
+    experiment_end_time: t(600),
+    dataset_name: `apc-ds-${label}`,
+    dataset_description: 'an external dataset',
+    experiment_metadata: { model: 'apc-model', nested: { temperature: 0.2 } },
+    summary_experiment_scores: [{ key: 'overall', score: 0.5, comment: 'summary' }],
+    results: [
+      {
+        row_id: ids.v4(),
+        inputs: { question: 'one?' },
+        expected_outputs: { answer: '1' },
+        actual_outputs: { answer: '1' },
+        evaluation_scores: [{ key: 'correctness', score: 1 }],
+        start_time: t(10),
+        end_time: t(12),
+        run_name: 'row one',
+        run_metadata: { row: 1 },
+      },
+      {
+        row_id: ids.v4(),
+        inputs: { question: 'two?' },
+        expected_outputs: { answer: '2' },
+        actual_outputs: { answer: 'three' },
+        evaluation_scores: [{ key: 'correctness', score: 0 }],
+        start_time: t(20),
+        end_time: t(24),
+      },
+    ],
+  };
+}
+
+/** Where experiments of a test start: a fixed instant on the simulator, the last hour elsewhere. */
+export function experimentStart(run: RunContext): number {
+  return run.target.capabilities.includes('virtual-clock') ? Date.UTC(2026, 0, 1, 10) : Date.now() - 3_600_000;
+}
+
+export function upload(platform: ApiClient, body: Json): Promise<ApiResponse<UploadAnswer>> {
+  return platform.post<UploadAnswer>(UPLOAD, body);
+}
+
+/** Neither the dataset nor the experiment of a refused upload exists. */
+export async function createdNothing(platform: ApiClient, body: Json): Promise<string[]> {
+  const created: string[] = [];
+  if (typeof body.dataset_name === 'string') {
+    const datasets = await platform.get<Json[]>(`/api/v1/datasets?name=${encodeURIComponent(body.dataset_name)}`);
+    precondition(datasets, 'list datasets by name');
+    if (datasets.json.length > 0) created.push(`dataset '${body.dataset_name}'`);
+  }
+  if (typeof body.dataset_id === 'string') {
+    const dataset = await platform.get(`/api/v1/datasets/${body.dataset_id}`);
+    if (dataset.status === 200) created.push(`dataset ${body.dataset_id}`);
+  }
+  if (typeof body.experiment_name === 'string') {
+    const sessions = await platform.get<Json[]>(`/api/v1/sessions?name=${encodeURIComponent(body.experiment_name)}`);
+    precondition(sessions, 'list sessions by name');
+    if (sessions.json.length > 0) created.push(`experiment '${body.experiment_name}'`);
+  }
+  return created;
+}
+
+/** Reads the experiment until its statistics are filled in (its runs persisted), then what the upload created. */
+export async function persisted(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<Persisted> {
+  if (!time.virtual) test.setTimeout(5 * 60_000);
+  const step = time.virtual ? 1_000 : 5_000;
+  let experiment: ApiResponse<Json> | undefined;
+  for (let waited = 0; waited <= 180_000; waited += step) {
+    experiment = await platform.get<Json>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`);
+    precondition(experiment, 'read the experiment');
+    if (experiment.json.latency_p50 !== null && experiment.json.run_count !== null && experiment.json.run_count !== 0) break;
+    await time.pass(step);
+  }
+  const runs = await platform.post<{ runs: (Json & { id: string })[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 });
+  precondition(runs, "query the experiment's runs");
+  const examples = await platform.get<(Json & { id: string })[]>(`/api/v1/examples?dataset=${answer.dataset.id}`);
+  precondition(examples, "list the dataset's examples");
+  const feedback = new Map<string, Json[]>();
+  for (const r of runs.json.runs) {
+    const res = await platform.get<Json[]>(`/feedback?run=${r.id}`);
+    precondition(res, "list a run's feedback");
+    feedback.set(r.id, res.json);
+  }
+  const session = await platform.get<Json[]>(`/feedback?session=${answer.experiment.id}`);
+  precondition(session, "list the experiment's feedback");
+  return { experiment: experiment!.json, runs: runs.json.runs, examples: examples.json, feedback, summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined) };
+}

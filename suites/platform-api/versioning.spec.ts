@@ -1,0 +1,33 @@
+// §9: the version segments of platform API paths.
+import { expectStatus } from '../checks/index.ts';
+import { expect, test } from '../fixtures.ts';
+import { baseTime, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
+import { experimentStart, uploadBody } from './uploads.ts';
+
+test('run ingestion is served without a version segment and the upload under /api/v1', { tag: '@VERSION-PLATFORM-PATHS' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const id = ids.v7(baseTime(run));
+  expectStatus(await platform.post('/runs', { id, name: 'bare', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
+  expectStatus(await platform.patch(`/runs/${id}`, { outputs: {} }), '2xx');
+  const { body, contentType } = multipartBody(runTree(ids, [null], { start: baseTime(run) }).flatMap((r) => runParts('post', r)));
+  expectStatus(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }), '2xx');
+  expectStatus(await platform.post('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run))), 200);
+});
+
+test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-API-V1-ALIAS' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const tree = runTree(ids, [null, 0], { start: baseTime(run) });
+  const id = ids.v7(baseTime(run));
+  expectStatus(await platform.post('/api/v1/runs', { id, name: 'prefixed', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
+  expectStatus(await platform.patch(`/api/v1/runs/${id}`, { outputs: { ok: true } }), '2xx');
+  const read = await platform.get<{ outputs?: unknown }>(`/api/v1/runs/${id}`);
+  expectStatus(read, 200);
+  expect(read.json.outputs, read.describe('the prefixed routes reach the same runs')).toEqual({ ok: true });
+  const { body, contentType } = multipartBody(tree.flatMap((r) => runParts('post', r)));
+  expectStatus(await platform.post('/api/v1/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }), '2xx');
+  expectStatus(await platform.post('/api/v1/runs/batch', { post: runTree(ids, [null], { start: baseTime(run) + 1000 }) }), '2xx');
+  expectStatus(await platform.post('/api/v1/runs/query', { id: [tree[0].id] }), 200);
+  expectStatus(await platform.get('/api/v1/info'), 200);
+  expectStatus(await platform.post('/api/v1/feedback', { run_id: tree[0].id, key: 'prefixed' }), '2xx');
+  expectStatus(await platform.get(`/runs/${tree[1].id}`), 200);
+});

@@ -1,0 +1,88 @@
+// The recording proxy alone: it records, redacts, validates and streams through.
+import { expect, test } from '@playwright/test';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RecordingProxy, toHar, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './recording-proxy.ts';
+
+let upstream: Server;
+let upstreamUrl: string;
+const seenHeaders: Record<string, string | string[] | undefined>[] = [];
+
+test.beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    seenHeaders.push(req.headers);
+    if (req.url?.startsWith('/threads/search')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify([{ thread_id: 'not-a-uuid', status: 'sleeping' }]));
+      return;
+    }
+    if (req.url?.includes('/runs/stream')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: metadata\ndata: {"run_id":"r","attempt":1}\n\n');
+      // The second event comes later: the client must see the first one before it.
+      setTimeout(() => res.end('event: values\ndata: {}\n\n'), 300);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ token: 'secret-token', webhook: 'https://hooks.example/x?token=abc&keep=1' }));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+});
+test.afterAll(() => upstream.close());
+
+test('records each exchange with secrets redacted, and keeps the test attribution from the target', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
+  const url = await proxy.start();
+  const res = await fetch(`${url}/other?api_key=k1`, { headers: { 'x-api-key': 'lsv2_secret', [TEST_HEADER]: 't1', authorization: 'Bearer b' } });
+  expect(res.headers.get(EXCHANGE_HEADER)).toBe('agent-server-1');
+  expect(await res.json()).toEqual({ token: 'secret-token', webhook: 'https://hooks.example/x?token=abc&keep=1' });
+  await proxy.close();
+  expect(seenHeaders.at(-1)?.[TEST_HEADER]).toBeUndefined();
+  const [exchange] = proxy.exchanges;
+  expect(exchange.test).toBe('t1');
+  expect(exchange.request.url).toBe('/other?api_key=REDACTED');
+  expect(exchange.request.headers).toContainEqual(['x-api-key', 'REDACTED']);
+  expect(exchange.request.headers).toContainEqual(['authorization', 'REDACTED']);
+  expect(JSON.parse(exchange.response.body!)).toEqual({ token: 'REDACTED', webhook: 'https://hooks.example/x?token=REDACTED&keep=1' });
+  const har = toHar(proxy.exchanges);
+  expect(har.log.version).toBe('1.2');
+  expect(JSON.stringify(har)).not.toContain('lsv2_secret');
+});
+
+test('validates responses against specs/ and reports violations in a header', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
+  const url = await proxy.start();
+  const res = await fetch(`${url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const violations = JSON.parse(decodeURIComponent(res.headers.get(VIOLATIONS_HEADER) ?? '[]')) as { at: string; message: string }[];
+  await proxy.close();
+  expect(violations.map((v) => v.at)).toEqual(expect.arrayContaining(['/0/thread_id', '/0/status']));
+  expect(proxy.exchanges[0].operation).toBe('searchThreads');
+  expect(proxy.exchanges[0].violations).toEqual(violations);
+});
+
+test('passes an event stream through as it flows', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
+  const url = await proxy.start();
+  const res = await fetch(`${url}/threads/00000000-0000-4000-8000-000000000000/runs/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"assistant_id":"agent"}' });
+  const reader = res.body!.getReader();
+  const started = Date.now();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  expect(first).toContain('event: metadata');
+  expect(Date.now() - started).toBeLessThan(250);
+  let rest = '';
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+  expect(rest).toContain('event: values');
+  await proxy.close();
+  expect(proxy.exchanges[0].response.body).toContain('event: values');
+});
+
+test('an unreachable target answers 502 with a JSON body and is recorded', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: 'http://127.0.0.1:9' });
+  const url = await proxy.start();
+  const res = await fetch(`${url}/threads`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  expect(res.status).toBe(502);
+  expect(((await res.json()) as { detail: string }).detail).toContain('could not reach');
+  await proxy.close();
+  expect(proxy.exchanges[0].error).toBeTruthy();
+});
