@@ -58,6 +58,11 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
   }
 });
 
+test('a patch of a run whose post in the same request is refused answers 422 for the post, not 404', () => {
+  const error = refusal(() => store().ingest('w', [post({ ...root, dotted_order: 'broken' }), { kind: 'patch', id: ROOT, run: { outputs: {} }, at: ['patch'] }], 'caller'));
+  expect([error?.status, error?.issues?.[0].loc]).toEqual([422, [`post.${ROOT}`, 'dotted_order']]);
+});
+
 test('patches merge in order; lineage cannot change; duplicates and unknown runs are refused', () => {
   const runs = store();
   runs.ingest('w', [post(root), { kind: 'patch', id: ROOT, run: { outputs: { a: 1 }, end_time: 1795323712000, extra: { metadata: { thread_id: 't' } } }, at: ['patch'] }], 'caller');

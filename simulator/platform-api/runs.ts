@@ -35,7 +35,7 @@ export interface RunQuery {
   id?: string[];
   trace?: string;
   parent_run?: string;
-  is_root?: boolean;
+  is_root?: boolean | null;
   session?: string[];
   run_type?: string;
   reference_example?: string[];
@@ -73,14 +73,18 @@ export class RunStore {
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
     const lookup = (id: string) => staged.get(id) ?? data.runs.get(id);
+    // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
+    const posted = new Set<unknown>();
     for (const op of operations) {
       if (op.kind === 'post') {
+        posted.add(typeof op.run?.id === 'string' ? op.run.id.toLowerCase() : op.run?.id);
         const run = this.post(data, op.run, op.at, lineage, lookup, issues);
         if (!run) continue;
         if (lookup(run.fields.id)) throw conflict(`Run ${run.fields.id} already exists`);
         staged.set(run.fields.id, run);
       } else if (op.kind === 'patch') {
         const current = lookup(op.id);
+        if (!current && posted.has(op.id)) continue;
         if (!current) throw notFound(`Run ${op.id} not found: post it before patching it`);
         const patched = this.patch(current, op.run, op.at, op.id, issues);
         if (patched) staged.set(op.id, patched);
@@ -137,7 +141,7 @@ export class RunStore {
       (!ids || ids.has(f.id)) &&
       (!query.trace || f.trace_id === query.trace.toLowerCase()) &&
       (!query.parent_run || f.parent_run_id === query.parent_run.toLowerCase()) &&
-      (query.is_root === undefined || (f.parent_run_id === null) === query.is_root) &&
+      (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
       (!sessions || sessions.has(String(f.session_id))) &&
       (!query.run_type || f.run_type === query.run_type) &&
       (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),

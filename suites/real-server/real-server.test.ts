@@ -5,34 +5,37 @@
 import { expect, test } from '@playwright/test';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startRealServer } from '../../fixtures/langgraph-graph/start.ts';
+import { startRealServer, type RealServer } from '../../fixtures/langgraph-graph/start.ts';
 import type { ConformanceReport } from '../../reports/model.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
 
 const OUT = join(ROOT, 'test-results', 'real-server-report');
 const EXPECTATIONS = join(ROOT, 'expectations', 'langgraph-api-js.yaml');
 // Files run in parallel: every test keeps to its own threads, and the real server's delays
-// are real time (about 80 s with 4 workers, twice that with one).
+// are real time (about 70 s with 4 workers on an idle machine, twice that with one).
 const WORKERS = '4';
+
+let server: RealServer | undefined;
+// In a hook, so that the server stops even when the test times out.
+test.afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
 
 test('the agent-server suites against @langchain/langgraph-api give the verdicts of its expectations file', async () => {
   test.setTimeout(170_000);
   rmSync(OUT, { recursive: true, force: true });
-  const server = await startRealServer();
-  try {
-    const run = await runCli(['run', '--target', server.url, '--plane', 'agent-server', '--out', OUT, '--expectations', EXPECTATIONS], { APC_WORKERS: WORKERS });
-    const reportFile = join(OUT, 'report.json');
-    expect(existsSync(reportFile), `no report from the run (exit ${run.code}):\n${run.stdout}\n${run.stderr}\n${server.output()}`).toBe(true);
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport;
-    const unexpected = report.rules.filter((rule) => rule.asExpected === false).map((rule) => {
-      const expected = rule.expected ? `${rule.expected.verdict} (${rule.expected.reason})` : 'not fail';
-      const why = rule.tests.find((t) => t.status !== 'passed' && t.error)?.error?.split('\n')[0];
-      return `${rule.id}: ${rule.verdict}, expected ${expected}${why ? ` — ${why}` : ''}`;
-    });
-    expect(unexpected, `verdicts that differ from ${EXPECTATIONS} (report: ${join(OUT, 'report.html')})`).toEqual([]);
-    expect(report.unknownRuleTags, 'tests tagged with unknown rules').toEqual([]);
-    expect(run.code, `the CLI's exit code\n${run.stderr}`).toBe(0);
-  } finally {
-    await server.close();
-  }
+  const real = (server = await startRealServer());
+  const run = await runCli(['run', '--target', real.url, '--plane', 'agent-server', '--out', OUT, '--expectations', EXPECTATIONS], { APC_WORKERS: WORKERS });
+  const reportFile = join(OUT, 'report.json');
+  expect(existsSync(reportFile), `no report from the run (exit ${run.code}):\n${run.stdout}\n${run.stderr}\n${real.output()}`).toBe(true);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport;
+  const unexpected = report.rules.filter((rule) => rule.asExpected === false).map((rule) => {
+    const expected = rule.expected ? `${rule.expected.verdict} (${rule.expected.reason})` : 'not fail';
+    const why = rule.tests.find((t) => t.status !== 'passed' && t.error)?.error?.split('\n')[0];
+    return `${rule.id}: ${rule.verdict}, expected ${expected}${why ? ` — ${why}` : ''}`;
+  });
+  expect(unexpected, `verdicts that differ from ${EXPECTATIONS} (report: ${join(OUT, 'report.html')})`).toEqual([]);
+  expect(report.unknownRuleTags, 'tests tagged with unknown rules').toEqual([]);
+  expect(run.code, `the CLI's exit code\n${run.stderr}`).toBe(0);
 });

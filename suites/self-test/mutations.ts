@@ -89,7 +89,7 @@ export const MUTATIONS: Record<string, Mutation> = {
     },
   },
   'copy-loses-state': {
-    breaks: ['THREAD-COPY-STATE', 'THREAD-COPY-INDEPENDENT'],
+    breaks: ['THREAD-COPY-STATE'],
     description: "a copy's state reads empty",
     response: (res, req, memory) => {
       if (is(req, 'POST', new RegExp(`^/threads/${UUID}/copy$`)) && res.status < 300) memory.set(String(object(res.body).thread_id), true);

@@ -1,0 +1,91 @@
+// One command per operation: check() says when it may run, run() acts on the target,
+// asserts, then updates the model (fast-check model-based testing).
+import fc from 'fast-check';
+import { expect } from '@playwright/test';
+import { precondition, preconditionArray } from '../../checks/index.ts';
+import { forRule } from '../../checks/attribution.ts';
+import { readState, texts, threadStatus } from '../runs.ts';
+import type { Model, Real, ThreadModel } from './model.ts';
+
+type Command = fc.AsyncCommand<Model, Real>;
+
+export class CreateThread implements Command {
+  constructor(readonly topic: string | undefined) {}
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const supersteps = this.topic === undefined ? undefined : [{ updates: [{ values: { topic: this.topic }, as_node: 'prepare' }] }];
+    const res = await r.agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.scope }, ...(supersteps ? { supersteps } : {}) });
+    precondition(res, 'create a thread');
+    m.threads.push({ id: res.json.thread_id, topic: this.topic, answers: [], status: 'idle' });
+  }
+  toString = () => `POST /threads ${this.topic === undefined ? '{}' : `(topic ${JSON.stringify(this.topic)})`}`;
+}
+
+export class CopyThread implements Command {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.threads.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const source = m.threads[this.index % m.threads.length];
+    const res = await r.agent.post<{ thread_id: string }>(`/threads/${source.id}/copy`);
+    precondition(res, 'copy a thread');
+    m.threads.push({ ...structuredClone(source), id: res.json.thread_id, status: 'idle' });
+  }
+  toString = () => `POST /threads/{#${this.index}}/copy`;
+}
+
+export class RunOnThread implements Command {
+  constructor(
+    readonly index: number,
+    readonly topic: string,
+    readonly fail: boolean,
+  ) {}
+  check = (m: Readonly<Model>) => m.threads.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const thread = m.threads[this.index % m.threads.length];
+    const res = await r.agent.post(`/threads/${thread.id}/runs/wait`, { assistant_id: 'agent', input: { topic: this.topic, ...(this.fail ? { fail: true } : {}) } });
+    precondition(res, 'run and wait');
+    thread.topic = this.topic;
+    if (!this.fail) thread.answers.push(`echo: ${this.topic}`);
+    thread.status = this.fail ? 'error' : 'idle';
+  }
+  toString = () => `POST /threads/{#${this.index}}/runs/wait ${JSON.stringify({ topic: this.topic, fail: this.fail })}`;
+}
+
+export class CheckThread implements Command {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.threads.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const thread: ThreadModel = m.threads[this.index % m.threads.length];
+    const state = await readState(r.agent, thread.id);
+    await forRule('THREAD-COPY-INDEPENDENT', () => {
+      expect(state.values.topic, `topic of thread #${this.index % m.threads.length}`).toEqual(thread.topic);
+      expect(texts(state).filter((t) => t.startsWith('echo:')), 'the answers of exactly its own runs').toEqual(thread.answers);
+    });
+    const status = await threadStatus(r.agent, thread.id);
+    await forRule('THREAD-STATUS-AFTER-RUN', () => expect(status, 'status after its last run').toBe(thread.status));
+  }
+  toString = () => `check thread #${this.index}`;
+}
+
+export class SearchByStatus implements Command {
+  constructor(readonly status: 'idle' | 'error') {}
+  check = (m: Readonly<Model>) => m.threads.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const res = await r.agent.post<{ thread_id: string }[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
+    const found = preconditionArray(res, 'search by status');
+    const expected = m.threads.filter((t) => t.status === this.status).map((t) => t.id).sort();
+    await forRule('THREAD-SEARCH-STATUS', () => expect(found.map((t) => t.thread_id).sort(), res.describe(`status ${this.status}`)).toEqual(expected));
+  }
+  toString = () => `POST /threads/search {status: ${this.status}}`;
+}
+
+const index = fc.nat({ max: 9 });
+const topic = fc.constantFrom('alpha', 'beta', 'gamma');
+
+export const commands = [
+  fc.option(topic, { nil: undefined }).map((t) => new CreateThread(t)),
+  index.map((i) => new CopyThread(i)),
+  fc.tuple(index, topic, fc.boolean()).map(([i, t, f]) => new RunOnThread(i, t, f)),
+  index.map((i) => new CheckThread(i)),
+  fc.constantFrom('idle' as const, 'error' as const).map((s) => new SearchByStatus(s)),
+];
