@@ -45,6 +45,8 @@ Options:
                         (default: ${DEFAULT_SEED}); the same seed gives the same report
   --plane <name>        run one plane's suites only (${PLANES.join(', ')}); repeatable
   --grep <regexp>       run only tests whose title or rule tag matches
+  --grep-invert <re>    leave out tests whose title or tag matches (e.g. @slow: tests
+                        that wait in real time)
   --baseline <file>     an earlier report.json: exit 1 when a rule that passed there fails now
   --expectations <file> a YAML list of the rules this target is known not to pass, with
                         reasons: exit 1 only on a verdict that differs from it (unexpected
@@ -131,6 +133,7 @@ async function run(args: string[]): Promise<number> {
     seed: { type: 'string' },
     plane: { type: 'string', multiple: true },
     grep: { type: 'string' },
+    'grep-invert': { type: 'string' },
     baseline: { type: 'string' },
     expectations: { type: 'string' },
   });
@@ -165,6 +168,7 @@ async function run(args: string[]): Promise<number> {
   const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'suites', 'playwright.config.ts')];
   for (const plane of planes) playwrightArgs.push('--project', plane);
   if (values.grep) playwrightArgs.push('--grep', values.grep as string);
+  if (values['grep-invert']) playwrightArgs.push('--grep-invert', values['grep-invert'] as string);
   const code = await new Promise<number>((done) => {
     const child = spawn(process.execPath, playwrightArgs, {
       cwd: ROOT,

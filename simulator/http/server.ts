@@ -12,11 +12,25 @@ export interface PlaneOptions {
   errorStyle: ErrorStyle;
   /** Largest accepted request body; larger ones are refused with 413. */
   maxBodyBytes?: number;
+  /**
+   * Called for every request before its route runs (rate limits): throws an ApiError to
+   * refuse it. Requests to the admin path are never passed here.
+   */
+  admit?: (request: AdmissionRequest) => void;
   /** Called for a throw that is not an ApiError: a simulator bug. */
   onInternalError?: (error: unknown, request: { method: string; path: string }) => void;
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** What an admission check sees of a request. */
+export interface AdmissionRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  /** The client's address as the socket gives it. */
+  ip: string;
+}
 
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 
@@ -54,6 +68,9 @@ export function createPlaneHandler(options: PlaneOptions): RequestListener {
       throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
     }
     const { route, params } = match;
+    if (options.admit && !path.startsWith('/__sim/')) {
+      options.admit({ method, path, headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+    }
     const raw = await readBody(req, maxBody);
     const operation = route.operation ? contract().operation(options.plane, route.operation) : undefined;
     const body = route.body === 'raw' ? raw : parseJsonBody(req, raw);
