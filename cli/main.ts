@@ -51,6 +51,13 @@ Options:
   --expectations <file> a YAML list of the rules this target is known not to pass, with
                         reasons: exit 1 only on a verdict that differs from it (unexpected
                         passes included)
+  --rate-limit-probes   also run the real-time rate-limit probes on a target without a
+                        virtual clock. SPENDS THE TARGET'S REAL QUOTA: up to about 80
+                        requests on the rows with small limits (run stats, run query,
+                        run lookup, deletion), about 30 s of waiting, and the key may be
+                        refused for up to a minute afterwards. Off by default; without it
+                        the rate-limit tests skip on such targets. Their titles start with
+                        "[real-time probe]" in the report.
   -h, --help            this help
 
 Exit codes: 0 no MUST rule failed (with --expectations: every verdict as expected), and
@@ -136,6 +143,7 @@ async function run(args: string[]): Promise<number> {
     'grep-invert': { type: 'string' },
     baseline: { type: 'string' },
     expectations: { type: 'string' },
+    'rate-limit-probes': { type: 'boolean' },
   });
   if (values.help) {
     console.log(HELP.run);
@@ -179,6 +187,7 @@ async function run(args: string[]): Promise<number> {
         APC_OUT: outDir,
         APC_SEED: (values.seed as string | undefined) ?? DEFAULT_SEED,
         APC_EXPECTATIONS: expectations ?? '',
+        APC_RATE_LIMIT_PROBES: values['rate-limit-probes'] ? '1' : '',
 
       },
     });

@@ -2,15 +2,15 @@
 // one virtual clock and one seeded id stream.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Endpoint, Plane } from '../specs/contract.ts';
+import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, VirtualClock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
-import type { ErrorStyle } from './http/errors.ts';
+import { ApiError, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
-import { createPlaneHandler } from './http/server.ts';
+import { createPlaneHandler, type AdmissionRequest } from './http/server.ts';
 import { IdGenerator } from './ids.ts';
 import { WorkspaceDirectory } from './auth/workspaces.ts';
 import { ControlPlane } from './control-plane/control-plane.ts';
@@ -18,10 +18,12 @@ import { AgentServerHosting } from './control-plane/hosting.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
 import { PlatformApi } from './platform-api/platform-api.ts';
 import { platformApiRoutes } from './platform-api/routes.ts';
+import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit.ts';
 
 // workspace-credentials: /__sim/info publishes API keys of several workspaces; oauth-completion:
-// an OAuth flow's url completes it; revision-faults: a revision can be made to fail.
-export const CAPABILITIES = ['virtual-clock', 'reset', 'seeded-ids', 'workspace-credentials', 'oauth-completion', 'revision-faults'] as const;
+// an OAuth flow's url completes it; revision-faults: a revision can be made to fail;
+// rate-limit-reset: POST /__sim/rate-limits/reset empties every rate-limit counter.
+export const CAPABILITIES = ['virtual-clock', 'reset', 'seeded-ids', 'workspace-credentials', 'oauth-completion', 'revision-faults', 'rate-limit-reset'] as const;
 export type Capability = (typeof CAPABILITIES)[number] | 'fault-injection';
 
 export interface SimulatorOptions {
@@ -39,6 +41,8 @@ export interface SimulatorOptions {
    * would: a stable public name keeps reports free of the receiver's port.
    */
   webhookTunnels?: Record<string, string>;
+  /** Enforce the §8 rate-limit table (default true; the bench measures without it too). */
+  rateLimits?: boolean;
 }
 
 export const DEFAULT_SEED = '1';
@@ -48,6 +52,30 @@ interface PlaneDefinition {
   plane: Plane;
   errorStyle: ErrorStyle;
   routes: () => Route[];
+}
+
+/**
+ * Which rows of the §8 table each server enforces (RATE-COMBINE in rules.yaml): it is the
+ * platform's table, so the platform API takes all of it, each region with its own counters
+ * and values. The control plane takes all of it too (its /repos rows, and the default rows
+ * for the deployment endpoints; it has one address, so US values). Agent servers take only
+ * the two default rows, which §8 implies govern thread, run and assistant endpoints.
+ */
+function rateLimiter(endpoint: Endpoint, clock: VirtualClock): RateLimiter {
+  const rows = contract().rateLimits;
+  if (endpoint === 'agent-server') return new RateLimiter(rows.filter((r) => r.match.requires === 'api-key' || r.match.requires === 'user-id'), 'us', clock);
+  const region: Region = endpoint === 'platform-api-eu' ? 'eu' : 'us';
+  return new RateLimiter(rows, region, clock);
+}
+
+/** The admission check of one server: refuses with 429 and Retry-After when a row is exhausted. */
+function admission(limiter: RateLimiter): (request: AdmissionRequest) => void {
+  return (request) => {
+    const admission = limiter.admit({ ...request, ip: clientIp(request.ip, request.headers['x-forwarded-for']) });
+    if (!admission.admitted) {
+      throw new ApiError(429, refusalMessage(admission, limiter.region), undefined, { 'retry-after': String(admission.retryAfterSeconds) });
+    }
+  };
 }
 
 export class Simulator {
@@ -60,6 +88,8 @@ export class Simulator {
   readonly platform: { us: PlatformApi; eu: PlatformApi };
   private seed: string;
   private servers = new Map<Endpoint, Server>();
+  /** One limiter per server (hosted deployments included), for the admin reset. */
+  private readonly limiters = new Set<RateLimiter>();
   readonly urls: Partial<Record<Endpoint, string>> = {};
 
   constructor(private readonly options: SimulatorOptions = {}) {
@@ -80,7 +110,12 @@ export class Simulator {
         // A hosted server learns its own address (for relative webhook URLs) from its first request.
         let self: string | undefined;
         const server = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => self });
-        const handler = createPlaneHandler({ plane: 'agent-server', errorStyle: 'detail-string', routes: agentServerRoutes(server) });
+        const handler = createPlaneHandler({
+          plane: 'agent-server',
+          errorStyle: 'detail-string',
+          routes: agentServerRoutes(server),
+          admit: this.admission('agent-server'),
+        });
         return (req, res) => {
           self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
           handler(req, res);
@@ -107,6 +142,7 @@ export class Simulator {
         plane: definition.plane,
         errorStyle: definition.errorStyle,
         routes: [...adminRoutes(this), ...definition.routes()],
+        admit: this.admission(definition.endpoint),
       });
       const server = createServer(handler);
       server.keepAliveTimeout = 5000;
@@ -135,9 +171,23 @@ export class Simulator {
     await this.controlPlane.close();
   }
 
+  /** A new limiter for one server, or none when rate limits are off. */
+  private admission(endpoint: Endpoint): ((request: AdmissionRequest) => void) | undefined {
+    if (this.options.rateLimits === false) return undefined;
+    const limiter = rateLimiter(endpoint, this.clock);
+    this.limiters.add(limiter);
+    return admission(limiter);
+  }
+
+  /** Empties every rate-limit counter (POST /__sim/rate-limits/reset). */
+  resetRateLimits(): void {
+    for (const limiter of this.limiters) limiter.reset();
+  }
+
   /** Forgets all state and starts over: same seed unless a new one is given. */
   reset(seed?: string): void {
     if (seed !== undefined) this.seed = seed;
+    this.resetRateLimits();
     this.clock.reset();
     this.ids.reseed(this.seed);
     this.agentServer.reset();

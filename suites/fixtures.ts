@@ -53,8 +53,11 @@ export class WebhookChannel {
     return this.receiver.received(this.path(name));
   }
 
-  /** Waits until `count` requests arrived (or a timeout passed) and answers what arrived. */
-  waitFor(count: number, name = '', timeoutMs = this.virtualTime ? 5_000 : 20_000): Promise<ReceivedRequest[]> {
+  /**
+   * Waits until `count` requests arrived (or a timeout passed) and answers what arrived. A real
+   * target gets long enough for the reference's retries (3 attempts within a few seconds).
+   */
+  waitFor(count: number, name = '', timeoutMs = this.virtualTime ? 5_000 : 10_000): Promise<ReceivedRequest[]> {
     return this.receiver.waitFor(count, { path: this.path(name), timeoutMs });
   }
 
@@ -64,7 +67,7 @@ export class WebhookChannel {
 
   /** Waits long enough that a delivery still on its way would have arrived. */
   async settle(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, this.virtualTime ? 300 : 5_000));
+    await new Promise((resolve) => setTimeout(resolve, this.virtualTime ? 300 : 2_000));
   }
 
   private path(name: string): string {
@@ -92,6 +95,13 @@ interface TestFixtures {
   webhookReceiver: WebhookChannel;
   /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
   deploymentConfig: DeploymentConfigFile;
+  /**
+   * Whether the opt-in real-time rate-limit probes may run (`run --rate-limit-probes`): they
+   * spend the target's real quota.
+   */
+  rateLimitProbes: boolean;
+  /** Empties the target's rate-limit counters before each test, where it can (rate-limit-reset). */
+  rateLimitReset: void;
   evidence: void;
 }
 
@@ -246,6 +256,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     test.skip(!config, `the deployment configuration of target '${run.target.name}' is unknown`);
     await use(config!);
   },
+
+  rateLimitProbes: async ({}, use) => {
+    await use(process.env.APC_RATE_LIMIT_PROBES === '1');
+  },
+
+  // A conformance run sends thousands of requests in one frozen virtual instant: without this,
+  // the §8 limits would refuse later tests for what earlier ones sent.
+  rateLimitReset: [
+    async ({ run }, use) => {
+      if (run.target.capabilities.includes('rate-limit-reset') && run.target.adminUrl) {
+        const response = await fetch(`${run.target.adminUrl}/__sim/rate-limits/reset`, { method: 'POST' });
+        if (!response.ok) throw new Error(`resetting the rate-limit counters failed: ${response.status} ${await response.text()}`);
+      }
+      await use();
+    },
+    { auto: true },
+  ],
 
   observe: async ({}, use, testInfo) => {
     await use((ruleId, observation) => {

@@ -8,7 +8,16 @@ import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
 import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
 import { resolveDeploymentConfig } from '../simulator/deployment-config.ts';
 
-export const KNOWN_CAPABILITIES: Capability[] = ['virtual-clock', 'reset', 'seeded-ids', 'fault-injection', 'workspace-credentials', 'oauth-completion', 'revision-faults'];
+export const KNOWN_CAPABILITIES: Capability[] = [
+  'virtual-clock',
+  'reset',
+  'seeded-ids',
+  'fault-injection',
+  'workspace-credentials',
+  'oauth-completion',
+  'revision-faults',
+  'rate-limit-reset',
+];
 
 export interface Target {
   name: string;

@@ -1,5 +1,6 @@
 // The reserved admin path /__sim/…: powers a real service does not have (virtual clock,
-// reset, seeded ids). The suites find them here and skip tests that need them elsewhere.
+// reset, seeded ids, rate-limit counters). The suites find them here and skip tests that
+// need them elsewhere.
 import { controlPlaneAdminRoutes } from '../control-plane/admin-routes.ts';
 import { unprocessable } from '../http/errors.ts';
 import { route, type Route } from '../http/router.ts';
@@ -28,6 +29,11 @@ export function adminRoutes(sim: Simulator): Route[] {
       }
       sim.reset(body.seed === undefined ? undefined : String(body.seed));
       return { body: sim.info() };
+    }),
+    // Empties the §8 rate-limit counters of every plane; time and data stay as they are.
+    route('POST', `${ADMIN_PREFIX}/rate-limits/reset`, undefined, () => {
+      sim.resetRateLimits();
+      return { body: { reset: true, now: sim.clock.iso() } };
     }),
     ...controlPlaneAdminRoutes(ADMIN_PREFIX, sim.controlPlane),
     ...platformAdminRoutes([sim.platform.us, sim.platform.eu]),

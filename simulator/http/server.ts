@@ -13,8 +13,9 @@ export interface PlaneOptions {
   /** Largest accepted request body; larger ones are refused with 413. */
   maxBodyBytes?: number;
   /**
-   * Called for every request before its route runs (rate limits): throws an ApiError to
-   * refuse it. Requests to the admin path are never passed here.
+   * Called for every request before it is routed (rate limits): throws an ApiError to refuse
+   * it. Unknown paths and methods count too, as at the real platform's load balancer, which
+   * limits before routing. Requests to the admin path are never passed here.
    */
   admit?: (request: AdmissionRequest) => void;
   /** Called for a throw that is not an ApiError: a simulator bug. */
@@ -58,6 +59,9 @@ export function createPlaneHandler(options: PlaneOptions): RequestListener {
   };
 
   async function handle(req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Reply> {
+    if (options.admit && !path.startsWith('/__sim/')) {
+      options.admit({ method, path, headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+    }
     const match = matchRoute(routes, method, path);
     if (match.kind === 'not-found') {
       await drain(req);
@@ -68,9 +72,6 @@ export function createPlaneHandler(options: PlaneOptions): RequestListener {
       throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
     }
     const { route, params } = match;
-    if (options.admit && !path.startsWith('/__sim/')) {
-      options.admit({ method, path, headers: req.headers, ip: req.socket.remoteAddress ?? '' });
-    }
     const raw = await readBody(req, maxBody);
     const operation = route.operation ? contract().operation(options.plane, route.operation) : undefined;
     const body = route.body === 'raw' ? raw : parseJsonBody(req, raw);

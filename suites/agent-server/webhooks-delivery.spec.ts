@@ -2,82 +2,86 @@
 // failing receiver, 3 attempts in all, and a failed delivery changes nothing else
 // (platform-facts §2.3).
 import { expect, test } from '../fixtures.ts';
-import { precondition } from '../checks/index.ts';
+import type { ApiClient } from '../client.ts';
 import type { Failure } from '../../fixtures/webhook-receiver.ts';
 import type { Time, WebhookChannel } from '../fixtures.ts';
 import { newThread, readRun, startRun } from './runs.ts';
 import { deliveredRun, type Payload } from './webhooks-steps.ts';
 
-/** Lets the target try again: virtual time far past every retry, or real time while waiting for `count` attempts. */
-async function attemptsAfterRetries(hooks: WebhookChannel, time: Time, name: string, count: number): Promise<number> {
-  await hooks.waitFor(1, name);
+/**
+ * Attempts that arrived under each name once the target had time to try again: virtual time
+ * far past every retry, or real time while waiting for `count` attempts. The names are waited
+ * for together, as a real target retries them in parallel.
+ */
+async function attemptsAfterRetries(hooks: WebhookChannel, time: Time, counts: Record<string, number>): Promise<Record<string, number>> {
+  const names = Object.keys(counts);
+  await Promise.all(names.map((name) => hooks.waitFor(1, name)));
   if (time.virtual) await time.pass(60_000);
-  await hooks.waitFor(count, name);
+  await Promise.all(names.map((name) => hooks.waitFor(counts[name], name)));
   await hooks.settle();
   if (time.virtual) {
     await time.pass(60_000);
     await hooks.settle();
   }
-  return hooks.received(name).length;
+  return Object.fromEntries(names.map((name) => [name, hooks.received(name).length]));
 }
 
-test.describe('a failing receiver is tried again, up to 3 attempts in all; another 4xx is not', { tag: '@WEBHOOK-RETRY' }, () => {
-  // [what the receiver does, how often, attempts to wait for, attempts allowed, in words]
+/** A run on a new thread that notifies the receiver under `name`. */
+async function runNotifying(agent: ApiClient, hooks: WebhookChannel, name: string): Promise<{ threadId: string; runId: string }> {
+  const threadId = await newThread(agent);
+  return { threadId, runId: (await startRun(agent, threadId, { webhook: hooks.url(name) })).run_id };
+}
+
+test('a failing receiver is tried again, up to 3 attempts in all; one answering another 4xx is not', { tag: '@WEBHOOK-RETRY' }, async ({ agent, webhookReceiver: hooks, time }) => {
+  // [name, what the receiver does, how often, attempts to wait for, attempts allowed, in words]
   const cases: [string, Failure, number, number, (attempts: number) => boolean, string][] = [
-    ['a 500 on every attempt', { status: 500 }, 10, 3, (n) => n >= 2 && n <= 3, 'retried, 2 or 3 attempts in all'],
-    ['a 503 once', { status: 503 }, 1, 2, (n) => n === 2, 'one retry, which succeeds and ends it'],
-    ['a 429 once', { status: 429 }, 1, 2, (n) => n === 2, 'one retry, which succeeds and ends it'],
-    ['a dropped connection once', 'close', 1, 2, (n) => n === 2, 'one retry, which succeeds and ends it'],
-    ['a 404', { status: 404 }, 1, 1, (n) => n === 1, 'one attempt, no retry'],
+    ['500-always', { status: 500 }, 10, 3, (n) => n >= 2 && n <= 3, 'retried, 2 or 3 attempts in all'],
+    ['503-once', { status: 503 }, 1, 2, (n) => n === 2, 'one retry, which succeeds and ends it'],
+    ['429-once', { status: 429 }, 1, 2, (n) => n === 2, 'one retry, which succeeds and ends it'],
+    ['dropped-once', 'close', 1, 2, (n) => n === 2, 'one retry, which succeeds and ends it'],
+    ['404', { status: 404 }, 1, 1, (n) => n === 1, 'one attempt, no retry'],
   ];
-  for (const [what, failure, times, waitFor, expected, said] of cases) {
-    test(`${what}: ${said}`, async ({ agent, webhookReceiver: hooks, time }) => {
-      test.slow(!time.virtual, 'retries take real seconds on a real target');
-      hooks.failNext(times, failure, 'retry');
-      const threadId = await newThread(agent);
-      await startRun(agent, threadId, { webhook: hooks.url('retry') });
-      const attempts = await attemptsAfterRetries(hooks, time, 'retry', waitFor);
-      expect(expected(attempts), `${attempts} attempt(s); expected ${said}`).toBe(true);
-      const runIds = new Set(hooks.received('retry').map((r) => (r.json as Payload | undefined)?.run_id));
-      expect(runIds.size, 'every attempt is for the same run').toBe(1);
-    });
+  for (const [name, failure, times] of cases) {
+    hooks.failNext(times, failure, name);
+    await runNotifying(agent, hooks, name);
+  }
+  const attempts = await attemptsAfterRetries(hooks, time, Object.fromEntries(cases.map(([name, , , count]) => [name, count])));
+  const wrong = cases.filter(([name, , , , allowed]) => !allowed(attempts[name])).map(([name, , , , , said]) => `${name}: ${attempts[name]} attempt(s), expected ${said}`);
+  expect(wrong, 'receivers whose attempts were not as expected').toEqual([]);
+  for (const [name] of cases) {
+    const runIds = new Set(hooks.received(name).map((r) => (r.json as Payload | undefined)?.run_id));
+    expect(runIds.size, `${name}: every attempt is for the same run`).toBe(1);
   }
 });
 
 test('a receiver answering 2xx gets exactly one delivery per run completion', { tag: '@WEBHOOK-ONE-DELIVERY' }, async ({ agent, webhookReceiver: hooks, time }) => {
-  const threadId = await newThread(agent);
-  const first = await startRun(agent, threadId, { webhook: hooks.url('one') });
-  const second = await startRun(agent, threadId, { webhook: hooks.url('one') });
+  const first = await runNotifying(agent, hooks, 'one');
+  const second = await runNotifying(agent, hooks, 'one');
   await hooks.waitFor(2, 'one');
   if (time.virtual) await time.pass(60_000);
   await hooks.settle();
   const runIds = hooks.received('one').map((r) => (r.json as Payload | undefined)?.run_id);
-  expect(runIds.sort(), 'one delivery for each of the two runs').toEqual([first.run_id, second.run_id].sort());
+  expect(runIds.sort(), 'one delivery for each of the two runs').toEqual([first.runId, second.runId].sort());
 });
 
 test('a delivery that finally fails changes neither the run nor later runs', { tag: '@WEBHOOK-FAILURE-NO-EFFECT' }, async ({ agent, webhookReceiver: hooks, time }) => {
-  test.slow(!time.virtual, 'retries take real seconds on a real target');
   hooks.failNext(10, { status: 500 }, 'failing');
   hooks.failNext(10, 'close', 'dropping');
-  const threadId = await newThread(agent);
-  const failing = await startRun(agent, threadId, { webhook: hooks.url('failing') });
-  const dropping = await startRun(agent, threadId, { webhook: hooks.url('dropping') });
-  await attemptsAfterRetries(hooks, time, 'failing', 3);
-  await attemptsAfterRetries(hooks, time, 'dropping', 3);
+  const failing = await runNotifying(agent, hooks, 'failing');
+  const dropping = await runNotifying(agent, hooks, 'dropping');
+  await attemptsAfterRetries(hooks, time, { failing: 3, dropping: 3 });
   for (const run of [failing, dropping]) {
-    expect((await readRun(agent, threadId, run.run_id)).status, `run ${run.run_id} keeps its final status`).toBe('success');
+    expect((await readRun(agent, run.threadId, run.runId)).status, `run ${run.runId} keeps its final status`).toBe('success');
   }
-  const later = await agent.post(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'after the failed deliveries' } });
+  const later = await agent.post(`/threads/${failing.threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'after the failed deliveries' } });
   expect(later.status, later.describe('a later run on the same thread executes')).toBe(200);
   const elsewhere = await deliveredRun(agent, hooks, 'later');
   expect(elsewhere.payload.status, 'a later run elsewhere executes and notifies').toBe('success');
 });
 
 test('how a failing receiver is retried', { tag: '@WEBHOOK-RETRY-BEHAVIOUR' }, async ({ agent, webhookReceiver: hooks, time, observe }) => {
-  test.slow(!time.virtual, 'retries take real seconds on a real target');
   hooks.failNext(10, { status: 500 }, 'behaviour');
-  const threadId = await newThread(agent);
-  await startRun(agent, threadId, { webhook: hooks.url('behaviour') });
+  await runNotifying(agent, hooks, 'behaviour');
   await hooks.waitFor(1, 'behaviour');
   if (time.virtual) {
     // Step the virtual clock a second at a time and note when each attempt comes.
@@ -103,13 +107,11 @@ test('what a delivery carries besides its payload', { tag: '@WEBHOOK-SIGNING' },
 });
 
 test('what the service does with other receiver answers', { tag: '@WEBHOOK-RECEIVER-RESPONSE' }, async ({ agent, webhookReceiver: hooks, time, observe }) => {
-  const seen: string[] = [];
-  for (const status of [204, 302, 410]) {
+  const statuses = [204, 302, 410];
+  for (const status of statuses) {
     hooks.failNext(1, { status }, `answer-${status}`);
-    const threadId = await newThread(agent);
-    const res = await agent.post(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'answers' }, webhook: hooks.url(`answer-${status}`) });
-    precondition(res, 'create a run with a webhook');
-    seen.push(`${status}: ${await attemptsAfterRetries(hooks, time, `answer-${status}`, 1)} attempt(s)`);
+    await runNotifying(agent, hooks, `answer-${status}`);
   }
-  observe('WEBHOOK-RECEIVER-RESPONSE', `attempts when the receiver answers ${seen.join('; ')}`);
+  const attempts = await attemptsAfterRetries(hooks, time, Object.fromEntries(statuses.map((s) => [`answer-${s}`, 1])));
+  observe('WEBHOOK-RECEIVER-RESPONSE', `attempts when the receiver answers ${statuses.map((s) => `${s}: ${attempts[`answer-${s}`]}`).join('; ')}`);
 });

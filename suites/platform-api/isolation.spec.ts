@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { expectStatus } from '../checks/index.ts';
 import { expect, test } from '../fixtures.ts';
 import { assertProperty } from '../property.ts';
-import { baseTime, isoWith, RunIds } from './traces.ts';
+import { baseTime, isoWith, readRun, RunIds } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
 
 type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; pick: number };
@@ -12,7 +12,7 @@ type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; 
 test(
   "for any interleaving of two workspaces' operations, each sees only its own data",
   { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' },
-  async ({ credentials, scope, run }) => {
+  async ({ credentials, scope, run, time }) => {
     const clients = [credentials.client('platform-api', credentials.apiKey('primary')), credentials.client('platform-api', credentials.apiKey('second-workspace'))];
     const ids = new RunIds(scope, run);
     const op = fc.record({
@@ -45,7 +45,7 @@ test(
             expect(joined, res.describe(target.owner === workspace ? 'its own dataset is joined' : "the other workspace's dataset is not joined")).toBe(target.owner === workspace);
           } else if (kind === 'read') {
             for (const r of runs) {
-              const res = await client.get(`/runs/${r.id}`);
+              const res = await readRun(client, time, r.id);
               expect(res.status, res.describe(`workspace ${workspace} reads a run of workspace ${r.owner}`)).toBe(r.owner === workspace ? 200 : 404);
             }
             for (const d of datasets) {

@@ -3,6 +3,8 @@
 // them. Ids are derived from the test's scope, so a run's ids are the same on every run of
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
+import type { ApiClient, ApiResponse } from '../client.ts';
+import type { Time } from '../fixtures.ts';
 import type { RunContext } from '../run-context.ts';
 
 type Json = Record<string, unknown>;
@@ -136,4 +138,16 @@ export function multipartBody(parts: Part[], boundary = '----LangSmithFormBounda
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * GET /runs/{id}, waiting out the run-lookup limit of §8 (30 per 60 s per key) when a test
+ * reads more runs than that: time passes as long as the answer's Retry-After says.
+ */
+export async function readRun<T = TraceRun>(platform: ApiClient, time: Time, id: string): Promise<ApiResponse<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await platform.get<T>(`/runs/${id}`);
+    if (res.status !== 429 || attempt === 3) return res;
+    await time.pass((Number(res.headers['retry-after']) || 60) * 1000);
+  }
 }

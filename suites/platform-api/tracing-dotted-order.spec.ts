@@ -5,8 +5,9 @@ import { expectStatus } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { expect, test } from '../fixtures.ts';
 import type { ApiClient } from '../client.ts';
+import type { Time } from '../fixtures.ts';
 import { assertProperty } from '../property.ts';
-import { baseTime, isoWith, multipartBody, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces.ts';
+import { baseTime, isoWith, multipartBody, readRun, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces.ts';
 
 /** The checks of spec §2.5 on a run read back, given the tree it was created in. */
 async function checkLineage(read: Map<string, TraceRun>, runs: TraceRun[], parents: (number | null)[]): Promise<void> {
@@ -36,10 +37,10 @@ async function checkLineage(read: Map<string, TraceRun>, runs: TraceRun[], paren
   }
 }
 
-async function readBack(platform: ApiClient, runs: TraceRun[]): Promise<Map<string, TraceRun>> {
+async function readBack(platform: ApiClient, time: Time, runs: TraceRun[]): Promise<Map<string, TraceRun>> {
   const read = new Map<string, TraceRun>();
   for (const run of runs) {
-    const res = await platform.get<TraceRun>(`/runs/${run.id}`);
+    const res = await readRun(platform, time, run.id);
     expectStatus(res, 200);
     read.set(run.id, res.json);
   }
@@ -54,23 +55,23 @@ async function postEach(platform: ApiClient, runs: TraceRun[]): Promise<void> {
 
 const SHAPE: (number | null)[] = [null, 0, 1, 1, 0];
 
-test("a root run's trace_id is its own id and a descendant's is the root's", { tag: '@TRACE-TRACE-ID' }, async ({ platform, scope, run }) => {
+test("a root run's trace_id is its own id and a descendant's is the root's", { tag: '@TRACE-TRACE-ID' }, async ({ platform, scope, run, time }) => {
   const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
   await postEach(platform, runs);
-  const read = await readBack(platform, runs);
+  const read = await readBack(platform, time, runs);
   for (const r of runs) expect(read.get(r.id)!.trace_id, `trace_id of ${r.name}`).toBe(runs[0].id);
 });
 
-test('each run contributes one segment: its start timestamp in compact form, then its id', { tag: '@TRACE-DOTTED-ORDER-SEGMENT' }, async ({ platform, scope, run }) => {
+test('each run contributes one segment: its start timestamp in compact form, then its id', { tag: '@TRACE-DOTTED-ORDER-SEGMENT' }, async ({ platform, scope, run, time }) => {
   const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
   await postEach(platform, runs);
-  await checkLineage(await readBack(platform, runs), runs, SHAPE);
+  await checkLineage(await readBack(platform, time, runs), runs, SHAPE);
 });
 
-test("a run's dotted_order is its parent's, a dot, and its own segment", { tag: '@TRACE-DOTTED-ORDER-CHAIN' }, async ({ platform, scope, run }) => {
+test("a run's dotted_order is its parent's, a dot, and its own segment", { tag: '@TRACE-DOTTED-ORDER-CHAIN' }, async ({ platform, scope, run, time }) => {
   const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
   await postEach(platform, runs);
-  const read = await readBack(platform, runs);
+  const read = await readBack(platform, time, runs);
   for (const [i, parent] of SHAPE.entries()) {
     if (parent === null) continue;
     const own = read.get(runs[i].id)!.dotted_order;
@@ -87,14 +88,14 @@ const trees = fc
 test(
   'for any run tree posted with POST /runs, the service computes trace_id and dotted_order of spec §2.5',
   { tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-CREATE-GENERATES-ORDER'] },
-  async ({ platform, scope, run }) => {
+  async ({ platform, scope, run, time }) => {
     const ids = new RunIds(scope, run);
     let round = 0;
     await assertProperty(
       fc.asyncProperty(trees, fc.integer({ min: 0, max: 86_400_000 }), async (parents, offset) => {
         const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits: 3 });
         await forRule('TRACE-CREATE-GENERATES-ORDER', () => postEach(platform, runs));
-        await checkLineage(await readBack(platform, runs), runs, parents);
+        await checkLineage(await readBack(platform, time, runs), runs, parents);
       }),
       { numRuns: 15 },
     );
@@ -104,7 +105,7 @@ test(
 test(
   'for any run tree ingested with multipart, in any part order, the caller\'s trace_id and dotted_order are kept',
   { tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-MULTIPART-CALLER-ORDER'] },
-  async ({ platform, scope, run }) => {
+  async ({ platform, scope, run, time }) => {
     const ids = new RunIds(scope, run);
     let round = 0;
     await assertProperty(
@@ -114,7 +115,7 @@ test(
         const order = runs.map((_, i) => runs[(i + seed) % runs.length]);
         const { body, contentType } = multipartBody(order.flatMap((r) => runParts('post', r)));
         expectStatus(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }), '2xx');
-        const read = await readBack(platform, runs);
+        const read = await readBack(platform, time, runs);
         await forRule('TRACE-MULTIPART-CALLER-ORDER', () => {
           for (const r of runs) expect([read.get(r.id)!.trace_id, read.get(r.id)!.dotted_order], `${r.name} keeps the caller's lineage`).toEqual([r.trace_id, r.dotted_order]);
         });

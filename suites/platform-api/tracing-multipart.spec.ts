@@ -8,8 +8,9 @@ import { request } from 'undici';
 import { expectJsonError, expectStatus } from '../checks/index.ts';
 import { expect, targetApiKey, test } from '../fixtures.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
+import type { Time } from '../fixtures.ts';
 import { TEST_HEADER } from '../proxy/recording-proxy.ts';
-import { baseTime, multipartBody, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
+import { baseTime, multipartBody, readRun, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
 
@@ -30,33 +31,33 @@ function postMultipart(platform: ApiClient, body: Buffer, contentType: string, h
   return platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType, ...headers } });
 }
 
-async function readAll(platform: ApiClient, runs: TraceRun[]): Promise<ReadRun[]> {
+async function readAll(platform: ApiClient, time: Time, runs: TraceRun[]): Promise<ReadRun[]> {
   const read: ReadRun[] = [];
   for (const run of runs) {
-    const res = await platform.get<ReadRun>(`/runs/${run.id}`);
+    const res = await readRun<ReadRun>(platform, time, run.id);
     expectStatus(res, 200);
     read.push(res.json);
   }
   return read;
 }
 
-test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ platform, scope, run }) => {
+test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ platform, scope, run, time }) => {
   const runs = runTree(new RunIds(scope, run), [null, 0, 0, 1], { start: baseTime(run) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
-  const read = await readAll(platform, runs);
+  const read = await readAll(platform, time, runs);
   expect(read.map((r) => r.inputs), 'every run, with its inputs part').toEqual(runs.map((r) => r.inputs));
 });
 
-test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({ platform, scope, run }) => {
+test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({ platform, scope, run, time }) => {
   const runs = runTree(new RunIds(scope, run), [null, 0, 1, 1], { start: baseTime(run) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
-  const read = await readAll(platform, runs);
+  const read = await readAll(platform, time, runs);
   expect(read.map((r) => [r.trace_id, r.dotted_order]), 'exactly the caller\'s values').toEqual(runs.map((r) => [r.trace_id, r.dotted_order]));
 });
 
-test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({ platform, scope, run }) => {
+test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({ platform, scope, run, time }) => {
   const start = baseTime(run);
   const runs = runTree(new RunIds(scope, run), [null, 0, 0], { start });
   const created = multipartBody(runs.flatMap((r) => runParts('post', r)));
@@ -64,18 +65,18 @@ test('the batch flow: create several runs in one multipart request, then patch t
   const patches = runs.map((r, i) => ({ id: r.id, trace_id: r.trace_id, dotted_order: r.dotted_order, parent_run_id: r.parent_run_id, end_time: new Date(start + 5000 + i).toISOString(), outputs: { result: i } }));
   const patched = multipartBody(patches.flatMap((p) => runParts('patch', p)));
   expectStatus(await postMultipart(platform, patched.body, patched.contentType), '2xx');
-  const read = await readAll(platform, runs);
+  const read = await readAll(platform, time, runs);
   expect(read.map((r) => r.outputs), 'every run has its outputs').toEqual(runs.map((_, i) => ({ result: i })));
   expect(read.map((r) => r.inputs), 'and keeps its inputs').toEqual(runs.map((r) => r.inputs));
 });
 
-test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({ platform, scope, run }) => {
+test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({ platform, scope, run, time }) => {
   const ids = new RunIds(scope, run);
   for (const digits of [6, 3, 1, 0]) {
     const runs = runTree(ids, [null, 0], { start: baseTime(run) + digits * 10_000, digits });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
-    const read = await readAll(platform, runs);
+    const read = await readAll(platform, time, runs);
     expect(read.map((r) => r.dotted_order), `${digits} fraction digits`).toEqual(runs.map((r) => r.dotted_order));
   }
 });
@@ -145,7 +146,7 @@ test.describe('the official client\'s part layout is accepted and applied in ord
     }
   });
 
-  test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, run }) => {
+  test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, run, time }) => {
     const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
     const boundary = 'apc-content-length-boundary';
     const chunks = runs.flatMap((r) => runParts('post', r)).map((part) => {
@@ -154,12 +155,12 @@ test.describe('the official client\'s part layout is accepted and applied in ord
     });
     const body = Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
     expectStatus(await postMultipart(platform, body, `multipart/form-data; boundary=${boundary}`), '2xx');
-    expect((await readAll(platform, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
+    expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
   });
 });
 
 test.describe('a multipart body sent chunked or compressed whole is accepted', { tag: '@TRACE-MULTIPART-ENCODING' }, () => {
-  test('chunked, without Content-Length', async ({ platform, scope, run, simulatorCredentials }, testInfo) => {
+  test('chunked, without Content-Length', async ({ platform, scope, run, time, simulatorCredentials }, testInfo) => {
     const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     const half = Math.floor(body.length / 2);
@@ -172,11 +173,11 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
     });
     const text = await res.body.text();
     expect(res.statusCode >= 200 && res.statusCode < 300, `chunked multipart answered ${res.statusCode} ${text}`).toBe(true);
-    expect((await readAll(platform, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
+    expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
   });
 
   for (const encoding of ['gzip', 'zstd'] as const) {
-    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, run }) => {
+    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, run, time }) => {
       const compress = encoding === 'gzip' ? zlib.gzipSync : (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
       test.skip(!compress, `this Node.js (${process.version}) cannot compress ${encoding}`);
       const info = await platform.get<{ instance_flags?: Record<string, unknown> }>('/info');
@@ -184,7 +185,7 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
       const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
       expectStatus(await postMultipart(platform, compress!(body), contentType, { 'content-encoding': encoding }), '2xx');
-      expect((await readAll(platform, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
+      expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
     });
   }
 });

@@ -1,0 +1,252 @@
+// The §8 rate-limit table, enforced on the virtual clock. Pure: no HTTP, no real time. The
+// simulator asks `admit` before it routes a request and refuses it with 429 when told to.
+//
+// Decisions (written down in specs/rate-limits.yaml and in the RATE-* rules):
+// - Which rows count a request (RATE-COMBINE): every specific row (one without `requires`)
+//   whose method and path match and whose identity the request carries: x-api-key for
+//   api-key rows, x-user-id for user-id+ip rows, always for IP rows. A default row
+//   (`requires: api-key` / `user-id`) counts a request carrying its header only when no
+//   specific row keyed by the same identity does: "Default" is the fallback, which is what
+//   lets POST /runs/multipart have its higher limit (§4.3). The catch-all (`requires: none`)
+//   counts a request that no other row counts.
+// - Windows are sliding (the reference says "rolling"): a counter admits a request when fewer
+//   than `limit` requests were admitted in the last `interval_seconds`, i.e. in (now - interval,
+//   now]. A refused request is counted by none of its rows.
+// - Retry-After: the seconds until every exhausted row admits again, rounded up.
+import type { RateLimitRow } from '../specs/contract.ts';
+
+export type Region = 'us' | 'eu';
+
+export interface RateLimitClock {
+  now(): number;
+}
+
+/** What the limiter sees of a request. */
+export interface RateLimitRequest {
+  method: string;
+  /** The request path, without query string. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The client's address (see `clientIp`). */
+  ip: string;
+}
+
+export type Admission =
+  | { admitted: true }
+  | {
+      admitted: false;
+      /** Whole seconds, rounded up, until the request would be admitted. */
+      retryAfterSeconds: number;
+      /** The exhausted rows, the one that frees last first. */
+      exhausted: RateLimitRow[];
+    };
+
+interface CompiledRow {
+  row: RateLimitRow;
+  counter: string;
+  intervalMs: number;
+  limit: number;
+  methods?: ReadonlySet<string>;
+  paths?: ((path: string) => boolean)[];
+  /** Set for the fallback rows: default (api-key, user-id) and catch-all (none). */
+  requires?: 'api-key' | 'user-id' | 'none';
+}
+
+/** The admitted requests of one counter in its window, oldest first. */
+class SlidingLog {
+  private times: number[] = [];
+  private head = 0;
+
+  /** Drops what left the window; answers how many admitted requests remain in it. */
+  size(now: number, intervalMs: number): number {
+    while (this.head < this.times.length && this.times[this.head] + intervalMs <= now) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+    return this.times.length - this.head;
+  }
+
+  oldest(): number {
+    return this.times[this.head];
+  }
+
+  add(now: number): void {
+    this.times.push(now);
+  }
+}
+
+const API_V1 = '/api/v1';
+
+/** The path rows are matched against: no query string, no leading /api/v1, no trailing slash (RATE-PATH-PREFIX). */
+export function normalisePath(path: string): string {
+  let p = path;
+  const query = p.indexOf('?');
+  if (query >= 0) p = p.slice(0, query);
+  if (p.startsWith(API_V1) && (p.length === API_V1.length || p[API_V1.length] === '/')) p = p.slice(API_V1.length);
+  while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p === '' ? '/' : p;
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
+
+function bareAddress(address: string): string {
+  const a = address.trim();
+  return a.toLowerCase().startsWith('::ffff:') ? a.slice(7) : a;
+}
+
+/**
+ * The client IP the IP-keyed rows count: the socket's peer, or, when the peer is a loopback
+ * address (a proxy on this host, such as the harness's recording proxy), the nearest
+ * address of X-Forwarded-For that is not loopback. Peers elsewhere are never trusted with it.
+ */
+export function clientIp(peer: string, forwardedFor: string | string[] | undefined): string {
+  const direct = bareAddress(peer);
+  if (!LOOPBACK.test(direct) || forwardedFor === undefined) return direct;
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',');
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = bareAddress(hops[i]);
+    if (hop !== '' && !LOOPBACK.test(hop)) return hop;
+  }
+  return direct;
+}
+
+function pathMatcher(type: string, value: string): (path: string) => boolean {
+  switch (type) {
+    case 'exact':
+      return (p) => p === value;
+    case 'prefix':
+      return (p) => p.startsWith(value);
+    case 'contains':
+      return (p) => p.includes(value);
+    case 'suffix':
+      return (p) => p.endsWith(value);
+    case 'pattern': {
+      const re = new RegExp(value);
+      return (p) => re.test(p);
+    }
+    default:
+      throw new Error(`rate-limits.yaml: unknown path match type '${type}'`);
+  }
+}
+
+function compile(row: RateLimitRow, region: Region): CompiledRow {
+  return {
+    row,
+    counter: row.bucket ?? row.id,
+    intervalMs: row.interval_seconds * 1000,
+    limit: row.limit[region],
+    methods: row.match.methods ? new Set(row.match.methods.map((m) => m.toUpperCase())) : undefined,
+    paths: row.match.paths?.map((p) => pathMatcher(p.type, p.value)),
+    requires: row.match.requires,
+  };
+}
+
+function header(headers: RateLimitRequest['headers'], name: string): string | undefined {
+  const value = headers[name];
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  return text === undefined || text.trim() === '' ? undefined : text;
+}
+
+export class RateLimiter {
+  private readonly specific: CompiledRow[];
+  private readonly defaultApiKey: CompiledRow[];
+  private readonly defaultUser: CompiledRow[];
+  private readonly catchAll: CompiledRow[];
+  private readonly logs = new Map<string, SlidingLog>();
+
+  constructor(
+    rows: RateLimitRow[],
+    readonly region: Region,
+    private readonly clock: RateLimitClock,
+  ) {
+    const compiled = rows.map((row) => compile(row, region));
+    this.specific = compiled.filter((c) => c.requires === undefined);
+    this.defaultApiKey = compiled.filter((c) => c.requires === 'api-key');
+    this.defaultUser = compiled.filter((c) => c.requires === 'user-id');
+    this.catchAll = compiled.filter((c) => c.requires === 'none');
+  }
+
+  /** Counts the request and answers admitted, or refuses it and counts nothing. */
+  admit(request: RateLimitRequest): Admission {
+    const now = this.clock.now();
+    const counted = this.counters(request);
+    let wait = 0;
+    let exhausted: { row: RateLimitRow; wait: number }[] | undefined;
+    for (const { compiled, key } of counted) {
+      const log = this.logs.get(key);
+      if (!log || log.size(now, compiled.intervalMs) < compiled.limit) continue;
+      const rowWait = log.oldest() + compiled.intervalMs - now;
+      (exhausted ??= []).push({ row: compiled.row, wait: rowWait });
+      if (rowWait > wait) wait = rowWait;
+    }
+    if (exhausted) {
+      exhausted.sort((a, b) => b.wait - a.wait);
+      return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), exhausted: exhausted.map((e) => e.row) };
+    }
+    for (const { key } of counted) {
+      let log = this.logs.get(key);
+      if (!log) this.logs.set(key, (log = new SlidingLog()));
+      log.add(now);
+    }
+    return { admitted: true };
+  }
+
+  /** The rows that would count this request, without counting it (RATE-COMBINE). */
+  rowsFor(request: RateLimitRequest): RateLimitRow[] {
+    return this.counters(request).map((c) => c.compiled.row);
+  }
+
+  /** Forgets every counter. */
+  reset(): void {
+    this.logs.clear();
+  }
+
+  private counters(request: RateLimitRequest): { compiled: CompiledRow; key: string }[] {
+    const method = request.method.toUpperCase();
+    const path = normalisePath(request.path);
+    const apiKey = header(request.headers, 'x-api-key');
+    const userId = header(request.headers, 'x-user-id');
+    const out: { compiled: CompiledRow; key: string }[] = [];
+    const seen = new Set<string>();
+    const add = (compiled: CompiledRow, identity: string) => {
+      const key = `${compiled.counter}\u0000${identity}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      out.push({ compiled, key });
+    };
+    const userKey = () => `${userId}\u0000${request.ip}`;
+    let byApiKey = false;
+    let byUser = false;
+    for (const c of this.specific) {
+      if (c.methods && !c.methods.has(method)) continue;
+      if (c.paths && !c.paths.some((matches) => matches(path))) continue;
+      const identity = c.row.identity;
+      if (identity === 'api-key') {
+        if (apiKey === undefined) continue;
+        byApiKey = true;
+        add(c, apiKey);
+      } else if (identity === 'user-id+ip') {
+        if (userId === undefined) continue;
+        byUser = true;
+        add(c, userKey());
+      } else {
+        add(c, request.ip);
+      }
+    }
+    if (apiKey !== undefined && !byApiKey) for (const c of this.defaultApiKey) add(c, apiKey);
+    if (userId !== undefined && !byUser) for (const c of this.defaultUser) add(c, userKey());
+    if (out.length === 0) for (const c of this.catchAll) add(c, request.ip);
+    return out;
+  }
+}
+
+/** The sentence a 429 says: which row, its limit and when to come back. */
+export function refusalMessage(refusal: Extract<Admission, { admitted: false }>, region: Region): string {
+  const row = refusal.exhausted[0];
+  const who = row.identity === 'api-key' ? 'x-api-key' : row.identity === 'user-id+ip' ? 'x-user-id and client IP' : 'client IP';
+  return (
+    `Rate limit exceeded: ${row.category} allows ${row.limit[region]} requests per ${row.interval_seconds} s per ${who} ` +
+    `(rate-limits.yaml row ${row.id}, ${row.rule}); retry after ${refusal.retryAfterSeconds} s`
+  );
+}

@@ -1,0 +1,92 @@
+// A model of the §8 table, far simpler than a limiter: it keeps every admitted request and
+// counts, for each question, the ones still inside each row's window. The properties compare
+// a target against it; it reads the rows from specs/rate-limits.yaml and the combination
+// rule from RATE-COMBINE, and shares no code with the simulator.
+import { contract, type RateLimitRow } from '../../specs/contract.ts';
+
+export type Region = 'us' | 'eu';
+
+/** One request as the table sees it. */
+export interface ModelRequest {
+  method: string;
+  path: string;
+  apiKey?: string;
+  userId?: string;
+  ip: string;
+}
+
+export type Verdict = { admitted: true } | { admitted: false; retryAfterSeconds: number; rows: string[] };
+
+interface Admitted {
+  at: number;
+  counters: string[];
+}
+
+/** The path a row matches: no /api/v1 in front, no query, no trailing slash (RATE-PATH-PREFIX). */
+export function matchedPath(path: string): string {
+  let p = path.split('?')[0];
+  if (p === '/api/v1' || p.startsWith('/api/v1/')) p = p.slice('/api/v1'.length) || '/';
+  while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p;
+}
+
+function pathMatches(row: RateLimitRow, path: string): boolean {
+  if (!row.match.paths) return true;
+  return row.match.paths.some(({ type, value }) => {
+    if (type === 'exact') return path === value;
+    if (type === 'prefix') return path.startsWith(value);
+    if (type === 'contains') return path.includes(value);
+    if (type === 'suffix') return path.endsWith(value);
+    return new RegExp(value).test(path);
+  });
+}
+
+/** The rows that count a request (RATE-COMBINE): specific ones, else each identity's default, else the catch-all. */
+export function rowsCounting(rows: RateLimitRow[], request: ModelRequest): RateLimitRow[] {
+  const path = matchedPath(request.path);
+  const carries = (row: RateLimitRow) =>
+    row.identity === 'ip' || (row.identity === 'api-key' ? request.apiKey !== undefined : request.userId !== undefined);
+  const specific = rows.filter(
+    (row) => !row.match.requires && (!row.match.methods || row.match.methods.includes(request.method)) && pathMatches(row, path) && carries(row),
+  );
+  const fallback = rows.filter(
+    (row) =>
+      (row.match.requires === 'api-key' && request.apiKey !== undefined && !specific.some((s) => s.identity === 'api-key')) ||
+      (row.match.requires === 'user-id' && request.userId !== undefined && !specific.some((s) => s.identity === 'user-id+ip')),
+  );
+  const counted = [...specific, ...fallback];
+  return counted.length > 0 ? counted : rows.filter((row) => row.match.requires === 'none');
+}
+
+export class TableModel {
+  private admitted: Admitted[] = [];
+  readonly rows: RateLimitRow[];
+
+  constructor(
+    readonly region: Region,
+    rows: RateLimitRow[] = contract().rateLimits,
+  ) {
+    this.rows = rows;
+  }
+
+  /** What the table says of `request` at time `now` (ms); an admitted request is remembered. */
+  decide(request: ModelRequest, now: number): Verdict {
+    const counters = new Map<string, RateLimitRow>();
+    for (const row of rowsCounting(this.rows, request)) {
+      const identity = row.identity === 'api-key' ? request.apiKey : row.identity === 'ip' ? request.ip : `${request.userId}|${request.ip}`;
+      counters.set(`${row.bucket ?? row.id}|${identity}`, row);
+    }
+    let wait = 0;
+    const exhausted: string[] = [];
+    for (const [counter, row] of counters) {
+      const interval = row.interval_seconds * 1000;
+      const inWindow = this.admitted.filter((a) => a.counters.includes(counter) && a.at > now - interval).map((a) => a.at);
+      if (inWindow.length < row.limit[this.region]) continue;
+      exhausted.push(row.id);
+      wait = Math.max(wait, Math.min(...inWindow) + interval - now);
+    }
+    if (exhausted.length > 0) return { admitted: false, retryAfterSeconds: Math.ceil(wait / 1000), rows: exhausted };
+    this.admitted.push({ at: now, counters: [...counters.keys()] });
+    return { admitted: true };
+  }
+}

@@ -1,0 +1,105 @@
+// The exact test of one rule of the §8 table on a target with a virtual clock: in each region,
+// the limit-th request of a window is admitted and the next refused; other callers, and other
+// methods of a row that names one, are counted apart; after the interval the caller is
+// admitted again. Every form of the row's requests (methods, paths, /api/v1) fills one window.
+import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
+import { contract } from '../../specs/contract.ts';
+import { expectStatus } from '../checks/index.ts';
+import { clientWithKey, expect, requireCapability, test, type SimulatorAdmin } from '../fixtures.ts';
+import type { RunContext } from '../run-context.ts';
+import { caller, describeRefusal, fill, otherMethodSample, samplesFor, send } from './traffic.ts';
+
+export const regionOf = (endpoint: Endpoint) => (endpoint === 'platform-api-eu' ? 'eu' : 'us');
+
+/** The rows of one rule: one, or the two entries of the first spec row. */
+export function rowsOf(rule: string): RateLimitRow[] {
+  return contract().rateLimits.filter((r) => r.rule === rule);
+}
+
+/** The rules of the table, in table order. */
+export function tableRules(): string[] {
+  return [...new Set(contract().rateLimits.map((r) => r.rule))];
+}
+
+function describePath(match: NonNullable<RateLimitRow['match']['paths']>[number]): string {
+  if (match.type === 'exact') return match.value;
+  if (match.type === 'prefix') return `${match.value}…`;
+  if (match.type === 'suffix') return `…${match.value}`;
+  if (match.type === 'contains') return `paths containing ${match.value}`;
+  return '/runs/{uuid}';
+}
+
+/** "POST /runs/query", "OPTIONS, /info, …/v1/metadata/submit", "any request with x-api-key". */
+export function describeMatch(rows: RateLimitRow[]): string {
+  return rows
+    .map((r) => {
+      if (r.match.requires === 'api-key') return 'any request with x-api-key';
+      if (r.match.requires === 'user-id') return 'any request with x-user-id';
+      if (r.match.requires === 'none') return 'any other request';
+      const paths = r.match.paths?.map(describePath).join(' or ');
+      return [r.match.methods?.join(', '), paths].filter(Boolean).join(' ');
+    })
+    .join(', ');
+}
+
+const IDENTITY = { 'api-key': 'x-api-key', 'user-id+ip': 'x-user-id and client IP', ip: 'client IP' } as const;
+
+export function rowTitle(rule: string): string {
+  const rows = rowsOf(rule);
+  const [row] = rows;
+  const values = row.limit.us === row.limit.eu ? `${row.limit.us}` : `${row.limit.us} in US, ${row.limit.eu} in EU`;
+  return (
+    `${describeMatch(rows)}: ${values} requests per ${IDENTITY[row.identity]} in ${row.interval_seconds} s are admitted and the next is refused; ` +
+    `other callers${row.match.methods ? ' and methods' : ''} count apart, and after ${row.interval_seconds} s the caller is admitted again`
+  );
+}
+
+export interface RowCheck {
+  run: RunContext;
+  clock: SimulatorAdmin;
+  testId: string;
+  scope: string;
+  apiKey?: string;
+}
+
+/** Runs the exact test of `rule` against each of `endpoints` in turn. */
+export async function checkRow(rule: string, endpoints: Endpoint[], { run, clock, testId, scope, apiKey }: RowCheck): Promise<void> {
+  requireCapability(run, 'rate-limit-reset');
+  for (const endpoint of endpoints) test.skip(!run.proxies[endpoint], `target '${run.target.name}' names no ${endpoint} URL`);
+  const rows = rowsOf(rule);
+  const [row] = rows;
+  const samples = samplesFor(rows);
+  const others = row.identity === 'user-id+ip' ? [1, 2] : [1];
+  const otherMethod = rows.map(otherMethodSample).find((s) => s !== undefined);
+  for (const endpoint of endpoints) {
+    const region = regionOf(endpoint);
+    const limit = row.limit[region];
+    const where = `${endpoint} (${region.toUpperCase()}, limit ${limit} / ${row.interval_seconds} s)`;
+    const client = clientWithKey(run, endpoint, testId, undefined)!;
+    const who = caller(row.identity, 0, { scope, apiKey });
+
+    const filled = await fill(run.target.planes[endpoint]!, samples, who, limit - 1);
+    expect(filled.refused, filled.refused && `${where}: ${describeRefusal(filled, who)}, before the limit of ${limit}`).toBeUndefined();
+    const last = await send(client, samples[(limit - 1) % samples.length], who);
+    expect(last.status, last.describe(`${where}: request ${limit} of the window, the limit-th, is admitted`)).not.toBe(429);
+    const over = await send(client, samples[limit % samples.length], who);
+    expectStatus(over, 429);
+
+    for (const n of others) {
+      const other = caller(row.identity, n, { scope, apiKey });
+      const res = await send(client, samples[0], other);
+      expect(res.status, res.describe(`${where}: ${other.name} is counted apart from ${who.name}`)).not.toBe(429);
+    }
+    if (otherMethod) {
+      const res = await send(client, otherMethod, who);
+      expect(res.status, res.describe(`${where}: ${otherMethod.method} is not counted by a row for ${row.match.methods!.join(', ')}`)).not.toBe(429);
+    }
+
+    await clock.advance(row.interval_seconds * 1000 - 1);
+    const early = await send(client, samples[0], who);
+    expect(early.status, early.describe(`${where}: 1 ms before the interval has passed the caller is still refused`)).toBe(429);
+    await clock.advance(1);
+    const again = await send(client, samples[0], who);
+    expect(again.status, again.describe(`${where}: once ${row.interval_seconds} s have passed the caller is admitted again`)).not.toBe(429);
+  }
+}

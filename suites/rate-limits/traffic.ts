@@ -1,0 +1,165 @@
+// Requests for the rate-limit suites: the callers (one identity each), requests that a row of
+// the table counts, and `fill`, which sends the bulk of a window straight to the target.
+//
+// Why straight to the target: a 6000 / 10 row needs 5999 requests before the two that decide
+// the verdict. Through the recording proxy they would be 5999 exchanges in the report and the
+// HAR, and the proxy validates each one. The proxy forwards requests verbatim (xfwd off), so
+// the target sees the same requests either way; the requests a verdict rests on (the limit-th,
+// the refused one, the other caller's, the one after the window) go through the proxy and are
+// recorded. A refusal inside the fill is reported with its index, status and body.
+import { Pool } from 'undici';
+import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
+import type { ApiClient, ApiResponse } from '../client.ts';
+import { clientWithKey, expect, test } from '../fixtures.ts';
+import type { RunContext } from '../run-context.ts';
+
+/** A request without identity: the identity headers come from the caller. */
+export interface Sample {
+  method: string;
+  path: string;
+}
+
+/** One caller: the headers that carry its identity (and nothing else that a row keys on). */
+export interface Caller {
+  name: string;
+  headers: Record<string, string>;
+}
+
+const UUID_1 = '0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01';
+
+/** Documentation addresses (RFC 5737), one per caller number. */
+export const ip = (n: number) => `198.51.100.${(n % 250) + 1}`;
+
+/**
+ * Callers of one identity kind, numbered. Callers keyed by x-user-id + IP send the client IP
+ * in X-Forwarded-For: the simulator takes it from there when the peer is loopback (the
+ * harness's proxy); another target sees the proxy's address for every caller.
+ */
+export function caller(identity: RateLimitRow['identity'], n: number, options: { apiKey?: string; user?: string; scope: string }): Caller {
+  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': n === 0 && options.apiKey ? options.apiKey : `apc-rate-${options.scope}-key-${n}` } };
+  if (identity === 'user-id+ip') {
+    const user = options.user ?? `apc-rate-${options.scope}-user`;
+    return { name: `x-user-id ${user}-${n >> 1} from ${ip(n & 1)}`, headers: { 'x-user-id': `${user}-${n >> 1}`, 'x-forwarded-for': ip(n & 1) } };
+  }
+  return { name: `client IP ${ip(n)}`, headers: { 'x-forwarded-for': ip(n) } };
+}
+
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Paths a row's path matcher selects, in the forms a client may send (RATE-PATH-PREFIX). */
+function pathsFor(match: NonNullable<RateLimitRow['match']['paths']>[number]): string[] {
+  switch (match.type) {
+    case 'exact':
+      return [match.value, `/api/v1${match.value}`];
+    case 'prefix':
+      return [`${match.value}/${UUID_1}`, `/api/v1${match.value}/${UUID_1}`];
+    case 'contains':
+      return [`/apc${match.value}`, `/api/v1/apc${match.value}/apc`];
+    case 'suffix':
+      return [`/apc${match.value}`, `/api/v1/apc${match.value}`];
+    case 'pattern':
+      // The one pattern of the table is GET /runs/{uuid}.
+      return [`/runs/${UUID_1}`, `/api/v1/runs/${UUID_1}`];
+  }
+}
+
+/**
+ * Requests that the rows of one rule count, every form of each: each of its methods (all
+ * methods for a row without one, RATE-METHOD-SCOPE) on each of its paths. Fallback rows get
+ * paths that no specific row selects.
+ */
+export function samplesFor(rows: RateLimitRow[]): Sample[] {
+  const samples: Sample[] = [];
+  for (const row of rows) {
+    const methods = row.match.methods ?? ALL_METHODS;
+    const paths = row.match.paths ? row.match.paths.flatMap(pathsFor) : ['/apc/no-specific-row', '/api/v1/datasets'];
+    for (const path of paths) for (const method of methods) samples.push({ method, path });
+  }
+  const seen = new Set<string>();
+  return samples.filter((s) => !seen.has(`${s.method} ${s.path}`) && seen.add(`${s.method} ${s.path}`));
+}
+
+/** A request on the row's first path with a method the row does not count (none for a row without methods). */
+export function otherMethodSample(row: RateLimitRow): Sample | undefined {
+  if (!row.match.methods) return undefined;
+  const method = ['GET', 'POST', 'DELETE', 'PATCH'].find((m) => !row.match.methods!.includes(m))!;
+  return { method, path: row.match.paths ? pathsFor(row.match.paths[0])[0] : '/apc/no-specific-row' };
+}
+
+/** Sends one sample through a client (the recording proxy) as `who`. */
+export function send(client: ApiClient, sample: Sample, who: Caller): Promise<ApiResponse> {
+  return client.request(sample.method, sample.path, { headers: who.headers });
+}
+
+export interface FillResult {
+  sent: number;
+  /** The first refused request of the fill, if any. */
+  refused?: { index: number; sample: Sample; status: number; body: string };
+  ms: number;
+}
+
+const pools = new Map<string, Pool>();
+
+function pool(origin: string): Pool {
+  let found = pools.get(origin);
+  if (!found) pools.set(origin, (found = new Pool(origin, { connections: 16, pipelining: 1 })));
+  return found;
+}
+
+/**
+ * Sends `count` requests of `samples` (in turn) as `who` straight to `baseUrl`, many at a
+ * time on kept-alive connections; answers how many were sent and the first refused one.
+ */
+export async function fill(baseUrl: string, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<FillResult> {
+  const started = performance.now();
+  const url = new URL(baseUrl);
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const target = pool(url.origin);
+  let next = 0;
+  let refused: FillResult['refused'];
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const sample = samples[index % samples.length];
+      const response = await target.request({ method: sample.method as 'GET', path: `${prefix}${sample.path}`, headers: who.headers });
+      if (response.statusCode === 429) {
+        const body = await response.body.text();
+        if (!refused || index < refused.index) refused = { index, sample, status: response.statusCode, body };
+      } else {
+        await response.body.dump();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return { sent: count, refused, ms: performance.now() - started };
+}
+
+/** One line for a fill that was refused early. */
+export function describeRefusal(result: FillResult, who: Caller): string {
+  const r = result.refused!;
+  return `request ${r.index + 1} of ${result.sent} (${r.sample.method} ${r.sample.path} as ${who.name}, sent straight to the target) answered ${r.status} ${r.body.slice(0, 300)}`;
+}
+
+/** A test's view of the target for exact rate-limit tests: one client per endpoint, sending no key of its own. */
+export class Traffic {
+  constructor(
+    private readonly run: RunContext,
+    private readonly testId: string,
+  ) {}
+
+  client(endpoint: Endpoint): ApiClient {
+    return clientWithKey(this.run, endpoint, this.testId, undefined)!;
+  }
+
+  /** One request through the recording proxy. */
+  send(endpoint: Endpoint, sample: Sample, who: Caller, body?: unknown): Promise<ApiResponse> {
+    return this.client(endpoint).request(sample.method, sample.path, { headers: who.headers, body });
+  }
+
+  /** `count` requests straight to the target, none of which may be refused. */
+  async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<void> {
+    const result = await fill(this.run.target.planes[endpoint]!, Array.isArray(samples) ? samples : [samples], who, count);
+    test.info().annotations.push({ type: 'rate-limit-fill', description: `${count} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms` });
+    expect(result.refused, result.refused && `${describeRefusal(result, who)}, within the limit`).toBeUndefined();
+  }
+}
