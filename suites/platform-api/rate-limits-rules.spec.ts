@@ -40,7 +40,8 @@ test('a request refused by a rate limit answers 429 with a JSON error body', { t
 test('Retry-After gives the whole seconds, rounded up, until the exhausted row admits the caller again', { tag: '@RATE-RETRY-AFTER' }, async ({ run, scope, clock }, testInfo) => {
   const traffic = new Traffic(run, testInfo.testId);
   const who = key(scope, 0);
-  expectStatus(await traffic.send('platform-api', STATS, who), [200, 404, 405, 422]);
+  const first = await traffic.send('platform-api', STATS, who);
+  expect(first.status, first.describe('the first request of the window is admitted')).not.toBe(429);
   await clock.advance(3_500);
   const refused = await traffic.send('platform-api', STATS, who);
   expectStatus(refused, 429);
@@ -72,7 +73,7 @@ test('a request refused by a rate limit changes no state', { tag: '@RATE-UNCHANG
   const body = { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(run)) };
   const refused = await traffic.send('platform-api', { method: 'POST', path: '/runs' }, both(owner, u), body);
   expectStatus(refused, 429);
-  expectJsonError(await traffic.send('platform-api', LOOKUP('').path === '' ? NO_ROW : { method: 'GET', path: `/runs/${id}` }, owner), 404);
+  expectJsonError(await traffic.send('platform-api', { method: 'GET', path: `/runs/${id}` }, owner), 404);
   // The same request once the window has passed creates the run: it was the limit that stopped it.
   await clock.advance(10_000);
   expectStatus(await traffic.send('platform-api', { method: 'POST', path: '/runs' }, both(owner, u), body), '2xx');
