@@ -92,7 +92,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
 
 function bareAddress(address: string): string {
   const a = address.trim();
-  return a.toLowerCase().startsWith('::ffff:') ? a.slice(7) : a;
+  return a.length > 7 && a[0] === ':' && a.slice(0, 7).toLowerCase() === '::ffff:' ? a.slice(7) : a;
 }
 
 /**
@@ -102,7 +102,11 @@ function bareAddress(address: string): string {
  */
 export function clientIp(peer: string, forwardedFor: string | string[] | undefined): string {
   const direct = bareAddress(peer);
-  if (!LOOPBACK.test(direct) || forwardedFor === undefined) return direct;
+  if (forwardedFor === undefined || !LOOPBACK.test(direct)) return direct;
+  if (typeof forwardedFor === 'string' && !forwardedFor.includes(',')) {
+    const hop = bareAddress(forwardedFor);
+    return hop !== '' && !LOOPBACK.test(hop) ? hop : direct;
+  }
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',');
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = bareAddress(hops[i]);
@@ -142,6 +146,23 @@ function compile(row: RateLimitRow, region: Region): CompiledRow {
   };
 }
 
+interface Counted {
+  compiled: CompiledRow;
+  key: string;
+}
+
+/** Adds a row's counter for one identity, once (the two entries of a bucket share it). */
+function count(out: Counted[], compiled: CompiledRow, identity: string): void {
+  const key = `${compiled.counter}\u0000${identity}`;
+  for (const c of out) if (c.key === key) return;
+  out.push({ compiled, key });
+}
+
+function matchesAny(paths: ((path: string) => boolean)[], path: string): boolean {
+  for (const matches of paths) if (matches(path)) return true;
+  return false;
+}
+
 function header(headers: RateLimitRequest['headers'], name: string): string | undefined {
   const value = headers[name];
   const text = Array.isArray(value) ? value.join(', ') : value;
@@ -149,7 +170,9 @@ function header(headers: RateLimitRequest['headers'], name: string): string | un
 }
 
 export class RateLimiter {
-  private readonly specific: CompiledRow[];
+  /** Specific rows by method; `anyMethod` for a method no row names. */
+  private readonly specific = new Map<string, CompiledRow[]>();
+  private readonly anyMethod: CompiledRow[];
   private readonly defaultApiKey: CompiledRow[];
   private readonly defaultUser: CompiledRow[];
   private readonly catchAll: CompiledRow[];
@@ -161,7 +184,11 @@ export class RateLimiter {
     private readonly clock: RateLimitClock,
   ) {
     const compiled = rows.map((row) => compile(row, region));
-    this.specific = compiled.filter((c) => c.requires === undefined);
+    const specific = compiled.filter((c) => c.requires === undefined);
+    this.anyMethod = specific.filter((c) => !c.methods);
+    for (const method of new Set(specific.flatMap((c) => [...(c.methods ?? [])]))) {
+      this.specific.set(method, specific.filter((c) => !c.methods || c.methods.has(method)));
+    }
     this.defaultApiKey = compiled.filter((c) => c.requires === 'api-key');
     this.defaultUser = compiled.filter((c) => c.requires === 'user-id');
     this.catchAll = compiled.filter((c) => c.requires === 'none');
@@ -202,41 +229,32 @@ export class RateLimiter {
     this.logs.clear();
   }
 
-  private counters(request: RateLimitRequest): { compiled: CompiledRow; key: string }[] {
+  private counters(request: RateLimitRequest): Counted[] {
     const method = request.method.toUpperCase();
     const path = normalisePath(request.path);
     const apiKey = header(request.headers, 'x-api-key');
     const userId = header(request.headers, 'x-user-id');
-    const out: { compiled: CompiledRow; key: string }[] = [];
-    const seen = new Set<string>();
-    const add = (compiled: CompiledRow, identity: string) => {
-      const key = `${compiled.counter}\u0000${identity}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      out.push({ compiled, key });
-    };
-    const userKey = () => `${userId}\u0000${request.ip}`;
+    const user = userId === undefined ? undefined : `${userId}\u0000${request.ip}`;
+    const out: Counted[] = [];
     let byApiKey = false;
     let byUser = false;
-    for (const c of this.specific) {
-      if (c.methods && !c.methods.has(method)) continue;
-      if (c.paths && !c.paths.some((matches) => matches(path))) continue;
-      const identity = c.row.identity;
-      if (identity === 'api-key') {
+    for (const c of this.specific.get(method) ?? this.anyMethod) {
+      if (c.paths && !matchesAny(c.paths, path)) continue;
+      if (c.row.identity === 'api-key') {
         if (apiKey === undefined) continue;
         byApiKey = true;
-        add(c, apiKey);
-      } else if (identity === 'user-id+ip') {
-        if (userId === undefined) continue;
+        count(out, c, apiKey);
+      } else if (c.row.identity === 'user-id+ip') {
+        if (user === undefined) continue;
         byUser = true;
-        add(c, userKey());
+        count(out, c, user);
       } else {
-        add(c, request.ip);
+        count(out, c, request.ip);
       }
     }
-    if (apiKey !== undefined && !byApiKey) for (const c of this.defaultApiKey) add(c, apiKey);
-    if (userId !== undefined && !byUser) for (const c of this.defaultUser) add(c, userKey());
-    if (out.length === 0) for (const c of this.catchAll) add(c, request.ip);
+    if (apiKey !== undefined && !byApiKey) for (const c of this.defaultApiKey) count(out, c, apiKey);
+    if (user !== undefined && !byUser) for (const c of this.defaultUser) count(out, c, user);
+    if (out.length === 0) for (const c of this.catchAll) count(out, c, request.ip);
     return out;
   }
 }

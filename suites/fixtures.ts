@@ -281,7 +281,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 
   scope: async ({ run }, use, testInfo) => {
-    await use(`${testInfo.testId}-${run.seed}`);
+    await use(`${testInfo.testId}-${run.runTag}`);
   },
 
   evidence: [

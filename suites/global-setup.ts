@@ -13,6 +13,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   mkdirSync(outDir, { recursive: true });
   const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed);
 
+  // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report.
+  if (!simulator && target.capabilities.includes('reset') && target.adminUrl) {
+    const reset = await fetch(`${target.adminUrl}/__sim/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed }) });
+    if (!reset.ok) throw new Error(`resetting the simulator at ${target.adminUrl} failed: ${reset.status} ${await reset.text()}`);
+  }
   const exchanges: Exchange[] = [];
   const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
@@ -21,7 +26,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     proxies[endpoint] = await proxy.start();
     running.push(proxy);
   }
-  const context: RunContext = { target, proxies, seed, outDir };
+  const runTag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
+  const context: RunContext = { target, proxies, seed, runTag, outDir };
   process.env[RUN_ENV] = JSON.stringify(context);
 
   return async () => {

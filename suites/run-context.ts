@@ -10,6 +10,12 @@ export interface RunContext {
   /** Recording-proxy URL per endpoint: tests reach the target only through these. */
   proxies: Partial<Record<Endpoint, string>>;
   seed: string;
+  /**
+   * Keeps this run's data apart from earlier runs' on a target that keeps state: the seed
+   * on a simulator (reset per run, so reports stay the same), the seed and the start time
+   * elsewhere.
+   */
+  runTag: string;
   outDir: string;
 }
 

@@ -85,7 +85,8 @@ export class WebhookSender {
       this.inFlight.delete(sending);
       if (generation !== this.generation) return;
       if (!retryable(outcome)) {
-        if ('error' in outcome || outcome.status >= 400) this.failed(url, n, outcome);
+        // Another 4xx ends the delivery at once; anything below 400 is a success.
+        if ('status' in outcome && outcome.status >= 400) this.failed(url, n, outcome);
         return;
       }
       if (n >= MAX_ATTEMPTS) {

@@ -104,5 +104,5 @@ test('a run that did not fail has no error, or a null one', { tag: '@WEBHOOK-PAY
 
 test('the notification is sent with Content-Type application/json', { tag: '@WEBHOOK-CONTENT-TYPE' }, async ({ agent, webhookReceiver }) => {
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'content-type');
-  expect(delivery.headers['content-type'] ?? '(none)').toMatch(/^application\/json\b/i);
+  expect(delivery.headers['content-type'] ?? '(none)', "the notification's Content-Type").toMatch(/^application\/json\b/i);
 });

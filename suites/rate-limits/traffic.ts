@@ -106,31 +106,48 @@ function pool(origin: string): Pool {
   return found;
 }
 
+/** What one request sent straight to the target answered. */
+export interface Answer {
+  index: number;
+  sample: Sample;
+  status: number;
+  retryAfter?: string;
+  /** The body of a 429. */
+  body?: string;
+}
+
 /**
  * Sends `count` requests of `samples` (in turn) as `who` straight to `baseUrl`, many at a
- * time on kept-alive connections; answers how many were sent and the first refused one.
+ * time on kept-alive connections; answers every answer, in the order the requests were made.
  */
-export async function fill(baseUrl: string, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<FillResult> {
-  const started = performance.now();
+export async function sendMany(baseUrl: string, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<Answer[]> {
   const url = new URL(baseUrl);
   const prefix = url.pathname.replace(/\/+$/, '');
   const target = pool(url.origin);
+  const answers: Answer[] = new Array(count);
   let next = 0;
-  let refused: FillResult['refused'];
   const worker = async () => {
     while (next < count) {
       const index = next++;
       const sample = samples[index % samples.length];
       const response = await target.request({ method: sample.method as 'GET', path: `${prefix}${sample.path}`, headers: who.headers });
-      if (response.statusCode === 429) {
-        const body = await response.body.text();
-        if (!refused || index < refused.index) refused = { index, sample, status: response.statusCode, body };
-      } else {
-        await response.body.dump();
-      }
+      const retryAfter = response.headers['retry-after'];
+      const answer: Answer = { index, sample, status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+      if (response.statusCode === 429) answer.body = await response.body.text();
+      else await response.body.dump();
+      answers[index] = answer;
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return answers;
+}
+
+/** `sendMany`, answering only the first refused request. */
+export async function fill(baseUrl: string, samples: Sample[], who: Caller, count: number): Promise<FillResult> {
+  const started = performance.now();
+  const answers = await sendMany(baseUrl, samples, who, count);
+  const first = answers.find((a) => a.status === 429);
+  const refused = first && { index: first.index, sample: first.sample, status: first.status, body: first.body ?? '' };
   return { sent: count, refused, ms: performance.now() - started };
 }
 

@@ -12,7 +12,7 @@ import { ROOT, runCli } from '../self-test/run-cli.ts';
 const OUT = join(ROOT, 'test-results', 'real-server-report');
 const EXPECTATIONS = join(ROOT, 'expectations', 'langgraph-api-js.yaml');
 // Files run in parallel: every test keeps to its own threads, and the real server's delays
-// are real time (about 70 s with 4 workers on an idle machine, twice that with one).
+// are real time (about 100 s with 4 workers on a 2-core machine, twice that with one).
 const WORKERS = '4';
 
 let server: RealServer | undefined;

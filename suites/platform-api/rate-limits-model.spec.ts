@@ -1,0 +1,130 @@
+// §8 as a whole: over any interleaving of callers, requests and pauses, each region admits and
+// refuses exactly what a model of the table does, with the model's Retry-After. The requests
+// lean on the rows with small limits, so that windows fill and empty within a run. A step sends
+// one request, or a burst of the same request at one virtual instant: its first request goes
+// through the recording proxy, the rest of the burst straight to the target (see traffic.ts).
+import fc from 'fast-check';
+import { forRule } from '../checks/attribution.ts';
+import { expect, requireCapability, test } from '../fixtures.ts';
+import { assertProperty } from '../property.ts';
+import { TableModel, type ModelRequest } from '../rate-limits/model.ts';
+import { ip, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
+
+const RUN = '0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01';
+
+const REQUESTS: Sample[] = [
+  { method: 'POST', path: '/runs/stats' },
+  { method: 'GET', path: '/api/v1/runs/stats' },
+  { method: 'POST', path: '/runs/query' },
+  { method: 'GET', path: '/runs/query' },
+  { method: 'DELETE', path: `/api/v1/sessions/${RUN}` },
+  { method: 'DELETE', path: '/apc/trigger' },
+  { method: 'GET', path: `/runs/${RUN}` },
+  { method: 'GET', path: `/api/v1/runs/${RUN}` },
+  { method: 'PUT', path: '/prompts/generate' },
+  { method: 'GET', path: '/apc/no-specific-row' },
+  { method: 'OPTIONS', path: '/runs' },
+];
+
+interface Who {
+  apiKey?: string;
+  userId?: string;
+  ip: number;
+}
+
+const CALLERS: Who[] = [
+  { apiKey: 'a', ip: 0 },
+  { apiKey: 'b', ip: 0 },
+  { apiKey: 'a', ip: 1 },
+  { userId: 'u', ip: 0 },
+  { userId: 'u', ip: 1 },
+  { userId: 'v', ip: 0 },
+  { apiKey: 'b', userId: 'u', ip: 0 },
+  { ip: 0 },
+  { ip: 1 },
+];
+
+interface Step {
+  advanceMs: number;
+  request: Sample;
+  who: Who;
+  times: number;
+}
+
+const describe = (step: Step) =>
+  `${step.advanceMs > 0 ? `+${step.advanceMs} ms, ` : ''}${step.times > 1 ? `${step.times} × ` : ''}${step.request.method} ${step.request.path} as ` +
+  [step.who.apiKey && `x-api-key ${step.who.apiKey}`, step.who.userId && `x-user-id ${step.who.userId}`, ip(step.who.ip)].filter(Boolean).join(', ');
+
+/** A step among a few callers and requests, so that windows fill within a run. */
+const stepOf = (callers: Who[], requests: Sample[]): fc.Arbitrary<Step> =>
+  fc
+    .record({
+      advanceMs: fc.oneof(
+        { weight: 8, arbitrary: fc.constant(0) },
+        { weight: 2, arbitrary: fc.integer({ min: 1, max: 12_000 }) },
+        { weight: 1, arbitrary: fc.constantFrom(999, 1_000, 9_999, 10_000, 59_999, 60_000) },
+      ),
+      request: fc.constantFrom(...requests),
+      who: fc.constantFrom(...callers),
+      times: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.integer({ min: 2, max: 32 }) }),
+    })
+    .map((s) => Object.assign(s, { [fc.toStringMethod]: () => describe(s) }));
+
+const steps: fc.Arbitrary<Step[]> = fc
+  .record({ callers: fc.subarray(CALLERS, { minLength: 1, maxLength: 3 }), requests: fc.subarray(REQUESTS, { minLength: 1, maxLength: 3 }) })
+  .chain(({ callers, requests }) => fc.array(stepOf(callers, requests), { minLength: 5, maxLength: 30, size: 'max' }));
+
+for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
+  const region = endpoint === 'platform-api' ? 'us' : 'eu';
+  test(
+    `${region.toUpperCase()}: any interleaving of callers, requests and pauses is admitted or refused as the model of the table says, with its Retry-After`,
+    { tag: ['@RATE-COMBINE', '@RATE-RETRY-AFTER'] },
+    async ({ run, clock, scope }, testInfo) => {
+      requireCapability(run, 'rate-limit-reset');
+      test.skip(!run.proxies[endpoint], `target '${run.target.name}' names no ${endpoint} URL`);
+      const traffic = new Traffic(run, testInfo.testId);
+      let round = 0;
+      await assertProperty(
+        fc.asyncProperty(steps, async (steps) => {
+          const reset = await fetch(`${run.target.adminUrl}/__sim/rate-limits/reset`, { method: 'POST' });
+          expect(reset.ok, 'resetting the rate-limit counters').toBe(true);
+          const model = new TableModel(region);
+          const prefix = `${scope}-${round++}`;
+          let now = 0;
+          for (const s of steps) {
+            if (s.advanceMs > 0) {
+              await clock.advance(s.advanceMs);
+              now += s.advanceMs;
+            }
+            const who: Caller = {
+              name: describe(s),
+              headers: {
+                'x-forwarded-for': ip(s.who.ip),
+                ...(s.who.apiKey ? { 'x-api-key': `${prefix}-${s.who.apiKey}` } : {}),
+                ...(s.who.userId ? { 'x-user-id': `${prefix}-${s.who.userId}` } : {}),
+              },
+            };
+            const request: ModelRequest = { ...s.request, apiKey: s.who.apiKey, userId: s.who.userId, ip: ip(s.who.ip) };
+            const expected = Array.from({ length: s.times }, () => model.decide(request, now));
+            const first = await traffic.send(endpoint, s.request, who);
+            const rest = await sendMany(run.target.planes[endpoint]!, [s.request], who, s.times - 1, 16);
+            const answers = [{ status: first.status, retryAfter: first.headers['retry-after'] }, ...rest];
+            const refusedByModel = expected.filter((v) => !v.admitted);
+            const at = `at +${now} ms, ${describe(s)} [first exchange ${first.exchange}]`;
+            await forRule('RATE-COMBINE', () => {
+              const rows = [...new Set(refusedByModel.flatMap((v) => (v.admitted ? [] : v.rows)))];
+              expect(answers.filter((a) => a.status === 429).length, `${at}: the model refuses ${refusedByModel.length} of ${s.times}${rows.length ? ` (exhausted: ${rows.join(', ')})` : ''}; answered ${answers.map((a) => a.status).join(' ')}`).toBe(refusedByModel.length);
+            });
+            if (refusedByModel.length > 0 && !refusedByModel[0].admitted) {
+              const retryAfter = String(refusedByModel[0].retryAfterSeconds);
+              await forRule('RATE-RETRY-AFTER', () => {
+                for (const a of answers.filter((x) => x.status === 429)) expect(a.retryAfter, `${at}: the model says Retry-After ${retryAfter}`).toBe(retryAfter);
+              });
+            }
+          }
+        }),
+        { numRuns: 20 },
+      );
+    },
+  );
+}
