@@ -140,15 +140,16 @@ async function probeSimulator(url: string): Promise<{ planes: Partial<Record<End
 
 // The embedded simulator reaches the suites' webhook receiver under a fixed name, as a real
 // deployment would through a tunnel, so reports do not depend on the receiver's port. Its
-// deployment configuration sets webhook headers, a static one and one from the environment
-// (§6). It sets no URL policy: other suites name webhook URLs of their own.
+// deployment configuration sets webhook headers, a static one and one from the environment,
+// and a URL policy that allows the receiver only (§6), so the policy's rules run too.
 const EMBEDDED_RECEIVER_URL = 'http://receiver.apc.test';
 
 async function embeddedWebhookSetup() {
   process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
   process.env.LG_WEBHOOK_APC_CONFORMANCE ??= 'resolved-from-the-environment';
   const headers = { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' };
-  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers } }, process.env, "the embedded simulator's deployment configuration");
+  const url = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
+  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers, url } }, process.env, "the embedded simulator's deployment configuration");
   return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: `http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}` } };
 }
 

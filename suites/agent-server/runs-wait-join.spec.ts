@@ -1,7 +1,7 @@
 // §4.5: join, wait and stateless wait answer after the run completed.
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { DELAY_MS, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
+import { DELAY_MS, discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -70,8 +70,8 @@ test('POST /threads/{thread_id}/runs/wait answers the result after the run compl
   expect(texts({ values: resultOf(res), next: [], checkpoint_id: null }), res.describe('the result holds the answer')).toContain('echo: waited');
 });
 
-test('POST /runs/wait runs statelessly, accepts webhook and answers the result after completion', { tag: '@RUN-WAIT-STATELESS' }, async ({ agent }) => {
-  const res = await agent.post<Record<string, unknown>>('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless' }, webhook: 'http://127.0.0.1:9/never-listening?token=t' });
+test('POST /runs/wait runs statelessly, accepts webhook and answers the result after completion', { tag: '@RUN-WAIT-STATELESS' }, async ({ agent, run }) => {
+  const res = await agent.post<Record<string, unknown>>('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless' }, webhook: discardingWebhook(run.target, 'wait?token=t') });
   expectStatus(res, 200);
   expect(texts({ values: resultOf(res), next: [], checkpoint_id: null }), res.describe('the result holds the answer')).toContain('echo: stateless');
 });

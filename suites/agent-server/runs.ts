@@ -2,6 +2,7 @@
 // as such, so only the rule under test can fail.
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../client.ts';
+import type { Target } from '../target.ts';
 import { precondition } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
 
@@ -90,4 +91,12 @@ export async function threadStatus(agent: ApiClient, threadId: string): Promise<
 /** The texts of the state's messages, in order. */
 export function texts(state: State): string[] {
   return ((state.values.messages as { content?: unknown }[] | undefined) ?? []).map((m) => String(m.content));
+}
+
+/**
+ * A webhook URL for tests that only check a URL is accepted: the target's receiver (whose
+ * URL policy allows it) where it has one, else a local port nobody listens on.
+ */
+export function discardingWebhook(target: Target, name: string): string {
+  return target.webhookReceiverUrl ? `${target.webhookReceiverUrl.replace(/\/+$/, '')}/apc-discard/${name}` : `http://127.0.0.1:9/${name}`;
 }

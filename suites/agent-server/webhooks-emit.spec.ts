@@ -137,3 +137,16 @@ test('create thread cron with webhook notifies at the completion of each run it 
 test('create cron with webhook notifies at the completion of each run it starts', { tag: '@WEBHOOK-EMIT-CRON' }, async ({ agent, webhookReceiver, time }) => {
   await expectCronNotifies(agent, webhookReceiver, time, null, 'cron');
 });
+
+test.describe('a secret in the webhook URL\'s query string reaches the receiver verbatim', { tag: '@AUTH-WEBHOOK-SECRET-QUERY' }, () => {
+  const query = '?token=s3cr%2Bt%3D%3D&apc=a%20b';
+  for (const [operation, stateless] of [['create run', false], ['stateless wait', true]] as const) {
+    test(operation, async ({ agent, webhookReceiver: hooks }) => {
+      const name = stateless ? 'secret-stateless' : 'secret';
+      const body = { assistant_id: 'agent', input: { topic: name }, webhook: `${hooks.url(name)}${query}` };
+      precondition(await agent.post(stateless ? '/runs/wait' : `/threads/${await newThread(agent)}/runs`, body), `run ${operation} with a webhook`);
+      const { delivery } = await firstDelivery(hooks, name, operation);
+      expect(delivery.url, 'path and query as given').toBe(`${new URL(hooks.url(name)).pathname}${query}`);
+    });
+  }
+});

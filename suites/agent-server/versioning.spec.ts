@@ -1,0 +1,41 @@
+// §9: features by agent server version. A server of a version that has a feature must
+// honour it; an older one is not held to it.
+import { expect, test } from '../fixtures.ts';
+import { precondition } from '../checks/index.ts';
+import type { ApiClient } from '../client.ts';
+import { newThread } from './runs.ts';
+import { deliveredRun } from './webhooks-steps.ts';
+
+async function serverVersion(agent: ApiClient): Promise<number[]> {
+  const res = await agent.get<{ version?: unknown }>('/info');
+  precondition(res, 'read the server version');
+  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(String(res.json.version ?? ''));
+  test.skip(!match, `the target names no dotted version in GET /info: ${res.describe()}`);
+  return match!.slice(1).map(Number);
+}
+
+const atLeast = (version: number[], wanted: number[]) => {
+  for (let i = 0; i < wanted.length; i++) if (version[i] !== wanted[i]) return version[i] > wanted[i];
+  return true;
+};
+
+test('a server of 0.5.36 or later sends the configured webhooks.headers', { tag: '@VERSION-WEBHOOK-HEADERS-0-5-36' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
+  const version = await serverVersion(agent);
+  test.skip(!atLeast(version, [0, 5, 36]), `the server is version ${version.join('.')}, older than 0.5.36`);
+  const headers = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => !value.includes('${{'));
+  test.skip(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
+  const { delivery } = await deliveredRun(agent, webhookReceiver, 'versioned');
+  for (const [header, value] of headers) expect(delivery.headers[header.toLowerCase()], `header ${header} on a ${version.join('.')} server`).toBe(value);
+});
+
+test('a server of 0.2.78 or later honours http.disable_webhooks', { tag: '@VERSION-DISABLE-WEBHOOKS-0-2-78' }, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {
+  const version = await serverVersion(agent);
+  test.skip(!atLeast(version, [0, 2, 78]), `the server is version ${version.join('.')}, older than 0.2.78`);
+  const disabled = deploymentConfig.http?.disable_webhooks === true;
+  const thread = await newThread(agent);
+  const res = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { topic: 'versioned' }, webhook: hooks.url('versioned-disable') });
+  precondition(res, 'run with a webhook');
+  if (!disabled) await hooks.waitFor(1, 'versioned-disable');
+  await hooks.settle();
+  expect(hooks.received('versioned-disable').length, `http.disable_webhooks is ${disabled} on a ${version.join('.')} server`).toBe(disabled ? 0 : 1);
+});
