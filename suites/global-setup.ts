@@ -22,7 +22,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
-    const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: url, onExchange: (e) => exchanges.push(e) });
+    const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: url, store: exchanges });
     proxies[endpoint] = await proxy.start();
     running.push(proxy);
   }

@@ -53,10 +53,12 @@ export interface ProxyOptions {
   onExchange?: (exchange: Exchange) => void;
   /** Keep recordings in memory for /__apc/exchanges (default true). */
   keep?: boolean;
+  /** Where recordings are kept: proxies sharing one answer each other's (one request per test). */
+  store?: Exchange[];
 }
 
 export class RecordingProxy {
-  readonly exchanges: Exchange[] = [];
+  readonly exchanges: Exchange[];
   url = '';
   private server?: Server;
   private counter = 0;
@@ -66,6 +68,7 @@ export class RecordingProxy {
   private readonly upstream: HttpAgent;
 
   constructor(private readonly options: ProxyOptions) {
+    this.exchanges = options.store ?? [];
     this.upstream = options.target.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.proxy = httpProxy.createProxyServer({
       target: options.target,

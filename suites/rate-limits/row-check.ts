@@ -47,9 +47,9 @@ const IDENTITY = { 'api-key': 'x-api-key', 'user-id+ip': 'x-user-id and client I
 export function rowTitle(rule: string): string {
   const rows = rowsOf(rule);
   const [row] = rows;
-  const values = row.limit.us === row.limit.eu ? `${row.limit.us}` : `${row.limit.us} in US, ${row.limit.eu} in EU`;
+  const values = row.limit.us === row.limit.eu ? `${row.limit.us} requests` : `${row.limit.us} requests (US) or ${row.limit.eu} (EU)`;
   return (
-    `${describeMatch(rows)}: ${values} requests per ${IDENTITY[row.identity]} in ${row.interval_seconds} s are admitted and the next is refused; ` +
+    `${describeMatch(rows)}: ${values} per ${IDENTITY[row.identity]} in ${row.interval_seconds} s are admitted and the next is refused; ` +
     `other callers${row.match.methods ? ' and methods' : ''} count apart, and after ${row.interval_seconds} s the caller is admitted again`
   );
 }
@@ -79,6 +79,7 @@ export async function checkRow(rule: string, endpoints: Endpoint[], { run, clock
     const who = caller(row.identity, 0, { scope, apiKey });
 
     const filled = await fill(run.target.planes[endpoint]!, samples, who, limit - 1);
+    test.info().annotations.push({ type: 'rate-limit-fill', description: `${limit - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(filled.ms)} ms` });
     expect(filled.refused, filled.refused && `${where}: ${describeRefusal(filled, who)}, before the limit of ${limit}`).toBeUndefined();
     const last = await send(client, samples[(limit - 1) % samples.length], who);
     expect(last.status, last.describe(`${where}: request ${limit} of the window, the limit-th, is admitted`)).not.toBe(429);

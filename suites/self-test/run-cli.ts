@@ -27,9 +27,9 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 }
 
 /** A conformance run into a fresh folder; answers the run and its report. */
-export async function conformanceRun(args: string[]): Promise<CliRun & { report: ConformanceReport; out: string }> {
+export async function conformanceRun(args: string[], env: Record<string, string> = {}): Promise<CliRun & { report: ConformanceReport; out: string }> {
   const out = mkdtempSync(join(tmpdir(), 'apc-run-'));
-  const run = await runCli(['run', '--out', out, ...args]);
+  const run = await runCli(['run', '--out', out, ...args], env);
   let report: ConformanceReport;
   try {
     report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { expect } from '@playwright/test';
 import { precondition, preconditionArray } from '../../checks/index.ts';
-import { forRule } from '../../checks/attribution.ts';
+import { forRule, skipForPrecondition } from '../../checks/attribution.ts';
 import { readState, texts, threadStatus } from '../runs.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
@@ -28,6 +28,8 @@ export class CopyThread implements Command {
     const source = m.threads[this.index % m.threads.length];
     const res = await r.agent.post<{ thread_id: string }>(`/threads/${source.id}/copy`);
     precondition(res, 'copy a thread');
+    // A copy that is not a new thread is THREAD-COPY-NEW's failure; the model needs new ones.
+    if (m.threads.some((t) => t.id === res.json.thread_id)) skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`);
     m.threads.push({ ...structuredClone(source), id: res.json.thread_id, status: 'idle' });
   }
   toString = () => `POST /threads/{#${this.index}}/copy`;
