@@ -52,12 +52,13 @@ Options:
                         reasons: exit 1 only on a verdict that differs from it (unexpected
                         passes included)
   --rate-limit-probes   also run the real-time rate-limit probes on a target without a
-                        virtual clock. SPENDS THE TARGET'S REAL QUOTA: up to about 80
-                        requests on the rows with small limits (run stats, run query,
-                        run lookup, deletion), about 30 s of waiting, and the key may be
-                        refused for up to a minute afterwards. Off by default; without it
-                        the rate-limit tests skip on such targets. Their titles start with
-                        "[real-time probe]" in the report.
+                        virtual clock. SPENDS THE TARGET'S REAL QUOTA: about 85 requests
+                        with its API key on the rows with small limits (run stats in US
+                        and EU, run query, run lookup, deletion), about a minute of
+                        waiting, and the key is refused on those rows for up to a minute
+                        afterwards. Off by default: without it the rate-limit tests skip
+                        on such targets. In the report their titles start with
+                        "[real-time probe, spends real quota]".
   -h, --help            this help
 
 Exit codes: 0 no MUST rule failed (with --expectations: every verdict as expected), and

@@ -35,3 +35,14 @@ export function errorBody(error: ApiError, style: ErrorStyle): unknown {
   }
   return { detail: error.message };
 }
+
+/** Runs `action` and answers the ApiError it refused with, if any; any other throw goes on. */
+export function refusalOf(action: () => unknown): ApiError | undefined {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
-import { ApiError } from '../http/errors.ts';
+import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { ExperimentStore, PERSIST_DELAY_MS, type UploadRequest } from './experiments.ts';
 import { RunStore } from './runs.ts';
@@ -26,16 +26,6 @@ const upload = (extra: Partial<UploadRequest> = {}): UploadRequest => ({
   ...extra,
 });
 
-function refusal(run: () => unknown): ApiError | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  return undefined;
-}
-
 test('statistics are null on upload and filled once the runs are persisted; tokens and cost stay null', () => {
   const { clock, experiments, runs } = setup();
   const { dataset, experiment } = experiments.upload('w', upload());
@@ -52,9 +42,9 @@ test('statistics are null on upload and filled once the runs are persisted; toke
 
 test('rule 1 and rule 4 are refused with 422 naming the rule, creating nothing', () => {
   const { experiments } = setup();
-  const none = refusal(() => experiments.upload('w', upload({ dataset_name: undefined })));
+  const none = refusalOf(() => experiments.upload('w', upload({ dataset_name: undefined })));
   expect([none?.status, none?.issues?.[0].msg]).toEqual([422, expect.stringContaining('rule 1')]);
-  const late = refusal(() => experiments.upload('w', upload({ experiment_end_time: '2026-01-01T00:15:00Z' })));
+  const late = refusalOf(() => experiments.upload('w', upload({ experiment_end_time: '2026-01-01T00:15:00Z' })));
   expect([late?.status, late?.issues?.map((i) => i.loc)]).toEqual([422, [['body', 'results', 1, 'start_time'], ['body', 'results', 1, 'end_time']]]);
   expect(experiments.listDatasets('w', {})).toEqual([]);
 });
@@ -66,14 +56,14 @@ test('rules 2 and 3: a generated name or id, and the same dataset on a second up
   expect([first.dataset.id, first.dataset.name]).toEqual([id, 'dataset-0d6e2c1b']);
   const second = experiments.upload('w', upload({ experiment_name: 'exp2', dataset_name: 'dataset-0d6e2c1b' }));
   expect([second.dataset.id, second.dataset.session_count, second.experiment.test_run_number]).toEqual([id, 2, 2]);
-  expect(refusal(() => experiments.upload('w', upload({ experiment_name: 'exp3', dataset_id: id, dataset_name: 'another' })))?.status).toBe(409);
+  expect(refusalOf(() => experiments.upload('w', upload({ experiment_name: 'exp3', dataset_id: id, dataset_name: 'another' })))?.status).toBe(409);
 });
 
 test('rules 5 and 6: a platform dataset refuses uploads by name and by id', () => {
   const { experiments } = setup();
   const platform = experiments.createDataset('w', { name: 'made-here' });
-  expect(refusal(() => experiments.upload('w', upload({ dataset_name: 'made-here' })))?.status).toBe(409);
-  expect(refusal(() => experiments.upload('w', upload({ dataset_name: undefined, dataset_id: platform.id })))?.status).toBe(409);
+  expect(refusalOf(() => experiments.upload('w', upload({ dataset_name: 'made-here' })))?.status).toBe(409);
+  expect(refusalOf(() => experiments.upload('w', upload({ dataset_name: undefined, dataset_id: platform.id })))?.status).toBe(409);
   expect(experiments.readDataset('w', platform.id).session_count).toBe(0);
   expect(experiments.upload('other-workspace', upload({ dataset_name: 'made-here' })).dataset.externally_managed).toBe(true);
 });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { ApiError } from '../http/errors.ts';
+import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { OAuthFlows } from './oauth.ts';
 
@@ -29,17 +29,7 @@ test('force_new starts a new flow; other users and workspaces have flows of thei
   expect(oauth.authenticate('other', body, 'http://sim').auth_id).not.toBe(forced.auth_id);
 });
 
-function refusal(run: () => unknown): ApiError | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  return undefined;
-}
-
 test('provider and scopes are required', () => {
-  expect(refusal(() => flows().authenticate('w', { user_id: 'u' }, 'http://sim'))?.issues?.map((i) => i.loc)).toEqual([['body', 'provider'], ['body', 'scopes']]);
-  expect(refusal(() => flows().authenticate('w', { scopes: [] }, 'http://sim'))?.status).toBe(422);
+  expect(refusalOf(() => flows().authenticate('w', { user_id: 'u' }, 'http://sim'))?.issues?.map((i) => i.loc)).toEqual([['body', 'provider'], ['body', 'scopes']]);
+  expect(refusalOf(() => flows().authenticate('w', { scopes: [] }, 'http://sim'))?.status).toBe(422);
 });

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
-import { ApiError } from '../http/errors.ts';
+import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { RunStore, type IngestOperation } from './runs.ts';
 
@@ -14,16 +14,6 @@ const child = { id: CHILD, name: 'child', run_type: 'llm', start_time: '2026-11-
 
 const store = () => new RunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
 const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post', run, at: [`post.${String(run.id)}`] });
-
-function refusal(run: () => unknown): ApiError | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  return undefined;
-}
 
 test('POST /runs computes trace_id and dotted_order from the parent, in the compact form', () => {
   const runs = store();
@@ -51,15 +41,15 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
   ];
   for (const broken of cases) {
     const runs = store();
-    const error = refusal(() => runs.ingest('w', [post(root), post(broken)], 'caller'));
+    const error = refusalOf(() => runs.ingest('w', [post(root), post(broken)], 'caller'));
     expect(error?.status, JSON.stringify(broken)).toBe(422);
     expect(error?.issues?.[0].loc[0]).toBe(`post.${CHILD}`);
-    expect(refusal(() => runs.read('w', ROOT))?.status, 'the root of the refused request was not kept').toBe(404);
+    expect(refusalOf(() => runs.read('w', ROOT))?.status, 'the root of the refused request was not kept').toBe(404);
   }
 });
 
 test('a patch of a run whose post in the same request is refused answers 422 for the post, not 404', () => {
-  const error = refusal(() => store().ingest('w', [post({ ...root, dotted_order: 'broken' }), { kind: 'patch', id: ROOT, run: { outputs: {} }, at: ['patch'] }], 'caller'));
+  const error = refusalOf(() => store().ingest('w', [post({ ...root, dotted_order: 'broken' }), { kind: 'patch', id: ROOT, run: { outputs: {} }, at: ['patch'] }], 'caller'));
   expect([error?.status, error?.issues?.[0].loc]).toEqual([422, [`post.${ROOT}`, 'dotted_order']]);
 });
 
@@ -67,15 +57,15 @@ test('patches merge in order; lineage cannot change; duplicates and unknown runs
   const runs = store();
   runs.ingest('w', [post(root), { kind: 'patch', id: ROOT, run: { outputs: { a: 1 }, end_time: 1795323712000, extra: { metadata: { thread_id: 't' } } }, at: ['patch'] }], 'caller');
   expect(runs.read('w', ROOT)).toMatchObject({ outputs: { a: 1 }, status: 'success', thread_id: 't', end_time: '2026-11-22T05:01:52.000000Z' });
-  expect(refusal(() => runs.ingest('w', [{ kind: 'patch', id: ROOT, run: { trace_id: OTHER }, at: ['patch'] }], 'service'))?.status).toBe(422);
-  expect(refusal(() => runs.ingest('w', [post(root)], 'caller'))?.status).toBe(409);
-  expect(refusal(() => runs.ingest('w', [{ kind: 'patch', id: OTHER, run: {}, at: ['patch'] }], 'service'))?.status).toBe(404);
+  expect(refusalOf(() => runs.ingest('w', [{ kind: 'patch', id: ROOT, run: { trace_id: OTHER }, at: ['patch'] }], 'service'))?.status).toBe(422);
+  expect(refusalOf(() => runs.ingest('w', [post(root)], 'caller'))?.status).toBe(409);
+  expect(refusalOf(() => runs.ingest('w', [{ kind: 'patch', id: OTHER, run: {}, at: ['patch'] }], 'service'))?.status).toBe(404);
 });
 
 test('workspaces hold their own runs', () => {
   const runs = store();
   runs.ingest('a', [post(root)], 'caller');
-  expect(refusal(() => runs.read('b', ROOT))?.status).toBe(404);
+  expect(refusalOf(() => runs.read('b', ROOT))?.status).toBe(404);
   runs.ingest('b', [post(root)], 'caller');
   expect(runs.query('b', { trace: ROOT }).runs.length).toBe(1);
 });

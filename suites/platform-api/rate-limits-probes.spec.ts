@@ -1,6 +1,6 @@
 // §8 on a target without a virtual clock: bounded, real-time probes of the rows with small
 // limits. OFF BY DEFAULT (`run --rate-limit-probes`): they spend the target's real quota, about
-// 80 requests with the target's API key, and wait up to about a minute in all. On a target
+// 85 requests with the target's API key, and wait up to about a minute in all. On a target
 // with a virtual clock the exact tests (rate-limits-table.spec.ts) cover these rows instead.
 //
 // Rows with a 10 s window are probed strictly: one quiet interval first, so that earlier

@@ -3,7 +3,7 @@
 // keys, how rows combine and the per-region values. Exact on the virtual clock.
 import { expectJsonError, expectStatus } from '../checks/index.ts';
 import { expect, requireCapability, targetApiKey, test } from '../fixtures.ts';
-import { caller, ip, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
+import { caller, ip, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';
 
 const STATS: Sample = { method: 'POST', path: '/runs/stats' };
@@ -188,4 +188,26 @@ test('each region enforces its own value with its own counters: run stats 1 / 10
   const twentieth = await traffic.send('platform-api-eu', STATS, who);
   expect(twentieth.status, twentieth.describe('the EU admits 20 of the same key, whatever the US counted')).not.toBe(429);
   expectStatus(await traffic.send('platform-api-eu', STATS, who), 429);
+});
+
+test('POST /runs/multipart admits more requests per window than POST and PATCH /runs do', { tag: '@TRACE-MULTIPART-HIGHER-LIMIT' }, async ({ run, scope }, testInfo) => {
+  const traffic = new Traffic(run, testInfo.testId);
+  const who = key(scope, 0);
+  const basic: Sample[] = [
+    { method: 'POST', path: '/runs' },
+    { method: 'PATCH', path: '/runs/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' },
+  ];
+  const admitted: Record<string, number> = {};
+  for (const sample of basic) {
+    const answers = await sendMany(run.target.planes['platform-api']!, [sample], who, 2_500);
+    admitted[sample.method] = answers.filter((a) => a.status !== 429).length;
+  }
+  const multipart = await sendMany(run.target.planes['platform-api']!, [{ method: 'POST', path: '/runs/multipart' }], who, 2_500);
+  const overMultipart = multipart.filter((a) => a.status !== 429).length;
+  const limits = `of 2500 requests in one instant, POST /runs had ${admitted.POST} admitted, PATCH /runs ${admitted.PATCH}, POST /runs/multipart ${overMultipart}`;
+  expect(admitted.POST, `${limits}: basic tracing is limited`).toBeLessThan(2_500);
+  expect(admitted.PATCH, `${limits}: basic tracing is limited`).toBeLessThan(2_500);
+  expect(overMultipart, `${limits}: multipart has the higher limit`).toBeGreaterThan(Math.max(admitted.POST, admitted.PATCH));
+  const last = await traffic.send('platform-api', { method: 'POST', path: '/runs' }, who);
+  expectStatus(last, 429);
 });

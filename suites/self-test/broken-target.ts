@@ -1,7 +1,7 @@
 // A target broken on purpose: the simulator behind a small server that changes one
 // behaviour (a mutation). The self-tests run the suites against it and check that
 // exactly the rules the mutation breaks fail.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { Endpoint } from '../../specs/contract.ts';
