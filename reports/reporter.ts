@@ -33,7 +33,14 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const annotations = [...test.annotations, ...(result.annotations ?? [])];
+    // Runtime annotations show in both lists in newer Playwright versions: keep each once.
+    const seen = new Set<string>();
+    const annotations = [...test.annotations, ...(result.annotations ?? [])].filter((a) => {
+      const key = `${a.type}\u0000${a.description ?? ''}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     const ruleIds = test.tags.map((tag) => RULE_TAG.exec(tag)?.[1]).filter((id): id is string => id !== undefined);
     const recorded: RecordedExchange[] = [];
     for (const attachment of result.attachments) {
