@@ -1,11 +1,12 @@
 // §2.10, §4.5: assistants and their default per graph.
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import type { ApiClient } from '../client.ts';
 
 type Assistant = { assistant_id: string; graph_id?: string; config?: unknown } & Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function allAssistants(agent: Parameters<Parameters<typeof test>[2]>[0]['agent']): Promise<Assistant[]> {
+async function allAssistants(agent: ApiClient): Promise<Assistant[]> {
   const res = await agent.post<Assistant[]>('/assistants/search', { limit: 100, offset: 0 });
   return preconditionArray(res, 'search the assistants');
 }

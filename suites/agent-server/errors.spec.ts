@@ -81,7 +81,7 @@ test('which status unknown ids get', { tag: '@ERROR-UNKNOWN-ID-STATUS-AGENT' }, 
 });
 
 test('whether the agent server asks for credentials', { tag: '@AUTH-AGENT-SERVER' }, async ({ agent, observe }) => {
-  const res = await agent.get('/threads/search'.replace('search', UNKNOWN), { headers: { 'x-api-key': '' } });
+  const res = await agent.get(`/threads/${UNKNOWN}`, { headers: { 'x-api-key': '' } });
   const created = await agent.post('/threads', {}, { headers: { 'x-api-key': '' } });
   observe('AUTH-AGENT-SERVER', `without an API key: GET thread → ${res.status}, POST /threads → ${created.status}`);
 });

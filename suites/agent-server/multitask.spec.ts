@@ -1,9 +1,10 @@
 // §3: a run created while another is in progress, under each multitask strategy.
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import type { ApiClient } from '../client.ts';
 import { DELAY_MS, join, longRun, newThread, readRun, readState, startRun, texts, type Run } from './runs.ts';
 
-const listRuns = async (agent: Parameters<typeof newThread>[0], thread: string) => {
+const listRuns = async (agent: ApiClient, thread: string) => {
   const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
   return preconditionArray(res, 'list the runs');
 };
@@ -53,15 +54,15 @@ test.describe('reject', () => {
 
 test.describe('rollback', () => {
   /** A run in progress, then a rollback run; answers both once the second has completed. */
-  async function rolledBack(agent: Parameters<typeof newThread>[0], time: { pass(ms: number): Promise<void> }) {
+  async function rolledBack(agent: ApiClient) {
     const thread = await newThread(agent);
     const first = await longRun(agent, thread, { topic: 'first' });
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'second' }, multitask_strategy: 'rollback' });
     return { thread, first, res };
   }
 
-  test('rollback interrupts and deletes the run in progress, and creates the new run', { tag: '@MULTITASK-ROLLBACK-DELETES' }, async ({ agent, time }) => {
-    const { thread, first, res } = await rolledBack(agent, time);
+  test('rollback interrupts and deletes the run in progress, and creates the new run', { tag: '@MULTITASK-ROLLBACK-DELETES' }, async ({ agent }) => {
+    const { thread, first, res } = await rolledBack(agent);
     expectStatus(res, [200, 201]);
     await join(agent, thread, res.json.run_id);
     const runs = await listRuns(agent, thread);
@@ -70,31 +71,31 @@ test.describe('rollback', () => {
     expect(first.run_id).not.toBe(res.json.run_id);
   });
 
-  test('a later lookup of the deleted run fails', { tag: '@MULTITASK-ROLLBACK-LOOKUP-FAILS' }, async ({ agent, time }) => {
-    const { thread, first, res } = await rolledBack(agent, time);
+  test('a later lookup of the deleted run fails', { tag: '@MULTITASK-ROLLBACK-LOOKUP-FAILS' }, async ({ agent }) => {
+    const { thread, first, res } = await rolledBack(agent);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
     expect(lookup.status >= 200 && lookup.status < 300, lookup.describe('the deleted run is not found')).toBe(false);
   });
 
-  test('a lookup of the deleted run answers 404 with a JSON error body', { tag: '@MULTITASK-ROLLBACK-LOOKUP-404' }, async ({ agent, time }) => {
-    const { thread, first, res } = await rolledBack(agent, time);
+  test('a lookup of the deleted run answers 404 with a JSON error body', { tag: '@MULTITASK-ROLLBACK-LOOKUP-404' }, async ({ agent }) => {
+    const { thread, first, res } = await rolledBack(agent);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     expectJsonError(await agent.get(`/threads/${thread}/runs/${first.run_id}`), 404);
   });
 
-  test('what a lookup of the deleted run answers', { tag: '@MULTITASK-ROLLBACK-LOOKUP-RESPONSE' }, async ({ agent, time, observe }) => {
-    const { thread, first, res } = await rolledBack(agent, time);
+  test('what a lookup of the deleted run answers', { tag: '@MULTITASK-ROLLBACK-LOOKUP-RESPONSE' }, async ({ agent, observe }) => {
+    const { thread, first, res } = await rolledBack(agent);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
     observe('MULTITASK-ROLLBACK-LOOKUP-RESPONSE', `status ${lookup.status}, body ${lookup.text.slice(0, 200)}`);
   });
 
-  test('after a rollback the thread state holds only data of the new run', { tag: '@MULTITASK-ROLLBACK-STATE' }, async ({ agent, time }) => {
-    const { thread, res } = await rolledBack(agent, time);
+  test('after a rollback the thread state holds only data of the new run', { tag: '@MULTITASK-ROLLBACK-STATE' }, async ({ agent }) => {
+    const { thread, res } = await rolledBack(agent);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     const state = await readState(agent, thread);
@@ -104,7 +105,7 @@ test.describe('rollback', () => {
   });
 
   test('the deleted run never runs again and never reappears', { tag: '@MULTITASK-ROLLBACK-NO-RESTART' }, async ({ agent, time }) => {
-    const { thread, first, res } = await rolledBack(agent, time);
+    const { thread, first, res } = await rolledBack(agent);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     await time.pass(DELAY_MS * 2);
