@@ -1,11 +1,11 @@
 // A target broken on purpose: the simulator behind a small server that changes one
 // behaviour (a mutation). The self-tests run the suites against it and check that
 // exactly the rules the mutation breaks fail.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { Endpoint } from '../../specs/contract.ts';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { startSimulator } from '../../simulator/simulator.ts';
 
 export interface MutableRequest {
   method: string;
@@ -22,6 +22,10 @@ export interface MutableResponse {
 }
 
 export interface Mutation {
+  /** The endpoint broken (default agent-server); the others pass through. */
+  endpoint?: Endpoint;
+  /** The mutation touches rate limits: their suites run too (they are left out otherwise). */
+  rateLimits?: boolean;
   /** Rules the mutation breaks; the self-test expects exactly these to fail. */
   breaks: string[];
   description: string;
@@ -40,25 +44,50 @@ export interface BrokenTarget {
 
 const isResponse = (value: MutableRequest | MutableResponse): value is MutableResponse => 'status' in value;
 
-/** Starts a simulator and, in front of its agent server, the mutation. */
+/** Starts a simulator and a server in front of each of its endpoints; the mutation's endpoint is broken. */
 export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise<BrokenTarget> {
   const simulator = await startSimulator({ seed });
-  const upstream = simulator.urls['agent-server']!;
+  const broken = mutation.endpoint ?? 'agent-server';
   const memory = new Map<string, unknown>();
-  let self = '';
-  const server = createServer((req, res) => {
-    forward(req, res).catch((error: unknown) => {
-      res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
-    });
-  });
+  const fronts = new Map<Endpoint, { server: Server; url: string }>();
 
-  async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  for (const [endpoint, upstream] of Object.entries(simulator.urls) as [Endpoint, string][]) {
+    const server = createServer((req, res) => {
+      // Mutations change JSON; other bodies (multipart, gzip) pass through byte for byte.
+      const json = !req.headers['content-type'] || /json/i.test(req.headers['content-type']);
+      const forward = endpoint === broken && json ? mutate : passThrough;
+      forward(upstream, req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    fronts.set(endpoint, { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  }
+
+  /** The simulator's info names its own URLs; a suite must reach the fronts instead. */
+  function pointInfoAtFronts(res: MutableResponse): MutableResponse {
+    const planes = Object.fromEntries([...fronts].map(([endpoint, front]) => [endpoint, front.url]));
+    return { ...res, body: { ...object(res.body), planes } };
+  }
+
+  /** Bytes through unchanged (multipart and gzip bodies included), but for the info rewrite. */
+  async function passThrough(upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const response = await request(`${upstream}${req.url ?? '/'}`, { method: (req.method ?? 'GET') as 'GET', headers: forwardable(req.headers), body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+    const headers = answerable(response.headers);
+    if ((req.url ?? '').startsWith('/__sim/info')) return reply(res, pointInfoAtFronts({ status: response.statusCode, headers, body: parse(await response.body.text(), headers['content-type']) }));
+    res.writeHead(response.statusCode, headers);
+    for await (const chunk of response.body) res.write(chunk);
+    res.end();
+  }
+
+  async function mutate(upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
+    const headers = forwardable(req.headers);
     let incoming: MutableRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: parse(text, headers['content-type']) };
     if (mutation.request) {
       const changed = mutation.request(incoming, memory);
@@ -67,10 +96,7 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     }
     const body = incoming.body === undefined ? undefined : typeof incoming.body === 'string' ? incoming.body : JSON.stringify(incoming.body);
     const response = await request(`${upstream}${incoming.path}`, { method: incoming.method as 'GET', headers: incoming.headers, body });
-    const outHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (typeof value === 'string' && !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) outHeaders[name] = value;
-    }
+    const outHeaders = answerable(response.headers);
     if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
       const changed = mutation.stream(await response.body.text(), outHeaders);
       res.writeHead(response.statusCode, changed.headers);
@@ -85,30 +111,43 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     }
     const answer = await response.body.text();
     let outgoing: MutableResponse = { status: response.statusCode, headers: outHeaders, body: parse(answer, outHeaders['content-type']) };
-    if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtSelf(outgoing);
+    if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
     if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
     reply(res, outgoing);
   }
 
-  /** The simulator's info names its own URLs; a suite must reach the broken one instead. */
-  function pointInfoAtSelf(res: MutableResponse): MutableResponse {
-    const body = res.body as { planes?: Partial<Record<Endpoint, string>> };
-    return { ...res, body: { ...body, planes: { 'agent-server': self } } };
-  }
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: self,
+    url: fronts.get('agent-server')!.url,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-      await (simulator as Simulator).close();
+      await Promise.all(
+        [...fronts.values()].map(
+          ({ server }) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
+      await simulator.close();
     },
   };
 }
+
+const HOP = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'];
+
+function forwardable(headers: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string' && !HOP.includes(name)) out[name] = value;
+  return out;
+}
+
+function answerable(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string' && !HOP.includes(name)) out[name] = value;
+  return out;
+}
+
+const object = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
 function parse(text: string, contentType: string | undefined): unknown {
   if (text === '') return undefined;

@@ -268,3 +268,53 @@ export const MUTATIONS: Record<string, Mutation> = {
     stream: (text, headers) => ({ text: text.replace(/event: error\n(data: .*\n)+(id: .*\n)?\n/g, ''), headers }),
   },
 };
+
+/** Mutations of the control plane and the platform API (US), judged by their planes' suites. */
+export const PLANE_MUTATIONS: Record<string, Mutation> = {
+  'repo-id-string': {
+    endpoint: 'control-plane',
+    // A repository with a string id is not a Repository, so the listing is wrong too.
+    breaks: ['REPO-ID-INTEGER', 'REPO-LIST'],
+    description: "a repository's id is a string",
+    response: (res, req) =>
+      req.method === 'GET' && /\/repos$/.test(req.path.split('?')[0]) && Array.isArray(res.body)
+        ? { ...res, body: res.body.map((r) => ({ ...object(r), id: String(object(r).id) })) }
+        : res,
+  },
+  'revision-never-deployed': {
+    endpoint: 'control-plane',
+    // DEPLOYED is the status the spec gives and the end of the §4.1 flow.
+    breaks: ['REVISION-POLL-DEPLOYED', 'REVISION-STATUS', 'DEPLOY-FLOW'],
+    description: 'a revision never reads DEPLOYED',
+    response: (res, req) =>
+      req.method === 'GET' && /\/revisions\/[^/]+$/.test(req.path.split('?')[0]) && object(res.body).status === 'DEPLOYED' ? { ...res, body: { ...object(res.body), status: 'DEPLOYING' } } : res,
+  },
+  'upload-not-externally-managed': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-DATASET-EXTERNALLY-MANAGED'],
+    description: 'an uploaded dataset reads externally_managed false',
+    response: (res, req) =>
+      /upload-experiment$/.test(req.path) && res.status === 200 ? { ...res, body: { ...object(res.body), dataset: { ...object(object(res.body).dataset), externally_managed: false } } } : res,
+  },
+  'upload-rows-clamped': {
+    endpoint: 'platform-api',
+    // Rule 4's refusal is also the example of a refusal in the documented 4xx shape.
+    breaks: ['UPLOAD-ROW-TIMES-WITHIN', 'UPLOAD-VIOLATION-4XX'],
+    description: 'rows outside the experiment window are accepted (clamped into it)',
+    request: (req) => {
+      const body = object(req.body);
+      if (!/upload-experiment$/.test(req.path) || !Array.isArray(body.results)) return req;
+      const start = String(body.experiment_start_time);
+      const end = String(body.experiment_end_time);
+      const clamp = (t: unknown) => (Number.isNaN(Date.parse(String(t))) ? t : String(t) < start ? start : String(t) > end ? end : t);
+      return { ...req, body: { ...body, results: body.results.map((r) => ({ ...object(r), start_time: clamp(object(r).start_time), end_time: clamp(object(r).end_time) })) } };
+    },
+  },
+  'no-retry-after': {
+    endpoint: 'platform-api',
+    rateLimits: true,
+    breaks: ['RATE-RETRY-AFTER'],
+    description: 'a 429 comes without Retry-After',
+    response: (res) => (res.status === 429 ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'retry-after')) } : res),
+  },
+};
