@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { VirtualClock } from '../clock.ts';
-import { ApiError } from '../http/errors.ts';
+import { awaitedRefusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { DeploymentStore } from './deployments.ts';
 import { RepositoryCatalog } from './repositories.ts';
@@ -22,15 +22,8 @@ function setup(host?: () => Promise<string>) {
   return { clock, store: new DeploymentStore({ clock, ids: new IdGenerator('deployments'), repositories, host }) };
 }
 
-async function refusal(run: () => unknown): Promise<number | undefined> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ApiError) return error.status;
-    throw error;
-  }
-  return undefined;
-}
+/** The status an action is refused with, if any. */
+const refusal = async (run: () => unknown) => (await awaitedRefusalOf(run))?.status;
 
 test('a revision moves through the real statuses to DEPLOYED, which publishes the agent server URL', async () => {
   const { clock, store } = setup(async () => 'http://127.0.0.1:9999');

@@ -46,3 +46,14 @@ export function refusalOf(action: () => unknown): ApiError | undefined {
   }
   return undefined;
 }
+
+/** As refusalOf, for an action that refuses through a rejected promise. */
+export async function awaitedRefusalOf(action: () => unknown): Promise<ApiError | undefined> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
-import { ApiError } from '../http/errors.ts';
+import { awaitedRefusalOf } from '../http/errors.ts';
 import { parseMultipart } from './multipart.ts';
 
 const capture = (name: string) => readFileSync(new URL(`../../fixtures/platform/multipart/${name}.multipart`, import.meta.url));
@@ -14,15 +14,8 @@ function body(parts: { name: string; type: string; data: Buffer | string }[], bo
   ]);
 }
 
-async function refusal(run: () => Promise<unknown>): Promise<number | undefined> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ApiError) return error.status;
-    throw error;
-  }
-  return undefined;
-}
+/** The status an action is refused with, if any. */
+const refusal = async (run: () => unknown) => (await awaitedRefusalOf(run))?.status;
 
 test('the official client\'s body parses into posts with their fields, an attachment and a feedback, in order', async () => {
   const raw = capture('merged-post-attachment-feedback');
