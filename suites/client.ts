@@ -25,6 +25,11 @@ export interface RequestOptions {
   /** Sent as is, instead of JSON-encoding `body`. */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * Called once the status line and headers have arrived, before the body: a test can act
+   * while a stream is still open, knowing the target has taken the request.
+   */
+  onHeaders?: () => void;
 }
 
 const MAX_DESCRIBED_BODY = 600;
@@ -61,6 +66,7 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const response = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body });
+    options.onHeaders?.();
     const text = await response.body.text();
     const flat: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {

@@ -103,7 +103,11 @@ test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-EN
   const first = await longRun(agent, thread);
   // The streamed run is queued behind a delayed one: the stream must stay open until it ran.
   // enqueue is named: the default strategy is a rule of its own (MULTITASK-DEFAULT).
-  const streaming = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'closes' }, multitask_strategy: 'enqueue' });
+  let taken!: () => void;
+  const headersArrived = new Promise<void>((resolve) => (taken = resolve));
+  const streaming = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'closes' }, multitask_strategy: 'enqueue' }, { onHeaders: taken });
+  // Time passes only once the target has taken the request, so the run is queued at the same moment on every run.
+  await Promise.race([headersArrived, streaming]);
   await time.pass(DELAY_MS);
   const res = await streaming;
   expectStatus(res, 200);
