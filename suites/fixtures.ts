@@ -57,7 +57,7 @@ export class WebhookChannel {
    * Waits until `count` requests arrived (or a timeout passed) and answers what arrived. A real
    * target gets long enough for the reference's retries (3 attempts within a few seconds).
    */
-  waitFor(count: number, name = '', timeoutMs = this.virtualTime ? 5_000 : 10_000): Promise<ReceivedRequest[]> {
+  waitFor(count: number, name = '', timeoutMs = this.virtualTime ? 2_000 : 10_000): Promise<ReceivedRequest[]> {
     return this.receiver.waitFor(count, { path: this.path(name), timeoutMs });
   }
 

@@ -142,18 +142,25 @@ async function probeSimulator(url: string): Promise<{ planes: Partial<Record<End
 // deployment would through a tunnel, so reports do not depend on the receiver's port. Its
 // deployment configuration sets webhook headers, a static one and one from the environment,
 // and a URL policy that allows the receiver only (§6), so the policy's rules run too.
-const EMBEDDED_RECEIVER_URL = 'http://receiver.apc.test';
+export const EMBEDDED_RECEIVER_URL = 'http://receiver.apc.test';
+/** The variable the configuration's templated header reads, with the value the suites give it. */
+export const EMBEDDED_HEADER_VARIABLE = { LG_WEBHOOK_APC_CONFORMANCE: 'resolved-from-the-environment' };
 
 async function embeddedWebhookSetup() {
   process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
-  process.env.LG_WEBHOOK_APC_CONFORMANCE ??= 'resolved-from-the-environment';
-  const headers = { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' };
-  const url = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
-  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers, url } }, process.env, "the embedded simulator's deployment configuration");
-  return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: `http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}` } };
+  Object.assign(process.env, { ...EMBEDDED_HEADER_VARIABLE, ...process.env });
+  return embeddedWebhookConfig(`http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}`, process.env);
 }
 
-function freePort(): Promise<number> {
+/** The embedded simulator's deployment configuration, its receiver name tunnelled to `receiverUrl`. */
+export function embeddedWebhookConfig(receiverUrl: string, env: NodeJS.ProcessEnv) {
+  const headers = { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' };
+  const url = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
+  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers, url } }, env, "the embedded simulator's deployment configuration");
+  return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: receiverUrl } };
+}
+
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

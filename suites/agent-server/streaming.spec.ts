@@ -106,8 +106,9 @@ test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-EN
   let taken!: () => void;
   const headersArrived = new Promise<void>((resolve) => (taken = resolve));
   const streaming = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { topic: 'closes' }, multitask_strategy: 'enqueue' }, { onHeaders: taken });
-  // Time passes only once the target has taken the request, so the run is queued at the same moment on every run.
-  await Promise.race([headersArrived, streaming]);
+  // Time passes once the target has taken the request, so the run is queued at the same moment
+  // on every run; a target that buffers its streams answers nothing before the end, so not forever.
+  await Promise.race([headersArrived, streaming, new Promise((resolve) => setTimeout(resolve, 2000))]);
   await time.pass(DELAY_MS);
   const res = await streaming;
   expectStatus(res, 200);

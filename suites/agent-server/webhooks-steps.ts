@@ -1,5 +1,6 @@
 // Steps the webhook, webhook-config and cron suites share. Each is a precondition: when it
 // fails, the test is skipped as such, so only the rule under test can fail.
+import { CronExpressionParser } from 'cron-parser';
 import type { ApiClient } from '../client.ts';
 import { precondition } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
@@ -71,7 +72,12 @@ export async function deleteCrons(agent: ApiClient, ...crons: (Cron | undefined)
   for (const cron of crons) if (cron?.cron_id) await agent.delete(`/runs/crons/${cron.cron_id}`);
 }
 
-/** Virtual milliseconds from a cron's creation to just past its next run. */
+/**
+ * Virtual milliseconds from a cron's creation to just past the first time its schedule names
+ * (UTC), read from the schedule rather than the cron's next_run_date: a wrong date is a
+ * failure of the schedule rule only, not of every test that waits for a cron.
+ */
 export function untilNextRun(cron: Cron): number {
-  return Date.parse(cron.next_run_date ?? '') - Date.parse(cron.created_at) + 1;
+  const created = Date.parse(cron.created_at);
+  return CronExpressionParser.parse(cron.schedule, { currentDate: new Date(created), tz: 'UTC' }).next().getTime() - created + 1;
 }

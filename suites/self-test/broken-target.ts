@@ -1,11 +1,16 @@
 // A target broken on purpose: the simulator behind a small server that changes one
 // behaviour (a mutation). The self-tests run the suites against it and check that
 // exactly the rules the mutation breaks fail.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
+import { stringify as toYaml } from 'yaml';
 import type { Endpoint } from '../../specs/contract.ts';
 import { startSimulator } from '../../simulator/simulator.ts';
+import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../target.ts';
 
 export interface MutableRequest {
   method: string;
@@ -24,8 +29,11 @@ export interface MutableResponse {
 export interface Mutation {
   /** The endpoint broken (default agent-server); the others pass through. */
   endpoint?: Endpoint;
-  /** The mutation touches rate limits: their suites run too (they are left out otherwise). */
-  rateLimits?: boolean;
+  /**
+   * Suites left out of the run unless named here: the webhook, cron and version suites wait
+   * for deliveries, the rate-limit suites send thousands of requests.
+   */
+  suites?: ('webhooks' | 'rate-limits')[];
   /** Rules the mutation breaks; the self-test expects exactly these to fail. */
   breaks: string[];
   description: string;
@@ -35,18 +43,36 @@ export interface Mutation {
   response?: (res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>) => MutableResponse;
   /** Changes an event-stream response (whole, once it ended) and its headers. */
   stream?: (text: string, headers: Record<string, string>) => { text: string; headers: Record<string, string> };
+  /** Changes a webhook delivery on its way to the receiver; an array sends each in turn. */
+  delivery?: (req: MutableRequest) => MutableRequest | MutableRequest[];
+  /** Changes the receiver's answer to a delivery, as the sending server sees it. */
+  deliveryAnswer?: (res: MutableResponse) => MutableResponse;
 }
 
 export interface BrokenTarget {
-  url: string;
+  /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
+  config: string;
+  /** The environment the conformance run needs: its receiver's port and the header variable. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
 const isResponse = (value: MutableRequest | MutableResponse): value is MutableResponse => 'status' in value;
 
-/** Starts a simulator and a server in front of each of its endpoints; the mutation's endpoint is broken. */
+/**
+ * Starts a simulator configured as the embedded one and a server in front of each of its
+ * endpoints; the mutation's endpoint is broken. Webhooks reach the run's receiver through a
+ * relay, where the mutation can break deliveries.
+ */
 export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise<BrokenTarget> {
-  const simulator = await startSimulator({ seed });
+  const receiverPort = await freePort();
+  const relay = await listen(createServer((req, res) => {
+    // A receiver that drops the connection is dropped on to the sender, as it would see it.
+    relayDelivery(`http://127.0.0.1:${receiverPort}`, req, res).catch(() => res.destroy());
+  }));
+  const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), ...EMBEDDED_HEADER_VARIABLE };
+  // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
+  const simulator = await startSimulator({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
   const broken = mutation.endpoint ?? 'agent-server';
   const memory = new Map<string, unknown>();
   const fronts = new Map<Endpoint, { server: Server; url: string }>();
@@ -61,8 +87,7 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
         res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    fronts.set(endpoint, { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    fronts.set(endpoint, await listen(server));
   }
 
   /** The simulator's info names its own URLs; a suite must reach the fronts instead. */
@@ -116,21 +141,47 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     reply(res, outgoing);
   }
 
+  async function relayDelivery(receiver: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = forwardable(req.headers);
+    const delivery: MutableRequest = { method: req.method ?? 'POST', path: req.url ?? '/', headers, body: parse(Buffer.concat(chunks).toString('utf8'), headers['content-type']) };
+    const sent = mutation.delivery ? [mutation.delivery(delivery)].flat() : [delivery];
+    let answer: MutableResponse = { status: 200, headers: {}, body: undefined };
+    for (const one of sent) {
+      const body = one.body === undefined ? undefined : typeof one.body === 'string' ? one.body : JSON.stringify(one.body);
+      const response = await request(`${receiver}${one.path}`, { method: one.method as 'POST', headers: one.headers, body });
+      const answerHeaders = answerable(response.headers);
+      answer = { status: response.statusCode, headers: answerHeaders, body: parse(await response.body.text(), answerHeaders['content-type']) };
+    }
+    reply(res, mutation.deliveryAnswer ? mutation.deliveryAnswer(answer) : answer);
+  }
+
+  // The agent server's front comes first: a config file's first plane is its admin URL.
+  const planes = Object.fromEntries([...fronts].sort(([a]) => (a === 'agent-server' ? -1 : 0)).map(([endpoint, front]) => [endpoint, front.url]));
+  const config = join(mkdtempSync(join(tmpdir(), 'apc-broken-')), 'target.yaml');
+  writeFileSync(config, toYaml({ name: `broken target (${mutation.description})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }));
+
   return {
-    url: fronts.get('agent-server')!.url,
+    config,
+    env,
     close: async () => {
-      await Promise.all(
-        [...fronts.values()].map(
-          ({ server }) =>
-            new Promise<void>((resolve) => {
-              server.closeAllConnections();
-              server.close(() => resolve());
-            }),
-        ),
-      );
+      await Promise.all([...fronts.values(), relay].map(({ server }) => close(server)));
       await simulator.close();
     },
   };
+}
+
+async function listen(server: Server): Promise<{ server: Server; url: string }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }
 
 const HOP = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'];

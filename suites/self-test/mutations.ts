@@ -41,6 +41,134 @@ function searchIgnores(breaks: string[], field: string, valid: (value: unknown) 
 const oneOf = (...values: unknown[]) => (value: unknown) => values.includes(value);
 const integerFrom = (min: number) => (value: unknown) => Number.isInteger(value) && (value as number) >= min;
 
+/** A webhook payload changed on its way to the receiver. */
+const payload = (change: (payload: Json) => Json) => (req: MutableRequest): MutableRequest => ({ ...req, body: change(object(req.body)) });
+const withoutHeader = (name: string) => (req: MutableRequest): MutableRequest => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([h]) => h !== name)) });
+/** The hosts the broken target's URL policy allows (suites/target.ts, embeddedWebhookConfig). */
+const ALLOWED_HOST = /^(receiver\.apc\.test|.+\.apc-allowed\.test)$/;
+const CRON_CREATE = new RegExp(`^/(threads/${UUID}/)?runs/crons$`);
+
+/** Drops a webhook the policy allows from POSTs to `path`: accepted, never used (a bad one is still refused). */
+function dropsAllowedWebhook(path: RegExp): (req: MutableRequest) => MutableRequest {
+  return (req) => {
+    const { webhook, ...body } = object(req.body);
+    if (!is(req, 'POST', path) || typeof webhook !== 'string' || !URL.canParse(webhook) || !ALLOWED_HOST.test(new URL(webhook).hostname)) return req;
+    return { ...req, body };
+  };
+}
+
+/** Webhook deliveries broken between the server and the receiver. */
+const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
+  'webhook-text-plain': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-CONTENT-TYPE'],
+    description: 'notifications are sent as text/plain',
+    delivery: (req) => ({ ...req, headers: { ...req.headers, 'content-type': 'text/plain' } }),
+  },
+  'webhook-error-string': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-PAYLOAD-ERROR'],
+    description: "a failed run's error is a string, as the JS reference server sends it",
+    delivery: payload((p) => (p.error ? { ...p, error: `${object(p.error).error}: ${object(p.error).message}` } : p)),
+  },
+  'webhook-values-on-stateless': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-PAYLOAD-VALUES-STATELESS'],
+    description: 'a stateless run notifies with values too',
+    delivery: payload((p) => ('values' in p ? p : { ...p, values: {} })),
+  },
+  'webhook-assistant-as-given': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-PAYLOAD-RUN-RECORD'],
+    description: 'the payload names the assistant as the caller gave it (the graph id), not as the run holds it',
+    delivery: payload((p) => ({ ...p, assistant_id: 'agent' })),
+  },
+  'webhook-no-ended-at': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-PAYLOAD-RUN-ENDED-AT'],
+    description: 'a finished run notifies without run_ended_at',
+    delivery: payload(({ run_ended_at: _ended, ...p }) => p),
+  },
+  'webhook-query-dropped': {
+    suites: ['webhooks'],
+    // The trigger test sends to a URL with a query and checks it arrives whole.
+    breaks: ['AUTH-WEBHOOK-SECRET-QUERY', 'WEBHOOK-TRIGGER'],
+    description: "the webhook URL's query string is dropped from the delivery",
+    delivery: (req) => ({ ...req, path: req.path.split('?')[0] }),
+  },
+  'webhook-static-header-dropped': {
+    suites: ['webhooks'],
+    // The version rule checks the same header as the feature it dates.
+    breaks: ['WEBHOOK-CONFIG-HEADERS', 'VERSION-WEBHOOK-HEADERS-0-5-36'],
+    description: 'the static header of webhooks.headers is not sent',
+    delivery: withoutHeader('x-apc-conformance'),
+  },
+  'webhook-env-header-unresolved': {
+    suites: ['webhooks'],
+    // A reference under the prefix that is not substituted breaks the prefix rule as well.
+    breaks: ['WEBHOOK-CONFIG-HEADERS-ENV', 'WEBHOOK-CONFIG-ENV-PREFIX'],
+    description: 'a ${{ env.VAR }} header value is sent unsubstituted',
+    // Header names arrive lower-cased (node:http).
+    delivery: (req) => ({ ...req, headers: { ...req.headers, 'x-apc-from-env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' } }),
+  },
+  'webhook-no-retry': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-RETRY'],
+    description: 'a receiver answering 5xx or 429 is not tried again',
+    deliveryAnswer: (res) => (res.status >= 500 || res.status === 429 ? { status: 200, headers: {}, body: undefined } : res),
+  },
+  'webhook-domains-unchecked': {
+    suites: ['webhooks'],
+    // A URL outside the allowlist is the violation the 422 rule is checked with.
+    breaks: ['WEBHOOK-CONFIG-ALLOWED-DOMAINS', 'WEBHOOK-CONFIG-VIOLATION-422'],
+    description: 'webhooks.url.allowed_domains is not enforced at run creation',
+    // The run is created with an allowed URL instead, so the server accepts what it should refuse.
+    request: (req) => {
+      const body = object(req.body);
+      if (req.method !== 'POST' || typeof body.webhook !== 'string' || !/^https?:/.test(body.webhook)) return req;
+      const url = new URL(body.webhook);
+      if (ALLOWED_HOST.test(url.hostname)) return req;
+      url.hostname = 'receiver.apc.test';
+      return { ...req, body: { ...body, webhook: url.toString() } };
+    },
+  },
+};
+
+/** Crons broken at the agent server. */
+const CRON_MUTATIONS: Record<string, Mutation> = {
+  'cron-delete-noop': {
+    suites: ['webhooks'],
+    breaks: ['CRON-DELETE'],
+    description: 'deleting a cron answers 204 and keeps it',
+    request: (req) => (is(req, 'DELETE', new RegExp(`^/runs/crons/${UUID}$`)) ? { status: 204, headers: {}, body: undefined } : req),
+  },
+  'cron-search-ignores-offset': {
+    suites: ['webhooks'],
+    breaks: ['CRON-SEARCH'],
+    description: 'cron search ignores offset',
+    request: (req) => (is(req, 'POST', /^\/runs\/crons\/search$/) && integerFrom(1)(object(req.body).offset) ? { ...req, body: { ...object(req.body), offset: 0 } } : req),
+  },
+  'cron-drops-webhook': {
+    suites: ['webhooks'],
+    // The stateless cron's runs are seen through its notifications.
+    breaks: ['WEBHOOK-EMIT-CRON', 'WEBHOOK-EMIT-THREAD-CRON', 'CRON-RUNS-ON-SCHEDULE'],
+    description: "a cron's webhook is accepted and never used",
+    request: dropsAllowedWebhook(CRON_CREATE),
+  },
+  'cron-next-run-now': {
+    suites: ['webhooks'],
+    breaks: ['CRON-CREATE-SCHEDULE'],
+    description: "a created cron's next_run_date is its creation time",
+    response: (res, req) => (is(req, 'POST', CRON_CREATE) && res.status < 300 ? { ...res, body: { ...object(res.body), next_run_date: object(res.body).created_at } } : res),
+  },
+  'stateless-wait-drops-webhook': {
+    suites: ['webhooks'],
+    breaks: ['WEBHOOK-EMIT-STATELESS-WAIT'],
+    description: 'POST /runs/wait ignores webhook',
+    request: dropsAllowedWebhook(/^\/runs\/wait$/),
+  },
+};
+
 export const MUTATIONS: Record<string, Mutation> = {
   'create-refuses-empty-body': {
     breaks: ['THREAD-CREATE-EMPTY'],
@@ -267,7 +395,16 @@ export const MUTATIONS: Record<string, Mutation> = {
     description: 'a failing run streams no error event',
     stream: (text, headers) => ({ text: text.replace(/event: error\n(data: .*\n)+(id: .*\n)?\n/g, ''), headers }),
   },
+  ...WEBHOOK_MUTATIONS,
+  ...CRON_MUTATIONS,
 };
+
+/** Notes the runs posted to POST /runs without a dotted_order: the service computes their lineage. */
+function rememberServiceOrdered(req: MutableRequest, memory: Map<string, unknown>): MutableRequest {
+  const { id, dotted_order: dotted } = object(req.body);
+  if (is(req, 'POST', /^(\/api\/v1)?\/runs$/) && typeof id === 'string' && dotted === undefined) memory.set(id.toLowerCase(), true);
+  return req;
+}
 
 /** Mutations of the control plane and the platform API (US), judged by their planes' suites. */
 export const PLANE_MUTATIONS: Record<string, Mutation> = {
@@ -312,9 +449,114 @@ export const PLANE_MUTATIONS: Record<string, Mutation> = {
   },
   'no-retry-after': {
     endpoint: 'platform-api',
-    rateLimits: true,
+    suites: ['rate-limits'],
     breaks: ['RATE-RETRY-AFTER'],
     description: 'a 429 comes without Retry-After',
     response: (res) => (res.status === 429 ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'retry-after')) } : res),
+  },
+  'trace-id-of-parent': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-TRACE-ID'],
+    description: "a run posted to POST /runs reads back with its parent's id as trace_id, not its root's",
+    // Only runs whose lineage the service computed: batch-ingested runs keep the caller's trace_id.
+    request: rememberServiceOrdered,
+    response: (res, req, memory) => {
+      const run = object(res.body);
+      return is(req, 'GET', new RegExp(`^(/api/v1)?/runs/${UUID}$`)) && memory.has(String(run.id)) && typeof run.parent_run_id === 'string' ? { ...res, body: { ...run, trace_id: run.parent_run_id } } : res;
+    },
+  },
+  'dotted-order-child-first': {
+    endpoint: 'platform-api',
+    // Child first, each segment is in the wrong place, no child extends its parent's order, and the generated order is wrong.
+    breaks: ['TRACE-DOTTED-ORDER-SEGMENT', 'TRACE-DOTTED-ORDER-CHAIN', 'TRACE-CREATE-GENERATES-ORDER'],
+    description: 'the service computes dotted_order child first for runs posted to POST /runs',
+    request: rememberServiceOrdered,
+    response: (res, req, memory) => {
+      const run = object(res.body);
+      return is(req, 'GET', new RegExp(`^(/api/v1)?/runs/${UUID}$`)) && memory.has(String(run.id)) && typeof run.dotted_order === 'string'
+        ? { ...res, body: { ...run, dotted_order: run.dotted_order.split('.').reverse().join('.') } }
+        : res;
+    },
+  },
+  'patch-replaces-extra': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-THREAD-ID'],
+    description: 'PATCH /runs/{id} replaces extra instead of merging it, so the thread_id in its metadata is lost',
+    response: (res, req, memory) => {
+      const id = new RegExp(`^(?:/api/v1)?/runs/(${UUID})$`).exec(req.path.split('?')[0])?.[1].toLowerCase();
+      const extra = object(req.body).extra;
+      if (id && req.method === 'PATCH' && res.status < 300 && typeof extra === 'object' && extra !== null) memory.set(id, extra);
+      if (!id || req.method !== 'GET' || res.status !== 200 || !memory.has(id)) return res;
+      const replaced = object(memory.get(id));
+      const thread = object(replaced.metadata).thread_id;
+      return { ...res, body: { ...object(res.body), extra: replaced, thread_id: typeof thread === 'string' ? thread : null } };
+    },
+  },
+  'duplicate-run-accepted': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-DUPLICATE-409'],
+    description: 'a run posted again with an existing id answers 202 (and is dropped)',
+    response: (res, req) => (is(req, 'POST', /^(\/api\/v1)?\/runs$/) && res.status === 409 ? { ...res, status: 202, body: { message: 'Run created' } } : res),
+  },
+  'info-needs-key': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-INFO'],
+    description: 'GET /info without X-Api-Key answers 401',
+    request: (req) => (is(req, 'GET', /^(\/api\/v1)?\/info$/) && !req.headers['x-api-key'] ? jsonError(401, 'Missing API key') : req),
+  },
+  'force-new-ignored': {
+    endpoint: 'platform-api',
+    breaks: ['AUTHN-FORCE-NEW'],
+    description: 'authenticate ignores force_new and answers the existing token',
+    request: (req) => {
+      const { force_new: forceNew, ...body } = object(req.body);
+      return is(req, 'POST', /^\/v2\/auth\/authenticate$/) && forceNew === true ? { ...req, body } : req;
+    },
+  },
+  'authn-missing-field-400': {
+    endpoint: 'platform-api',
+    // Only a missing field: a field of the wrong type still answers 422 (ERROR-422-AUTHN holds).
+    breaks: ['AUTHN-REQUIRED-PROVIDER-SCOPES'],
+    description: 'authenticate without provider or scopes answers 400 with a string detail',
+    request: (req) => {
+      const body = req.body;
+      const missing = typeof body === 'object' && body !== null && !Array.isArray(body) && (!('provider' in body) || !('scopes' in body));
+      return is(req, 'POST', /^\/v2\/auth\/authenticate$/) && missing ? jsonError(400, 'provider and scopes are required') : req;
+    },
+  },
+  'tenant-id-ignored': {
+    endpoint: 'platform-api',
+    breaks: ['AUTH-PLATFORM-TENANT-ID'],
+    description: 'x-tenant-id is ignored: a key always acts in its default workspace',
+    request: (req) => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'x-tenant-id')) }),
+  },
+  'patch-ignores-revision': {
+    endpoint: 'control-plane',
+    // No new revision starts, so the revision list holds the first one only.
+    breaks: ['DEPLOY-PATCH', 'DEPLOY-PATCH-NEW-REVISION', 'REVISION-LIST'],
+    description: 'PATCH /v2/deployments/{id} ignores a valid source_revision_config',
+    request: (req) => {
+      const { source_revision_config: revision, ...body } = object(req.body);
+      return is(req, 'PATCH', new RegExp(`^/v2/deployments/${UUID}$`)) && typeof object(revision).repo_ref === 'string' ? { ...req, body } : req;
+    },
+  },
+  'unknown-deployment-500': {
+    endpoint: 'control-plane',
+    // The lookup crashes only on ids that exist nowhere: another workspace's deployment still answers 404.
+    // ERROR-SHAPE-CONTROL-PLANE takes its example of a string-detail error from an unknown deployment.
+    breaks: ['DEPLOY-UNKNOWN-404', 'ERROR-SHAPE-CONTROL-PLANE'],
+    description: 'a deployment id that exists in no workspace crashes the server',
+    response: (res, req, memory) => {
+      if (is(req, 'POST', /^\/v2\/deployments$/) && res.status < 300) memory.set(String(object(res.body).id).toLowerCase(), true);
+      const id = new RegExp(`^/v2/deployments/(${UUID})$`).exec(req.path.split('?')[0])?.[1].toLowerCase();
+      return id && res.status === 404 && !memory.has(id) ? { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' } : res;
+    },
+  },
+  'repos-malformed-id-404': {
+    endpoint: 'control-plane',
+    // ERROR-SHAPE-CONTROL-PLANE takes its example of a 422 from the same malformed listing.
+    breaks: ['ERROR-422-REPOS', 'ERROR-SHAPE-CONTROL-PLANE'],
+    description: 'the repository listing looks a malformed integration_id up instead of refusing it: 404, not 422',
+    response: (res, req) => (is(req, 'GET', /^\/v1\/integrations\/sourcehost\/[^/]+\/repos$/) && res.status === 422 ? jsonError(404, 'Integration not found') : res),
   },
 };
