@@ -1,14 +1,23 @@
 // The project's own tests: units beside the code (*.test.ts), the contract's validity,
 // and self-tests that run the suites against the simulator and deliberately broken targets.
+// The broken targets need the clean run first: it tells each mutation which files it reaches.
 import { defineConfig } from '@playwright/test';
+
+const BROKEN_TARGETS = '**/self-test/broken-targets.test.ts';
+const CLEAN_RUN = '**/self-test/clean-run.setup.ts';
 
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.test.ts',
   testIgnore: ['**/node_modules/**', 'conformance-report/**'],
   timeout: 120_000,
-  workers: 2,
+  workers: 3,
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   reporter: process.env.CI ? [['list'], ['junit', { outputFile: 'test-results/junit.xml' }]] : [['list']],
+  projects: [
+    { name: 'clean-run', testMatch: CLEAN_RUN },
+    { name: 'broken-targets', testMatch: BROKEN_TARGETS, dependencies: ['clean-run'] },
+    { name: 'project', testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS] },
+  ],
 });

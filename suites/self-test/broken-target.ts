@@ -29,11 +29,8 @@ export interface MutableResponse {
 export interface Mutation {
   /** The endpoint broken (default agent-server); the others pass through. */
   endpoint?: Endpoint;
-  /**
-   * Suites left out of the run unless named here: the webhook, cron and version suites wait
-   * for deliveries, the rate-limit suites send thousands of requests.
-   */
-  suites?: ('webhooks' | 'rate-limits')[];
+  /** The mutation touches rate limits: their suites (thousands of requests) run too, else they are left out. */
+  rateLimits?: boolean;
   /** Rules the mutation breaks; the self-test expects exactly these to fail. */
   breaks: string[];
   description: string;
@@ -200,7 +197,8 @@ function answerable(headers: Record<string, string | string[] | undefined>): Rec
 
 const object = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
-function parse(text: string, contentType: string | undefined): unknown {
+/** A body as mutations see it: parsed JSON, else the text (undefined when empty). */
+export function parse(text: string, contentType: string | undefined): unknown {
   if (text === '') return undefined;
   if (!/json/i.test(contentType ?? '')) return text;
   try {

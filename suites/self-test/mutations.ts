@@ -60,51 +60,43 @@ function dropsAllowedWebhook(path: RegExp): (req: MutableRequest) => MutableRequ
 /** Webhook deliveries broken between the server and the receiver. */
 const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
   'webhook-text-plain': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-CONTENT-TYPE'],
     description: 'notifications are sent as text/plain',
     delivery: (req) => ({ ...req, headers: { ...req.headers, 'content-type': 'text/plain' } }),
   },
   'webhook-error-string': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-PAYLOAD-ERROR'],
     description: "a failed run's error is a string, as the JS reference server sends it",
     delivery: payload((p) => (p.error ? { ...p, error: `${object(p.error).error}: ${object(p.error).message}` } : p)),
   },
   'webhook-values-on-stateless': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-PAYLOAD-VALUES-STATELESS'],
     description: 'a stateless run notifies with values too',
     delivery: payload((p) => ('values' in p ? p : { ...p, values: {} })),
   },
   'webhook-assistant-as-given': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-PAYLOAD-RUN-RECORD'],
     description: 'the payload names the assistant as the caller gave it (the graph id), not as the run holds it',
     delivery: payload((p) => ({ ...p, assistant_id: 'agent' })),
   },
   'webhook-no-ended-at': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-PAYLOAD-RUN-ENDED-AT'],
     description: 'a finished run notifies without run_ended_at',
     delivery: payload(({ run_ended_at: _ended, ...p }) => p),
   },
   'webhook-query-dropped': {
-    suites: ['webhooks'],
     // The trigger test sends to a URL with a query and checks it arrives whole.
     breaks: ['AUTH-WEBHOOK-SECRET-QUERY', 'WEBHOOK-TRIGGER'],
     description: "the webhook URL's query string is dropped from the delivery",
     delivery: (req) => ({ ...req, path: req.path.split('?')[0] }),
   },
   'webhook-static-header-dropped': {
-    suites: ['webhooks'],
     // The version rule checks the same header as the feature it dates.
     breaks: ['WEBHOOK-CONFIG-HEADERS', 'VERSION-WEBHOOK-HEADERS-0-5-36'],
     description: 'the static header of webhooks.headers is not sent',
     delivery: withoutHeader('x-apc-conformance'),
   },
   'webhook-env-header-unresolved': {
-    suites: ['webhooks'],
     // A reference under the prefix that is not substituted breaks the prefix rule as well.
     breaks: ['WEBHOOK-CONFIG-HEADERS-ENV', 'WEBHOOK-CONFIG-ENV-PREFIX'],
     description: 'a ${{ env.VAR }} header value is sent unsubstituted',
@@ -112,13 +104,11 @@ const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
     delivery: (req) => ({ ...req, headers: { ...req.headers, 'x-apc-from-env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' } }),
   },
   'webhook-no-retry': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-RETRY'],
     description: 'a receiver answering 5xx or 429 is not tried again',
     deliveryAnswer: (res) => (res.status >= 500 || res.status === 429 ? { status: 200, headers: {}, body: undefined } : res),
   },
   'webhook-domains-unchecked': {
-    suites: ['webhooks'],
     // A URL outside the allowlist is the violation the 422 rule is checked with.
     breaks: ['WEBHOOK-CONFIG-ALLOWED-DOMAINS', 'WEBHOOK-CONFIG-VIOLATION-422'],
     description: 'webhooks.url.allowed_domains is not enforced at run creation',
@@ -137,32 +127,27 @@ const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
 /** Crons broken at the agent server. */
 const CRON_MUTATIONS: Record<string, Mutation> = {
   'cron-delete-noop': {
-    suites: ['webhooks'],
     breaks: ['CRON-DELETE'],
     description: 'deleting a cron answers 204 and keeps it',
     request: (req) => (is(req, 'DELETE', new RegExp(`^/runs/crons/${UUID}$`)) ? { status: 204, headers: {}, body: undefined } : req),
   },
   'cron-search-ignores-offset': {
-    suites: ['webhooks'],
     breaks: ['CRON-SEARCH'],
     description: 'cron search ignores offset',
     request: (req) => (is(req, 'POST', /^\/runs\/crons\/search$/) && integerFrom(1)(object(req.body).offset) ? { ...req, body: { ...object(req.body), offset: 0 } } : req),
   },
   'cron-drops-webhook': {
-    suites: ['webhooks'],
     // The stateless cron's runs are seen through its notifications.
     breaks: ['WEBHOOK-EMIT-CRON', 'WEBHOOK-EMIT-THREAD-CRON', 'CRON-RUNS-ON-SCHEDULE'],
     description: "a cron's webhook is accepted and never used",
     request: dropsAllowedWebhook(CRON_CREATE),
   },
   'cron-next-run-now': {
-    suites: ['webhooks'],
     breaks: ['CRON-CREATE-SCHEDULE'],
     description: "a created cron's next_run_date is its creation time",
     response: (res, req) => (is(req, 'POST', CRON_CREATE) && res.status < 300 ? { ...res, body: { ...object(res.body), next_run_date: object(res.body).created_at } } : res),
   },
   'stateless-wait-drops-webhook': {
-    suites: ['webhooks'],
     breaks: ['WEBHOOK-EMIT-STATELESS-WAIT'],
     description: 'POST /runs/wait ignores webhook',
     request: dropsAllowedWebhook(/^\/runs\/wait$/),
@@ -449,7 +434,7 @@ export const PLANE_MUTATIONS: Record<string, Mutation> = {
   },
   'no-retry-after': {
     endpoint: 'platform-api',
-    suites: ['rate-limits'],
+    rateLimits: true,
     breaks: ['RATE-RETRY-AFTER'],
     description: 'a 429 comes without Retry-After',
     response: (res) => (res.status === 429 ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'retry-after')) } : res),

@@ -7,6 +7,8 @@ import type { ConformanceReport } from '../../reports/model.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
+/** The report of the suites against a broken target that breaks nothing (clean-run.setup.ts). */
+export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
 
 export interface CliRun {
   code: number;

@@ -1,0 +1,22 @@
+// The suites against a broken target that breaks nothing: every rule the suites test must pass
+// through the front, and the run's exchanges tell each mutation which files it can reach
+// (affected.ts). The broken-target self-tests read it from CLEAN_RUN (run-cli.ts).
+import { expect, test } from '@playwright/test';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { startBrokenTarget } from './broken-target.ts';
+import { CLEAN_RUN, conformanceRun, failedRules } from './run-cli.ts';
+
+test('the suites pass against the broken targets\' front when it breaks nothing', async () => {
+  test.setTimeout(300_000);
+  const target = await startBrokenTarget({ breaks: [], description: 'nothing' });
+  try {
+    const planes = ['agent-server', 'platform-api', 'control-plane'].flatMap((plane) => ['--plane', plane]);
+    const { report, out, stdout } = await conformanceRun(['--target', target.config, ...planes], { ...target.env, APC_TEST_IGNORE: 'rate-limits' });
+    expect(failedRules(report), stdout).toEqual([]);
+    mkdirSync(dirname(CLEAN_RUN), { recursive: true });
+    copyFileSync(join(out, 'report.json'), CLEAN_RUN);
+  } finally {
+    await target.close();
+  }
+});
