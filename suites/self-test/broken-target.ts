@@ -40,8 +40,8 @@ export interface Mutation {
   response?: (res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>) => MutableResponse;
   /** Changes an event-stream response (whole, once it ended) and its headers. */
   stream?: (text: string, headers: Record<string, string>) => { text: string; headers: Record<string, string> };
-  /** Changes a webhook delivery on its way to the receiver; an array sends each in turn. */
-  delivery?: (req: MutableRequest) => MutableRequest | MutableRequest[];
+  /** Changes a webhook delivery on its way to the receiver. */
+  delivery?: (req: MutableRequest) => MutableRequest;
   /** Changes the receiver's answer to a delivery, as the sending server sees it. */
   deliveryAnswer?: (res: MutableResponse) => MutableResponse;
 }
@@ -116,8 +116,7 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
       if (isResponse(changed)) return reply(res, changed);
       incoming = changed;
     }
-    const body = incoming.body === undefined ? undefined : typeof incoming.body === 'string' ? incoming.body : JSON.stringify(incoming.body);
-    const response = await request(`${upstream}${incoming.path}`, { method: incoming.method as 'GET', headers: incoming.headers, body });
+    const response = await request(`${upstream}${incoming.path}`, { method: incoming.method as 'GET', headers: incoming.headers, body: serialize(incoming.body) });
     const outHeaders = answerable(response.headers);
     if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
       const changed = mutation.stream(await response.body.text(), outHeaders);
@@ -143,19 +142,15 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = forwardable(req.headers);
     const delivery: MutableRequest = { method: req.method ?? 'POST', path: req.url ?? '/', headers, body: parse(Buffer.concat(chunks).toString('utf8'), headers['content-type']) };
-    const sent = mutation.delivery ? [mutation.delivery(delivery)].flat() : [delivery];
-    let answer: MutableResponse = { status: 200, headers: {}, body: undefined };
-    for (const one of sent) {
-      const body = one.body === undefined ? undefined : typeof one.body === 'string' ? one.body : JSON.stringify(one.body);
-      const response = await request(`${receiver}${one.path}`, { method: one.method as 'POST', headers: one.headers, body });
-      const answerHeaders = answerable(response.headers);
-      answer = { status: response.statusCode, headers: answerHeaders, body: parse(await response.body.text(), answerHeaders['content-type']) };
-    }
+    const sent = mutation.delivery ? mutation.delivery(delivery) : delivery;
+    const response = await request(`${receiver}${sent.path}`, { method: sent.method as 'POST', headers: sent.headers, body: serialize(sent.body) });
+    const answerHeaders = answerable(response.headers);
+    const answer: MutableResponse = { status: response.statusCode, headers: answerHeaders, body: parse(await response.body.text(), answerHeaders['content-type']) };
     reply(res, mutation.deliveryAnswer ? mutation.deliveryAnswer(answer) : answer);
   }
 
   // The agent server's front comes first: a config file's first plane is its admin URL.
-  const planes = Object.fromEntries([...fronts].sort(([a]) => (a === 'agent-server' ? -1 : 0)).map(([endpoint, front]) => [endpoint, front.url]));
+  const planes = Object.fromEntries([...fronts].sort(([a], [b]) => Number(b === 'agent-server') - Number(a === 'agent-server')).map(([endpoint, front]) => [endpoint, front.url]));
   const config = join(mkdtempSync(join(tmpdir(), 'apc-broken-')), 'target.yaml');
   writeFileSync(config, toYaml({ name: `broken target (${mutation.description})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }));
 
@@ -208,8 +203,13 @@ export function parse(text: string, contentType: string | undefined): unknown {
   }
 }
 
+/** A body as sent: text as is, anything else as JSON. */
+function serialize(body: unknown): string | undefined {
+  return body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+}
+
 function reply(res: ServerResponse, answer: MutableResponse): void {
-  const text = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  const text = serialize(answer.body) ?? '';
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
 }

@@ -365,6 +365,20 @@ export const MUTATIONS: Record<string, Mutation> = {
       return { ...res, body: Array.isArray(res.body) ? res.body.map(change) : change(res.body) };
     },
   },
+  'join-unknown-run-values': {
+    breaks: ['RUN-JOIN-UNKNOWN-404'],
+    description: "joining an unknown run answers 200 with the thread's values: join looks up the thread, never the run",
+    // The test's thread is new, so its values are empty.
+    response: (res, req) => (is(req, 'GET', new RegExp(`^/threads/${UUID}/runs/${UUID}/join$`)) && res.status === 404 ? { status: 200, headers: { 'content-type': 'application/json' }, body: {} } : res),
+  },
+  'assistant-search-limit-off-by-one': {
+    breaks: ['ASSISTANT-SEARCH-LIMIT'],
+    description: 'assistant search answers one assistant fewer than its limit allows (an off-by-one in paging)',
+    response: (res, req) => {
+      const limit = object(req.body).limit;
+      return is(req, 'POST', /^\/assistants\/search$/) && res.status === 200 && Array.isArray(res.body) && integerFrom(1)(limit) ? { ...res, body: res.body.slice(0, (limit as number) - 1) } : res;
+    },
+  },
   'stream-without-metadata': {
     breaks: ['STREAM-SSE-FIRST-METADATA'],
     description: 'streams start without the metadata event',
@@ -389,6 +403,19 @@ function rememberServiceOrdered(req: MutableRequest, memory: Map<string, unknown
   const { id, dotted_order: dotted } = object(req.body);
   if (is(req, 'POST', /^(\/api\/v1)?\/runs$/) && typeof id === 'string' && dotted === undefined) memory.set(id.toLowerCase(), true);
   return req;
+}
+
+const SESSION_READ = new RegExp(`^/api/v1/sessions(/${UUID})?$`);
+const TOKENS_AND_COST = ['total_tokens', 'prompt_tokens', 'completion_tokens', 'total_cost', 'prompt_cost', 'completion_cost'];
+
+/** Rewrites the experiments (sessions) the platform API answers: the upload's, and those read by id or listed. */
+function experiments(change: (experiment: Json) => Json): NonNullable<Mutation['response']> {
+  return (res, req) => {
+    if (res.status !== 200) return res;
+    if (req.method === 'POST' && /upload-experiment$/.test(req.path.split('?')[0])) return { ...res, body: { ...object(res.body), experiment: change(object(object(res.body).experiment)) } };
+    if (!is(req, 'GET', SESSION_READ)) return res;
+    return { ...res, body: Array.isArray(res.body) ? res.body.map((e) => change(object(e))) : change(object(res.body)) };
+  };
 }
 
 /** Mutations of the control plane and the platform API (US), judged by their planes' suites. */
@@ -536,6 +563,34 @@ export const PLANE_MUTATIONS: Record<string, Mutation> = {
       const id = new RegExp(`^/v2/deployments/(${UUID})$`).exec(req.path.split('?')[0])?.[1].toLowerCase();
       return id && res.status === 404 && !memory.has(id) ? { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' } : res;
     },
+  },
+  'eu-runs-queued-in-us': {
+    endpoint: 'platform-api-eu',
+    // The front reaches the EU region only, so the US half (the runs arriving there) is not simulated; the EU half fails the rule.
+    breaks: ['REGION-DATA-RESIDENCY'],
+    description: 'the EU address acknowledges posted runs (202) but queues them for the US region: none lands in the EU',
+    request: (req) => (is(req, 'POST', /^(\/api\/v1)?\/runs$/) ? { status: 202, headers: { 'content-type': 'application/json' }, body: { message: 'Run created' } } : req),
+  },
+  'upload-feedback-stats-never-filled': {
+    endpoint: 'platform-api',
+    // Latency is still filled in, so the suites' wait for persisted runs ends as usual.
+    breaks: ['UPLOAD-STATS-FILLED-LATER'],
+    description: "an uploaded experiment's feedback statistics stay null once its runs are persisted (the aggregation never runs)",
+    response: experiments((e) => ({ ...e, feedback_stats: null, session_feedback_stats: null })),
+  },
+  'upload-tokens-cost-zero': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-TOKENS-COST-NULL'],
+    description: "an uploaded experiment's token and cost fields read 0, a sum over no data, instead of null",
+    response: experiments((e) => ({ ...e, ...Object.fromEntries(TOKENS_AND_COST.map((field) => [field, e[field] ?? 0])) })),
+  },
+  'latest-revision-is-active': {
+    endpoint: 'control-plane',
+    // GET must name the revision the create answered. (DEPLOY-FLOW, polling the revision GET names, is left unproved: skipped.)
+    breaks: ['DEPLOY-LATEST-REVISION-ID', 'DEPLOY-GET'],
+    description: 'GET /v2/deployments/{id} answers the active revision as latest_revision_id (null until one deploys)',
+    response: (res, req) =>
+      is(req, 'GET', new RegExp(`^/v2/deployments/${UUID}$`)) && res.status === 200 ? { ...res, body: { ...object(res.body), latest_revision_id: object(res.body).active_revision_id ?? null } } : res,
   },
   'repos-malformed-id-404': {
     endpoint: 'control-plane',
