@@ -3,11 +3,11 @@
 // stops `simulate --config` with exit code 2 and a message saying what to fix.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/model.ts';
 import { runCli } from '../suites/self-test/run-cli.ts';
+import { freePort } from '../suites/target.ts';
 import { startSimulator } from './simulator.ts';
 import { DEFAULT_ENV_PREFIX, DeploymentConfigError, loadDeploymentConfig, resolveDeploymentConfig, webhookSettings } from './deployment-config.ts';
 
@@ -140,12 +140,3 @@ test.describe('the webhook-config suites against simulators started with a confi
   }
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
