@@ -145,18 +145,19 @@ async function probeSimulator(url: string): Promise<{ planes: Partial<Record<End
 export const EMBEDDED_RECEIVER_URL = 'http://receiver.apc.test';
 /** The variable the configuration's templated header reads, with the value the suites give it. */
 export const EMBEDDED_HEADER_VARIABLE = { LG_WEBHOOK_APC_CONFORMANCE: 'resolved-from-the-environment' };
+/** The embedded simulator's webhooks.url policy: the receiver, and made-up hosts the policy tests use. */
+export const EMBEDDED_URL_POLICY = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
 
 async function embeddedWebhookSetup() {
   process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
-  Object.assign(process.env, { ...EMBEDDED_HEADER_VARIABLE, ...process.env });
+  process.env.LG_WEBHOOK_APC_CONFORMANCE ??= EMBEDDED_HEADER_VARIABLE.LG_WEBHOOK_APC_CONFORMANCE;
   return embeddedWebhookConfig(`http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}`, process.env);
 }
 
 /** The embedded simulator's deployment configuration, its receiver name tunnelled to `receiverUrl`. */
 export function embeddedWebhookConfig(receiverUrl: string, env: NodeJS.ProcessEnv) {
   const headers = { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' };
-  const url = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
-  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers, url } }, env, "the embedded simulator's deployment configuration");
+  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers, url: EMBEDDED_URL_POLICY } }, env, "the embedded simulator's deployment configuration");
   return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: receiverUrl } };
 }
 

@@ -11,6 +11,13 @@ import { CLEAN_RUN, conformanceRun, failedRules } from './run-cli.ts';
 
 test.describe.configure({ mode: 'parallel' });
 
+let clean: ConformanceReport | undefined;
+/** The clean run's report, read once per worker (it holds every exchange of the run). */
+function cleanRun(): ConformanceReport {
+  clean ??= JSON.parse(readFileSync(CLEAN_RUN, 'utf8')) as ConformanceReport;
+  return clean;
+}
+
 /**
  * Leaves out the files the mutation cannot reach, and the rate-limit suites unless it touches
  * rate limits (their traffic goes straight to the target, so the clean run shows none of it).
@@ -19,8 +26,7 @@ test.describe.configure({ mode: 'parallel' });
  */
 function ignored(mutation: Mutation): string {
   if (process.env.APC_MUTANTS_WHOLE_PLANE === '1') return mutation.rateLimits ? '^$' : 'rate-limits';
-  const clean = JSON.parse(readFileSync(CLEAN_RUN, 'utf8')) as ConformanceReport;
-  const files = affectedFiles(mutation, clean).map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const files = affectedFiles(mutation, cleanRun()).map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   if (mutation.rateLimits) files.push('[^/]+/rate-limits[^/]*');
   return `^(?!.*/suites/(${files.join('|')})$)`;
 }

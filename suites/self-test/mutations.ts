@@ -1,5 +1,7 @@
 // Deliberately broken behaviours, one rule at a time. Each names the rules it breaks:
 // the self-test runs the suites against it and expects exactly those to fail.
+import { hostMatches } from '../../simulator/agent-server/webhook-policy.ts';
+import { EMBEDDED_RECEIVER_URL, EMBEDDED_URL_POLICY } from '../target.ts';
 import type { MutableRequest, MutableResponse, Mutation } from './broken-target.ts';
 
 type Json = Record<string, unknown>;
@@ -44,15 +46,15 @@ const integerFrom = (min: number) => (value: unknown) => Number.isInteger(value)
 /** A webhook payload changed on its way to the receiver. */
 const payload = (change: (payload: Json) => Json) => (req: MutableRequest): MutableRequest => ({ ...req, body: change(object(req.body)) });
 const withoutHeader = (name: string) => (req: MutableRequest): MutableRequest => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([h]) => h !== name)) });
-/** The hosts the broken target's URL policy allows (suites/target.ts, embeddedWebhookConfig). */
-const ALLOWED_HOST = /^(receiver\.apc\.test|.+\.apc-allowed\.test)$/;
+/** Whether the broken target's URL policy (the embedded simulator's) allows this host. */
+const allowedHost = (host: string) => EMBEDDED_URL_POLICY.allowed_domains.some((pattern) => hostMatches(host, pattern));
 const CRON_CREATE = new RegExp(`^/(threads/${UUID}/)?runs/crons$`);
 
 /** Drops a webhook the policy allows from POSTs to `path`: accepted, never used (a bad one is still refused). */
 function dropsAllowedWebhook(path: RegExp): (req: MutableRequest) => MutableRequest {
   return (req) => {
     const { webhook, ...body } = object(req.body);
-    if (!is(req, 'POST', path) || typeof webhook !== 'string' || !URL.canParse(webhook) || !ALLOWED_HOST.test(new URL(webhook).hostname)) return req;
+    if (!is(req, 'POST', path) || typeof webhook !== 'string' || !URL.canParse(webhook) || !allowedHost(new URL(webhook).hostname)) return req;
     return { ...req, body };
   };
 }
@@ -117,8 +119,8 @@ const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
       const body = object(req.body);
       if (req.method !== 'POST' || typeof body.webhook !== 'string' || !/^https?:/.test(body.webhook)) return req;
       const url = new URL(body.webhook);
-      if (ALLOWED_HOST.test(url.hostname)) return req;
-      url.hostname = 'receiver.apc.test';
+      if (allowedHost(url.hostname)) return req;
+      url.hostname = new URL(EMBEDDED_RECEIVER_URL).hostname;
       return { ...req, body: { ...body, webhook: url.toString() } };
     },
   },
