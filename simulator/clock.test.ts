@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DEFAULT_EPOCH, VirtualClock } from './clock.ts';
+import { DEFAULT_EPOCH, RealClock, VirtualClock } from './clock.ts';
 import { IdGenerator } from './ids.ts';
 
 test('the clock moves only when advanced, firing due timers in time order', () => {
@@ -24,6 +24,35 @@ test('a timer scheduled by a timer fires within the same advance when due', () =
   clock.schedule(DEFAULT_EPOCH + 10, () => clock.schedule(clock.now() + 10, () => fired.push(clock.now() - DEFAULT_EPOCH)));
   clock.advance(100);
   expect(fired).toEqual([20]);
+});
+
+test('the real clock follows the wall clock, scaled, and fires its timers by itself in time order', async () => {
+  const clock = new RealClock({ scale: 1000, epoch: DEFAULT_EPOCH });
+  const fired: string[] = [];
+  const done = new Promise<void>((resolve) => {
+    clock.schedule(DEFAULT_EPOCH + 20_000, () => {
+      fired.push(`b after ${clock.now() - DEFAULT_EPOCH >= 20_000 ? 'its time' : 'too early'}`);
+      resolve();
+    });
+  });
+  clock.schedule(DEFAULT_EPOCH + 10_000, () => fired.push('a'));
+  const cancel = clock.schedule(DEFAULT_EPOCH + 15_000, () => fired.push('cancelled'));
+  cancel();
+  clock.schedule(DEFAULT_EPOCH - 5, () => fired.push('overdue'));
+  await done;
+  expect(fired).toEqual(['overdue', 'a', 'b after its time']);
+  expect(clock.iso() > new Date(DEFAULT_EPOCH + 20_000).toISOString()).toBe(true);
+});
+
+test('resetting the real clock forgets its timers and starts its time over', async () => {
+  const clock = new RealClock({ scale: 1000, epoch: DEFAULT_EPOCH });
+  let fired = false;
+  clock.schedule(DEFAULT_EPOCH + 1_000, () => (fired = true));
+  clock.reset();
+  const after = new Promise<void>((resolve) => clock.schedule(clock.now() + 5_000, resolve));
+  await after;
+  expect(fired).toBe(false);
+  expect(() => new RealClock({ scale: 0 })).toThrow(RangeError);
 });
 
 test('the same seed gives the same ids; another seed others; reseeding starts over', () => {

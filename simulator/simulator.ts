@@ -1,12 +1,12 @@
 // The whole simulated platform in one process: one HTTP server per plane, all sharing
-// one virtual clock and one seeded id stream.
+// one clock (virtual, or real and scaled) and one seeded id stream.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
-import { DEFAULT_EPOCH, VirtualClock } from './clock.ts';
+import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import { ApiError, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
@@ -20,16 +20,35 @@ import { PlatformApi } from './platform-api/platform-api.ts';
 import { platformApiRoutes } from './platform-api/routes.ts';
 import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit.ts';
 
-// workspace-credentials: /__sim/info publishes API keys of several workspaces; oauth-completion:
-// an OAuth flow's url completes it; revision-faults: a revision can be made to fail;
-// rate-limit-reset: POST /__sim/rate-limits/reset empties every rate-limit counter.
+// The powers of the admin path (/__sim), which a real service does not have. virtual-clock:
+// time moves only through the admin path; workspace-credentials: /__sim/info publishes API
+// keys of several workspaces; oauth-completion: an OAuth flow's url completes it;
+// revision-faults: a revision can be made to fail; rate-limit-reset: POST
+// /__sim/rate-limits/reset empties every rate-limit counter.
 export const CAPABILITIES = ['virtual-clock', 'reset', 'seeded-ids', 'workspace-credentials', 'oauth-completion', 'revision-faults', 'rate-limit-reset'] as const;
 export type Capability = (typeof CAPABILITIES)[number] | 'fault-injection';
 
+/** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
+export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;
+
 export interface SimulatorOptions {
   seed?: string;
-  /** Virtual time at start, in ms since the epoch. */
+  /**
+   * `virtual` (default): time moves only through the admin path. `real`: time follows the wall
+   * clock, `timeScale` times faster, and everything that takes time happens by itself.
+   */
+  clock?: 'virtual' | 'real';
+  /** With the real clock: how many times faster than the wall clock time runs (default 1). */
+  timeScale?: number;
+  /** Simulated time at start, in ms since the epoch (default: 2026-01-01 virtual, now real). */
   epoch?: number;
+  /**
+   * How long a run of the built-in graph takes, in simulated ms (default 0 on the virtual
+   * clock, DEFAULT_REAL_RUN_DURATION_MS on the real one).
+   */
+  runDurationMs?: number;
+  /** Serve the admin path /__sim (default true); without it the simulator has no powers. */
+  admin?: boolean;
   host?: string;
   /** Fixed ports per plane; 0 or absent picks a free one. */
   ports?: Partial<Record<Endpoint, number>>;
@@ -61,7 +80,7 @@ interface PlaneDefinition {
  * for the deployment endpoints; it has one address, so US values). Agent servers take only
  * the two default rows, which §8 implies govern thread, run and assistant endpoints.
  */
-function rateLimiter(endpoint: Endpoint, clock: VirtualClock): RateLimiter {
+function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
   const rows = contract().rateLimits;
   if (endpoint === 'agent-server') return new RateLimiter(rows.filter((r) => r.match.requires === 'api-key' || r.match.requires === 'user-id'), 'us', clock);
   const region: Region = endpoint === 'platform-api-eu' ? 'eu' : 'us';
@@ -79,7 +98,7 @@ function admission(limiter: RateLimiter): (request: AdmissionRequest) => void {
 }
 
 export class Simulator {
-  readonly clock: VirtualClock;
+  readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly agentServer: AgentServer;
   readonly workspaces = WorkspaceDirectory.fromFixture();
@@ -94,10 +113,12 @@ export class Simulator {
 
   constructor(private readonly options: SimulatorOptions = {}) {
     this.seed = options.seed ?? DEFAULT_SEED;
-    this.clock = new VirtualClock(options.epoch ?? DEFAULT_EPOCH);
+    this.clock =
+      options.clock === 'real' ? new RealClock({ scale: options.timeScale, epoch: options.epoch }) : new VirtualClock(options.epoch ?? DEFAULT_EPOCH);
     this.ids = new IdGenerator(this.seed);
     const env = { clock: this.clock, ids: this.ids };
     const agentOptions = {
+      runDurationMs: options.runDurationMs ?? (this.clock.kind === 'real' ? DEFAULT_REAL_RUN_DURATION_MS : 0),
       deploymentConfig: options.deploymentConfig,
       webhookTunnels: options.webhookTunnels,
       log: options.quiet ? undefined : (message: string) => console.warn(message),
@@ -136,12 +157,22 @@ export class Simulator {
   }
 
   async start(): Promise<this> {
+    try {
+      await this.listen();
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    return this;
+  }
+
+  private async listen(): Promise<void> {
     const host = this.options.host ?? '127.0.0.1';
     for (const definition of this.planes()) {
       const handler = createPlaneHandler({
         plane: definition.plane,
         errorStyle: definition.errorStyle,
-        routes: [...adminRoutes(this), ...definition.routes()],
+        routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
         admit: this.admission(definition.endpoint),
       });
       const server = createServer(handler);
@@ -152,9 +183,8 @@ export class Simulator {
       });
       const { port } = server.address() as AddressInfo;
       this.servers.set(definition.endpoint, server);
-      this.urls[definition.endpoint] = `http://${host}:${port}`;
+      this.urls[definition.endpoint] = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     }
-    return this;
   }
 
   async close(): Promise<void> {
@@ -179,6 +209,12 @@ export class Simulator {
     return admission(limiter);
   }
 
+  /** Moves the virtual clock forward, firing what falls due (POST /__sim/clock/advance). */
+  advance(ms: number): void {
+    if (!(this.clock instanceof VirtualClock)) throw new ApiError(409, 'this simulator runs on the real clock (simulate --clock real): its time cannot be advanced');
+    this.clock.advance(ms);
+  }
+
   /** Empties every rate-limit counter (POST /__sim/rate-limits/reset). */
   resetRateLimits(): void {
     for (const limiter of this.limiters) limiter.reset();
@@ -196,13 +232,20 @@ export class Simulator {
     this.platform.eu.reset();
   }
 
+  /** The powers this simulator offers: none without the admin path; no virtual clock on the real one. */
+  capabilities(): Capability[] {
+    if (this.options.admin === false) return [];
+    return CAPABILITIES.filter((c) => c !== 'virtual-clock' || this.clock.kind === 'virtual');
+  }
+
   info() {
     return {
       simulator: 'agent-platform-simulator',
       seed: this.seed,
       now: this.clock.iso(),
       planes: this.urls,
-      capabilities: [...CAPABILITIES],
+      capabilities: this.capabilities(),
+      clock: this.clock.kind === 'real' ? { kind: 'real', time_scale: (this.clock as RealClock).scale } : { kind: 'virtual' },
       credentials: this.workspaces.describe(),
       // The webhook settings as written (environment references unresolved), so the suites
       // know which §6 behaviour to expect of this target.

@@ -19,7 +19,7 @@ export function adminRoutes(sim: Simulator): Route[] {
       if (!Number.isFinite(ms) || ms < 0) {
         throw unprocessable('clock/advance needs {"ms": <non-negative number>} or {"seconds": <non-negative number>}');
       }
-      sim.clock.advance(ms);
+      sim.advance(ms);
       return { body: { now: sim.clock.iso() } };
     }),
     route('POST', `${ADMIN_PREFIX}/reset`, undefined, (req) => {

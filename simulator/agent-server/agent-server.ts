@@ -1,5 +1,5 @@
 // One simulated agent server (a deployment): its stores share the simulator's clock and ids.
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { NO_DEPLOYMENT_CONFIG, type DeploymentConfig } from '../deployment-config.ts';
 import type { IdGenerator } from '../ids.ts';
 import { AssistantStore } from './assistants.ts';
@@ -16,6 +16,8 @@ export interface AgentServerOptions {
   selfUrl?: () => string | undefined;
   /** Webhook origins delivered elsewhere (see WebhookSenderOptions.tunnels). */
   webhookTunnels?: Record<string, string>;
+  /** How long a run of a built-in graph takes, in simulated ms (RunStoreOptions.durationMs). */
+  runDurationMs?: number;
   log?: (message: string) => void;
 }
 
@@ -27,7 +29,7 @@ export class AgentServer {
   readonly webhooks: WebhookSender;
 
   /** `hooks` observe runs besides the server's own webhook notifications. */
-  constructor(env: { clock: VirtualClock; ids: IdGenerator }, hooks: RunHooks = {}, options: AgentServerOptions = {}) {
+  constructor(env: { clock: Clock; ids: IdGenerator }, hooks: RunHooks = {}, options: AgentServerOptions = {}) {
     const config = options.deploymentConfig ?? NO_DEPLOYMENT_CONFIG;
     const checkWebhook = (url: string) => {
       checkWebhookUrl(url, config.webhooks.urlPolicy);
@@ -49,7 +51,7 @@ export class AgentServer {
         hooks.onFinished?.(run, thread);
       },
       checkWebhook,
-    });
+    }, { durationMs: options.runDurationMs });
     this.crons = new CronStore({ ...env, runs: this.runs, threads: this.threads, assistants: this.assistants, checkWebhook, log: options.log });
   }
 

@@ -3,7 +3,7 @@
 // come from the virtual clock; cron-parser reads the schedule. Each run carries the cron's
 // webhook, so it notifies like any other run. Plain state, no HTTP.
 import { CronExpressionParser } from 'cron-parser';
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { AssistantStore } from './assistants.ts';
@@ -69,7 +69,7 @@ interface CronRecord extends Omit<Cron, 'next_run_date'> {
 }
 
 export interface CronStoreDeps {
-  clock: VirtualClock;
+  clock: Clock;
   ids: IdGenerator;
   runs: RunStore;
   threads: ThreadStore;

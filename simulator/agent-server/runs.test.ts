@@ -4,10 +4,10 @@ import { VirtualClock } from '../clock.ts';
 import { IdGenerator } from '../ids.ts';
 import { AgentServer } from './agent-server.ts';
 
-function server() {
+function server(runDurationMs?: number) {
   const clock = new VirtualClock();
   const finished: string[] = [];
-  const agent = new AgentServer({ clock, ids: new IdGenerator('unit') }, { onFinished: (run) => finished.push(`${run.run_id}:${run.status}`) });
+  const agent = new AgentServer({ clock, ids: new IdGenerator('unit') }, { onFinished: (run) => finished.push(`${run.run_id}:${run.status}`) }, { runDurationMs });
   const thread = agent.threads.create({ metadata: { graph_id: 'agent' } });
   return { clock, agent, thread: thread.thread_id, finished };
 }
@@ -31,6 +31,19 @@ test('a delayed run holds the thread busy until the virtual clock passes its del
   clock.advance(1);
   expect(run.status).toBe('success');
   expect(agent.threads.get(thread).status).toBe('idle');
+});
+
+test('a run with a duration writes one node per share of it, and a delay adds to its last node', () => {
+  const { clock, agent, thread } = server(1000);
+  const run = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'timed', delay_ms: 300 } });
+  const steps = () => agent.threads.history(thread).length;
+  expect([run.status, steps()], 'the input checkpoint only').toEqual(['running', 1]);
+  clock.advance(500);
+  expect([run.status, steps()], 'the first of two nodes after half the duration').toEqual(['running', 2]);
+  clock.advance(799);
+  expect(run.status, 'the last node waits its share and the delay').toBe('running');
+  clock.advance(1);
+  expect([run.status, steps()]).toEqual(['success', 3]);
 });
 
 test('reject refuses with 409; rollback deletes the earlier run and its checkpoints; interrupt keeps it', () => {

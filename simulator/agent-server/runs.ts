@@ -2,7 +2,7 @@
 // built-in graphs step by step on the virtual clock, the event log that streams replay,
 // and the thread status that follows the runs. Plain state, no HTTP.
 import { conflict, notFound } from '../http/errors.ts';
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { AssistantStore } from './assistants.ts';
 import { applyUpdate, findGraph, splitInput, type GraphDefinition, type RunControls } from './graphs.ts';
@@ -77,15 +77,24 @@ export interface RunHooks {
 const FINAL: RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
 export const isFinal = (status: RunStatus) => FINAL.includes(status);
 
+export interface RunStoreOptions {
+  /**
+   * How long a run of a built-in graph takes, in simulated ms, spread evenly over its nodes
+   * (default 0: a run completes as it is created, unless its input asks for `delay_ms`).
+   */
+  durationMs?: number;
+}
+
 export class RunStore {
   private runs = new Map<string, RunRecord>();
   private order: string[] = [];
 
   constructor(
-    private readonly env: { clock: VirtualClock; ids: IdGenerator },
+    private readonly env: { clock: Clock; ids: IdGenerator },
     private readonly threads: ThreadStore,
     private readonly assistants: AssistantStore,
     private readonly hooks: RunHooks = {},
+    private readonly options: RunStoreOptions = {},
   ) {}
 
   clear(): void {
@@ -234,8 +243,12 @@ export class RunStore {
     this.step(run, thread, graph, pending);
   }
 
-  /** Runs the pending nodes in order; a delay or an interrupt before the last node pauses. */
-  private step(run: RunRecord, thread: ThreadRecord, graph: GraphDefinition, pending: string[]): void {
+  /**
+   * Runs the pending nodes in order. Each node takes its share of the run's duration, and the
+   * last one also the delay the input asked for: the run pauses on the clock until then. An
+   * interrupt stops the run before the last node.
+   */
+  private step(run: RunRecord, thread: ThreadRecord, graph: GraphDefinition, pending: string[], waited = false): void {
     while (pending.length > 0) {
       if (run.status !== 'running') return;
       const node = pending[0];
@@ -245,12 +258,13 @@ export class RunStore {
         this.finish(run, thread, 'success');
         return;
       }
-      if (isLast && run.controls.delayMs > 0) {
-        const delay = run.controls.delayMs;
-        run.controls.delayMs = 0;
-        run.cancelDelay = this.env.clock.schedule(this.env.clock.now() + delay, () => this.step(run, thread, graph, pending));
+      const wait = (waited ? 0 : (this.options.durationMs ?? 0) / graph.nodes.length) + (isLast ? run.controls.delayMs : 0);
+      if (wait > 0) {
+        if (isLast) run.controls.delayMs = 0;
+        run.cancelDelay = this.env.clock.schedule(this.env.clock.now() + wait, () => this.step(run, thread, graph, pending, true));
         return;
       }
+      waited = false;
       this.emit(run, 'events', { event: 'on_chain_start', name: node, run_id: run.run_id, tags: [`graph:step:${this.stepOf(thread) + 1}`], metadata: { langgraph_node: node }, data: {} });
       if (isLast && run.controls.fail) {
         this.finish(run, thread, 'error', { error: 'SimulatedNodeError', message: `node '${node}' failed because the run's input asked for it (fail: true)` });

@@ -1,7 +1,7 @@
 // Threads and their checkpoints (spec §2.7, §2.8, §3, §4.5). Plain state, no HTTP:
 // the routes translate requests into these calls.
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import { applyUpdate, findGraph, INPUT_NODE, isKnownNode, nextAfter, type GraphDefinition } from './graphs.ts';
 
@@ -86,7 +86,7 @@ export class ThreadStore {
   private threads = new Map<string, ThreadRecord>();
   private seq = 0;
 
-  constructor(private readonly env: { clock: VirtualClock; ids: IdGenerator }) {}
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
 
   clear(): void {
     this.threads.clear();

@@ -4,7 +4,7 @@
 // (platform-facts §2.3); any other answer ends the delivery. A failed delivery changes nothing
 // else: it is only logged.
 import { request } from 'undici';
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { RunRecord } from './runs.ts';
 import type { ThreadRecord } from './threads.ts';
 import { isRelativeWebhook } from './webhook-policy.ts';
@@ -17,7 +17,7 @@ export const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
 export interface WebhookSenderOptions {
-  clock: VirtualClock;
+  clock: Clock;
   /** Configured headers (`webhooks.headers`), already resolved. */
   headers: Record<string, string>;
   /** `http.disable_webhooks`: runs still execute, nothing is sent. */

@@ -1,6 +1,6 @@
 // The simulated control plane: the repository catalogue and the deployments, sharing the
 // simulator's clock and ids, and the hosting that gives each deployment its agent server.
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import { DeploymentStore } from './deployments.ts';
 import type { AgentServerHosting } from './hosting.ts';
@@ -11,7 +11,7 @@ export class ControlPlane {
   readonly deployments: DeploymentStore;
 
   constructor(
-    env: { clock: VirtualClock; ids: IdGenerator },
+    env: { clock: Clock; ids: IdGenerator },
     private readonly hosting?: AgentServerHosting,
   ) {
     this.deployments = new DeploymentStore({ ...env, repositories: this.repositories, host: hosting && (() => hosting.start()) });

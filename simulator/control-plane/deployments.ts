@@ -5,7 +5,7 @@
 // Fields the spec does not show follow the real control plane (platform-facts.md §4.3-§4.5).
 // Plain state, no HTTP.
 import type { Workspace } from '../auth/workspaces.ts';
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { ApiError, conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { RepositoryCatalog } from './repositories.ts';
@@ -101,7 +101,7 @@ export class DeploymentStore {
   private readonly records = new Map<string, DeploymentRecord>();
 
   constructor(
-    private readonly env: { clock: VirtualClock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost },
+    private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost },
   ) {}
 
   async create(workspace: Workspace, body: Json): Promise<Deployment> {

@@ -3,7 +3,7 @@
 // run per row, and an experiment whose statistics stay null until its runs are persisted,
 // a few seconds later on the virtual clock. Platform datasets (created with POST /datasets,
 // not through the upload) refuse uploads (rules 5 and 6). Plain state, no HTTP.
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { RunStore } from './runs.ts';
@@ -108,7 +108,7 @@ interface WorkspaceExperiments {
 export class ExperimentStore {
   private readonly workspaces = new Map<string, WorkspaceExperiments>();
 
-  constructor(private readonly env: { clock: VirtualClock; ids: IdGenerator; runs: RunStore }) {}
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator; runs: RunStore }) {}
 
   /** POST /api/v1/datasets/upload-experiment: validates all six rules before changing anything. */
   upload(workspaceId: string, body: UploadRequest): { dataset: Dataset; experiment: Experiment } {

@@ -1,6 +1,6 @@
 // The platform API of one region (spec §1): its runs, experiments and OAuth flows. The US
 // and EU regions are two instances, each holding its own data.
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import { ExperimentStore } from './experiments.ts';
 import { SUPPORTS_ZSTD } from './multipart.ts';
@@ -23,7 +23,7 @@ export class PlatformApi {
 
   constructor(
     readonly region: Region,
-    env: { clock: VirtualClock; ids: IdGenerator },
+    env: { clock: Clock; ids: IdGenerator },
   ) {
     this.runs = new RunStore(env);
     this.experiments = new ExperimentStore({ ...env, runs: this.runs });

@@ -4,7 +4,7 @@
 // A request is applied whole or not at all. Plain state, no HTTP.
 import { createHash } from 'node:crypto';
 import { contract } from '../../specs/contract.ts';
-import type { VirtualClock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 import { parseDottedOrder, segmentOf, toSecond } from './dotted-order.ts';
@@ -64,7 +64,7 @@ const DEFAULT_PROJECT = 'default';
 export class RunStore {
   private readonly workspaces = new Map<string, WorkspaceRuns>();
 
-  constructor(private readonly env: { clock: VirtualClock; ids: IdGenerator }) {}
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
 
   /** Applies a request's operations in order, all or none. */
   ingest(workspaceId: string, operations: IngestOperation[], lineage: Lineage): void {

@@ -135,7 +135,7 @@ test.describe('threads', () => {
     const busy = await client.runs.create(blue.thread_id, 'agent', { input: { delay_ms: 1000 } });
     expect(ids(await client.threads.search({ status: 'busy' }))).toEqual([blue.thread_id]);
     expect(ids(await client.threads.search({ status: 'idle' })).sort()).toEqual([red.thread_id, redBig.thread_id].sort());
-    sim.clock.advance(1000);
+    sim.advance(1000);
     await client.runs.join(blue.thread_id, busy.run_id);
   });
 });
@@ -163,7 +163,7 @@ test.describe('runs', () => {
     const joining = client.runs.join(thread.thread_id, run.run_id).finally(() => (joined = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(joined, 'join has not returned while the run is in progress').toBe(false);
-    sim.clock.advance(1000);
+    sim.advance(1000);
     const values = await joining;
     expect(texts(values)).toEqual(['prepared: slow', 'echo: slow']);
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
@@ -243,7 +243,7 @@ test.describe('runs', () => {
     const thread = await client.threads.create({ graphId: 'agent' });
     const first = await client.runs.create(thread.thread_id, 'agent', { input: { topic: 'first', delay_ms: 1000 } });
     expect(await httpStatus(client.runs.create(thread.thread_id, 'agent', { input: { topic: 'refused' }, multitaskStrategy: 'reject' }))).toBe(409);
-    sim.clock.advance(1000);
+    sim.advance(1000);
     await client.runs.join(thread.thread_id, first.run_id);
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('success');
     expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([first.run_id]);
@@ -301,15 +301,15 @@ test.describe('crons', () => {
     expect(cron.assistant_id).toMatch(UUID);
     expect(await client.runs.list(thread.thread_id)).toEqual([]);
 
-    sim.clock.advance(FIVE_MINUTES);
+    sim.advance(FIVE_MINUTES);
     const [run] = await client.runs.list(thread.thread_id);
     await client.runs.join(thread.thread_id, run.run_id);
     expect(texts((await client.threads.getState(thread.thread_id)).values)).toEqual(['prepared: tick', 'echo: tick']);
-    sim.clock.advance(FIVE_MINUTES);
+    sim.advance(FIVE_MINUTES);
     expect(await client.runs.list(thread.thread_id)).toHaveLength(2);
 
     await client.crons.delete(cron.cron_id);
-    sim.clock.advance(FIVE_MINUTES);
+    sim.advance(FIVE_MINUTES);
     expect(await client.runs.list(thread.thread_id)).toHaveLength(2);
   });
 
