@@ -1,6 +1,11 @@
 // The command line as a user meets it: help, clear refusals with exit code 2.
 import { expect, test } from '@playwright/test';
-import { runCli } from '../suites/self-test/run-cli.ts';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConformanceReport } from '../reports/model.ts';
+import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../suites/self-test/run-cli.ts';
 
 test('--help explains every command and the exit codes', async () => {
   const main = await runCli(['--help']);
@@ -27,8 +32,6 @@ test('usage errors exit 2 and say what is wrong', async () => {
 });
 
 test('simulate prints its URLs and serves the admin path', async () => {
-  const { spawn } = await import('node:child_process');
-  const { CLI, ROOT } = await import('../suites/self-test/run-cli.ts');
   const child = spawn(process.execPath, [CLI, 'simulate', '--seed', 's1'], { cwd: ROOT });
   try {
     const url = await new Promise<string>((resolve, reject) => {
@@ -46,4 +49,44 @@ test('simulate prints its URLs and serves the admin path', async () => {
   } finally {
     child.kill('SIGINT');
   }
+});
+
+/** A partial report: valid, saying why the run stopped, with what ran judged and the rest not-run. */
+function expectPartial(report: ConformanceReport, status: 'interrupted' | 'timed-out', why: RegExp): void {
+  expect(report.run.status).toBe(status);
+  expect(report.run.reason).toMatch(why);
+  expect(report.summary.verdicts.pass, 'what ran before the stop is judged').toBeGreaterThan(0);
+  expect(report.summary.verdicts['not-run'], 'what did not run says so').toBeGreaterThan(0);
+  const notRun = report.rules.filter((r) => r.verdict === 'not-run');
+  for (const rule of notRun) expect(rule.tests.every((t) => ['not-run', 'interrupted', 'skipped'].includes(t.status)), rule.id).toBe(true);
+  expect(notRun[0].tests.find((t) => t.status === 'not-run')?.reason).toMatch(why);
+  expect(report.summary.verdicts.fail, 'a stop is no failure').toBe(0);
+}
+
+test('--max-duration stops the run, writes a partial report and exits 3', async () => {
+  const run = await conformanceRun(['--plane', 'agent-server', '--max-duration', '6']);
+  expect(run.code, run.stderr).toBe(3);
+  expect(run.stderr).toContain('--max-duration 6 s reached');
+  expectPartial(run.report, 'timed-out', /--max-duration 6 s/);
+});
+
+test('SIGTERM stops a run as Ctrl-C does: the suites stop, a partial report is written, exit 130', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'apc-sigterm-'));
+  // The line reporter (not CI's dots) counts the tests as they end.
+  const child = spawn(process.execPath, [CLI, 'run', '--plane', 'agent-server', '--out', out], { cwd: ROOT, env: cliEnv({ CI: '' }) });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Once twenty tests have run, as a CI runner cancelling a job would (the line reporter counts them).
+  await new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (/\[20\/\d+\]/.test(stdout)) resolve();
+    });
+  });
+  child.kill('SIGTERM');
+  expect(await exited, `${stdout}\n${stderr}`).toBe(130);
+  expect(stderr).toContain('interrupted by SIGTERM');
+  expectPartial(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport, 'interrupted', /interrupted/);
 });

@@ -16,10 +16,15 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** This process's environment without what the Playwright worker running this test set, plus `env`. */
+export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('APC_') && !name.startsWith('PW_') && name !== 'TEST_WORKER_INDEX' && name !== 'TEST_PARALLEL_INDEX'));
+  return { ...clean, ...env };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...clean, ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

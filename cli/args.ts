@@ -1,0 +1,59 @@
+// What every command shares: its name, exit codes, and option parsing that turns a
+// mistyped option into a usage error (exit 2) instead of a stack trace.
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export const NAME = 'agent-platform-conformance';
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * ok: no MUST rule failed; failed: a MUST rule failed, or a verdict differs from the
+ * expectations or the baseline; usage: a usage or target error, never a verdict; incomplete:
+ * the run reached --max-duration (a partial report); interrupted: SIGINT or SIGTERM stopped it
+ * (a partial report), as 128 + SIGINT.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3, interrupted: 130 } as const;
+
+export class UsageError extends Error {}
+
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+export function parse(args: string[], options: ParseArgsConfig['options']): Values {
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }).values as Values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** A whole number in [min, max] from an option, or a usage error naming it. */
+export function integerOption(values: Values, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${String(raw)}'`);
+  return n;
+}
+
+/** A positive number from an option, or a usage error naming it. */
+export function positiveOption(values: Values, name: string): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number, got '${String(raw)}'`);
+  return n;
+}
+
+/** Resolves on the first SIGINT or SIGTERM, with its name. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}

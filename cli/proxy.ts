@@ -1,0 +1,49 @@
+// `proxy`: a standalone recording, validating proxy in front of any target.
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PLANES, type Plane } from '../specs/contract.ts';
+import { RecordingProxy, toHar } from '../suites/proxy/recording-proxy.ts';
+import { EXIT, integerOption, NAME, parse, untilSignal, UsageError } from './args.ts';
+
+export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
+
+Starts a recording proxy on 127.0.0.1 in front of --target. Every exchange is validated
+against the plane's OpenAPI document (violations are printed and sent back in the
+x-apc-violations header) and recorded, secrets redacted; the HAR 1.2 file is written on exit.
+
+Options:
+  --target <url>        the upstream base URL (required)
+  --plane <name>        the plane the target serves: ${PLANES.join(', ')} (default: agent-server)
+  --port <n>            port to listen on (default: a free port)
+  --har <file>          where to write the HAR on exit (default: exchanges.har)
+  -h, --help            this help`;
+
+export async function proxy(args: string[]): Promise<number> {
+  const values = parse(args, { target: { type: 'string' }, plane: { type: 'string' }, port: { type: 'string' }, har: { type: 'string' } });
+  if (values.help) {
+    console.log(PROXY_HELP);
+    return EXIT.ok;
+  }
+  const target = values.target as string | undefined;
+  if (!target || !/^https?:\/\//i.test(target)) throw new UsageError('--target <http(s) URL> is required');
+  const plane = ((values.plane as string | undefined) ?? 'agent-server') as Plane;
+  if (!PLANES.includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
+  const port = integerOption(values, 'port', 0, 65_535) ?? 0;
+  const harFile = resolve((values.har as string | undefined) ?? 'exchanges.har');
+  const recorder = new RecordingProxy({
+    plane,
+    target,
+    port,
+    onExchange: (e) => {
+      const flag = e.violations.length > 0 ? `  ✖ ${e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; ')}` : '';
+      console.log(`[proxy] ${e.request.method} ${e.request.url} → ${e.response.status}${e.operation ? ` (${e.operation})` : ''}${flag}`);
+    },
+  });
+  const url = await recorder.start();
+  console.log(`[proxy] ${url} → ${target} (${plane}); HAR on exit: ${harFile}`);
+  await untilSignal();
+  await recorder.close();
+  writeFileSync(harFile, JSON.stringify(toHar(recorder.exchanges), null, 2));
+  console.log(`[proxy] wrote ${recorder.exchanges.length} exchanges to ${harFile}`);
+  return EXIT.ok;
+}

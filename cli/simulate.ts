@@ -1,0 +1,122 @@
+// `simulate`: the simulator on loopback, with what a client needs printed: each plane's URL,
+// the API keys and the workspaces they open, and ready environment lines.
+import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, startSimulator, type Simulator } from '../simulator/simulator.ts';
+import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
+import type { Endpoint } from '../specs/contract.ts';
+import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
+
+export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
+
+Starts the simulator and prints the base URL of each plane, the API keys and the
+environment lines the official clients read. Stop with Ctrl-C or SIGTERM.
+
+Options:
+  --base-port <n>       the agent server on n, the control plane on n+1, the US platform
+                        API on n+2 and the EU platform API on n+3 (default: free ports)
+  --host <address>      the address to listen on (default: 127.0.0.1)
+  --seed <seed>         seed for generated ids (default: ${DEFAULT_SEED})
+  --clock <kind>        virtual (default): time moves only through the admin path
+                        (POST /__sim/clock/advance); real: time follows the wall clock, and
+                        runs, revision builds, crons, webhook retries, upload statistics and
+                        rate-limit windows happen by themselves
+  --time-scale <n>      with --clock real: time runs n times faster than the wall clock
+                        (default 1; at 60 a 90 s revision build takes 1.5 s)
+  --run-duration <ms>   how long a run of the built-in graph takes, in simulated ms
+                        (default ${DEFAULT_REAL_RUN_DURATION_MS} with --clock real, 0 with the virtual clock)
+  --no-admin            serve no admin path: /__sim answers 404, so a harness sees only the
+                        documented API, as on a real service
+  --config <file>       deployment configuration file (langgraph.json, or YAML) whose
+                        webhooks and http.disable_webhooks settings the agent server
+                        follows; \${{ env.VAR }} in webhooks.headers is read from the
+                        environment. An invalid file or a missing variable stops startup
+                        (exit 2).
+  -h, --help            this help`;
+
+const PORT_OFFSETS: Record<Endpoint, number> = { 'agent-server': 0, 'control-plane': 1, 'platform-api': 2, 'platform-api-eu': 3 };
+
+export async function simulate(args: string[]): Promise<number> {
+  const values = parse(args, {
+    'base-port': { type: 'string' },
+    host: { type: 'string' },
+    seed: { type: 'string' },
+    clock: { type: 'string' },
+    'time-scale': { type: 'string' },
+    'run-duration': { type: 'string' },
+    'no-admin': { type: 'boolean' },
+    config: { type: 'string' },
+  });
+  if (values.help) {
+    console.log(SIMULATE_HELP);
+    return EXIT.ok;
+  }
+  const basePort = integerOption(values, 'base-port', 1, 65_532);
+  const clock = values.clock ?? 'virtual';
+  if (clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${String(clock)}'`);
+  const timeScale = positiveOption(values, 'time-scale');
+  if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
+  const runDurationMs = integerOption(values, 'run-duration', 0);
+  let deploymentConfig: DeploymentConfig | undefined;
+  if (values.config !== undefined) {
+    try {
+      deploymentConfig = loadDeploymentConfig(values.config as string, process.env);
+    } catch (error) {
+      if (!(error instanceof DeploymentConfigError)) throw error;
+      console.error(`${NAME}: ${error.message}`);
+      return EXIT.usage;
+    }
+  }
+  const ports = basePort === undefined ? undefined : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>);
+  let sim: Simulator;
+  try {
+    sim = await startSimulator({
+      seed: (values.seed as string | undefined) ?? DEFAULT_SEED,
+      host: values.host as string | undefined,
+      ports,
+      clock,
+      timeScale,
+      runDurationMs,
+      admin: values['no-admin'] !== true,
+      deploymentConfig,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      console.error(`${NAME}: cannot listen: ${(error as Error).message}`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  for (const line of describe(sim, values.config as string | undefined)) console.log(line);
+  const signal = await untilSignal();
+  console.log(`[simulator] ${signal}: stopping`);
+  await sim.close();
+  return EXIT.ok;
+}
+
+/** What `simulate` prints: URLs, clock, admin path, credentials and environment lines. */
+function describe(sim: Simulator, configFile: string | undefined): string[] {
+  const info = sim.info();
+  const lines: string[] = [];
+  const clock = info.clock.kind === 'real' ? `real clock ×${info.clock.time_scale}` : 'virtual clock (moves only through the admin path)';
+  lines.push(`[simulator] seed ${info.seed}, ${clock}, time ${info.now}`);
+  if (configFile) lines.push(`[simulator] deployment configuration ${configFile}: webhooks ${info.deployment_config.http?.disable_webhooks ? 'disabled' : 'enabled'}`);
+  for (const [plane, url] of Object.entries(sim.urls)) lines.push(`[simulator] ${plane.padEnd(15)} ${url}`);
+  const admin = sim.capabilities().length > 0 ? `${sim.urls['agent-server']}/__sim/info` : 'off (--no-admin): /__sim answers 404';
+  lines.push(`[simulator] admin path      ${admin}`);
+  const workspaceName = new Map(info.credentials.workspaces.map((w) => [w.id, w.name]));
+  lines.push('[simulator] API keys (send as X-Api-Key; x-tenant-id selects a workspace):');
+  for (const key of info.credentials.api_keys) {
+    const opens = key.workspaces.map((id) => `${workspaceName.get(id)} (${id})`).join(', ');
+    const fallback = key.default_workspace ? `default ${workspaceName.get(key.default_workspace)}` : 'no default: x-tenant-id required';
+    lines.push(`[simulator]   ${key.key.padEnd(28)} ${key.role}: ${opens}; ${fallback}`);
+  }
+  for (const token of info.credentials.bearer_tokens) lines.push(`[simulator]   Authorization: Bearer ${token.token} (repository listing only)`);
+  const primary = info.credentials.api_keys.find((k) => k.role === 'primary')!;
+  lines.push('[simulator] for the official clients (langsmith reads the first two; pass LANGGRAPH_API_URL to');
+  lines.push('[simulator] @langchain/langgraph-sdk as new Client({ apiUrl: process.env.LANGGRAPH_API_URL })):');
+  lines.push(`LANGSMITH_ENDPOINT=${sim.urls['platform-api']}`);
+  lines.push(`LANGSMITH_API_KEY=${primary.key}`);
+  lines.push(`LANGGRAPH_API_URL=${sim.urls['agent-server']}`);
+  lines.push('[simulator] Ctrl-C to stop');
+  return lines;
+}
