@@ -1,7 +1,7 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
 import type { Rule } from '../specs/contract.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
-import { emptyVerdicts, type ConformanceReport, type RecordedExchange, type RuleResult, type TestOutcome, type Verdict } from './model.ts';
+import { emptyVerdicts, type ConformanceReport, type RecordedExchange, type RuleResult, type RunRecord, type TestOutcome, type Verdict } from './model.ts';
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 
@@ -16,18 +16,20 @@ export interface BuildInput {
   target: ConformanceReport['target'];
   seed: string;
   tool: ConformanceReport['tool'];
+  run: RunRecord;
   expectations?: ExpectationsFile;
 }
 
 /**
  * A rule's verdict from its tests: any failure fails it; otherwise any pass passes it; tests
- * that were all skipped leave it skipped; no test leaves it not-tested. An `unspecified` rule is
- * never failed: its verdict is `observed` once any test ran for it.
+ * that were all skipped leave it skipped; no test leaves it not-tested. A test the run stopped
+ * before or during says nothing: a rule with only such tests (and skipped ones) is not-run. An
+ * `unspecified` rule is never failed: its verdict is `observed` once any test ran for it.
  */
 export function verdictOf(rule: Rule, tests: TestOutcome[]): Verdict {
   if (tests.length === 0) return 'not-tested';
-  const ran = tests.filter((t) => t.status !== 'skipped');
-  if (ran.length === 0) return 'skipped';
+  const ran = tests.filter((t) => t.status !== 'skipped' && t.status !== 'not-run' && t.status !== 'interrupted');
+  if (ran.length === 0) return tests.some((t) => t.status === 'not-run' || t.status === 'interrupted') ? 'not-run' : 'skipped';
   if (rule.level === 'unspecified') return 'observed';
   return ran.some((t) => t.status !== 'passed') ? 'fail' : 'pass';
 }
@@ -97,6 +99,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
     tool: input.tool,
     target: input.target,
     seed: input.seed,
+    run: input.run,
     summary: {
       rules: rules.length,
       covered,

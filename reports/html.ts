@@ -16,7 +16,8 @@ main{padding:16px 24px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #d0d7de;padding:6px 8px;text-align:left;vertical-align:top}
 .v{font-weight:600;white-space:nowrap}
-.v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}
+.v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}.v-not-run{color:#57606a}
+.partial{background:#fff8c5;border:1px solid #d4a72c;padding:8px;margin-bottom:12px}
 details summary{cursor:pointer}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all}
 .test{margin:6px 0 10px}
@@ -66,16 +67,17 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
 export function toHtml(report: ConformanceReport): string {
   const s = report.summary;
   const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
-  const filters = ['all', 'fail', 'pass', 'skipped', 'not-tested', 'observed']
+  const filters = ['all', 'fail', 'pass', 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : [])]
     .map((v, i) => `<button data-verdict="${v}" class="${i === 0 ? 'on' : ''}">${v}</button>`)
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Conformance report: ${esc(report.target.name)}</title><style>${STYLE}</style></head>
 <body><header><h1>Agent Platform API conformance: ${esc(report.target.name)}</h1>
-<div class="muted">${esc(report.target.kind)} · planes ${esc(report.target.planes.join(', ') || 'none')} · capabilities ${esc(report.target.capabilities.join(', ') || 'none')} · seed ${esc(report.seed)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</div></header>
+<div class="muted">${esc(report.target.kind)} · planes ${esc(report.target.planes.join(', ') || 'none')} · capabilities ${esc(report.target.capabilities.join(', ') || 'none')} · profile ${esc(report.run.profile)} · seed ${esc(report.seed)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</div></header>
 <main>
-<div class="cards" id="summary">${card('rules', s.rules)}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}</div>
+${report.run.status === 'complete' ? '' : `<div class="partial"><b>Partial report:</b> ${esc(report.run.reason ?? report.run.status)}; ${s.verdicts['not-run']} rules not run.</div>`}
+<div class="cards" id="summary">${card('rules', s.rules)}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>
 <div class="filters">${filters}</div>
 <table id="rules"><thead><tr><th>verdict</th><th>rule</th><th>level</th><th>plane</th><th>§</th><th>statement, tests and exchanges</th></tr></thead>
 <tbody>${report.rules.map((r) => ruleRow(report, r)).join('\n')}</tbody></table>

@@ -14,6 +14,8 @@ function testcase(rule: RuleResult): string {
     }
     case 'skipped':
       return `    <testcase ${attrs}><skipped message="${escapeXml(rule.tests.map((t) => t.reason ?? 'skipped').join('; '))}"/></testcase>`;
+    case 'not-run':
+      return `    <testcase ${attrs}><skipped message="${escapeXml(rule.tests.find((t) => t.status === 'not-run' || t.status === 'interrupted')?.reason ?? 'not run')}"/></testcase>`;
     case 'not-tested':
       return `    <testcase ${attrs}><skipped message="no test checks this rule yet"/></testcase>`;
     case 'observed':
@@ -32,7 +34,7 @@ export function toJUnit(report: ConformanceReport): string {
   const suites = planes.map((plane) => {
     const rules = report.rules.filter((r) => r.plane === plane);
     const failures = rules.filter((r) => r.verdict === 'fail').length;
-    const skipped = rules.filter((r) => r.verdict === 'skipped' || r.verdict === 'not-tested').length;
+    const skipped = rules.filter((r) => r.verdict === 'skipped' || r.verdict === 'not-tested' || r.verdict === 'not-run').length;
     return [
       `  <testsuite name="${escapeXml(plane)}" tests="${rules.length}" failures="${failures}" skipped="${skipped}" errors="0">`,
       ...rules.map(testcase),
@@ -42,7 +44,7 @@ export function toJUnit(report: ConformanceReport): string {
   const s = report.summary;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="Agent Platform API conformance: ${escapeXml(report.target.name)}" tests="${s.rules}" failures="${s.verdicts.fail}" skipped="${s.verdicts.skipped + s.verdicts['not-tested']}">`,
+    `<testsuites name="Agent Platform API conformance: ${escapeXml(report.target.name)}" tests="${s.rules}" failures="${s.verdicts.fail}" skipped="${s.verdicts.skipped + s.verdicts['not-tested'] + s.verdicts['not-run']}">`,
     ...suites,
     '</testsuites>',
     '',

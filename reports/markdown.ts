@@ -1,7 +1,7 @@
 // A Markdown summary for CI job pages and pull requests.
 import type { ConformanceReport, RuleResult } from './model.ts';
 
-const ICON: Record<string, string> = { pass: '✅', fail: '❌', skipped: '⏭️', 'not-tested': '⬜', observed: '👁️' };
+const ICON: Record<string, string> = { pass: '✅', fail: '❌', skipped: '⏭️', 'not-tested': '⬜', observed: '👁️', 'not-run': '⏸️' };
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -24,14 +24,15 @@ export function toMarkdown(report: ConformanceReport): string {
   const lines = [
     `# Agent Platform API conformance: ${report.target.name}`,
     '',
-    `Seed \`${report.seed}\` · ${s.rules} rules · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · **${s.mustFailures} MUST failures**, ${s.shouldFailures} SHOULD failures`,
+    ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
+    `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · **${s.mustFailures} MUST failures**, ${s.shouldFailures} SHOULD failures`,
     '',
-    '| plane | rules | tested | pass | fail | skipped | not tested | observed |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| plane | rules | tested | pass | fail | skipped | not tested | observed | not run |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...Object.entries(s.byPlane).map(
-      ([plane, p]) => `| ${plane} | ${p.rules} | ${p.covered} | ${p.verdicts.pass} | ${p.verdicts.fail} | ${p.verdicts.skipped} | ${p.verdicts['not-tested']} | ${p.verdicts.observed} |`,
+      ([plane, p]) => `| ${plane} | ${p.rules} | ${p.covered} | ${p.verdicts.pass} | ${p.verdicts.fail} | ${p.verdicts.skipped} | ${p.verdicts['not-tested']} | ${p.verdicts.observed} | ${p.verdicts['not-run']} |`,
     ),
-    `| **all** | ${s.rules} | ${s.covered} | ${s.verdicts.pass} | ${s.verdicts.fail} | ${s.verdicts.skipped} | ${s.verdicts['not-tested']} | ${s.verdicts.observed} |`,
+    `| **all** | ${s.rules} | ${s.covered} | ${s.verdicts.pass} | ${s.verdicts.fail} | ${s.verdicts.skipped} | ${s.verdicts['not-tested']} | ${s.verdicts.observed} | ${s.verdicts['not-run']} |`,
     '',
   ];
   if (s.unexpected) {

@@ -2,18 +2,20 @@
 import type { Endpoint, Plane, RuleLevel } from '../specs/contract.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 
-export type Verdict = 'pass' | 'fail' | 'skipped' | 'not-tested' | 'observed';
-export const VERDICTS: Verdict[] = ['pass', 'fail', 'skipped', 'not-tested', 'observed'];
+/** not-run: the run stopped (--max-duration, Ctrl-C, SIGTERM) before the rule's tests ran. */
+export type Verdict = 'pass' | 'fail' | 'skipped' | 'not-tested' | 'observed' | 'not-run';
+export const VERDICTS: Verdict[] = ['pass', 'fail', 'skipped', 'not-tested', 'observed', 'not-run'];
 
 export interface TestOutcome {
   /** Playwright's stable test id. */
   id: string;
   title: string;
   file: string;
-  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  /** interrupted: stopped while it ran; not-run: the run stopped before it began. */
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'not-run';
   /** The failure message (first line first), for failed tests. */
   error?: string;
-  /** Why the test was skipped (missing capability, failed precondition…). */
+  /** Why the test was skipped (missing capability, failed precondition…) or did not run. */
   reason?: string;
   /** What the test recorded for unspecified rules. */
   observed: string[];
@@ -39,10 +41,24 @@ export interface RuleResult {
 /** An exchange as the report keeps it: no wall-clock times, so the same run gives the same report. */
 export type RecordedExchange = Omit<Exchange, 'startedDateTime' | 'time'>;
 
+/** How the run ended, and what it left on the target. */
+export interface RunRecord {
+  /** complete: every selected test ran; otherwise the report is partial. */
+  status: 'complete' | 'interrupted' | 'timed-out';
+  /** Why a partial run stopped. */
+  reason?: string;
+  profile: string;
+  /** What the run's requests created on the target, per endpoint and kind (successful creations). */
+  created: Partial<Record<Endpoint, Record<string, number>>>;
+  /** What the run deleted again afterwards (its cleanup), per endpoint and kind. */
+  cleanedUp: Partial<Record<Endpoint, Record<string, number>>>;
+}
+
 export interface ConformanceReport {
   tool: { name: string; version: string };
   target: { name: string; kind: string; planes: Endpoint[]; capabilities: string[] };
   seed: string;
+  run: RunRecord;
   summary: {
     rules: number;
     /** Rules with at least one test. */
@@ -62,5 +78,5 @@ export interface ConformanceReport {
 }
 
 export function emptyVerdicts(): Record<Verdict, number> {
-  return { pass: 0, fail: 0, skipped: 0, 'not-tested': 0, observed: 0 };
+  return { pass: 0, fail: 0, skipped: 0, 'not-tested': 0, observed: 0, 'not-run': 0 };
 }

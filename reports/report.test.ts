@@ -19,6 +19,9 @@ test('a verdict comes from the tests of the rule', () => {
   expect(verdictOf(rule('A-B'), [outcome('passed'), outcome('failed')])).toBe('fail');
   expect(verdictOf(rule('A-B'), [outcome('timedOut')])).toBe('fail');
   expect(verdictOf(rule('A-B', 'unspecified'), [outcome('failed')])).toBe('observed');
+  expect(verdictOf(rule('A-B'), [outcome('not-run'), outcome('skipped')]), 'a stopped run says nothing').toBe('not-run');
+  expect(verdictOf(rule('A-B'), [outcome('interrupted')])).toBe('not-run');
+  expect(verdictOf(rule('A-B'), [outcome('interrupted'), outcome('passed')])).toBe('pass');
 });
 
 test('a multi-rule test that says which rule failed fails only that one', () => {
@@ -28,6 +31,7 @@ test('a multi-rule test that says which rule failed fails only that one', () => 
     exchanges: [],
     target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
     seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {} },
     tool: { name: 'x', version: '0' },
   });
   expect(report.rules.map((r) => r.verdict)).toEqual(['skipped', 'fail']);
@@ -45,6 +49,7 @@ test('expectations turn known failures into expected ones and flag changes both 
     exchanges: [],
     target: { name: 't', kind: 'url', planes: [], capabilities: [] },
     seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {} },
     tool: { name: 'x', version: '0' },
     expectations: { target: 't', expected: [{ rule: 'R-ONE', verdict: 'fail', reason: 'known' }, { rule: 'R-TWO', verdict: 'fail', reason: 'was known' }] },
   });
@@ -66,6 +71,7 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
       exchanges: [exchange],
       target: { name: 'html target', kind: 'url', planes: ['agent-server'], capabilities: [] },
       seed: '9',
+      run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {} },
       tool: { name: 'agent-platform-conformance', version: '0.1.0' },
     }),
   );

@@ -1,14 +1,15 @@
 // The Playwright reporter: gathers each test's rule tags, outcome, observations and
 // exchanges, then writes the conformance report when the run ends.
 import { relative, resolve } from 'node:path';
-import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { contract, type Endpoint } from '../specs/contract.ts';
 import { RULE_FAILED } from '../suites/checks/attribution.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
+import { runEnd } from '../suites/run-end.ts';
 import { buildReport, RULE_TAG } from './build.ts';
 import { loadExpectations } from './expectations.ts';
-import type { RecordedExchange, TestOutcome } from './model.ts';
+import type { RecordedExchange, RunRecord, TestOutcome } from './model.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 
 const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
@@ -21,6 +22,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly tests = new Map<string, { outcome: TestOutcome; ruleIds: string[]; failedRules: string[] }>();
   private readonly exchanges = new Map<string, RecordedExchange>();
   private rootDir = process.cwd();
+  /** Every test the run selected: those that never end (a stopped run) are reported not-run. */
+  private selected: TestCase[] = [];
 
   constructor(private readonly options: Options = {}) {}
 
@@ -28,8 +31,9 @@ export default class ConformanceReporter implements Reporter {
     return false;
   }
 
-  onBegin(config: { rootDir: string }): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.rootDir = config.rootDir;
+    this.selected = suite.allTests();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -41,7 +45,7 @@ export default class ConformanceReporter implements Reporter {
       seen.add(key);
       return true;
     });
-    const ruleIds = test.tags.map((tag) => RULE_TAG.exec(tag)?.[1]).filter((id): id is string => id !== undefined);
+    const ruleIds = ruleIdsOf(test);
     const recorded: RecordedExchange[] = [];
     for (const attachment of result.attachments) {
       if (attachment.name !== 'apc-exchanges' || !attachment.body) continue;
@@ -63,9 +67,22 @@ export default class ConformanceReporter implements Reporter {
     this.tests.set(test.id, { outcome, ruleIds, failedRules });
   }
 
-  onEnd(_result: FullResult): void {
+  onEnd(result: FullResult): void {
     const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
     const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
+    const record = runRecord(result, run);
+    for (const test of this.selected.filter((t) => !this.tests.has(t.id))) {
+      const outcome: TestOutcome = {
+        id: test.id,
+        title: test.titlePath().slice(3).join(' › ') || test.title,
+        file: relative(this.rootDir, test.location.file),
+        status: 'not-run',
+        reason: record.reason ?? 'the run ended before this test ran',
+        observed: [],
+        exchanges: [],
+      };
+      this.tests.set(test.id, { outcome, ruleIds: ruleIdsOf(test), failedRules: [] });
+    }
     const report = buildReport({
       rules: contract().rules,
       tests: [...this.tests.values()],
@@ -78,6 +95,7 @@ export default class ConformanceReporter implements Reporter {
       },
       seed: run?.seed ?? 'unknown',
       tool: TOOL,
+      run: record,
       expectations: process.env.APC_EXPECTATIONS ? loadExpectations(process.env.APC_EXPECTATIONS) : undefined,
     });
     writeReport(outDir, report);
@@ -85,11 +103,29 @@ export default class ConformanceReporter implements Reporter {
     console.log(
       `\nConformance: ${s.rules} rules, ${s.covered} tested (${(s.coverage * 100).toFixed(1)}%): ` +
         `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST), ${s.verdicts.skipped} skipped, ` +
-        `${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed.` +
+        `${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed` +
+        (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${record.reason})` : '') +
+        '.' +
         (s.unexpected ? ` Unexpected against the expectations: ${s.unexpected.length ? s.unexpected.join(', ') : 'none'}.` : '') +
         `\nReport: ${resolve(outDir, REPORT_FILES.html)}`,
     );
   }
+}
+
+function ruleIdsOf(test: TestCase): string[] {
+  return test.tags.map((tag) => RULE_TAG.exec(tag)?.[1]).filter((id): id is string => id !== undefined);
+}
+
+/** How the run ended: Playwright's status, and what global teardown recorded of the target. */
+function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
+  const { created, cleanedUp } = runEnd();
+  const base = { profile: run?.profile ?? 'unknown', created, cleanedUp };
+  if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
+  if (result.status === 'timedout') {
+    const limit = process.env.APC_MAX_DURATION ? `--max-duration ${process.env.APC_MAX_DURATION} s` : 'the global timeout';
+    return { status: 'timed-out', reason: `the run reached ${limit} before this test ended`, ...base };
+  }
+  return { status: 'complete', ...base };
 }
 
 // Headers that change from run to run (clock, ports, connections) stay in the HAR only, so
