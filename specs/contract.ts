@@ -96,8 +96,13 @@ export interface OpenApiOperation {
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
   responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
   'x-unspecified'?: boolean;
+  /** What a successful call creates on the target (the run profiles decide which may be made). */
+  'x-creates'?: SideEffect;
   [key: string]: unknown;
 }
+
+/** What a request can create on a target; the operations say which they create (`x-creates`). */
+export type SideEffect = 'deployment' | 'revision' | 'thread' | 'run' | 'cron' | 'trace' | 'feedback' | 'dataset' | 'experiment' | 'oauth-flow';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 
@@ -165,6 +170,7 @@ export class Contract {
   readonly documents: Record<Plane, OpenApiDocument>;
   readonly operations: Operation[];
   readonly deploymentConfigSchema: Record<string, unknown>;
+  readonly targetConfigSchema: Record<string, unknown>;
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
   private loadedRules?: Rule[];
@@ -178,6 +184,7 @@ export class Contract {
       'agent-server': loadYaml<OpenApiDocument>('./openapi/agent-server.yaml'),
     };
     this.deploymentConfigSchema = loadYaml<Record<string, unknown>>('./schemas/deployment-config.schema.yaml');
+    this.targetConfigSchema = loadYaml<Record<string, unknown>>('./schemas/target-config.schema.yaml');
 
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
@@ -186,6 +193,7 @@ export class Contract {
       this.ajv.addSchema({ $id: documentId(plane), $defs: rewriteRefs(schemas, plane) });
     }
     this.ajv.addSchema(this.deploymentConfigSchema);
+    this.ajv.addSchema(this.targetConfigSchema);
 
     this.operations = [];
     for (const plane of PLANES) {
@@ -261,6 +269,11 @@ export class Contract {
 
   validateDeploymentConfig(value: unknown): Violation[] {
     return this.run(String(this.deploymentConfigSchema.$id), value);
+  }
+
+  /** Validates a target configuration file (run --target file.yaml). */
+  validateTargetConfig(value: unknown): Violation[] {
+    return this.run(String(this.targetConfigSchema.$id), value);
   }
 
   /** Validates a JSON request body against the operation's documented body schema. */

@@ -34,10 +34,24 @@ export interface RequestOptions {
 
 const MAX_DESCRIBED_BODY = 600;
 
+export interface ClientOptions {
+  /** Attributes the client's requests to a test (or a step tests share). */
+  testId?: string;
+  /** Sent as X-Api-Key unless a request sets its own. */
+  apiKey?: string;
+  /** Called before each request is sent; may refuse it by throwing (the run profile does). */
+  guard?: (method: string, path: string) => void;
+  /**
+   * Answers how long to wait before sending a request again that a rate limit refused (429),
+   * as a user's client does, or undefined to hand the 429 to the caller.
+   */
+  retryAfter?: (res: ApiResponse, attempt: number) => number | undefined;
+}
+
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
-    private readonly options: { testId?: string; apiKey?: string } = {},
+    private readonly options: ClientOptions = {},
   ) {}
 
   get<T = unknown>(path: string, options?: RequestOptions) {
@@ -57,6 +71,16 @@ export class ApiClient {
   }
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    this.options.guard?.(method, path);
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.send<T>(method, path, options);
+      const wait = res.status === 429 ? this.options.retryAfter?.(res, attempt) : undefined;
+      if (wait === undefined) return res;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  private async send<T>(method: string, path: string, options: RequestOptions): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
     if (this.options.testId) headers[TEST_HEADER] = this.options.testId;
     if (this.options.apiKey && !Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key')) headers['x-api-key'] = this.options.apiKey;

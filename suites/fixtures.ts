@@ -1,16 +1,24 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's powers where the target has them, and the evidence of each test.
 import { test as base, expect } from '@playwright/test';
-import type { Endpoint } from '../specs/contract.ts';
+import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
 import type { CredentialRole, SimulatorCredentials } from '../simulator/auth/workspaces.ts';
 import type { Capability } from '../simulator/simulator.ts';
 import type { DeploymentConfigFile } from '../simulator/deployment-config.ts';
-import { WebhookReceiver, type Failure, type ReceivedRequest } from '../fixtures/webhook-receiver.ts';
-import { ApiClient } from './client.ts';
+import type { Failure, ReceivedRequest } from '../fixtures/webhook-receiver.ts';
+import { ReceiverClient } from './receiver-client.ts';
+import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
 import { runContext, type RunContext } from './run-context.ts';
+import type { ConfiguredCredential } from './target.ts';
+import { Time } from './time.ts';
+import { allows, profileFor, type Effect } from './profile.ts';
+import { SharedDeployment } from './control-plane/steps.ts';
 
-export { expect };
+/** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
+const SHARED_EVIDENCE = 'apc-shared-evidence';
+
+export { expect, Time };
 
 /** The simulator's admin path (/__sim): virtual clock and reset. */
 export class SimulatorAdmin {
@@ -23,51 +31,40 @@ export class SimulatorAdmin {
 }
 
 /**
- * Lets time pass for a test on any target: the virtual clock is advanced where the target
- * has one, real time passes elsewhere. Runs asked to wait (`delay_ms`) finish after it.
- */
-export interface Time {
-  pass(ms: number): Promise<void>;
-  virtual: boolean;
-}
-
-/**
  * One test's part of the webhook receiver: URLs under a path of its own, so deliveries that
  * arrive late for another test never count here. `name` picks a sub-path.
  */
 export class WebhookChannel {
   constructor(
-    private readonly receiver: WebhookReceiver,
+    private readonly receiver: ReceiverClient,
     /** Base URL the target reaches the receiver at. */
     private readonly publicUrl: string,
     private readonly prefix: string,
-    /** On a virtual clock deliveries come at once; a real target may take seconds. */
-    private readonly virtualTime: boolean,
+    /** On a virtual clock deliveries come at once; elsewhere within the target's webhook timeout. */
+    private readonly time: Time,
   ) {}
 
   url(name = ''): string {
     return `${this.publicUrl}${this.path(name)}`;
   }
 
-  received(name = ''): ReceivedRequest[] {
+  received(name = ''): Promise<ReceivedRequest[]> {
     return this.receiver.received(this.path(name));
   }
 
-  /**
-   * Waits until `count` requests arrived (or a timeout passed) and answers what arrived. A real
-   * target gets long enough for the reference's retries (3 attempts within a few seconds).
-   */
-  waitFor(count: number, name = '', timeoutMs = this.virtualTime ? 2_000 : 10_000): Promise<ReceivedRequest[]> {
-    return this.receiver.waitFor(count, { path: this.path(name), timeoutMs });
+  /** Waits until `count` requests arrived (or the target's webhook timeout passed) and answers what arrived. */
+  waitFor(count: number, name = '', timeoutMs = this.time.virtual ? 2_000 : this.time.wall(this.time.timeouts.webhook, 2_000)): Promise<ReceivedRequest[]> {
+    this.time.allowWall(timeoutMs);
+    return this.receiver.waitFor(count, this.path(name), timeoutMs);
   }
 
-  failNext(count: number, failure: Failure, name = ''): void {
-    this.receiver.failNext(count, failure, this.path(name));
+  failNext(count: number, failure: Failure, name = ''): Promise<void> {
+    return this.receiver.failNext(count, failure, this.path(name));
   }
 
   /** Waits long enough that a delivery still on its way would have arrived. */
   async settle(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, this.virtualTime ? 300 : 2_000));
+    await new Promise((resolve) => setTimeout(resolve, this.time.virtual ? 300 : this.time.wall(this.time.timeouts.settle, 300)));
   }
 
   private path(name: string): string {
@@ -95,22 +92,21 @@ interface TestFixtures {
   webhookReceiver: WebhookChannel;
   /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
   deploymentConfig: DeploymentConfigFile;
-  /**
-   * Whether the opt-in real-time rate-limit probes may run (`run --rate-limit-probes`): they
-   * spend the target's real quota.
-   */
-  rateLimitProbes: boolean;
   /** Empties the target's rate-limit counters before each test, where it can (rate-limit-reset). */
   rateLimitReset: void;
   evidence: void;
+  /** The deployment the tests of this worker share (control plane). */
+  sharedDeployment: SharedDeployment;
 }
 
 interface WorkerFixtures {
   run: RunContext;
-  /** The local receiver; APC_WEBHOOK_RECEIVER_PORT fixes its port (for a tunnel to it). */
-  webhookServer: WebhookReceiver;
-  /** The simulator's published credentials (/__sim/info), when the target is a simulator. */
-  simulatorCredentials: SimulatorCredentials | undefined;
+  sharedDeploymentOfWorker: SharedDeployment | undefined;
+  /**
+   * The target's credentials beyond its API key: those a simulator publishes (/__sim/info), or
+   * those the target config names (their secrets read from the environment).
+   */
+  targetCredentials: SimulatorCredentials | undefined;
 }
 
 /**
@@ -151,10 +147,43 @@ export function client(run: RunContext, endpoint: Endpoint, testId: string): Api
   return clientWithKey(run, endpoint, testId, apiKey);
 }
 
-/** A client of `endpoint` through the recording proxy that sends `apiKey` as X-Api-Key (none when undefined). */
-export function clientWithKey(run: RunContext, endpoint: Endpoint, testId: string, apiKey: string | undefined): ApiClient | undefined {
+/**
+ * A client of `endpoint` through the recording proxy that sends `apiKey` as X-Api-Key (none
+ * when undefined). It makes no request that would create what the run's profile forbids: the
+ * test is skipped instead, naming the profile that would run it.
+ */
+export function clientWithKey(run: RunContext, endpoint: Endpoint, testId: string, apiKey: string | undefined, { rateLimited = 'wait' }: { rateLimited?: 'wait' | 'answer' } = {}): ApiClient | undefined {
   const url = run.proxies[endpoint];
-  return url ? new ApiClient(url, { testId, apiKey }) : undefined;
+  const plane = planeOf(endpoint);
+  const guard = (method: string, path: string) => {
+    const effect = contract().findOperation(plane, method, path)?.operation.document['x-creates'];
+    if (effect) requireEffect(run, effect, `${method} ${path.split('?')[0]}`);
+  };
+  const retryAfter = rateLimited === 'wait' && !run.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(run) : undefined;
+  return url ? new ApiClient(url, { testId, apiKey, guard, retryAfter }) : undefined;
+}
+
+/**
+ * On a target whose limits run in real time, a request refused by a rate limit is sent again
+ * once its Retry-After (in the target's seconds; 1 s without one) has passed, up to 5 times, as
+ * a user's client does: the run's own traffic must not turn into failures of other rules. The
+ * test gets the time it waits.
+ */
+function waitOutRateLimit(run: RunContext): (res: ApiResponse, attempt: number) => number | undefined {
+  return (res, attempt) => {
+    if (attempt > 5) return undefined;
+    const seconds = Number(res.headers['retry-after']);
+    const wait = Math.ceil(((Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000) / run.target.timeScale) + 50;
+    const info = test.info();
+    info.annotations.push({ type: 'rate-limited', description: `${res.method} ${res.path} answered 429; sent again after ${wait} ms` });
+    info.setTimeout(info.timeout + wait);
+    return wait;
+  };
+}
+
+/** Skips the test unless the run's profile allows the effect (run --profile). */
+export function requireEffect(run: RunContext, effect: Effect, what: string): void {
+  test.skip(!allows(run.profile, effect), `the run's profile '${run.profile}' does not allow creating a ${effect} (${what}): run with --profile ${profileFor(effect)}`);
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
@@ -169,6 +198,11 @@ function planeClient(run: RunContext, credentials: SimulatorCredentials | undefi
   return api!;
 }
 
+/** Where the target reaches the run's webhook receiver: through the configured tunnel, or on loopback. */
+export function receiverUrl(run: RunContext): string {
+  return (run.target.webhookReceiverUrl ?? run.receiver.url).replace(/\/+$/, '');
+}
+
 export function requireCapability(run: RunContext, capability: Capability): void {
   test.skip(
     !run.target.capabilities.includes(capability),
@@ -179,8 +213,18 @@ export function requireCapability(run: RunContext, capability: Capability): void
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   run: [async ({}, use) => use(runContext()), { scope: 'worker' }],
 
-  simulatorCredentials: [
+  targetCredentials: [
     async ({ run }, use) => {
+      const configured = run.target.credentials;
+      if (configured) {
+        const entry = (c: ConfiguredCredential) => ({ role: c.role, workspaces: c.workspaces, default_workspace: c.default_workspace ?? null });
+        return use({
+          organization: { id: '', name: '' },
+          workspaces: configured.workspaces.map((w) => ({ id: w.id, name: w.name ?? w.id })),
+          api_keys: configured.api_keys.map((c) => ({ key: process.env[c.env]!, ...entry(c) })),
+          bearer_tokens: configured.bearer_tokens.map((c) => ({ token: process.env[c.env]!, ...entry(c) })),
+        });
+      }
       if (!run.target.capabilities.includes('workspace-credentials') || !run.target.adminUrl) return use(undefined);
       const response = await fetch(`${run.target.adminUrl}/__sim/info`);
       await use(response.ok ? ((await response.json()) as { credentials?: SimulatorCredentials }).credentials : undefined);
@@ -188,22 +232,21 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  controlPlane: async ({ run, simulatorCredentials }, use, testInfo) => {
-    await use(planeClient(run, simulatorCredentials, 'control-plane', testInfo.testId));
+  controlPlane: async ({ run, targetCredentials }, use, testInfo) => {
+    await use(planeClient(run, targetCredentials, 'control-plane', testInfo.testId));
   },
 
-  platform: async ({ run, simulatorCredentials }, use, testInfo) => {
-    await use(planeClient(run, simulatorCredentials, 'platform-api', testInfo.testId));
+  platform: async ({ run, targetCredentials }, use, testInfo) => {
+    await use(planeClient(run, targetCredentials, 'platform-api', testInfo.testId));
   },
 
-  platformEu: async ({ run, simulatorCredentials }, use, testInfo) => {
-    await use(planeClient(run, simulatorCredentials, 'platform-api-eu', testInfo.testId));
+  platformEu: async ({ run, targetCredentials }, use, testInfo) => {
+    await use(planeClient(run, targetCredentials, 'platform-api-eu', testInfo.testId));
   },
 
-  credentials: async ({ run, simulatorCredentials }, use, testInfo) => {
-    requireCapability(run, 'workspace-credentials');
-    test.skip(!simulatorCredentials, `target '${run.target.name}' publishes no credentials at /__sim/info`);
-    await use(new Credentials(simulatorCredentials!, run, testInfo.testId));
+  credentials: async ({ run, targetCredentials }, use, testInfo) => {
+    test.skip(!targetCredentials, `target '${run.target.name}' has no credentials beyond its API key: name them under 'credentials:' in the target config`);
+    await use(new Credentials(targetCredentials!, run, testInfo.testId));
   },
 
   agent: async ({ run }, use, testInfo) => {
@@ -221,44 +264,22 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   time: async ({ run }, use, testInfo) => {
     const virtual = run.target.capabilities.includes('virtual-clock');
     const admin = virtual ? new SimulatorAdmin(new ApiClient(run.target.adminUrl!, { testId: testInfo.testId })) : undefined;
-    await use({
-      virtual,
-      pass: async (ms) => {
-        if (admin) await admin.advance(ms);
-        else await new Promise((resolve) => setTimeout(resolve, ms));
-      },
-    });
+    await use(new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts));
   },
 
-  webhookServer: [
-    async ({}, use) => {
-      const receiver = await WebhookReceiver.start({ port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0) });
-      await use(receiver);
-      await receiver.close();
-    },
-    { scope: 'worker' },
-  ],
-
-  webhookReceiver: async ({ run, webhookServer }, use, testInfo) => {
+  webhookReceiver: async ({ run, time }, use, testInfo) => {
     const agentUrl = run.target.planes['agent-server'];
     test.skip(
       !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
       `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (port APC_WEBHOOK_RECEIVER_PORT)`,
     );
-    const publicUrl = (run.target.webhookReceiverUrl ?? webhookServer.url).replace(/\/+$/, '');
-    await use(new WebhookChannel(webhookServer, publicUrl, `/apc-hooks/${testInfo.testId}`, run.target.capabilities.includes('virtual-clock')));
+    await use(new WebhookChannel(new ReceiverClient(run.receiver), receiverUrl(run), `/apc-hooks/${testInfo.testId}`, time));
   },
 
   deploymentConfig: async ({ run }, use) => {
-    // Only a simulator publishes the configuration it runs with (/__sim/info).
-    const response = run.target.adminUrl ? await fetch(`${run.target.adminUrl}/__sim/info`) : undefined;
-    const config = response?.ok ? ((await response.json()) as { deployment_config?: DeploymentConfigFile }).deployment_config : undefined;
-    test.skip(!config, `the deployment configuration of target '${run.target.name}' is unknown`);
+    const config = run.target.deploymentConfig;
+    test.skip(!config, `the deployment configuration of target '${run.target.name}' is unknown: name it as deployment_config in the target config`);
     await use(config!);
-  },
-
-  rateLimitProbes: async ({}, use) => {
-    await use(process.env.APC_RATE_LIMIT_PROBES === '1');
   },
 
   // A conformance run sends thousands of requests in one frozen virtual instant: without this,
@@ -284,14 +305,32 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(`${testInfo.testId}-${run.runTag}`);
   },
 
+  sharedDeploymentOfWorker: [
+    async ({ run, targetCredentials }, use, workerInfo) => {
+      const evidence = `shared-deployment-w${workerInfo.workerIndex}-${run.runTag}`;
+      const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
+      const admin = run.target.capabilities.includes('virtual-clock') ? new SimulatorAdmin(new ApiClient(run.target.adminUrl!, { testId: evidence })) : undefined;
+      await use(cp && new SharedDeployment(cp, new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts), evidence));
+    },
+    { scope: 'worker' },
+  ],
+
+  sharedDeployment: async ({ run, sharedDeploymentOfWorker }, use, testInfo) => {
+    test.skip(!sharedDeploymentOfWorker, `target '${run.target.name}' names no control-plane URL`);
+    testInfo.annotations.push({ type: SHARED_EVIDENCE, description: sharedDeploymentOfWorker!.evidence });
+    await use(sharedDeploymentOfWorker!);
+  },
+
   evidence: [
     async ({ run }, use, testInfo) => {
       await use();
-      // The proxies share one store: any of them answers for all.
+      // The proxies share one store: any of them answers for all. Steps shared between tests
+      // (a shared deployment) record under ids of their own, which the tests name.
       const exchanges: Exchange[] = [];
       const [url] = Object.values(run.proxies);
-      if (url) {
-        const response = await fetch(`${url}/__apc/exchanges?test=${encodeURIComponent(testInfo.testId)}`);
+      const ids = [testInfo.testId, ...testInfo.annotations.filter((a) => a.type === SHARED_EVIDENCE).map((a) => a.description!)];
+      for (const id of url ? ids : []) {
+        const response = await fetch(`${url}/__apc/exchanges?test=${encodeURIComponent(id)}`);
         if (response.ok) exchanges.push(...((await response.json()) as Exchange[]));
       }
       if (exchanges.length > 0) {

@@ -1,17 +1,21 @@
 // Starts (or finds) the target and puts a recording proxy in front of each of its planes.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { planeOf, type Endpoint } from '../specs/contract.ts';
+import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
+import { WebhookReceiver } from '../fixtures/webhook-receiver.ts';
 import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
-import { resolveTarget } from './target.ts';
+import { defaultProfile, type Profile } from './profile.ts';
+import { recordRunEnd } from './run-end.ts';
+import { resolveTarget, type EmbeddedOptions } from './target.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const seed = process.env.APC_SEED ?? DEFAULT_SEED;
   const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
   mkdirSync(outDir, { recursive: true });
-  const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed);
+  const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed, embeddedOptions());
 
   // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report.
   if (!simulator && target.capabilities.includes('reset') && target.adminUrl) {
@@ -27,12 +31,41 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     running.push(proxy);
   }
   const runTag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
-  const context: RunContext = { target, proxies, seed, runTag, outDir };
+  const profile = (process.env.APC_PROFILE || defaultProfile(target.kind)) as Profile;
+  // One receiver for every worker, at the port APC_WEBHOOK_RECEIVER_PORT fixes (a URL policy or a tunnel names it).
+  const token = randomUUID();
+  const receiver = await WebhookReceiver.start({ port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0), controlToken: token });
+  const context: RunContext = { target, proxies, seed, receiver: { url: receiver.url, token }, profile, runTag, outDir };
   process.env[RUN_ENV] = JSON.stringify(context);
 
   return async () => {
-    await Promise.all(running.map((p) => p.close()));
+    recordRunEnd({ created: createdBy(exchanges), cleanedUp: {} });
+    await Promise.all([...running.map((p) => p.close()), receiver.close()]);
     await simulator?.close();
     writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
   };
+}
+
+/** The embedded simulator's clock, as `run --clock/--time-scale/--run-duration` asked for it. */
+function embeddedOptions(): EmbeddedOptions {
+  const { APC_SIM_CLOCK: clock, APC_SIM_TIME_SCALE: scale, APC_SIM_RUN_DURATION: duration } = process.env;
+  return {
+    clock: clock === 'real' ? 'real' : 'virtual',
+    timeScale: scale ? Number(scale) : undefined,
+    runDurationMs: duration ? Number(duration) : undefined,
+  };
+}
+
+/** What the run's successful requests created, per endpoint and kind (the operations' x-creates). */
+function createdBy(exchanges: Exchange[]): Partial<Record<Endpoint, Record<string, number>>> {
+  const created: Partial<Record<Endpoint, Record<string, number>>> = {};
+  for (const exchange of exchanges) {
+    if (exchange.response.status < 200 || exchange.response.status >= 300 || !exchange.operation) continue;
+    const kind = contract().operation(exchange.plane, exchange.operation).document['x-creates'];
+    if (!kind) continue;
+    const endpoint = exchange.id.slice(0, exchange.id.lastIndexOf('-')) as Endpoint;
+    const counts = (created[endpoint] ??= {});
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return created;
 }

@@ -13,7 +13,7 @@ export default defineConfig({
   globalSetup: './global-setup.ts',
   outputDir: resolve(outDir, 'test-results'),
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
-  // APC_WORKERS runs files in parallel where that order does not matter (a real server).
+  // `run --workers` (APC_WORKERS) runs files in parallel where that order does not matter (a real target).
   workers: Number(process.env.APC_WORKERS) || 1,
   fullyParallel: false,
   retries: 0,

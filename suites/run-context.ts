@@ -1,6 +1,8 @@
 // What global setup hands every worker (through one environment variable): the target,
 // the proxy URL per plane, the seed and the output folder.
 import type { Endpoint } from '../specs/contract.ts';
+import type { Profile } from './profile.ts';
+import type { ReceiverAccess } from './receiver-client.ts';
 import type { Target } from './target.ts';
 
 export const RUN_ENV = 'APC_RUN';
@@ -10,6 +12,10 @@ export interface RunContext {
   /** Recording-proxy URL per endpoint: tests reach the target only through these. */
   proxies: Partial<Record<Endpoint, string>>;
   seed: string;
+  /** The run's one webhook receiver (its local URL and control token). */
+  receiver: ReceiverAccess;
+  /** What the run may create on the target (run --profile). */
+  profile: Profile;
   /**
    * Keeps this run's data apart from earlier runs' on a target that keeps state: the seed
    * on a simulator (reset per run, so reports stay the same), the seed and the start time

@@ -1,23 +1,44 @@
-// What the suites run against: the embedded simulator, a URL, or a YAML config file
-// naming the base URL of each plane, the API key variable and the target's capabilities.
+// What the suites run against: the embedded simulator, a URL, or a YAML config file naming
+// the base URL of each plane, the credentials, the target's capabilities and how long its
+// processes may take (specs/schemas/target-config.schema.yaml).
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve as resolvePath } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
+import { contract, type Endpoint } from '../specs/contract.ts';
 import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
-import { resolveDeploymentConfig } from '../simulator/deployment-config.ts';
+import type { CredentialRole } from '../simulator/auth/workspaces.ts';
+import { parseDeploymentConfig, resolveDeploymentConfig, type DeploymentConfigFile } from '../simulator/deployment-config.ts';
 
-export const KNOWN_CAPABILITIES: Capability[] = [
-  'virtual-clock',
-  'reset',
-  'seeded-ids',
-  'fault-injection',
-  'workspace-credentials',
-  'oauth-completion',
-  'revision-faults',
-  'rate-limit-reset',
-];
+/** How long the suites wait for the target's processes, in the target's ms (hold: wall ms). */
+export interface Timeouts {
+  deploy: number;
+  run: number;
+  webhook: number;
+  stats: number;
+  cron: number;
+  settle: number;
+  hold: number;
+}
+
+/** Sized for the hosted service (its documentation polls a deployment for up to 30 minutes). */
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  deploy: 30 * 60_000,
+  run: 5 * 60_000,
+  webhook: 30_000,
+  stats: 3 * 60_000,
+  cron: 2 * 60_000,
+  settle: 3_000,
+  hold: 1_500,
+};
+
+/** A credential from the target config: its secret is read from `env` when a test needs it. */
+export interface ConfiguredCredential {
+  env: string;
+  role: CredentialRole;
+  workspaces: string[];
+  default_workspace?: string | null;
+}
 
 export interface Target {
   name: string;
@@ -31,23 +52,42 @@ export interface Target {
   adminUrl?: string;
   /** A public URL that reaches the local webhook receiver (for remote targets). */
   webhookReceiverUrl?: string;
+  /** How many times faster than the wall clock the target's time runs (1 for a real service). */
+  timeScale: number;
+  timeouts: Timeouts;
+  /** The deployment configuration file the agent server runs with, as written (§6). */
+  deploymentConfig?: DeploymentConfigFile;
+  /** Credentials beyond the API key (workspace rules), from the target config. */
+  credentials?: { workspaces: { id: string; name?: string }[]; api_keys: ConfiguredCredential[]; bearer_tokens: ConfiguredCredential[] };
 }
 
 export class TargetError extends Error {}
 
 interface TargetFile {
   name?: string;
-  planes?: Record<string, string>;
+  planes: Record<string, string>;
   api_key_env?: string;
-  capabilities?: string[];
+  capabilities?: Capability[];
   webhook_receiver_url?: string;
+  time_scale?: number;
+  timeouts?: Partial<Record<keyof Timeouts, string>>;
+  deployment_config?: string | Record<string, unknown>;
+  credentials?: { workspaces?: { id: string; name?: string }[]; api_keys?: ConfiguredCredential[]; bearer_tokens?: ConfiguredCredential[] };
+}
+
+/** Options of the embedded simulator (run --clock, --time-scale, --run-duration). */
+export interface EmbeddedOptions {
+  clock?: 'virtual' | 'real';
+  timeScale?: number;
+  runDurationMs?: number;
 }
 
 /**
  * Checks a `--target` before a run starts, so a mistyped one is a usage error: a URL, or
- * a config file that exists and parses. Answers the form the run should use (absolute path).
+ * a config file that exists, parses, matches its schema and whose variables are set.
+ * Answers the form the run should use (absolute path).
  */
-export function checkTarget(spec: string, cwd = process.cwd()): string {
+export function checkTarget(spec: string, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
   if (/^https?:\/\//i.test(spec)) {
     try {
       new URL(spec);
@@ -58,23 +98,27 @@ export function checkTarget(spec: string, cwd = process.cwd()): string {
   }
   const path = resolvePath(cwd, spec);
   if (!existsSync(path)) throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
-  fromFile(path);
+  fromFile(path, env);
   return path;
 }
 
 /** Resolves `--target`; with none, starts the embedded simulator (returned for teardown). */
-export async function resolveTarget(spec: string | undefined, seed: string): Promise<{ target: Target; simulator?: Simulator }> {
+export async function resolveTarget(spec: string | undefined, seed: string, embedded: EmbeddedOptions = {}): Promise<{ target: Target; simulator?: Simulator }> {
   if (!spec) {
-    const simulator = await startSimulator({ seed, ...(await embeddedWebhookSetup()) });
+    const simulator = await startSimulator({ seed, ...embedded, ...(await embeddedWebhookSetup()) });
+    const timeScale = embedded.clock === 'real' ? (embedded.timeScale ?? 1) : 1;
     return {
       simulator,
       target: {
-        name: 'embedded simulator',
+        name: embedded.clock === 'real' ? `embedded simulator (real clock ×${timeScale})` : 'embedded simulator',
         kind: 'embedded-simulator',
         planes: { ...simulator.urls },
         capabilities: simulator.info().capabilities,
         adminUrl: simulator.urls['agent-server'],
         webhookReceiverUrl: EMBEDDED_RECEIVER_URL,
+        timeScale,
+        timeouts: DEFAULT_TIMEOUTS,
+        deploymentConfig: simulator.info().deployment_config,
       },
     };
   }
@@ -86,53 +130,96 @@ export async function resolveTarget(spec: string | undefined, seed: string): Pro
 async function fromUrl(url: string): Promise<Target> {
   const info = await probeSimulator(url);
   if (info) {
-    return { name: `simulator at ${url}`, kind: 'simulator', planes: info.planes, capabilities: info.capabilities, adminUrl: url };
+    return {
+      name: `simulator at ${url}`,
+      kind: 'simulator',
+      planes: info.planes,
+      capabilities: info.capabilities,
+      adminUrl: url,
+      timeScale: info.timeScale,
+      timeouts: DEFAULT_TIMEOUTS,
+      deploymentConfig: info.deploymentConfig,
+    };
   }
-  return { name: url, kind: 'url', planes: { 'agent-server': url }, capabilities: [] };
+  return { name: url, kind: 'url', planes: { 'agent-server': url }, capabilities: [], timeScale: 1, timeouts: DEFAULT_TIMEOUTS };
 }
 
-function fromFile(path: string): Target {
-  let parsed: TargetFile;
+function fromFile(path: string, env: NodeJS.ProcessEnv = process.env): Target {
+  let parsed: unknown;
   try {
-    parsed = (parseYaml(readFileSync(path, 'utf8')) ?? {}) as TargetFile;
+    parsed = parseYaml(readFileSync(path, 'utf8')) ?? {};
   } catch (error) {
     throw new TargetError(`target config ${path} is not valid YAML: ${(error as Error).message}`);
   }
-  const planes: Partial<Record<Endpoint, string>> = {};
-  for (const [name, url] of Object.entries(parsed.planes ?? {})) {
-    if (!(ENDPOINTS as readonly string[]).includes(name)) {
-      throw new TargetError(`target config ${path}: unknown plane '${name}' (known: ${ENDPOINTS.join(', ')})`);
-    }
-    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
-      throw new TargetError(`target config ${path}: planes.${name} must be an http(s) URL`);
-    }
-    planes[name as Endpoint] = url.replace(/\/+$/, '');
+  const violations = contract().validateTargetConfig(parsed);
+  if (violations.length > 0) {
+    throw new TargetError(`target config ${path}: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`);
   }
-  if (Object.keys(planes).length === 0) throw new TargetError(`target config ${path} names no plane URL under 'planes:'`);
-  const capabilities = (parsed.capabilities ?? []).map((c) => {
-    if (!(KNOWN_CAPABILITIES as string[]).includes(c)) {
-      throw new TargetError(`target config ${path}: unknown capability '${c}' (known: ${KNOWN_CAPABILITIES.join(', ')})`);
-    }
-    return c as Capability;
-  });
+  const file = parsed as TargetFile;
+  const planes: Partial<Record<Endpoint, string>> = {};
+  for (const [name, url] of Object.entries(file.planes)) planes[name as Endpoint] = url.replace(/\/+$/, '');
+  const unset = [file.api_key_env, ...(file.credentials?.api_keys ?? []).map((c) => c.env), ...(file.credentials?.bearer_tokens ?? []).map((c) => c.env)]
+    .filter((name): name is string => name !== undefined && !env[name]);
+  if (unset.length > 0) throw new TargetError(`target config ${path} names environment variables that are not set: ${[...new Set(unset)].join(', ')}`);
+  const capabilities = file.capabilities ?? [];
   return {
-    name: parsed.name ?? path,
+    name: file.name ?? path,
     kind: 'config',
     planes,
     capabilities,
-    apiKeyEnv: parsed.api_key_env,
+    apiKeyEnv: file.api_key_env,
     adminUrl: capabilities.length > 0 ? Object.values(planes)[0] : undefined,
-    webhookReceiverUrl: parsed.webhook_receiver_url,
+    webhookReceiverUrl: file.webhook_receiver_url,
+    timeScale: file.time_scale ?? 1,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...Object.fromEntries(Object.entries(file.timeouts ?? {}).map(([key, value]) => [key, durationMs(value)])) },
+    deploymentConfig: file.deployment_config === undefined ? undefined : deploymentConfigOf(file.deployment_config, path),
+    credentials: file.credentials && {
+      workspaces: file.credentials.workspaces ?? [],
+      api_keys: file.credentials.api_keys ?? [],
+      bearer_tokens: file.credentials.bearer_tokens ?? [],
+    },
   };
 }
 
-async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[] } | undefined> {
+/** The deployment configuration a target config names, as written (its templates unresolved). */
+function deploymentConfigOf(value: string | Record<string, unknown>, configPath: string): DeploymentConfigFile {
+  let parsed: unknown = value;
+  let source = `target config ${configPath}: deployment_config`;
+  if (typeof value === 'string') {
+    source = resolvePath(dirname(configPath), value);
+    if (!existsSync(source)) throw new TargetError(`target config ${configPath}: deployment_config ${value} does not exist`);
+    try {
+      parsed = parseDeploymentConfig(readFileSync(source, 'utf8'), source);
+    } catch (error) {
+      throw new TargetError((error as Error).message);
+    }
+  }
+  // A variable the harness lacks is no error: only the rules that read its value are skipped.
+  const violations = contract().validateDeploymentConfig(parsed);
+  if (violations.length > 0) throw new TargetError(`${source} does not match the deployment configuration schema: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`);
+  return parsed as DeploymentConfigFile;
+}
+
+/** "90s", "30m", "1500ms", "1h" in ms. */
+export function durationMs(text: string): number {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)$/.exec(text);
+  if (!match) throw new TargetError(`'${text}' is not a duration such as 1500ms, 90s, 30m or 1h`);
+  return Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h']);
+}
+
+async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[]; timeScale: number; deploymentConfig?: DeploymentConfigFile } | undefined> {
   try {
     const response = await fetch(`${url}/__sim/info`, { signal: AbortSignal.timeout(3000) });
     if (!response.ok) return undefined;
-    const body = (await response.json()) as { simulator?: string; planes?: Partial<Record<Endpoint, string>>; capabilities?: Capability[] };
+    const body = (await response.json()) as {
+      simulator?: string;
+      planes?: Partial<Record<Endpoint, string>>;
+      capabilities?: Capability[];
+      clock?: { time_scale?: number };
+      deployment_config?: DeploymentConfigFile;
+    };
     if (body.simulator !== 'agent-platform-simulator') return undefined;
-    return { planes: body.planes ?? {}, capabilities: body.capabilities ?? [] };
+    return { planes: body.planes ?? {}, capabilities: body.capabilities ?? [], timeScale: body.clock?.time_scale ?? 1, deploymentConfig: body.deployment_config };
   } catch {
     return undefined;
   }
@@ -156,10 +243,14 @@ async function embeddedWebhookSetup() {
 
 /** The embedded simulator's deployment configuration, its receiver name tunnelled to `receiverUrl`. */
 export function embeddedWebhookConfig(receiverUrl: string, env: NodeJS.ProcessEnv) {
-  const headers = { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' };
-  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers, url: EMBEDDED_URL_POLICY } }, env, "the embedded simulator's deployment configuration");
+  const deploymentConfig = resolveDeploymentConfig(EMBEDDED_DEPLOYMENT_CONFIG, env, "the embedded simulator's deployment configuration");
   return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: receiverUrl } };
 }
+
+/** The embedded simulator's deployment configuration file. */
+export const EMBEDDED_DEPLOYMENT_CONFIG: DeploymentConfigFile = {
+  webhooks: { headers: { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' }, url: EMBEDDED_URL_POLICY },
+};
 
 /**
  * A free port for a server that another process starts later. It is picked below the ephemeral
@@ -185,7 +276,7 @@ function ephemeralLow(): number {
 }
 
 function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
+  return new Promise<boolean>((resolve) => {
     const probe = createServer();
     probe.once('error', () => resolve(false));
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));

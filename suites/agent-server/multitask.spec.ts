@@ -2,7 +2,8 @@
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
 import type { ApiClient } from '../client.ts';
-import { DELAY_MS, join, longRun, newThread, readRun, readState, startRun, texts, type Run } from './runs.ts';
+import type { Time } from '../time.ts';
+import { join, longRun, newThread, readRun, readState, startRun, texts, type Run } from './runs.ts';
 
 const listRuns = async (agent: ApiClient, thread: string) => {
   const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
@@ -12,19 +13,19 @@ const listRuns = async (agent: ApiClient, thread: string) => {
 test.describe('reject', () => {
   test('a run created with reject while another is in progress answers 409', { tag: '@MULTITASK-REJECT-409' }, async ({ agent, time }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread);
+    const first = await longRun(agent, time, thread);
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
     expectStatus(res, 409);
-    await time.pass(DELAY_MS);
+    await time.pass(time.hold);
     await join(agent, thread, first.run_id);
   });
 
   test('the refused run is not created: not listed, and the thread state never holds its data', { tag: '@MULTITASK-REJECT-NOT-CREATED' }, async ({ agent, time }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread, { topic: 'original' });
+    const first = await longRun(agent, time, thread, { topic: 'original' });
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
     test.skip(res.status < 400, `precondition failed: reject did not refuse: ${res.describe()}`);
-    await time.pass(DELAY_MS);
+    await time.pass(time.hold);
     await join(agent, thread, first.run_id);
     expect((await listRuns(agent, thread)).map((r) => r.run_id), 'only the original run exists').toEqual([first.run_id]);
     const state = await readState(agent, thread);
@@ -34,9 +35,9 @@ test.describe('reject', () => {
 
   test('after a reject refusal the original run continues to completion', { tag: '@MULTITASK-REJECT-ORIGINAL-CONTINUES' }, async ({ agent, time }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread, { topic: 'continues' });
+    const first = await longRun(agent, time, thread, { topic: 'continues' });
     await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
-    await time.pass(DELAY_MS);
+    await time.pass(time.hold);
     await join(agent, thread, first.run_id);
     expect((await readRun(agent, thread, first.run_id)).status, 'the original run').toBe('success');
     expect(texts(await readState(agent, thread)), 'its output is in the thread').toContain('echo: continues');
@@ -44,25 +45,25 @@ test.describe('reject', () => {
 
   test('what the reject refusal says', { tag: '@MULTITASK-REJECT-BODY' }, async ({ agent, time, observe }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread);
+    const first = await longRun(agent, time, thread);
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
     observe('MULTITASK-REJECT-BODY', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, body ${res.text.slice(0, 200)}`);
-    await time.pass(DELAY_MS);
+    await time.pass(time.hold);
     await join(agent, thread, first.run_id);
   });
 });
 
 test.describe('rollback', () => {
   /** A run in progress, then a rollback run; answers both once the second has completed. */
-  async function rolledBack(agent: ApiClient) {
+  async function rolledBack(agent: ApiClient, time: Time) {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread, { topic: 'first' });
+    const first = await longRun(agent, time, thread, { topic: 'first' });
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'second' }, multitask_strategy: 'rollback' });
     return { thread, first, res };
   }
 
-  test('rollback interrupts and deletes the run in progress, and creates the new run', { tag: '@MULTITASK-ROLLBACK-DELETES' }, async ({ agent }) => {
-    const { thread, first, res } = await rolledBack(agent);
+  test('rollback interrupts and deletes the run in progress, and creates the new run', { tag: '@MULTITASK-ROLLBACK-DELETES' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
     expectStatus(res, [200, 201]);
     await join(agent, thread, res.json.run_id);
     const runs = await listRuns(agent, thread);
@@ -71,31 +72,31 @@ test.describe('rollback', () => {
     expect(first.run_id).not.toBe(res.json.run_id);
   });
 
-  test('a later lookup of the deleted run fails', { tag: '@MULTITASK-ROLLBACK-LOOKUP-FAILS' }, async ({ agent }) => {
-    const { thread, first, res } = await rolledBack(agent);
+  test('a later lookup of the deleted run fails', { tag: '@MULTITASK-ROLLBACK-LOOKUP-FAILS' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
     expect(lookup.status >= 200 && lookup.status < 300, lookup.describe('the deleted run is not found')).toBe(false);
   });
 
-  test('a lookup of the deleted run answers 404 with a JSON error body', { tag: '@MULTITASK-ROLLBACK-LOOKUP-404' }, async ({ agent }) => {
-    const { thread, first, res } = await rolledBack(agent);
+  test('a lookup of the deleted run answers 404 with a JSON error body', { tag: '@MULTITASK-ROLLBACK-LOOKUP-404' }, async ({ agent, time }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     expectJsonError(await agent.get(`/threads/${thread}/runs/${first.run_id}`), 404);
   });
 
-  test('what a lookup of the deleted run answers', { tag: '@MULTITASK-ROLLBACK-LOOKUP-RESPONSE' }, async ({ agent, observe }) => {
-    const { thread, first, res } = await rolledBack(agent);
+  test('what a lookup of the deleted run answers', { tag: '@MULTITASK-ROLLBACK-LOOKUP-RESPONSE' }, async ({ agent, time, observe }) => {
+    const { thread, first, res } = await rolledBack(agent, time);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
     observe('MULTITASK-ROLLBACK-LOOKUP-RESPONSE', `status ${lookup.status}, body ${lookup.text.slice(0, 200)}`);
   });
 
-  test('after a rollback the thread state holds only data of the new run', { tag: '@MULTITASK-ROLLBACK-STATE' }, async ({ agent }) => {
-    const { thread, res } = await rolledBack(agent);
+  test('after a rollback the thread state holds only data of the new run', { tag: '@MULTITASK-ROLLBACK-STATE' }, async ({ agent, time }) => {
+    const { thread, res } = await rolledBack(agent, time);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
     const state = await readState(agent, thread);
@@ -105,10 +106,10 @@ test.describe('rollback', () => {
   });
 
   test('the deleted run never runs again and never reappears', { tag: '@MULTITASK-ROLLBACK-NO-RESTART' }, async ({ agent, time }) => {
-    const { thread, first, res } = await rolledBack(agent);
+    const { thread, first, res } = await rolledBack(agent, time);
     precondition(res, 'create the rollback run');
     await join(agent, thread, res.json.run_id);
-    await time.pass(DELAY_MS * 2);
+    await time.pass(time.hold * 2);
     const runs = await listRuns(agent, thread);
     expect(runs.map((r) => r.run_id), 'the deleted run is not listed').not.toContain(first.run_id);
     expect(texts(await readState(agent, thread)).filter((t) => t.includes('first')), 'it wrote nothing later').toEqual([]);
@@ -118,9 +119,9 @@ test.describe('rollback', () => {
 });
 
 test.describe('interrupt', () => {
-  test('interrupt keeps the first run, interrupted, and creates the new one', { tag: '@MULTITASK-INTERRUPT-KEEPS' }, async ({ agent }) => {
+  test('interrupt keeps the first run, interrupted, and creates the new one', { tag: '@MULTITASK-INTERRUPT-KEEPS' }, async ({ agent, time }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread, { topic: 'kept' });
+    const first = await longRun(agent, time, thread, { topic: 'kept' });
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'interrupting' }, multitask_strategy: 'interrupt' });
     expectStatus(res, [200, 201]);
     await join(agent, thread, res.json.run_id);
@@ -131,9 +132,9 @@ test.describe('interrupt', () => {
     expect(texts(await readState(agent, thread)), 'the new run completed').toContain('echo: interrupting');
   });
 
-  test('the interrupted run ends with status interrupted', { tag: '@MULTITASK-INTERRUPT-STATUS' }, async ({ agent }) => {
+  test('the interrupted run ends with status interrupted', { tag: '@MULTITASK-INTERRUPT-STATUS' }, async ({ agent, time }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, thread);
+    const first = await longRun(agent, time, thread);
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'interrupt' });
     precondition(res, 'create the interrupting run');
     await join(agent, thread, res.json.run_id);
@@ -143,10 +144,10 @@ test.describe('interrupt', () => {
 
 test('enqueue: the new run waits until the earlier one finishes, then both apply in order', { tag: '@MULTITASK-ENQUEUE-ORDER' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
-  const first = await longRun(agent, thread, { topic: 'one' });
+  const first = await longRun(agent, time, thread, { topic: 'one' });
   const second = await startRun(agent, thread, { input: { topic: 'two' }, multitask_strategy: 'enqueue' });
   expect((await readRun(agent, thread, second.run_id)).status, 'queued behind the first').toBe('pending');
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, second.run_id);
   expect((await readRun(agent, thread, first.run_id)).status, 'the first run').toBe('success');
   expect((await readRun(agent, thread, second.run_id)).status, 'the second run').toBe('success');
@@ -156,11 +157,11 @@ test('enqueue: the new run waits until the earlier one finishes, then both apply
 
 test('a run created without multitask_strategy behaves as enqueue', { tag: '@MULTITASK-DEFAULT' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
-  const first = await longRun(agent, thread, { topic: 'one' });
+  const first = await longRun(agent, time, thread, { topic: 'one' });
   const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'two' } });
   expectStatus(res, [200, 201]);
   expect((await readRun(agent, thread, res.json.run_id)).status, 'queued behind the first').toBe('pending');
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, res.json.run_id);
   expect((await readRun(agent, thread, first.run_id)).status, 'the first run completed').toBe('success');
   const answers = texts(await readState(agent, thread)).filter((t) => t.startsWith('echo:'));
@@ -184,9 +185,9 @@ test('multitask_strategy accepts reject, rollback and interrupt', { tag: '@MULTI
 
 test('the strategy travels as the body field multitask_strategy', { tag: '@MULTITASK-WIRE-NAME' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
-  const first = await longRun(agent, thread);
+  const first = await longRun(agent, time, thread);
   const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
   expect(res.status >= 400 && res.status < 500, res.describe('multitask_strategy reject is honoured')).toBe(true);
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, first.run_id);
 });

@@ -1,7 +1,7 @@
 // §3, §4.5: reading runs back.
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, preconditionArray } from '../checks/index.ts';
-import { DELAY_MS, join, longRun, newThread, readRun, startRun, type Run } from './runs.ts';
+import { join, longRun, newThread, readRun, startRun, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -76,16 +76,16 @@ test('success and error are final: a run that reaches either keeps it', { tag: '
   expect((await readRun(agent, thread, failing.run_id)).status, 'the failing run').toBe('error');
   const later = await startRun(agent, thread, { input: { topic: 'later' } });
   await join(agent, thread, later.run_id);
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   expect((await readRun(agent, thread, ok.run_id)).status, 'still success after more runs and time').toBe('success');
   expect((await readRun(agent, thread, failing.run_id)).status, 'still error after more runs and time').toBe('error');
 });
 
 test('which run statuses a target goes through', { tag: '@RUN-STATUSES-TRANSITIONS' }, async ({ agent, time, observe }) => {
   const thread = await newThread(agent);
-  const run = await longRun(agent, thread);
+  const run = await longRun(agent, time, thread);
   const seen = [run.status, (await readRun(agent, thread, run.run_id)).status];
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, run.run_id);
   seen.push((await readRun(agent, thread, run.run_id)).status);
   const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);

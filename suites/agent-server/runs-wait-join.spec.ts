@@ -1,7 +1,7 @@
 // §4.5: join, wait and stateless wait answer after the run completed.
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { DELAY_MS, discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
+import { discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -17,7 +17,7 @@ function resultOf(res: { json: unknown; text: string }): Record<string, unknown>
 
 test('join returns once the run has completed, and not before', { tag: '@RUN-JOIN' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
-  const run = await longRun(agent, thread, { topic: 'joined' });
+  const run = await longRun(agent, time, thread, { topic: 'joined' });
   let joined = false;
   const joining = agent.get(`/threads/${thread}/runs/${run.run_id}/join`).then((res) => {
     joined = true;
@@ -28,7 +28,7 @@ test('join returns once the run has completed, and not before', { tag: '@RUN-JOI
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(joined, 'join answered while the run was still in progress').toBe(false);
   }
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   const res = await joining;
   expectStatus(res, 200);
   expect((await readRun(agent, thread, run.run_id)).status, 'the run had completed when join answered').toBe('success');
@@ -71,7 +71,7 @@ test('POST /threads/{thread_id}/runs/wait answers the result after the run compl
 });
 
 test('POST /runs/wait runs statelessly, accepts webhook and answers the result after completion', { tag: '@RUN-WAIT-STATELESS' }, async ({ agent, run }) => {
-  const res = await agent.post<Record<string, unknown>>('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless' }, webhook: discardingWebhook(run.target, 'wait?token=t') });
+  const res = await agent.post<Record<string, unknown>>('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless' }, webhook: discardingWebhook(run, 'wait?token=t') });
   expectStatus(res, 200);
   expect(texts({ values: resultOf(res), next: [], checkpoint_id: null }), res.describe('the result holds the answer')).toContain('echo: stateless');
 });
@@ -97,8 +97,8 @@ test('wait answers the final state values, or {__error__: {error, message}} for 
 
 test('how long a run may execute', { tag: '@RUN-MAX-EXECUTION-TIME' }, async ({ agent, time, observe }) => {
   const thread = await newThread(agent);
-  const run = await longRun(agent, thread);
-  await time.pass(DELAY_MS);
+  const run = await longRun(agent, time, thread);
+  await time.pass(time.hold);
   const res = await agent.get(`/threads/${thread}/runs/${run.run_id}/join`);
-  observe('RUN-MAX-EXECUTION-TIME', `not probed beyond a run of ${DELAY_MS} ms, which completed (${res.status}); the limit is not observable in a short run`);
+  observe('RUN-MAX-EXECUTION-TIME', `not probed beyond a run of ${time.hold} ms, which completed (${res.status}); the limit is not observable in a short run`);
 });

@@ -2,12 +2,11 @@
 // as such, so only the rule under test can fail.
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../client.ts';
-import type { Target } from '../target.ts';
+import { receiverUrl } from '../fixtures.ts';
+import type { RunContext } from '../run-context.ts';
+import type { Time } from '../time.ts';
 import { precondition } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
-
-/** How long a run asked to wait (`delay_ms`) stays in progress: virtual on the simulator, real elsewhere. */
-export const DELAY_MS = 1500;
 
 export interface Run {
   run_id: string;
@@ -40,16 +39,14 @@ export async function startRun(agent: ApiClient, threadId: string, body: Record<
 }
 
 /**
- * A run that stays in progress until DELAY_MS has passed. Answered (as created) once it has
- * left `pending`: a real server's queue may take a moment to start it, and a run that has
- * not started is not yet the "run in progress" the multitask rules speak of.
+ * A run that stays in progress for the target's hold (`time.hold`). Answered (as created) once
+ * it has left `pending`: a real server's queue may take a moment to start it, and a run that
+ * has not started is not yet the "run in progress" the multitask rules speak of.
  */
-export async function longRun(agent: ApiClient, threadId: string, input: Record<string, unknown> = {}, body: Record<string, unknown> = {}): Promise<Run> {
-  const created = await startRun(agent, threadId, { input: { delay_ms: DELAY_MS, ...input }, ...body });
-  let status = created.status;
-  for (let i = 0; status === 'pending' && i < 100; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    status = (await readRun(agent, threadId, created.run_id)).status;
+export async function longRun(agent: ApiClient, time: Time, threadId: string, input: Record<string, unknown> = {}, body: Record<string, unknown> = {}): Promise<Run> {
+  const created = await startRun(agent, threadId, { input: { delay_ms: time.hold, ...input }, ...body });
+  if (created.status === 'pending' && !time.virtual) {
+    await time.poll(() => readRun(agent, threadId, created.run_id), (run) => run.status !== 'pending', { deadline: time.hold / 2, first: 20 * time.scale });
   }
   return created;
 }
@@ -94,9 +91,9 @@ export function texts(state: State): string[] {
 }
 
 /**
- * A webhook URL for tests that only check a URL is accepted: the target's receiver (whose
- * URL policy allows it) where it has one, else a local port nobody listens on.
+ * A webhook URL for tests that only check a URL is accepted: under the run's receiver, which
+ * the target's URL policy allows, on a path no test reads.
  */
-export function discardingWebhook(target: Target, name: string): string {
-  return target.webhookReceiverUrl ? `${target.webhookReceiverUrl.replace(/\/+$/, '')}/apc-discard/${name}` : `http://127.0.0.1:9/${name}`;
+export function discardingWebhook(run: RunContext, name: string): string {
+  return `${receiverUrl(run)}/apc-discard/${name}`;
 }

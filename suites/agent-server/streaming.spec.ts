@@ -2,7 +2,7 @@
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
 import { dataOf, parseSse } from '../sse.ts';
-import { DELAY_MS, discardingWebhook, join, longRun, newThread, readRun } from './runs.ts';
+import { discardingWebhook, join, longRun, newThread, readRun } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -17,7 +17,7 @@ test('POST /threads/{thread_id}/runs/stream runs the graph and streams its outpu
 });
 
 test('POST /runs/stream runs statelessly, accepts webhook and streams output', { tag: '@STREAM-STATELESS' }, async ({ agent, run }) => {
-  const res = await agent.post('/runs/stream', { assistant_id: 'agent', input: { topic: 'stateless stream' }, webhook: discardingWebhook(run.target, 'stream') });
+  const res = await agent.post('/runs/stream', { assistant_id: 'agent', input: { topic: 'stateless stream' }, webhook: discardingWebhook(run, 'stream') });
   expectStatus(res, 200);
   const values = parseSse(res.text).filter((e) => e.event === 'values').map(dataOf) as { messages?: { content: string }[] }[];
   expect(values.at(-1)?.messages?.map((m) => m.content), res.describe('the answer is streamed')).toContain('echo: stateless stream');
@@ -100,7 +100,7 @@ test('a run that fails while streaming emits an error event with {error, message
 
 test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-END' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
-  const first = await longRun(agent, thread);
+  const first = await longRun(agent, time, thread);
   // The streamed run is queued behind a delayed one: the stream must stay open until it ran.
   // enqueue is named: the default strategy is a rule of its own (MULTITASK-DEFAULT).
   let taken!: () => void;
@@ -109,7 +109,7 @@ test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-EN
   // Time passes once the target has taken the request, so the run is queued at the same moment
   // on every run; a target that buffers its streams answers nothing before the end, so not forever.
   await Promise.race([headersArrived, streaming, new Promise((resolve) => setTimeout(resolve, 2000))]);
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   const res = await streaming;
   expectStatus(res, 200);
   const metadata = dataOf(parseSse(res.text)[0]) as { run_id?: string };
@@ -122,9 +122,9 @@ test('a refused stream request gets an ordinary JSON error before any stream sta
   expectJsonError(await agent.post(`/threads/${UNKNOWN}/runs/stream`, { assistant_id: 'agent', input: {} }), 404);
   const thread = await newThread(agent);
   expectJsonError(await agent.post(`/threads/${thread}/runs/stream`, { input: {} }));
-  const first = await longRun(agent, thread);
+  const first = await longRun(agent, time, thread);
   const conflict = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
   expectJsonError(conflict);
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, first.run_id);
 });

@@ -2,15 +2,15 @@
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
-import { DELAY_MS, join, longRun, newThread, startRun, threadStatus } from './runs.ts';
+import { join, longRun, newThread, startRun, threadStatus } from './runs.ts';
 
 test('a thread is busy while a run on it is pending or running, and idle after', { tag: '@THREAD-STATUS-BUSY-DURING-RUN' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
-  const first = await longRun(agent, thread);
+  const first = await longRun(agent, time, thread);
   expect(await threadStatus(agent, thread), 'while the first run is in progress').toBe('busy');
   const second = await startRun(agent, thread, { multitask_strategy: 'enqueue' });
   expect(await threadStatus(agent, thread), 'while a run is pending behind it').toBe('busy');
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, first.run_id);
   await join(agent, thread, second.run_id);
   expect(await threadStatus(agent, thread), 'once no run is pending or running').toBe('idle');
@@ -33,9 +33,9 @@ test('after its last run a thread is error if it failed, interrupted if a next n
 test('which thread statuses a target goes through', { tag: '@THREAD-STATUS-TRANSITIONS' }, async ({ agent, time, observe }) => {
   const thread = await newThread(agent);
   const seen = [await threadStatus(agent, thread)];
-  const run = await longRun(agent, thread);
+  const run = await longRun(agent, time, thread);
   seen.push(await threadStatus(agent, thread));
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await join(agent, thread, run.run_id);
   seen.push(await threadStatus(agent, thread));
   const failing = await startRun(agent, thread, { input: { fail: true } });

@@ -37,5 +37,5 @@ test('a server of 0.2.78 or later honours http.disable_webhooks', { tag: '@VERSI
   precondition(res, 'run with a webhook');
   if (!disabled) await hooks.waitFor(1, 'versioned-disable');
   await hooks.settle();
-  expect(hooks.received('versioned-disable').length, `http.disable_webhooks is ${disabled} on a ${version.join('.')} server`).toBe(disabled ? 0 : 1);
+  expect((await hooks.received('versioned-disable')).length, `http.disable_webhooks is ${disabled} on a ${version.join('.')} server`).toBe(disabled ? 0 : 1);
 });

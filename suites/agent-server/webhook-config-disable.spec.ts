@@ -14,5 +14,5 @@ test('with http.disable_webhooks true no notification is sent, and the run still
   expect((await readRun(agent, threadId, runs.json[0].run_id)).status, 'the run executed').toBe('success');
   if (!disabled) await hooks.waitFor(1, 'disable');
   await hooks.settle();
-  expect(hooks.received('disable').length, `http.disable_webhooks is ${disabled}`).toBe(disabled ? 0 : 1);
+  expect((await hooks.received('disable')).length, `http.disable_webhooks is ${disabled}`).toBe(disabled ? 0 : 1);
 });

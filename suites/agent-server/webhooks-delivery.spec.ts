@@ -23,7 +23,7 @@ async function attemptsAfterRetries(hooks: WebhookChannel, time: Time, counts: R
     await time.pass(60_000);
     await hooks.settle();
   }
-  return Object.fromEntries(names.map((name) => [name, hooks.received(name).length]));
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, (await hooks.received(name)).length] as const)));
 }
 
 /** A run on a new thread that notifies the receiver under `name`. */
@@ -42,14 +42,14 @@ test('a failing receiver is tried again, up to 3 attempts in all; one answering 
     ['404', { status: 404 }, 1, 1, (n) => n === 1, 'one attempt, no retry'],
   ];
   for (const [name, failure, times] of cases) {
-    hooks.failNext(times, failure, name);
+    await hooks.failNext(times, failure, name);
     await runNotifying(agent, hooks, name);
   }
   const attempts = await attemptsAfterRetries(hooks, time, Object.fromEntries(cases.map(([name, , , count]) => [name, count])));
   const wrong = cases.filter(([name, , , , allowed]) => !allowed(attempts[name])).map(([name, , , , , said]) => `${name}: ${attempts[name]} attempt(s), expected ${said}`);
   expect(wrong, 'receivers whose attempts were not as expected').toEqual([]);
   for (const [name] of cases) {
-    const runIds = new Set(hooks.received(name).map((r) => (r.json as Payload | undefined)?.run_id));
+    const runIds = new Set((await hooks.received(name)).map((r) => (r.json as Payload | undefined)?.run_id));
     expect(runIds.size, `${name}: every attempt is for the same run`).toBe(1);
   }
 });
@@ -60,13 +60,13 @@ test('a receiver answering 2xx gets exactly one delivery per run completion', { 
   await hooks.waitFor(2, 'one');
   if (time.virtual) await time.pass(60_000);
   await hooks.settle();
-  const runIds = hooks.received('one').map((r) => (r.json as Payload | undefined)?.run_id);
+  const runIds = (await hooks.received('one')).map((r) => (r.json as Payload | undefined)?.run_id);
   expect(runIds.sort(), 'one delivery for each of the two runs').toEqual([first.runId, second.runId].sort());
 });
 
 test('a delivery that finally fails changes neither the run nor later runs', { tag: '@WEBHOOK-FAILURE-NO-EFFECT' }, async ({ agent, webhookReceiver: hooks, time }) => {
-  hooks.failNext(10, { status: 500 }, 'failing');
-  hooks.failNext(10, 'close', 'dropping');
+  await hooks.failNext(10, { status: 500 }, 'failing');
+  await hooks.failNext(10, 'close', 'dropping');
   const failing = await runNotifying(agent, hooks, 'failing');
   const dropping = await runNotifying(agent, hooks, 'dropping');
   await attemptsAfterRetries(hooks, time, { failing: 3, dropping: 3 });
@@ -80,7 +80,7 @@ test('a delivery that finally fails changes neither the run nor later runs', { t
 });
 
 test('how a failing receiver is retried', { tag: '@WEBHOOK-RETRY-BEHAVIOUR' }, async ({ agent, webhookReceiver: hooks, time, observe }) => {
-  hooks.failNext(10, { status: 500 }, 'behaviour');
+  await hooks.failNext(10, { status: 500 }, 'behaviour');
   await runNotifying(agent, hooks, 'behaviour');
   await hooks.waitFor(1, 'behaviour');
   if (time.virtual) {
@@ -109,7 +109,7 @@ test('what a delivery carries besides its payload', { tag: '@WEBHOOK-SIGNING' },
 test('what the service does with other receiver answers', { tag: '@WEBHOOK-RECEIVER-RESPONSE' }, async ({ agent, webhookReceiver: hooks, time, observe }) => {
   const statuses = [204, 302, 410];
   for (const status of statuses) {
-    hooks.failNext(1, { status }, `answer-${status}`);
+    await hooks.failNext(1, { status }, `answer-${status}`);
     await runNotifying(agent, hooks, `answer-${status}`);
   }
   const attempts = await attemptsAfterRetries(hooks, time, Object.fromEntries(statuses.map((s) => [`answer-${s}`, 1])));

@@ -3,7 +3,7 @@ import { expect, test } from '../fixtures.ts';
 import { precondition, preconditionArray } from '../checks/index.ts';
 import type { ApiClient } from '../client.ts';
 import type { Time, WebhookChannel } from '../fixtures.ts';
-import { DELAY_MS, newThread, readRun, type Run } from './runs.ts';
+import { newThread, readRun, type Run } from './runs.ts';
 import { createCron, deleteCrons, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
 
 const FINAL = ['success', 'error', 'timeout', 'interrupted'];
@@ -26,7 +26,7 @@ async function expectNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path:
   expect(arrived.length, `a POST to the webhook URL for run ${run.run_id}`).toBeGreaterThanOrEqual(1);
   expect(FINAL, 'the run had finished when the notification came').toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
-  const deliveries = hooks.received(name);
+  const deliveries = (await hooks.received(name));
   expect(deliveries.map((d) => d.method), 'exactly one POST').toEqual(['POST']);
   expect((deliveries[0].json as Payload | undefined)?.run_id, `the notification is for run ${run.run_id}: ${deliveries[0].body.slice(0, 200)}`).toBe(run.run_id);
 }
@@ -37,7 +37,7 @@ async function expectStatelessNotifiedOnce(agent: ApiClient, hooks: WebhookChann
   precondition(res, `run POST ${path}`);
   await hooks.waitFor(1, name);
   await hooks.settle();
-  const deliveries = hooks.received(name);
+  const deliveries = (await hooks.received(name));
   expect(deliveries.map((d) => d.method), `exactly one POST to the webhook URL after POST ${path}`).toEqual(['POST']);
   const payload = deliveries[0].json as Payload | undefined;
   expect(typeof payload?.run_id, `the notification names the run: ${deliveries[0].body.slice(0, 200)}`).toBe('string');
@@ -70,7 +70,7 @@ test('a completed run with a webhook URL brings one POST with a JSON body to tha
   precondition(res, 'create a run with a webhook');
   const { delivery } = await firstDelivery(hooks, 'trigger', 'the run');
   await hooks.settle();
-  expect(hooks.received('trigger'), 'one request').toHaveLength(1);
+  expect((await hooks.received('trigger')), 'one request').toHaveLength(1);
   expect(delivery.method).toBe('POST');
   expect(delivery.query, 'the URL as given, query included').toEqual({ token: 'apc-secret', step: '1' });
   expect(() => JSON.parse(delivery.body), `a JSON body: ${delivery.body.slice(0, 200)}`).not.toThrow();
@@ -89,22 +89,22 @@ test('runs created without webhook send nothing, not even to an earlier run\'s U
   const runs = await runsOf(agent, threadId);
   for (const run of runs) expect(FINAL, `run ${run.run_id} finished`).toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
-  expect(hooks.received('earlier'), 'only the run created with the webhook notified').toHaveLength(1);
+  expect((await hooks.received('earlier')), 'only the run created with the webhook notified').toHaveLength(1);
 });
 
 test('nothing is sent while a run is in progress; its completion is the one notification', { tag: '@WEBHOOK-ONLY-EVENT' }, async ({ agent, webhookReceiver: hooks, time }) => {
   const threadId = await newThread(agent);
-  const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'only', delay_ms: DELAY_MS }, webhook: hooks.url('only') });
+  const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'only', delay_ms: time.hold }, webhook: hooks.url('only') });
   precondition(res, 'create a run that stays in progress');
   if (time.virtual) {
     await hooks.settle();
-    expect(hooks.received('only'), 'no request while the run is in progress').toEqual([]);
+    expect((await hooks.received('only')), 'no request while the run is in progress').toEqual([]);
   }
-  await time.pass(DELAY_MS);
+  await time.pass(time.hold);
   await hooks.waitFor(1, 'only');
   await hooks.settle();
   const run = await readRun(agent, threadId, res.json.run_id);
-  const deliveries = hooks.received('only');
+  const deliveries = (await hooks.received('only'));
   expect(deliveries.map((d) => `${d.method} ${(d.json as Payload | undefined)?.status}`), 'one POST, reporting the final status').toEqual([`POST ${run.status}`]);
 });
 
@@ -113,12 +113,12 @@ test('nothing is sent while a run is in progress; its completion is the one noti
  * two on the virtual clock; on a real target, whose crons run once a minute, the first.
  */
 async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time: Time, threadId: string | null, name: string): Promise<void> {
-  test.slow(!time.virtual, 'a real cron runs at most once a minute');
   const cron = await createCron(agent, threadId, { schedule: '* * * * *', input: { topic: name }, webhook: hooks.url(name) });
   try {
     const runs = time.virtual ? 2 : 1;
+    time.allowFor(untilNextRun(cron), 'cron', 'webhook');
     if (time.virtual) await time.pass(untilNextRun(cron));
-    await hooks.waitFor(1, name, time.virtual ? undefined : 90_000);
+    await hooks.waitFor(1, name, time.virtual ? undefined : time.wall(untilNextRun(cron) + time.timeouts.cron + time.timeouts.webhook));
     if (time.virtual) await time.pass(60_000);
     const deliveries = await hooks.waitFor(runs, name);
     const runIds = new Set(deliveries.map((d) => (d.json as Payload | undefined)?.run_id));

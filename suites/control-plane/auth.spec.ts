@@ -5,11 +5,11 @@ import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
 import type { ApiClient } from '../client.ts';
 import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositories, repositoriesOf, repository, type Deployment, type Repository } from './steps.ts';
 
-test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-CP-API-KEY' }, async ({ controlPlane, run, simulatorCredentials }, testInfo) => {
+test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-CP-API-KEY' }, async ({ controlPlane, run, targetCredentials }, testInfo) => {
   const [{ integrationId }] = await repositories(controlPlane);
   const bare = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
   // The fixture client sends the target's key itself; here each spelling is sent by hand.
-  const sent = targetApiKey(run, simulatorCredentials) ?? '';
+  const sent = targetApiKey(run, targetCredentials) ?? '';
   for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
     for (const path of [INTEGRATIONS, repositoriesOf(integrationId), '/v2/deployments?limit=1']) {
       const res = await bare.get(path, { headers: { [header]: sent } });

@@ -2,7 +2,6 @@
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
 import { expect, test } from '../fixtures.ts';
 import {
-  allowDeploymentTime,
   createDeployment,
   deploymentBody,
   deploymentName,
@@ -158,13 +157,14 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
   });
 });
 
-test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({ controlPlane, scope, time }) => {
-  allowDeploymentTime(time);
+test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({ controlPlane, sharedDeployment, scope, time }) => {
   const repo = await repository(controlPlane);
+  const { deployment: second } = await createDeployment(controlPlane, repo, deploymentName(scope));
   const deployed: Deployment[] = [];
-  for (const suffix of ['-a', '-b']) {
-    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope, suffix));
-    const { seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+  // The shared deployment is one of the two; on a real target both build at the same time.
+  const pollSecond = async () => ({ deployment: second, ...(await pollRevision(controlPlane, time, second, second.latest_revision_id)) });
+  const settled = time.virtual ? [await sharedDeployment.settled(), await pollSecond()] : await Promise.all([sharedDeployment.settled(), pollSecond()]);
+  for (const { deployment, seen } of settled) {
     test.skip(seen[seen.length - 1] !== 'DEPLOYED', `precondition failed: the revision ended ${seen.join(' → ')}`);
     const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(read, 'read the deployed deployment');

@@ -2,7 +2,7 @@
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
 import { expect, requireCapability, test } from '../fixtures.ts';
 import { ApiClient } from '../client.ts';
-import { allowDeploymentTime, createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
+import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
 
 /** The real control plane's revision statuses (platform-facts.md §4.5). */
 const REVISION_STATUSES = [
@@ -10,45 +10,37 @@ const REVISION_STATUSES = [
   'BUILD_FAILED', 'DEPLOY_FAILED', 'DEPLOYED', 'SKIPPED', 'INTERRUPTED', 'UNKNOWN',
 ];
 
-test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({ controlPlane, scope }) => {
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({ controlPlane, sharedDeployment }) => {
+  const { deployment } = await sharedDeployment.create();
   const res = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
   expectStatus(res, 200);
   expectSchema(res, 'control-plane', 'Revision');
   expect(typeof res.json.status, res.describe('status')).toBe('string');
 });
 
-test('a revision has a status, and DEPLOYED is one of its values', { tag: '@REVISION-STATUS' }, async ({ controlPlane, scope, time }) => {
-  allowDeploymentTime(time);
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+test('a revision has a status, and DEPLOYED is one of its values', { tag: '@REVISION-STATUS' }, async ({ sharedDeployment }) => {
+  const { last, seen } = await sharedDeployment.settled();
   expect(seen.every((s) => typeof s === 'string' && s !== 'undefined'), last.describe(`every answer has a status (${seen.join(' → ')})`)).toBe(true);
   expect(last.json.status, last.describe(`the revision reaches DEPLOYED (${seen.join(' → ')})`)).toBe('DEPLOYED');
 });
 
-test('polling the latest revision of a new deployment eventually answers DEPLOYED', { tag: '@REVISION-POLL-DEPLOYED' }, async ({ controlPlane, scope, time }) => {
-  allowDeploymentTime(time);
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id, (s) => s === 'DEPLOYED' || /FAILED/.test(s));
+test('polling the latest revision of a new deployment eventually answers DEPLOYED', { tag: '@REVISION-POLL-DEPLOYED' }, async ({ sharedDeployment }) => {
+  const { last, seen } = await sharedDeployment.settled();
   expect(last.json.status, last.describe(`statuses seen: ${seen.join(' → ')}`)).toBe('DEPLOYED');
 });
 
-test('every revision status is one of the real service\'s values', { tag: '@REVISION-STATUS-VALUES' }, async ({ controlPlane, scope, time }) => {
-  allowDeploymentTime(time);
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+test('every revision status is one of the real service\'s values', { tag: '@REVISION-STATUS-VALUES' }, async ({ sharedDeployment }) => {
+  const { last, seen } = await sharedDeployment.settled();
   for (const status of seen) expect(REVISION_STATUSES, last.describe(`status ${status} (seen: ${seen.join(' → ')})`)).toContain(status);
 });
 
-test('the statuses a revision passes through before DEPLOYED', { tag: '@REVISION-TRANSITIONS' }, async ({ controlPlane, scope, time, observe }) => {
-  allowDeploymentTime(time);
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const { seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
-  observe('REVISION-TRANSITIONS', `polled every ${time.virtual ? '5 s (virtual)' : '60 s'}: ${seen.join(' → ')}`);
+test('the statuses a revision passes through before DEPLOYED', { tag: '@REVISION-TRANSITIONS' }, async ({ sharedDeployment, observe }) => {
+  const { seen } = await sharedDeployment.settled();
+  observe('REVISION-TRANSITIONS', `polled from every 5 s up to every 60 s: ${seen.join(' → ')}`);
 });
 
-test('the fields of a revision beyond status', { tag: '@REVISION-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('the fields of a revision beyond status', { tag: '@REVISION-OTHER-FIELDS' }, async ({ controlPlane, sharedDeployment, observe }) => {
+  const { deployment } = await sharedDeployment.create();
   const res = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
   observe('REVISION-OTHER-FIELDS', `a revision answers ${Object.keys(res.json ?? {}).sort().join(', ')}`);
 });
@@ -57,7 +49,6 @@ test(
   'the typical flow: create a deployment, read it, poll its latest revision until DEPLOYED, then update it',
   { tag: '@DEPLOY-FLOW' },
   async ({ controlPlane, scope, time }) => {
-    allowDeploymentTime(time);
     const repo = await repository(controlPlane);
     const created = await controlPlane.post<Deployment>('/v2/deployments', {
       name: deploymentName(scope),
@@ -101,14 +92,13 @@ test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest fir
   expect(res.json.resources.map((r) => r.id), res.describe('both revisions, latest first')).toEqual([patched.json.latest_revision_id, deployment.latest_revision_id]);
 });
 
-test('getting an unknown revision of a deployment answers 404 with a JSON error body', { tag: '@REVISION-UNKNOWN-404' }, async ({ controlPlane, scope }) => {
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('getting an unknown revision of a deployment answers 404 with a JSON error body', { tag: '@REVISION-UNKNOWN-404' }, async ({ controlPlane, sharedDeployment }) => {
+  const { deployment } = await sharedDeployment.create();
   expectJsonError(await controlPlane.get(revisionPath(deployment, '00000000-0000-4000-8000-00000000beef')), 404);
 });
 
 test('a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision', { tag: '@REVISION-FAILURE-TERMINAL' }, async ({ controlPlane, scope, time, run }) => {
   requireCapability(run, 'revision-faults');
-  allowDeploymentTime(time);
   const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
   const admin = new ApiClient(run.target.adminUrl!);
   const fault = await admin.post(`/__sim/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/fail`, { status: 'BUILD_FAILED' });

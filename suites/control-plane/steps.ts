@@ -3,7 +3,7 @@
 import { test } from '@playwright/test';
 import { precondition } from '../checks/index.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../fixtures.ts';
+import type { Time } from '../time.ts';
 
 export interface Repository {
   host_integration_id: string;
@@ -77,15 +77,7 @@ export async function createDeployment(cp: ApiClient, repo: Repository, name: st
   return { deployment: res.json, res };
 }
 
-/**
- * On a real target a revision takes minutes to deploy: the test gets the time, polling at
- * the interval the real documentation uses. The simulator's virtual clock makes it instant.
- */
-export function allowDeploymentTime(time: Time): void {
-  if (!time.virtual) test.setTimeout(35 * 60_000);
-}
-
-/** Reads the revision until `until` holds for its status, letting time pass between reads. */
+/** Reads the revision until `until` holds for its status, polling up to the target's deploy timeout. */
 export async function pollRevision(
   cp: ApiClient,
   time: Time,
@@ -93,14 +85,63 @@ export async function pollRevision(
   revisionId: string,
   until: (status: string) => boolean = settled,
 ): Promise<{ last: ApiResponse<Revision>; seen: string[] }> {
-  const step = time.virtual ? 5_000 : 60_000;
+  time.allow('deploy');
   const seen: string[] = [];
-  for (let waited = 0; ; waited += step) {
+  const read = async () => {
     const last = await cp.get<Revision>(revisionPath(deployment, revisionId));
     precondition(last, 'read the revision while polling it');
     const status = String(last.json?.status);
     if (seen[seen.length - 1] !== status) seen.push(status);
-    if (until(status) || waited >= 30 * 60_000) return { last, seen };
-    await time.pass(step);
+    return last;
+  };
+  // From 5 s up to the minute the hosted service's documentation polls at.
+  const { value: last } = await time.poll(read, (res) => until(String(res.json?.status)), { deadline: 'deploy', first: 5_000, max: 60_000 });
+  return { last, seen };
+}
+
+/**
+ * One deployment that the tests of a worker share, created when a test first needs it and
+ * polled once until it settles: on a real service a deployment costs money and takes minutes.
+ * Its exchanges are shown with every test that uses it.
+ */
+export class SharedDeployment {
+  private created?: Promise<{ deployment: Deployment; res: ApiResponse<Deployment> }>;
+  private polled?: Promise<{ deployment: Deployment; last: ApiResponse<Revision>; seen: string[] }>;
+
+  constructor(
+    private readonly cp: ApiClient,
+    private readonly time: Time,
+    /** The test id its exchanges are recorded under. */
+    readonly evidence: string,
+  ) {}
+
+  /** The shared deployment as created (a precondition of the calling test). */
+  create(): Promise<{ deployment: Deployment; res: ApiResponse<Deployment> }> {
+    this.created ??= forget(
+      repository(this.cp).then((repo) => createDeployment(this.cp, repo, deploymentName(this.evidence))),
+      () => (this.created = undefined),
+    );
+    return this.created;
   }
+
+  /** The shared deployment once its first revision has settled, with the statuses seen on the way. */
+  settled(): Promise<{ deployment: Deployment; last: ApiResponse<Revision>; seen: string[] }> {
+    this.time.allow('deploy');
+    this.polled ??= forget(
+      this.create().then(async ({ deployment }) => ({ deployment, ...(await pollRevision(this.cp, this.time, deployment, deployment.latest_revision_id)) })),
+      () => (this.polled = undefined),
+    );
+    return this.polled;
+  }
+}
+
+/**
+ * A shared step that failed is not kept: its failure (a skip, with its reason) belongs to the
+ * test that ran it, and the next test tries again.
+ */
+function forget<T>(step: Promise<T>, drop: () => void): Promise<T> {
+  return step.catch((error: unknown) => {
+    drop();
+    throw error;
+  });
 }

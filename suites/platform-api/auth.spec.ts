@@ -4,9 +4,9 @@ import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';
 import { createdNothing, experimentStart, uploadBody } from './uploads.ts';
 
-test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-PLATFORM-API-KEY' }, async ({ platform, run, scope, simulatorCredentials }, testInfo) => {
+test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-PLATFORM-API-KEY' }, async ({ platform, run, scope, targetCredentials }, testInfo) => {
   const bare = clientWithKey(run, 'platform-api', testInfo.testId, undefined)!;
-  const key = targetApiKey(run, simulatorCredentials) ?? '';
+  const key = targetApiKey(run, targetCredentials) ?? '';
   const ids = new RunIds(scope, run);
   for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
     const id = ids.v7(baseTime(run));

@@ -1,15 +1,15 @@
 // §8 "not shown": what a target does when a limit is exceeded, which limits its thread, run,
 // assistant and deployment endpoints have beyond the default rows, and its size limits. Each
 // is recorded for the report, never failed.
-import { expect, requireCapability, targetApiKey, test } from '../fixtures.ts';
+import { expect, targetApiKey, test } from '../fixtures.ts';
 import { caller, sendMany, Traffic, type Sample } from '../rate-limits/traffic.ts';
+import { requireRateLimitTraffic } from '../rate-limits/window.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';
 
 const headerNames = (headers: Record<string, string>) => Object.keys(headers).filter((h) => /^(retry-after|x-ratelimit|ratelimit)/i.test(h));
 
-test('what a refusal carries when a limit is exceeded: status, headers, body', { tag: '@RATE-EXCEEDED-BEHAVIOUR' }, async ({ run, clock, scope, observe }, testInfo) => {
-  void clock;
-  requireCapability(run, 'rate-limit-reset');
+test('what a refusal carries when a limit is exceeded: status, headers, body', { tag: '@RATE-EXCEEDED-BEHAVIOUR' }, async ({ run, scope, observe }, testInfo) => {
+  requireRateLimitTraffic(run);
   const traffic = new Traffic(run, testInfo.testId);
   const who = caller('api-key', 0, { scope });
   const stats: Sample = { method: 'POST', path: '/runs/stats' };
@@ -20,9 +20,8 @@ test('what a refusal carries when a limit is exceeded: status, headers, body', {
   expect(res.status, res.describe('a refusal was provoked')).toBe(429);
 });
 
-test('limits on thread and deployment endpoints for a caller with x-api-key, beyond the default row', { tag: '@RATE-OTHER-ENDPOINT-LIMITS' }, async ({ run, clock, scope, observe }, testInfo) => {
-  void clock;
-  requireCapability(run, 'rate-limit-reset');
+test('limits on thread and deployment endpoints for a caller with x-api-key, beyond the default row', { tag: '@RATE-OTHER-ENDPOINT-LIMITS' }, async ({ run, scope, observe }, testInfo) => {
+  requireRateLimitTraffic(run);
   const traffic = new Traffic(run, testInfo.testId);
   const probes: { endpoint: 'agent-server' | 'control-plane'; sample: Sample }[] = [
     { endpoint: 'agent-server', sample: { method: 'GET', path: '/threads/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' } },
@@ -43,8 +42,8 @@ test('limits on thread and deployment endpoints for a caller with x-api-key, bey
   }
 });
 
-test('maximum request and batch sizes: what the target answers just past the sizes /info gives', { tag: '@RATE-MAX-SIZES' }, async ({ platform, run, scope, observe, simulatorCredentials }) => {
-  test.skip(!targetApiKey(run, simulatorCredentials), 'needs the target API key');
+test('maximum request and batch sizes: what the target answers just past the sizes /info gives', { tag: '@RATE-MAX-SIZES' }, async ({ platform, run, scope, observe, targetCredentials }) => {
+  test.skip(!targetApiKey(run, targetCredentials), 'needs the target API key');
   const info = await platform.get<{ batch_ingest_config?: { size_limit?: number; size_limit_bytes?: number } }>('/info');
   const config = info.json?.batch_ingest_config ?? {};
   const sizeLimit = config.size_limit ?? 100;

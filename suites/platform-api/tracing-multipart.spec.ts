@@ -160,11 +160,11 @@ test.describe('the official client\'s part layout is accepted and applied in ord
 });
 
 test.describe('a multipart body sent chunked or compressed whole is accepted', { tag: '@TRACE-MULTIPART-ENCODING' }, () => {
-  test('chunked, without Content-Length', async ({ platform, scope, run, time, simulatorCredentials }, testInfo) => {
+  test('chunked, without Content-Length', async ({ platform, scope, run, time, targetCredentials }, testInfo) => {
     const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     const half = Math.floor(body.length / 2);
-    const apiKey = targetApiKey(run, simulatorCredentials);
+    const apiKey = targetApiKey(run, targetCredentials);
     const res = await request(`${run.proxies['platform-api']}/runs/multipart`, {
       method: 'POST',
       headers: { 'content-type': contentType, [TEST_HEADER]: testInfo.testId, ...(apiKey ? { 'x-api-key': apiKey } : {}) },

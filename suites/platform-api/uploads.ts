@@ -1,9 +1,8 @@
 // Experiment uploads for the suites (spec §2.6, §4.4): a valid body to start from, and the
 // reads that show what an upload created once its runs are persisted.
-import { test } from '@playwright/test';
 import { precondition } from '../checks/index.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../fixtures.ts';
+import type { Time } from '../time.ts';
 import type { RunContext } from '../run-context.ts';
 import { RunIds } from './traces.ts';
 
@@ -93,15 +92,13 @@ export async function createdNothing(platform: ApiClient, body: Json): Promise<s
 
 /** Reads the experiment until its statistics are filled in (its runs persisted), then what the upload created. */
 export async function persisted(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<Persisted> {
-  if (!time.virtual) test.setTimeout(5 * 60_000);
-  const step = time.virtual ? 1_000 : 5_000;
-  let experiment: ApiResponse<Json> | undefined;
-  for (let waited = 0; waited <= 180_000; waited += step) {
-    experiment = await platform.get<Json>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`);
-    precondition(experiment, 'read the experiment');
-    if (experiment.json.latency_p50 !== null && experiment.json.run_count !== null && experiment.json.run_count !== 0) break;
-    await time.pass(step);
-  }
+  time.allow('stats');
+  const read = async () => {
+    const res = await platform.get<Json>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`);
+    precondition(res, 'read the experiment');
+    return res;
+  };
+  const { value: experiment } = await time.poll(read, (res) => res.json.latency_p50 !== null && res.json.run_count !== null && res.json.run_count !== 0, { deadline: 'stats' });
   const runs = await platform.post<{ runs: (Json & { id: string })[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 });
   precondition(runs, "query the experiment's runs");
   const examples = await platform.get<(Json & { id: string })[]>(`/api/v1/examples?dataset=${answer.dataset.id}`);
@@ -114,5 +111,5 @@ export async function persisted(platform: ApiClient, time: Time, answer: UploadA
   }
   const session = await platform.get<Json[]>(`/feedback?session=${answer.experiment.id}`);
   precondition(session, "list the experiment's feedback");
-  return { experiment: experiment!.json, runs: runs.json.runs, examples: examples.json, feedback, summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined) };
+  return { experiment: experiment.json, runs: runs.json.runs, examples: examples.json, feedback, summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined) };
 }

@@ -31,17 +31,31 @@ const UUID_1 = '0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01';
 export const ip = (n: number) => `198.51.100.${(n % 250) + 1}`;
 
 /**
- * Callers of one identity kind, numbered. Callers keyed by x-user-id + IP send the client IP
- * in X-Forwarded-For: the simulator takes it from there when the peer is loopback (the
- * harness's proxy); another target sees the proxy's address for every caller.
+ * An address of the benchmarking range (RFC 2544, 198.18.0.0/15) for caller `n` of one test:
+ * on a target whose counters are not reset between tests, tests (and runs) keep apart.
  */
-export function caller(identity: RateLimitRow['identity'], n: number, options: { apiKey?: string; user?: string; scope: string }): Caller {
-  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': n === 0 && options.apiKey ? options.apiKey : `apc-rate-${options.scope}-key-${n}` } };
+export function scopedIp(scope: string, n: number): string {
+  let hash = 2166136261;
+  for (let i = 0; i < scope.length; i++) hash = Math.imul(hash ^ scope.charCodeAt(i), 16777619);
+  const host = ((hash >>> 0) + n * 7919) % 131_072;
+  return `198.${18 + (host >> 16)}.${(host >> 8) & 0xff}.${host & 0xff}`;
+}
+
+/**
+ * Callers of one identity kind, numbered, with keys and user ids of the test's own (limits
+ * count every value of x-api-key, not only valid keys, so the run's own key is never spent).
+ * Callers keyed by the client IP send it in X-Forwarded-For: the simulator takes it from there
+ * when the peer is loopback (the harness's proxy); another target may see the proxy's address
+ * for every caller.
+ */
+export function caller(identity: RateLimitRow['identity'], n: number, options: { user?: string; scope: string }): Caller {
+  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': `apc-rate-${options.scope}-key-${n}` } };
+  const address = scopedIp(options.scope, identity === 'user-id+ip' ? n & 1 : n);
   if (identity === 'user-id+ip') {
     const user = options.user ?? `apc-rate-${options.scope}-user`;
-    return { name: `x-user-id ${user}-${n >> 1} from ${ip(n & 1)}`, headers: { 'x-user-id': `${user}-${n >> 1}`, 'x-forwarded-for': ip(n & 1) } };
+    return { name: `x-user-id ${user}-${n >> 1} from ${address}`, headers: { 'x-user-id': `${user}-${n >> 1}`, 'x-forwarded-for': address } };
   }
-  return { name: `client IP ${ip(n)}`, headers: { 'x-forwarded-for': ip(n) } };
+  return { name: `client IP ${address}`, headers: { 'x-forwarded-for': address } };
 }
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -165,7 +179,7 @@ export class Traffic {
   ) {}
 
   client(endpoint: Endpoint): ApiClient {
-    return clientWithKey(this.run, endpoint, this.testId, undefined)!;
+    return clientWithKey(this.run, endpoint, this.testId, undefined, { rateLimited: 'answer' })!;
   }
 
   /** One request through the recording proxy. */

@@ -3,8 +3,10 @@
 // verdict that differs from it fails this test, an unexpected pass as much as a new failure.
 // The report stays in test-results/real-server-report/ for CI to keep.
 import { expect, test } from '@playwright/test';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
 import { startRealServer, type RealServer } from '../../fixtures/langgraph-graph/start.ts';
 import type { ConformanceReport } from '../../reports/model.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
@@ -27,7 +29,10 @@ test('the agent-server suites against @langchain/langgraph-api give the verdicts
   test.setTimeout(360_000);
   rmSync(OUT, { recursive: true, force: true });
   const real = (server = await startRealServer());
-  const run = await runCli(['run', '--target', real.url, '--plane', 'agent-server', '--out', OUT, '--expectations', EXPECTATIONS], { APC_WORKERS: WORKERS });
+  // A local server answers at once: its config keeps the waits for deliveries short.
+  const config = join(mkdtempSync(join(tmpdir(), 'apc-real-server-')), 'target.yaml');
+  writeFileSync(config, toYaml({ name: `@langchain/langgraph-api at ${real.url}`, planes: { 'agent-server': real.url }, timeouts: { webhook: '10s', settle: '2s' } }));
+  const run = await runCli(['run', '--target', config, '--plane', 'agent-server', '--out', OUT, '--expectations', EXPECTATIONS, '--workers', WORKERS]);
   const reportFile = join(OUT, 'report.json');
   expect(existsSync(reportFile), `no report from the run (exit ${run.code}):\n${run.stdout}\n${run.stderr}\n${real.output()}`).toBe(true);
   const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport;

@@ -1,0 +1,132 @@
+// Real targets first: every plane's suites against a target without simulator powers, as a
+// user would point the harness at a hosted service. The stand-in is `simulate --clock real
+// --no-admin`: time runs by itself (TIME_SCALE times faster than the wall clock), /__sim answers
+// 404, and the harness knows only what a target config file tells it: the planes, the API key
+// in an environment variable, `capabilities: []`, the time scale, the deployment configuration
+// and the credentials of a second workspace. No test may fail, every skip must say why, and
+// per plane at least 90% of the rules the suites test must get a verdict.
+import { expect, test } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import type { ConformanceReport } from '../../reports/model.ts';
+import { CLI, cliEnv, ROOT, runCli } from '../self-test/run-cli.ts';
+import { freePort } from '../target.ts';
+
+/** At 10, a 90 s build takes 9 s, a cron's minute 6 s and a 10 s rate-limit window 1 s. */
+const TIME_SCALE = 10;
+/** Files run in parallel, as on a real target: most of the time is spent waiting for it. */
+const WORKERS = '4';
+/** The budget of the whole run on this 2-core machine (it takes about 3.5 min alone). */
+const BUDGET_MS = 6 * 60_000;
+const OUT = join(ROOT, 'test-results', 'real-target-report');
+
+let simulator: ChildProcess | undefined;
+test.afterEach(() => {
+  simulator?.kill('SIGTERM');
+  simulator = undefined;
+});
+
+interface Started {
+  planes: Record<string, string>;
+  keys: Record<string, string>;
+  workspaces: Record<string, string>;
+  bearer: string;
+}
+
+/** Starts `simulate` as a user would and reads what it prints: URLs, keys and workspaces. */
+async function startStandIn(args: string[], env: Record<string, string>): Promise<Started> {
+  const child = (simulator = spawn(process.execPath, [CLI, 'simulate', ...args], { cwd: ROOT, env: cliEnv(env) }));
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('Ctrl-C to stop')) resolve();
+    });
+    child.stderr!.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => reject(new Error(`simulate exited with ${code}:\n${out}`)));
+  });
+  const planes = Object.fromEntries([...out.matchAll(/^\[simulator\] (agent-server|control-plane|platform-api|platform-api-eu)\s+(http\S+)$/gm)].map((m) => [m[1], m[2]]));
+  const keys = Object.fromEntries([...out.matchAll(/^\[simulator\]\s+(\S+)\s+(primary|second-workspace|multi-workspace|org-scoped): /gm)].map((m) => [m[2], m[1]]));
+  const workspaces = Object.fromEntries([...out.matchAll(/(apc-\w+) \(([0-9a-f-]{36})\)/g)].map((m) => [m[1], m[2]]));
+  const bearer = /Authorization: Bearer (\S+)/.exec(out)?.[1] ?? '';
+  return { planes, keys, workspaces, bearer };
+}
+
+test('every plane against a real-time simulator without powers: no failure, every skip explained, 90% of the tested rules judged', async () => {
+  test.setTimeout(BUDGET_MS + 60_000);
+  rmSync(OUT, { recursive: true, force: true });
+  const dir = mkdtempSync(join(tmpdir(), 'apc-real-target-'));
+  const receiverPort = await freePort();
+  const secrets = { LG_WEBHOOK_APC_TEST: 'from-the-environment' };
+  // The deployment's configuration, as its owner would write it: headers, and a URL policy that admits the receiver.
+  const deploymentConfig = {
+    webhooks: {
+      headers: { 'X-Apc-Static': 'on', 'X-Apc-Token': 'Bearer ${{ env.LG_WEBHOOK_APC_TEST }}' },
+      url: { allowed_domains: ['127.0.0.1', '*.apc-allowed.test'], allowed_ports: [receiverPort, 443], max_url_length: 2048, disable_loopback: true },
+    },
+  };
+  writeFileSync(join(dir, 'langgraph.json'), JSON.stringify(deploymentConfig, null, 2));
+  const standIn = await startStandIn(['--clock', 'real', '--time-scale', String(TIME_SCALE), '--no-admin', '--config', join(dir, 'langgraph.json')], secrets);
+  expect(Object.keys(standIn.planes).sort()).toEqual(['agent-server', 'control-plane', 'platform-api', 'platform-api-eu']);
+  expect((await fetch(`${standIn.planes['agent-server']}/__sim/info`)).status, 'the admin path is hidden').toBe(404);
+
+  const { 'apc-alpha': alpha, 'apc-beta': beta } = standIn.workspaces;
+  const env = {
+    APC_KEY: standIn.keys.primary,
+    APC_KEY_BETA: standIn.keys['second-workspace'],
+    APC_KEY_MULTI: standIn.keys['multi-workspace'],
+    APC_KEY_ORG: standIn.keys['org-scoped'],
+    APC_BEARER: standIn.bearer,
+    APC_WEBHOOK_RECEIVER_PORT: String(receiverPort),
+    ...secrets,
+  };
+  const config = join(dir, 'target.yaml');
+  writeFileSync(
+    config,
+    toYaml({
+      name: `simulate --clock real --time-scale ${TIME_SCALE} --no-admin`,
+      planes: standIn.planes,
+      api_key_env: 'APC_KEY',
+      capabilities: [],
+      time_scale: TIME_SCALE,
+      deployment_config: 'langgraph.json',
+      credentials: {
+        workspaces: [
+          { id: alpha, name: 'apc-alpha' },
+          { id: beta, name: 'apc-beta' },
+        ],
+        api_keys: [
+          { env: 'APC_KEY', role: 'primary', workspaces: [alpha], default_workspace: alpha },
+          { env: 'APC_KEY_BETA', role: 'second-workspace', workspaces: [beta], default_workspace: beta },
+          { env: 'APC_KEY_MULTI', role: 'multi-workspace', workspaces: [alpha, beta], default_workspace: alpha },
+          { env: 'APC_KEY_ORG', role: 'org-scoped', workspaces: [alpha, beta] },
+        ],
+        bearer_tokens: [{ env: 'APC_BEARER', role: 'primary', workspaces: [alpha, beta], default_workspace: alpha }],
+      },
+    }),
+  );
+
+  const started = Date.now();
+  const run = await runCli(['run', '--target', config, '--profile', 'full', '--workers', WORKERS, '--max-duration', String(BUDGET_MS / 1000), '--out', OUT], env);
+  const took = Date.now() - started;
+  const reportFile = join(OUT, 'report.json');
+  expect(existsSync(reportFile), `no report (exit ${run.code}):\n${run.stdout}\n${run.stderr}`).toBe(true);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport;
+
+  expect(report.run.status, `the run finished within its budget of ${BUDGET_MS / 60_000} min`).toBe('complete');
+  const failed = report.rules.filter((r) => r.verdict === 'fail').map((r) => `${r.id}: ${r.tests.find((t) => t.error)?.error?.split('\n')[0]}`);
+  expect(failed, `failures (report: ${join(OUT, 'report.html')})`).toEqual([]);
+  expect(run.code, run.stderr).toBe(0);
+  const unexplained = report.rules.flatMap((r) => r.tests.filter((t) => t.status === 'skipped' && (!t.reason || t.reason === 'skipped')).map((t) => `${r.id}: ${t.title}`));
+  expect(unexplained, 'skips without a reason').toEqual([]);
+  const judged = (verdict: string) => verdict === 'pass' || verdict === 'fail' || verdict === 'observed';
+  const figure = Object.entries(report.summary.byPlane).map(([plane, p]) => {
+    const rules = report.rules.filter((r) => r.plane === plane);
+    return { plane, judged: rules.filter((r) => judged(r.verdict)).length, tested: p.covered };
+  });
+  console.log(`[real-target] ${(took / 60_000).toFixed(1)} min; rules with a verdict: ${figure.map((f) => `${f.plane} ${f.judged} of ${f.tested} tested`).join(', ')}`);
+  for (const f of figure) expect(f.judged / f.tested, `${f.plane}: ${f.judged} of ${f.tested} tested rules judged`).toBeGreaterThanOrEqual(0.9);
+});

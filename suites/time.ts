@@ -1,0 +1,102 @@
+// Time as a test sees it, on any target. A simulator's virtual clock is advanced; on any other
+// target real time passes, divided by its time scale (1 for a real service). Waiting for the
+// target is polling as a user would: fast at first, backing off, up to a deadline taken from
+// the target config's `timeouts`.
+import { test } from '@playwright/test';
+import type { Timeouts } from './target.ts';
+
+export interface PollOptions {
+  /** The longest wait, in the target's ms: a number, or the name of one of the target's timeouts. */
+  deadline: keyof Timeouts | number;
+  /** The first interval between reads, in the target's ms (default 1 s); it grows by half each time. */
+  first?: number;
+  /** The longest interval, in the target's ms (default 60 s, the interval the hosted service's docs poll at). */
+  max?: number;
+}
+
+export interface Polled<T> {
+  value: T;
+  /** Whether `done` accepted the value before the deadline. */
+  done: boolean;
+  /** The target's ms waited. */
+  waited: number;
+}
+
+/** The shortest real wait between two reads, whatever the time scale: keeps polls from flooding a target. */
+const MIN_WALL_INTERVAL_MS = 50;
+
+export class Time {
+  constructor(
+    /** Advances the target's virtual clock; absent when time is real. */
+    private readonly advance: ((ms: number) => Promise<void>) | undefined,
+    /** How many times faster than the wall clock the target's time runs. */
+    readonly scale: number,
+    readonly timeouts: Timeouts,
+  ) {}
+
+  /** Whether the target's time moves only when the suites move it. */
+  get virtual(): boolean {
+    return this.advance !== undefined;
+  }
+
+  /**
+   * The `delay_ms` that keeps a run in progress while a test makes its requests: the target
+   * config's hold, a wall time, in the target's time (a run's delay is the target's ms).
+   */
+  get hold(): number {
+    return this.virtual ? 1_500 : Math.round(this.timeouts.hold * this.scale);
+  }
+
+  /** Lets `ms` of the target's time pass. */
+  async pass(ms: number): Promise<void> {
+    if (this.advance) await this.advance(ms);
+    else await sleep(this.wall(ms));
+  }
+
+  /** The wall ms that `ms` of the target's time take, at least `floor`. */
+  wall(ms: number, floor = 0): number {
+    return Math.max(floor, Math.ceil(ms / this.scale));
+  }
+
+  /** Gives the running test the real time its waits may take on this target: the sum of these timeouts. */
+  allow(...names: (keyof Timeouts)[]): void {
+    this.allowFor(0, ...names);
+  }
+
+  /** Gives the running test the real time of `ms` of the target's time and of these timeouts. */
+  allowFor(ms: number, ...names: (keyof Timeouts)[]): void {
+    if (this.virtual) return;
+    this.allowWall(this.wall(ms) + names.reduce((sum, name) => sum + this.wall(this.timeouts[name]), 0));
+  }
+
+  /** Gives the running test `ms` more of real time, for a wait it is about to make. */
+  allowWall(ms: number): void {
+    const info = test.info();
+    info.setTimeout(info.timeout + ms);
+  }
+
+  /**
+   * Reads until `done` accepts what `read` answers or the deadline passes, letting time pass
+   * between reads: 1 s at first, growing by half each time up to `max`.
+   */
+  async poll<T>(read: () => Promise<T>, done: (value: T) => boolean, options: PollOptions): Promise<Polled<T>> {
+    const deadline = typeof options.deadline === 'number' ? options.deadline : this.timeouts[options.deadline];
+    let interval = options.first ?? 1_000;
+    const max = options.max ?? 60_000;
+    let waited = 0;
+    for (;;) {
+      const value = await read();
+      if (done(value)) return { value, done: true, waited };
+      if (waited >= deadline) return { value, done: false, waited };
+      const step = Math.min(interval, deadline - waited);
+      if (this.advance) await this.advance(step);
+      else await sleep(this.wall(step, MIN_WALL_INTERVAL_MS));
+      waited += step;
+      interval = Math.min(max, Math.ceil(interval * 1.5));
+    }
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
