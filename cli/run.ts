@@ -38,6 +38,8 @@ Options:
   --plane <name>        run one plane's suites only (${PLANES.join(', ')}); repeatable
   --grep <regexp>       run only tests whose title or rule tag matches
   --grep-invert <re>    leave out tests whose title or tag matches
+  --test-list <file>    run only the tests a file lists, one per line as Playwright lists
+                        them ([plane] › file › title), or whole files ([plane] › file)
   --workers <n>         run n spec files at a time (default 1, which keeps a shared
                         target's ids and clock in one order: same seed, same report)
   --max-duration <s>    stop after s seconds and write a partial report: what did not run
@@ -68,6 +70,7 @@ export async function run(args: string[]): Promise<number> {
     plane: { type: 'string', multiple: true },
     grep: { type: 'string' },
     'grep-invert': { type: 'string' },
+    'test-list': { type: 'string' },
     workers: { type: 'string' },
     'max-duration': { type: 'string' },
     baseline: { type: 'string' },
@@ -118,6 +121,11 @@ export async function run(args: string[]): Promise<number> {
   for (const plane of planes) playwrightArgs.push('--project', plane);
   if (values.grep) playwrightArgs.push('--grep', values.grep as string);
   if (values['grep-invert']) playwrightArgs.push('--grep-invert', values['grep-invert'] as string);
+  if (values['test-list']) {
+    const list = resolve(values['test-list'] as string);
+    if (!existsSync(list)) throw new UsageError(`--test-list ${list} does not exist`);
+    playwrightArgs.push('--test-list', list);
+  }
   if (maxDuration !== undefined) playwrightArgs.push('--global-timeout', String(Math.round(maxDuration * 1000)));
   const code = await suites(playwrightArgs, {
     ...process.env,

@@ -8,6 +8,7 @@ import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
 import { runEnd } from '../suites/run-end.ts';
 import { buildReport, RULE_TAG } from './build.ts';
+import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import type { RecordedExchange, RunRecord, TestOutcome } from './model.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
@@ -99,16 +100,7 @@ export default class ConformanceReporter implements Reporter {
       expectations: process.env.APC_EXPECTATIONS ? loadExpectations(process.env.APC_EXPECTATIONS) : undefined,
     });
     writeReport(outDir, report);
-    const s = report.summary;
-    console.log(
-      `\nConformance: ${s.rules} rules, ${s.covered} tested (${(s.coverage * 100).toFixed(1)}%): ` +
-        `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST), ${s.verdicts.skipped} skipped, ` +
-        `${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed` +
-        (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${record.reason})` : '') +
-        '.' +
-        (s.unexpected ? ` Unexpected against the expectations: ${s.unexpected.length ? s.unexpected.join(', ') : 'none'}.` : '') +
-        `\nReport: ${resolve(outDir, REPORT_FILES.html)}`,
-    );
+    console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html)).join('\n')}`);
   }
 }
 

@@ -12,6 +12,7 @@ import type { Exchange } from './proxy/recording-proxy.ts';
 import { runContext, type RunContext } from './run-context.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { Time } from './time.ts';
+import { skipForPrecondition } from './checks/attribution.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { SharedDeployment } from './control-plane/steps.ts';
 
@@ -95,6 +96,7 @@ interface TestFixtures {
   /** Empties the target's rate-limit counters before each test, where it can (rate-limit-reset). */
   rateLimitReset: void;
   evidence: void;
+  findingsExpected: void;
   /** The deployment the tests of this worker share (control plane). */
   sharedDeployment: SharedDeployment;
 }
@@ -181,9 +183,9 @@ function waitOutRateLimit(run: RunContext): (res: ApiResponse, attempt: number) 
   };
 }
 
-/** Skips the test unless the run's profile allows the effect (run --profile). */
+/** Skips the test (or ends a property as skipped) unless the run's profile allows the effect (run --profile). */
 export function requireEffect(run: RunContext, effect: Effect, what: string): void {
-  test.skip(!allows(run.profile, effect), `the run's profile '${run.profile}' does not allow creating a ${effect} (${what}): run with --profile ${profileFor(effect)}`);
+  if (!allows(run.profile, effect)) skipForPrecondition(`the run's profile '${run.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`);
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
@@ -320,6 +322,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     testInfo.annotations.push({ type: SHARED_EVIDENCE, description: sharedDeploymentOfWorker!.evidence });
     await use(sharedDeploymentOfWorker!);
   },
+
+  // A rule the target breaks is what a conformance run is for, not an error of the run: Playwright
+  // is told the failure was expected, so it keeps the worker (a new one costs seconds: a broken
+  // target fails dozens of tests) and leaves reporting the failure to the conformance reporter,
+  // which reads the actual status. A test that timed out still ends its worker, as it may run on.
+  findingsExpected: [
+    async ({}, use, testInfo) => {
+      await use();
+      if (testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
+    },
+    { auto: true },
+  ],
 
   evidence: [
     async ({ run }, use, testInfo) => {

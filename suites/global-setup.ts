@@ -26,12 +26,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
-    const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: url, store: exchanges });
+    // APC_FORWARD_TEST=1: the project's broken targets mutate the requests of chosen tests only.
+    const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: url, store: exchanges, forwardTest: process.env.APC_FORWARD_TEST === '1' });
     proxies[endpoint] = await proxy.start();
     running.push(proxy);
   }
   const runTag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
-  const profile = (process.env.APC_PROFILE || defaultProfile(target.kind)) as Profile;
+  const profile = (process.env.APC_PROFILE || defaultProfile(target)) as Profile;
   // One receiver for every worker, at the port APC_WEBHOOK_RECEIVER_PORT fixes (a URL policy or a tunnel names it).
   const token = randomUUID();
   const receiver = await WebhookReceiver.start({ port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0), controlToken: token });

@@ -8,7 +8,7 @@ const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
-  // The self-tests leave out suites a mutation cannot reach, to keep each broken target's run short.
+  // The self-tests' clean run leaves out the rate-limit suites (APC_TEST_IGNORE, a file pattern).
   testIgnore: process.env.APC_TEST_IGNORE ? new RegExp(process.env.APC_TEST_IGNORE) : undefined,
   globalSetup: './global-setup.ts',
   outputDir: resolve(outDir, 'test-results'),

@@ -25,9 +25,12 @@ export function allows(profile: Profile, effect: Effect): boolean {
   return !FORBIDDEN[profile](effect);
 }
 
-/** The profile of a run that names none: everything on a simulator, `safe` on any other target. */
-export function defaultProfile(targetKind: string): Profile {
-  return targetKind === 'embedded-simulator' || targetKind === 'simulator' ? 'full' : 'safe';
+/**
+ * The profile of a run that names none: everything on a simulator (one the harness started or
+ * found, or a config naming a simulator's capabilities), `safe` on any other target.
+ */
+export function defaultProfile(target: { kind: string; capabilities: string[] }): Profile {
+  return target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 'full' : 'safe';
 }
 
 /** The smallest profile that allows an effect, for the skip reason. */

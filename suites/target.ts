@@ -123,7 +123,12 @@ export async function resolveTarget(spec: string | undefined, seed: string, embe
     };
   }
   if (/^https?:\/\//i.test(spec)) return { target: await fromUrl(spec.replace(/\/+$/, '')) };
-  if (existsSync(spec)) return { target: fromFile(spec) };
+  if (existsSync(spec)) {
+    const target = fromFile(spec);
+    // A simulator named by a config file publishes the deployment configuration it runs with.
+    if (!target.deploymentConfig && target.adminUrl) target.deploymentConfig = (await probeSimulator(target.adminUrl))?.deploymentConfig;
+    return { target };
+  }
   throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
 }
 

@@ -55,6 +55,11 @@ export interface ProxyOptions {
   keep?: boolean;
   /** Where recordings are kept: proxies sharing one answer each other's (one request per test). */
   store?: Exchange[];
+  /**
+   * Forward the test attribution to the target instead of removing it: the project's broken
+   * targets apply each mutation to the requests of the tests it is tried on.
+   */
+  forwardTest?: boolean;
 }
 
 export class RecordingProxy {
@@ -110,8 +115,8 @@ export class RecordingProxy {
       return;
     }
     const pending: Pending = { id: `${this.options.name ?? this.options.plane}-${++this.counter}`, started: Date.now(), requestChunks: [], test: header(req, TEST_HEADER) };
-    // The test attribution is ours: the target never sees it.
-    delete req.headers[TEST_HEADER];
+    // The test attribution is ours: the target never sees it (but a broken target of the self-tests).
+    if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
     this.pending.set(req, pending);
     req.on('data', (chunk: Buffer) => pending.requestChunks.push(chunk));
     this.proxy.web(req, res, {}, (error: Error) => {

@@ -1,26 +1,43 @@
-// Which spec files a mutation can change the outcome of. A test can only fail against a broken
-// target if one of its exchanges is changed; tests keep their state apart, so what a test sends
-// before its first changed exchange is what it sent to the unbroken target. Replaying the clean
-// run's exchanges through a mutation therefore names every file with a test it can reach, and a
-// broken target's run needs only those.
+// Which tests a mutation can change the outcome of. A test can only fail against a broken target
+// if one of its exchanges is changed; tests keep their state apart, so what a test sends before
+// its first changed exchange is what it sent to the unbroken target. Replaying the clean run's
+// exchanges through a mutation therefore names every test it can reach, and a broken target's
+// run needs only those.
 import { isDeepStrictEqual } from 'node:util';
 import type { ConformanceReport, RecordedExchange } from '../../reports/model.ts';
 import { parse, type MutableRequest, type MutableResponse, type Mutation } from './broken-target.ts';
 
-/** Files whose tests read webhook deliveries: the only ones a delivery mutation reaches. */
-const RECEIVER_FILES = /^agent-server\/(webhook|crons|versioning)/;
+/** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
+const READS_DELIVERIES = /\/apc-hooks\//;
 
-export function affectedFiles(mutation: Mutation, clean: ConformanceReport): string[] {
-  const fileOf = new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, t.file] as const)));
-  const files = new Set<string>();
-  if (mutation.delivery || mutation.deliveryAnswer) for (const file of fileOf.values()) if (RECEIVER_FILES.test(file)) files.add(file);
+export interface Reach {
+  /** The tests whose outcome the mutation can change. */
+  tests: Set<string>;
+  /**
+   * The recording ids of the exchanges it changes: a test's own id, or the id of a step tests
+   * share (a shared deployment); the broken target routes requests to the mutation by these.
+   */
+  recordings: Set<string>;
+}
+
+/** What a mutation can reach: every test that shows an exchange it changes (shared steps are shown by each test that used them). */
+export function reach(mutation: Mutation, clean: ConformanceReport): Reach {
+  const shownBy = new Map<string, string[]>();
+  for (const rule of clean.rules) for (const t of rule.tests) for (const id of t.exchanges) shownBy.set(id, [...new Set([...(shownBy.get(id) ?? []), t.id])]);
+  const tests = new Set<string>();
+  const recordings = new Set<string>();
+  const changed = (exchange: RecordedExchange) => {
+    if (exchange.test) recordings.add(exchange.test);
+    for (const id of shownBy.get(exchange.id) ?? (exchange.test ? [exchange.test] : [])) tests.add(id);
+  };
+  if (mutation.delivery || mutation.deliveryAnswer) {
+    for (const exchange of Object.values(clean.exchanges)) if (READS_DELIVERIES.test(exchange.request.body ?? '')) changed(exchange);
+  }
   const endpoint = mutation.endpoint ?? 'agent-server';
   const memory = new Map<string, unknown>();
-  for (const exchange of inOrder(clean.exchanges, endpoint)) {
-    const file = fileOf.get(exchange.test ?? '');
-    if (file && changes(mutation, exchange, memory)) files.add(file);
-  }
-  return [...files].sort();
+  // Every exchange is replayed: a mutation may remember what earlier ones carried.
+  for (const exchange of inOrder(clean.exchanges, endpoint)) if (changes(mutation, exchange, memory)) changed(exchange);
+  return { tests, recordings };
 }
 
 /** The exchanges of one endpoint in the order they were made (ids are `<endpoint>-<n>`). */

@@ -1,6 +1,9 @@
 // A target broken on purpose: the simulator behind a small server that changes one
 // behaviour (a mutation). The self-tests run the suites against it and check that
-// exactly the rules the mutation breaks fail.
+// exactly the rules the mutation breaks fail. Several mutations can share one broken target
+// when each is tried on tests of its own: the front applies to each request (and each webhook
+// delivery) the mutation of the test that made it, read from the test attribution the
+// recording proxy forwards (APC_FORWARD_TEST).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +13,7 @@ import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import type { Endpoint } from '../../specs/contract.ts';
 import { startSimulator } from '../../simulator/simulator.ts';
+import { TEST_HEADER } from '../proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../target.ts';
 
 export interface MutableRequest {
@@ -46,10 +50,13 @@ export interface Mutation {
   deliveryAnswer?: (res: MutableResponse) => MutableResponse;
 }
 
+/** The mutation that applies to what a test sends or receives (undefined: none, pass through). */
+export type MutationRouter = (testId: string | undefined) => Mutation | undefined;
+
 export interface BrokenTarget {
   /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
   config: string;
-  /** The environment the conformance run needs: its receiver's port and the header variable. */
+  /** The environment the conformance run needs: its receiver's port, the header variable, and the test attribution forwarded. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -58,27 +65,31 @@ const isResponse = (value: MutableRequest | MutableResponse): value is MutableRe
 
 /**
  * Starts a simulator configured as the embedded one and a server in front of each of its
- * endpoints; the mutation's endpoint is broken. Webhooks reach the run's receiver through a
- * relay, where the mutation can break deliveries.
+ * endpoints; a mutation breaks its endpoint, for every request, or (a router) for the requests
+ * of the tests it is tried on. Webhooks reach the run's receiver through a relay, where a
+ * mutation can break deliveries.
  */
-export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise<BrokenTarget> {
+export async function startBrokenTarget(mutations: Mutation | MutationRouter, seed = '1'): Promise<BrokenTarget> {
+  const route: MutationRouter = typeof mutations === 'function' ? mutations : () => mutations;
   const receiverPort = await freePort();
   const relay = await listen(createServer((req, res) => {
     // A receiver that drops the connection is dropped on to the sender, as it would see it.
     relayDelivery(`http://127.0.0.1:${receiverPort}`, req, res).catch(() => res.destroy());
   }));
-  const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), ...EMBEDDED_HEADER_VARIABLE };
+  const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), APC_FORWARD_TEST: '1', ...EMBEDDED_HEADER_VARIABLE };
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await startSimulator({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
-  const broken = mutation.endpoint ?? 'agent-server';
-  const memory = new Map<string, unknown>();
+  const memories = new Map<Mutation, Map<string, unknown>>();
+  const memoryOf = (mutation: Mutation) => memories.get(mutation) ?? memories.set(mutation, new Map()).get(mutation)!;
   const fronts = new Map<Endpoint, { server: Server; url: string }>();
 
   for (const [endpoint, upstream] of Object.entries(simulator.urls) as [Endpoint, string][]) {
     const server = createServer((req, res) => {
+      const mutation = route(testOf(req));
+      delete req.headers[TEST_HEADER];
       // Mutations change JSON; other bodies (multipart, gzip) pass through byte for byte.
       const json = !req.headers['content-type'] || /json/i.test(req.headers['content-type']);
-      const forward = endpoint === broken && json ? mutate : passThrough;
+      const forward = mutation && (mutation.endpoint ?? 'agent-server') === endpoint && json ? mutate(mutation) : passThrough;
       forward(upstream, req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
@@ -105,7 +116,8 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     res.end();
   }
 
-  async function mutate(upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const mutate = (mutation: Mutation) => async (upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const memory = memoryOf(mutation);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -135,24 +147,27 @@ export async function startBrokenTarget(mutation: Mutation, seed = '1'): Promise
     if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
     if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
     reply(res, outgoing);
-  }
+  };
 
   async function relayDelivery(receiver: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A delivery belongs to the test whose receiver path it goes to (/apc-hooks/<test id>/…).
+    const mutation = route(/^\/apc-hooks\/([^/?]+)/.exec(req.url ?? '')?.[1]);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = forwardable(req.headers);
     const delivery: MutableRequest = { method: req.method ?? 'POST', path: req.url ?? '/', headers, body: parse(Buffer.concat(chunks).toString('utf8'), headers['content-type']) };
-    const sent = mutation.delivery ? mutation.delivery(delivery) : delivery;
+    const sent = mutation?.delivery ? mutation.delivery(delivery) : delivery;
     const response = await request(`${receiver}${sent.path}`, { method: sent.method as 'POST', headers: sent.headers, body: serialize(sent.body) });
     const answerHeaders = answerable(response.headers);
     const answer: MutableResponse = { status: response.statusCode, headers: answerHeaders, body: parse(await response.body.text(), answerHeaders['content-type']) };
-    reply(res, mutation.deliveryAnswer ? mutation.deliveryAnswer(answer) : answer);
+    reply(res, mutation?.deliveryAnswer ? mutation.deliveryAnswer(answer) : answer);
   }
 
   // The agent server's front comes first: a config file's first plane is its admin URL.
   const planes = Object.fromEntries([...fronts].sort(([a], [b]) => Number(b === 'agent-server') - Number(a === 'agent-server')).map(([endpoint, front]) => [endpoint, front.url]));
   const config = join(mkdtempSync(join(tmpdir(), 'apc-broken-')), 'target.yaml');
-  writeFileSync(config, toYaml({ name: `broken target (${mutation.description})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }));
+  const name = typeof mutations === 'function' ? 'mutations tried on tests of their own' : mutations.description;
+  writeFileSync(config, toYaml({ name: `broken target (${name})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }));
 
   return {
     config,
@@ -174,6 +189,11 @@ function close(server: Server): Promise<void> {
     server.closeAllConnections();
     server.close(() => resolve());
   });
+}
+
+function testOf(req: IncomingMessage): string | undefined {
+  const value = req.headers[TEST_HEADER];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 const HOP = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'];

@@ -1,13 +1,21 @@
 // Principle 7: a suite is only as good as what it catches. Each deliberately broken target
-// must fail exactly the rules its mutation breaks, with the exchange that shows it.
-import { readFileSync } from 'node:fs';
+// must fail exactly the rules its mutation breaks, with the exchange that shows it. Mutations
+// are tried in groups (plan.ts): one broken target and one conformance run per group, each
+// mutation applied to the tests it can reach; a failing rule belongs to the mutation whose
+// tests failed it, and a failure in no mutation's tests is an error of the group.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { planeOf } from '../../specs/contract.ts';
-import type { ConformanceReport } from '../../reports/model.ts';
-import { affectedFiles } from './affected.ts';
+import type { ConformanceReport, RuleResult } from '../../reports/model.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { MUTATIONS, PLANE_MUTATIONS } from './mutations.ts';
-import { CLEAN_RUN, conformanceRun, failedRules } from './run-cli.ts';
+import { lanesOf, planGroups, type Group, type Trial } from './plan.ts';
+import { CLEAN_RUN, conformanceRun } from './run-cli.ts';
+
+/** Playwright tests the groups are dealt to: the project's workers take them in parallel. */
+const LANES = 6;
 
 test.describe.configure({ mode: 'parallel' });
 
@@ -18,35 +26,67 @@ function cleanRun(): ConformanceReport {
   return clean;
 }
 
-/**
- * Leaves out the files the mutation cannot reach, and the rate-limit suites unless it touches
- * rate limits (their traffic goes straight to the target, so the clean run shows none of it).
- * APC_MUTANTS_WHOLE_PLANE=1 runs the whole plane instead (worth it for a new mutation: it shows
- * what reaches other tests through the state the mutation leaves behind).
- */
-function ignored(mutation: Mutation): string {
-  if (process.env.APC_MUTANTS_WHOLE_PLANE === '1') return mutation.rateLimits ? '^$' : 'rate-limits';
-  const files = affectedFiles(mutation, cleanRun()).map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  if (mutation.rateLimits) files.push('[^/]+/rate-limits[^/]*');
-  return `^(?!.*/suites/(${files.join('|')})$)`;
+const failing = (rule: RuleResult) => rule.tests.filter((t) => t.status === 'failed' || t.status === 'timedOut');
+
+/** The rules a trial failed: those with a failing test among its tests (all of them for a mutation tried alone). */
+function failedBy(report: ConformanceReport, group: Group, trial: Trial): RuleResult[] {
+  return report.rules.filter((r) => r.verdict === 'fail' && failing(r).some((t) => group.alone || trial.tests.has(t.id)));
 }
 
-for (const [name, mutation] of Object.entries({ ...MUTATIONS, ...PLANE_MUTATIONS })) {
-  test(`${name}: ${mutation.description} fails exactly ${mutation.breaks.join(', ')}`, async () => {
-    const target = await startBrokenTarget(mutation);
-    try {
-      const plane = planeOf(mutation.endpoint ?? 'agent-server');
-      const { report, code, stdout } = await conformanceRun(['--target', target.config, '--plane', plane], { ...target.env, APC_TEST_IGNORE: ignored(mutation) });
-      expect(failedRules(report), stdout).toEqual([...mutation.breaks].sort());
-      for (const rule of report.rules.filter((r) => r.verdict === 'fail')) {
-        const failing = rule.tests.filter((t) => t.status === 'failed');
-        expect(failing.length, `${rule.id} names its failing test`).toBeGreaterThan(0);
-        expect(failing.some((t) => t.exchanges.length > 0), `${rule.id} shows the recorded exchanges`).toBe(true);
-      }
-      const mustBroken = report.rules.some((r) => r.verdict === 'fail' && r.level === 'MUST');
-      expect(code, 'exit code: 1 when a MUST rule fails, else 0').toBe(mustBroken ? 1 : 0);
-    } finally {
-      await target.close();
+/** Runs the suites (those of the group's test list, or `selection`) against one broken target for the group, and checks each trial. */
+async function tryGroup(group: Group, selection?: string[]): Promise<void> {
+  const names = group.trials.map((t) => t.name).join(', ');
+  if (group.testList.length === 0 && !selection) {
+    for (const trial of group.trials) expect.soft(trial.tests.size, `${trial.name}: its mutation changes no exchange of the clean run, so no test can catch it`).toBeGreaterThan(0);
+    return;
+  }
+  const byRecording = new Map<string, Mutation>(group.trials.flatMap((trial) => [...trial.recordings].map((id) => [id, trial.mutation] as const)));
+  const target = await startBrokenTarget(group.alone ? group.trials[0].mutation : (id) => (id === undefined ? undefined : byRecording.get(id)));
+  try {
+    const list = join(mkdtempSync(join(tmpdir(), 'apc-test-list-')), 'tests.txt');
+    writeFileSync(list, `${group.testList.join('\n')}\n`);
+    const { report, code, stdout } = await conformanceRun(['--target', target.config, ...(selection ?? ['--test-list', list])], target.env);
+    const tail = stdout.split('\n').slice(-40).join('\n');
+    for (const trial of group.trials) {
+      await test.step(`${trial.name}: ${trial.mutation.description} fails exactly ${trial.mutation.breaks.join(', ')}`, () => {
+        const failed = failedBy(report, group, trial);
+        expect.soft(failed.map((r) => r.id).sort(), `${trial.name}: the rules failed by its ${trial.tests.size} tests\n${tail}`).toEqual([...trial.mutation.breaks].sort());
+        for (const rule of failed) {
+          expect.soft(failing(rule).some((t) => t.exchanges.length > 0), `${trial.name}: ${rule.id} shows the recorded exchanges`).toBe(true);
+        }
+      });
+    }
+    const owned = new Set(group.trials.flatMap((trial) => failedBy(report, group, trial).map((r) => r.id)));
+    const stray = report.rules.filter((r) => r.verdict === 'fail' && !owned.has(r.id)).map((r) => `${r.id}: ${failing(r)[0]?.title}`);
+    expect.soft(stray, `failures in tests no mutation of [${names}] was tried on`).toEqual([]);
+    const mustBroken = report.rules.some((r) => r.verdict === 'fail' && r.level === 'MUST');
+    expect.soft(code, `[${names}] exit code: 1 when a MUST rule fails, else 0`).toBe(mustBroken ? 1 : 0);
+  } finally {
+    await target.close();
+  }
+}
+
+const ALL = { ...MUTATIONS, ...PLANE_MUTATIONS };
+const only = process.env.APC_MUTATION;
+
+if (only) {
+  // APC_MUTATION=<name>: that mutation alone against every suite of its plane, worth it for a new
+  // mutation: it shows what reaches other tests through the state it leaves behind.
+  test(`${only}: alone against every suite of its plane`, async () => {
+    test.setTimeout(10 * 60_000);
+    const mutation = ALL[only];
+    expect(mutation, `no mutation is named ${only}`).toBeDefined();
+    const plane = planeOf(mutation.endpoint ?? 'agent-server');
+    await tryGroup({ trials: [{ name: only, mutation, tests: new Set(), recordings: new Set() }], testList: [], alone: true }, ['--plane', plane]);
+  });
+}
+
+for (let lane = 0; lane < (only ? 0 : LANES); lane++) {
+  test(`lane ${lane + 1} of ${LANES}: each broken target fails exactly the rules its mutation breaks`, async () => {
+    test.setTimeout(20 * 60_000);
+    const groups = lanesOf(planGroups(ALL, cleanRun()), LANES)[lane];
+    for (const group of groups) {
+      await test.step(`a broken target for ${group.trials.map((t) => t.name).join(', ')}`, () => tryGroup(group));
     }
   });
 }

@@ -1,0 +1,60 @@
+// How the self-tests try every mutation in few conformance runs. A mutation needs only the
+// tests it can reach (affected.ts); mutations whose tests are disjoint share one broken target
+// and one run, each applied to its own tests (broken-target.ts routes by test). A mutation of
+// rate limits (whose bulk traffic goes straight to the target, outside the recording, so the
+// clean run cannot show what it reaches) gets a run of its own with the rate-limit suites.
+// Groups are then dealt to lanes, one Playwright test each, so the project's workers share them.
+import type { ConformanceReport } from '../../reports/model.ts';
+import { reach } from './affected.ts';
+import type { Mutation } from './broken-target.ts';
+
+export interface Trial {
+  name: string;
+  mutation: Mutation;
+  /** The tests it is tried on (ids of the clean run). */
+  tests: Set<string>;
+  /** The recording ids whose requests it applies to (those tests', and steps they share). */
+  recordings: Set<string>;
+}
+
+export interface Group {
+  trials: Trial[];
+  /** Playwright --test-list lines: the tests to run, or whole files. */
+  testList: string[];
+  /** One mutation applied to every request (the rate-limit suites): not routed by test. */
+  alone: boolean;
+}
+
+const RATE_LIMIT_FILES = ['platform-api/rate-limits-rules.spec.ts', 'platform-api/rate-limits-table.spec.ts', 'platform-api/rate-limits-observed.spec.ts', 'platform-api/rate-limits-model.spec.ts', 'control-plane/rate-limits-repos.spec.ts'];
+
+export function planGroups(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
+  const lineOf = new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
+  const trials = Object.entries(mutations)
+    .map(([name, mutation]) => ({ name, mutation, ...reach(mutation, clean) }))
+    .sort((a, b) => b.tests.size - a.tests.size || a.name.localeCompare(b.name));
+  const groups: Group[] = [];
+  for (const trial of trials) {
+    if (trial.mutation.rateLimits) {
+      groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`)], alone: true });
+      continue;
+    }
+    const disjoint = (t: Trial) => [...trial.tests].every((id) => !t.tests.has(id)) && [...trial.recordings].every((id) => !t.recordings.has(id));
+    const fits = groups.find((g) => !g.alone && g.trials.every(disjoint));
+    const group = fits ?? (groups[groups.push({ trials: [], testList: [], alone: false }) - 1]);
+    group.trials.push(trial);
+    group.testList.push(...[...trial.tests].map((id) => lineOf.get(id)!));
+  }
+  return groups;
+}
+
+/** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */
+export function lanesOf(groups: Group[], lanes: number): Group[][] {
+  const cost = (g: Group) => 60 + g.testList.length + (g.alone ? 600 : 0);
+  const dealt: { groups: Group[]; cost: number }[] = Array.from({ length: lanes }, () => ({ groups: [], cost: 0 }));
+  for (const group of [...groups].sort((a, b) => cost(b) - cost(a))) {
+    const lane = dealt.reduce((min, l) => (l.cost < min.cost ? l : min));
+    lane.groups.push(group);
+    lane.cost += cost(group);
+  }
+  return dealt.map((l) => l.groups);
+}
