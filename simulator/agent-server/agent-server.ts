@@ -55,6 +55,14 @@ export class AgentServer {
     this.crons = new CronStore({ ...env, runs: this.runs, threads: this.threads, assistants: this.assistants, checkWebhook, log: options.log });
   }
 
+  /** DELETE /threads/{thread_id}: the thread, its runs (those in progress stop) and its crons. */
+  deleteThread(threadId: string): void {
+    this.threads.record(threadId);
+    this.crons.forgetThread(threadId);
+    this.runs.forgetThread(threadId);
+    this.threads.delete(threadId);
+  }
+
   reset(): void {
     this.crons.clear();
     this.webhooks.clear();

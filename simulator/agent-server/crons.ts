@@ -118,6 +118,11 @@ export class CronStore {
       .map(({ cron }) => cron);
   }
 
+  /** Deletes the crons of a deleted thread. */
+  forgetThread(threadId: string): void {
+    for (const cron of [...this.crons.values()].filter((c) => c.thread_id === threadId)) this.delete(cron.cron_id);
+  }
+
   delete(cronId: string): void {
     const cron = this.crons.get(cronId);
     if (!cron) throw notFound(`Cron with ID ${cronId} not found`);

@@ -15,7 +15,8 @@ const json = (req: Request): Json => (req.body ?? {}) as Json;
 /** Where a run lives: the SDK reads it to learn the run and thread ids (platform-facts §1.5). */
 const location = (run: RunRecord) => ({ 'content-location': run.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}` });
 
-export function agentServerRoutes({ threads, runs, assistants, crons }: AgentServer): Route[] {
+export function agentServerRoutes(server: AgentServer): Route[] {
+  const { threads, runs, assistants, crons } = server;
   const stream = (run: RunRecord, req: Request) => {
     // Location lets the official SDK reconnect to the join stream with Last-Event-ID.
     const headers: Record<string, string> = location(run);
@@ -33,6 +34,10 @@ export function agentServerRoutes({ threads, runs, assistants, crons }: AgentSer
     }),
     route('POST', '/threads/search', 'searchThreads', (req) => ({ body: threads.search(json(req) as ThreadSearch) })),
     route('GET', '/threads/{thread_id}', 'getThread', (req) => ({ body: threads.get(req.params.thread_id) })),
+    route('DELETE', '/threads/{thread_id}', 'deleteThread', (req) => {
+      server.deleteThread(req.params.thread_id);
+      return { status: 204 };
+    }),
     route('POST', '/threads/{thread_id}/copy', 'copyThread', (req) => ({ body: threads.copy(req.params.thread_id) })),
     route('GET', '/threads/{thread_id}/state', 'getThreadState', (req) => ({ body: threads.state(req.params.thread_id) })),
     route('GET', '/threads/{thread_id}/state/{checkpoint_id}', 'getThreadStateAtCheckpoint', (req) => ({

@@ -103,6 +103,17 @@ export class RunStore {
     this.order = [];
   }
 
+  /** Forgets the runs of a deleted thread: those in progress stop, their streams end, no webhook is sent. */
+  forgetThread(threadId: string): void {
+    for (const run of [...this.runs.values()].filter((r) => r.thread_id === threadId)) {
+      run.cancelDelay?.();
+      if (!isFinal(run.status)) run.status = 'interrupted';
+      this.runs.delete(run.run_id);
+      this.close(run);
+    }
+    this.order = this.order.filter((id) => this.runs.has(id));
+  }
+
   /** Creates a run on a thread, applying the multitask strategy when the thread is busy. */
   create(threadId: string, body: CreateRun): RunRecord {
     const thread = this.threads.record(threadId);

@@ -215,6 +215,13 @@ export class DeploymentStore {
     return structuredClone(found.revision);
   }
 
+  /** Deletes a deployment and its revisions (platform-facts.md §4.2); its builds stop. */
+  delete(workspace: Workspace, deploymentId: string): void {
+    const record = this.record(workspace, deploymentId);
+    for (const r of record.revisions) r.cancel.forEach((cancel) => cancel());
+    this.records.delete(record.deployment.id);
+  }
+
   clear(): void {
     for (const record of this.records.values()) for (const r of record.revisions) r.cancel.forEach((cancel) => cancel());
     this.records.clear();

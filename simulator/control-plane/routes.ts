@@ -44,6 +44,15 @@ export function controlPlaneRoutes({ repositories, deployments }: ControlPlane, 
       authed((req, { workspace }) => ({ body: deployments.patch(workspace, req.params.deployment_id, req.body as Json) })),
     ),
     route(
+      'DELETE',
+      '/v2/deployments/{deployment_id}',
+      'deleteDeployment',
+      authed((req, { workspace }) => {
+        deployments.delete(workspace, req.params.deployment_id);
+        return { status: 204 };
+      }),
+    ),
+    route(
       'GET',
       '/v2/deployments/{deployment_id}/revisions',
       'listRevisions',
