@@ -64,6 +64,15 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
 <td>${esc(rule.text)}${expectation}${surprise}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
 }
 
+/** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
+function leftovers(report: ConformanceReport): string {
+  const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
+    Object.entries(kinds ?? {}).map(([kind, n]) => `<tr><td>${esc(endpoint)}</td><td>${esc(kind)}</td><td>${n}</td><td>${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0}</td></tr>`),
+  );
+  if (rows.length === 0) return '';
+  return `<details id="created"><summary>What the run created on the target (profile ${esc(report.run.profile)})</summary><table><thead><tr><th>endpoint</th><th>kind</th><th>created</th><th>cleaned up</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+}
+
 export function toHtml(report: ConformanceReport): string {
   const s = report.summary;
   const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
@@ -78,6 +87,7 @@ export function toHtml(report: ConformanceReport): string {
 <main>
 ${report.run.status === 'complete' ? '' : `<div class="partial"><b>Partial report:</b> ${esc(report.run.reason ?? report.run.status)}; ${s.verdicts['not-run']} rules not run.</div>`}
 <div class="cards" id="summary">${card('rules', s.rules)}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>
+${leftovers(report)}
 <div class="filters">${filters}</div>
 <table id="rules"><thead><tr><th>verdict</th><th>rule</th><th>level</th><th>plane</th><th>§</th><th>statement, tests and exchanges</th></tr></thead>
 <tbody>${report.rules.map((r) => ruleRow(report, r)).join('\n')}</tbody></table>

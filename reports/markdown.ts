@@ -19,6 +19,15 @@ function failureBlock(report: ConformanceReport, rule: RuleResult): string[] {
   return [...lines, ''];
 }
 
+/** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
+function leftovers(report: ConformanceReport): string[] {
+  const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
+    Object.entries(kinds ?? {}).map(([kind, n]) => `| ${endpoint} | ${kind} | ${n} | ${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0} |`),
+  );
+  if (rows.length === 0) return [];
+  return ['## What the run created on the target', '', '| endpoint | kind | created | cleaned up |', '|---|---|---:|---:|', ...rows, ''];
+}
+
 export function toMarkdown(report: ConformanceReport): string {
   const s = report.summary;
   const lines = [
@@ -35,6 +44,7 @@ export function toMarkdown(report: ConformanceReport): string {
     `| **all** | ${s.rules} | ${s.covered} | ${s.verdicts.pass} | ${s.verdicts.fail} | ${s.verdicts.skipped} | ${s.verdicts['not-tested']} | ${s.verdicts.observed} | ${s.verdicts['not-run']} |`,
     '',
   ];
+  lines.push(...leftovers(report));
   if (s.unexpected) {
     lines.push('## Against the expectations', '', s.unexpected.length === 0 ? 'Every verdict is as expected.' : '', ...report.rules.filter((r) => r.asExpected === false).map((r) => `- **${r.id}**: ${r.verdict}, expected ${r.expected?.verdict ?? 'not fail'}${r.expected ? ` (${r.expected.reason})` : ''}`), '');
   }

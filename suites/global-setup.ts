@@ -2,13 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
+import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from '../fixtures/webhook-receiver.ts';
 import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';
+import { cleanUp, createdBy } from './leftovers.ts';
 import { recordRunEnd } from './run-end.ts';
-import { resolveTarget, type EmbeddedOptions } from './target.ts';
+import { resolveTarget, TargetError, type EmbeddedOptions, type Target } from './target.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -16,6 +17,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
   mkdirSync(outDir, { recursive: true });
   const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed, embeddedOptions());
+  if (Number(process.env.APC_WORKERS ?? 1) > 1 && target.capabilities.includes('virtual-clock')) {
+    await simulator?.close();
+    throw new TargetError(`target '${target.name}' has a virtual clock, which every test moves: it takes one worker (leave out --workers)`);
+  }
 
   // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report.
   if (!simulator && target.capabilities.includes('reset') && target.adminUrl) {
@@ -40,7 +45,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env[RUN_ENV] = JSON.stringify(context);
 
   return async () => {
-    recordRunEnd({ created: createdBy(exchanges), cleanedUp: {} });
+    // A simulator is reset before its next run: only other targets are cleaned up.
+    const cleanedUp = simulator || target.capabilities.includes('reset') ? {} : await cleanUp(context, exchanges, await primaryKey(target));
+    recordRunEnd({ created: createdBy(exchanges), cleanedUp });
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
     await simulator?.close();
     writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
@@ -57,16 +64,12 @@ function embeddedOptions(): EmbeddedOptions {
   };
 }
 
-/** What the run's successful requests created, per endpoint and kind (the operations' x-creates). */
-function createdBy(exchanges: Exchange[]): Partial<Record<Endpoint, Record<string, number>>> {
-  const created: Partial<Record<Endpoint, Record<string, number>>> = {};
-  for (const exchange of exchanges) {
-    if (exchange.response.status < 200 || exchange.response.status >= 300 || !exchange.operation) continue;
-    const kind = contract().operation(exchange.plane, exchange.operation).document['x-creates'];
-    if (!kind) continue;
-    const endpoint = exchange.id.slice(0, exchange.id.lastIndexOf('-')) as Endpoint;
-    const counts = (created[endpoint] ??= {});
-    counts[kind] = (counts[kind] ?? 0) + 1;
-  }
-  return created;
+
+/** The key the cleanup deletes with: the target's, or the primary key a simulator publishes. */
+async function primaryKey(target: Target): Promise<string | undefined> {
+  if (target.apiKeyEnv) return process.env[target.apiKeyEnv];
+  if (!target.adminUrl || !target.capabilities.includes('workspace-credentials')) return undefined;
+  const info = await fetch(`${target.adminUrl}/__sim/info`).catch(() => undefined);
+  const body = info?.ok ? ((await info.json()) as { credentials?: { api_keys?: { key: string; role: string }[] } }) : undefined;
+  return body?.credentials?.api_keys?.find((k) => k.role === 'primary')?.key;
 }
