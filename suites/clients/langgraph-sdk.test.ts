@@ -342,3 +342,26 @@ test.describe('crons', () => {
     expect(await httpStatus(client.crons.delete(global.cron_id))).toBe(404);
   });
 });
+
+test.describe('on the real clock, as on the hosted service', () => {
+  let real: Simulator;
+  let live: Client;
+  test.beforeAll(async () => {
+    real = await startSimulator({ quiet: true, clock: 'real' });
+    live = new Client({ apiUrl: real.urls['agent-server'], apiKey: null });
+  });
+  test.afterAll(async () => real.close());
+
+  test('a run takes time: while it runs the thread is busy, a second run with reject fails with 409, and join waits for the end (§3)', async () => {
+    const thread = await live.threads.create({ graphId: 'agent' });
+    const started = Date.now();
+    const first = await live.runs.create(thread.thread_id, 'agent', { input: { topic: 'plain input' } });
+    expect((await live.threads.get(thread.thread_id)).status).toBe('busy');
+    expect(await httpStatus(live.runs.create(thread.thread_id, 'agent', { input: { topic: 'refused' }, multitaskStrategy: 'reject' }))).toBe(409);
+    expect(texts(await live.runs.join(thread.thread_id, first.run_id))).toEqual(['prepared: plain input', 'echo: plain input']);
+    expect(Date.now() - started, 'a run of the built-in graph takes about 2 s by default').toBeGreaterThanOrEqual(1_500);
+    expect((await live.runs.get(thread.thread_id, first.run_id)).status).toBe('success');
+    expect((await live.threads.get(thread.thread_id)).status).toBe('idle');
+    expect((await live.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([first.run_id]);
+  });
+});

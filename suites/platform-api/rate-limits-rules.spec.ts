@@ -23,6 +23,9 @@ const user = (scope: string, name: string, from: number): Caller => ({
 const both = (a: Caller, b: Caller): Caller => ({ name: `${a.name} and ${b.name}`, headers: { ...a.headers, ...b.headers } });
 const notRefused = (status: number) => status !== 429;
 
+// Each test's callers are its own: on a target whose time is real, the tests run side by side.
+test.describe.configure({ mode: 'parallel' });
+
 test.beforeEach(({ run }) => {
   requireRateLimitTraffic(run);
 });

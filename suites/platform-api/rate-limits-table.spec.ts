@@ -3,6 +3,9 @@
 import { test } from '../fixtures.ts';
 import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 
+// Each row's callers are its own: on a target whose time is real, the rows run side by side.
+test.describe.configure({ mode: 'parallel' });
+
 for (const rule of tableRules().filter((r) => !r.startsWith('RATE-REPOSITORY-'))) {
   test(rowTitle(rule), { tag: `@${rule}` }, async ({ run, time, scope }, testInfo) => {
     await checkRow(rule, ['platform-api', 'platform-api-eu'], { run, time, scope, testId: testInfo.testId });

@@ -14,8 +14,8 @@ import { sleep, type Time } from '../time.ts';
  * the rest is margin.
  */
 const SHARE_OF_WINDOW = 0.9;
-/** Real time a window may be waited out for; longer windows leave the recovery unchecked. */
-const MAX_WALL_WAIT_MS = 15_000;
+/** Real time a window may be waited out for; longer windows leave the recovery unchecked (RATE-RECOVERY checks it on a 10 s row). */
+const MAX_WALL_WAIT_MS = 5_000;
 /** Added to a real wait, so that the target's window has surely rolled. */
 const MARGIN_MS = 250;
 
