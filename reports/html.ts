@@ -67,10 +67,10 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
 /** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
 function leftovers(report: ConformanceReport): string {
   const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
-    Object.entries(kinds ?? {}).map(([kind, n]) => `<tr><td>${esc(endpoint)}</td><td>${esc(kind)}</td><td>${n}</td><td>${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0}</td></tr>`),
+    Object.entries(kinds ?? {}).map(([kind, n]) => `<tr><td>${esc(endpoint)}</td><td>${esc(kind)}</td><td>${n}</td><td>${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0}</td><td>${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0}</td></tr>`),
   );
   if (rows.length === 0) return '';
-  return `<details id="created"><summary>What the run created on the target (profile ${esc(report.run.profile)})</summary><table><thead><tr><th>endpoint</th><th>kind</th><th>created</th><th>cleaned up</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+  return `<details id="created"><summary>What the run created on the target (profile ${esc(report.run.profile)})</summary><table><thead><tr><th>endpoint</th><th>kind</th><th>created</th><th>cleaned up</th><th>left on the target</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
 }
 
 export function toHtml(report: ConformanceReport): string {

@@ -22,10 +22,10 @@ function failureBlock(report: ConformanceReport, rule: RuleResult): string[] {
 /** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
 function leftovers(report: ConformanceReport): string[] {
   const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
-    Object.entries(kinds ?? {}).map(([kind, n]) => `| ${endpoint} | ${kind} | ${n} | ${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0} |`),
+    Object.entries(kinds ?? {}).map(([kind, n]) => `| ${endpoint} | ${kind} | ${n} | ${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0} | ${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0} |`),
   );
   if (rows.length === 0) return [];
-  return ['## What the run created on the target', '', '| endpoint | kind | created | cleaned up |', '|---|---|---:|---:|', ...rows, ''];
+  return ['## What the run created on the target', '', '| endpoint | kind | created | cleaned up | left on the target |', '|---|---|---:|---:|---:|', ...rows, ''];
 }
 
 export function toMarkdown(report: ConformanceReport): string {

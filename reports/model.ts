@@ -50,8 +50,10 @@ export interface RunRecord {
   profile: string;
   /** What the run's requests created on the target, per endpoint and kind (successful creations). */
   created: Partial<Record<Endpoint, Record<string, number>>>;
-  /** What the run deleted again afterwards (its cleanup), per endpoint and kind. */
+  /** What the run's cleanup deleted afterwards, per endpoint and kind. */
   cleanedUp: Partial<Record<Endpoint, Record<string, number>>>;
+  /** What is still on the target after the run (no delete operation, or the delete failed). */
+  left: Partial<Record<Endpoint, Record<string, number>>>;
 }
 
 export interface ConformanceReport {

@@ -31,7 +31,7 @@ test('a multi-rule test that says which rule failed fails only that one', () => 
     exchanges: [],
     target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
     seed: '1',
-    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {} },
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
     tool: { name: 'x', version: '0' },
   });
   expect(report.rules.map((r) => r.verdict)).toEqual(['skipped', 'fail']);
@@ -49,7 +49,7 @@ test('expectations turn known failures into expected ones and flag changes both 
     exchanges: [],
     target: { name: 't', kind: 'url', planes: [], capabilities: [] },
     seed: '1',
-    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {} },
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
     tool: { name: 'x', version: '0' },
     expectations: { target: 't', expected: [{ rule: 'R-ONE', verdict: 'fail', reason: 'known' }, { rule: 'R-TWO', verdict: 'fail', reason: 'was known' }] },
   });
@@ -71,7 +71,7 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
       exchanges: [exchange],
       target: { name: 'html target', kind: 'url', planes: ['agent-server'], capabilities: [] },
       seed: '9',
-      run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {} },
+      run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
       tool: { name: 'agent-platform-conformance', version: '0.1.0' },
     }),
   );

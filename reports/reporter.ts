@@ -110,8 +110,7 @@ function ruleIdsOf(test: TestCase): string[] {
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
 function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
-  const { created, cleanedUp } = runEnd();
-  const base = { profile: run?.profile ?? 'unknown', created, cleanedUp };
+  const base = { profile: run?.profile ?? 'unknown', ...runEnd() };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
   if (result.status === 'timedout') {
     const limit = process.env.APC_MAX_DURATION ? `--max-duration ${process.env.APC_MAX_DURATION} s` : 'the global timeout';

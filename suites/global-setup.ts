@@ -7,7 +7,7 @@ import { WebhookReceiver } from '../fixtures/webhook-receiver.ts';
 import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';
-import { cleanUp, createdBy } from './leftovers.ts';
+import { cleanUp } from './leftovers.ts';
 import { recordRunEnd } from './run-end.ts';
 import { resolveTarget, TargetError, type EmbeddedOptions, type Target } from './target.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
@@ -46,8 +46,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   return async () => {
     // A simulator is reset before its next run: only other targets are cleaned up.
-    const cleanedUp = simulator || target.capabilities.includes('reset') ? {} : await cleanUp(context, exchanges, await primaryKey(target));
-    recordRunEnd({ created: createdBy(exchanges), cleanedUp });
+    const clean = !simulator && !target.capabilities.includes('reset');
+    const end = await cleanUp(context, exchanges, clean ? apiKeysOf(target) : [], clean);
+    // The embedded simulator goes with the run: nothing is left of it.
+    recordRunEnd(simulator ? { ...end, left: {} } : end);
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
     await simulator?.close();
     writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
@@ -65,11 +67,8 @@ function embeddedOptions(): EmbeddedOptions {
 }
 
 
-/** The key the cleanup deletes with: the target's, or the primary key a simulator publishes. */
-async function primaryKey(target: Target): Promise<string | undefined> {
-  if (target.apiKeyEnv) return process.env[target.apiKeyEnv];
-  if (!target.adminUrl || !target.capabilities.includes('workspace-credentials')) return undefined;
-  const info = await fetch(`${target.adminUrl}/__sim/info`).catch(() => undefined);
-  const body = info?.ok ? ((await info.json()) as { credentials?: { api_keys?: { key: string; role: string }[] } }) : undefined;
-  return body?.credentials?.api_keys?.find((k) => k.role === 'primary')?.key;
+/** The keys the cleanup deletes with: the target's, then those of its other workspaces. */
+function apiKeysOf(target: Target): string[] {
+  const names = [target.apiKeyEnv, ...(target.credentials?.api_keys ?? []).map((c) => c.env)].filter((n): n is string => n !== undefined);
+  return [...new Set(names.map((name) => process.env[name]).filter((key): key is string => !!key))];
 }

@@ -1,7 +1,8 @@
 // What a run leaves on its target: what its requests created (the operations say what they
 // create, x-creates), and its cleanup once the tests are done, which deletes what the API lets
-// it delete (threads with their runs, crons, deployments) with the target's API key. Traces,
-// experiments and datasets have no delete operation: they stay, and the report says so.
+// it delete (threads with their runs, crons, deployments with their revisions) with the keys the
+// run knows. Traces, experiments, datasets, feedback and OAuth flows have no delete operation:
+// they stay, and the report says so.
 import { contract, planeOf, type Endpoint, type SideEffect } from '../specs/contract.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
 import { TEST_HEADER } from './proxy/recording-proxy.ts';
@@ -9,68 +10,115 @@ import type { RunContext } from './run-context.ts';
 
 export type Counts = Partial<Record<Endpoint, Record<string, number>>>;
 
+export interface Leftovers {
+  created: Counts;
+  /** Deleted by the cleanup (what the tests deleted themselves is not counted here). */
+  cleanedUp: Counts;
+  /** Still on the target after the run. */
+  left: Counts;
+}
+
 /** Recording id of the cleanup's own requests. */
 export const CLEANUP = 'cleanup';
 
-/** How to delete what an operation creates: where its id is in the answer, and the request. */
-const DELETABLE: Partial<Record<SideEffect, { id: string; path: (id: string) => string; deleteOperation: string }>> = {
-  thread: { id: 'thread_id', path: (id) => `/threads/${id}`, deleteOperation: 'deleteThread' },
-  cron: { id: 'cron_id', path: (id) => `/runs/crons/${id}`, deleteOperation: 'deleteCron' },
-  deployment: { id: 'id', path: (id) => `/v2/deployments/${id}`, deleteOperation: 'deleteDeployment' },
+/** What can be deleted: where its id is in the creation's answer, and where to send the DELETE. */
+const DELETABLE: Partial<Record<SideEffect, { id: string; path: (id: string) => string; operation: string }>> = {
+  thread: { id: 'thread_id', path: (id) => `/threads/${id}`, operation: 'deleteThread' },
+  cron: { id: 'cron_id', path: (id) => `/runs/crons/${id}`, operation: 'deleteCron' },
+  deployment: { id: 'id', path: (id) => `/v2/deployments/${id}`, operation: 'deleteDeployment' },
 };
+
+/** What goes with what: runs with their thread, revisions with their deployment. */
+const PARENT: Partial<Record<SideEffect, RegExp>> = {
+  run: /^\/threads\/([^/?]+)\/runs/,
+  revision: /^\/v2\/deployments\/([^/?]+)/,
+};
+
+interface Created {
+  endpoint: Endpoint;
+  kind: SideEffect;
+  /** The DELETE path of a deletable resource. */
+  path?: string;
+  /** The DELETE path of the resource it goes with; none for a stateless run (its thread is temporary). */
+  parent?: string;
+}
 
 const endpointOf = (exchange: Exchange) => exchange.id.slice(0, exchange.id.lastIndexOf('-')) as Endpoint;
 const succeeded = (exchange: Exchange) => exchange.response.status >= 200 && exchange.response.status < 300;
-const effectOf = (exchange: Exchange) => (exchange.operation ? contract().operation(exchange.plane, exchange.operation).document['x-creates'] : undefined);
 
 function count(counts: Counts, endpoint: Endpoint, kind: string): void {
   const of = (counts[endpoint] ??= {});
   of[kind] = (of[kind] ?? 0) + 1;
 }
 
-/** What the run's successful requests created, per endpoint and kind. */
-export function createdBy(exchanges: Exchange[]): Counts {
-  const created: Counts = {};
+/** Everything the run's successful requests created, in order. */
+function createdBy(exchanges: Exchange[]): Created[] {
+  const created: Created[] = [];
   for (const exchange of exchanges) {
-    const kind = succeeded(exchange) ? effectOf(exchange) : undefined;
-    if (kind) count(created, endpointOf(exchange), kind);
+    const kind = succeeded(exchange) && exchange.operation ? contract().operation(exchange.plane, exchange.operation).document['x-creates'] : undefined;
+    if (!kind) continue;
+    const endpoint = endpointOf(exchange);
+    const how = DELETABLE[kind];
+    const id = how && idIn(exchange.response.body, how.id);
+    const parentId = PARENT[kind]?.exec(exchange.request.url)?.[1];
+    const parent = parentId === undefined ? undefined : kind === 'run' ? DELETABLE.thread!.path(parentId) : DELETABLE.deployment!.path(parentId);
+    created.push({ endpoint, kind, path: id ? how!.path(id) : undefined, parent });
   }
   return created;
 }
 
-/** Deletes what the run created and did not delete itself; answers what was deleted. */
-export async function cleanUp(run: RunContext, exchanges: Exchange[], apiKey: string | undefined): Promise<Counts> {
-  const deleted = new Set(exchanges.filter((e) => succeeded(e) && /^DELETE$/i.test(e.request.method)).map((e) => `${endpointOf(e)} ${e.request.url.split('?')[0]}`));
-  const left: { endpoint: Endpoint; kind: string; path: string }[] = [];
-  for (const exchange of exchanges) {
-    const kind = succeeded(exchange) ? effectOf(exchange) : undefined;
-    const how = kind && DELETABLE[kind];
-    if (!how) continue;
-    const id = idIn(exchange.response.body, how.id);
-    const endpoint = endpointOf(exchange);
-    if (id && !deleted.has(`${endpoint} ${how.path(id)}`) && contract().operations.some((o) => o.plane === planeOf(endpoint) && o.operationId === how.deleteOperation)) {
-      deleted.add(`${endpoint} ${how.path(id)}`);
-      left.push({ endpoint, kind: kind!, path: how.path(id) });
-    }
-  }
-  const cleaned: Counts = {};
+/**
+ * Deletes what the run created and did not delete itself, trying each key the run knows in
+ * turn (a resource of another workspace answers 404 to the wrong key); answers what the run
+ * created, what the cleanup deleted and what is left.
+ */
+export async function cleanUp(run: RunContext, exchanges: Exchange[], apiKeys: string[], clean: boolean): Promise<Leftovers> {
+  const created = createdBy(exchanges);
+  const gone = new Set(exchanges.filter((e) => succeeded(e) && e.request.method === 'DELETE').map((e) => `${endpointOf(e)} ${e.request.url.split('?')[0]}`));
+  const cleanedUp: Counts = {};
+  const deletable = created.filter((c) => c.path && !gone.has(`${c.endpoint} ${c.path}`) && hasOperation(c));
   // A few at a time: a hosted service has rate limits.
-  for (let i = 0; i < left.length; i += 8) {
+  for (let i = 0; clean && i < deletable.length; i += 8) {
     await Promise.all(
-      left.slice(i, i + 8).map(async ({ endpoint, kind, path }) => {
-        const proxy = run.proxies[endpoint];
-        if (!proxy) return;
-        const headers: Record<string, string> = { [TEST_HEADER]: CLEANUP, ...(apiKey ? { 'x-api-key': apiKey } : {}) };
-        try {
-          const response = await fetch(`${proxy}${path}`, { method: 'DELETE', headers, signal: AbortSignal.timeout(30_000) });
-          if (response.ok) count(cleaned, endpoint, kind);
-        } catch {
-          // Left behind: the report shows created and cleaned up side by side.
+      deletable.slice(i, i + 8).map(async (c) => {
+        if (await deleteWithAnyKey(run.proxies[c.endpoint], c.path!, apiKeys)) {
+          gone.add(`${c.endpoint} ${c.path}`);
+          count(cleanedUp, c.endpoint, c.kind);
         }
       }),
     );
   }
-  return cleaned;
+  const totals: Counts = {};
+  const left: Counts = {};
+  for (const c of created) {
+    count(totals, c.endpoint, c.kind);
+    const stays = c.path ? !gone.has(`${c.endpoint} ${c.path}`) : c.parent ? !gone.has(`${c.endpoint} ${c.parent}`) : c.kind !== 'run';
+    if (stays) count(left, c.endpoint, c.kind);
+  }
+  return { created: totals, cleanedUp, left };
+}
+
+function hasOperation(c: Created): boolean {
+  const operation = DELETABLE[c.kind]!.operation;
+  return contract().operations.some((o) => o.plane === planeOf(c.endpoint) && o.operationId === operation);
+}
+
+async function deleteWithAnyKey(proxy: string | undefined, path: string, apiKeys: string[]): Promise<boolean> {
+  if (!proxy) return false;
+  for (const apiKey of apiKeys.length > 0 ? apiKeys : [undefined]) {
+    try {
+      const response = await fetch(`${proxy}${path}`, {
+        method: 'DELETE',
+        headers: { [TEST_HEADER]: CLEANUP, ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (response.ok) return true;
+      if (response.status !== 404 && response.status !== 403) return false;
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 function idIn(body: string | undefined, field: string): string | undefined {

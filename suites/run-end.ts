@@ -1,11 +1,8 @@
 // What global teardown hands the reporter about the run as a whole (both run in Playwright's
 // runner process, teardown first): what the run created on the target and what it removed.
-import type { Endpoint } from '../specs/contract.ts';
+import type { Leftovers } from './leftovers.ts';
 
-export interface RunEnd {
-  created: Partial<Record<Endpoint, Record<string, number>>>;
-  cleanedUp: Partial<Record<Endpoint, Record<string, number>>>;
-}
+export type RunEnd = Leftovers;
 
 const KEY = Symbol.for('agent-platform-conformance.run-end');
 
@@ -14,5 +11,5 @@ export function recordRunEnd(end: RunEnd): void {
 }
 
 export function runEnd(): RunEnd {
-  return ((globalThis as Record<symbol, unknown>)[KEY] as RunEnd | undefined) ?? { created: {}, cleanedUp: {} };
+  return ((globalThis as Record<symbol, unknown>)[KEY] as RunEnd | undefined) ?? { created: {}, cleanedUp: {}, left: {} };
 }

@@ -7,7 +7,7 @@
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, precondition, preconditionArray } from '../checks/index.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../fixtures.ts';
+import type { Time } from '../time.ts';
 import type { UrlPolicy } from '../../simulator/agent-server/webhook-policy.ts';
 import { newThread } from './runs.ts';
 

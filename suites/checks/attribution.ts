@@ -42,11 +42,17 @@ export async function forRule<T>(rule: string, check: () => T | Promise<T>): Pro
   try {
     return await check();
   } catch (error) {
-    if (error instanceof RuleViolation) throw error;
+    // A skip (a failed precondition, a profile that forbids a step) is no finding about the rule.
+    if (error instanceof RuleViolation || error instanceof PreconditionFailed || isSkip(error)) throw error;
     const violation = new RuleViolation(rule, error);
     if (quiet === 0) attributeFailure(violation);
     throw violation;
   }
+}
+
+/** Playwright's own skip, thrown by test.skip() inside a test. */
+function isSkip(error: unknown): boolean {
+  return error instanceof Error && error.constructor.name === 'TestSkipError';
 }
 
 /** Marks the rule named by a failure (found along its cause chain) as the one that failed. */

@@ -4,7 +4,7 @@
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
 import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../fixtures.ts';
+import type { Time } from '../time.ts';
 import type { RunContext } from '../run-context.ts';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@ import { expectStatus } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { expect, test } from '../fixtures.ts';
 import type { ApiClient } from '../client.ts';
-import type { Time } from '../fixtures.ts';
+import type { Time } from '../time.ts';
 import { assertProperty } from '../property.ts';
 import { baseTime, isoWith, multipartBody, readRun, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces.ts';
 

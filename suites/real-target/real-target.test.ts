@@ -125,6 +125,8 @@ test('every plane against a real-time simulator without powers: no failure, ever
   expect(run.code, run.stderr).toBe(0);
   const unexplained = report.rules.flatMap((r) => r.tests.filter((t) => t.status === 'skipped' && (!t.reason || t.reason === 'skipped')).map((t) => `${r.id}: ${t.title}`));
   expect(unexplained, 'skips without a reason').toEqual([]);
+  const deletableLeft = Object.entries(report.run.left).flatMap(([endpoint, kinds]) => Object.entries(kinds ?? {}).filter(([kind]) => ['thread', 'cron', 'deployment'].includes(kind)).map(([kind, n]) => `${endpoint}: ${n} ${kind}`));
+  expect(deletableLeft, 'the cleanup deletes every thread, cron and deployment the run created').toEqual([]);
   const judged = (verdict: string) => verdict === 'pass' || verdict === 'fail' || verdict === 'observed';
   const figure = Object.entries(report.summary.byPlane).map(([plane, p]) => {
     const rules = report.rules.filter((r) => r.plane === plane);
