@@ -112,8 +112,9 @@ interface WorkerFixtures {
 }
 
 /**
- * The credentials of several workspaces that the simulator publishes (spec §5), for tests
- * of workspace selection and isolation, which need more than the target's one API key.
+ * The credentials of several workspaces (spec §5), as a simulator publishes them or a target
+ * config names them, for tests of workspace selection and isolation, which need more than the
+ * target's one API key.
  */
 export class Credentials {
   constructor(
