@@ -25,6 +25,14 @@ export interface RunContext {
   outDir: string;
 }
 
+/** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */
+export const RUN_MARK = 'apc_run';
+
+/** The mark of this run's resources: metadata `{apc_run: <run tag>}`, names starting `apc-<run tag>`. */
+export function runMark(): Record<string, string> {
+  return { [RUN_MARK]: runContext().runTag };
+}
+
 export function runContext(): RunContext {
   const raw = process.env[RUN_ENV];
   if (!raw) throw new Error(`${RUN_ENV} is not set: run the suites through the CLI (agent-platform-conformance run) or suites/playwright.config.ts`);

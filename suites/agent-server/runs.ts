@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../client.ts';
 import { receiverUrl } from '../fixtures.ts';
-import type { RunContext } from '../run-context.ts';
+import { runMark, type RunContext } from '../run-context.ts';
 import type { Time } from '../time.ts';
 import { precondition } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
@@ -26,8 +26,9 @@ export interface State {
   checkpoint_id: string | null;
 }
 
+/** A thread of the graph `agent`, marked as this run's (tests of the create body itself post their own). */
 export async function newThread(agent: ApiClient, metadata: Record<string, unknown> = {}): Promise<string> {
-  const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent', ...metadata } });
+  const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent', ...runMark(), ...metadata } });
   precondition(res, 'create a thread');
   return res.json.thread_id;
 }

@@ -2,6 +2,7 @@
 // fails, the test is skipped as such, so only the rule under test can fail.
 import { CronExpressionParser } from 'cron-parser';
 import type { ApiClient } from '../client.ts';
+import { runMark } from '../run-context.ts';
 import { precondition } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
 import type { WebhookChannel } from '../fixtures.ts';
@@ -59,10 +60,10 @@ export interface Cron {
   created_at: string;
 }
 
-/** Creates a cron (thread cron when `threadId` is given); a failure skips the test. */
+/** Creates a cron (thread cron when `threadId` is given), marked as this run's; a failure skips the test. */
 export async function createCron(agent: ApiClient, threadId: string | null, body: Record<string, unknown>): Promise<Cron> {
   const path = threadId === null ? '/runs/crons' : `/threads/${threadId}/runs/crons`;
-  const res = await agent.post<Cron>(path, { assistant_id: 'agent', ...body });
+  const res = await agent.post<Cron>(path, { assistant_id: 'agent', metadata: runMark(), ...body });
   precondition(res, `create a cron with POST ${path}`);
   return res.json;
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiClient, ApiResponse } from '../client.ts';
 import type { Time } from '../time.ts';
-import type { RunContext } from '../run-context.ts';
+import { runContext, type RunContext } from '../run-context.ts';
 
 type Json = Record<string, unknown>;
 
@@ -94,7 +94,8 @@ export function runTree(ids: RunIds, parents: (number | null)[], options: { star
     const segment = `${compact(start)}${id}`;
     runs.push({
       id,
-      name: parent ? `child-${i}` : 'root',
+      // Marked as this run's: a trace cannot be deleted, but it can be found.
+      name: `apc-${runContext().runTag}-${parent ? `child-${i}` : 'root'}`,
       run_type: parent ? 'llm' : 'chain',
       start_time: start,
       trace_id: parent?.trace_id ?? id,
