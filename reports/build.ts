@@ -1,7 +1,9 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
-import type { Rule } from '../specs/contract.ts';
+import { PLANES, type Plane, type Rule } from '../specs/contract.ts';
+import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
-import { emptyVerdicts, type ConformanceReport, type RecordedExchange, type RuleResult, type RunRecord, type TestOutcome, type Verdict } from './model.ts';
+import { gateOf } from './gate.ts';
+import { emptyVerdicts, REPORT_VERSION, type ConformanceReport, type RecordedExchange, type RuleResult, type RunRecord, type TestOutcome, type Verdict } from './model.ts';
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 
@@ -17,21 +19,31 @@ export interface BuildInput {
   seed: string;
   tool: ConformanceReport['tool'];
   run: RunRecord;
+  /** The planes the run covered (default all): the rules of the others are out of scope. */
+  scope?: Plane[];
   expectations?: ExpectationsFile;
+  /** An earlier report to compare with (--baseline). */
+  baseline?: { file: string; report: ConformanceReport };
+  /** Why no test checks a rule, by rule id. */
+  untested?: Record<string, string>;
 }
 
 /**
- * A rule's verdict from its tests: any failure fails it; otherwise any pass passes it; tests
- * that were all skipped leave it skipped; no test leaves it not-tested. A test the run stopped
- * before or during says nothing: a rule with only such tests (and skipped ones) is not-run. An
- * `unspecified` rule is never failed: its verdict is `observed` once any test ran for it.
+ * A rule's verdict from its tests: any failure fails it; otherwise a test that could not reach
+ * the target makes it `error`; otherwise any pass passes it; tests that were all skipped leave
+ * it skipped; no test leaves it not-tested. A test the run stopped before or during says
+ * nothing: a rule with only such tests (and skipped ones) is not-run. An `unspecified` rule is
+ * never failed: its verdict is `observed` once any test ran for it.
  */
 export function verdictOf(rule: Rule, tests: TestOutcome[]): Verdict {
   if (tests.length === 0) return 'not-tested';
   const ran = tests.filter((t) => t.status !== 'skipped' && t.status !== 'not-run' && t.status !== 'interrupted');
   if (ran.length === 0) return tests.some((t) => t.status === 'not-run' || t.status === 'interrupted') ? 'not-run' : 'skipped';
+  const judged = ran.filter((t) => t.status !== 'error');
+  if (judged.length === 0) return 'error';
   if (rule.level === 'unspecified') return 'observed';
-  return ran.some((t) => t.status !== 'passed') ? 'fail' : 'pass';
+  if (judged.some((t) => t.status !== 'passed')) return 'fail';
+  return ran.some((t) => t.status === 'error') ? 'error' : 'pass';
 }
 
 /** A multi-rule test that failed on another of its rules says nothing about this one. */
@@ -42,6 +54,7 @@ function forThisRule(outcome: TestOutcome, id: string, failedRules: string[]): T
 
 export function buildReport(input: BuildInput): ConformanceReport {
   const known = new Set(input.rules.map((r) => r.id));
+  const scope = new Set<Plane>(input.scope ?? PLANES);
   const byRule = new Map<string, TestOutcome[]>();
   const unknown = new Map<string, string[]>();
   for (const { outcome, ruleIds, failedRules = [] } of input.tests) {
@@ -66,14 +79,15 @@ export function buildReport(input: BuildInput): ConformanceReport {
       area: rule.area,
       section: rule.section,
       text: rule.text,
-      verdict: verdictOf(rule, tests),
-      tests,
+      verdict: !scope.has(rule.plane) ? 'out-of-scope' : tests.length === 0 && input.run.shard ? 'not-run' : verdictOf(rule, tests),
+      tests: scope.has(rule.plane) ? tests : [],
+      ...(input.untested?.[rule.id] ? { reason: input.untested[rule.id] } : {}),
     };
   });
   const unexpected: string[] = [];
   if (input.expectations) {
     const byId = new Map(input.expectations.expected.map((e) => [e.rule, e]));
-    for (const rule of rules) {
+    for (const rule of rules.filter((r) => r.verdict !== 'out-of-scope')) {
       const expectation = byId.get(rule.id);
       if (expectation) rule.expected = { verdict: expectation.verdict, reason: expectation.reason };
       rule.asExpected = isExpected(rule.verdict, expectation);
@@ -85,25 +99,29 @@ export function buildReport(input: BuildInput): ConformanceReport {
   const byPlane: ConformanceReport['summary']['byPlane'] = {};
   for (const rule of rules) {
     verdicts[rule.verdict] += 1;
+    if (rule.verdict === 'out-of-scope') continue;
     const plane = (byPlane[rule.plane] ??= { rules: 0, covered: 0, verdicts: emptyVerdicts() });
     plane.rules += 1;
     plane.verdicts[rule.verdict] += 1;
     if (rule.tests.length > 0) plane.covered += 1;
   }
-  const covered = rules.filter((r) => r.tests.length > 0).length;
+  const inScope = rules.filter((r) => r.verdict !== 'out-of-scope');
+  const covered = inScope.filter((r) => r.tests.length > 0).length;
   const used = new Set(rules.flatMap((r) => r.tests.flatMap((t) => t.exchanges)));
   const exchanges: Record<string, RecordedExchange> = {};
   for (const exchange of input.exchanges) if (used.has(exchange.id)) exchanges[exchange.id] = exchange;
 
-  return {
+  const report = {
+    reportVersion: REPORT_VERSION,
     tool: input.tool,
     target: input.target,
     seed: input.seed,
     run: input.run,
     summary: {
-      rules: rules.length,
+      rules: inScope.length,
+      outOfScope: rules.length - inScope.length,
       covered,
-      coverage: rules.length === 0 ? 0 : Math.round((covered / rules.length) * 1000) / 1000,
+      coverage: inScope.length === 0 ? 0 : Math.round((covered / inScope.length) * 1000) / 1000,
       verdicts,
       mustFailures: rules.filter((r) => r.level === 'MUST' && r.verdict === 'fail').length,
       shouldFailures: rules.filter((r) => r.level === 'SHOULD' && r.verdict === 'fail').length,
@@ -114,4 +132,11 @@ export function buildReport(input: BuildInput): ConformanceReport {
     unknownRuleTags: [...unknown].map(([tag, tests]) => ({ tag, tests })),
     exchanges,
   };
+  if (input.baseline) {
+    const before = new Map(input.baseline.report.rules.map((r) => [r.id, r.verdict]));
+    for (const rule of rules) rule.baseline = before.get(rule.id) ?? 'missing';
+    const { regressions, fixes } = compareReports(input.baseline.report, report as ConformanceReport);
+    Object.assign(report.summary, { baseline: { file: input.baseline.file, regressions, fixes } });
+  }
+  return { ...report, summary: { ...report.summary, gate: gateOf(report) } };
 }

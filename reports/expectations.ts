@@ -3,6 +3,7 @@
 // a listed rule that now passes is as much a change as an unlisted rule that fails.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { contract } from '../specs/contract.ts';
 import type { Verdict } from './model.ts';
 
 export interface Expectation {
@@ -16,19 +17,29 @@ export interface ExpectationsFile {
   expected: Expectation[];
 }
 
+/** Reads an expectations file, refusing what its schema does not allow and rules the catalogue does not have. */
 export function loadExpectations(path: string): ExpectationsFile {
-  const parsed = parseYaml(readFileSync(path, 'utf8')) as Partial<ExpectationsFile> | null;
-  if (!parsed || !Array.isArray(parsed.expected)) throw new Error(`${path}: expected a YAML object with an 'expected:' list`);
-  for (const [i, e] of parsed.expected.entries()) {
-    if (typeof e?.rule !== 'string' || typeof e.reason !== 'string' || !e.reason.trim()) {
-      throw new Error(`${path}: expected[${i}] needs a rule and a reason`);
-    }
-    if (!['fail', 'skipped', 'not-tested', 'observed', 'pass'].includes(e.verdict)) throw new Error(`${path}: expected[${i}].verdict '${String(e.verdict)}' is not a verdict`);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${path} is not valid YAML: ${(error as Error).message}`);
   }
-  return { target: parsed.target ?? path, expected: parsed.expected };
+  const violations = contract().validateExpectations(parsed);
+  if (violations.length > 0) throw new Error(`${path}: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`);
+  const file = parsed as Partial<ExpectationsFile> & { expected: Expectation[] };
+  const unknown = file.expected.map((e) => e.rule).filter((id) => !contract().rule(id));
+  if (unknown.length > 0) throw new Error(`${path} names rules that are not in the catalogue (specs/rules.yaml): ${unknown.join(', ')}`);
+  const twice = file.expected.map((e) => e.rule).filter((id, i, all) => all.indexOf(id) !== i);
+  if (twice.length > 0) throw new Error(`${path} lists a rule twice: ${[...new Set(twice)].join(', ')}`);
+  return { target: file.target ?? path, expected: file.expected };
 }
 
-/** Whether a verdict is what the expectations say; unlisted rules are expected not to fail. */
+/**
+ * Whether a verdict is what the expectations say; unlisted rules are expected not to fail. A rule
+ * that did not run or could not be judged says nothing either way (the gate counts those apart).
+ */
 export function isExpected(verdict: Verdict, expectation: Expectation | undefined): boolean {
+  if (verdict === 'not-run' || verdict === 'error') return true;
   return expectation ? verdict === expectation.verdict : verdict !== 'fail';
 }

@@ -1,6 +1,7 @@
 // A self-contained HTML page: summary, filters, and per rule its tests and the recorded
 // exchanges that prove the verdict. No external resources, so it opens from a CI artifact.
 import { escapeXml as esc } from './escape.ts';
+import { standingOf } from './standing.ts';
 import type { ConformanceReport, RecordedExchange, RuleResult, TestOutcome } from './model.ts';
 
 const STYLE = `
@@ -16,7 +17,9 @@ main{padding:16px 24px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #d0d7de;padding:6px 8px;text-align:left;vertical-align:top}
 .v{font-weight:600;white-space:nowrap}
-.v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}.v-not-run{color:#57606a}
+.v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}.v-not-run{color:#57606a}.v-error{color:#bc4c00}.v-out-of-scope{color:#8c959f}
+.gate{padding:10px 12px;border-radius:6px;margin-bottom:12px;font-weight:600}.gate.passed{background:#dafbe1}.gate.failed{background:#ffebe9}
+tr.rule[data-verdict=out-of-scope]{display:none}
 .partial{background:#fff8c5;border:1px solid #d4a72c;padding:8px;margin-bottom:12px}
 details summary{cursor:pointer}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all}
@@ -31,7 +34,8 @@ document.querySelectorAll('.filters button').forEach(function (b) {
     b.classList.add('on');
     var v = b.getAttribute('data-verdict');
     document.querySelectorAll('tr.rule').forEach(function (row) {
-      row.style.display = v === 'all' || row.getAttribute('data-verdict') === v ? '' : 'none';
+      var rv = row.getAttribute('data-verdict');
+      row.style.display = (v === 'all' && rv !== 'out-of-scope') || rv === v ? '' : 'none';
     });
   });
 });
@@ -57,11 +61,14 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
   const expectation = rule.expected
     ? `<div class="muted">expected on this target: ${esc(rule.expected.verdict)} (${esc(rule.expected.reason)})</div>`
     : '';
-  const surprise = rule.asExpected === false ? '<div class="v-fail">unexpected on this target</div>' : '';
-  const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : '<div class="muted">no test checks this rule yet</div>';
+  const standing = standingOf(report, rule);
+  const shown = standing.kind === 'failure' || standing.kind === 'error' || standing.kind === 'expected' || standing.kind === 'warning';
+  const surprise = shown ? `<div class="${standing.kind === 'failure' ? 'v-fail' : 'muted'} standing">${esc(standing.why)}</div>` : '';
+  const none = rule.verdict === 'out-of-scope' ? 'its plane was not part of the run' : `no test checks this rule: ${rule.reason ?? 'none yet'}`;
+  const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : `<div class="muted">${esc(none)}</div>`;
   return `<tr class="rule" id="${esc(rule.id)}" data-verdict="${rule.verdict}">
 <td class="v v-${rule.verdict}">${esc(rule.verdict)}</td><td><code>${esc(rule.id)}</code></td><td>${esc(rule.level)}</td><td>${esc(rule.plane)}</td><td>§${esc(rule.section)}</td>
-<td>${esc(rule.text)}${expectation}${surprise}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
+<td>${esc(rule.text)}${rule.baseline !== undefined && rule.baseline !== rule.verdict ? `<div class="muted">baseline: ${esc(rule.baseline)}</div>` : ''}${expectation}${surprise}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
 }
 
 /** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
@@ -76,7 +83,7 @@ function leftovers(report: ConformanceReport): string {
 export function toHtml(report: ConformanceReport): string {
   const s = report.summary;
   const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
-  const filters = ['all', 'fail', 'pass', 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : [])]
+  const filters = ['all', 'fail', 'pass', ...(s.verdicts.error ? ['error'] : []), 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : []), ...(s.outOfScope ? ['out-of-scope'] : [])]
     .map((v, i) => `<button data-verdict="${v}" class="${i === 0 ? 'on' : ''}">${v}</button>`)
     .join('');
   return `<!doctype html>
@@ -85,8 +92,11 @@ export function toHtml(report: ConformanceReport): string {
 <body><header><h1>Agent Platform API conformance: ${esc(report.target.name)}</h1>
 <div class="muted">${esc(report.target.kind)} · planes ${esc(report.target.planes.join(', ') || 'none')} · capabilities ${esc(report.target.capabilities.join(', ') || 'none')} · profile ${esc(report.run.profile)} · seed ${esc(report.seed)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</div></header>
 <main>
+<div class="gate ${s.gate.passed ? 'passed' : 'failed'}" id="gate">${s.gate.passed ? 'Passed' : 'Failed'} (exit ${s.gate.exitCode}): ${esc(s.gate.reasons.join('; '))}</div>
+${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})</div>` : ''}
 ${report.run.status === 'complete' ? '' : `<div class="partial"><b>Partial report:</b> ${esc(report.run.reason ?? report.run.status)}; ${s.verdicts['not-run']} rules not run.</div>`}
-<div class="cards" id="summary">${card('rules', s.rules)}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>
+${report.run.shard ? `<div class="partial"><b>Shard ${esc(report.run.shard)}</b> of a run: rules tested in the other shards are not-run here; <code>merge</code> joins the shards' reports.</div>` : ''}
+<div class="cards" id="summary">${card('rules in scope', s.rules)}${s.outOfScope ? card('out of scope', s.outOfScope, 'v-out-of-scope') : ''}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${s.verdicts.error ? card('not judged', s.verdicts.error, 'v-error') : ''}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>
 ${leftovers(report)}
 <div class="filters">${filters}</div>
 <table id="rules"><thead><tr><th>verdict</th><th>rule</th><th>level</th><th>plane</th><th>§</th><th>statement, tests and exchanges</th></tr></thead>

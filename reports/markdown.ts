@@ -1,16 +1,20 @@
-// A Markdown summary for CI job pages and pull requests.
+// A Markdown summary for CI job pages and pull requests: the outcome first (the same as the
+// exit code), then the counts, what the run left on the target, what decides the outcome
+// (failures, unexpected verdicts, regressions, rules not judged), the expected failures and the
+// warnings, and every rule.
 import type { ConformanceReport, RuleResult } from './model.ts';
+import { standingOf, type Standing } from './standing.ts';
 
-const ICON: Record<string, string> = { pass: '✅', fail: '❌', skipped: '⏭️', 'not-tested': '⬜', observed: '👁️', 'not-run': '⏸️' };
+const ICON: Record<string, string> = { pass: '✅', fail: '❌', error: '⚠️', skipped: '⏭️', 'not-tested': '⬜', observed: '👁️', 'not-run': '⏸️', 'out-of-scope': '▫️' };
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function failureBlock(report: ConformanceReport, rule: RuleResult): string[] {
-  const lines = [`### ${ICON.fail} ${rule.id} (${rule.level}, §${rule.section})`, '', rule.text, ''];
+function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standing): string[] {
+  const lines = [`### ${ICON[rule.verdict]} ${rule.id} (${rule.level}, §${rule.section})`, '', rule.text, '', `*${standing.why ?? rule.verdict}*`, ''];
   for (const test of rule.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')) {
-    lines.push(`- **${test.title}** (${test.file})`, '', '  ```', ...(test.error ?? test.status).split('\n').slice(0, 12).map((l) => `  ${l}`), '  ```');
+    lines.push(`- **${test.title}** (${test.file})`, '', '  ```', ...(test.error ?? test.reason ?? test.status).split('\n').slice(0, 12).map((l) => `  ${l}`), '  ```');
     for (const id of test.exchanges.slice(-3)) {
       const e = report.exchanges[id];
       if (e) lines.push(`  - exchange \`${id}\`: \`${e.request.method} ${e.request.url}\` → ${e.response.status}`);
@@ -19,7 +23,7 @@ function failureBlock(report: ConformanceReport, rule: RuleResult): string[] {
   return [...lines, ''];
 }
 
-/** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
+/** What the run created on the target, what its cleanup deleted and what is left, per endpoint and kind. */
 function leftovers(report: ConformanceReport): string[] {
   const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
     Object.entries(kinds ?? {}).map(([kind, n]) => `| ${endpoint} | ${kind} | ${n} | ${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0} | ${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0} |`),
@@ -30,26 +34,39 @@ function leftovers(report: ConformanceReport): string[] {
 
 export function toMarkdown(report: ConformanceReport): string {
   const s = report.summary;
+  const standings = new Map(report.rules.map((r) => [r.id, standingOf(report, r)]));
+  const of = (kind: Standing['kind']) => report.rules.filter((r) => standings.get(r.id)!.kind === kind);
+  const columns = ['pass', 'fail', 'error', 'skipped', 'not-tested', 'observed', 'not-run'] as const;
   const lines = [
     `# Agent Platform API conformance: ${report.target.name}`,
     '',
-    ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
-    `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · **${s.mustFailures} MUST failures**, ${s.shouldFailures} SHOULD failures`,
+    `**${s.gate.passed ? 'Passed' : 'Failed'}** (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`,
     '',
-    '| plane | rules | tested | pass | fail | skipped | not tested | observed | not run |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...Object.entries(s.byPlane).map(
-      ([plane, p]) => `| ${plane} | ${p.rules} | ${p.covered} | ${p.verdicts.pass} | ${p.verdicts.fail} | ${p.verdicts.skipped} | ${p.verdicts['not-tested']} | ${p.verdicts.observed} | ${p.verdicts['not-run']} |`,
-    ),
-    `| **all** | ${s.rules} | ${s.covered} | ${s.verdicts.pass} | ${s.verdicts.fail} | ${s.verdicts.skipped} | ${s.verdicts['not-tested']} | ${s.verdicts.observed} | ${s.verdicts['not-run']} |`,
+    ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
+    ...(report.run.shard ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, ''] : []),
+    `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures`,
+    '',
+    `| plane | rules | tested | ${columns.join(' | ')} |`,
+    `|---|---:|---:|${columns.map(() => '---:').join('|')}|`,
+    ...Object.entries(s.byPlane).map(([plane, p]) => `| ${plane} | ${p.rules} | ${p.covered} | ${columns.map((c) => p.verdicts[c]).join(' | ')} |`),
+    `| **all** | ${s.rules} | ${s.covered} | ${columns.map((c) => s.verdicts[c]).join(' | ')} |`,
     '',
   ];
   lines.push(...leftovers(report));
-  if (s.unexpected) {
-    lines.push('## Against the expectations', '', s.unexpected.length === 0 ? 'Every verdict is as expected.' : '', ...report.rules.filter((r) => r.asExpected === false).map((r) => `- **${r.id}**: ${r.verdict}, expected ${r.expected?.verdict ?? 'not fail'}${r.expected ? ` (${r.expected.reason})` : ''}`), '');
+  if (s.baseline) {
+    lines.push(`## Against ${s.baseline.file}`, '', `${s.baseline.regressions.length} regressions, ${s.baseline.fixes.length} fixed.`, '');
+    for (const c of s.baseline.regressions) lines.push(`- ❌ regression **${c.id}** (${c.level}): ${c.before} → ${c.after}`);
+    for (const c of s.baseline.fixes) lines.push(`- ✅ fixed **${c.id}** (${c.level}): ${c.before} → ${c.after}`);
+    lines.push('');
   }
-  const failed = report.rules.filter((r) => r.verdict === 'fail');
-  if (failed.length > 0) lines.push('## Failures', '', ...failed.flatMap((r) => failureBlock(report, r)));
+  const failures = of('failure');
+  if (failures.length > 0) lines.push('## What fails the run', '', ...failures.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  const errors = of('error');
+  if (errors.length > 0) lines.push('## Not judged: the target did not answer', '', ...errors.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  const expected = of('expected');
+  if (expected.length > 0) lines.push('## Failures as expected', '', ...expected.map((r) => `- ${r.id} (${r.level}): ${r.expected?.reason ?? ''}`), '');
+  const warnings = of('warning');
+  if (warnings.length > 0) lines.push('## Warnings: SHOULD rules failed (they do not fail the run)', '', ...warnings.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
   if (report.unknownRuleTags.length > 0) {
     lines.push('## Tags naming unknown rules', '', ...report.unknownRuleTags.map((u) => `- \`${u.tag}\`: ${u.tests.join(', ')}`), '');
   }
@@ -58,7 +75,11 @@ export function toMarkdown(report: ConformanceReport): string {
     '',
     '| | rule | level | § | text |',
     '|---|---|---|---|---|',
-    ...report.rules.map((r) => `| ${ICON[r.verdict]} ${r.verdict} | ${r.id} | ${r.level} | ${r.section} | ${cell(r.text)} |`),
+    ...report.rules.map((r) => {
+      const standing = standings.get(r.id)!;
+      const note = standing.kind === 'expected' ? ' (expected)' : standing.kind === 'failure' && r.verdict !== 'fail' ? ' (unexpected)' : '';
+      return `| ${ICON[r.verdict]} ${r.verdict}${note} | ${r.id} | ${r.level} | ${r.section} | ${cell(r.text)} |`;
+    }),
     '',
   );
   return lines.join('\n');

@@ -1,18 +1,29 @@
-// The one result type every report format is written from (report.json is this, as is).
+// The one result type every report format is written from (report.json is this, as is; its
+// JSON Schema is specs/schemas/report.schema.json).
 import type { Endpoint, Plane, RuleLevel } from '../specs/contract.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 
-/** not-run: the run stopped (--max-duration, Ctrl-C, SIGTERM) before the rule's tests ran. */
-export type Verdict = 'pass' | 'fail' | 'skipped' | 'not-tested' | 'observed' | 'not-run';
-export const VERDICTS: Verdict[] = ['pass', 'fail', 'skipped', 'not-tested', 'observed', 'not-run'];
+/** The report format's version: a reader refuses another major version. */
+export const REPORT_VERSION = '1.0';
+
+/**
+ * error: the target could not be reached for the rule's tests (no finding either way);
+ * not-run: the run stopped (--max-duration, Ctrl-C, SIGTERM) before the rule's tests ran;
+ * out-of-scope: the rule's plane was not part of the run (--plane, or no URL for it).
+ */
+export type Verdict = 'pass' | 'fail' | 'error' | 'skipped' | 'not-tested' | 'observed' | 'not-run' | 'out-of-scope';
+export const VERDICTS: Verdict[] = ['pass', 'fail', 'error', 'skipped', 'not-tested', 'observed', 'not-run', 'out-of-scope'];
 
 export interface TestOutcome {
   /** Playwright's stable test id. */
   id: string;
   title: string;
   file: string;
-  /** interrupted: stopped while it ran; not-run: the run stopped before it began. */
-  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'not-run';
+  /**
+   * error: failed because the target could not be reached (a transport error);
+   * interrupted: stopped while it ran; not-run: the run stopped before it began.
+   */
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'not-run' | 'error';
   /** The failure message (first line first), for failed tests. */
   error?: string;
   /** Why the test was skipped (missing capability, failed precondition…) or did not run. */
@@ -36,17 +47,23 @@ export interface RuleResult {
   expected?: { verdict: Verdict; reason: string };
   /** False when the verdict differs from the expectations (only with an expectations file). */
   asExpected?: boolean;
+  /** The rule's verdict in the baseline report (only with --baseline; 'missing' when it had none). */
+  baseline?: Verdict | 'missing';
+  /** Why no test checks the rule (not-tested rules, from suites/untested-rules.yaml). */
+  reason?: string;
 }
-
-/** An exchange as the report keeps it: no wall-clock times, so the same run gives the same report. */
-export type RecordedExchange = Omit<Exchange, 'startedDateTime' | 'time'>;
 
 /** How the run ended, and what it left on the target. */
 export interface RunRecord {
-  /** complete: every selected test ran; otherwise the report is partial. */
-  status: 'complete' | 'interrupted' | 'timed-out';
+  /**
+   * complete: every selected test ran; otherwise the report is partial: interrupted (Ctrl-C,
+   * SIGTERM), timed-out (--max-duration), target-unreachable (the target stopped answering).
+   */
+  status: 'complete' | 'interrupted' | 'timed-out' | 'target-unreachable';
   /** Why a partial run stopped. */
   reason?: string;
+  /** The share of the tests this report holds (run --shard i/n); merge joins the shards' reports. */
+  shard?: string;
   profile: string;
   /** What the run's requests created on the target, per endpoint and kind (successful creations). */
   created: Partial<Record<Endpoint, Record<string, number>>>;
@@ -56,14 +73,34 @@ export interface RunRecord {
   left: Partial<Record<Endpoint, Record<string, number>>>;
 }
 
+/** A rule whose verdict moved between two reports. */
+export interface Change {
+  id: string;
+  level: RuleLevel;
+  before: Verdict | 'missing';
+  after: Verdict | 'missing';
+}
+
+/** The run's outcome for CI: the exit code and why, which every format states the same way. */
+export interface Gate {
+  exitCode: number;
+  passed: boolean;
+  /** Every reason that applies, the one that decides the exit code first. */
+  reasons: string[];
+}
+
 export interface ConformanceReport {
+  reportVersion: string;
   tool: { name: string; version: string };
   target: { name: string; kind: string; planes: Endpoint[]; capabilities: string[] };
   seed: string;
   run: RunRecord;
   summary: {
+    /** Rules in scope (of the planes the run covered). */
     rules: number;
-    /** Rules with at least one test. */
+    /** Rules of planes the run did not cover, counted apart. */
+    outOfScope: number;
+    /** Rules in scope with at least one test. */
     covered: number;
     coverage: number;
     verdicts: Record<Verdict, number>;
@@ -71,6 +108,9 @@ export interface ConformanceReport {
     shouldFailures: number;
     /** Rules whose verdict differs from the expectations file, when one was given. */
     unexpected?: string[];
+    /** Against an earlier report (--baseline): rules that passed there and do not now, and the reverse. */
+    baseline?: { file: string; regressions: Change[]; fixes: Change[] };
+    gate: Gate;
     byPlane: Record<string, { rules: number; covered: number; verdicts: Record<Verdict, number> }>;
   };
   rules: RuleResult[];
@@ -79,6 +119,12 @@ export interface ConformanceReport {
   exchanges: Record<string, RecordedExchange>;
 }
 
+/**
+ * An exchange as the report keeps it: no wall-clock times and no target address (a simulator's
+ * port changes from run to run), so the same run gives the same report. The HAR has them.
+ */
+export type RecordedExchange = Omit<Exchange, 'startedDateTime' | 'time' | 'base'>;
+
 export function emptyVerdicts(): Record<Verdict, number> {
-  return { pass: 0, fail: 0, skipped: 0, 'not-tested': 0, observed: 0, 'not-run': 0 };
+  return { pass: 0, fail: 0, error: 0, skipped: 0, 'not-tested': 0, observed: 0, 'not-run': 0, 'out-of-scope': 0 };
 }

@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Rule } from '../specs/contract.ts';
 import { buildReport, verdictOf } from './build.ts';
+import { consoleSummary } from './console.ts';
+import { toHtml } from './html.ts';
+import { toJUnit } from './junit.ts';
+import { reportProblems } from './load.ts';
+import { toMarkdown } from './markdown.ts';
 import type { TestOutcome } from './model.ts';
 import { writeReport } from './write.ts';
 
@@ -98,4 +103,91 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
   } finally {
     await browser.close();
   }
+});
+
+/** A report of four rules judged against expectations and a baseline, as the formats see it. */
+function judged() {
+  const input = {
+    rules: [rule('R-EXPECTED'), rule('R-SURPRISE'), rule('R-WARNING', 'SHOULD'), rule('R-REGRESSED', 'SHOULD'), rule('R-FIXED'), { ...rule('R-ELSEWHERE'), plane: 'control-plane' as const }],
+    tests: [
+      { outcome: outcome('failed', { id: 'a', error: 'known departure' }), ruleIds: ['R-EXPECTED'] },
+      { outcome: outcome('passed', { id: 'b' }), ruleIds: ['R-SURPRISE'] },
+      { outcome: outcome('failed', { id: 'c', error: 'a should' }), ruleIds: ['R-WARNING'] },
+      { outcome: outcome('failed', { id: 'd', error: 'broke' }), ruleIds: ['R-REGRESSED'] },
+      { outcome: outcome('passed', { id: 'e' }), ruleIds: ['R-FIXED'] },
+    ],
+    exchanges: [],
+    target: { name: 't', kind: 'url', planes: ['agent-server' as const], capabilities: [] },
+    seed: '1',
+    run: { status: 'complete' as const, profile: 'full', created: {}, cleanedUp: {}, left: {} },
+    tool: { name: 'x', version: '0' },
+    scope: ['agent-server' as const],
+    expectations: {
+      target: 't',
+      expected: [
+        { rule: 'R-EXPECTED', verdict: 'fail' as const, reason: 'known' },
+        { rule: 'R-SURPRISE', verdict: 'fail' as const, reason: 'was known' },
+        { rule: 'R-WARNING', verdict: 'fail' as const, reason: 'a known warning' },
+        { rule: 'R-REGRESSED', verdict: 'fail' as const, reason: 'now known' },
+      ],
+    },
+  };
+  // The baseline failed the same known rules; R-REGRESSED passed and R-FIXED failed then.
+  const before = input.tests.map((t) => (t.outcome.id === 'd' ? { ...t, outcome: outcome('passed', { id: 'd' }) } : t.outcome.id === 'e' ? { ...t, outcome: outcome('failed', { id: 'e' }) } : t));
+  const baseline = buildReport({ ...input, expectations: undefined, tests: before });
+  return buildReport({ ...input, baseline: { file: 'old/report.json', report: baseline } });
+}
+
+test('every format tells the outcome the exit code tells: expected failures, surprises, regressions, out of scope', () => {
+  const report = judged();
+  expect(reportProblems(report), 'the report matches specs/schemas/report.schema.json').toEqual([]);
+  const { gate } = report.summary;
+  expect(gate.exitCode).toBe(1);
+  expect(gate.reasons[0]).toMatch(/1 verdicts differ from the expectations: R-SURPRISE/);
+  expect(gate.reasons.join(' ')).toMatch(/1 regressions against old\/report.json: R-REGRESSED/);
+  expect(report.summary.outOfScope).toBe(1);
+  expect(report.rules.find((r) => r.id === 'R-ELSEWHERE')?.verdict).toBe('out-of-scope');
+  expect(report.summary.baseline?.fixes.map((c) => c.id)).toEqual(['R-FIXED']);
+
+  const junit = toJUnit(report);
+  // Failures: the unexpected pass and the regression; the expected failures (one SHOULD) are skipped as such.
+  expect(junit).toMatch(/<testsuites [^>]* tests="5" failures="2" errors="0" skipped="2">/);
+  expect(junit).toMatch(/R-EXPECTED[^\n]*<skipped message="expected failure: known/);
+  expect(junit).toMatch(/R-SURPRISE[^\n]*<failure type="unexpected" message="unexpected: pass, expected fail \(was known\)/);
+  expect(junit).toMatch(/R-REGRESSED[^\n]*<failure type="regression"/);
+  expect(junit).not.toContain('R-ELSEWHERE');
+
+  const markdown = toMarkdown(report);
+  expect(markdown).toContain('**Failed** (exit 1)');
+  expect(markdown).toMatch(/## What fails the run[\s\S]*R-SURPRISE[\s\S]*R-REGRESSED/);
+  expect(markdown).toMatch(/## Failures as expected\n\n- R-EXPECTED \(MUST\): known/);
+  expect(markdown).toMatch(/❌ regression \*\*R-REGRESSED\*\* \(SHOULD\): pass → fail/);
+  expect(markdown).toMatch(/✅ fixed \*\*R-FIXED\*\*/);
+
+  const lines = consoleSummary(report, 'report.html');
+  expect(lines.filter((l) => l.startsWith('  ✘')).map((l) => l.trim().split(' ')[1])).toEqual(['R-SURPRISE', 'R-REGRESSED']);
+  expect(lines).toContain('Result: failed (exit 1): ' + gate.reasons.join('; ') + '.');
+  expect(toHtml(report)).toContain(`Failed (exit 1): ${gate.reasons[0].replace(/:/, ':')}`);
+});
+
+test('without expectations a failed MUST rule fails the run and a failed SHOULD rule is a warning everywhere', () => {
+  const report = buildReport({
+    rules: [rule('R-MUST'), rule('R-SHOULD', 'SHOULD'), rule('R-UNREACHABLE')],
+    tests: [
+      { outcome: outcome('failed', { id: 'a', error: 'no' }), ruleIds: ['R-MUST'] },
+      { outcome: outcome('failed', { id: 'b', error: 'meh' }), ruleIds: ['R-SHOULD'] },
+      { outcome: outcome('error', { id: 'c', error: '[target unreachable] GET /x: ECONNREFUSED' }), ruleIds: ['R-UNREACHABLE'] },
+    ],
+    exchanges: [],
+    target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
+    seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+    tool: { name: 'x', version: '0' },
+  });
+  expect(report.rules.map((r) => r.verdict)).toEqual(['fail', 'fail', 'error']);
+  expect(report.summary.gate.exitCode).toBe(1);
+  expect(report.summary.gate.reasons).toEqual(['1 MUST rules failed: R-MUST', '1 rules could not be judged, the target did not answer their tests: R-UNREACHABLE']);
+  expect(toJUnit(report)).toMatch(/tests="3" failures="1" errors="1" skipped="1"/);
+  expect(toJUnit(report)).toMatch(/R-SHOULD[^\n]*<skipped message="SHOULD rule failed \(a warning/);
+  expect(consoleSummary(report, 'r.html').at(-1)).toBe('Failing MUST rules: R-MUST');
 });

@@ -1,15 +1,19 @@
 // The Playwright reporter: gathers each test's rule tags, outcome, observations and
 // exchanges, then writes the conformance report when the run ends.
+import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { contract, type Endpoint } from '../specs/contract.ts';
+import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { RULE_FAILED } from '../suites/checks/attribution.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
-import { runEnd } from '../suites/run-end.ts';
+import { runEnd, targetLost } from '../suites/run-end.ts';
 import { buildReport, RULE_TAG } from './build.ts';
 import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
+import { loadReport } from './load.ts';
+import { isTransportError } from '../suites/client.ts';
 import type { RecordedExchange, RunRecord, TestOutcome } from './model.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 
@@ -25,6 +29,8 @@ export default class ConformanceReporter implements Reporter {
   private rootDir = process.cwd();
   /** Every test the run selected: those that never end (a stopped run) are reported not-run. */
   private selected: TestCase[] = [];
+  /** The planes whose suites (Playwright projects) the run selected. */
+  private projects: string[] = [];
 
   constructor(private readonly options: Options = {}) {}
 
@@ -35,6 +41,7 @@ export default class ConformanceReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.rootDir = config.rootDir;
     this.selected = suite.allTests();
+    this.projects = suite.suites.map((project) => project.title);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -58,7 +65,8 @@ export default class ConformanceReporter implements Reporter {
       id: test.id,
       title: test.titlePath().slice(3).join(' › ') || test.title,
       file: relative(this.rootDir, test.location.file),
-      status: result.status,
+      // A test that failed because the target could not be reached says nothing about the rule.
+      status: result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
       error: result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined,
       reason: result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined,
       observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
@@ -97,11 +105,28 @@ export default class ConformanceReporter implements Reporter {
       seed: run?.seed ?? 'unknown',
       tool: TOOL,
       run: record,
+      scope: scopeOf(this.projects, run),
       expectations: process.env.APC_EXPECTATIONS ? loadExpectations(process.env.APC_EXPECTATIONS) : undefined,
+      baseline: process.env.APC_BASELINE ? { file: process.env.APC_BASELINE, report: loadReport(process.env.APC_BASELINE) } : undefined,
+      untested: untestedReasons(),
     });
     writeReport(outDir, report);
-    console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html)).join('\n')}`);
+    const options = { quiet: process.env.APC_QUIET === '1', githubAnnotations: process.env.APC_GITHUB_ANNOTATIONS === '1' };
+    console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html), options).join('\n')}`);
   }
+}
+
+/** The planes the run covered: those whose suites it selected and whose URL the target names. */
+function scopeOf(projects: string[], run: RunContext | undefined): Plane[] {
+  const named = new Set(Object.keys(run?.target.planes ?? {}).map((e) => planeOf(e as Endpoint)));
+  return PLANES.filter((plane) => projects.includes(plane) && (!run || named.has(plane)));
+}
+
+/** Why no test checks each rule that has none (suites/untested-rules.yaml). */
+function untestedReasons(): Record<string, string> {
+  const file = new URL('../suites/untested-rules.yaml', import.meta.url);
+  const listed = (parseYaml(readFileSync(file, 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
+  return Object.fromEntries(listed.map((r) => [r.id, r.reason]));
 }
 
 function ruleIdsOf(test: TestCase): string[] {
@@ -110,7 +135,10 @@ function ruleIdsOf(test: TestCase): string[] {
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
 function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
-  const base = { profile: run?.profile ?? 'unknown', ...runEnd() };
+  // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
+  const base = { profile: run?.profile ?? 'unknown', ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}), ...runEnd() };
+  const lost = targetLost();
+  if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
   if (result.status === 'timedout') {
     const limit = process.env.APC_MAX_DURATION ? `--max-duration ${process.env.APC_MAX_DURATION} s` : 'the global timeout';
@@ -123,7 +151,7 @@ function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
 // the same seed gives the same report.
 const VOLATILE_HEADERS = new Set(['date', 'host', 'connection', 'keep-alive', 'x-forwarded-for']);
 
-function forReport({ startedDateTime: _started, time: _time, ...exchange }: Exchange): RecordedExchange {
+function forReport({ startedDateTime: _started, time: _time, base: _base, ...exchange }: Exchange): RecordedExchange {
   const keep = (headers: [string, string][]) => headers.filter(([name]) => !VOLATILE_HEADERS.has(name));
   return { ...exchange, request: { ...exchange.request, headers: keep(exchange.request.headers) }, response: { ...exchange.response, headers: keep(exchange.response.headers) } };
 }

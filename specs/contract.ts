@@ -171,6 +171,7 @@ export class Contract {
   readonly operations: Operation[];
   readonly deploymentConfigSchema: Record<string, unknown>;
   readonly targetConfigSchema: Record<string, unknown>;
+  readonly expectationsSchema: Record<string, unknown>;
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
   private loadedRules?: Rule[];
@@ -185,6 +186,7 @@ export class Contract {
     };
     this.deploymentConfigSchema = loadYaml<Record<string, unknown>>('./schemas/deployment-config.schema.yaml');
     this.targetConfigSchema = loadYaml<Record<string, unknown>>('./schemas/target-config.schema.yaml');
+    this.expectationsSchema = loadYaml<Record<string, unknown>>('./schemas/expectations.schema.yaml');
 
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
@@ -194,6 +196,7 @@ export class Contract {
     }
     this.ajv.addSchema(this.deploymentConfigSchema);
     this.ajv.addSchema(this.targetConfigSchema);
+    this.ajv.addSchema(this.expectationsSchema);
 
     this.operations = [];
     for (const plane of PLANES) {
@@ -269,6 +272,11 @@ export class Contract {
 
   validateDeploymentConfig(value: unknown): Violation[] {
     return this.run(String(this.deploymentConfigSchema.$id), value);
+  }
+
+  /** Validates an expectations file (run --expectations file.yaml). */
+  validateExpectations(value: unknown): Violation[] {
+    return this.run(String(this.expectationsSchema.$id), value);
   }
 
   /** Validates a target configuration file (run --target file.yaml). */

@@ -1,0 +1,54 @@
+// Two reports compared rule by rule: what broke, what was fixed, what passes against its
+// expectations, and every verdict that moved. `--baseline` gates on it; `compare` prints it.
+import type { Change, ConformanceReport, RuleResult } from './model.ts';
+
+export interface Comparison {
+  /** Rules that fail now and did not before, and rules that passed and are gone. */
+  regressions: Change[];
+  /** Rules that failed before and pass now. */
+  fixes: Change[];
+  /** Rules the new report's expectations say fail, which pass. */
+  unexpectedPasses: Change[];
+  /** Every rule whose verdict differs. */
+  changes: Change[];
+}
+
+const change = (id: string, level: Change['level'], before: Change['before'], after: Change['after']): Change => ({ id, level, before, after });
+
+export function compareReports(before: ConformanceReport, after: ConformanceReport): Comparison {
+  const old = new Map(before.rules.map((r) => [r.id, r]));
+  const now = new Map(after.rules.map((r) => [r.id, r]));
+  const ids = [...new Set([...old.keys(), ...now.keys()])];
+  const changes: Change[] = [];
+  for (const id of ids) {
+    const a = old.get(id);
+    const b = now.get(id);
+    const beforeVerdict = a?.verdict ?? 'missing';
+    const afterVerdict = b?.verdict ?? 'missing';
+    if (beforeVerdict !== afterVerdict) changes.push(change(id, (b ?? a)!.level, beforeVerdict, afterVerdict));
+  }
+  return {
+    regressions: changes.filter((c) => (c.after === 'fail' && c.before !== 'fail') || (c.before === 'pass' && c.after === 'missing')),
+    fixes: changes.filter((c) => c.before === 'fail' && c.after === 'pass'),
+    unexpectedPasses: after.rules.filter((r: RuleResult) => r.verdict === 'pass' && r.expected?.verdict === 'fail').map((r) => change(r.id, r.level, r.expected!.verdict, r.verdict)),
+    changes,
+  };
+}
+
+/** The comparison as Markdown, for a pull-request comment. */
+export function comparisonMarkdown(comparison: Comparison, names: { before: string; after: string }): string {
+  const list = (title: string, rows: Change[]) =>
+    rows.length === 0 ? [] : [`### ${title} (${rows.length})`, '', '| rule | level | before | now |', '|---|---|---|---|', ...rows.map((c) => `| ${c.id} | ${c.level} | ${c.before} | ${c.after} |`), ''];
+  const head = comparison.regressions.length > 0 ? `**${comparison.regressions.length} regression${comparison.regressions.length === 1 ? '' : 's'}**` : 'No regression';
+  return [
+    `## Conformance: ${names.after} against ${names.before}`,
+    '',
+    `${head} · ${comparison.fixes.length} fixed · ${comparison.unexpectedPasses.length} unexpected passes · ${comparison.changes.length} verdicts changed`,
+    '',
+    ...list('Regressions', comparison.regressions),
+    ...list('Fixed', comparison.fixes),
+    ...list('Passing against the expectations', comparison.unexpectedPasses),
+    // The rest of the changes: those above are not listed twice.
+    ...list('Other verdict changes', comparison.changes.filter((c) => !comparison.regressions.includes(c) && !comparison.fixes.includes(c))),
+  ].join('\n');
+}

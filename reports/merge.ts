@@ -1,0 +1,70 @@
+// The shards of one run (run --shard i/n) joined into one report: each rule gets the tests of
+// every shard and its verdict again, exchange ids are kept apart per shard, and the run's
+// outcome is decided anew from the whole. Expectations, the baseline and why a rule is untested
+// travel in the shards' reports themselves.
+import { contract, PLANES } from '../specs/contract.ts';
+import { buildReport } from './build.ts';
+import type { ExpectationsFile } from './expectations.ts';
+import type { ConformanceReport, RecordedExchange, RunRecord, TestOutcome } from './model.ts';
+
+export class MergeError extends Error {}
+
+/** The exchange id a shard's exchange takes in the merged report. */
+export const mergedExchangeId = (shard: number, id: string) => `s${shard + 1}-${id}`;
+
+export function mergeReports(shards: { name: string; report: ConformanceReport }[]): ConformanceReport {
+  if (shards.length === 0) throw new MergeError('no report to merge');
+  const [first] = shards;
+  for (const { name, report } of shards) {
+    if (report.target.name !== first.report.target.name) throw new MergeError(`${name} is of target '${report.target.name}', ${first.name} of '${first.report.target.name}': shards of one run share their target`);
+    if (report.seed !== first.report.seed) throw new MergeError(`${name} has seed ${report.seed}, ${first.name} seed ${first.report.seed}: shards of one run share their seed`);
+  }
+  const tests: { outcome: TestOutcome; ruleIds: string[] }[] = [];
+  const exchanges: RecordedExchange[] = [];
+  shards.forEach(({ report }, shard) => {
+    for (const rule of report.rules) {
+      for (const t of rule.tests) tests.push({ outcome: { ...t, exchanges: t.exchanges.map((id) => mergedExchangeId(shard, id)) }, ruleIds: [rule.id] });
+    }
+    for (const [id, exchange] of Object.entries(report.exchanges)) exchanges.push({ ...exchange, id: mergedExchangeId(shard, id) });
+  });
+  const expected = new Map(shards.flatMap(({ report }) => report.rules.filter((r) => r.expected).map((r) => [r.id, r.expected!] as const)));
+  const withExpectations = shards.some(({ report }) => report.summary.unexpected !== undefined);
+  const expectations: ExpectationsFile | undefined = withExpectations ? { target: first.report.target.name, expected: [...expected].map(([rule, e]) => ({ rule, ...e })) } : undefined;
+  const baselineFile = shards.find(({ report }) => report.summary.baseline)?.report.summary.baseline?.file;
+  const before = baselineFile ? { ...first.report, rules: first.report.rules.filter((r) => r.baseline !== undefined && r.baseline !== 'missing').map((r) => ({ ...r, verdict: r.baseline as RuleVerdict, tests: [] })) } : undefined;
+  const scope = PLANES.filter((plane) => shards.some(({ report }) => report.rules.some((r) => r.plane === plane && r.verdict !== 'out-of-scope')));
+  const merged = buildReport({
+    rules: contract().rules,
+    tests,
+    exchanges,
+    target: { ...first.report.target, planes: [...new Set(shards.flatMap(({ report }) => report.target.planes))] },
+    seed: first.report.seed,
+    tool: first.report.tool,
+    run: mergeRuns(shards.map(({ report }) => report.run)),
+    scope,
+    expectations,
+    baseline: before && baselineFile ? { file: baselineFile, report: before } : undefined,
+    untested: Object.fromEntries(first.report.rules.filter((r) => r.reason).map((r) => [r.id, r.reason!])),
+  });
+  const unknown = new Map<string, string[]>();
+  for (const { report } of shards) for (const u of report.unknownRuleTags) unknown.set(u.tag, [...(unknown.get(u.tag) ?? []), ...u.tests]);
+  return { ...merged, unknownRuleTags: [...unknown].map(([tag, list]) => ({ tag, tests: list })) };
+}
+
+type RuleVerdict = ConformanceReport['rules'][number]['verdict'];
+
+/** One run record of the shards: the first that did not complete says how the run ended; what they left adds up. */
+function mergeRuns(runs: RunRecord[]): RunRecord {
+  const partial = runs.find((r) => r.status !== 'complete');
+  const add = (pick: (r: RunRecord) => RunRecord['created']) => {
+    const total: RunRecord['created'] = {};
+    for (const run of runs) {
+      for (const [endpoint, kinds] of Object.entries(pick(run))) {
+        const into = (total[endpoint as keyof typeof total] ??= {});
+        for (const [kind, n] of Object.entries(kinds ?? {})) into[kind] = (into[kind] ?? 0) + n;
+      }
+    }
+    return total;
+  };
+  return { status: partial?.status ?? 'complete', ...(partial?.reason ? { reason: partial.reason } : {}), profile: runs[0].profile, created: add((r) => r.created), cleanedUp: add((r) => r.cleanedUp), left: add((r) => r.left) };
+}

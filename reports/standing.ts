@@ -1,0 +1,30 @@
+// How each rule counts for the run's outcome, the same in every format. A failure fails the
+// run (a MUST rule that failed; with expectations, any verdict that differs from them; a
+// regression against the baseline); an error leaves the rule unjudged (exit 2); an expected
+// failure and a failed SHOULD rule (a warning) do not fail the run.
+import type { ConformanceReport, RuleResult } from './model.ts';
+
+export type Standing =
+  | { kind: 'failure'; why: string }
+  | { kind: 'error'; why: string }
+  | { kind: 'expected'; why: string }
+  | { kind: 'warning'; why: string }
+  | { kind: 'skipped'; why: string }
+  | { kind: 'passed'; why?: string };
+
+export function standingOf(report: ConformanceReport, rule: RuleResult): Standing {
+  const regression = report.summary.baseline?.regressions.find((c) => c.id === rule.id);
+  if (regression) return { kind: 'failure', why: `regression: ${regression.before} in ${report.summary.baseline!.file}, ${regression.after} now` };
+  if (rule.asExpected === false) {
+    const expected = rule.expected ? `${rule.expected.verdict} (${rule.expected.reason})` : 'not to fail';
+    return { kind: 'failure', why: `unexpected: ${rule.verdict}, expected ${expected}` };
+  }
+  if (rule.verdict === 'fail' && rule.asExpected) return { kind: 'expected', why: `expected failure: ${rule.expected?.reason ?? ''}` };
+  if (rule.verdict === 'error') return { kind: 'error', why: 'not judged: the target did not answer its tests' };
+  if (rule.verdict === 'fail') return rule.level === 'MUST' ? { kind: 'failure', why: 'MUST rule failed' } : { kind: 'warning', why: 'SHOULD rule failed (a warning: it does not fail the run)' };
+  if (rule.verdict === 'not-run' && rule.tests.length === 0) return { kind: 'skipped', why: `no test of this rule is in shard ${report.run.shard ?? '?'}` };
+  if (rule.verdict === 'skipped' || rule.verdict === 'not-run') return { kind: 'skipped', why: [...new Set(rule.tests.map((t) => t.reason ?? t.status))].join('; ') };
+  if (rule.verdict === 'not-tested') return { kind: 'skipped', why: `not tested: ${rule.reason ?? 'no test checks this rule'}` };
+  if (rule.verdict === 'observed') return { kind: 'passed', why: rule.tests.flatMap((t) => t.observed).join('\n') || 'observed' };
+  return { kind: 'passed' };
+}
