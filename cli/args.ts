@@ -20,11 +20,19 @@ export class UsageError extends Error {}
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 export function parse(args: string[], options: ParseArgsConfig['options']): Values {
+  return parseWithPositionals(args, options, 0).values;
+}
+
+/** Options and at least `minimum` positional arguments (none allowed when it is 0). */
+export function parseWithPositionals(args: string[], options: ParseArgsConfig['options'], minimum: number): { values: Values; positionals: string[] } {
+  let parsed: { values: Values; positionals: string[] };
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }).values as Values;
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: minimum > 0, strict: true }) as { values: Values; positionals: string[] };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (!parsed.values.help && parsed.positionals.length < minimum) throw new UsageError(`expected at least ${minimum} argument${minimum === 1 ? '' : 's'}, got ${parsed.positionals.length}`);
+  return parsed;
 }
 
 /** A whole number in [min, max] from an option, or a usage error naming it. */

@@ -1,7 +1,7 @@
 // The command line as a user meets it: help, clear refusals with exit code 2.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/model.ts';
@@ -29,6 +29,30 @@ test('usage errors exit 2 and say what is wrong', async () => {
   expect(badTarget.stderr + badTarget.stdout).toContain('neither an http(s) URL nor an existing config file');
   const badPlane = await runCli(['run', '--plane', 'moon']);
   expect(badPlane.code).toBe(2);
+});
+
+test('inputs are strict: an unknown key, an unset variable, an unknown rule or report format exits 2 with the reason', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apc-strict-'));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const refused = async (args: string[], reason: string | RegExp) => {
+    const run = await runCli(args);
+    expect(run.code, `${args.join(' ')}\n${run.stdout}${run.stderr}`).toBe(2);
+    expect(run.stderr).toMatch(reason);
+    expect(run.stderr, 'the reason, not the whole help').not.toContain('Options:');
+  };
+  const target = (extra: string) => file('target.yaml', `name: t\nplanes:\n  agent-server: http://127.0.0.1:1\n${extra}`);
+  await refused(['run', '--target', target('api_key_envv: KEY\n')], /target config \S+target.yaml: \(top level\) must not have property 'api_key_envv'/);
+  await refused(['run', '--target', target('api_key_env: APC_STRICT_UNSET\n')], /names environment variables that are not set: APC_STRICT_UNSET/);
+  const expectations = (entry: string) => file('expected.yaml', `target: t\nexpected:\n  - ${entry}\n`);
+  await refused(['run', '--expectations', expectations('{ rule: THREAD-GETT, verdict: fail, reason: typo }')], /names rules that are not in the catalogue \(specs\/rules.yaml\): THREAD-GETT/);
+  await refused(['run', '--expectations', expectations('{ rule: THREAD-GET, verdict: fail, reasn: typo }')], /\/expected\/0 must have required property 'reason'; \/expected\/0 must not have property 'reasn'/);
+  const future = file('future.json', JSON.stringify({ reportVersion: '2.0', rules: [] }));
+  for (const args of [['run', '--baseline', future], ['compare', future, future], ['merge', future, '--out', join(dir, 'merged')]]) {
+    await refused(args, /is a report of format 2\.0; this version of the tool reads format 1\.x/);
+  }
 });
 
 test('simulate prints its URLs and serves the admin path', async () => {
@@ -66,7 +90,7 @@ function expectPartial(report: ConformanceReport, status: 'interrupted' | 'timed
 test('--max-duration stops the run, writes a partial report and exits 3', async () => {
   const run = await conformanceRun(['--plane', 'agent-server', '--max-duration', '6']);
   expect(run.code, run.stderr).toBe(3);
-  expect(run.stderr).toContain('--max-duration 6 s reached');
+  expect(run.stdout).toContain('Result: failed (exit 3): the run reached --max-duration 6 s');
   expectPartial(run.report, 'timed-out', /--max-duration 6 s/);
 });
 

@@ -1,6 +1,8 @@
 // The command line: run (suites against a target, report written), simulate (the
 // simulator on loopback) and proxy (a standalone recording, validating proxy).
 import { EXIT, NAME, UsageError } from './args.ts';
+import { compare, COMPARE_HELP } from './compare.ts';
+import { merge, MERGE_HELP } from './merge.ts';
 import { proxy, PROXY_HELP } from './proxy.ts';
 import { run, RUN_HELP } from './run.ts';
 import { simulate, SIMULATE_HELP } from './simulate.ts';
@@ -15,6 +17,8 @@ Commands:
   run       run the conformance suites against a target and write a report
   simulate  start the deterministic simulator on loopback and print its URLs and keys
   proxy     start a standalone recording, validating proxy in front of a target
+  compare   compare two reports rule by rule (regressions, fixes, changes)
+  merge     join the report folders of a run's shards (run --shard i/n) into one
 
 Run '${NAME} <command> --help' for a command's options.`;
 
@@ -22,6 +26,8 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help:
   run: { run, help: RUN_HELP },
   simulate: { run: simulate, help: SIMULATE_HELP },
   proxy: { run: proxy, help: PROXY_HELP },
+  compare: { run: compare, help: COMPARE_HELP },
+  merge: { run: merge, help: MERGE_HELP },
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -36,7 +42,8 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`${NAME}: ${error.message}\n\n${command?.help ?? MAIN_HELP}`);
+      // The reason, and where the options are: the whole help would bury the reason in a CI log.
+      console.error(`${NAME}: ${error.message}\n${command ? `Run '${NAME} ${name} --help' for its options.` : `\n${MAIN_HELP}`}`);
       return EXIT.usage;
     }
     throw error;

@@ -5,13 +5,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { PLANES } from '../specs/contract.ts';
+import { PLANES, type Plane } from '../specs/contract.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
-import { checkTarget, TargetError } from '../suites/target.ts';
+import { checkTarget, resolveTarget, TargetError, type Target } from '../suites/target.ts';
 import { PROFILES } from '../suites/profile.ts';
+import { preflight } from '../suites/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
-import { compareToBaseline } from '../reports/baseline.ts';
 import { loadExpectations } from '../reports/expectations.ts';
+import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError } from './args.ts';
 
 export const RUN_HELP = `Usage: ${NAME} run [options]
@@ -44,7 +45,12 @@ Options:
                         target's ids and clock in one order: same seed, same report)
   --max-duration <s>    stop after s seconds and write a partial report: what did not run
                         is 'not-run' with the reason (exit 3)
-  --baseline <file>     an earlier report.json: exit 1 when a rule that passed there fails now
+  --shard <i/n>         run the i-th of n shares of the tests (on n machines); join the
+                        n report folders with '${NAME} merge'
+  --quiet               print a progress line, then the failures only
+  --github-annotations  also print each failing rule as a GitHub Actions error annotation
+  --baseline <file>     an earlier report.json (or its folder): every output shows the
+                        regressions and fixes, and a regression exits 1
   --expectations <file> a YAML list of the rules this target is known not to pass, with
                         reasons: exit 1 only on a verdict that differs from it (unexpected
                         passes included)
@@ -53,13 +59,18 @@ Options:
   --run-duration <ms>   how long the embedded simulator's runs take (simulated ms)
   -h, --help            this help
 
+Before any test, each plane the target names is probed; one that cannot be reached,
+refuses the key or does not answer as this API stops the run (exit 2, one line per plane).
+
 Exit codes: 0   no MUST rule failed (with --expectations: every verdict as expected), and
                 no regression against --baseline;
             1   a MUST rule failed (with --expectations: a verdict differs from them), or a
                 baseline rule regressed;
-            2   usage or target error: no verdict;
+            2   usage or target error: the target is not ready or stopped answering, or
+                rules could not be judged because it did not answer;
             3   --max-duration stopped the run (a partial report);
-            130 interrupted by SIGINT (Ctrl-C) or SIGTERM (a partial report).`;
+            130 interrupted by SIGINT (Ctrl-C) or SIGTERM (a partial report).
+Every output (report.json, junit.xml, summary.md, report.html) states the same outcome.`;
 
 export async function run(args: string[]): Promise<number> {
   const values = parse(args, {
@@ -73,6 +84,9 @@ export async function run(args: string[]): Promise<number> {
     'test-list': { type: 'string' },
     workers: { type: 'string' },
     'max-duration': { type: 'string' },
+    shard: { type: 'string' },
+    quiet: { type: 'boolean' },
+    'github-annotations': { type: 'boolean' },
     baseline: { type: 'string' },
     expectations: { type: 'string' },
     clock: { type: 'string' },
@@ -102,8 +116,20 @@ export async function run(args: string[]): Promise<number> {
   if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
   const workers = integerOption(values, 'workers', 1, 64);
   const maxDuration = positiveOption(values, 'max-duration');
-  const baseline = values.baseline as string | undefined;
-  if (baseline && !existsSync(baseline)) throw new UsageError(`--baseline ${baseline} does not exist`);
+  const baseline = values.baseline === undefined ? undefined : resolve(values.baseline as string);
+  if (baseline) {
+    try {
+      loadReport(baseline);
+    } catch (error) {
+      if (error instanceof ReportError) throw new UsageError(`--baseline: ${error.message}`);
+      throw error;
+    }
+  }
+  const shard = values.shard as string | undefined;
+  if (shard !== undefined) {
+    const [i, n] = shard.split('/').map(Number);
+    if (!/^\d+\/\d+$/.test(shard) || i < 1 || i > n) throw new UsageError(`--shard must be i/n with 1 <= i <= n, got '${shard}'`);
+  }
   const expectations = values.expectations === undefined ? undefined : resolve(values.expectations as string);
   if (expectations) {
     try {
@@ -116,6 +142,22 @@ export async function run(args: string[]): Promise<number> {
   const reportFile = join(outDir, 'report.json');
   if (existsSync(reportFile)) writeFileSync(reportFile, '');
 
+  if (target) {
+    let resolved: Target;
+    try {
+      resolved = (await resolveTarget(target, DEFAULT_SEED)).target;
+    } catch (error) {
+      if (error instanceof TargetError) throw new UsageError(error.message);
+      throw error;
+    }
+    const problems = await preflight(resolved, planes.length > 0 ? (planes as Plane[]) : PLANES);
+    if (problems.length > 0) {
+      console.error(`${NAME}: target '${resolved.name}' is not ready; no test was run:`);
+      for (const p of problems) console.error(`  ${p.endpoint.padEnd(15)} ${p.url}: ${p.problem}`);
+      return EXIT.usage;
+    }
+  }
+
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
   const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'suites', 'playwright.config.ts')];
   for (const plane of planes) playwrightArgs.push('--project', plane);
@@ -127,6 +169,7 @@ export async function run(args: string[]): Promise<number> {
     playwrightArgs.push('--test-list', list);
   }
   if (maxDuration !== undefined) playwrightArgs.push('--global-timeout', String(Math.round(maxDuration * 1000)));
+  if (shard !== undefined) playwrightArgs.push('--shard', shard);
   const code = await suites(playwrightArgs, {
     ...process.env,
     APC_TARGET: target ?? '',
@@ -134,6 +177,10 @@ export async function run(args: string[]): Promise<number> {
     APC_SEED: (values.seed as string | undefined) ?? DEFAULT_SEED,
     APC_PROFILE: profile ?? '',
     APC_EXPECTATIONS: expectations ?? '',
+    APC_BASELINE: baseline ?? '',
+    APC_QUIET: values.quiet ? '1' : '',
+    APC_GITHUB_ANNOTATIONS: values['github-annotations'] ? '1' : '',
+    APC_SHARD: shard ?? '',
     APC_MAX_DURATION: maxDuration === undefined ? '' : String(maxDuration),
     APC_SIM_CLOCK: clock ?? '',
     APC_SIM_TIME_SCALE: timeScale === undefined ? '' : String(timeScale),
@@ -147,32 +194,15 @@ export async function run(args: string[]): Promise<number> {
     return code.signal ? EXIT.interrupted : EXIT.usage;
   }
   const report = JSON.parse(text) as ConformanceReport;
-  if (code.signal || report.run.status === 'interrupted') {
-    console.error(`${NAME}: interrupted${code.signal ? ` by ${code.signal}` : ''}; the partial report is in ${outDir}`);
-    return EXIT.interrupted;
-  }
   const ran = report.rules.some((r) => r.tests.some((t) => t.status !== 'skipped' && t.status !== 'not-run'));
-  if (!ran && code.status !== 0) {
+  if (!code.signal && !ran && code.status !== 0) {
     console.error(`${NAME}: no test ran (Playwright exited with ${code.status}); see the output above.`);
     return EXIT.usage;
   }
-  // With expectations, only a departure from them fails the run; else any MUST failure does.
-  let failed = report.summary.unexpected ? report.summary.unexpected.length > 0 : report.summary.mustFailures > 0;
-  if (report.unknownRuleTags.length > 0) {
-    console.error(`${NAME}: tests are tagged with rules that are not in specs/rules.yaml: ${report.unknownRuleTags.map((u) => u.tag).join(', ')}`);
-    failed = true;
-  }
-  if (baseline) {
-    const regressions = compareToBaseline(JSON.parse(readFileSync(baseline, 'utf8')) as ConformanceReport, report);
-    for (const r of regressions) console.error(`regression: ${r.id} was ${r.before} in ${baseline}, now ${r.after}`);
-    if (regressions.length > 0) failed = true;
-  }
-  if (failed) return EXIT.failed;
-  if (report.run.status === 'timed-out') {
-    console.error(`${NAME}: --max-duration ${maxDuration} s reached; the partial report is in ${outDir}`);
-    return EXIT.incomplete;
-  }
-  return EXIT.ok;
+  // The report's gate is the one outcome: the exit code says what every output says.
+  const { gate } = report.summary;
+  if (code.signal) console.error(`${NAME}: interrupted by ${code.signal}; the partial report is in ${outDir}`);
+  return code.signal ? EXIT.interrupted : gate.exitCode;
 }
 
 /**

@@ -2,7 +2,25 @@
 // carries the test's id, so the report can show the exchanges that prove each verdict.
 import { request } from 'undici';
 import type { Violation } from '../specs/contract.ts';
-import { EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
+import { EXCHANGE_HEADER, isConnectError, TEST_HEADER, UNREACHABLE_HEADER, UNREACHABLE_TEXT, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
+
+/** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
+export const TRANSPORT_ERROR = '[target unreachable]';
+
+/** The target could not be reached (the recording proxy could not, or the client could not reach the proxy). */
+export class TargetUnreachable extends Error {
+  constructor(what: string) {
+    super(`${TRANSPORT_ERROR} ${what}`);
+  }
+}
+
+/**
+ * Whether a failure message says the target could not be reached, rather than what it answered:
+ * our client's mark, or the proxy's 502 as an official client quotes it.
+ */
+export function isTransportError(message: string): boolean {
+  return message.includes(TRANSPORT_ERROR) || message.includes(UNREACHABLE_TEXT);
+}
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -89,7 +107,15 @@ export class ApiClient {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body });
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body });
+    } catch (error) {
+      // Only no connection at all is unreachable; a dropped answer is what the target did.
+      if (isConnectError(error as Error)) throw new TargetUnreachable(`${method} ${path}: ${(error as Error).message}`);
+      throw error;
+    }
+    if (response.headers[UNREACHABLE_HEADER]) throw new TargetUnreachable(`${method} ${path}: ${await response.body.text()}`);
     options.onHeaders?.();
     const text = await response.body.text();
     const flat: Record<string, string> = {};

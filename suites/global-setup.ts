@@ -8,7 +8,8 @@ import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
-import { recordRunEnd } from './run-end.ts';
+import { recordRunEnd, recordTargetLost } from './run-end.ts';
+import { TargetWatch } from './target-watch.ts';
 import { resolveTarget, TargetError, type EmbeddedOptions, type Target } from './target.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
 
@@ -30,9 +31,21 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const exchanges: Exchange[] = [];
   const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
+  // A target lost mid-run stops the run as Ctrl-C would, and the report says why.
+  const watch = new TargetWatch(target.planes, (reason) => {
+    recordTargetLost(reason);
+    process.kill(process.pid, 'SIGINT');
+  });
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
     // APC_FORWARD_TEST=1: the project's broken targets mutate the requests of chosen tests only.
-    const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: url, store: exchanges, forwardTest: process.env.APC_FORWARD_TEST === '1' });
+    const proxy = new RecordingProxy({
+      plane: planeOf(endpoint),
+      name: endpoint,
+      target: url,
+      store: exchanges,
+      forwardTest: process.env.APC_FORWARD_TEST === '1',
+      onExchange: (exchange) => watch.seen(endpoint, exchange),
+    });
     proxies[endpoint] = await proxy.start();
     running.push(proxy);
   }

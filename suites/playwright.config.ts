@@ -19,7 +19,8 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   forbidOnly: true,
-  reporter: [[process.env.CI ? 'dot' : 'line'], [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }]],
+  // Playwright's own reporter shows progress (`run --quiet`: dots on one line); the conformance reporter the rest.
+  reporter: [[process.env.CI || process.env.APC_QUIET ? 'dot' : 'line'], [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }]],
   projects: [
     { name: 'agent-server', testMatch: 'agent-server/**/*.spec.ts' },
     { name: 'control-plane', testMatch: 'control-plane/**/*.spec.ts' },

@@ -13,3 +13,15 @@ export function recordRunEnd(end: RunEnd): void {
 export function runEnd(): RunEnd {
   return ((globalThis as Record<symbol, unknown>)[KEY] as RunEnd | undefined) ?? { created: {}, cleanedUp: {}, left: {} };
 }
+
+const LOST = Symbol.for('agent-platform-conformance.target-lost');
+
+/** Records that the target stopped answering (the run is then stopped). */
+export function recordTargetLost(reason: string): void {
+  (globalThis as Record<symbol, unknown>)[LOST] = reason;
+}
+
+/** Why the target was declared lost, if it was. */
+export function targetLost(): string | undefined {
+  return (globalThis as Record<symbol, unknown>)[LOST] as string | undefined;
+}

@@ -13,6 +13,13 @@ export const TEST_HEADER = 'x-apc-test';
 /** Response headers the proxy adds for the suites. */
 export const EXCHANGE_HEADER = 'x-apc-exchange';
 export const VIOLATIONS_HEADER = 'x-apc-violations';
+/** On the proxy's own 502: the target could not be reached, so the answer is no answer of the target's. */
+export const UNREACHABLE_HEADER = 'x-apc-unreachable';
+/** How the proxy's own 502 begins when the target could not be reached (official clients show it in their errors). */
+export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target';
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Whether an error is a failure to connect at all (not an answer dropped once connected). */
+export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
 /** The proxy's own control path; never forwarded. */
 export const CONTROL_PREFIX = '/__apc';
 
@@ -23,6 +30,8 @@ export interface Exchange {
   id: string;
   test?: string;
   plane: Plane;
+  /** The target's base URL the request went to; request.url is the path below it. */
+  base: string;
   operation?: string;
   startedDateTime: string;
   time: number;
@@ -120,9 +129,14 @@ export class RecordingProxy {
     this.pending.set(req, pending);
     req.on('data', (chunk: Buffer) => pending.requestChunks.push(chunk));
     this.proxy.web(req, res, {}, (error: Error) => {
-      const body = JSON.stringify({ detail: `The recording proxy could not reach the target ${this.options.target}: ${error.message}` });
+      // No connection at all says nothing about the target's behaviour; a connection it dropped
+      // without an answer does (a crash on a request is a finding), so only the first is marked.
+      const unreachable = isConnectError(error);
+      const body = JSON.stringify({
+        detail: unreachable ? `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}` : `The target closed the connection without answering: ${error.message}`,
+      });
       if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id });
+        res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...(unreachable ? { [UNREACHABLE_HEADER]: '1' } : {}) });
         res.end(body);
       }
       this.record(this.exchange(req, pending, 502, [['content-type', 'application/json']], body, [], error.message));
@@ -190,6 +204,7 @@ export class RecordingProxy {
       id: pending.id,
       test: pending.test,
       plane: this.options.plane,
+      base: this.options.target.replace(/\/+$/, ''),
       operation: contract().findOperation(this.options.plane, method, path)?.operation.operationId,
       startedDateTime: new Date(pending.started).toISOString(),
       time: Date.now() - pending.started,
@@ -269,7 +284,7 @@ function clip(text: string): string {
   return text.length > MAX_RECORDED_BODY ? `${text.slice(0, MAX_RECORDED_BODY)}… [${text.length - MAX_RECORDED_BODY} more characters not recorded]` : text;
 }
 
-/** The recordings as a HAR 1.2 log. */
+/** The recordings as a HAR 1.2 log, each URL absolute (the target's base URL and the path). */
 export function toHar(exchanges: Exchange[], creator = { name: 'agent-platform-conformance', version: '0.1.0' }) {
   return {
     log: {
@@ -280,7 +295,7 @@ export function toHar(exchanges: Exchange[], creator = { name: 'agent-platform-c
         time: e.time,
         request: {
           method: e.request.method,
-          url: e.request.url,
+          url: `${e.base}${e.request.url}`,
           httpVersion: 'HTTP/1.1',
           cookies: [],
           headers: e.request.headers.map(([name, value]) => ({ name, value })),

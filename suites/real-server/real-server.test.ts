@@ -44,4 +44,16 @@ test('the agent-server suites against @langchain/langgraph-api give the verdicts
   expect(unexpected, `verdicts that differ from ${EXPECTATIONS} (report: ${join(OUT, 'report.html')})`).toEqual([]);
   expect(report.unknownRuleTags, 'tests tagged with unknown rules').toEqual([]);
   expect(run.code, `the CLI's exit code\n${run.stderr}`).toBe(0);
+
+  // Every output tells that outcome: the expected failures are shown as such, and no JUnit failure.
+  const expectedFailures = report.rules.filter((rule) => rule.verdict === 'fail' && rule.asExpected).map((rule) => rule.id);
+  expect(expectedFailures.length, 'the server is known to fail some rules').toBeGreaterThan(10);
+  const junit = readFileSync(join(OUT, 'junit.xml'), 'utf8');
+  expect(junit).toMatch(/<testsuites [^>]* failures="0" errors="0"/);
+  expect(junit.match(/<skipped message="expected failure: /g)?.length).toBe(expectedFailures.length);
+  const summary = readFileSync(join(OUT, 'summary.md'), 'utf8');
+  expect(summary).toContain('**Passed** (exit 0): every verdict as expected.');
+  for (const id of expectedFailures) expect(summary).toMatch(new RegExp(`## Failures as expected[\\s\\S]*- ${id} \\(`));
+  expect(run.stdout, 'the console counts the expected failures, it does not list them').toContain(`every verdict as expected; ${expectedFailures.length} failures as expected`);
+  expect(run.stdout).not.toMatch(/✘/);
 });

@@ -6,13 +6,13 @@
 // and the credentials of a second workspace. No test may fail, every skip must say why, and
 // per plane at least 90% of the rules the suites test must get a verdict.
 import { expect, test } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../../reports/model.ts';
-import { CLI, cliEnv, ROOT, runCli } from '../self-test/run-cli.ts';
+import { ROOT, runCli } from '../self-test/run-cli.ts';
+import { startStandIn, type StandIn } from '../self-test/stand-in.ts';
 import { freePort } from '../target.ts';
 
 /**
@@ -22,41 +22,18 @@ import { freePort } from '../target.ts';
 const TIME_SCALE = 5;
 /** Files run in parallel, as on a real target: most of the time is spent waiting for it. */
 const WORKERS = '4';
-/** The budget of the whole run on this 2-core machine (it takes about 3.5 min alone). */
-const BUDGET_MS = 6 * 60_000;
+/**
+ * The budget of the whole run: it takes about 3.5 min on this 2-core machine, alone or within
+ * `npm test`; the margin is for a machine busy with other work.
+ */
+const BUDGET_MS = 9 * 60_000;
 const OUT = join(ROOT, 'test-results', 'real-target-report');
 
-let simulator: ChildProcess | undefined;
-test.afterEach(() => {
-  simulator?.kill('SIGTERM');
-  simulator = undefined;
+let standIn: StandIn | undefined;
+test.afterEach(async () => {
+  await standIn?.stop();
+  standIn = undefined;
 });
-
-interface Started {
-  planes: Record<string, string>;
-  keys: Record<string, string>;
-  workspaces: Record<string, string>;
-  bearer: string;
-}
-
-/** Starts `simulate` as a user would and reads what it prints: URLs, keys and workspaces. */
-async function startStandIn(args: string[], env: Record<string, string>): Promise<Started> {
-  const child = (simulator = spawn(process.execPath, [CLI, 'simulate', ...args], { cwd: ROOT, env: cliEnv(env) }));
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('Ctrl-C to stop')) resolve();
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => reject(new Error(`simulate exited with ${code}:\n${out}`)));
-  });
-  const planes = Object.fromEntries([...out.matchAll(/^\[simulator\] (agent-server|control-plane|platform-api|platform-api-eu)\s+(http\S+)$/gm)].map((m) => [m[1], m[2]]));
-  const keys = Object.fromEntries([...out.matchAll(/^\[simulator\]\s+(\S+)\s+(primary|second-workspace|multi-workspace|org-scoped): /gm)].map((m) => [m[2], m[1]]));
-  const workspaces = Object.fromEntries([...out.matchAll(/(apc-\w+) \(([0-9a-f-]{36})\)/g)].map((m) => [m[1], m[2]]));
-  const bearer = /Authorization: Bearer (\S+)/.exec(out)?.[1] ?? '';
-  return { planes, keys, workspaces, bearer };
-}
 
 test('every plane against a real-time simulator without powers: no failure, every skip explained, 90% of the tested rules judged', async () => {
   test.setTimeout(BUDGET_MS + 60_000);
@@ -72,7 +49,7 @@ test('every plane against a real-time simulator without powers: no failure, ever
     },
   };
   writeFileSync(join(dir, 'langgraph.json'), JSON.stringify(deploymentConfig, null, 2));
-  const standIn = await startStandIn(['--clock', 'real', '--time-scale', String(TIME_SCALE), '--no-admin', '--config', join(dir, 'langgraph.json')], secrets);
+  standIn = await startStandIn(['--clock', 'real', '--time-scale', String(TIME_SCALE), '--no-admin', '--config', join(dir, 'langgraph.json')], secrets);
   expect(Object.keys(standIn.planes).sort()).toEqual(['agent-server', 'control-plane', 'platform-api', 'platform-api-eu']);
   expect((await fetch(`${standIn.planes['agent-server']}/__sim/info`)).status, 'the admin path is hidden').toBe(404);
 

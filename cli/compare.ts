@@ -1,0 +1,41 @@
+// `compare OLD NEW`: two reports rule by rule, as Markdown (a pull-request comment) or JSON.
+import { writeFileSync } from 'node:fs';
+import { compareReports, comparisonMarkdown } from '../reports/compare.ts';
+import { loadReport, ReportError } from '../reports/load.ts';
+import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
+
+export const COMPARE_HELP = `Usage: ${NAME} compare <old> <new> [options]
+
+Compares two reports (report.json files, or the folders holding them) rule by rule: the
+regressions (rules that fail now and did not, or that passed and are gone), the fixes, the
+rules that pass against their expectations, and every verdict that changed.
+
+Options:
+  --format <f>          markdown (default, for a pull-request comment) or json
+  --out <file>          write there instead of to standard output
+  -h, --help            this help
+
+Exit codes: 0 no regression; 1 a regression; 2 a usage error or an unreadable report.`;
+
+export async function compare(args: string[]): Promise<number> {
+  const { values, positionals } = parseWithPositionals(args, { format: { type: 'string' }, out: { type: 'string' } }, 2);
+  if (values.help) {
+    console.log(COMPARE_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 2) throw new UsageError(`compare takes two reports, got ${positionals.length}`);
+  const format = (values.format as string | undefined) ?? 'markdown';
+  if (format !== 'markdown' && format !== 'json') throw new UsageError(`--format must be markdown or json, got '${format}'`);
+  const [oldPath, newPath] = positionals;
+  let comparison;
+  try {
+    comparison = compareReports(loadReport(oldPath), loadReport(newPath));
+  } catch (error) {
+    if (error instanceof ReportError) throw new UsageError(error.message);
+    throw error;
+  }
+  const text = format === 'json' ? `${JSON.stringify({ old: oldPath, new: newPath, ...comparison }, null, 2)}\n` : `${comparisonMarkdown(comparison, { before: oldPath, after: newPath })}\n`;
+  if (values.out) writeFileSync(values.out as string, text);
+  else process.stdout.write(text);
+  return comparison.regressions.length > 0 ? EXIT.failed : EXIT.ok;
+}

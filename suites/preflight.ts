@@ -1,0 +1,89 @@
+// Before any test, every plane a target names is probed: reachable, answering as this API, and
+// accepting the key. A target that is not ready stops the run with one line per plane (exit 2)
+// instead of turning into hundreds of failures. Each probe creates nothing.
+import { request } from 'undici';
+import { planeOf, type Endpoint, type Plane } from '../specs/contract.ts';
+import type { Target } from './target.ts';
+
+export interface Problem {
+  endpoint: Endpoint;
+  url: string;
+  problem: string;
+}
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-00000000ff11';
+const TIMEOUT_MS = 10_000;
+
+/** One request per plane that creates nothing: a thread search (§4.5), an unknown deployment (§4.1), an unknown run. */
+const PROBES: Record<Endpoint, { method: 'GET' | 'POST'; path: string; body?: unknown }> = {
+  'agent-server': { method: 'POST', path: '/threads/search', body: { limit: 1 } },
+  'control-plane': { method: 'GET', path: `/v2/deployments/${UNKNOWN_ID}` },
+  'platform-api': { method: 'GET', path: `/runs/${UNKNOWN_ID}` },
+  'platform-api-eu': { method: 'GET', path: `/runs/${UNKNOWN_ID}` },
+};
+
+/**
+ * Whether an answer can come from this API. JSON always can. Without JSON, a page or a plain
+ * "not found" (2xx, 404, 405, 501) means the URL names something else, and a gateway's 502-504
+ * means nothing is serving behind it yet. A bare 500 lets the run go on: that is a target to judge.
+ */
+const NOT_THIS_API = new Set([404, 405, 501]);
+const GATEWAY = new Set([502, 503, 504]);
+const isThisApi = (status: number, json: unknown) => json !== undefined || !((status >= 200 && status < 300) || NOT_THIS_API.has(status) || GATEWAY.has(status));
+
+/** The key the suites will send: the config's api_key_env, or the primary key a simulator publishes. */
+async function apiKeyOf(target: Target): Promise<string | undefined> {
+  if (target.apiKeyEnv) return process.env[target.apiKeyEnv];
+  if (!target.capabilities.includes('workspace-credentials') || !target.adminUrl) return undefined;
+  try {
+    const info = (await (await fetch(`${target.adminUrl}/__sim/info`, { signal: AbortSignal.timeout(TIMEOUT_MS) })).json()) as { credentials?: { api_keys: { key: string; role: string }[] } };
+    return info.credentials?.api_keys.find((k) => k.role === 'primary')?.key;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What stands in the way of a run of `planes` against `target`, one entry per endpoint (none when all is well). */
+export async function preflight(target: Target, planes: readonly Plane[]): Promise<Problem[]> {
+  const apiKey = await apiKeyOf(target);
+  const named = (Object.entries(target.planes) as [Endpoint, string][]).filter(([endpoint]) => planes.includes(planeOf(endpoint)));
+  const checks = named.map(async ([endpoint, url]) => {
+    const probe = PROBES[endpoint];
+    const problem = (text: string): Problem => ({ endpoint, url, problem: text });
+    let status: number;
+    let text: string;
+    let contentType: string;
+    try {
+      const response = await request(`${url}${probe.path}`, {
+        method: probe.method,
+        headers: { accept: 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(probe.body ? { 'content-type': 'application/json' } : {}) },
+        body: probe.body ? JSON.stringify(probe.body) : undefined,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+      status = response.statusCode;
+      contentType = String(response.headers['content-type'] ?? '');
+      text = await response.body.text();
+    } catch (error) {
+      return problem(`cannot be reached: ${describe(error)}`);
+    }
+    const said = `${probe.method} ${probe.path} answered ${status} ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
+    if (status === 401 || status === 403) {
+      return problem(apiKey ? `refuses the API key ${target.apiKeyEnv ? `in ${target.apiKeyEnv}` : ''}: ${said}` : `asks for credentials, and the target names none (api_key_env): ${said}`);
+    }
+    let json: unknown;
+    try {
+      json = /json/i.test(contentType) ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (isThisApi(status, json)) return undefined;
+    return problem(GATEWAY.has(status) ? `is not serving (a gateway answered): ${said}` : `does not answer as the ${endpoint} of this API (no JSON): ${said}`);
+  });
+  return (await Promise.all(checks)).filter((p): p is Problem => p !== undefined);
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ? `${cause.code} ${cause.message ?? ''}`.trim() : (error as Error).message;
+}

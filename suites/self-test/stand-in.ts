@@ -1,0 +1,37 @@
+// `simulate` started in a child process as a user would start it, and what it prints read
+// back: the URLs of its planes, its API keys, workspaces and bearer token. The project's tests
+// use it as a target the harness knows only from a config file.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CLI, cliEnv, ROOT } from './run-cli.ts';
+
+export interface StandIn {
+  planes: Record<string, string>;
+  keys: Record<string, string>;
+  workspaces: Record<string, string>;
+  bearer: string;
+  /** Stops the simulator (as Ctrl-C would); resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+export async function startStandIn(args: string[], env: Record<string, string> = {}): Promise<StandIn> {
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'simulate', ...args], { cwd: ROOT, env: cliEnv(env) });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('Ctrl-C to stop')) resolve();
+    });
+    child.stderr!.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => reject(new Error(`simulate exited with ${code}:\n${out}`)));
+  });
+  const planes = Object.fromEntries([...out.matchAll(/^\[simulator\] (agent-server|control-plane|platform-api|platform-api-eu)\s+(http\S+)$/gm)].map((m) => [m[1], m[2]]));
+  const keys = Object.fromEntries([...out.matchAll(/^\[simulator\]\s+(\S+)\s+(primary|second-workspace|multi-workspace|org-scoped): /gm)].map((m) => [m[2], m[1]]));
+  const workspaces = Object.fromEntries([...out.matchAll(/(apc-\w+) \(([0-9a-f-]{36})\)/g)].map((m) => [m[1], m[2]]));
+  const bearer = /Authorization: Bearer (\S+)/.exec(out)?.[1] ?? '';
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  return { planes, keys, workspaces, bearer, stop };
+}

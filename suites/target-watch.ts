@@ -1,0 +1,45 @@
+// A target that stops answering during a run stops the run: the report stays partial, with what
+// ran judged, and the run exits 2 instead of turning the rest into failures. Transport errors
+// in a row on one plane make the watch probe the plane; when the probe gets no answer either,
+// the target is lost.
+import type { Endpoint } from '../specs/contract.ts';
+import type { Exchange } from './proxy/recording-proxy.ts';
+
+const IN_A_ROW = 3;
+const PROBE_TIMEOUT_MS = 5_000;
+
+export class TargetWatch {
+  private readonly failures = new Map<Endpoint, number>();
+  private probing = false;
+  private lost = false;
+
+  constructor(
+    private readonly planes: Partial<Record<Endpoint, string>>,
+    private readonly onLost: (reason: string) => void,
+  ) {}
+
+  /** Called with every exchange the recording proxies complete. */
+  seen(endpoint: Endpoint, exchange: Exchange): void {
+    if (!exchange.error) {
+      this.failures.set(endpoint, 0);
+      return;
+    }
+    const count = (this.failures.get(endpoint) ?? 0) + 1;
+    this.failures.set(endpoint, count);
+    if (count >= IN_A_ROW && !this.probing && !this.lost) void this.probe(endpoint, exchange.error);
+  }
+
+  private async probe(endpoint: Endpoint, error: string): Promise<void> {
+    this.probing = true;
+    const url = this.planes[endpoint]!;
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+      this.failures.set(endpoint, 0);
+    } catch {
+      this.lost = true;
+      this.onLost(`the target stopped answering: ${endpoint} ${url} (${error})`);
+    } finally {
+      this.probing = false;
+    }
+  }
+}
