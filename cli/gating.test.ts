@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../reports/model.ts';
 import { startBrokenTarget } from '../suites/self-test/broken-target.ts';
-import { MUTATIONS } from '../suites/self-test/mutations.ts';
+import { MUTATIONS } from '../suites/self-test/mutations/index.ts';
 import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../suites/self-test/run-cli.ts';
 import { startStandIn, type StandIn } from '../suites/self-test/stand-in.ts';
 import { freePort } from '../suites/target.ts';

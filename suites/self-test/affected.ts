@@ -4,8 +4,9 @@
 // exchanges through a mutation therefore names every test it can reach, and a broken target's
 // run needs only those.
 import { isDeepStrictEqual } from 'node:util';
+import type { Endpoint } from '../../specs/contract.ts';
 import type { ConformanceReport, RecordedExchange } from '../../reports/model.ts';
-import { parse, type MutableRequest, type MutableResponse, type Mutation } from './broken-target.ts';
+import { addressed, parse, type MutableResponse, type Mutation } from './broken-target.ts';
 
 /** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
 const READS_DELIVERIES = /\/apc-hooks\//;
@@ -36,7 +37,7 @@ export function reach(mutation: Mutation, clean: ConformanceReport): Reach {
   const endpoint = mutation.endpoint ?? 'agent-server';
   const memory = new Map<string, unknown>();
   // Every exchange is replayed: a mutation may remember what earlier ones carried.
-  for (const exchange of inOrder(clean.exchanges, endpoint)) if (changes(mutation, exchange, memory)) changed(exchange);
+  for (const exchange of inOrder(clean.exchanges, endpoint)) if (changes(mutation, endpoint, exchange, memory)) changed(exchange);
   return { tests, recordings };
 }
 
@@ -49,11 +50,11 @@ function inOrder(exchanges: Record<string, RecordedExchange>, endpoint: string):
 }
 
 /** Whether the broken target's front would answer this exchange differently (as broken-target.ts applies a mutation). */
-function changes(mutation: Mutation, exchange: RecordedExchange, memory: Map<string, unknown>): boolean {
+function changes(mutation: Mutation, endpoint: Endpoint, exchange: RecordedExchange, memory: Map<string, unknown>): boolean {
   const headers = lowerCased(exchange.request.headers);
   // The front mutates JSON requests only; other bodies pass through.
   if (headers['content-type'] && !/json/i.test(headers['content-type'])) return false;
-  const req: MutableRequest = { method: exchange.request.method, path: exchange.request.url, headers, body: parse(exchange.request.body ?? '', headers['content-type']) };
+  const req = addressed(endpoint, { method: exchange.request.method, path: exchange.request.url, headers, body: parse(exchange.request.body ?? '', headers['content-type']) });
   let incoming = req;
   if (mutation.request) {
     const out = mutation.request(structuredClone(req), memory);

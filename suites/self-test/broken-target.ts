@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
-import type { Endpoint } from '../../specs/contract.ts';
+import { contract, planeOf, type Endpoint } from '../../specs/contract.ts';
 import { startSimulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../target.ts';
@@ -21,6 +21,10 @@ export interface MutableRequest {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** The contract's operationId for this method and path on its plane (undefined: none documented). */
+  operation?: string;
+  /** The operation's path parameters, decoded. */
+  params?: Record<string, string>;
 }
 
 export interface MutableResponse {
@@ -61,6 +65,17 @@ export interface BrokenTarget {
   close(): Promise<void>;
 }
 
+/** The request with the documented operation it addresses on the endpoint's plane. */
+export function addressed(endpoint: Endpoint, req: MutableRequest): MutableRequest {
+  try {
+    const match = contract().findOperation(planeOf(endpoint), req.method, req.path);
+    return match ? { ...req, operation: match.operation.operationId, params: match.params } : req;
+  } catch {
+    // A malformed percent-encoding addresses no operation.
+    return req;
+  }
+}
+
 const isResponse = (value: MutableRequest | MutableResponse): value is MutableResponse => 'status' in value;
 
 /**
@@ -89,7 +104,7 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
       delete req.headers[TEST_HEADER];
       // Mutations change JSON; other bodies (multipart, gzip) pass through byte for byte.
       const json = !req.headers['content-type'] || /json/i.test(req.headers['content-type']);
-      const forward = mutation && (mutation.endpoint ?? 'agent-server') === endpoint && json ? mutate(mutation) : passThrough;
+      const forward = mutation && (mutation.endpoint ?? 'agent-server') === endpoint && json ? mutate(mutation, endpoint) : passThrough;
       forward(upstream, req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
@@ -116,13 +131,13 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
     res.end();
   }
 
-  const mutate = (mutation: Mutation) => async (upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const mutate = (mutation: Mutation, endpoint: Endpoint) => async (upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const memory = memoryOf(mutation);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const headers = forwardable(req.headers);
-    let incoming: MutableRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: parse(text, headers['content-type']) };
+    let incoming = addressed(endpoint, { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: parse(text, headers['content-type']) });
     if (mutation.request) {
       const changed = mutation.request(incoming, memory);
       if (isResponse(changed)) return reply(res, changed);

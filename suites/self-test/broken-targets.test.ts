@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 import { planeOf } from '../../specs/contract.ts';
 import type { ConformanceReport, RuleResult } from '../../reports/model.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
-import { MUTATIONS, PLANE_MUTATIONS } from './mutations.ts';
+import { MUTATIONS } from './mutations/index.ts';
 import { lanesOf, planGroups, type Group, type Trial } from './plan.ts';
 import { CLEAN_RUN, conformanceRun } from './run-cli.ts';
 
@@ -66,7 +66,7 @@ async function tryGroup(group: Group, selection?: string[]): Promise<void> {
   }
 }
 
-const ALL = { ...MUTATIONS, ...PLANE_MUTATIONS };
+const ALL = MUTATIONS;
 const only = process.env.APC_MUTATION;
 
 if (only) {

@@ -1,0 +1,18 @@
+// The catalogue of deliberately broken behaviours. Each names the rules it breaks: the
+// self-test runs the suites against it and expects exactly those to fail.
+import type { Mutation } from '../broken-target.ts';
+import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
+import { CRON_MUTATIONS } from './crons.ts';
+import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
+import { RUN_MUTATIONS } from './runs.ts';
+import { THREAD_MUTATIONS } from './threads.ts';
+import { WEBHOOK_MUTATIONS } from './webhooks.ts';
+
+export const MUTATIONS: Record<string, Mutation> = {
+  ...THREAD_MUTATIONS,
+  ...RUN_MUTATIONS,
+  ...CRON_MUTATIONS,
+  ...WEBHOOK_MUTATIONS,
+  ...CONTROL_PLANE_MUTATIONS,
+  ...PLATFORM_API_MUTATIONS,
+};

@@ -1,0 +1,182 @@
+// Threads broken at the agent server: create, read, copy, search, state and history.
+import type { Mutation } from '../broken-target.ts';
+import { calls, crash, integerFrom, json, jsonError, object, oneOf, param, UUID, type Json } from './support.ts';
+
+/** Rewrites a field of a thread answered by create or get. */
+function threadField(breaks: string, description: string, change: (thread: Json) => Json): Mutation {
+  return {
+    breaks: [breaks],
+    description,
+    response: (res, req) => (calls(req, 'createThread', 'getThread') && res.status < 300 ? { ...res, body: change(object(res.body)) } : res),
+  };
+}
+
+/** Drops a valid field from the search request, so the target ignores it (invalid values are still refused). */
+function searchIgnores(breaks: string[], field: string, valid: (value: unknown) => boolean, keep?: (value: unknown) => unknown): Mutation {
+  return {
+    breaks,
+    description: `thread search ignores ${field}`,
+    request: (req) => {
+      if (!calls(req, 'searchThreads')) return req;
+      const body = { ...object(req.body) };
+      if (!(field in body) || !valid(body[field])) return req;
+      if (keep) body[field] = keep(body[field]);
+      else delete body[field];
+      return { ...req, body };
+    },
+  };
+}
+
+export const THREAD_MUTATIONS: Record<string, Mutation> = {
+  'create-refuses-empty-body': {
+    breaks: ['THREAD-CREATE-EMPTY'],
+    description: 'POST /threads refuses an empty object',
+    request: (req) => (calls(req, 'createThread') && Object.keys(object(req.body)).length === 0 ? jsonError(422, 'metadata is required') : req),
+  },
+  'created-thread-busy': {
+    breaks: ['THREAD-CREATE-IDLE'],
+    description: 'a created thread reads busy',
+    response: (res, req) => (calls(req, 'createThread') && res.status < 300 ? { ...res, body: { ...object(res.body), status: 'busy' } } : res),
+  },
+  'metadata-loses-nested': threadField('THREAD-CREATE-METADATA', 'object-valued metadata keys are dropped', (t) => ({
+    ...t,
+    metadata: Object.fromEntries(Object.entries(object(t.metadata)).filter(([, v]) => typeof v !== 'object' || v === null)),
+  })),
+  'graph-id-renamed': threadField('THREAD-CREATE-GRAPH-ID', 'metadata.graph_id comes back as metadata.graph', (t) => {
+    const { graph_id: graphId, ...rest } = object(t.metadata);
+    return { ...t, metadata: graphId === undefined ? rest : { ...rest, graph: graphId } };
+  }),
+  'thread-without-config': threadField('THREAD-SHAPE', 'threads come without config', ({ config: _config, ...t }) => t),
+  'empty-values-null': threadField('THREAD-VALUES-EMPTY', "an empty thread's values are null", (t) =>
+    Object.keys(object(t.values)).length === 0 ? { ...t, values: null } : t,
+  ),
+  'get-wrong-created-at': {
+    breaks: ['THREAD-GET'],
+    description: 'GET /threads/{id} answers another created_at',
+    response: (res, req) => (calls(req, 'getThread') && res.status === 200 ? { ...res, body: { ...object(res.body), created_at: '2000-01-01T00:00:00.000Z' } } : res),
+  },
+  'unknown-thread-400': {
+    breaks: ['THREAD-GET-UNKNOWN-404'],
+    description: 'an unknown thread answers 400',
+    response: (res, req) => (calls(req, 'getThread') && res.status === 404 ? { ...res, status: 400 } : res),
+  },
+  'malformed-id-500': {
+    // ERROR-BAD-INPUT-AGENT is the general rule THREAD-ID-MALFORMED is a case of.
+    breaks: ['THREAD-ID-MALFORMED', 'ERROR-BAD-INPUT-AGENT'],
+    description: 'a malformed thread id crashes the server',
+    request: (req) => (calls(req, 'getThread') && !UUID.test(param(req, 'thread_id') ?? '') ? crash : req),
+  },
+  'copy-answers-original': {
+    breaks: ['THREAD-COPY-NEW', 'THREAD-COPY-INDEPENDENT'],
+    description: 'copy answers the original thread instead of a new one',
+    request: (req) => {
+      return calls(req, 'copyThread') ? { ...req, method: 'GET', path: `/threads/${param(req, 'thread_id')}`, body: undefined } : req;
+    },
+  },
+  'copy-loses-state': {
+    breaks: ['THREAD-COPY-STATE'],
+    description: "a copy's state reads empty",
+    response: (res, req, memory) => {
+      if (calls(req, 'copyThread') && res.status < 300) memory.set(String(object(res.body).thread_id), true);
+      return calls(req, 'getThreadState') && memory.has(param(req, 'thread_id') ?? '') && res.status === 200 ? { ...res, body: { ...object(res.body), values: {} } } : res;
+    },
+  },
+  'copy-unknown-500': {
+    breaks: ['THREAD-COPY-UNKNOWN'],
+    description: 'copying an unknown thread crashes',
+    response: (res, req) => (calls(req, 'copyThread') && res.status === 404 ? jsonError(500, 'boom') : res),
+  },
+  'search-wrapped': {
+    breaks: ['THREAD-SEARCH-ARRAY'],
+    description: 'search answers {threads: [...]} instead of an array',
+    response: (res, req) => (calls(req, 'searchThreads') && res.status === 200 ? { ...res, body: { threads: res.body } } : res),
+  },
+  'search-ignores-status': searchIgnores(['THREAD-SEARCH-STATUS'], 'status', oneOf('idle', 'busy', 'interrupted', 'error')),
+  'search-ignores-metadata': searchIgnores(['THREAD-SEARCH-METADATA'], 'metadata', (m) => typeof m === 'object' && m !== null, (m) => {
+    // Keeps the test's scope, so only the other keys are ignored.
+    const scope = object(m).apc_scope;
+    return scope === undefined ? {} : { apc_scope: scope };
+  }),
+  'search-ignores-limit': searchIgnores(['THREAD-SEARCH-LIMIT'], 'limit', integerFrom(1)),
+  'search-ignores-offset': searchIgnores(['THREAD-SEARCH-OFFSET'], 'offset', integerFrom(0)),
+  'search-ignores-sort-by': searchIgnores(['THREAD-SEARCH-SORT'], 'sort_by', oneOf('thread_id', 'status', 'created_at', 'updated_at')),
+  'search-ignores-sort-order': searchIgnores(['THREAD-SEARCH-SORT-ORDER'], 'sort_order', oneOf('asc', 'desc')),
+  'search-accepts-bogus': {
+    breaks: ['THREAD-SEARCH-INVALID', 'ERROR-BAD-INPUT-AGENT'],
+    description: 'search answers 200 [] to invalid input',
+    response: (res, req) => (calls(req, 'searchThreads') && res.status === 422 ? json(200, []) : res),
+  },
+  'state-stale': {
+    breaks: ['THREAD-STATE'],
+    description: 'GET state answers the first checkpoint instead of the current one',
+    response: (res, req) => {
+      if (!calls(req, 'getThreadState') || res.status !== 200) return res;
+      return { ...res, body: { ...object(res.body), values: {} } };
+    },
+  },
+  'state-without-next': {
+    breaks: ['THREAD-STATE-SHAPE'],
+    description: 'state snapshots come without next',
+    response: (res, req) => (calls(req, 'getThreadState') && res.status === 200 ? { ...res, body: (({ next: _next, ...rest }) => rest)(object(res.body)) } : res),
+  },
+  'checkpoint-ignored': {
+    breaks: ['THREAD-STATE-CHECKPOINT'],
+    description: 'state at a checkpoint answers the current state',
+    request: (req) => {
+      return calls(req, 'getThreadStateAtCheckpoint') && param(req, 'checkpoint_id') !== '00000000-0000-4000-8000-000000000000'
+        ? { ...req, path: `/threads/${param(req, 'thread_id')}/state` }
+        : req;
+    },
+  },
+  'unknown-checkpoint-200': {
+    breaks: ['THREAD-STATE-CHECKPOINT-UNKNOWN'],
+    description: 'an unknown checkpoint answers 200 with empty state (as the JS server does)',
+    response: (res, req) => (calls(req, 'getThreadStateAtCheckpoint') && res.status === 404 ? json(200, { values: {}, next: [] }) : res),
+  },
+  'history-object': {
+    breaks: ['THREAD-HISTORY'],
+    description: 'history answers only its newest snapshot, not an array',
+    response: (res, req) => (calls(req, 'getThreadHistory') && Array.isArray(res.body) ? { ...res, body: res.body[0] ?? {} } : res),
+  },
+  'history-oldest-first': {
+    breaks: ['THREAD-HISTORY-ORDER'],
+    description: 'history is oldest first',
+    response: (res, req) => (calls(req, 'getThreadHistory') && Array.isArray(res.body) ? { ...res, body: [...res.body].reverse() } : res),
+  },
+  'history-ignores-limit': {
+    breaks: ['THREAD-HISTORY-LIMIT'],
+    description: 'history ignores limit',
+    request: (req) =>
+      calls(req, 'getThreadHistory') && integerFrom(1)(object(req.body).limit) ? { ...req, body: { ...object(req.body), limit: 1000 } } : req,
+  },
+  'unknown-thread-state-empty': {
+    breaks: ['THREAD-UNKNOWN-404'],
+    description: 'state of an unknown thread answers 200 with empty state',
+    response: (res, req) => (calls(req, 'getThreadState') && res.status === 404 ? json(200, { values: {} }) : res),
+  },
+  'bad-json-500': {
+    breaks: ['THREAD-BAD-INPUT', 'ERROR-BAD-INPUT-AGENT'],
+    description: 'malformed JSON crashes thread creation',
+    request: (req) => (calls(req, 'createThread') && typeof req.body === 'string' ? { status: 500, headers: {}, body: '' } : req),
+  },
+  'supersteps-merged': {
+    breaks: ['THREAD-SUPERSTEPS-HISTORY'],
+    description: 'all supersteps are applied as one checkpoint',
+    request: (req) => {
+      const body = object(req.body);
+      if (!calls(req, 'createThread') || !Array.isArray(body.supersteps) || body.supersteps.length < 2) return req;
+      const updates = (body.supersteps as { updates: unknown[] }[]).flatMap((s) => s.updates);
+      return { ...req, body: { ...body, supersteps: [{ updates }] } };
+    },
+  },
+  'start-node-refused': {
+    breaks: ['THREAD-SUPERSTEPS-AS-NODE'],
+    description: 'a superstep of __start__ alone is refused',
+    request: (req) => {
+      const steps = object(req.body).supersteps;
+      const only = Array.isArray(steps) && steps.length === 1 ? JSON.stringify(steps[0]) : '';
+      return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? jsonError(422, 'unknown node __start__') : req;
+    },
+  },
+  'thread-values-stale': threadField('THREAD-CREATE-SUPERSTEPS', "a thread's values stay empty after supersteps", (t) => ({ ...t, values: {} })),
+};
