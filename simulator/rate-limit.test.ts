@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { contract, type RateLimitRow } from '../specs/contract.ts';
 import { VirtualClock } from './clock.ts';
-import { clientIp, normalisePath, RateLimiter, type RateLimitRequest, type Region } from './rate-limit.ts';
+import { clientIp, RateLimiter, type RateLimitRequest, type Region } from './rate-limit.ts';
 
 const rows = contract().rateLimits;
 const row = (id: string) => rows.find((r) => r.id === id)!;
@@ -13,7 +13,6 @@ function requestFor(r: RateLimitRow, who = 'a'): RateLimitRequest {
   const path =
     !m ? `/nothing-specific/${who}`
     : m.type === 'exact' ? m.value
-    : m.type === 'prefix' ? `${m.value}/x`
     : m.type === 'suffix' ? `/x${m.value}`
     : m.type === 'contains' ? `/x${m.value}/y`
     : '/runs/0190a0d5-0000-7000-8000-000000000001';
@@ -102,7 +101,7 @@ test('the OPTIONS entry and the /info entry share one counter', () => {
   const { limiter: l } = limiter();
   const ip = '198.51.100.9';
   expect(admitMany(l, { method: 'OPTIONS', path: '/runs', headers: {}, ip }, 1000)).toBe(1000);
-  expect(admitMany(l, { method: 'GET', path: '/api/v1/info', headers: {}, ip }, 999)).toBe(999);
+  expect(admitMany(l, { method: 'GET', path: '/info', headers: {}, ip }, 999)).toBe(999);
   // OPTIONS /info matches both entries and is counted once.
   expect(l.admit({ method: 'OPTIONS', path: '/info', headers: {}, ip }).admitted).toBe(true);
   expect(l.admit({ method: 'POST', path: '/a/v1/metadata/submit', headers: {}, ip }).admitted).toBe(false);
@@ -117,20 +116,25 @@ test('rows with a method count that method only; rows without count every method
   expect(l.admit({ method: 'GET', path: '/runs/query', headers, ip }).admitted).toBe(true);
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
   let admitted = 0;
-  for (let i = 0; i < 31; i++) if (l.admit({ method: methods[i % methods.length], path: '/prompts/generate', headers, ip }).admitted) admitted++;
+  for (let i = 0; i < 31; i++) if (l.admit({ method: methods[i % methods.length], path: '/generate', headers, ip }).admitted) admitted++;
   expect(admitted).toBe(30);
 });
 
-test('paths are matched without /api/v1, query string or trailing slash', () => {
-  expect(normalisePath('/api/v1/runs/query')).toBe('/runs/query');
-  expect(normalisePath('/api/v1')).toBe('/');
-  expect(normalisePath('/api/v10/runs')).toBe('/api/v10/runs');
-  expect(normalisePath('/runs/?x=1')).toBe('/runs');
+test('paths are matched as sent: /api/v1 counts only where a row names or reaches it, and a trailing slash is another path', () => {
   const { limiter: l } = limiter();
+  const ids = (method: string, path: string, headers: Record<string, string> = { 'x-api-key': 'k' }) =>
+    l.rowsFor({ method, path, headers, ip: '198.51.100.1' }).map((r) => r.id);
+  expect(ids('POST', '/api/v1/runs/query'), 'the row names /runs/query only').toEqual(['default-api-key']);
+  expect(ids('POST', '/runs/query/')).toEqual(['default-api-key']);
+  expect(ids('POST', '/api/v1/metadata/submit', {}), '*/v1/metadata/submit reaches it').toEqual(['high-throughput-meta-ip']);
+  expect(ids('POST', '/api/v1/beacon', {}), '/v1/beacon is a path of its own').toEqual(['catch-all-ip']);
+  expect(ids('PATCH', '/api/v1/runs/0190a0d5-0000-7000-8000-000000000001'), 'containing /runs reaches it').toEqual(['runs-update-api-key']);
   const lookup = (path: string) => ({ method: 'GET', path, headers: { 'x-api-key': 'k' }, ip: '198.51.100.1' });
   const id = '0190a0d5-0000-7000-8000-000000000001';
+  // The run-lookup row names both forms: they share its counter.
   expect(admitMany(l, lookup(`/runs/${id}`), 15) + admitMany(l, lookup(`/api/v1/runs/${id}`), 15)).toBe(30);
-  expect(l.admit(lookup(`/api/v1/runs/${id}/`)).admitted).toBe(false);
+  expect(l.admit(lookup(`/api/v1/runs/${id}`)).admitted).toBe(false);
+  expect(l.admit(lookup(`/runs/${id}/`)).admitted, 'another path, counted by the default row').toBe(true);
 });
 
 test('windows slide: what was admitted more than one interval ago no longer counts', () => {

@@ -9,6 +9,8 @@
 //   specific row keyed by the same identity does: "Default" is the fallback, which is what
 //   lets POST /runs/multipart have its higher limit (§4.3). The catch-all (`requires: none`)
 //   counts a request that no other row counts.
+// - Paths are matched as the request sends them (RATE-PATH-PREFIX): no /api/v1 is removed and no
+//   trailing slash folded, because §8 names the /api/v1 form where a row covers it (run lookup).
 // - Windows are sliding (the reference says "rolling"): a counter admits a request when fewer
 //   than `limit` requests were admitted in the last `interval_seconds`, i.e. in (now - interval,
 //   now]. A refused request is counted by none of its rows.
@@ -24,7 +26,7 @@ export interface RateLimitClock {
 /** What the limiter sees of a request. */
 export interface RateLimitRequest {
   method: string;
-  /** The request path, without query string. */
+  /** The request path, without query string, as sent: rows match it literally (RATE-PATH-PREFIX). */
   path: string;
   headers: Record<string, string | string[] | undefined>;
   /** The client's address (see `clientIp`). */
@@ -76,18 +78,6 @@ class SlidingLog {
   }
 }
 
-const API_V1 = '/api/v1';
-
-/** The path rows are matched against: no query string, no leading /api/v1, no trailing slash (RATE-PATH-PREFIX). */
-export function normalisePath(path: string): string {
-  let p = path;
-  const query = p.indexOf('?');
-  if (query >= 0) p = p.slice(0, query);
-  if (p.startsWith(API_V1) && (p.length === API_V1.length || p[API_V1.length] === '/')) p = p.slice(API_V1.length);
-  while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-  return p === '' ? '/' : p;
-}
-
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
 
 function bareAddress(address: string): string {
@@ -119,8 +109,6 @@ function pathMatcher(type: string, value: string): (path: string) => boolean {
   switch (type) {
     case 'exact':
       return (p) => p === value;
-    case 'prefix':
-      return (p) => p.startsWith(value);
     case 'contains':
       return (p) => p.includes(value);
     case 'suffix':
@@ -231,7 +219,6 @@ export class RateLimiter {
 
   private counters(request: RateLimitRequest): Counted[] {
     const method = request.method.toUpperCase();
-    const path = normalisePath(request.path);
     const apiKey = header(request.headers, 'x-api-key');
     const userId = header(request.headers, 'x-user-id');
     const user = userId === undefined ? undefined : `${userId}\u0000${request.ip}`;
@@ -239,7 +226,7 @@ export class RateLimiter {
     let byApiKey = false;
     let byUser = false;
     for (const c of this.specific.get(method) ?? this.anyMethod) {
-      if (c.paths && !matchesAny(c.paths, path)) continue;
+      if (c.paths && !matchesAny(c.paths, request.path)) continue;
       if (c.row.identity === 'api-key') {
         if (apiKey === undefined) continue;
         byApiKey = true;
