@@ -5,6 +5,7 @@ import { defineConfig } from '@playwright/test';
 
 const BROKEN_TARGETS = '**/self-test/broken-targets.test.ts';
 const CLEAN_RUN = '**/self-test/clean-run.setup.ts';
+const MUTATION_SCORE = '**/self-test/mutation-score.test.ts';
 
 export default defineConfig({
   testDir: '.',
@@ -20,6 +21,7 @@ export default defineConfig({
   projects: [
     { name: 'clean-run', testMatch: CLEAN_RUN },
     { name: 'broken-targets', testMatch: BROKEN_TARGETS, dependencies: ['clean-run'] },
-    { name: 'project', testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS] },
+    { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets'] },
+    { name: 'project', testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, MUTATION_SCORE] },
   ],
 });

@@ -2,41 +2,11 @@
 // listed in untested-rules.yaml with the reason no test can check it. Tags naming rules
 // that do not exist fail too.
 import { expect, test } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
-import { RULE_TAG } from '../reports/build.ts';
-
-interface ListedSuite {
-  specs: { tags: string[]; title: string }[];
-  suites?: ListedSuite[];
-}
-
-function taggedRules(): Map<string, string[]> {
-  const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const out = execFileSync(process.execPath, [cli, 'test', '-c', join(import.meta.dirname, 'playwright.config.ts'), '--list', '--reporter=json'], {
-    cwd: join(import.meta.dirname, '..'),
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, APC_OUT: join(import.meta.dirname, '..', 'test-results', 'coverage-list') },
-  });
-  const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };
-  const byRule = new Map<string, string[]>();
-  const visit = (suite: ListedSuite) => {
-    for (const spec of suite.specs) {
-      for (const tag of spec.tags.map((t) => `@${t.replace(/^@/, '')}`)) {
-        const id = RULE_TAG.exec(tag)?.[1];
-        if (id) byRule.set(id, [...(byRule.get(id) ?? []), spec.title]);
-      }
-    }
-    suite.suites?.forEach(visit);
-  };
-  report.suites.forEach(visit);
-  return byRule;
-}
+import { taggedRules } from './tagged-rules.ts';
 
 const untested = (parseYaml(readFileSync(join(import.meta.dirname, 'untested-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
 

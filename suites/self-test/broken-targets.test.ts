@@ -3,7 +3,7 @@
 // are tried in groups (plan.ts): one broken target and one conformance run per group, each
 // mutation applied to the tests it can reach; a failing rule belongs to the mutation whose
 // tests failed it, and a failure in no mutation's tests is an error of the group.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -12,7 +12,7 @@ import type { ConformanceReport, RuleResult } from '../../reports/model.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { MUTATIONS } from './mutations/index.ts';
 import { lanesOf, planGroups, type Group, type Trial } from './plan.ts';
-import { CLEAN_RUN, conformanceRun } from './run-cli.ts';
+import { CLEAN_RUN, conformanceRun, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
 
 /** Playwright tests the groups are dealt to: the project's workers take them in parallel. */
 const LANES = 6;
@@ -26,6 +26,7 @@ function cleanRun(): ConformanceReport {
   return clean;
 }
 
+const sameRules = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 const failing = (rule: RuleResult) => rule.tests.filter((t) => t.status === 'failed' || t.status === 'timedOut');
 
 /** The rules a trial failed: those with a failing test among its tests (all of them for a mutation tried alone). */
@@ -34,10 +35,13 @@ function failedBy(report: ConformanceReport, group: Group, trial: Trial): RuleRe
 }
 
 /** Runs the suites (those of the group's test list, or `selection`) against one broken target for the group, and checks each trial. */
-async function tryGroup(group: Group, selection?: string[]): Promise<void> {
+async function tryGroup(group: Group, outcomes: TrialOutcome[], selection?: string[]): Promise<void> {
   const names = group.trials.map((t) => t.name).join(', ');
   if (group.testList.length === 0 && !selection) {
-    for (const trial of group.trials) expect.soft(trial.tests.size, `${trial.name}: its mutation changes no exchange of the clean run, so no test can catch it`).toBeGreaterThan(0);
+    for (const trial of group.trials) {
+      outcomes.push({ name: trial.name, breaks: trial.mutation.breaks, failed: [], killed: false });
+      expect.soft(trial.tests.size, `${trial.name}: its mutation changes no exchange of the clean run, so no test can catch it`).toBeGreaterThan(0);
+    }
     return;
   }
   const byRecording = new Map<string, Mutation>(group.trials.flatMap((trial) => [...trial.recordings].map((id) => [id, trial.mutation] as const)));
@@ -50,6 +54,7 @@ async function tryGroup(group: Group, selection?: string[]): Promise<void> {
     for (const trial of group.trials) {
       await test.step(`${trial.name}: ${trial.mutation.description} fails exactly ${trial.mutation.breaks.join(', ')}`, () => {
         const failed = failedBy(report, group, trial);
+        outcomes.push({ name: trial.name, breaks: trial.mutation.breaks, failed: failed.map((r) => r.id), killed: sameRules(failed.map((r) => r.id), trial.mutation.breaks) });
         expect.soft(failed.map((r) => r.id).sort(), `${trial.name}: the rules failed by its ${trial.tests.size} tests\n${tail}`).toEqual([...trial.mutation.breaks].sort());
         for (const rule of failed) {
           expect.soft(failing(rule).some((t) => t.exchanges.length > 0), `${trial.name}: ${rule.id} shows the recorded exchanges`).toBe(true);
@@ -66,8 +71,9 @@ async function tryGroup(group: Group, selection?: string[]): Promise<void> {
   }
 }
 
-const ALL = MUTATIONS;
 const only = process.env.APC_MUTATION;
+// APC_MUTATIONS=<regex>: only the mutations whose names match, in lanes as usual (a quicker loop while writing them).
+const ALL = Object.fromEntries(Object.entries(MUTATIONS).filter(([name]) => new RegExp(process.env.APC_MUTATIONS ?? '').test(name)));
 
 if (only) {
   // APC_MUTATION=<name>: that mutation alone against every suite of its plane, worth it for a new
@@ -77,7 +83,7 @@ if (only) {
     const mutation = ALL[only];
     expect(mutation, `no mutation is named ${only}`).toBeDefined();
     const plane = planeOf(mutation.endpoint ?? 'agent-server');
-    await tryGroup({ trials: [{ name: only, mutation, tests: new Set(), recordings: new Set() }], testList: [], alone: true }, ['--plane', plane]);
+    await tryGroup({ trials: [{ name: only, mutation, tests: new Set(), recordings: new Set() }], testList: [], alone: true }, [], ['--plane', plane]);
   });
 }
 
@@ -85,8 +91,15 @@ for (let lane = 0; lane < (only ? 0 : LANES); lane++) {
   test(`lane ${lane + 1} of ${LANES}: each broken target fails exactly the rules its mutation breaks`, async () => {
     test.setTimeout(20 * 60_000);
     const groups = lanesOf(planGroups(ALL, cleanRun()), LANES)[lane];
-    for (const group of groups) {
-      await test.step(`a broken target for ${group.trials.map((t) => t.name).join(', ')}`, () => tryGroup(group));
+    const outcomes: TrialOutcome[] = [];
+    try {
+      for (const group of groups) {
+        await test.step(`a broken target for ${group.trials.map((t) => t.name).join(', ')}`, () => tryGroup(group, outcomes));
+      }
+    } finally {
+      // The mutation score (mutation-score.test.ts) adds up every lane's outcomes.
+      mkdirSync(SCORE_DIR, { recursive: true });
+      writeFileSync(join(SCORE_DIR, `lane-${lane + 1}.json`), JSON.stringify(outcomes, null, 1));
     }
   });
 }

@@ -2,13 +2,15 @@
 // through the front, and the run's exchanges tell each mutation which files it can reach
 // (affected.ts). The broken-target self-tests read it from CLEAN_RUN (run-cli.ts).
 import { expect, test } from '@playwright/test';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startBrokenTarget } from './broken-target.ts';
-import { CLEAN_RUN, conformanceRun, failedRules } from './run-cli.ts';
+import { CLEAN_RUN, conformanceRun, failedRules, SCORE_DIR } from './run-cli.ts';
 
 test('the suites pass against the broken targets\' front when it breaks nothing', async () => {
   test.setTimeout(300_000);
+  // A score is of this run's lanes only.
+  rmSync(SCORE_DIR, { recursive: true, force: true });
   const target = await startBrokenTarget({ breaks: [], description: 'nothing' });
   try {
     const planes = ['agent-server', 'platform-api', 'control-plane'].flatMap((plane) => ['--plane', plane]);

@@ -29,8 +29,14 @@ const RATE_LIMIT_FILES = ['platform-api/rate-limits-rules.spec.ts', 'platform-ap
 
 export function planGroups(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
   const lineOf = new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
+  const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
   const trials = Object.entries(mutations)
-    .map(([name, mutation]) => ({ name, mutation, ...reach(mutation, clean) }))
+    .map(([name, mutation]) => {
+      const reached = reach(mutation, clean);
+      if (!mutation.ruleTestsOnly) return { name, mutation, ...reached };
+      const own = testsOf(mutation.breaks);
+      return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter((id) => own.has(id))) };
+    })
     .sort((a, b) => b.tests.size - a.tests.size || a.name.localeCompare(b.name));
   const groups: Group[] = [];
   for (const trial of trials) {

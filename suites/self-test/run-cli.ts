@@ -9,6 +9,16 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
 /** The report of the suites against a broken target that breaks nothing (clean-run.setup.ts). */
 export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
+/** Where each lane of the broken-target self-test writes what its mutations did (mutation-score.test.ts reads them). */
+export const SCORE_DIR = join(ROOT, 'test-results', 'mutation-score');
+
+/** What one mutation did: killed when the rules it failed are exactly those it breaks. */
+export interface TrialOutcome {
+  name: string;
+  breaks: string[];
+  failed: string[];
+  killed: boolean;
+}
 
 export interface CliRun {
   code: number;

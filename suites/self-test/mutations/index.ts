@@ -3,6 +3,7 @@
 import type { Mutation } from '../broken-target.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
+import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
@@ -15,4 +16,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...WEBHOOK_MUTATIONS,
   ...CONTROL_PLANE_MUTATIONS,
   ...PLATFORM_API_MUTATIONS,
+  ...GENERATED_MUTATIONS,
 };

@@ -1,0 +1,204 @@
+// Mechanical mutations, generated from the contract. Where a schema property of specs/openapi
+// names the rule about it (`x-rule`), four broken targets follow from the schema alone:
+// - a request field the target ignores (optional fields: a required one missing is refused anyway);
+// - a request field the target takes mistyped (it answers as if the body were valid);
+// - a response (or webhook delivery) field dropped;
+// - a response (or webhook delivery) field of another type.
+// A schema lists in `x-shape-rules` the rules that check it whole (a mistyped field breaks them),
+// and in `x-required-rule` the rule that says its required fields are there (a dropped one breaks it).
+// Each mutation expects to fail exactly those rules. Request fields and webhook deliveries, which nearly every test of
+// their operation carries, are tried on their rule's tests; answers on every test they reach, which shows whether a test
+// that only uses the field skips naming the failed precondition. Hand-written mutations (the other files) break behaviour.
+import { contract, type Endpoint, type Plane } from '../../../specs/contract.ts';
+import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
+import { json } from './support.ts';
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  'x-rule'?: string;
+  'x-shape-rules'?: string[];
+  'x-required-rule'?: string;
+  [key: string]: unknown;
+}
+
+/** A field the contract ties to a rule, where an operation sends or answers it. */
+export interface FieldSite {
+  plane: Plane;
+  /** The operation, or the webhook the server sends (`delivery`). */
+  operationId: string;
+  direction: 'request' | 'response' | 'delivery';
+  /** The documented status of the answer holding the field (responses only). */
+  status?: number;
+  /** Keys from the body down to the field; '*' steps into every item of an array. */
+  path: string[];
+  rule: string;
+  required: boolean;
+  schema: Schema;
+  /** Rules that check the enclosing objects whole. */
+  shapeRules: string[];
+  /** Rules that say the enclosing object's required fields are there. */
+  requiredRules: string[];
+}
+
+function resolve(plane: Plane, schema: Schema): Schema {
+  let current = schema;
+  for (let depth = 0; current.$ref && depth < 10; depth++) {
+    const name = current.$ref.split('/').pop() as string;
+    current = (contract().documents[plane].components?.schemas?.[name] ?? {}) as Schema;
+  }
+  return current;
+}
+
+/** Every field with a rule reachable from a body schema, with the rules of the objects it sits in. */
+type SiteBase = Pick<FieldSite, 'plane' | 'operationId' | 'direction' | 'status'>;
+
+function sitesIn(plane: Plane, root: Schema, base: SiteBase): FieldSite[] {
+  const found: FieldSite[] = [];
+  const walk = (node: Schema, path: string[], shapeRules: string[], requiredRules: string[], seen: Set<Schema>) => {
+    const schema = resolve(plane, node);
+    if (seen.has(schema)) return;
+    const inside = new Set(seen).add(schema);
+    if (schema.items) walk(schema.items, [...path, '*'], shapeRules, requiredRules, inside);
+    const shape = [...shapeRules, ...(schema['x-shape-rules'] ?? [])];
+    for (const [name, child] of Object.entries(schema.properties ?? {})) {
+      const required = (schema.required ?? []).includes(name);
+      const requiredBy = required && schema['x-required-rule'] ? [...requiredRules, schema['x-required-rule']] : requiredRules;
+      const rule = child['x-rule'] ?? resolve(plane, child)['x-rule'];
+      if (rule) found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy });
+      walk(child, [...path, name], shape, requiredBy, inside);
+    }
+  };
+  walk(root, [], [], [], new Set());
+  return found;
+}
+
+const jsonSchema = (content: Record<string, { schema?: unknown }> | undefined) => content?.['application/json']?.schema as Schema | undefined;
+
+/** Every field site of the contract: request and 2xx response bodies of each operation, and the webhook. */
+export function fieldSites(): FieldSite[] {
+  const sites: FieldSite[] = [];
+  for (const operation of contract().operations) {
+    const request = jsonSchema(operation.document.requestBody?.content);
+    if (request) sites.push(...sitesIn(operation.plane, request, { plane: operation.plane, operationId: operation.operationId, direction: 'request' }));
+    for (const [status, response] of Object.entries(operation.document.responses ?? {})) {
+      const body = /^\d+$/.test(status) ? jsonSchema(response.content) : undefined;
+      const base = { plane: operation.plane, operationId: operation.operationId, direction: 'response', status: Number(status) } as const;
+      if (body) sites.push(...sitesIn(operation.plane, body, base));
+    }
+  }
+  for (const [name, item] of Object.entries(contract().documents['agent-server'].webhooks ?? {})) {
+    const body = jsonSchema(item.post?.requestBody?.content);
+    if (body) sites.push(...sitesIn('agent-server', body, { plane: 'agent-server', operationId: name, direction: 'delivery' }));
+  }
+  // A site counts where its rule is about that operation (a Feedback's rules are about the upload, not the feedback
+  // endpoints). One site per rule, operation and direction: the last found, the deepest use (a Row's feedback rather
+  // than the experiment's summary scores, which the suites leave bare).
+  const about = (site: FieldSite) => site.direction === 'delivery' || (contract().rule(site.rule)?.operations ?? [site.operationId]).includes(site.operationId);
+  return [...new Map(sites.filter(about).map((s) => [`${s.rule}:${s.operationId}:${s.direction}:${s.status ?? ''}:${s.path.at(-1)}`, s])).values()];
+}
+
+/** Applies `change` to the field at `path` wherever it is in `value` (every item of an array on '*'). */
+function atPath(value: unknown, path: string[], change: (parent: Record<string, unknown>, key: string) => void): void {
+  if (value === null || typeof value !== 'object') return;
+  const [head, ...rest] = path;
+  if (head === '*') {
+    if (Array.isArray(value)) for (const item of value) atPath(item, rest, change);
+    return;
+  }
+  if (Array.isArray(value)) return;
+  const record = value as Record<string, unknown>;
+  if (rest.length === 0) {
+    if (head in record) change(record, head);
+    return;
+  }
+  atPath(record[head], rest, change);
+}
+
+/** Whether a field at `path` breaks its documented schema somewhere in `value`. */
+function mistypedAt(site: FieldSite, value: unknown): boolean {
+  let mistyped = false;
+  atPath(value, site.path, (parent, key) => {
+    const key_ = `generated:${site.plane}:${site.operationId}:${site.path.join('.')}`;
+    if (contract().runInline(key_, site.plane, site.schema, parent[key]).length > 0) mistyped = true;
+  });
+  return mistyped;
+}
+
+/** A value of another JSON type than the field's. */
+function otherType(value: unknown): unknown {
+  if (typeof value === 'string') return 12345;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return { items: value };
+  if (value === null) return 'null';
+  return JSON.stringify(value);
+}
+
+const label = (site: FieldSite) => `${site.operationId} ${site.path.join('.').replaceAll('.*', '[]')}`;
+const unique = (rules: string[]) => [...new Set(rules)].sort();
+
+function bodyChanged(body: unknown, site: FieldSite, change: (parent: Record<string, unknown>, key: string) => void): unknown {
+  const copy = structuredClone(body);
+  atPath(copy, site.path, change);
+  return copy;
+}
+
+const isSite = (site: FieldSite, req: MutableRequest) => req.operation === site.operationId;
+
+/** The mutations one field site gives. */
+function mutationsOf(site: FieldSite): [string, Mutation][] {
+  // The US region stands for the platform API.
+  const endpoint: Endpoint = site.plane;
+  const name = (kind: string) => `${kind}:${site.plane}:${site.operationId}${site.status && site.status >= 300 ? `:${site.status}` : ''}:${site.path.join('.')}`;
+  const drop = (parent: Record<string, unknown>, key: string) => void delete parent[key];
+  const retype = (parent: Record<string, unknown>, key: string) => void (parent[key] = otherType(parent[key]));
+  if (site.direction === 'request') {
+    const out: [string, Mutation][] = [
+      [name('accepts-mistyped'), {
+        endpoint,
+        ruleTestsOnly: true,
+        breaks: [site.rule],
+        description: `${label(site)}: a mistyped value is accepted (answered 200)`,
+        request: (req) => (isSite(site, req) && mistypedAt(site, req.body) ? json(200, {}) : req),
+      }],
+    ];
+    if (!site.required) {
+      out.push([name('ignores'), {
+        endpoint,
+        ruleTestsOnly: true,
+        breaks: [site.rule],
+        description: `${label(site)}: the field is accepted and ignored`,
+        request: (req) => (isSite(site, req) ? { ...req, body: bodyChanged(req.body, site, drop) } : req),
+      }]);
+    }
+    return out;
+  }
+  const answer = (change: typeof drop) => (res: MutableResponse, req: MutableRequest): MutableResponse =>
+    isSite(site, req) && res.status === site.status && res.body !== undefined ? { ...res, body: bodyChanged(res.body, site, change) } : res;
+  const deliver = (change: typeof drop) => (req: MutableRequest): MutableRequest => ({ ...req, body: bodyChanged(req.body, site, change) });
+  const hook = (change: typeof drop): Partial<Mutation> => (site.direction === 'delivery' ? { delivery: deliver(change) } : { response: answer(change) });
+  return [
+    [name('drops'), {
+      endpoint,
+      ruleTestsOnly: site.direction === 'delivery',
+      breaks: unique([site.rule, ...(site.required ? site.requiredRules : []), ...(site.required ? site.shapeRules : [])]),
+      description: `${label(site)}: the field is left out of the ${site.direction === 'delivery' ? 'notification' : 'answer'}`,
+      ...hook(drop),
+    }],
+    [name('mistypes'), {
+      endpoint,
+      ruleTestsOnly: site.direction === 'delivery',
+      breaks: unique([site.rule, ...site.shapeRules]),
+      description: `${label(site)}: the field is answered as another JSON type`,
+      ...hook(retype),
+    }],
+  ];
+}
+
+/** The generated mutations, by name (`<kind>:<plane>:<operationId>:<field path>`). */
+export const GENERATED_MUTATIONS: Record<string, Mutation> = Object.fromEntries(fieldSites().flatMap(mutationsOf));
+
