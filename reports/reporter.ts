@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { RULE_FAILED } from '../suites/checks/attribution.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
@@ -27,6 +27,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly tests = new Map<string, { outcome: TestOutcome; ruleIds: string[]; failedRules: string[] }>();
   private readonly exchanges = new Map<string, RecordedExchange>();
   private rootDir = process.cwd();
+  /** Errors outside any test: a global setup that failed means the run never started. */
+  private readonly outsideErrors: TestError[] = [];
   /** Every test the run selected: those that never end (a stopped run) are reported not-run. */
   private selected: TestCase[] = [];
   /** The planes whose suites (Playwright projects) the run selected. */
@@ -76,7 +78,13 @@ export default class ConformanceReporter implements Reporter {
     this.tests.set(test.id, { outcome, ruleIds, failedRules });
   }
 
+  onError(error: TestError): void {
+    this.outsideErrors.push(error);
+  }
+
   onEnd(result: FullResult): void {
+    // No test ended and something outside the tests failed (the global setup): no verdict, no report; the CLI exits 2.
+    if (this.tests.size === 0 && this.outsideErrors.length > 0) return;
     const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
     const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
     const record = runRecord(result, run);

@@ -40,6 +40,27 @@ export function precondition(res: ApiResponse, what: string): void {
   if (res.status < 200 || res.status >= 300) skipForPrecondition(`precondition failed: ${what}: ${res.describe()}`);
 }
 
+/**
+ * The fields of a step's answer that the test goes on with. When one is missing or breaks its
+ * documented schema, the test is skipped naming that field's rule (the schema property's x-rule) as
+ * the failed precondition: one broken field fails its own rule, not every test that uses it.
+ */
+export function preconditionFields(res: ApiResponse, plane: Plane, schema: string, value: unknown, fields: string[], what: string): void {
+  const document = contract().documents[plane].components?.schemas?.[schema] as
+    | { required?: string[]; properties?: Record<string, { 'x-rule'?: string }> }
+    | undefined;
+  if (!document) throw new Error(`no schema ${schema} in the ${plane} document`);
+  const record = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  for (const field of fields) {
+    const property = document.properties?.[field];
+    const rule = property?.['x-rule'] ?? schema;
+    const broken =
+      !(field in record) ? 'is missing'
+      : contract().runInline(`precondition:${plane}:${schema}:${field}`, plane, property ?? {}, record[field]).map((v) => v.message).join('; ');
+    if (broken) skipForPrecondition(`precondition failed: ${rule}: ${what}: ${field} ${broken}: ${res.describe()}`);
+  }
+}
+
 /** A step that must answer a JSON array (a list or search) for the test to go on. */
 export function preconditionArray<T>(res: ApiResponse<T[]>, what: string, length?: number): T[] {
   precondition(res, what);

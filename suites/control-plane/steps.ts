@@ -1,7 +1,7 @@
 // Steps the control-plane suites share: find a repository to deploy, create a deployment
 // from it, and poll a revision until it settles (the typical flow of spec §4.1).
 import { test } from '@playwright/test';
-import { precondition } from '../checks/index.ts';
+import { precondition, preconditionFields } from '../checks/index.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
 import type { Time } from '../time.ts';
 
@@ -38,21 +38,24 @@ export const revisionPath = (deployment: Pick<Deployment, 'id'>, revisionId: str
 export const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
 
 /** The integrations of the caller's workspace that reach at least one repository, with those repositories. */
-export async function repositories(cp: ApiClient): Promise<{ integrationId: string; repositories: Repository[] }[]> {
+export async function repositories(cp: ApiClient): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
   const listed = await cp.get<{ id: string }[]>(INTEGRATIONS);
   precondition(listed, 'list the integrations');
-  const found: { integrationId: string; repositories: Repository[] }[] = [];
+  const found: { integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[] = [];
   for (const integration of listed.json) {
     const repos = await cp.get<Repository[]>(repositoriesOf(integration.id));
     precondition(repos, `list the repositories of integration ${integration.id}`);
-    if (Array.isArray(repos.json) && repos.json.length > 0) found.push({ integrationId: integration.id, repositories: repos.json });
+    if (Array.isArray(repos.json) && repos.json.length > 0) found.push({ integrationId: integration.id, repositories: repos.json, res: repos });
   }
   test.skip(found.length === 0, 'precondition failed: the target has no integration that reaches a repository');
   return found;
 }
 
+/** The first repository, with the three fields a create-deployment body takes from it (§2.1) checked. */
 export async function repository(cp: ApiClient): Promise<Repository> {
-  return (await repositories(cp))[0].repositories[0];
+  const [{ repositories: repos, res }] = await repositories(cp);
+  preconditionFields(res, 'control-plane', 'Repository', repos[0], ['host_integration_id', 'url', 'default_branch'], 'the repository to deploy');
+  return repos[0];
 }
 
 /** A deployment name unique to the test (names are kept apart on a shared target). */
