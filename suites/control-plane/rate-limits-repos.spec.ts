@@ -1,5 +1,6 @@
-// §8: the two /repos rows of the rate-limit table on the control plane, whose repository
-// listing they name, exact on a virtual clock, bounded in real time. The control plane has one address: US values.
+// §8: the two /repos rows of the rate-limit table, on the control plane (the plane of their rules; one address,
+// so US values), exact on a virtual clock, bounded in real time. They name the path /repos: the repository
+// listing, /v1/integrations/sourcehost/{id}/repos, is another path, which the default rows count.
 import { test } from '../fixtures.ts';
 import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 

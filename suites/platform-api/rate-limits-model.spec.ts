@@ -14,14 +14,14 @@ const RUN = '0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01';
 
 const REQUESTS: Sample[] = [
   { method: 'POST', path: '/runs/stats' },
-  { method: 'GET', path: '/api/v1/runs/stats' },
+  { method: 'PATCH', path: '/runs/stats' },
   { method: 'POST', path: '/runs/query' },
   { method: 'GET', path: '/runs/query' },
-  { method: 'DELETE', path: `/api/v1/sessions/${RUN}` },
+  { method: 'DELETE', path: '/sessions' },
   { method: 'DELETE', path: '/apc/trigger' },
   { method: 'GET', path: `/runs/${RUN}` },
   { method: 'GET', path: `/api/v1/runs/${RUN}` },
-  { method: 'PUT', path: '/prompts/generate' },
+  { method: 'PUT', path: '/generate' },
   { method: 'GET', path: '/apc/no-specific-row' },
   { method: 'OPTIONS', path: '/runs' },
 ];

@@ -1,7 +1,7 @@
 // §5, §8: how the rate-limit table behaves as a whole: the refusal (429, JSON body,
-// Retry-After), that it changes nothing, recovery, method scope, the /api/v1 form, identity
-// keys, how rows combine and the per-region values. Exact on a virtual clock; bounded in real
-// time, where the requests that must share a window are timed (rate-limits/window.ts).
+// Retry-After), that it changes nothing, recovery, method scope, which /api/v1 forms a row
+// counts, identity keys, how rows combine and the per-region values. Exact on a virtual clock;
+// bounded in real time, where the requests that must share a window are timed (rate-limits/window.ts).
 import { skipForPrecondition } from '../checks/attribution.ts';
 import { expectJsonError, expectStatus } from '../checks/index.ts';
 import { expect, targetApiKey, test } from '../fixtures.ts';
@@ -11,7 +11,7 @@ import { baseTime, isoWith, RunIds } from './traces.ts';
 
 const STATS: Sample = { method: 'POST', path: '/runs/stats' };
 const QUERY: Sample = { method: 'POST', path: '/runs/query' };
-const GENERATE: Sample = { method: 'POST', path: '/prompts/generate' };
+const GENERATE: Sample = { method: 'POST', path: '/generate' };
 const NO_ROW: Sample = { method: 'GET', path: '/apc/no-specific-row' };
 const LOOKUP = (prefix: '' | '/api/v1') => ({ method: 'GET', path: `${prefix}/runs/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01` });
 
@@ -141,9 +141,12 @@ test('a row without a method counts every method; a row with one counts only tha
   }
 });
 
-test('a path and its /api/v1 form count against the same row', { tag: '@RATE-PATH-PREFIX' }, async ({ run, scope, time }, testInfo) => {
+const PATH_PREFIX_TITLE = 'a row counts the /api/v1 form of a path only where it names it or its */ or "containing" reaches it';
+
+test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ run, scope, time }, testInfo) => {
   const traffic = new Traffic(run, testInfo.testId);
   const window = new RateWindow(time);
+  // GET /runs/{uuid} or /api/v1/runs/{uuid}: one row, both forms.
   const who = key(scope, 0);
   await traffic.fill('platform-api', LOOKUP(''), who, 15);
   await traffic.fill('platform-api', LOOKUP('/api/v1'), who, 15);
@@ -151,13 +154,29 @@ test('a path and its /api/v1 form count against the same row', { tag: '@RATE-PAT
   for (const prefix of ['', '/api/v1'] as const) answers.push(await traffic.send('platform-api', LOOKUP(prefix), who));
   window.mustShare(60, 'the 32 run lookups');
   for (const res of answers) expect(res.status, res.describe('the 31st run lookup in either form is refused')).toBe(429);
+  // /runs/stats names no /api/v1 form: POST /api/v1/runs/stats leaves the 1 / 10 row unspent.
   const stats = key(scope, 1);
   window.restart();
-  const first = await traffic.send('platform-api', { method: 'POST', path: '/api/v1/runs/stats' }, stats);
-  const res = await traffic.send('platform-api', STATS, stats);
-  window.mustShare(10, 'the two run-stats requests');
-  expect(notRefused(first.status)).toBe(true);
-  expect(res.status, res.describe('/runs/stats after /api/v1/runs/stats: the 1 / 10 row is spent')).toBe(429);
+  const prefixed = await traffic.send('platform-api', { method: 'POST', path: '/api/v1/runs/stats' }, stats);
+  const first = await traffic.send('platform-api', STATS, stats);
+  const second = await traffic.send('platform-api', STATS, stats);
+  window.mustShare(10, 'the three run-stats requests');
+  expect(notRefused(prefixed.status)).toBe(true);
+  expect(first.status, first.describe('/runs/stats after /api/v1/runs/stats: the 1 / 10 row did not count the prefixed path')).not.toBe(429);
+  expectStatus(second, 429);
+  // */v1/metadata/submit reaches /api/v1/metadata/submit; /v1/beacon is a path of its own.
+  const from: Caller = { name: scopedIp(scope, 2), headers: { 'x-forwarded-for': scopedIp(scope, 2) } };
+  window.restart();
+  const submissions: Sample[] = [{ method: 'POST', path: '/v1/metadata/submit' }, { method: 'POST', path: '/api/v1/metadata/submit' }];
+  await traffic.fill('platform-api', submissions, from, 2000);
+  const submit = await traffic.send('platform-api', submissions[1], from);
+  await traffic.fill('platform-api', NO_ROW, from, 100);
+  const beacon = await traffic.send('platform-api', { method: 'POST', path: '/api/v1/beacon' }, from);
+  const bare = await traffic.send('platform-api', { method: 'POST', path: '/v1/beacon' }, from);
+  window.mustShare(10, `2103 requests from ${from.name}`);
+  expect(submit.status, submit.describe('the 2001st metadata submission, in either form, is refused')).toBe(429);
+  expect(beacon.status, beacon.describe('/api/v1/beacon is counted by the spent catch-all, not by the /v1/beacon row')).toBe(429);
+  expect(bare.status, bare.describe('/v1/beacon has its own row')).not.toBe(429);
 });
 
 test('callers are told apart by x-api-key, by x-user-id with the client IP, or by the client IP alone', { tag: '@RATE-IDENTITY-KEYS' }, async ({ run, scope, time }, testInfo) => {
@@ -171,7 +190,7 @@ test('callers are told apart by x-api-key, by x-user-id with the client IP, or b
   for (const res of refused) expectStatus(res, 429);
   expect(notRefused((await traffic.send('platform-api', QUERY, key(scope, 1))).status), 'another key').toBe(true);
   // x-user-id + IP: the same user from another IP, or another user from the same IP, is counted apart.
-  const deletion: Sample = { method: 'DELETE', path: '/api/v1/sessions/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' };
+  const deletion: Sample = { method: 'DELETE', path: '/sessions' };
   const u = user(scope, 'u', 0);
   window.restart();
   await traffic.fill('platform-api', deletion, u, 30);
