@@ -104,11 +104,11 @@ function describe(sim: Simulator, configFile: string | undefined): string[] {
   const admin = sim.capabilities().length > 0 ? `${sim.urls['agent-server']}/__sim/info` : 'off (--no-admin): /__sim answers 404';
   lines.push(`[simulator] admin path      ${admin}`);
   const workspaceName = new Map(info.credentials.workspaces.map((w) => [w.id, w.name]));
-  lines.push('[simulator] API keys (send as X-Api-Key; x-tenant-id selects a workspace):');
+  lines.push('[simulator] API keys (send as X-Api-Key; x-tenant-id selects a workspace; the platform API of a region knows only its own keys):');
   for (const key of info.credentials.api_keys) {
     const opens = key.workspaces.map((id) => `${workspaceName.get(id)} (${id})`).join(', ');
     const fallback = key.default_workspace ? `default ${workspaceName.get(key.default_workspace)}` : 'no default: x-tenant-id required';
-    lines.push(`[simulator]   ${key.key.padEnd(28)} ${key.role}: ${opens}; ${fallback}`);
+    lines.push(`[simulator]   ${key.key.padEnd(28)} ${key.role}: ${opens}; ${fallback}; region ${key.region?.toUpperCase()}`);
   }
   for (const token of info.credentials.bearer_tokens) lines.push(`[simulator]   Authorization: Bearer ${token.token} (repository listing only)`);
   const primary = info.credentials.api_keys.find((k) => k.role === 'primary')!;

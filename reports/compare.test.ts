@@ -9,7 +9,7 @@ import { compareReports, comparisonMarkdown } from './compare.ts';
 import { loadReport, ReportError } from './load.ts';
 import type { TestOutcome } from './model.ts';
 
-const rule = (id: string): Rule => ({ id, level: 'MUST', plane: 'agent-server', area: 'threads', section: '4.5', text: id });
+const rule = (id: string): Rule => ({ id, level: 'MUST', source: 'spec', plane: 'agent-server', area: 'threads', section: '4.5', text: id });
 const outcome = (id: string, status: TestOutcome['status']): TestOutcome => ({ id, title: id, file: 'x.spec.ts', status, observed: [], exchanges: [] });
 
 /** A report of rules A to E whose tests ended as given (a rule without a status has no test). */

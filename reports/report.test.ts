@@ -14,7 +14,15 @@ import { toMarkdown } from './markdown.ts';
 import type { TestOutcome } from './model.ts';
 import { writeReport } from './write.ts';
 
-const rule = (id: string, level: Rule['level'] = 'MUST'): Rule => ({ id, level, plane: 'agent-server', area: 'threads', section: '4.5', text: `${id} text` });
+const rule = (id: string, level: Rule['level'] = 'MUST', source: Rule['source'] = level === 'SHOULD' ? 'service' : 'spec'): Rule => ({
+  id,
+  level,
+  source,
+  plane: 'agent-server',
+  area: 'threads',
+  section: '4.5',
+  text: `${id} text`,
+});
 const outcome = (status: TestOutcome['status'], extra: Partial<TestOutcome> = {}): TestOutcome => ({ id: status, title: `a ${status} test`, file: 'x.spec.ts', status, observed: [], exchanges: [], ...extra });
 
 test('a verdict comes from the tests of the rule', () => {

@@ -143,8 +143,8 @@ export class Simulator {
         };
       },
     });
-    this.controlPlane = new ControlPlane(env, hosting);
     this.platform = { us: new PlatformApi('us', env), eu: new PlatformApi('eu', env) };
+    this.controlPlane = new ControlPlane(env, this.platform.us.oauth, hosting);
   }
 
   private planes(): PlaneDefinition[] {

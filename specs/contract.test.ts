@@ -38,6 +38,14 @@ test('specs/rules.yaml matches its schema, and ids are unique', () => {
   expect(ids.length).toBeGreaterThan(100);
 });
 
+test('every rule names its source: a MUST only the spec, an interpretation a SHOULD at most, a service rule its reference', () => {
+  const wrong = contract().rules.filter(
+    (r) => (r.level !== 'SHOULD' && r.source !== 'spec') || (r.source === 'service') !== (r.reference !== undefined),
+  );
+  expect(wrong.map((r) => `${r.id} (${r.level}, ${r.source})`)).toEqual([]);
+  expect(new Set(contract().rules.map((r) => r.source))).toEqual(new Set(['spec', 'service', 'interpretation']));
+});
+
 test("each rule's operations exist in its plane's OpenAPI document", () => {
   for (const rule of contract().rules) {
     for (const operationId of rule.operations ?? []) {

@@ -24,6 +24,9 @@ export function planeOf(endpoint: Endpoint): Plane {
 }
 
 export type RuleLevel = 'MUST' | 'SHOULD' | 'unspecified';
+/** spec: stated by the spec; service: the real service's documented behaviour; interpretation: our reading. */
+export type RuleSource = 'spec' | 'service' | 'interpretation';
+export const RULE_SOURCES: RuleSource[] = ['spec', 'service', 'interpretation'];
 
 export interface Rule {
   id: string;
@@ -33,7 +36,8 @@ export interface Rule {
   section: string;
   text: string;
   operations?: string[];
-  source?: string;
+  source: RuleSource;
+  /** The reference note and section a service rule comes from. */
   reference?: string;
 }
 
@@ -321,7 +325,8 @@ export class Contract {
     return this.runInline(`${operation.plane}:${operation.operationId}:response:${status}`, operation.plane, schema, body);
   }
 
-  private runInline(key: string, plane: Plane, schema: unknown, value: unknown): Violation[] {
+  /** Validates a value against a schema of the plane's document, compiled once under `key`. */
+  runInline(key: string, plane: Plane, schema: unknown, value: unknown): Violation[] {
     let validate = this.compiled.get(key);
     if (!validate) {
       validate = this.ajv.compile(rewriteRefs(schema, plane) as object);

@@ -195,8 +195,14 @@ export function targetApiKey(run: RunContext, credentials: SimulatorCredentials 
   return credentials?.api_keys.find((k) => k.role === 'primary')?.key;
 }
 
+/** The key for `endpoint`: on the EU platform API an EU account's (role eu-primary) where there is one (§1). */
+function endpointApiKey(run: RunContext, credentials: SimulatorCredentials | undefined, endpoint: Endpoint): string | undefined {
+  const eu = endpoint === 'platform-api-eu' ? credentials?.api_keys.find((k) => k.role === 'eu-primary')?.key : undefined;
+  return eu ?? targetApiKey(run, credentials);
+}
+
 function planeClient(run: RunContext, credentials: SimulatorCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
-  const api = clientWithKey(run, endpoint, testId, targetApiKey(run, credentials));
+  const api = clientWithKey(run, endpoint, testId, endpointApiKey(run, credentials, endpoint));
   test.skip(!api, `target '${run.target.name}' names no ${endpoint} URL`);
   return api!;
 }
@@ -243,6 +249,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(planeClient(run, targetCredentials, 'platform-api', testInfo.testId));
   },
 
+  // The EU region knows only the accounts that signed up there (§1): an EU account's key, where the target names one.
   platformEu: async ({ run, targetCredentials }, use, testInfo) => {
     await use(planeClient(run, targetCredentials, 'platform-api-eu', testInfo.testId));
   },

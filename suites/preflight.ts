@@ -12,6 +12,7 @@ export interface Problem {
 }
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-00000000ff11';
+const EU_HINT = 'the EU region knows only the accounts that signed up there: name an EU key under credentials.api_keys, role eu-primary';
 const TIMEOUT_MS = 10_000;
 
 /** One request per plane that creates nothing: a thread search (§4.5), an unknown deployment (§4.1), an unknown run. */
@@ -31,23 +32,34 @@ const NOT_THIS_API = new Set([404, 405, 501]);
 const GATEWAY = new Set([502, 503, 504]);
 const isThisApi = (status: number, json: unknown) => json !== undefined || !((status >= 200 && status < 300) || NOT_THIS_API.has(status) || GATEWAY.has(status));
 
-/** The key the suites will send: the config's api_key_env, or the primary key a simulator publishes. */
-async function apiKeyOf(target: Target): Promise<string | undefined> {
-  if (target.apiKeyEnv) return process.env[target.apiKeyEnv];
-  if (!target.capabilities.includes('workspace-credentials') || !target.adminUrl) return undefined;
+/**
+ * The keys the suites will send, by role: the config's api_key_env (primary) and credentials, or
+ * the keys a simulator publishes. The EU platform API gets an EU account's key (eu-primary) where
+ * there is one, as the suites send it (§1: a region knows only the accounts that signed up there).
+ */
+async function apiKeysOf(target: Target): Promise<{ primary?: string; eu?: string; euEnv?: string }> {
+  const euConfigured = target.credentials?.api_keys.find((c) => c.role === 'eu-primary')?.env;
+  if (target.apiKeyEnv || target.credentials) {
+    return { primary: target.apiKeyEnv && process.env[target.apiKeyEnv], eu: euConfigured && process.env[euConfigured], euEnv: euConfigured };
+  }
+  if (!target.capabilities.includes('workspace-credentials') || !target.adminUrl) return {};
   try {
     const info = (await (await fetch(`${target.adminUrl}/__sim/info`, { signal: AbortSignal.timeout(TIMEOUT_MS) })).json()) as { credentials?: { api_keys: { key: string; role: string }[] } };
-    return info.credentials?.api_keys.find((k) => k.role === 'primary')?.key;
+    const key = (role: string) => info.credentials?.api_keys.find((k) => k.role === role)?.key;
+    return { primary: key('primary'), eu: key('eu-primary') };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
 /** What stands in the way of a run of `planes` against `target`, one entry per endpoint (none when all is well). */
 export async function preflight(target: Target, planes: readonly Plane[]): Promise<Problem[]> {
-  const apiKey = await apiKeyOf(target);
+  const keys = await apiKeysOf(target);
   const named = (Object.entries(target.planes) as [Endpoint, string][]).filter(([endpoint]) => planes.includes(planeOf(endpoint)));
   const checks = named.map(async ([endpoint, url]) => {
+    const eu = endpoint === 'platform-api-eu' && keys.eu !== undefined;
+    const apiKey = eu ? keys.eu : keys.primary;
+    const keyEnv = eu ? keys.euEnv : target.apiKeyEnv;
     const probe = PROBES[endpoint];
     const problem = (text: string): Problem => ({ endpoint, url, problem: text });
     let status: number;
@@ -69,7 +81,8 @@ export async function preflight(target: Target, planes: readonly Plane[]): Promi
     }
     const said = `${probe.method} ${probe.path} answered ${status} ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
     if (status === 401 || status === 403) {
-      return problem(apiKey ? `refuses the API key ${target.apiKeyEnv ? `in ${target.apiKeyEnv}` : ''}: ${said}` : `asks for credentials, and the target names none (api_key_env): ${said}`);
+      const hint = endpoint === 'platform-api-eu' && !eu ? ` (${EU_HINT})` : '';
+      return problem(apiKey ? `refuses the API key ${keyEnv ? `in ${keyEnv}` : ''}${hint}: ${said}` : `asks for credentials, and the target names none (api_key_env): ${said}`);
     }
     let json: unknown;
     try {

@@ -2,7 +2,7 @@
 // for an authenticated request, and receives the workspace it acts in.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Handler, Reply, Request } from '../http/router.ts';
-import type { Presented, Scheme, Workspace, WorkspaceDirectory } from './workspaces.ts';
+import type { Presented, Region, Scheme, Workspace, WorkspaceDirectory } from './workspaces.ts';
 
 export interface Caller {
   workspace: Workspace;
@@ -20,7 +20,10 @@ export function presented(headers: IncomingHttpHeaders): Presented {
   return { apiKey: one('x-api-key'), bearer, tenantId: one('x-tenant-id') };
 }
 
-/** Wraps a handler so it runs only for a caller the directory accepts (spec §5). */
-export function withAuth(directory: WorkspaceDirectory, handler: AuthedHandler, schemes: Scheme[] = ['api-key']): Handler {
-  return (request) => handler(request, directory.resolve(presented(request.headers), schemes));
+/**
+ * Wraps a handler so it runs only for a caller the directory accepts (spec §5); on a regional
+ * server (the platform API), only for a credential of that region (spec §1).
+ */
+export function withAuth(directory: WorkspaceDirectory, handler: AuthedHandler, schemes: Scheme[] = ['api-key'], region?: Region): Handler {
+  return (request) => handler(request, directory.resolve(presented(request.headers), schemes, region));
 }

@@ -41,3 +41,14 @@ test('a bearer token counts only where the operation accepts bearer authenticati
   expect(directory.resolve({ bearer: token, tenantId: beta.id }, ['api-key', 'bearer'])).toEqual({ workspace: beta, scheme: 'bearer' });
   expect(refusal(() => directory.resolve({ bearer: key('primary') }, ['api-key', 'bearer']))).toBe(401);
 });
+
+test('a key is known in the region where its account signed up only', () => {
+  const eu = published.workspaces.find((w) => w.region === 'eu')!;
+  expect(directory.resolve({ apiKey: key('eu-primary') }, ['api-key'], 'eu').workspace).toEqual(eu);
+  expect(directory.resolve({ apiKey: key('primary') }, ['api-key'], 'us').workspace).toEqual(alpha);
+  expect(refusal(() => directory.resolve({ apiKey: key('primary') }, ['api-key'], 'eu'))).toBe(401);
+  expect(refusal(() => directory.resolve({ apiKey: key('eu-primary') }, ['api-key'], 'us'))).toBe(401);
+  // Where no region is asked (the control plane, one address), any key is known.
+  expect(directory.resolve({ apiKey: key('eu-primary') }, ['api-key']).workspace).toEqual(eu);
+  expect(published.api_keys.map((k) => [k.role, k.region])).toContainEqual(['eu-primary', 'eu']);
+});

@@ -1,18 +1,26 @@
 // Workspaces and the credentials that reach them (spec §5). A credential is linked to one or
 // more workspaces; `x-tenant-id` selects one of them, and without it the credential's default
 // workspace applies. An org-scoped key has no default and must name its workspace
-// (platform-facts.md §3.1). Plain state, no HTTP.
+// (platform-facts.md §3.1). Every workspace has a home region, the one where its account signed
+// up (spec §1: its data is stored there); a credential is known in that region only. Plain
+// state, no HTTP.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../http/errors.ts';
 
+/** The platform's regions (spec §1). */
+export type Region = 'us' | 'eu';
+
 export interface Workspace {
   id: string;
   name: string;
+  /** Where the workspace's account signed up: its data is stored there (spec §1). */
+  region: Region;
 }
 
 export type Scheme = 'api-key' | 'bearer';
-export type CredentialRole = 'primary' | 'second-workspace' | 'multi-workspace' | 'org-scoped';
+/** eu-primary: a key of an account that signed up in the EU, the one the EU platform API knows. */
+export type CredentialRole = 'primary' | 'second-workspace' | 'multi-workspace' | 'org-scoped' | 'eu-primary';
 
 interface Credential {
   secret: string;
@@ -20,14 +28,19 @@ interface Credential {
   role: CredentialRole;
   workspaces: string[];
   defaultWorkspace?: string;
+  /** The home region of its workspaces, the only one that knows it. */
+  region: Region;
 }
 
-/** What /__sim/info publishes, so suites can authenticate against the simulator. */
+/**
+ * What /__sim/info publishes, so suites can authenticate against the simulator; a target config
+ * names the same (suites/fixtures.ts), without the regions, which only the simulator tells.
+ */
 export interface SimulatorCredentials {
   organization: { id: string; name: string };
-  workspaces: Workspace[];
-  api_keys: { key: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null }[];
-  bearer_tokens: { token: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null }[];
+  workspaces: (Omit<Workspace, 'region'> & { region?: Region })[];
+  api_keys: { key: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null; region?: Region }[];
+  bearer_tokens: { token: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null; region?: Region }[];
 }
 
 /** The credentials a request presented; the header names are case-insensitive (node lowercases them). */
@@ -45,7 +58,7 @@ interface FixtureCredential {
 
 interface Fixture {
   organization: { id: string; name: string };
-  workspaces: Workspace[];
+  workspaces: (Omit<Workspace, 'region'> & { region?: Region })[];
   api_keys: (FixtureCredential & { key: string })[];
   bearer_tokens: (FixtureCredential & { token: string })[];
 }
@@ -57,16 +70,20 @@ export class WorkspaceDirectory {
   private readonly bySecret: Map<string, Credential>;
 
   constructor(private readonly fixture: Fixture) {
-    this.byId = new Map(fixture.workspaces.map((w) => [w.id, w]));
+    this.byId = new Map(fixture.workspaces.map((w) => [w.id, { ...w, region: w.region ?? 'us' }]));
     const idOf = (name: string) => {
       const workspace = fixture.workspaces.find((w) => w.name === name);
       if (!workspace) throw new Error(`[simulator] fixture credential names unknown workspace '${name}'`);
       return workspace.id;
     };
-    const credential = (secret: string, scheme: Scheme, c: FixtureCredential): [string, Credential] => [
-      secret,
-      { secret, scheme, role: c.role, workspaces: c.workspaces.map(idOf), defaultWorkspace: c.default_workspace && idOf(c.default_workspace) },
-    ];
+    const credential = (secret: string, scheme: Scheme, c: FixtureCredential): [string, Credential] => {
+      const workspaces = c.workspaces.map(idOf);
+      const regions = new Set(workspaces.map((id) => this.byId.get(id)!.region));
+      // An account signs up in one region: a credential cannot reach workspaces of both.
+      if (regions.size !== 1) throw new Error(`[simulator] fixture credential ${secret} reaches workspaces of several regions`);
+      const defaultWorkspace = c.default_workspace && idOf(c.default_workspace);
+      return [secret, { secret, scheme, role: c.role, workspaces, defaultWorkspace, region: [...regions][0] }];
+    };
     this.bySecret = new Map([
       ...fixture.api_keys.map((k) => credential(k.key, 'api-key', k)),
       ...fixture.bearer_tokens.map((t) => credential(t.token, 'bearer', t)),
@@ -82,10 +99,12 @@ export class WorkspaceDirectory {
   }
 
   /**
-   * The workspace a request acts in. Missing or unknown credentials answer 401; a workspace
-   * the credential is not linked to, or an org-scoped key naming none, answers 403.
+   * The workspace a request acts in. Missing or unknown credentials answer 401, and so does a
+   * credential of another region than `region` (the platform API of a region knows only the
+   * accounts that signed up there, spec §1; REGION-HOME-KEY-ONLY); a workspace the credential is
+   * not linked to, or an org-scoped key naming none, answers 403.
    */
-  resolve(presented: Presented, accepted: Scheme[]): { workspace: Workspace; scheme: Scheme } {
+  resolve(presented: Presented, accepted: Scheme[], region?: Region): { workspace: Workspace; scheme: Scheme } {
     const scheme: Scheme | undefined = presented.apiKey ? 'api-key' : presented.bearer && accepted.includes('bearer') ? 'bearer' : undefined;
     if (!scheme) {
       const how = accepted.includes('bearer') ? 'the X-Api-Key header or Authorization: Bearer <token>' : 'the X-Api-Key header';
@@ -96,6 +115,10 @@ export class WorkspaceDirectory {
     const credential = this.bySecret.get(secret);
     if (!credential || credential.scheme !== scheme) {
       throw new ApiError(401, scheme === 'api-key' ? 'Invalid API key' : 'Invalid bearer token');
+    }
+    if (region && credential.region !== region) {
+      const home = credential.region.toUpperCase();
+      throw new ApiError(401, `Invalid API key for the ${region.toUpperCase()} region: its account signed up in the ${home} region, where its data is stored (spec §1)`);
     }
     const tenant = presented.tenantId?.trim().toLowerCase();
     if (tenant) {
@@ -111,7 +134,7 @@ export class WorkspaceDirectory {
   }
 
   describe(): SimulatorCredentials {
-    const entry = (c: Credential) => ({ role: c.role, workspaces: c.workspaces, default_workspace: c.defaultWorkspace ?? null });
+    const entry = (c: Credential) => ({ role: c.role, workspaces: c.workspaces, default_workspace: c.defaultWorkspace ?? null, region: c.region });
     const all = [...this.bySecret.values()];
     return {
       organization: this.fixture.organization,

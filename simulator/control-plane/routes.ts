@@ -1,9 +1,11 @@
 // The control plane's route table (spec §4.1, §5, §9), one row per endpoint. Every row but
 // the OpenAPI document needs X-Api-Key; the repository listing also takes a bearer token.
+// Authentication is served under v2 (§9), with the body and result of §4.2.
 import { contract } from '../../specs/contract.ts';
 import { withAuth } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { route, type Request, type Route } from '../http/router.ts';
+import type { AuthenticateRequest } from '../platform-api/oauth.ts';
 import type { ControlPlane } from './control-plane.ts';
 
 type Json = Record<string, unknown>;
@@ -13,7 +15,7 @@ const page = (req: Request) => ({
   offset: req.query.has('offset') ? Number(req.query.get('offset')) : undefined,
 });
 
-export function controlPlaneRoutes({ repositories, deployments }: ControlPlane, directory: WorkspaceDirectory): Route[] {
+export function controlPlaneRoutes({ repositories, deployments, oauth }: ControlPlane, directory: WorkspaceDirectory): Route[] {
   const authed = (handler: Parameters<typeof withAuth>[1]) => withAuth(directory, handler);
   return [
     route('GET', '/openapi.json', 'getOpenApiDocument', () => ({ body: contract().documents['control-plane'] })),
@@ -63,6 +65,15 @@ export function controlPlaneRoutes({ repositories, deployments }: ControlPlane, 
       '/v2/deployments/{deployment_id}/revisions/{revision_id}',
       'getRevision',
       authed((req, { workspace }) => ({ body: deployments.revision(workspace, req.params.deployment_id, req.params.revision_id) })),
+    ),
+    route(
+      'POST',
+      '/v2/auth/authenticate',
+      'authenticate',
+      authed((req, { workspace }) => {
+        const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
+        return { body: oauth.authenticate(workspace.id, req.body as AuthenticateRequest, origin) };
+      }),
     ),
   ];
 }

@@ -1,13 +1,12 @@
 // The platform API of one region (spec §1): its runs, experiments and OAuth flows. The US
 // and EU regions are two instances, each holding its own data.
+import type { Region } from '../auth/workspaces.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import { ExperimentStore } from './experiments.ts';
 import { SUPPORTS_ZSTD } from './multipart.ts';
 import { OAuthFlows } from './oauth.ts';
 import { RunStore } from './runs.ts';
-
-export type Region = 'us' | 'eu';
 
 export interface InstanceFlags {
   gzip_body_enabled: boolean;

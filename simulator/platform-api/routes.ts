@@ -1,6 +1,7 @@
 // The platform API's route table (spec §4.2-§4.4), one row per endpoint. Every route but
 // /v2/auth/authenticate is also served under /api/v1, as clients configured with an /api/v1
-// base URL send them (client-wire-formats.md §1.1). All but GET /info need X-Api-Key.
+// base URL send them (client-wire-formats.md §1.1). All but GET /info need X-Api-Key, of an
+// account of this region (spec §1: the other region stores none of its data).
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { notFound, unprocessable } from '../http/errors.ts';
@@ -17,7 +18,7 @@ const accepted = (message: string): Reply => ({ status: 202, body: { message } }
 
 export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDirectory): Route[] {
   const { runs, experiments, oauth } = platform;
-  const authed = (handler: (req: Request, caller: Caller) => Reply | Promise<Reply>) => withAuth(directory, handler);
+  const authed = (handler: (req: Request, caller: Caller) => Reply | Promise<Reply>) => withAuth(directory, handler, ['api-key'], platform.region);
   /** The route bare and under /api/v1. */
   const both = (method: string, path: string, operation: string, handler: Route['handler'], options: { body?: 'raw' } = {}) => [
     route(method, path, operation, handler, options),

@@ -5,6 +5,16 @@ import { join, longRun, newThread, readRun, startRun, type Run } from './runs.ts
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
+// §4.5: a retrieval operation for a single run exists (its path is not shown; the service's is
+// used). The rollback and interrupt rules look runs up with it, so it must find a live run.
+test('a run just created can be looked up by its id', { tag: '@RUN-LOOKUP' }, async ({ agent }) => {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { input: { topic: 'lookup' } });
+  const read = await agent.get<Run>(`/threads/${thread}/runs/${run.run_id}`);
+  expectStatus(read, 200);
+  expect(read.json.run_id, read.describe('the run looked up')).toBe(run.run_id);
+});
+
 test('GET /threads/{thread_id}/runs/{run_id} answers the run', { tag: '@RUN-GET' }, async ({ agent }) => {
   const thread = await newThread(agent);
   const run = await startRun(agent, thread, { metadata: { purpose: 'get' } });

@@ -6,7 +6,11 @@ import { expect, test } from '../fixtures.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 
 const TEMPLATE = /\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const REFERENCE_PREFIX = 'LG_WEBHOOK_';
+/**
+ * Without env_prefix, the spec says only that the default ends in WEBHOOK_ (the service's is
+ * LG_WEBHOOK_, platform-facts.md §2.4): a referenced name must then hold it after some prefix.
+ */
+const underDefaultPrefix = (name: string) => /^[A-Za-z0-9_]*WEBHOOK_/.test(name);
 
 const references = (value: string) => [...value.matchAll(TEMPLATE)].map((m) => m[1]);
 
@@ -32,13 +36,16 @@ test('a ${{ env.VAR }} reference in a header value arrives replaced by the varia
   }
 });
 
-test('a running server substitutes only variables under env_prefix, LG_WEBHOOK_ by default', { tag: '@WEBHOOK-CONFIG-ENV-PREFIX' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
-  const prefix = deploymentConfig.webhooks?.env_prefix ?? REFERENCE_PREFIX;
+test('a running server substitutes only variables under env_prefix, a vendor prefix ending in WEBHOOK_ by default', { tag: '@WEBHOOK-CONFIG-ENV-PREFIX' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
+  const prefix = deploymentConfig.webhooks?.env_prefix;
   const templated = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => references(value).length > 0);
   test.skip(templated.length === 0, 'the target\'s deployment configuration references no environment variable');
   // A reference outside the prefix should have stopped the server; one inside it is substituted.
   for (const [header, template] of templated) {
-    for (const name of references(template)) expect(name.startsWith(prefix), `${header} references ${name}, outside env_prefix '${prefix}', yet the server runs`).toBe(true);
+    for (const name of references(template)) {
+      const under = prefix === undefined ? underDefaultPrefix(name) : name.startsWith(prefix);
+      expect(under, `${header} references ${name}, outside env_prefix '${prefix ?? 'the default, ending in WEBHOOK_'}', yet the server runs`).toBe(true);
+    }
   }
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'prefix');
   for (const [header] of templated) expect(delivery.headers[header.toLowerCase()] ?? '', `header ${header} is substituted`).not.toMatch(/\$\{\{/);

@@ -3,8 +3,8 @@
 // --no-admin`: time runs by itself (TIME_SCALE times faster than the wall clock), /__sim answers
 // 404, and the harness knows only what a target config file tells it: the planes, the API key
 // in an environment variable, `capabilities: []`, the time scale, the deployment configuration
-// and the credentials of a second workspace. No test may fail, every skip must say why, and
-// per plane at least 90% of the rules the suites test must get a verdict.
+// and the credentials of a second workspace and of an EU account. No test may fail, every skip
+// must say why, and per plane at least 90% of the rules the suites test must get a verdict.
 import { expect, test } from '@playwright/test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,12 +53,13 @@ test('every plane against a real-time simulator without powers: no failure, ever
   expect(Object.keys(standIn.planes).sort()).toEqual(['agent-server', 'control-plane', 'platform-api', 'platform-api-eu']);
   expect((await fetch(`${standIn.planes['agent-server']}/__sim/info`)).status, 'the admin path is hidden').toBe(404);
 
-  const { 'apc-alpha': alpha, 'apc-beta': beta } = standIn.workspaces;
+  const { 'apc-alpha': alpha, 'apc-beta': beta, 'apc-eu': eu } = standIn.workspaces;
   const env = {
     APC_KEY: standIn.keys.primary,
     APC_KEY_BETA: standIn.keys['second-workspace'],
     APC_KEY_MULTI: standIn.keys['multi-workspace'],
     APC_KEY_ORG: standIn.keys['org-scoped'],
+    APC_KEY_EU: standIn.keys['eu-primary'],
     APC_BEARER: standIn.bearer,
     APC_WEBHOOK_RECEIVER_PORT: String(receiverPort),
     ...secrets,
@@ -77,12 +78,15 @@ test('every plane against a real-time simulator without powers: no failure, ever
         workspaces: [
           { id: alpha, name: 'apc-alpha' },
           { id: beta, name: 'apc-beta' },
+          { id: eu, name: 'apc-eu' },
         ],
         api_keys: [
           { env: 'APC_KEY', role: 'primary', workspaces: [alpha], default_workspace: alpha },
           { env: 'APC_KEY_BETA', role: 'second-workspace', workspaces: [beta], default_workspace: beta },
           { env: 'APC_KEY_MULTI', role: 'multi-workspace', workspaces: [alpha, beta], default_workspace: alpha },
           { env: 'APC_KEY_ORG', role: 'org-scoped', workspaces: [alpha, beta] },
+          // The EU platform API knows only accounts that signed up in the EU (§1).
+          { env: 'APC_KEY_EU', role: 'eu-primary', workspaces: [eu], default_workspace: eu },
         ],
         bearer_tokens: [{ env: 'APC_BEARER', role: 'primary', workspaces: [alpha, beta], default_workspace: alpha }],
       },
