@@ -1,5 +1,5 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
-import { PLANES, type Plane, type Rule } from '../specs/contract.ts';
+import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.ts';
 import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
 import { gateOf } from './gate.ts';
@@ -75,6 +75,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
     return {
       id: rule.id,
       level: rule.level,
+      source: rule.source,
       plane: rule.plane,
       area: rule.area,
       section: rule.section,
@@ -97,6 +98,8 @@ export function buildReport(input: BuildInput): ConformanceReport {
 
   const verdicts = emptyVerdicts();
   const byPlane: ConformanceReport['summary']['byPlane'] = {};
+  const bySource = Object.fromEntries(RULE_SOURCES.map((source) => [source, { rules: 0, verdicts: emptyVerdicts() }])) as
+    ConformanceReport['summary']['bySource'];
   for (const rule of rules) {
     verdicts[rule.verdict] += 1;
     if (rule.verdict === 'out-of-scope') continue;
@@ -104,7 +107,12 @@ export function buildReport(input: BuildInput): ConformanceReport {
     plane.rules += 1;
     plane.verdicts[rule.verdict] += 1;
     if (rule.tests.length > 0) plane.covered += 1;
+    bySource[rule.source].rules += 1;
+    bySource[rule.source].verdicts[rule.verdict] += 1;
   }
+  // An interpretation is counted apart, whatever its level: it never fails the run.
+  const failures = rules.filter((r) => r.verdict === 'fail');
+  const failed = (level: Rule['level']) => failures.filter((r) => r.level === level && r.source !== 'interpretation').length;
   const inScope = rules.filter((r) => r.verdict !== 'out-of-scope');
   const covered = inScope.filter((r) => r.tests.length > 0).length;
   const used = new Set(rules.flatMap((r) => r.tests.flatMap((t) => t.exchanges)));
@@ -123,10 +131,12 @@ export function buildReport(input: BuildInput): ConformanceReport {
       covered,
       coverage: inScope.length === 0 ? 0 : Math.round((covered / inScope.length) * 1000) / 1000,
       verdicts,
-      mustFailures: rules.filter((r) => r.level === 'MUST' && r.verdict === 'fail').length,
-      shouldFailures: rules.filter((r) => r.level === 'SHOULD' && r.verdict === 'fail').length,
+      mustFailures: failed('MUST'),
+      shouldFailures: failed('SHOULD'),
+      interpretationFailures: failures.filter((r) => r.source === 'interpretation').length,
       ...(input.expectations ? { unexpected } : {}),
       byPlane,
+      bySource,
     },
     rules,
     unknownRuleTags: [...unknown].map(([tag, tests]) => ({ tag, tests })),

@@ -1,7 +1,8 @@
 // What a run prints when it ends, for a person or a CI log: the summary line, the failures
 // (with expectations, only the unexpected verdicts: the expected ones are counted), the outcome
 // with its exit code, where the report is, and last the failing MUST rules, so that a log's
-// last line names them. Quiet: the failures and the last lines only. GitHub: each failing rule
+// last line names them. Failed interpretations (our reading, not the spec's or the service's)
+// get a line of their own, apart from the SHOULD warnings. Quiet: the failures and the last lines only. GitHub: each failing rule
 // also as an error annotation.
 import type { ConformanceReport, RuleResult } from './model.ts';
 import { standingOf } from './standing.ts';
@@ -30,7 +31,8 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
   if (!options.quiet) {
     lines.push(
       `Conformance: ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope)` : ''}, ${s.covered} tested (${(s.coverage * 100).toFixed(1)}%): ` +
-        `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST), ${s.verdicts.error ? `${s.verdicts.error} not judged (target unreachable), ` : ''}` +
+        `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST, ${s.interpretationFailures} interpretations), ` +
+        `${s.verdicts.error ? `${s.verdicts.error} not judged (target unreachable), ` : ''}` +
         `${s.verdicts.skipped} skipped, ${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed` +
         (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${report.run.reason})` : '') +
         '.',
@@ -42,6 +44,10 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
     if (s.baseline) lines.push(`Against ${s.baseline.file}: ${s.baseline.regressions.length} regressions, ${s.baseline.fixes.length} fixed.`);
     const warnings = report.rules.filter((r) => standingOf(report, r).kind === 'warning').map((r) => r.id);
     if (warnings.length > 0) lines.push(`Warnings (SHOULD rules failed, which do not fail the run): ${warnings.join(', ')}.`);
+    const interpretations = report.rules.filter((r) => standingOf(report, r).kind === 'interpretation').map((r) => r.id);
+    if (interpretations.length > 0) {
+      lines.push(`Warnings (interpretations failed: our reading, not the spec's or the service's; they do not fail the run): ${interpretations.join(', ')}.`);
+    }
   }
   const rules = shown(report);
   for (const rule of rules) {

@@ -2,7 +2,7 @@
 // command line exits with it. In order of precedence:
 //   130 interrupted (Ctrl-C, SIGTERM)
 //   2   the target stopped answering (a partial report)
-//   1   a MUST rule failed (with expectations: a verdict differs from them), a baseline
+//   1   a MUST rule failed (never an interpretation; with expectations: a verdict differs from them), a baseline
 //       regression, or a test tagged with an unknown rule
 //   2   rules that could not be judged (the target did not answer their tests)
 //   3   --max-duration stopped the run
@@ -23,7 +23,8 @@ export function gateOf(report: Unjudged): Gate {
   if (s.unexpected) {
     if (s.unexpected.length > 0) found.push([2, EXIT_CODES.failed, `${s.unexpected.length} verdicts differ from the expectations: ${list(s.unexpected)}`]);
   } else {
-    const must = report.rules.filter((r) => r.level === 'MUST' && r.verdict === 'fail').map((r) => r.id);
+    // An interpretation is our reading, not the spec's: it never fails the MUST level (the catalogue makes it SHOULD at most).
+    const must = report.rules.filter((r) => r.level === 'MUST' && r.source !== 'interpretation' && r.verdict === 'fail').map((r) => r.id);
     if (must.length > 0) found.push([2, EXIT_CODES.failed, `${must.length} MUST rules failed: ${list(must)}`]);
   }
   const regressions = s.baseline?.regressions ?? [];

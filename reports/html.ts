@@ -1,5 +1,7 @@
 // A self-contained HTML page: summary, filters, and per rule its tests and the recorded
 // exchanges that prove the verdict. No external resources, so it opens from a CI artifact.
+// Each rule shows its source; interpretations (our reading, not the spec's or the service's)
+// have their own count and filter, and their failures are warnings.
 import { escapeXml as esc } from './escape.ts';
 import { standingOf } from './standing.ts';
 import type { ConformanceReport, RecordedExchange, RuleResult, TestOutcome } from './model.ts';
@@ -17,6 +19,7 @@ main{padding:16px 24px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #d0d7de;padding:6px 8px;text-align:left;vertical-align:top}
 .v{font-weight:600;white-space:nowrap}
+.src-interpretation{font-style:italic;color:#8250df}
 .v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}.v-not-run{color:#57606a}.v-error{color:#bc4c00}.v-out-of-scope{color:#8c959f}
 .gate{padding:10px 12px;border-radius:6px;margin-bottom:12px;font-weight:600}.gate.passed{background:#dafbe1}.gate.failed{background:#ffebe9}
 tr.rule[data-verdict=out-of-scope]{display:none}
@@ -33,9 +36,11 @@ document.querySelectorAll('.filters button').forEach(function (b) {
     document.querySelectorAll('.filters button').forEach(function (x) { x.classList.remove('on'); });
     b.classList.add('on');
     var v = b.getAttribute('data-verdict');
+    var src = b.getAttribute('data-source');
     document.querySelectorAll('tr.rule').forEach(function (row) {
       var rv = row.getAttribute('data-verdict');
-      row.style.display = (v === 'all' && rv !== 'out-of-scope') || rv === v ? '' : 'none';
+      var shown = src ? rv !== 'out-of-scope' && row.getAttribute('data-source') === src : (v === 'all' && rv !== 'out-of-scope') || rv === v;
+      row.style.display = shown ? '' : 'none';
     });
   });
 });
@@ -62,12 +67,13 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
     ? `<div class="muted">expected on this target: ${esc(rule.expected.verdict)} (${esc(rule.expected.reason)})</div>`
     : '';
   const standing = standingOf(report, rule);
-  const shown = standing.kind === 'failure' || standing.kind === 'error' || standing.kind === 'expected' || standing.kind === 'warning';
+  const shown =
+    standing.kind === 'failure' || standing.kind === 'error' || standing.kind === 'expected' || standing.kind === 'warning' || standing.kind === 'interpretation';
   const surprise = shown ? `<div class="${standing.kind === 'failure' ? 'v-fail' : 'muted'} standing">${esc(standing.why)}</div>` : '';
   const none = rule.verdict === 'out-of-scope' ? 'its plane was not part of the run' : `no test checks this rule: ${rule.reason ?? 'none yet'}`;
   const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : `<div class="muted">${esc(none)}</div>`;
-  return `<tr class="rule" id="${esc(rule.id)}" data-verdict="${rule.verdict}">
-<td class="v v-${rule.verdict}">${esc(rule.verdict)}</td><td><code>${esc(rule.id)}</code></td><td>${esc(rule.level)}</td><td>${esc(rule.plane)}</td><td>§${esc(rule.section)}</td>
+  return `<tr class="rule" id="${esc(rule.id)}" data-verdict="${rule.verdict}" data-source="${rule.source}">
+<td class="v v-${rule.verdict}">${esc(rule.verdict)}</td><td><code>${esc(rule.id)}</code></td><td>${esc(rule.level)}</td><td class="src-${rule.source}">${esc(rule.source)}</td><td>${esc(rule.plane)}</td><td>§${esc(rule.section)}</td>
 <td>${esc(rule.text)}${rule.baseline !== undefined && rule.baseline !== rule.verdict ? `<div class="muted">baseline: ${esc(rule.baseline)}</div>` : ''}${expectation}${surprise}<details><summary>${rule.tests.length} test(s)</summary>${tests}</details></td></tr>`;
 }
 
@@ -85,7 +91,7 @@ export function toHtml(report: ConformanceReport): string {
   const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
   const filters = ['all', 'fail', 'pass', ...(s.verdicts.error ? ['error'] : []), 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : []), ...(s.outOfScope ? ['out-of-scope'] : [])]
     .map((v, i) => `<button data-verdict="${v}" class="${i === 0 ? 'on' : ''}">${v}</button>`)
-    .join('');
+    .join('') + `<button data-source="interpretation">interpretations (${s.bySource.interpretation.rules})</button>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Conformance report: ${esc(report.target.name)}</title><style>${STYLE}</style></head>
@@ -96,10 +102,10 @@ export function toHtml(report: ConformanceReport): string {
 ${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})</div>` : ''}
 ${report.run.status === 'complete' ? '' : `<div class="partial"><b>Partial report:</b> ${esc(report.run.reason ?? report.run.status)}; ${s.verdicts['not-run']} rules not run.</div>`}
 ${report.run.shard ? `<div class="partial"><b>Shard ${esc(report.run.shard)}</b> of a run: rules tested in the other shards are not-run here; <code>merge</code> joins the shards' reports.</div>` : ''}
-<div class="cards" id="summary">${card('rules in scope', s.rules)}${s.outOfScope ? card('out of scope', s.outOfScope, 'v-out-of-scope') : ''}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${s.verdicts.error ? card('not judged', s.verdicts.error, 'v-error') : ''}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>
+<div class="cards" id="summary">${card('rules in scope', s.rules)}${s.outOfScope ? card('out of scope', s.outOfScope, 'v-out-of-scope') : ''}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('interpretations failed (warnings)', s.interpretationFailures, 'src-interpretation')}${s.verdicts.error ? card('not judged', s.verdicts.error, 'v-error') : ''}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>
 ${leftovers(report)}
 <div class="filters">${filters}</div>
-<table id="rules"><thead><tr><th>verdict</th><th>rule</th><th>level</th><th>plane</th><th>§</th><th>statement, tests and exchanges</th></tr></thead>
+<table id="rules"><thead><tr><th>verdict</th><th>rule</th><th>level</th><th>source</th><th>plane</th><th>§</th><th>statement, tests and exchanges</th></tr></thead>
 <tbody>${report.rules.map((r) => ruleRow(report, r)).join('\n')}</tbody></table>
 </main><script>${SCRIPT}</script></body></html>
 `;

@@ -1,7 +1,8 @@
 // A Markdown summary for CI job pages and pull requests: the outcome first (the same as the
-// exit code), then the counts, what the run left on the target, what decides the outcome
-// (failures, unexpected verdicts, regressions, rules not judged), the expected failures and the
-// warnings, and every rule.
+// exit code), then the counts (per plane, and per source so interpretations stand apart), what
+// the run left on the target, what decides the outcome (failures, unexpected verdicts,
+// regressions, rules not judged), the expected failures, the warnings, the failed
+// interpretations, and every rule.
 import type { ConformanceReport, RuleResult } from './model.ts';
 import { standingOf, type Standing } from './standing.ts';
 
@@ -12,7 +13,8 @@ function cell(text: string): string {
 }
 
 function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standing): string[] {
-  const lines = [`### ${ICON[rule.verdict]} ${rule.id} (${rule.level}, §${rule.section})`, '', rule.text, '', `*${standing.why ?? rule.verdict}*`, ''];
+  const heading = `### ${ICON[rule.verdict]} ${rule.id} (${rule.level}, ${rule.source}, §${rule.section})`;
+  const lines = [heading, '', rule.text, '', `*${standing.why ?? rule.verdict}*`, ''];
   for (const test of rule.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')) {
     lines.push(`- **${test.title}** (${test.file})`, '', '  ```', ...(test.error ?? test.reason ?? test.status).split('\n').slice(0, 12).map((l) => `  ${l}`), '  ```');
     for (const id of test.exchanges.slice(-3)) {
@@ -44,12 +46,17 @@ export function toMarkdown(report: ConformanceReport): string {
     '',
     ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
     ...(report.run.shard ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, ''] : []),
-    `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures`,
+    `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures, ${s.interpretationFailures} interpretation failures`,
     '',
     `| plane | rules | tested | ${columns.join(' | ')} |`,
     `|---|---:|---:|${columns.map(() => '---:').join('|')}|`,
     ...Object.entries(s.byPlane).map(([plane, p]) => `| ${plane} | ${p.rules} | ${p.covered} | ${columns.map((c) => p.verdicts[c]).join(' | ')} |`),
     `| **all** | ${s.rules} | ${s.covered} | ${columns.map((c) => s.verdicts[c]).join(' | ')} |`,
+    '',
+    // Interpretations are our reading where neither the spec nor the service states a rule: counted apart.
+    `| source | rules | ${columns.join(' | ')} |`,
+    `|---|---:|${columns.map(() => '---:').join('|')}|`,
+    ...Object.entries(s.bySource).map(([source, p]) => `| ${source} | ${p.rules} | ${columns.map((c) => p.verdicts[c]).join(' | ')} |`),
     '',
   ];
   lines.push(...leftovers(report));
@@ -67,18 +74,23 @@ export function toMarkdown(report: ConformanceReport): string {
   if (expected.length > 0) lines.push('## Failures as expected', '', ...expected.map((r) => `- ${r.id} (${r.level}): ${r.expected?.reason ?? ''}`), '');
   const warnings = of('warning');
   if (warnings.length > 0) lines.push('## Warnings: SHOULD rules failed (they do not fail the run)', '', ...warnings.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  const interpretations = of('interpretation');
+  if (interpretations.length > 0) {
+    const title = "## Warnings: interpretations failed (our reading, not the spec's or the service's; they do not fail the run)";
+    lines.push(title, '', ...interpretations.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  }
   if (report.unknownRuleTags.length > 0) {
     lines.push('## Tags naming unknown rules', '', ...report.unknownRuleTags.map((u) => `- \`${u.tag}\`: ${u.tests.join(', ')}`), '');
   }
   lines.push(
     '## All rules',
     '',
-    '| | rule | level | § | text |',
-    '|---|---|---|---|---|',
+    '| | rule | level | source | § | text |',
+    '|---|---|---|---|---|---|',
     ...report.rules.map((r) => {
       const standing = standings.get(r.id)!;
       const note = standing.kind === 'expected' ? ' (expected)' : standing.kind === 'failure' && r.verdict !== 'fail' ? ' (unexpected)' : '';
-      return `| ${ICON[r.verdict]} ${r.verdict}${note} | ${r.id} | ${r.level} | ${r.section} | ${cell(r.text)} |`;
+      return `| ${ICON[r.verdict]} ${r.verdict}${note} | ${r.id} | ${r.level} | ${r.source} | ${r.section} | ${cell(r.text)} |`;
     }),
     '',
   );

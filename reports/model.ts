@@ -1,10 +1,10 @@
 // The one result type every report format is written from (report.json is this, as is; its
 // JSON Schema is specs/schemas/report.schema.json).
-import type { Endpoint, Plane, RuleLevel } from '../specs/contract.ts';
+import type { Endpoint, Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
 import type { Exchange } from '../suites/proxy/recording-proxy.ts';
 
-/** The report format's version: a reader refuses another major version. */
-export const REPORT_VERSION = '1.0';
+/** The report format's version: a reader refuses another major version (1.1 added the rules' sources). */
+export const REPORT_VERSION = '1.1';
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);
@@ -37,6 +37,8 @@ export interface TestOutcome {
 export interface RuleResult {
   id: string;
   level: RuleLevel;
+  /** spec, service or interpretation (our reading): an interpretation never fails the run. */
+  source: RuleSource;
   plane: Plane;
   area: string;
   section: string;
@@ -105,13 +107,18 @@ export interface ConformanceReport {
     coverage: number;
     verdicts: Record<Verdict, number>;
     mustFailures: number;
+    /** SHOULD rules of the spec or the service that failed (warnings). */
     shouldFailures: number;
+    /** Interpretations (our reading, not stated by the spec or the service) that failed: warnings, apart. */
+    interpretationFailures: number;
     /** Rules whose verdict differs from the expectations file, when one was given. */
     unexpected?: string[];
     /** Against an earlier report (--baseline): rules that passed there and do not now, and the reverse. */
     baseline?: { file: string; regressions: Change[]; fixes: Change[] };
     gate: Gate;
     byPlane: Record<string, { rules: number; covered: number; verdicts: Record<Verdict, number> }>;
+    /** The rules in scope per source, so interpretations are counted apart. */
+    bySource: Record<RuleSource, { rules: number; verdicts: Record<Verdict, number> }>;
   };
   rules: RuleResult[];
   /** Tests tagged with ids that are not in the catalogue: a defect of the suites. */

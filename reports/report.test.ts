@@ -76,7 +76,7 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
   writeReport(
     dir,
     buildReport({
-      rules: [rule('R-PASS'), rule('R-FAIL'), rule('R-NONE', 'SHOULD')],
+      rules: [rule('R-PASS'), rule('R-FAIL'), rule('R-NONE', 'SHOULD'), rule('R-READING', 'SHOULD', 'interpretation')],
       tests: [
         { outcome: outcome('passed'), ruleIds: ['R-PASS'] },
         { outcome: outcome('failed', { error: 'expected 200, got 500 <script>alert(1)</script>', exchanges: ['agent-server-1'] }), ruleIds: ['R-FAIL'] },
@@ -96,7 +96,7 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
     await page.goto(pathToFileURL(join(dir, 'report.html')).href);
     await expect(page.locator('h1')).toContainText('html target');
     await expect(page.locator('#summary')).toContainText('MUST failures');
-    await expect(page.locator('tr.rule')).toHaveCount(3);
+    await expect(page.locator('tr.rule')).toHaveCount(4);
     await page.getByRole('button', { name: 'fail', exact: true }).click();
     await expect(page.locator('tr.rule:visible')).toHaveCount(1);
     await expect(page.locator('tr.rule:visible')).toContainText('R-FAIL');
@@ -105,7 +105,10 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
     await page.locator('#R-FAIL .exchange summary').click();
     await expect(page.locator('#R-FAIL .exchange')).toContainText('status 500 is not documented');
     await page.getByRole('button', { name: 'not-tested' }).click();
-    await expect(page.locator('tr.rule:visible')).toContainText('R-NONE');
+    await expect(page.locator('tr.rule:visible')).toContainText(['R-NONE', 'R-READING']);
+    await page.getByRole('button', { name: 'interpretations (1)' }).click();
+    await expect(page.locator('tr.rule:visible')).toHaveCount(1);
+    await expect(page.locator('tr.rule:visible')).toContainText('R-READING');
     await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
     expect(errors).toEqual([]);
   } finally {
@@ -198,4 +201,62 @@ test('without expectations a failed MUST rule fails the run and a failed SHOULD 
   expect(toJUnit(report)).toMatch(/tests="3" failures="1" errors="1" skipped="1"/);
   expect(toJUnit(report)).toMatch(/R-SHOULD[^\n]*<skipped message="SHOULD rule failed \(a warning/);
   expect(consoleSummary(report, 'r.html').at(-1)).toBe('Failing MUST rules: R-MUST');
+});
+
+test('a target that fails only interpretations passes, and every format shows them apart as warnings', () => {
+  const report = buildReport({
+    rules: [rule('R-MUST'), rule('R-SERVICE', 'SHOULD'), rule('R-READING', 'SHOULD', 'interpretation'), rule('R-ODD', 'MUST', 'interpretation')],
+    tests: [
+      { outcome: outcome('passed', { id: 'a' }), ruleIds: ['R-MUST'] },
+      { outcome: outcome('passed', { id: 'b' }), ruleIds: ['R-SERVICE'] },
+      { outcome: outcome('failed', { id: 'c', error: 'our reading does not hold' }), ruleIds: ['R-READING'] },
+      // A MUST interpretation cannot be in the catalogue (its schema); even so it never fails the run.
+      { outcome: outcome('failed', { id: 'd', error: 'nor this one' }), ruleIds: ['R-ODD'] },
+    ],
+    exchanges: [],
+    target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
+    seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+    tool: { name: 'x', version: '0' },
+  });
+  expect(reportProblems(report), 'the report matches specs/schemas/report.schema.json').toEqual([]);
+  expect(report.rules.map((r) => [r.id, r.source, r.verdict])).toEqual([
+    ['R-MUST', 'spec', 'pass'],
+    ['R-SERVICE', 'service', 'pass'],
+    ['R-READING', 'interpretation', 'fail'],
+    ['R-ODD', 'interpretation', 'fail'],
+  ]);
+  const s = report.summary;
+  expect([s.mustFailures, s.shouldFailures, s.interpretationFailures]).toEqual([0, 0, 2]);
+  expect(s.bySource.interpretation).toMatchObject({ rules: 2, verdicts: { fail: 2 } });
+  expect(s.bySource.spec).toMatchObject({ rules: 1, verdicts: { pass: 1 } });
+  expect(s.gate).toEqual({ exitCode: 0, passed: true, reasons: ['no MUST rule failed'] });
+
+  const junit = toJUnit(report);
+  expect(junit).toMatch(/<testsuites [^>]* tests="4" failures="0" errors="0" skipped="2">/);
+  expect(junit).toMatch(/<testsuite name="agent-server" tests="2" failures="0" errors="0" skipped="0">/);
+  expect(junit).toMatch(/<testsuite name="interpretations" tests="2" failures="0" errors="0" skipped="2">/);
+  expect(junit).toMatch(/R-READING \[SHOULD, interpretation\][^\n]*<property name="source" value="interpretation"\/>/);
+  expect(junit).toMatch(/R-READING [^\n]*<skipped message="interpretation failed \(a warning/);
+
+  const markdown = toMarkdown(report);
+  expect(markdown).toContain('**Passed** (exit 0)');
+  expect(markdown).toContain('0 MUST failures, 0 SHOULD failures, 2 interpretation failures');
+  expect(markdown).toMatch(/\| interpretation \| 2 \| 0 \| 2 \|/);
+  expect(markdown).toMatch(/## Warnings: interpretations failed[^\n]*\n\n### ❌ R-READING \(SHOULD, interpretation, §4\.5\)/);
+  expect(markdown).not.toContain('## What fails the run');
+  expect(markdown).not.toContain('## Warnings: SHOULD rules failed');
+  expect(markdown).toContain('| ❌ fail | R-READING | SHOULD | interpretation | 4.5 |');
+
+  const lines = consoleSummary(report, 'report.html');
+  expect(lines[0]).toContain('2 fail (0 MUST, 2 interpretations)');
+  expect(lines).toContain("Warnings (interpretations failed: our reading, not the spec's or the service's; they do not fail the run): R-READING, R-ODD.");
+  expect(lines.some((l) => l.startsWith('  ✘') || l.startsWith('Failing MUST rules'))).toBe(false);
+  expect(lines).toContain('Result: passed (exit 0): no MUST rule failed.');
+
+  const html = toHtml(report);
+  expect(html).toContain('Passed (exit 0)');
+  expect(html).toMatch(/<b>2<\/b>interpretations failed \(warnings\)/);
+  expect(html).toContain('<button data-source="interpretation">interpretations (2)</button>');
+  expect(html).toMatch(/<tr class="rule" id="R-READING" data-verdict="fail" data-source="interpretation">[\s\S]*?interpretation failed \(a warning/);
 });

@@ -1,7 +1,8 @@
 // How each rule counts for the run's outcome, the same in every format. A failure fails the
 // run (a MUST rule that failed; with expectations, any verdict that differs from them; a
 // regression against the baseline); an error leaves the rule unjudged (exit 2); an expected
-// failure and a failed SHOULD rule (a warning) do not fail the run.
+// failure, a failed SHOULD rule (a warning) and a failed interpretation (a warning shown apart:
+// our reading, which neither the spec nor the service states) do not fail the run.
 import type { ConformanceReport, RuleResult } from './model.ts';
 
 export type Standing =
@@ -9,8 +10,11 @@ export type Standing =
   | { kind: 'error'; why: string }
   | { kind: 'expected'; why: string }
   | { kind: 'warning'; why: string }
+  | { kind: 'interpretation'; why: string }
   | { kind: 'skipped'; why: string }
   | { kind: 'passed'; why?: string };
+
+export const INTERPRETATION_FAILED = 'interpretation failed (a warning: our reading, which neither the spec nor the service states; it does not fail the run)';
 
 export function standingOf(report: ConformanceReport, rule: RuleResult): Standing {
   const regression = report.summary.baseline?.regressions.find((c) => c.id === rule.id);
@@ -21,6 +25,7 @@ export function standingOf(report: ConformanceReport, rule: RuleResult): Standin
   }
   if (rule.verdict === 'fail' && rule.asExpected) return { kind: 'expected', why: `expected failure: ${rule.expected?.reason ?? ''}` };
   if (rule.verdict === 'error') return { kind: 'error', why: 'not judged: the target did not answer its tests' };
+  if (rule.verdict === 'fail' && rule.source === 'interpretation') return { kind: 'interpretation', why: INTERPRETATION_FAILED };
   if (rule.verdict === 'fail') return rule.level === 'MUST' ? { kind: 'failure', why: 'MUST rule failed' } : { kind: 'warning', why: 'SHOULD rule failed (a warning: it does not fail the run)' };
   if (rule.verdict === 'not-run' && rule.tests.length === 0) return { kind: 'skipped', why: `no test of this rule is in shard ${report.run.shard ?? '?'}` };
   if (rule.verdict === 'skipped' || rule.verdict === 'not-run') return { kind: 'skipped', why: [...new Set(rule.tests.map((t) => t.reason ?? t.status))].join('; ') };
