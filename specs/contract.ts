@@ -47,7 +47,7 @@ export interface RateLimitRow {
   category: string;
   match: {
     methods?: string[];
-    paths?: { type: 'exact' | 'prefix' | 'contains' | 'suffix' | 'pattern'; value: string }[];
+    paths?: { type: 'exact' | 'contains' | 'suffix' | 'pattern'; value: string }[];
     requires?: 'api-key' | 'user-id' | 'none';
   };
   identity: 'api-key' | 'user-id+ip' | 'ip';

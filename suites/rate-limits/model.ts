@@ -22,19 +22,15 @@ interface Admitted {
   counters: string[];
 }
 
-/** The path a row matches: no /api/v1 in front, no query, no trailing slash (RATE-PATH-PREFIX). */
+/** The path a row matches: the request path as sent, without its query (RATE-PATH-PREFIX). */
 export function matchedPath(path: string): string {
-  let p = path.split('?')[0];
-  if (p === '/api/v1' || p.startsWith('/api/v1/')) p = p.slice('/api/v1'.length) || '/';
-  while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-  return p;
+  return path.split('?')[0];
 }
 
 function pathMatches(row: RateLimitRow, path: string): boolean {
   if (!row.match.paths) return true;
   return row.match.paths.some(({ type, value }) => {
     if (type === 'exact') return path === value;
-    if (type === 'prefix') return path.startsWith(value);
     if (type === 'contains') return path.includes(value);
     if (type === 'suffix') return path.endsWith(value);
     return new RegExp(value).test(path);

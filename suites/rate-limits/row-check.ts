@@ -27,7 +27,6 @@ export function tableRules(): string[] {
 
 function describePath(match: NonNullable<RateLimitRow['match']['paths']>[number]): string {
   if (match.type === 'exact') return match.value;
-  if (match.type === 'prefix') return `${match.value}…`;
   if (match.type === 'suffix') return `…${match.value}`;
   if (match.type === 'contains') return `paths containing ${match.value}`;
   return '/runs/{uuid}';

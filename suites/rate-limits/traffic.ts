@@ -60,19 +60,20 @@ export function caller(identity: RateLimitRow['identity'], n: number, options: {
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** Paths a row's path matcher selects, in the forms a client may send (RATE-PATH-PREFIX). */
+/**
+ * Paths a row's path matcher selects, in the forms a client may send: an exact path only as
+ * written, the others also after an /api/v1 prefix (RATE-PATH-PREFIX: rows match the path as sent).
+ */
 function pathsFor(match: NonNullable<RateLimitRow['match']['paths']>[number]): string[] {
   switch (match.type) {
     case 'exact':
-      return [match.value, `/api/v1${match.value}`];
-    case 'prefix':
-      return [`${match.value}/${UUID_1}`, `/api/v1${match.value}/${UUID_1}`];
+      return [match.value];
     case 'contains':
       return [`/apc${match.value}`, `/api/v1/apc${match.value}/apc`];
     case 'suffix':
-      return [`/apc${match.value}`, `/api/v1/apc${match.value}`];
+      return [match.value, `/api/v1/apc${match.value}`];
     case 'pattern':
-      // The one pattern of the table is GET /runs/{uuid}.
+      // The one pattern of the table is GET /runs/{uuid} or /api/v1/runs/{uuid}.
       return [`/runs/${UUID_1}`, `/api/v1/runs/${UUID_1}`];
   }
 }
