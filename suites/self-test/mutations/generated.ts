@@ -121,21 +121,21 @@ function atPath(value: unknown, path: string[], change: (parent: Record<string, 
 /** Whether a field at `path` breaks its documented schema somewhere in `value`. */
 function mistypedAt(site: FieldSite, value: unknown): boolean {
   let mistyped = false;
-  atPath(value, site.path, (parent, key) => {
-    const key_ = `generated:${site.plane}:${site.operationId}:${site.path.join('.')}`;
-    if (contract().runInline(key_, site.plane, site.schema, parent[key]).length > 0) mistyped = true;
+  const key = `generated:${site.plane}:${site.operationId}:${site.path.join('.')}`;
+  atPath(value, site.path, (parent, field) => {
+    if (contract().runInline(key, site.plane, site.schema, parent[field]).length > 0) mistyped = true;
   });
   return mistyped;
 }
 
-/** A value of another JSON type than the field's. */
-function otherType(value: unknown): unknown {
-  if (typeof value === 'string') return 12345;
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return { items: value };
-  if (value === null) return 'null';
-  return JSON.stringify(value);
+/** A value the field's documented schema refuses, of another JSON type than the one it had. */
+function otherType(site: FieldSite, value: unknown): unknown {
+  const type = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  const key = `generated:${site.plane}:${site.operationId}:${site.path.join('.')}`;
+  const refused = [12345, 'not of its type', true, { not: 'its type' }, ['not its type'], null].find(
+    (candidate) => type(candidate) !== type(value) && contract().runInline(key, site.plane, site.schema, candidate).length > 0,
+  );
+  return refused === undefined ? value : refused;
 }
 
 const label = (site: FieldSite) => `${site.operationId} ${site.path.join('.').replaceAll('.*', '[]')}`;
@@ -155,7 +155,7 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
   const endpoint: Endpoint = site.plane;
   const name = (kind: string) => `${kind}:${site.plane}:${site.operationId}${site.status && site.status >= 300 ? `:${site.status}` : ''}:${site.path.join('.')}`;
   const drop = (parent: Record<string, unknown>, key: string) => void delete parent[key];
-  const retype = (parent: Record<string, unknown>, key: string) => void (parent[key] = otherType(parent[key]));
+  const retype = (parent: Record<string, unknown>, key: string) => void (parent[key] = otherType(site, parent[key]));
   if (site.direction === 'request') {
     const out: [string, Mutation][] = [
       [name('accepts-mistyped'), {
