@@ -4,6 +4,7 @@ import { expectSchema, expectStatus, precondition } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { clientWithKey, expect, requireCapability, test } from '../fixtures.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
+import type { RunContext } from '../run-context.ts';
 import { assertProperty } from '../property.ts';
 import { RunIds } from './traces.ts';
 
@@ -46,17 +47,44 @@ for (const [rule, field, value] of FIELDS) {
   });
 }
 
-test('a 200 answer carries url, auth_id and token as strings when it carries them', { tag: ['@AUTHN-RESULT-URL', '@AUTHN-RESULT-AUTH-ID', '@AUTHN-RESULT-TOKEN'] }, async ({ platform, scope }) => {
+/**
+ * 200 answers for one user: the first call, the same call again and one with force_new; where a
+ * test can complete a flow (oauth-completion), the call once the flow is completed too.
+ */
+async function answersOf(platform: ApiClient, scope: string, run: RunContext): Promise<ApiResponse<Result>[]> {
   const answers = [await authenticate(platform, request(scope)), await authenticate(platform, request(scope)), await authenticate(platform, request(scope, { force_new: true }))];
-  for (const res of answers) {
-    expectStatus(res, 200);
-    for (const [rule, field] of [['AUTHN-RESULT-URL', 'url'], ['AUTHN-RESULT-AUTH-ID', 'auth_id'], ['AUTHN-RESULT-TOKEN', 'token']] as const) {
-      await forRule(rule, () => {
-        const value = res.json[field];
-        expect(!present(value) || typeof value === 'string', res.describe(`${field} is a string when present`)).toBe(true);
-      });
-    }
+  for (const res of answers) expectStatus(res, 200);
+  // The force_new answer's flow is the one the same call answers next.
+  const pending = [...answers].reverse().find((res) => typeof res.json.url === 'string');
+  if (run.target.capabilities.includes('oauth-completion') && pending && (await fetch(pending.json.url!)).status === 200) {
+    const done = await authenticate(platform, request(scope));
+    expectStatus(done, 200);
+    answers.push(done);
   }
+  return answers;
+}
+
+// §4.2 leaves open when url or token is returned, not whether auth_id is: every 200 answer carries it.
+test('every 200 answer carries auth_id, a string', { tag: '@AUTHN-RESULT-AUTH-ID' }, async ({ platform, scope, run }) => {
+  for (const res of await answersOf(platform, scope, run)) expect(typeof res.json.auth_id, res.describe('auth_id is a string')).toBe('string');
+});
+
+/** Null or absent: §4.2 leaves open when the field is returned, and the real service answers null (platform-facts.md §5.2). */
+const returned = (res: ApiResponse<Result>, field: 'url' | 'token') => present(res.json[field]);
+
+test('a url, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-URL' }, async ({ platform, scope, run }) => {
+  const withUrl = (await answersOf(platform, scope, run)).filter((res) => returned(res, 'url'));
+  test.skip(withUrl.length === 0, 'no answer returned a url (§4.2 does not say when one is returned), so its type cannot be judged');
+  for (const res of withUrl) expect(typeof res.json.url, res.describe('url is a string')).toBe('string');
+});
+
+test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-TOKEN' }, async ({ platform, scope, run }) => {
+  const withToken = (await answersOf(platform, scope, run)).filter((res) => returned(res, 'token'));
+  test.skip(
+    withToken.length === 0,
+    'no answer returned a token (§4.2 does not say when one is returned; completing a flow needs a person at the provider, or the oauth-completion capability), so its type cannot be judged',
+  );
+  for (const res of withToken) expect(typeof res.json.token, res.describe('token is a string')).toBe('string');
 });
 
 test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, async ({ platform, scope, observe }) => {
@@ -135,17 +163,16 @@ const invalidBodies = fc
   });
 
 test(
-  'for any body with a field of the wrong type, the answer is 422 with {detail: [{loc, msg, type}]}',
+  'for any body with a field of the wrong type, the answer is 422 with a Validation error body',
   { tag: ['@ERROR-422-AUTHN', '@AUTHN-BAD-INPUT'] },
   async ({ platform }) => {
     await assertProperty(
       fc.asyncProperty(invalidBodies, async ([field, value]) => {
         const res = await authenticate(platform, { provider: 'p', scopes: ['s'], [field]: value });
+        // detail is optional (§2.2): the schema checks it where it is given.
         await forRule('ERROR-422-AUTHN', () => {
           expectStatus(res, 422);
           expectSchema(res, 'platform-api', 'HTTPValidationError');
-          const detail = (res.json as unknown as { detail?: unknown[] }).detail;
-          expect(Array.isArray(detail) && detail.length > 0, res.describe('detail lists what failed')).toBe(true);
         });
       }),
       { numRuns: 40 },
@@ -189,6 +216,8 @@ test.describe('the flow: a url to visit, then the token', () => {
     test.skip(visit.status !== 200, `precondition failed: completing the flow at ${first.json.url} answered ${visit.status}`);
     const done = await authenticate(platform, request(scope));
     precondition(done, 'get the token');
+    // Without an existing token there is nothing force_new could be answering instead.
+    test.skip(!present(done.json.token), `precondition failed: the completed flow answered no token: ${done.describe()}`);
     const forced = await authenticate(platform, request(scope, { force_new: true }));
     expectStatus(forced, 200);
     expect(present(forced.json.url) && present(forced.json.auth_id), forced.describe('a new url and auth_id')).toBe(true);
@@ -203,7 +232,11 @@ test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' },
   const [alice, bob] = [`${scope}-alice-${ids.v4()}`, `${scope}-bob-${ids.v4()}`];
   const a = await authenticate(platform, request(alice));
   precondition(a, 'start a flow for alice');
-  await fetch(a.json.url!);
+  const visit = await fetch(a.json.url!);
+  test.skip(visit.status !== 200, `precondition failed: completing alice's flow at ${a.json.url} answered ${visit.status}`);
+  // Without alice's token there is nothing bob could be given.
+  const token = await authenticate(platform, request(alice));
+  test.skip(!present(token.json.token), `precondition failed: alice's completed flow answered no token: ${token.describe()}`);
   const b = await authenticate(platform, request(bob));
   expectStatus(b, 200);
   expect(present(b.json.token), b.describe("bob does not get alice's token")).toBe(false);
