@@ -1,9 +1,9 @@
 // §4, §7: JSON payloads, the error shape, and bad input on every platform API endpoint.
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { clientWithKey, expect, test } from '../fixtures.ts';
 import type { ApiResponse } from '../client.ts';
-import { baseTime, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
+import { baseTime, expectNotFound, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
 import { createdNothing, experimentStart, upload, uploadBody } from './uploads.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
@@ -90,10 +90,10 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
   for (const res of refused) await forRule('ERROR-REFUSED-UNCHANGED-PLATFORM', () => expectJsonError(res));
   const after = await platform.get(`/runs/${kept}`);
   expect(after.json, after.describe('the run is unchanged')).toEqual(before.json);
-  for (const r of fresh) expectJsonError(await platform.get(`/runs/${r.id}`), 404);
+  for (const r of fresh) expectNotFound(await platform.get(`/runs/${r.id}`), 'a run of the refused batch');
   expect(await createdNothing(platform, refusedUpload), 'the refused upload created nothing').toEqual([]);
-  const feedback = await platform.get<unknown[]>(`/feedback?run=${kept}`);
-  if (feedback.status === 200) expect(feedback.json, feedback.describe('no feedback was stored')).toEqual([]);
+  const feedback = preconditionArray(await platform.get<unknown[]>(`/feedback?run=${kept}`), "list the run's feedback");
+  expect(feedback, 'no feedback was stored').toEqual([]);
 });
 
 test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({ platform, scope, run, observe }) => {

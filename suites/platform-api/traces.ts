@@ -3,6 +3,7 @@
 // them. Ids are derived from the test's scope, so a run's ids are the same on every run of
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
+import { expect } from '@playwright/test';
 import type { ApiClient, ApiResponse } from '../client.ts';
 import type { Time } from '../time.ts';
 import { runContext, type RunContext } from '../run-context.ts';
@@ -139,6 +140,14 @@ export function multipartBody(parts: Part[], boundary = '----LangSmithFormBounda
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * A read that must find nothing. The status for an unknown id is not shown (§7), so any 4xx will
+ * do: TRACE-READ-UNKNOWN-404 is the rule that asks for 404.
+ */
+export function expectNotFound(res: ApiResponse, what: string): void {
+  expect(res.status >= 400 && res.status < 500, res.describe(`${what} is not found (a 4xx)`)).toBe(true);
 }
 
 /**

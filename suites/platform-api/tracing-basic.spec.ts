@@ -102,20 +102,22 @@ test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refus
 test('start and end times are accepted as epoch milliseconds and ISO strings with 0 to 6 fraction digits', { tag: '@TRACE-TIME-FORMATS' }, async ({ platform, scope, run }) => {
   const ids = new RunIds(scope, run);
   const start = baseTime(run) + 123;
-  const forms: [string, unknown, string][] = [
-    ['epoch ms', start, isoWith(start, 3)],
-    ['no fraction', isoWith(start, 0), isoWith(start, 0)],
-    ['3 digits', isoWith(start, 3), isoWith(start, 3)],
-    ['6 digits', isoWith(start, 6, 456), isoWith(start, 6, 456)],
+  // The end is not the start: a target that reads one time for both must not pass.
+  const end = start + 2_000;
+  const forms: [string, (ms: number) => unknown, (ms: number) => string][] = [
+    ['epoch ms', (ms) => ms, (ms) => isoWith(ms, 3)],
+    ['no fraction', (ms) => isoWith(ms, 0), (ms) => isoWith(ms, 0)],
+    ['3 digits', (ms) => isoWith(ms, 3), (ms) => isoWith(ms, 3)],
+    ['6 digits', (ms) => isoWith(ms, 6, 456), (ms) => isoWith(ms, 6, 456)],
   ];
-  for (const [what, value, expected] of forms) {
+  for (const [what, sent, expected] of forms) {
     const id = ids.v7(start);
-    expectStatus(await platform.post('/runs', { id, name: what, run_type: 'chain', start_time: value }), '2xx');
-    expectStatus(await platform.patch(`/runs/${id}`, { end_time: value, outputs: {} }), '2xx');
+    expectStatus(await platform.post('/runs', { id, name: what, run_type: 'chain', start_time: sent(start) }), '2xx');
+    expectStatus(await platform.patch(`/runs/${id}`, { end_time: sent(end), outputs: {} }), '2xx');
     const read = await platform.get<ReadRun>(`/runs/${id}`);
     expectStatus(read, 200);
-    expect(sameInstant(read.json.start_time, expected), read.describe(`${what}: start_time is ${expected}`)).toBe(true);
-    expect(sameInstant(read.json.end_time, expected), read.describe(`${what}: end_time is ${expected}`)).toBe(true);
+    expect(sameInstant(read.json.start_time, expected(start)), read.describe(`${what}: start_time is ${expected(start)}`)).toBe(true);
+    expect(sameInstant(read.json.end_time, expected(end)), read.describe(`${what}: end_time is ${expected(end)}`)).toBe(true);
   }
 });
 

@@ -10,7 +10,7 @@ import { expect, requireEffect, targetApiKey, test } from '../fixtures.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
 import type { Time } from '../time.ts';
 import { TEST_HEADER } from '../proxy/recording-proxy.ts';
-import { baseTime, multipartBody, readRun, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
+import { baseTime, expectNotFound, multipartBody, readRun, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
 
@@ -30,6 +30,17 @@ function withFreshIds(body: Buffer, ids: RunIds): { body: Buffer; contentType: s
 function postMultipart(platform: ApiClient, body: Buffer, contentType: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
   return platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType, ...headers } });
 }
+
+/** The bytes at an attachment's URL (a data: URL or a download). */
+async function download(url: string | undefined): Promise<Buffer> {
+  expect(typeof url, `an attachment names its URL: ${url}`).toBe('string');
+  const res = await fetch(url!);
+  expect(res.status, `${url!.slice(0, 80)} answers the attachment`).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** A time as epoch ms, to the millisecond (fraction digits beyond it dropped). */
+const instant = (value: unknown) => (typeof value === 'number' ? value : Date.parse(String(value).replace(/(\.\d{3})\d+/, '$1')));
 
 async function readAll(platform: ApiClient, time: Time, runs: TraceRun[]): Promise<ReadRun[]> {
   const read: ReadRun[] = [];
@@ -94,9 +105,7 @@ test.describe('the official client\'s part layout is accepted and applied in ord
     expectStatus(c, 200);
     const attachment = c.json.attachments?.notes_txt;
     expect(attachment?.mime_type, c.describe('the attachment notes_txt is kept with its type')).toBe('text/plain');
-    if (attachment?.presigned_url?.startsWith('data:')) {
-      expect(Buffer.from(attachment.presigned_url.split(',')[1], 'base64').toString('utf8'), c.describe('with its bytes')).toBe('hello attachment');
-    }
+    expect((await download(attachment?.presigned_url)).toString('utf8'), c.describe('with its bytes')).toBe('hello attachment');
     const f = await platform.get<{ key?: string; run_id?: string; score?: number }>(`/feedback/${feedback}`);
     expectStatus(f, 200);
     expect([f.json.key, f.json.run_id, f.json.score], f.describe('the feedback part')).toEqual(['correctness', parent, 0.5]);
@@ -114,21 +123,25 @@ test.describe('the official client\'s part layout is accepted and applied in ord
     const c = await platform.get<ReadRun>(`/runs/${child}`);
     expectStatus(c, 200);
     expect([c.json.inputs, c.json.outputs], c.describe('the child: inputs from the post, outputs from the patch')).toEqual([{ prompt: 'x' }, { generations: [{ text: 'y' }] }]);
-    expect(c.json.events, c.describe('and the events part')).toBeTruthy();
+    expect((c.json.events as { name?: string }[] | undefined)?.map((e) => e.name), c.describe("and the events part's new_token event")).toEqual(['new_token']);
     const p = await platform.get<ReadRun & { error?: unknown }>(`/runs/${parent}`);
     expectStatus(p, 200);
     expect([p.json.inputs, p.json.error], p.describe('the parent: inputs from the post, the error part (a JSON string) from the patch')).toEqual([{ q: 'split' }, 'boom: something failed']);
-    expect(p.json.end_time, p.describe('and its end time')).toBeTruthy();
+    // The patch part's end_time, 1795323709966 in epoch ms.
+    expect(instant(p.json.end_time), p.describe("and the patch's end time, 2026-11-22T05:01:49.966Z")).toBe(1795323709966);
   });
 
   test('posts and patches of the same runs in one request, post first', async ({ platform, scope, run }) => {
     const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), new RunIds(scope, run));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
-    const runs = [...idMap.values()].slice(0, 2);
-    for (const id of runs) {
-      const res = await platform.get<ReadRun>(`/runs/${id}`);
+    const expected: [string, unknown, unknown][] = [
+      ['01a201a1-d5f2-7000-8000-030fcf95f71d', { q: 'batched' }, { answer: 'z' }],
+      ['01a201a1-d5f4-7000-8000-01cfd3dcbf56', { prompt: 'x' }, { generations: [{ text: 'y' }] }],
+    ];
+    for (const [captured, inputs, outputs] of expected) {
+      const res = await platform.get<ReadRun>(`/runs/${idMap.get(captured)}`);
       expectStatus(res, 200);
-      expect([res.json.inputs !== undefined, res.json.outputs !== undefined], res.describe('the post gave the inputs, the patch the outputs')).toEqual([true, true]);
+      expect([res.json.inputs, res.json.outputs], res.describe('the post gave the inputs, the patch the outputs')).toEqual([inputs, outputs]);
     }
   });
 
@@ -209,7 +222,7 @@ test.describe('a batch run whose lineage is missing or contradicts itself is ref
       const runs = broken(runTree(ids, [null, 0], { start: baseTime(run) }), ids);
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', JSON.parse(JSON.stringify(r)))));
       expectJsonError(await postMultipart(platform, body, contentType));
-      for (const r of runs) expectJsonError(await platform.get(`/runs/${r.id}`), 404);
+      for (const r of runs) expectNotFound(await platform.get(`/runs/${r.id}`), `${r.name} of the refused request`);
     });
   }
 });
@@ -230,7 +243,7 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
       const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
       const { body, contentType, headers } = build(runs.flatMap((r) => runParts('post', r)));
       expectJsonError(await postMultipart(platform, body, contentType, headers));
-      for (const r of runs) expectJsonError(await platform.get(`/runs/${r.id}`), 404);
+      for (const r of runs) expectNotFound(await platform.get(`/runs/${r.id}`), `${r.name} of the refused request`);
     });
   }
 
@@ -243,7 +256,7 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
     expectJsonError(await platform.post('/runs', { id, name: 'bad time', run_type: 'chain', start_time: 'yesterday' }));
     expectJsonError(await platform.post('/runs/batch', { post: [{ name: 'no id' }] }));
     expectJsonError(await platform.post('/runs/batch', { post: 'runs' }));
-    expectJsonError(await platform.get(`/runs/${id}`), 404);
+    expectNotFound(await platform.get(`/runs/${id}`), 'the run of the refused bodies');
   });
 });
 
@@ -256,7 +269,6 @@ test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }
   expectStatus(read, 200);
   const attachment = read.json.attachments?.image_png;
   expect(attachment, read.describe('the attachment is listed')).toBeTruthy();
-  const url = attachment!.presigned_url!;
-  const fetched = url.startsWith('data:') ? Buffer.from(url.split(',')[1], 'base64') : Buffer.from(await (await fetch(url)).arrayBuffer());
+  const fetched = await download(attachment!.presigned_url);
   expect(createHash('sha256').update(fetched).digest('hex'), read.describe('every byte, 0 to 255, comes back')).toBe(createHash('sha256').update(bytes).digest('hex'));
 });
