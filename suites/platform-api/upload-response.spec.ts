@@ -31,7 +31,8 @@ test('a dataset created through the upload is externally managed', { tag: '@UPLO
   precondition(res, 'upload an experiment');
   expect(res.json.dataset.externally_managed, res.describe('externally_managed')).toBe(true);
   const read = await platform.get<Json>(`/api/v1/datasets/${res.json.dataset.id}`);
-  if (read.status === 200) expect(read.json.externally_managed, read.describe('and stays so')).toBe(true);
+  precondition(read, 'read the dataset back');
+  expect(read.json.externally_managed, read.describe('and stays so')).toBe(true);
 });
 
 test('right after the upload, latency and feedback statistics are null', { tag: '@UPLOAD-STATS-INITIALLY-NULL' }, async ({ platform, scope, run }) => {

@@ -1,6 +1,7 @@
 // Experiment uploads for the suites (spec §2.6, §4.4): a valid body to start from, and the
 // reads that show what an upload created once its runs are persisted.
 import { precondition } from '../checks/index.ts';
+import { skipForPrecondition } from '../checks/attribution.ts';
 import type { ApiClient, ApiResponse } from '../client.ts';
 import type { Time } from '../time.ts';
 import type { RunContext } from '../run-context.ts';
@@ -80,7 +81,11 @@ export async function createdNothing(platform: ApiClient, body: Json): Promise<s
   }
   if (typeof body.dataset_id === 'string') {
     const dataset = await platform.get(`/api/v1/datasets/${body.dataset_id}`);
-    if (dataset.status === 200) created.push(`dataset ${body.dataset_id}`);
+    // Any 4xx is not found (the status for unknown ids is not shown, §7); another answer cannot tell.
+    if (dataset.status < 200 || (dataset.status >= 300 && dataset.status < 400) || dataset.status >= 500) {
+      skipForPrecondition(`precondition failed: read dataset ${body.dataset_id} to see whether it was created: ${dataset.describe()}`);
+    }
+    if (dataset.status < 300) created.push(`dataset ${body.dataset_id}`);
   }
   if (typeof body.experiment_name === 'string') {
     const sessions = await platform.get<Json[]>(`/api/v1/sessions?name=${encodeURIComponent(body.experiment_name)}`);
