@@ -1,6 +1,7 @@
 // The catalogue of deliberately broken behaviours. Each names the rules it breaks: the
 // self-test runs the suites against it and expects exactly those to fail.
 import type { Mutation } from '../broken-target.ts';
+import { ACCESS_MUTATIONS } from './access.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
@@ -17,4 +18,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...CONTROL_PLANE_MUTATIONS,
   ...PLATFORM_API_MUTATIONS,
   ...GENERATED_MUTATIONS,
+  ...ACCESS_MUTATIONS,
 };

@@ -1,0 +1,45 @@
+// Credentials, workspaces and isolation broken, on the control plane and the platform API (§5).
+import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
+import { calls, jsonError, object } from './support.ts';
+
+/** The simulator's answer to a key it does not know (not to a missing one, nor to a key of the other region). */
+const invalidKey = (res: MutableResponse) => res.status === 401 && object(res.body).detail === 'Invalid API key';
+
+const withoutHeader = (req: MutableRequest, name: string): MutableRequest => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([n]) => n !== name)) });
+
+export const ACCESS_MUTATIONS: Record<string, Mutation> = {
+  'cp-deployments-refuse-api-key': {
+    endpoint: 'control-plane',
+    // Every request carries the key: tried on the rule's own test.
+    ruleTestsOnly: true,
+    breaks: ['AUTH-CP-API-KEY'],
+    description: 'the deployment listing ignores X-Api-Key and asks for a bearer token (401)',
+    request: (req) => (calls(req, 'listDeployments') && !req.headers.authorization ? jsonError(401, 'Missing bearer token') : req),
+  },
+  'cp-invalid-key-404': {
+    endpoint: 'control-plane',
+    breaks: ['AUTH-CP-MISSING-CREDENTIALS'],
+    description: 'an invalid API key answers 404, as if what it asked for did not exist',
+    response: (res) => (invalidKey(res) ? jsonError(404, 'Not Found') : res),
+  },
+  'cp-integrations-ignore-tenant': {
+    endpoint: 'control-plane',
+    breaks: ['AUTH-CP-TENANT-HEADER'],
+    description: "the integrations listing ignores X-Tenant-Id: a key lists its default workspace's integrations",
+    request: (req) => (calls(req, 'listIntegrations') ? withoutHeader(req, 'x-tenant-id') : req),
+  },
+  'repos-key-needs-tenant': {
+    endpoint: 'control-plane',
+    // Nearly every test lists repositories with the key alone: tried on the rule's own test.
+    ruleTestsOnly: true,
+    breaks: ['AUTH-REPOS-SCHEMES'],
+    description: 'the repository listing refuses an API key sent without X-Tenant-Id, as if the schemes were required together',
+    request: (req) => (calls(req, 'listRepositories') && req.headers['x-api-key'] && !req.headers['x-tenant-id'] ? jsonError(401, 'Send x-tenant-id with the API key') : req),
+  },
+  'repos-bearer-refused': {
+    endpoint: 'control-plane',
+    breaks: ['AUTH-CP-BEARER'],
+    description: 'the repository listing refuses every bearer token (401): only the API key scheme is served',
+    request: (req) => (calls(req, 'listRepositories') && req.headers.authorization && !req.headers['x-api-key'] ? jsonError(401, 'Invalid bearer token') : req),
+  },
+};
