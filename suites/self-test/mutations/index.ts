@@ -8,6 +8,7 @@ import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
+import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 
 export const MUTATIONS: Record<string, Mutation> = {
@@ -19,4 +20,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...PLATFORM_API_MUTATIONS,
   ...GENERATED_MUTATIONS,
   ...ACCESS_MUTATIONS,
+  ...VERSIONING_MUTATIONS,
 };
