@@ -4,6 +4,7 @@ import type { Mutation } from '../broken-target.ts';
 import { ACCESS_MUTATIONS } from './access.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
+import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RUN_MUTATIONS } from './runs.ts';
@@ -21,4 +22,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...GENERATED_MUTATIONS,
   ...ACCESS_MUTATIONS,
   ...VERSIONING_MUTATIONS,
+  ...DEPLOYMENT_MUTATIONS,
 };
