@@ -5,6 +5,7 @@ import { ACCESS_MUTATIONS } from './access.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
 import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
+import { ERROR_MUTATIONS } from './errors.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RUN_MUTATIONS } from './runs.ts';
@@ -23,4 +24,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...ACCESS_MUTATIONS,
   ...VERSIONING_MUTATIONS,
   ...DEPLOYMENT_MUTATIONS,
+  ...ERROR_MUTATIONS,
 };

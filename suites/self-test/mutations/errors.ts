@@ -1,0 +1,56 @@
+// Errors, JSON payloads and refusals broken, on the control plane and the platform API (§4, §7).
+import type { MutableRequest, Mutation } from '../broken-target.ts';
+import { calls, crash, jsonError, object, UUID } from './support.ts';
+
+/** The caller a request acts as: its key and the workspace it names. */
+const callerOf = (req: MutableRequest) => `${req.headers['x-api-key'] ?? ''}|${req.headers['x-tenant-id'] ?? ''}`;
+
+/** Marks a request the front rewrote to do what it then answers it did not do. */
+const REFUSED = 'x-apc-refused-after-all';
+
+const queryOf = (path: string) => new URLSearchParams(path.split('?')[1] ?? '');
+
+export const ERROR_MUTATIONS: Record<string, Mutation> = {
+  'cp-limit-not-a-number-500': {
+    endpoint: 'control-plane',
+    breaks: ['ERROR-BAD-INPUT-CONTROL-PLANE'],
+    description: 'a deployment listing whose limit is not a number crashes the server (500)',
+    request: (req) => {
+      const limit = queryOf(req.path).get('limit');
+      return calls(req, 'listDeployments') && limit !== null && Number.isNaN(Number(limit)) ? crash : req;
+    },
+  },
+  'cp-patch-answers-text-json': {
+    endpoint: 'control-plane',
+    // The suites' client reads text/json as JSON: only the rule about the media type sees it.
+    breaks: ['ERROR-JSON-PAYLOADS-CONTROL-PLANE'],
+    description: 'PATCH /v2/deployments/{id} answers its JSON labelled text/json, not application/json',
+    response: (res, req) => (calls(req, 'patchDeployment') ? { ...res, headers: { ...res.headers, 'content-type': 'text/json' } } : res),
+  },
+  'cp-refused-create-creates': {
+    endpoint: 'control-plane',
+    breaks: ['ERROR-REFUSED-UNCHANGED-CONTROL-PLANE'],
+    description: "a create naming an integration the workspace does not have is refused (400), but creates the deployment from the caller's last integration",
+    request: (req, memory) => {
+      const body = object(req.body);
+      const known = memory.get(callerOf(req));
+      const unknown = typeof body.integration_id === 'string' && UUID.test(body.integration_id) && body.integration_id !== known;
+      if (!calls(req, 'createDeployment') || typeof known !== 'string' || !unknown) return req;
+      return { ...req, headers: { ...req.headers, [REFUSED]: String(body.integration_id) }, body: { ...body, integration_id: known } };
+    },
+    response: (res, req, memory) => {
+      if (!calls(req, 'createDeployment') || res.status >= 300) return res;
+      const refused = req.headers[REFUSED];
+      if (refused) return jsonError(400, `Integration ${refused} not found in this workspace.`);
+      memory.set(callerOf(req), object(req.body).integration_id);
+      return res;
+    },
+  },
+  'repos-422-detail-string': {
+    endpoint: 'control-plane',
+    // Every check of the listing's 422 body reads detail: the rules asking for a Validation error there fail with it.
+    breaks: ['ERROR-VALIDATION-DETAIL', 'ERROR-422-REPOS', 'ERROR-SHAPE-CONTROL-PLANE', 'ERROR-BAD-INPUT-CONTROL-PLANE'],
+    description: 'a repository listing 422 answers detail as a string, not a ValidationError array',
+    response: (res, req) => (calls(req, 'listRepositories') && res.status === 422 ? jsonError(422, 'integration_id is not a valid UUID') : res),
+  },
+};
