@@ -2,6 +2,7 @@
 // self-test runs the suites against it and expects exactly those to fail.
 import type { Mutation } from '../broken-target.ts';
 import { ACCESS_MUTATIONS } from './access.ts';
+import { AUTHENTICATE_MUTATIONS } from './authenticate.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
 import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
@@ -25,4 +26,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...VERSIONING_MUTATIONS,
   ...DEPLOYMENT_MUTATIONS,
   ...ERROR_MUTATIONS,
+  ...AUTHENTICATE_MUTATIONS,
 };
