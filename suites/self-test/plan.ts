@@ -27,13 +27,16 @@ export interface Group {
 
 const RATE_LIMIT_FILES = ['platform-api/rate-limits-rules.spec.ts', 'platform-api/rate-limits-table.spec.ts', 'platform-api/rate-limits-observed.spec.ts', 'platform-api/rate-limits-model.spec.ts', 'control-plane/rate-limits-repos.spec.ts'];
 
+/** APC_MUTATION_REACH=full: every mutation is tried on every test it reaches (slower; shows every failed precondition). */
+const FULL_REACH = process.env.APC_MUTATION_REACH === 'full';
+
 export function planGroups(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
   const lineOf = new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
   const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
   const trials = Object.entries(mutations)
     .map(([name, mutation]) => {
       const reached = reach(mutation, clean);
-      if (!mutation.ruleTestsOnly) return { name, mutation, ...reached };
+      if (!mutation.ruleTestsOnly || FULL_REACH) return { name, mutation, ...reached };
       const own = testsOf(mutation.breaks);
       return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter((id) => own.has(id))) };
     })
