@@ -11,6 +11,7 @@ import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
+import { TRACING_MUTATIONS } from './tracing.ts';
 import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 
@@ -27,4 +28,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...DEPLOYMENT_MUTATIONS,
   ...ERROR_MUTATIONS,
   ...AUTHENTICATE_MUTATIONS,
+  ...TRACING_MUTATIONS,
 };
