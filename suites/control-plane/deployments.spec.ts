@@ -9,6 +9,7 @@ import {
   repository,
   revisionPath,
   type Deployment,
+  type Polled,
 } from './steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-0000000dead0';
@@ -16,7 +17,8 @@ const UNKNOWN = '00000000-0000-4000-8000-0000000dead0';
 test('POST /v2/deployments with integration_id, repo_url and repo_ref creates a deployment with id and latest_revision_id', { tag: '@DEPLOY-CREATE' }, async ({ controlPlane, scope }) => {
   const repo = await repository(controlPlane);
   const res = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
-  expectStatus(res, [200, 201]);
+  // The spec gives no status for a creation (§4.1): DEPLOY-CREATE-201 asks for the real service's 201.
+  expectStatus(res, '2xx');
   expectSchema(res, 'control-plane', 'Deployment');
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${res.json.id}`);
   expect(read.status, read.describe('the created deployment exists')).toBe(200);
@@ -34,7 +36,7 @@ test('a deployment has a string id, the same in the create, get and patch answer
   expectStatus(read, 200);
   expect(read.json.id, read.describe('id on get')).toBe(deployment.id);
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: false } });
-  expectStatus(patched, 200);
+  expectStatus(patched, '2xx');
   expect(patched.json.id, patched.describe('id on patch')).toBe(deployment.id);
 });
 
@@ -63,12 +65,15 @@ test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLO
   const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
   const ref = `${repo.default_branch}-apc-update`;
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: ref } });
-  expectStatus(patched, 200);
+  expectStatus(patched, '2xx');
   expectSchema(patched, 'control-plane', 'Deployment');
   expect(patched.json.id, patched.describe('the same deployment')).toBe(deployment.id);
-  expect(patched.json.source_revision_config?.repo_ref, patched.describe('the update is in the answer')).toBe(ref);
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
-  expect(read.json.source_revision_config?.repo_ref, read.describe('and stays')).toBe(ref);
+  precondition(read, 'read the deployment');
+  // Fields beyond id and latest_revision_id are not shown (§4.1): the update is judged where the answers show it.
+  const shown = [patched, read].filter((res) => res.json.source_revision_config !== undefined);
+  test.skip(shown.length === 0, 'the deployment shows no source_revision_config (§4.1 leaves it unshown), so whether the answer is the updated deployment cannot be judged');
+  for (const res of shown) expect(res.json.source_revision_config?.repo_ref, res.describe(res === read ? 'the update stays' : 'the update is in the answer')).toBe(ref);
 });
 
 test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEPLOY-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
@@ -160,23 +165,28 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
 test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({ controlPlane, sharedDeployment, scope, time }) => {
   const repo = await repository(controlPlane);
   const { deployment: second } = await createDeployment(controlPlane, repo, deploymentName(scope));
-  const deployed: Deployment[] = [];
-  // The shared deployment is one of the two; on a real target both build at the same time.
-  const pollSecond = async () => ({ deployment: second, ...(await pollRevision(controlPlane, time, second, second.latest_revision_id)) });
-  const settled = time.virtual ? [await sharedDeployment.settled(), await pollSecond()] : await Promise.all([sharedDeployment.settled(), pollSecond()]);
-  for (const { deployment, seen } of settled) {
+  // Neither deployment can serve once one of them failed: the test stops then, not when both settled.
+  const deployed = async (step: Promise<{ deployment: Deployment } & Polled>) => {
+    const { deployment, seen } = await step;
     test.skip(seen[seen.length - 1] !== 'DEPLOYED', `precondition failed: the revision ended ${seen.join(' → ')}`);
     const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(read, 'read the deployed deployment');
-    deployed.push(read.json);
-  }
-  const [a, b] = deployed.map((d) => d.source_config?.custom_url);
-  expect(typeof a === 'string' && typeof b === 'string', `each deployed deployment names its URL in source_config.custom_url (${a}, ${b})`).toBe(true);
+    return read.json;
+  };
+  // The shared deployment is one of the two; on a real target both build at the same time.
+  const pollSecond = async () => ({ deployment: second, ...(await pollRevision(controlPlane, time, second, second.latest_revision_id)) });
+  const both = time.virtual ? [await deployed(sharedDeployment.settled()), await deployed(pollSecond())] : await Promise.all([deployed(sharedDeployment.settled()), deployed(pollSecond())]);
+  const [a, b] = both.map((d) => d.source_config?.custom_url);
+  // Where a deployment's agent server is reached is not shown (§4.1); the real service names it in source_config.custom_url.
+  test.skip(typeof a !== 'string' || typeof b !== 'string', `a deployed deployment names no URL in source_config.custom_url (${a}, ${b}), so its agent server cannot be reached`);
   expect(a, 'two deployments have two URLs').not.toBe(b);
   // The agent servers are reached directly: they are other targets than the control plane.
+  // Statuses are not shown for these (§4.5, §7): a success, and a refusal (any 4xx) for an id the server does not hold.
   const thread = await fetch(`${a}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  expect(thread.status, `${a} answers POST /threads as an agent server`).toBe(200);
+  expect(thread.ok, `${a} answers POST /threads as an agent server (${thread.status})`).toBe(true);
   const { thread_id } = (await thread.json()) as { thread_id: string };
-  expect((await fetch(`${a}/threads/${thread_id}`)).status, 'the thread is on the first agent server').toBe(200);
-  expect((await fetch(`${b}/threads/${thread_id}`)).status, "the second deployment's agent server does not hold the first one's thread").toBe(404);
+  const here = await fetch(`${a}/threads/${thread_id}`);
+  expect(here.ok, `the thread is on the first agent server (${here.status})`).toBe(true);
+  const there = await fetch(`${b}/threads/${thread_id}`);
+  expect(there.status >= 400 && there.status < 500, `the second deployment's agent server does not hold the first one's thread (${there.status})`).toBe(true);
 });

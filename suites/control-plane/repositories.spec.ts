@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { expectJsonError, expectSchema, expectStatus } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { expect, test } from '../fixtures.ts';
+import type { ApiResponse } from '../client.ts';
 import { assertProperty } from '../property.ts';
 import { deploymentBody, deploymentName, repositories, repositoriesOf, type Repository } from './steps.ts';
 
@@ -13,6 +14,8 @@ test('listing the repositories of an integration answers 200 with an array of it
   const res = await controlPlane.get<Repository[]>(repositoriesOf(integrationId));
   expectStatus(res, 200);
   expect(Array.isArray(res.json), res.describe('an array')).toBe(true);
+  // The integration was just listed with repositories: an empty answer would leave the checks below nothing to check.
+  expect(res.json.length, res.describe('the repositories the integration reaches')).toBeGreaterThan(0);
   for (const repo of res.json) expectSchema(res, 'control-plane', 'Repository', repo);
   expect(res.json.every((r) => r.host_integration_id.toLowerCase() === integrationId.toLowerCase()), res.describe('every repository belongs to the integration listed')).toBe(true);
 });
@@ -33,15 +36,16 @@ test("a repository's id is an integer", { tag: '@REPO-ID-INTEGER' }, async ({ co
   }
 });
 
-test("a repository's name is a non-empty string", { tag: '@REPO-NAME' }, async ({ controlPlane }) => {
+// §2.1 asks for strings, not non-empty ones.
+test("a repository's name is a string", { tag: '@REPO-NAME' }, async ({ controlPlane }) => {
   for (const { repositories: repos } of await repositories(controlPlane)) {
-    for (const repo of repos) expect(typeof repo.name === 'string' && repo.name !== '', `name of ${JSON.stringify(repo)}`).toBe(true);
+    for (const repo of repos) expect(typeof repo.name, `name of ${JSON.stringify(repo)}`).toBe('string');
   }
 });
 
-test("a repository's owner is a non-empty string", { tag: '@REPO-OWNER' }, async ({ controlPlane }) => {
+test("a repository's owner is a string", { tag: '@REPO-OWNER' }, async ({ controlPlane }) => {
   for (const { repositories: repos } of await repositories(controlPlane)) {
-    for (const repo of repos) expect(typeof repo.owner === 'string' && repo.owner !== '', `owner of ${JSON.stringify(repo)}`).toBe(true);
+    for (const repo of repos) expect(typeof repo.owner, `owner of ${JSON.stringify(repo)}`).toBe('string');
   }
 });
 
@@ -49,8 +53,8 @@ test("a repository's owner is a non-empty string", { tag: '@REPO-OWNER' }, async
 // expected type, and a deployment created from them is accepted.
 const accepted: [string, string, (repo: Repository) => boolean][] = [
   ['REPO-HOST-INTEGRATION-ID', 'host_integration_id is a UUID accepted as integration_id', (r) => typeof r.host_integration_id === 'string' && UUID.test(r.host_integration_id)],
-  ['REPO-URL', 'url is a string accepted as source_config.repo_url', (r) => typeof r.url === 'string' && r.url !== ''],
-  ['REPO-DEFAULT-BRANCH', 'default_branch is a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string' && r.default_branch !== ''],
+  ['REPO-URL', 'url is a string accepted as source_config.repo_url', (r) => typeof r.url === 'string'],
+  ['REPO-DEFAULT-BRANCH', 'default_branch is a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string'],
 ];
 for (const [rule, title, typed] of accepted) {
   test(`a repository's ${title} in the create-deployment body`, { tag: `@${rule}` }, async ({ controlPlane, scope }) => {
@@ -58,7 +62,7 @@ for (const [rule, title, typed] of accepted) {
     const [repo] = (await repositories(controlPlane))[0].repositories;
     expect(typed(repo), `the field's type in ${JSON.stringify(repo)}`).toBe(true);
     const res = await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
-    expectStatus(res, [200, 201]);
+    expectStatus(res, '2xx');
   });
 }
 
@@ -70,47 +74,55 @@ test('listing the repositories of an unknown integration answers 404 with a JSON
 test('an integration_id that is not a UUID answers 422 with a Validation error body', { tag: '@ERROR-422-REPOS' }, async ({ controlPlane }) => {
   const res = await controlPlane.get(repositoriesOf('not-a-uuid'));
   expectStatus(res, 422);
+  // detail is optional (§2.2): the schema checks it where it is given.
   expectSchema(res, 'control-plane', 'HTTPValidationError');
-  expect((res.json as { detail?: unknown[] }).detail?.length, res.describe('the error names what failed')).toBeGreaterThan(0);
 });
 
-test(
-  'a Validation error body is {detail: [{loc, msg, type}]}, loc holding strings and integers',
-  { tag: ['@ERROR-VALIDATION-DETAIL', '@ERROR-VALIDATION-LOC', '@ERROR-VALIDATION-MSG', '@ERROR-VALIDATION-TYPE'] },
-  async ({ controlPlane }) => {
-    const res = await controlPlane.get(repositoriesOf('12345'));
+/** Malformed integration ids: each listing answers 422 with a Validation error body. */
+const MALFORMED = ['12345', 'not-a-uuid', '0000000-0000-4000-8000-00000000000g'];
+
+test('a Validation error body is a JSON object whose detail, when given, is an array', { tag: '@ERROR-VALIDATION-DETAIL' }, async ({ controlPlane }) => {
+  for (const id of MALFORMED) {
+    const res = await controlPlane.get(repositoriesOf(id));
     test.skip(res.status !== 422, `precondition failed: the repository listing did not refuse a malformed id with 422: ${res.describe()}`);
-    const body = res.json as { detail?: { loc?: unknown; msg?: unknown; type?: unknown }[] };
-    await forRule('ERROR-VALIDATION-DETAIL', () => {
-      expect(typeof body === 'object' && body !== null && !Array.isArray(body), res.describe('a JSON object')).toBe(true);
-      expect(body.detail === undefined || Array.isArray(body.detail), res.describe('detail, when present, is an array')).toBe(true);
-    });
-    for (const item of body.detail ?? []) {
-      await forRule('ERROR-VALIDATION-LOC', () =>
-        expect(Array.isArray(item.loc) && item.loc.every((p) => typeof p === 'string' || Number.isInteger(p)), res.describe('loc is an array of strings and integers')).toBe(true),
-      );
-      await forRule('ERROR-VALIDATION-MSG', () => expect(typeof item.msg, res.describe('msg is a string')).toBe('string'));
-      await forRule('ERROR-VALIDATION-TYPE', () => expect(typeof item.type, res.describe('type is a string')).toBe('string'));
+    const body = res.json as { detail?: unknown };
+    expect(typeof body === 'object' && body !== null && !Array.isArray(body), res.describe('a JSON object')).toBe(true);
+    expect(body.detail === undefined || Array.isArray(body.detail), res.describe('detail, when present, is an array')).toBe(true);
+  }
+});
+
+// Each ValidationError rule is judged on the items the 422 answers give; detail being optional (§2.2), a
+// target that gives none leaves the rule skipped, not passed.
+const ITEM_RULES: [string, string, (item: Record<string, unknown>) => boolean][] = [
+  ['ERROR-VALIDATION-LOC', 'loc, an array of strings and integers', (item) => Array.isArray(item.loc) && item.loc.every((p) => typeof p === 'string' || Number.isInteger(p))],
+  ['ERROR-VALIDATION-MSG', 'msg, a string', (item) => typeof item.msg === 'string'],
+  ['ERROR-VALIDATION-TYPE', 'type, a string', (item) => typeof item.type === 'string'],
+];
+for (const [rule, what, holds] of ITEM_RULES) {
+  test(`each ValidationError has ${what}`, { tag: `@${rule}` }, async ({ controlPlane }) => {
+    const items: { res: ApiResponse; item: Record<string, unknown> }[] = [];
+    for (const id of MALFORMED) {
+      const res = await controlPlane.get(repositoriesOf(id));
+      test.skip(res.status !== 422, `precondition failed: the repository listing did not refuse a malformed id with 422: ${res.describe()}`);
+      const detail = (res.json as { detail?: unknown }).detail;
+      for (const item of Array.isArray(detail) ? detail : []) items.push({ res, item: item as Record<string, unknown> });
     }
-  },
-);
+    test.skip(items.length === 0, `no 422 answer named a ValidationError (detail is optional, §2.2), so ${what} cannot be judged`);
+    for (const { res, item } of items) expect(holds(item), res.describe(`${JSON.stringify(item)} has ${what}`)).toBe(true);
+  });
+}
 
 test(
   'for any integration_id that is not a UUID, the listing answers 422 with a Validation error body',
-  { tag: ['@ERROR-422-REPOS', '@ERROR-VALIDATION-DETAIL', '@ERROR-VALIDATION-LOC', '@ERROR-VALIDATION-MSG', '@ERROR-VALIDATION-TYPE'] },
+  { tag: ['@ERROR-422-REPOS', '@ERROR-VALIDATION-DETAIL'] },
   async ({ controlPlane }) => {
     const notUuid = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !UUID.test(s) && s.trim() !== '' && s !== '.' && s !== '..');
     await assertProperty(
       fc.asyncProperty(notUuid, async (id) => {
         const res = await controlPlane.get(repositoriesOf(encodeURIComponent(id)));
         await forRule('ERROR-422-REPOS', () => expectStatus(res, 422));
+        // The schema checks each ValidationError given (loc, msg and type), attributed to the body's rule.
         await forRule('ERROR-VALIDATION-DETAIL', () => expectSchema(res, 'control-plane', 'HTTPValidationError'));
-        const detail = (res.json as { detail?: unknown[] }).detail ?? [];
-        for (const item of detail) {
-          await forRule('ERROR-VALIDATION-LOC', () => expect(Array.isArray((item as { loc?: unknown }).loc), res.describe('loc is an array')).toBe(true));
-          await forRule('ERROR-VALIDATION-MSG', () => expect(typeof (item as { msg?: unknown }).msg, res.describe('msg')).toBe('string'));
-          await forRule('ERROR-VALIDATION-TYPE', () => expect(typeof (item as { type?: unknown }).type, res.describe('type')).toBe('string'));
-        }
       }),
       { numRuns: 25 },
     );

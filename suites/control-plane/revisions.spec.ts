@@ -19,8 +19,9 @@ test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with
 });
 
 test('a revision has a status, and DEPLOYED is one of its values', { tag: '@REVISION-STATUS' }, async ({ sharedDeployment }) => {
-  const { last, seen } = await sharedDeployment.settled();
-  expect(seen.every((s) => typeof s === 'string' && s !== 'undefined'), last.describe(`every answer has a status (${seen.join(' → ')})`)).toBe(true);
+  const { last, statuses, seen } = await sharedDeployment.settled();
+  // A null status is no status.
+  expect(statuses.every((s) => typeof s === 'string'), last.describe(`every answer has a status (${seen.join(' → ')})`)).toBe(true);
   expect(last.json.status, last.describe(`the revision reaches DEPLOYED (${seen.join(' → ')})`)).toBe('DEPLOYED');
 });
 
@@ -56,13 +57,14 @@ test(
       source_config: { repo_url: repo.url },
       source_revision_config: { repo_ref: repo.default_branch },
     });
-    expectStatus(created, [200, 201]);
+    // The spec gives no status for creating or updating (§4.1): any 2xx.
+    expectStatus(created, '2xx');
     const read = await controlPlane.get<Deployment>(`/v2/deployments/${created.json.id}`);
     expectStatus(read, 200);
     const { last, seen } = await pollRevision(controlPlane, time, read.json, read.json.latest_revision_id);
     expect(last.json.status, last.describe(`the first revision deploys (${seen.join(' → ')})`)).toBe('DEPLOYED');
     const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${created.json.id}`, { source_revision_config: { repo_ref: repo.default_branch } });
-    expectStatus(patched, 200);
+    expectStatus(patched, '2xx');
     expect(patched.json.id, patched.describe('the updated deployment')).toBe(created.json.id);
     const again = await pollRevision(controlPlane, time, patched.json, patched.json.latest_revision_id);
     expect(again.last.json.status, again.last.describe(`the update deploys too (${again.seen.join(' → ')})`)).toBe('DEPLOYED');
@@ -81,9 +83,11 @@ test('a patch of source_revision_config starts a new revision that latest_revisi
   expect(earlier.status, earlier.describe('the first revision still exists')).toBe(200);
 });
 
-test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest first', { tag: '@REVISION-LIST' }, async ({ controlPlane, scope }) => {
+test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest first', { tag: '@REVISION-LIST' }, async ({ controlPlane, scope, time }) => {
   const repo = await repository(controlPlane);
   const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  // Revisions created in the same instant have no latest: the second comes a second later.
+  await time.pass(1_000);
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-next` } });
   precondition(patched, 'start a second revision');
   const res = await controlPlane.get<{ resources: Revision[]; offset: number }>(`/v2/deployments/${deployment.id}/revisions`);
@@ -103,11 +107,17 @@ test('a revision whose build fails ends BUILD_FAILED, stays there, and never bec
   const admin = new ApiClient(run.target.adminUrl!);
   const fault = await admin.post(`/__sim/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/fail`, { status: 'BUILD_FAILED' });
   precondition(fault, 'ask the simulator to fail the build');
-  const { last, seen } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+  const { last, seen, waited } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
   expect(last.json.status, last.describe(`the revision fails (${seen.join(' → ')})`)).toBe('BUILD_FAILED');
-  await time.pass(30 * 60_000);
-  const later = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
-  expect(later.json.status, later.describe('a failed revision does not move on')).toBe('BUILD_FAILED');
+  // Watched as long again as the build took to fail, the time a status still on its way would
+  // take, and failed at the first move rather than after the whole wait.
+  const window = Math.max(time.timeouts.settle, waited);
+  time.allowFor(window);
+  const reread = () => controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
+  const later = await time.poll(reread, (res) => res.status !== 200 || res.json.status !== 'BUILD_FAILED', { deadline: window, first: 1_000, max: 10_000 });
+  expect(later.value.json.status, later.value.describe(`a failed revision does not move on (read ${later.waited} ms after it failed)`)).toBe('BUILD_FAILED');
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
-  expect(read.json.active_revision_id ?? null, read.describe('the failed revision is not active')).not.toBe(deployment.latest_revision_id);
+  precondition(read, 'read the deployment');
+  test.skip(!('active_revision_id' in read.json), `the deployment does not show active_revision_id (§2.3 leaves it unshown), so whether the failed revision became active cannot be judged: ${read.describe()}`);
+  expect(read.json.active_revision_id, read.describe('the failed revision is not active')).not.toBe(deployment.latest_revision_id);
 });

@@ -80,6 +80,17 @@ export async function createDeployment(cp: ApiClient, repo: Repository, name: st
   return { deployment: res.json, res };
 }
 
+/** What polling a revision saw: its last answer, and each status it took, in order. */
+export interface Polled {
+  last: ApiResponse<Revision>;
+  /** The statuses as read (a status that is no string included), each change once. */
+  statuses: unknown[];
+  /** The same, for messages. */
+  seen: string[];
+  /** The target's ms the polling took. */
+  waited: number;
+}
+
 /** Reads the revision until `until` holds for its status, polling up to the target's deploy timeout. */
 export async function pollRevision(
   cp: ApiClient,
@@ -87,19 +98,18 @@ export async function pollRevision(
   deployment: Pick<Deployment, 'id'>,
   revisionId: string,
   until: (status: string) => boolean = settled,
-): Promise<{ last: ApiResponse<Revision>; seen: string[] }> {
+): Promise<Polled> {
   time.allow('deploy');
-  const seen: string[] = [];
+  const statuses: unknown[] = [];
   const read = async () => {
     const last = await cp.get<Revision>(revisionPath(deployment, revisionId));
     precondition(last, 'read the revision while polling it');
-    const status = String(last.json?.status);
-    if (seen[seen.length - 1] !== status) seen.push(status);
+    if (statuses.length === 0 || statuses[statuses.length - 1] !== last.json?.status) statuses.push(last.json?.status);
     return last;
   };
   // From 5 s up to the minute the hosted service's documentation polls at.
-  const { value: last } = await time.poll(read, (res) => until(String(res.json?.status)), { deadline: 'deploy', first: 5_000, max: 60_000 });
-  return { last, seen };
+  const { value: last, waited } = await time.poll(read, (res) => until(String(res.json?.status)), { deadline: 'deploy', first: 5_000, max: 60_000 });
+  return { last, waited, statuses, seen: statuses.map((s) => (typeof s === 'string' ? s : `(status ${JSON.stringify(s) ?? 'absent'})`)) };
 }
 
 /**
@@ -109,7 +119,7 @@ export async function pollRevision(
  */
 export class SharedDeployment {
   private created?: Promise<{ deployment: Deployment; res: ApiResponse<Deployment> }>;
-  private polled?: Promise<{ deployment: Deployment; last: ApiResponse<Revision>; seen: string[] }>;
+  private polled?: Promise<{ deployment: Deployment } & Polled>;
 
   constructor(
     private readonly cp: ApiClient,
@@ -128,7 +138,7 @@ export class SharedDeployment {
   }
 
   /** The shared deployment once its first revision has settled, with the statuses seen on the way. */
-  settled(): Promise<{ deployment: Deployment; last: ApiResponse<Revision>; seen: string[] }> {
+  settled(): Promise<{ deployment: Deployment } & Polled> {
     this.time.allow('deploy');
     this.polled ??= forget(
       this.create().then(async ({ deployment }) => ({ deployment, ...(await pollRevision(this.cp, this.time, deployment, deployment.latest_revision_id)) })),
