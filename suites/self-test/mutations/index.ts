@@ -3,6 +3,7 @@
 import type { Mutation } from '../broken-target.ts';
 import { ACCESS_MUTATIONS } from './access.ts';
 import { AUTHENTICATE_MUTATIONS } from './authenticate.ts';
+import { ASSISTANT_MUTATIONS } from './assistants.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
 import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
@@ -10,8 +11,10 @@ import { ERROR_MUTATIONS } from './errors.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RUN_MUTATIONS } from './runs.ts';
+import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
 import { TRACING_MUTATIONS } from './tracing.ts';
+import { THREAD_LIFECYCLE_MUTATIONS } from './thread-lifecycle.ts';
 import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 
@@ -29,4 +32,7 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...ERROR_MUTATIONS,
   ...AUTHENTICATE_MUTATIONS,
   ...TRACING_MUTATIONS,
+  ...ASSISTANT_MUTATIONS,
+  ...RUN_LIFECYCLE_MUTATIONS,
+  ...THREAD_LIFECYCLE_MUTATIONS,
 };
