@@ -15,6 +15,7 @@ import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
 import { TRACING_MUTATIONS } from './tracing.ts';
 import { THREAD_LIFECYCLE_MUTATIONS } from './thread-lifecycle.ts';
+import { UPLOAD_MUTATIONS } from './uploads.ts';
 import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 
@@ -35,4 +36,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...ASSISTANT_MUTATIONS,
   ...RUN_LIFECYCLE_MUTATIONS,
   ...THREAD_LIFECYCLE_MUTATIONS,
+  ...UPLOAD_MUTATIONS,
 };
