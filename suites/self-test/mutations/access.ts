@@ -1,6 +1,6 @@
 // Credentials, workspaces and isolation broken, on the control plane and the platform API (§5).
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { calls, jsonError, object } from './support.ts';
+import { calls, json, jsonError, object } from './support.ts';
 
 /** The simulator's answer to a key it does not know (not to a missing one, nor to a key of the other region). */
 const invalidKey = (res: MutableResponse) => res.status === 401 && object(res.body).detail === 'Invalid API key';
@@ -41,5 +41,30 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
     breaks: ['AUTH-CP-BEARER'],
     description: 'the repository listing refuses every bearer token (401): only the API key scheme is served',
     request: (req) => (calls(req, 'listRepositories') && req.headers.authorization && !req.headers['x-api-key'] ? jsonError(401, 'Invalid bearer token') : req),
+  },
+  'platform-create-refuses-api-key': {
+    endpoint: 'platform-api',
+    // Every request carries the key: tried on the rule's own test.
+    ruleTestsOnly: true,
+    breaks: ['AUTH-PLATFORM-API-KEY'],
+    description: 'POST /runs ignores X-Api-Key and asks for a bearer token (401)',
+    request: (req) => (calls(req, 'createRun') && !req.headers.authorization ? jsonError(401, 'Missing bearer token') : req),
+  },
+  'platform-invalid-key-404': {
+    endpoint: 'platform-api',
+    breaks: ['AUTH-PLATFORM-MISSING-CREDENTIALS'],
+    description: 'an invalid API key answers 404, as if what it asked for did not exist',
+    response: (res) => (invalidKey(res) ? jsonError(404, 'Not Found') : res),
+  },
+  'experiments-readable-across-workspaces': {
+    endpoint: 'platform-api',
+    breaks: ['AUTH-PLATFORM-WORKSPACE-ISOLATION'],
+    description: "GET /api/v1/sessions/{id} answers another workspace's experiment",
+    response: (res, req, memory) => {
+      const experiment = object(object(res.body).experiment);
+      if (calls(req, 'uploadExperiment') && res.status === 200) memory.set(String(experiment.id).toLowerCase(), experiment);
+      const id = calls(req, 'readSession') ? req.params?.session_id?.toLowerCase() : undefined;
+      return id && res.status === 404 && memory.has(id) ? json(200, memory.get(id)) : res;
+    },
   },
 };

@@ -10,6 +10,7 @@ import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
 import { ERROR_MUTATIONS } from './errors.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
+import { REGION_MUTATIONS } from './regions.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
@@ -37,4 +38,5 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...RUN_LIFECYCLE_MUTATIONS,
   ...THREAD_LIFECYCLE_MUTATIONS,
   ...UPLOAD_MUTATIONS,
+  ...REGION_MUTATIONS,
 };
