@@ -1,6 +1,6 @@
 // Errors, JSON payloads and refusals broken, on the control plane and the platform API (§4, §7).
 import type { MutableRequest, Mutation } from '../broken-target.ts';
-import { calls, crash, jsonError, object, UUID } from './support.ts';
+import { calls, crash, json, jsonError, object, UUID } from './support.ts';
 
 /** The caller a request acts as: its key and the workspace it names. */
 const callerOf = (req: MutableRequest) => `${req.headers['x-api-key'] ?? ''}|${req.headers['x-tenant-id'] ?? ''}`;
@@ -52,5 +52,36 @@ export const ERROR_MUTATIONS: Record<string, Mutation> = {
     breaks: ['ERROR-VALIDATION-DETAIL', 'ERROR-422-REPOS', 'ERROR-SHAPE-CONTROL-PLANE', 'ERROR-BAD-INPUT-CONTROL-PLANE'],
     description: 'a repository listing 422 answers detail as a string, not a ValidationError array',
     response: (res, req) => (calls(req, 'listRepositories') && res.status === 422 ? jsonError(422, 'integration_id is not a valid UUID') : res),
+  },
+  'examples-without-dataset-500': {
+    endpoint: 'platform-api',
+    breaks: ['ERROR-BAD-INPUT-PLATFORM'],
+    description: 'GET /api/v1/examples without a dataset crashes the server (500)',
+    request: (req) => (calls(req, 'listExamples') && !queryOf(req.path).has('dataset') ? crash : req),
+  },
+  'platform-patch-answers-text-json': {
+    endpoint: 'platform-api',
+    // The suites' client reads text/json as JSON: only the rule about the media type sees it.
+    breaks: ['ERROR-JSON-PAYLOADS-PLATFORM'],
+    description: 'PATCH /runs/{id} answers its JSON labelled text/json, not application/json',
+    response: (res, req) => (calls(req, 'updateRun') ? { ...res, headers: { ...res.headers, 'content-type': 'text/json' } } : res),
+  },
+  'refused-patch-applies-outputs': {
+    endpoint: 'platform-api',
+    breaks: ['ERROR-REFUSED-UNCHANGED-PLATFORM'],
+    description: 'PATCH /runs/{id} with an end_time that is no time is refused (422) after applying its outputs',
+    request: (req) => {
+      const { end_time: end, ...body } = object(req.body);
+      if (!calls(req, 'updateRun') || typeof end !== 'string' || !Number.isNaN(Date.parse(end))) return req;
+      return { ...req, headers: { ...req.headers, [REFUSED]: end }, body };
+    },
+    response: (res, req) => (req.headers[REFUSED] ? json(422, { detail: [{ loc: ['body', 'end_time'], msg: `not a datetime: ${req.headers[REFUSED]}`, type: 'datetime_parsing' }] }) : res),
+  },
+  'run-404-message-body': {
+    endpoint: 'platform-api',
+    // expectJsonError takes message too: only the rule naming detail or error fails.
+    breaks: ['ERROR-SHAPE-PLATFORM'],
+    description: 'GET /runs/{id} of an unknown run answers {message}, neither detail nor error',
+    response: (res, req) => (calls(req, 'readRun') && res.status === 404 ? json(404, { message: 'Run not found' }) : res),
   },
 };
