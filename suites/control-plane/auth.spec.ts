@@ -3,8 +3,7 @@
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
-import type { ApiClient } from '../client.ts';
-import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositories, repositoriesOf, repository, type Deployment, type Repository } from './steps.ts';
+import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositories, repositoriesOf, repository, type Deployment } from './steps.ts';
 
 test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-CP-API-KEY' }, async ({ controlPlane, run, targetCredentials }, testInfo) => {
   const [{ integrationId }] = await repositories(controlPlane);
@@ -50,7 +49,7 @@ test('the status code for missing or invalid credentials on the control plane', 
 test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-CP-TENANT-ID' }, async ({ credentials, scope }) => {
   const multi = credentials.client('control-plane', credentials.apiKey('multi-workspace'));
   const [home, other] = credentials.workspaces('multi-workspace');
-  const inOther = await repositoryOf(multi, other);
+  const inOther = await repository(multi, other);
   const created = await multi.post<Deployment>('/v2/deployments', deploymentBody(inOther, deploymentName(scope)), { headers: { 'x-tenant-id': other } });
   expectStatus(created, [200, 201]);
   const there = await multi.get(`/v2/deployments/${created.json.id}`, { headers: { 'x-tenant-id': other } });
@@ -85,7 +84,7 @@ test(
   async ({ credentials }) => {
     const bearer = credentials.bearerToken;
     const anonymous = credentials.client('control-plane');
-    const byKey = await repositoryOf(credentials.client('control-plane', credentials.apiKey('primary')), credentials.workspaces('primary')[0]);
+    const byKey = await repository(credentials.client('control-plane', credentials.apiKey('primary')), credentials.workspaces('primary')[0]);
     await forRule('AUTH-REPOS-SCHEMES', async () => {
       const res = await credentials.client('control-plane', credentials.apiKey('primary')).get(repositoriesOf(byKey.host_integration_id));
       expectStatus(res, 200);
@@ -98,7 +97,7 @@ test(
     });
     await forRule('AUTH-CP-BEARER', async () => {
       const [, other] = bearer.workspaces;
-      const inOther = await repositoryOf(credentials.client('control-plane', credentials.apiKey('second-workspace')), other);
+      const inOther = await repository(credentials.client('control-plane', credentials.apiKey('second-workspace')), other);
       const res = await anonymous.get(repositoriesOf(inOther.host_integration_id), { headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': other } });
       expectStatus(res, 200);
     });
@@ -122,7 +121,7 @@ test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HE
 test('a deployment of one workspace is invisible from another', { tag: '@AUTH-CP-WORKSPACE-ISOLATION' }, async ({ credentials, scope }) => {
   const alpha = credentials.client('control-plane', credentials.apiKey('primary'));
   const beta = credentials.client('control-plane', credentials.apiKey('second-workspace'));
-  const { deployment } = await createDeployment(alpha, await repositoryOf(alpha, credentials.workspaces('primary')[0]), deploymentName(scope));
+  const { deployment } = await createDeployment(alpha, await repository(alpha, credentials.workspaces('primary')[0]), deploymentName(scope));
   expectJsonError(await beta.get(`/v2/deployments/${deployment.id}`), 404);
   expectJsonError(await beta.patch(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: false } }), 404);
   expectJsonError(await beta.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`), 404);
@@ -132,17 +131,6 @@ test('a deployment of one workspace is invisible from another', { tag: '@AUTH-CP
 });
 
 /** A repository that `workspace` reaches, read with the credential `client` sends. */
-async function repositoryOf(client: ApiClient, workspace: string): Promise<Repository> {
-  const listed = await client.get<{ id: string }[]>(INTEGRATIONS, { headers: { 'x-tenant-id': workspace } });
-  precondition(listed, `list the integrations of workspace ${workspace}`);
-  let found: Repository | undefined;
-  for (const integration of listed.json) {
-    const repos = await client.get<Repository[]>(repositoriesOf(integration.id), { headers: { 'x-tenant-id': workspace } });
-    found ??= repos.status === 200 ? repos.json[0] : undefined;
-  }
-  test.skip(!found, `precondition failed: workspace ${workspace} has no repository to deploy`);
-  return found!;
-}
 
 const AUTHENTICATE = '/v2/auth/authenticate';
 /** An authenticate body (§2.4) for this test's own user. */

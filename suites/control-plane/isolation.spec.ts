@@ -1,10 +1,9 @@
 // §5: whatever two workspaces do, in whatever order, each sees only its own deployments.
 import fc from 'fast-check';
-import { expectStatus, precondition } from '../checks/index.ts';
+import { expectStatus } from '../checks/index.ts';
 import { expect, test } from '../fixtures.ts';
-import type { ApiClient } from '../client.ts';
 import { assertProperty } from '../property.ts';
-import { deploymentBody, deploymentName, INTEGRATIONS, repositoriesOf, type Deployment, type Repository } from './steps.ts';
+import { deploymentBody, deploymentName, repository, type Deployment } from './steps.ts';
 
 type Op = { workspace: 0 | 1; kind: 'create' | 'read' | 'patch' | 'list'; pick: number };
 
@@ -13,7 +12,7 @@ test(
   { tag: '@AUTH-CP-WORKSPACE-ISOLATION' },
   async ({ credentials, scope }) => {
     const clients = [credentials.client('control-plane', credentials.apiKey('primary')), credentials.client('control-plane', credentials.apiKey('second-workspace'))];
-    const repos = await Promise.all(clients.map(firstRepository));
+    const repos = await Promise.all(clients.map((client) => repository(client)));
     const op = fc.record({ workspace: fc.constantFrom(0 as const, 1 as const), kind: fc.constantFrom('create' as const, 'read' as const, 'patch' as const, 'list' as const), pick: fc.nat() });
     let round = 0;
     // Every sequence creates in both workspaces, so there is always another workspace's deployment to miss.
@@ -31,10 +30,10 @@ test(
         /** Its own deployment answers; another workspace's is not found (any 4xx: the status for unknown ids is not shown, §7). */
         const touch = async (workspace: 0 | 1, kind: 'read' | 'patch', target: { id: string; owner: 0 | 1 }) => {
           const client = clients[workspace];
-          const res = kind === 'read' ? await client.get(`/v2/deployments/${target.id}`) : await client.patch(`/v2/deployments/${target.id}`, { source_config: { build_on_push: false } });
-          const own = target.owner === workspace;
-          const found = res.status >= 200 && res.status < 300;
-          expect(own ? found : res.status >= 400 && res.status < 500, res.describe(`workspace ${workspace} ${kind}s a deployment of workspace ${target.owner}`)).toBe(true);
+          const path = `/v2/deployments/${target.id}`;
+          const res = kind === 'read' ? await client.get(path) : await client.patch(path, { source_config: { build_on_push: false } });
+          const answered = target.owner === workspace ? res.status >= 200 && res.status < 300 : res.status >= 400 && res.status < 500;
+          expect(answered, res.describe(`workspace ${workspace} ${kind}s a deployment of workspace ${target.owner}`)).toBe(true);
         };
         for (const { workspace, kind, pick } of ops) {
           if (kind === 'create') {
@@ -57,13 +56,3 @@ test(
     );
   },
 );
-
-async function firstRepository(client: ApiClient): Promise<Repository> {
-  const listed = await client.get<{ id: string }[]>(INTEGRATIONS);
-  precondition(listed, 'list the integrations');
-  test.skip(listed.json.length === 0, 'precondition failed: a workspace has no integration');
-  const repos = await client.get<Repository[]>(repositoriesOf(listed.json[0].id));
-  precondition(repos, 'list the repositories');
-  test.skip(repos.json.length === 0, 'precondition failed: an integration reaches no repository');
-  return repos.json[0];
-}

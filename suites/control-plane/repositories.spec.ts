@@ -1,6 +1,6 @@
 // §2.1, §4.1: the repositories available to an integration.
 import fc from 'fast-check';
-import { expectJsonError, expectSchema, expectStatus } from '../checks/index.ts';
+import { expectJsonError, expectSchema, expectStatus, preconditionFields } from '../checks/index.ts';
 import { forRule } from '../checks/attribution.ts';
 import { expect, test } from '../fixtures.ts';
 import type { ApiResponse } from '../client.ts';
@@ -51,16 +51,19 @@ test("a repository's owner is a string", { tag: '@REPO-OWNER' }, async ({ contro
 
 // The three fields the create-deployment body takes from a repository (§2.1): each is the
 // expected type, and a deployment created from them is accepted.
-const accepted: [string, string, (repo: Repository) => boolean][] = [
-  ['REPO-HOST-INTEGRATION-ID', 'host_integration_id is a UUID accepted as integration_id', (r) => typeof r.host_integration_id === 'string' && UUID.test(r.host_integration_id)],
-  ['REPO-URL', 'url is a string accepted as source_config.repo_url', (r) => typeof r.url === 'string'],
-  ['REPO-DEFAULT-BRANCH', 'default_branch is a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string'],
+const accepted: [string, keyof Repository, string, (repo: Repository) => boolean][] = [
+  ['REPO-HOST-INTEGRATION-ID', 'host_integration_id', 'a UUID accepted as integration_id', (r) => typeof r.host_integration_id === 'string' && UUID.test(r.host_integration_id)],
+  ['REPO-URL', 'url', 'a string accepted as source_config.repo_url', (r) => typeof r.url === 'string'],
+  ['REPO-DEFAULT-BRANCH', 'default_branch', 'a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string'],
 ];
-for (const [rule, title, typed] of accepted) {
-  test(`a repository's ${title} in the create-deployment body`, { tag: `@${rule}` }, async ({ controlPlane, scope }) => {
+for (const [rule, field, title, typed] of accepted) {
+  test(`a repository's ${field} is ${title} in the create-deployment body`, { tag: `@${rule}` }, async ({ controlPlane, scope }) => {
     // Read straight from the listing: repository() would skip the test naming this very rule.
-    const [repo] = (await repositories(controlPlane))[0].repositories;
+    const [{ repositories: [repo], res: listed }] = await repositories(controlPlane);
     expect(typed(repo), `the field's type in ${JSON.stringify(repo)}`).toBe(true);
+    // The body's two other fields are their own rules' business: broken, they skip this test naming them.
+    const others = accepted.map(([, f]) => f).filter((f) => f !== field);
+    preconditionFields(listed, 'control-plane', 'Repository', repo, others, 'the repository to deploy');
     const res = await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
     expectStatus(res, '2xx');
   });
@@ -94,7 +97,11 @@ test('a Validation error body is a JSON object whose detail, when given, is an a
 // Each ValidationError rule is judged on the items the 422 answers give; detail being optional (§2.2), a
 // target that gives none leaves the rule skipped, not passed.
 const ITEM_RULES: [string, string, (item: Record<string, unknown>) => boolean][] = [
-  ['ERROR-VALIDATION-LOC', 'loc, an array of strings and integers', (item) => Array.isArray(item.loc) && item.loc.every((p) => typeof p === 'string' || Number.isInteger(p))],
+  [
+    'ERROR-VALIDATION-LOC',
+    'loc, an array of strings and integers',
+    (item) => Array.isArray(item.loc) && item.loc.every((p) => typeof p === 'string' || Number.isInteger(p)),
+  ],
   ['ERROR-VALIDATION-MSG', 'msg, a string', (item) => typeof item.msg === 'string'],
   ['ERROR-VALIDATION-TYPE', 'type, a string', (item) => typeof item.type === 'string'],
 ];

@@ -37,13 +37,17 @@ export const revisionPath = (deployment: Pick<Deployment, 'id'>, revisionId: str
 /** A status after which a revision does not move (the real CLI's terminal set, platform-facts.md §4.5). */
 export const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
 
-/** The integrations of the caller's workspace that reach at least one repository, with those repositories. */
-export async function repositories(cp: ApiClient): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
-  const listed = await cp.get<{ id: string }[]>(INTEGRATIONS);
+/**
+ * The integrations of the caller's workspace (or of the workspace `tenant` selects) that reach at least one
+ * repository, with those repositories.
+ */
+export async function repositories(cp: ApiClient, tenant?: string): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
+  const options = tenant ? { headers: { 'x-tenant-id': tenant } } : undefined;
+  const listed = await cp.get<{ id: string }[]>(INTEGRATIONS, options);
   precondition(listed, 'list the integrations');
   const found: { integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[] = [];
   for (const integration of listed.json) {
-    const repos = await cp.get<Repository[]>(repositoriesOf(integration.id));
+    const repos = await cp.get<Repository[]>(repositoriesOf(integration.id), options);
     precondition(repos, `list the repositories of integration ${integration.id}`);
     if (Array.isArray(repos.json) && repos.json.length > 0) found.push({ integrationId: integration.id, repositories: repos.json, res: repos });
   }
@@ -52,8 +56,8 @@ export async function repositories(cp: ApiClient): Promise<{ integrationId: stri
 }
 
 /** The first repository, with the three fields a create-deployment body takes from it (§2.1) checked. */
-export async function repository(cp: ApiClient): Promise<Repository> {
-  const [{ repositories: repos, res }] = await repositories(cp);
+export async function repository(cp: ApiClient, tenant?: string): Promise<Repository> {
+  const [{ repositories: repos, res }] = await repositories(cp, tenant);
   preconditionFields(res, 'control-plane', 'Repository', repos[0], ['host_integration_id', 'url', 'default_branch'], 'the repository to deploy');
   return repos[0];
 }
