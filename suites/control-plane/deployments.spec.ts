@@ -72,8 +72,13 @@ test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLO
   precondition(read, 'read the deployment');
   // Fields beyond id and latest_revision_id are not shown (§4.1): the update is judged where the answers show it.
   const shown = [patched, read].filter((res) => res.json.source_revision_config !== undefined);
-  test.skip(shown.length === 0, 'the deployment shows no source_revision_config (§4.1 leaves it unshown), so whether the answer is the updated deployment cannot be judged');
-  for (const res of shown) expect(res.json.source_revision_config?.repo_ref, res.describe(res === read ? 'the update stays' : 'the update is in the answer')).toBe(ref);
+  test.skip(
+    shown.length === 0,
+    'the deployment shows no source_revision_config (§4.1 leaves it unshown), so whether the answer is the updated deployment cannot be judged',
+  );
+  for (const res of shown) {
+    expect(res.json.source_revision_config?.repo_ref, res.describe(res === read ? 'the update stays' : 'the update is in the answer')).toBe(ref);
+  }
 });
 
 test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEPLOY-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
@@ -175,10 +180,13 @@ test('each deployment exposes an agent server of its own, at its own URL', { tag
   };
   // The shared deployment is one of the two; on a real target both build at the same time.
   const pollSecond = async () => ({ deployment: second, ...(await pollRevision(controlPlane, time, second, second.latest_revision_id)) });
-  const both = time.virtual ? [await deployed(sharedDeployment.settled()), await deployed(pollSecond())] : await Promise.all([deployed(sharedDeployment.settled()), deployed(pollSecond())]);
+  const both = time.virtual
+    ? [await deployed(sharedDeployment.settled()), await deployed(pollSecond())]
+    : await Promise.all([deployed(sharedDeployment.settled()), deployed(pollSecond())]);
   const [a, b] = both.map((d) => d.source_config?.custom_url);
   // Where a deployment's agent server is reached is not shown (§4.1); the real service names it in source_config.custom_url.
-  test.skip(typeof a !== 'string' || typeof b !== 'string', `a deployed deployment names no URL in source_config.custom_url (${a}, ${b}), so its agent server cannot be reached`);
+  const named = typeof a === 'string' && typeof b === 'string';
+  test.skip(!named, `a deployed deployment names no URL in source_config.custom_url (${a}, ${b}), so its agent server cannot be reached`);
   expect(a, 'two deployments have two URLs').not.toBe(b);
   // The agent servers are reached directly: they are other targets than the control plane.
   // Statuses are not shown for these (§4.5, §7): a success, and a refusal (any 4xx) for an id the server does not hold.

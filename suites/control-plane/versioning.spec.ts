@@ -10,7 +10,8 @@ test('repository listing is served under /v1 and deployments under /v2, and not 
   expectStatus(await controlPlane.get('/v2/deployments?limit=1'), 200);
   for (const path of [`/integrations/sourcehost/${integrationId}/repos`, '/deployments']) {
     const res = await controlPlane.get(path);
-    expect([404, 405].includes(res.status), res.describe('an unversioned path is no endpoint')).toBe(true);
+    // No status is given for a path that is no endpoint: any refusal (a gateway may answer 403).
+    expect(res.status >= 400 && res.status < 500, res.describe('an unversioned path is no endpoint (a 4xx)')).toBe(true);
   }
 });
 

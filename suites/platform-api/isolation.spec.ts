@@ -31,8 +31,10 @@ test(
         /** Each workspace reads its own data; another's is not found (any 4xx: the status for unknown ids is not shown, §7). */
         const readAll = async (workspace: 0 | 1) => {
           const client = clients[workspace];
-          const check = (res: ApiResponse, owner: 0 | 1, what: string) =>
-            owner === workspace ? expect(res.status, res.describe(`workspace ${workspace} reads its own ${what}`)).toBe(200) : expectNotFound(res, `workspace ${owner}'s ${what}, read by workspace ${workspace},`);
+          const check = (res: ApiResponse, owner: 0 | 1, what: string) => {
+            if (owner === workspace) expect(res.status, res.describe(`workspace ${workspace} reads its own ${what}`)).toBe(200);
+            else expectNotFound(res, `workspace ${owner}'s ${what}, read by workspace ${workspace},`);
+          };
           for (const r of runs) check(await readRun(client, time, r.id), r.owner, 'run');
           for (const d of datasets) {
             check(await client.get(`/api/v1/datasets/${d.id}`), d.owner, 'dataset');
