@@ -1,6 +1,6 @@
 // The control plane broken: repositories, deployments and revisions.
 import type { Mutation } from '../broken-target.ts';
-import { calls, crash, jsonError, object, param } from './support.ts';
+import { calls, crash, json, jsonError, object, param } from './support.ts';
 
 export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
   'repo-id-string': {
@@ -57,5 +57,101 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     breaks: ['ERROR-422-REPOS', 'ERROR-SHAPE-CONTROL-PLANE'],
     description: 'the repository listing looks a malformed integration_id up instead of refusing it: 404, not 422',
     response: (res, req) => (calls(req, 'listRepositories') && res.status === 422 ? jsonError(404, 'Integration not found') : res),
+  },
+  'writes-accepted-202': {
+    endpoint: 'control-plane',
+    // The spec gives no status for creating or patching a deployment (§4.1); the real service's 201 and 200
+    // are SHOULD rules. auth.spec.ts still asks AUTH-CP-TENANT-ID's creation for 200 or 201.
+    breaks: ['DEPLOY-CREATE-201', 'DEPLOY-PATCH-NEW-REVISION', 'AUTH-CP-TENANT-ID'],
+    description: 'creating or patching a deployment answers 202 Accepted with the deployment, its build running on',
+    response: (res, req) => (calls(req, 'createDeployment', 'patchDeployment') && res.status < 300 ? { ...res, status: 202 } : res),
+  },
+  'revisions-sorted-by-created-at': {
+    endpoint: 'control-plane',
+    // Latest first is created_at descending: revisions created in the same instant have no order to check.
+    breaks: [],
+    description: 'the revision list is sorted by created_at, newest first, ties kept oldest first',
+    response: (res, req) => {
+      const resources = object(res.body).resources;
+      if (!calls(req, 'listRevisions') || !Array.isArray(resources)) return res;
+      const created = (r: unknown) => String(object(r).created_at);
+      const sorted = [...resources].reverse().sort((a, b) => created(b).localeCompare(created(a)));
+      return { ...res, body: { ...object(res.body), resources: sorted } };
+    },
+  },
+  'revision-status-null': {
+    endpoint: 'control-plane',
+    breaks: ['REVISION-STATUS', 'REVISION-STATUS-VALUES'],
+    description: 'a revision answers status null while it builds',
+    response: (res, req) =>
+      calls(req, 'getRevision') && res.status === 200 && object(res.body).status === 'BUILDING' ? { ...res, body: { ...object(res.body), status: null } } : res,
+  },
+  'repo-name-owner-empty': {
+    endpoint: 'control-plane',
+    // §2.1 asks for strings; an empty one is a string.
+    breaks: [],
+    description: "a repository's name and owner are empty strings",
+    response: (res, req) =>
+      calls(req, 'listRepositories') && Array.isArray(res.body) ? { ...res, body: res.body.map((r) => ({ ...object(r), name: '', owner: '' })) } : res,
+  },
+  'repos-422-empty-detail': {
+    endpoint: 'control-plane',
+    // §2.2 makes detail optional: the ValidationError rules are then skipped, not passed.
+    breaks: [],
+    description: 'a repository listing 422 answers {detail: []}, naming no ValidationError',
+    response: (res, req) => (calls(req, 'listRepositories') && res.status === 422 ? { ...res, body: { detail: [] } } : res),
+  },
+  'deployment-spec-fields-only': {
+    endpoint: 'control-plane',
+    // §2.3 and §4.1 show id and latest_revision_id only: a target showing nothing else breaks no rule, and
+    // the rules judged on other fields (the update, the agent server's URL, the active revision) are skipped.
+    breaks: [],
+    description: 'a deployment shows id and latest_revision_id only',
+    response: (res, req) => {
+      const only = (d: unknown) => ({ id: object(d).id, latest_revision_id: object(d).latest_revision_id });
+      if (calls(req, 'createDeployment', 'getDeployment', 'patchDeployment') && res.status < 300) return { ...res, body: only(res.body) };
+      const resources = object(res.body).resources;
+      return calls(req, 'listDeployments') && Array.isArray(resources) ? { ...res, body: { ...object(res.body), resources: resources.map(only) } } : res;
+    },
+  },
+  'foreign-deployment-403': {
+    endpoint: 'control-plane',
+    // The status for another workspace's deployment is not shown (§7): isolation.spec.ts takes any 4xx;
+    // auth.spec.ts still asks for 404.
+    breaks: ['AUTH-CP-TENANT-ID', 'AUTH-CP-WORKSPACE-ISOLATION'],
+    description: "another workspace's deployment answers 403 instead of 404",
+    response: (res, req, memory) => {
+      if (calls(req, 'createDeployment') && res.status < 300) memory.set(String(object(res.body).id).toLowerCase(), true);
+      const id = calls(req, 'getDeployment', 'patchDeployment') ? param(req, 'deployment_id')?.toLowerCase() : undefined;
+      return id && res.status === 404 && memory.has(id) ? jsonError(403, 'Forbidden') : res;
+    },
+  },
+  'failed-build-recovers': {
+    endpoint: 'control-plane',
+    breaks: ['REVISION-FAILURE-TERMINAL'],
+    description: 'a revision that answered BUILD_FAILED answers DEPLOYED from the next read on',
+    response: (res, req, memory) => {
+      const id = calls(req, 'getRevision') ? param(req, 'revision_id')?.toLowerCase() : undefined;
+      if (!id || res.status !== 200) return res;
+      if (memory.has(id)) return { ...res, body: { ...object(res.body), status: 'DEPLOYED' } };
+      if (object(res.body).status === 'BUILD_FAILED') memory.set(id, true);
+      return res;
+    },
+  },
+  'builds-fail': {
+    endpoint: 'control-plane',
+    breaks: ['REVISION-POLL-DEPLOYED', 'REVISION-STATUS', 'DEPLOY-FLOW'],
+    description: 'every build fails: a revision answers BUILD_FAILED once its build ends',
+    response: (res, req) => {
+      const built = ['AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED'].includes(String(object(res.body).status));
+      return calls(req, 'getRevision') && built ? { ...res, body: { ...object(res.body), status: 'BUILD_FAILED' } } : res;
+    },
+  },
+  'unversioned-path-403': {
+    endpoint: 'control-plane',
+    // As an API gateway answers a path it does not route: still no endpoint, which is all §9 asks.
+    breaks: [],
+    description: 'a path without a version segment answers 403 {"message": "Missing Authentication Token"}',
+    request: (req) => (req.operation === undefined && !/^\/(v\d+|__)/.test(req.path) ? json(403, { message: 'Missing Authentication Token' }) : req),
   },
 };

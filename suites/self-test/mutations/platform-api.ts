@@ -1,6 +1,6 @@
 // The platform API broken: tracing, experiment upload, authenticate, regions and rate limits.
 import type { MutableRequest, Mutation } from '../broken-target.ts';
-import { calls, json, jsonError, object, param, type Json } from './support.ts';
+import { calls, crash, json, jsonError, object, param, type Json } from './support.ts';
 
 /** Notes the runs posted to POST /runs without a dotted_order: the service computes their lineage. */
 function rememberServiceOrdered(req: MutableRequest, memory: Map<string, unknown>): MutableRequest {
@@ -139,6 +139,87 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
     breaks: ['UPLOAD-STATS-FILLED-LATER'],
     description: "an uploaded experiment's feedback statistics stay null once its runs are persisted (the aggregation never runs)",
     response: experiments((e) => ({ ...e, feedback_stats: null, session_feedback_stats: null })),
+  },
+  'authn-no-auth-id': {
+    endpoint: 'platform-api',
+    // The flow rules read the auth_id of a started flow too.
+    breaks: ['AUTHN-RESULT-AUTH-ID', 'AUTHN-TOKEN-OR-URL', 'AUTHN-FLOW-COMPLETES', 'AUTHN-FORCE-NEW'],
+    description: 'a 200 authenticate answer carries no auth_id',
+    response: (res, req) => {
+      if (!calls(req, 'authenticate') || res.status !== 200) return res;
+      const { auth_id: _dropped, ...body } = object(res.body);
+      return { ...res, body };
+    },
+  },
+  'authn-token-withheld': {
+    endpoint: 'platform-api',
+    // AUTHN-RESULT-TOKEN cannot be judged without a token: skipped, not passed.
+    breaks: ['AUTHN-FLOW-COMPLETES'],
+    description: 'authenticate never answers the token, not even once the flow is completed (token null)',
+    response: (res, req) => (calls(req, 'authenticate') && res.status === 200 ? { ...res, body: { ...object(res.body), token: null } } : res),
+  },
+  'authn-422-empty-detail': {
+    endpoint: 'platform-api',
+    // §2.2 makes detail optional: an empty list of ValidationErrors breaks no rule.
+    breaks: [],
+    description: 'an authenticate 422 answers {detail: []}, naming no ValidationError',
+    response: (res, req) => (calls(req, 'authenticate') && res.status === 422 ? { ...res, body: { detail: [] } } : res),
+  },
+  'run-lookup-400': {
+    endpoint: 'platform-api',
+    // The status for unknown ids is not shown (§7): only the rules that ask for 404 fail (regions.spec.ts reads the other region's run so).
+    breaks: ['TRACE-READ-UNKNOWN-404', 'REGION-DATA-RESIDENCY'],
+    description: 'GET /runs/{id} answers 400 for a run it cannot show, whether it is in another workspace or nowhere',
+    response: (res, req) => (calls(req, 'readRun') && res.status === 404 ? jsonError(400, 'No such run in this workspace') : res),
+  },
+  'end-time-reads-start-time': {
+    endpoint: 'platform-api',
+    // The layout rule reads the end time a patch part set.
+    breaks: ['TRACE-UPDATE', 'TRACE-TIME-FORMATS', 'TRACE-MULTIPART-LAYOUT'],
+    description: "a run's end_time reads back as its start_time",
+    response: (res, req) => {
+      const run = object(res.body);
+      const ended = run.end_time !== null && run.end_time !== undefined;
+      return calls(req, 'readRun') && res.status === 200 && ended ? { ...res, body: { ...run, end_time: run.start_time } } : res;
+    },
+  },
+  'attachment-url-unreachable': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-MULTIPART-LAYOUT'],
+    description: "a run's attachments name a download URL that answers nothing",
+    response: (res, req) => {
+      const run = object(res.body);
+      if (!calls(req, 'readRun') || res.status !== 200 || !run.attachments) return res;
+      const unreachable = (name: string, a: unknown) => ({ ...object(a), presigned_url: `http://127.0.0.1:9/apc-attachments/${name}` });
+      const attachments = Object.fromEntries(Object.entries(object(run.attachments)).map(([name, a]) => [name, unreachable(name, a)]));
+      return { ...res, body: { ...run, attachments } };
+    },
+  },
+  'patch-events-dropped': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-MULTIPART-LAYOUT'],
+    description: "the events a patch part carries are dropped: a run's events read back empty",
+    response: (res, req) =>
+      calls(req, 'readRun') && res.status === 200 && Array.isArray(object(res.body).events) ? { ...res, body: { ...object(res.body), events: [] } } : res,
+  },
+  'same-request-patch-lost': {
+    endpoint: 'platform-api',
+    // The multipart body passes the front untouched: the runs of the capture that posts and patches in one request are known by their start.
+    breaks: ['TRACE-MULTIPART-LAYOUT'],
+    description: 'a run posted and patched in one multipart request reads back with outputs null',
+    response: (res, req) => {
+      const run = object(res.body);
+      const captured = String(run.start_time).startsWith('2026-11-22T05:01:53');
+      return calls(req, 'readRun') && res.status === 200 && captured ? { ...res, body: { ...run, outputs: null } } : res;
+    },
+  },
+  'dataset-read-500': {
+    endpoint: 'platform-api',
+    // The checks that need a dataset read to tell what exists are skipped, none passes; the isolation
+    // property reads its own datasets, and bad input may never answer 5xx.
+    breaks: ['AUTH-PLATFORM-WORKSPACE-ISOLATION', 'ERROR-BAD-INPUT-PLATFORM'],
+    description: 'GET /api/v1/datasets/{id} answers 500',
+    response: (res, req) => (calls(req, 'readDataset') ? crash : res),
   },
   'upload-tokens-cost-zero': {
     endpoint: 'platform-api',
