@@ -32,12 +32,14 @@ test('polling the latest revision of a new deployment eventually answers DEPLOYE
 
 test('every revision status is one of the real service\'s values', { tag: '@REVISION-STATUS-VALUES' }, async ({ sharedDeployment }) => {
   const { last, seen } = await sharedDeployment.settled();
+  test.skip(seen.length === 0, `precondition failed: no read of the revision answered a status: ${last.describe()}`);
   for (const status of seen) expect(REVISION_STATUSES, last.describe(`status ${status} (seen: ${seen.join(' → ')})`)).toContain(status);
 });
 
 test('the statuses a revision passes through before DEPLOYED', { tag: '@REVISION-TRANSITIONS' }, async ({ sharedDeployment, observe }) => {
-  const { seen } = await sharedDeployment.settled();
-  observe('REVISION-TRANSITIONS', `polled from every 5 s up to every 60 s: ${seen.join(' → ')}`);
+  const { last, seen } = await sharedDeployment.settled();
+  const end = last.status >= 300 ? `, then a read answered ${last.status}` : '';
+  observe('REVISION-TRANSITIONS', `polled from every 5 s up to every 60 s: ${seen.join(' → ')}${end}`);
 });
 
 test('the fields of a revision beyond status', { tag: '@REVISION-OTHER-FIELDS' }, async ({ controlPlane, sharedDeployment, observe }) => {

@@ -86,8 +86,9 @@ export async function createDeployment(cp: ApiClient, repo: Repository, name: st
 
 /** What polling a revision saw: its last answer, and each status it took, in order. */
 export interface Polled {
+  /** The answer that ended the polling: the settled revision, the last one read, or a refusal. */
   last: ApiResponse<Revision>;
-  /** The statuses as read (a status that is no string included), each change once. */
+  /** The statuses its 2xx answers gave (a status that is no string included), each change once. */
   statuses: unknown[];
   /** The same, for messages. */
   seen: string[];
@@ -105,14 +106,15 @@ export async function pollRevision(
 ): Promise<Polled> {
   time.allow('deploy');
   const statuses: unknown[] = [];
+  const ok = (res: ApiResponse) => res.status >= 200 && res.status < 300;
   const read = async () => {
     const last = await cp.get<Revision>(revisionPath(deployment, revisionId));
-    precondition(last, 'read the revision while polling it');
-    if (statuses.length === 0 || statuses[statuses.length - 1] !== last.json?.status) statuses.push(last.json?.status);
+    if (ok(last) && (statuses.length === 0 || statuses[statuses.length - 1] !== last.json?.status)) statuses.push(last.json?.status);
     return last;
   };
-  // From 5 s up to the minute the hosted service's documentation polls at.
-  const { value: last, waited } = await time.poll(read, (res) => until(String(res.json?.status)), { deadline: 'deploy', first: 5_000, max: 60_000 });
+  // From 5 s up to the minute the hosted service's documentation polls at. A refused read ends the
+  // polling at once: the revision can no longer be seen to settle, and the caller judges that answer.
+  const { value: last, waited } = await time.poll(read, (res) => !ok(res) || until(String(res.json?.status)), { deadline: 'deploy', first: 5_000, max: 60_000 });
   return { last, waited, statuses, seen: statuses.map((s) => (typeof s === 'string' ? s : `(status ${JSON.stringify(s) ?? 'absent'})`)) };
 }
 

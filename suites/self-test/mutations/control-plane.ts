@@ -154,4 +154,12 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     description: 'a path without a version segment answers 403 {"message": "Missing Authentication Token"}',
     request: (req) => (req.operation === undefined && !/^\/(v\d+|__)/.test(req.path) ? json(403, { message: 'Missing Authentication Token' }) : req),
   },
+  'revision-lost-while-building': {
+    endpoint: 'control-plane',
+    // Polling stops at the refusal: the rules that need the revision to settle fail at once, not skip.
+    breaks: ['REVISION-GET', 'REVISION-POLL-DEPLOYED', 'REVISION-STATUS', 'DEPLOY-FLOW', 'REVISION-FAILURE-TERMINAL'],
+    description: 'a revision answers 404 once its build starts',
+    response: (res, req) =>
+      calls(req, 'getRevision') && res.status === 200 && object(res.body).status === 'BUILDING' ? jsonError(404, 'Revision not found.') : res,
+  },
 };
