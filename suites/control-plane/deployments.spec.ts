@@ -173,7 +173,8 @@ test('each deployment exposes an agent server of its own, at its own URL', { tag
   // Neither deployment can serve once one of them failed: the test stops then, not when both settled.
   const deployed = async (step: Promise<{ deployment: Deployment } & Polled>) => {
     const { deployment, last, seen } = await step;
-    test.skip(last.json?.status !== 'DEPLOYED', `precondition failed: the revision ended ${seen.join(' → ')}${last.status >= 300 ? `, then ${last.describe()}` : ''}`);
+    const refused = last.status >= 300 ? `, then ${last.describe()}` : '';
+    test.skip(last.json?.status !== 'DEPLOYED', `precondition failed: the revision ended ${seen.join(' → ')}${refused}`);
     const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(read, 'read the deployed deployment');
     return read.json;
