@@ -2,6 +2,8 @@
 // self-test runs the suites against it and expects exactly those to fail.
 import type { Mutation } from '../broken-target.ts';
 import { ACCESS_MUTATIONS } from './access.ts';
+import { AGENT_ERROR_MUTATIONS } from './agent-errors.ts';
+import { AGENT_VERSIONING_MUTATIONS } from './agent-versioning.ts';
 import { AUTHENTICATE_MUTATIONS } from './authenticate.ts';
 import { ASSISTANT_MUTATIONS } from './assistants.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
@@ -9,16 +11,19 @@ import { CRON_MUTATIONS } from './crons.ts';
 import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
 import { ERROR_MUTATIONS } from './errors.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
+import { MULTITASK_MUTATIONS } from './multitask.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { REGION_MUTATIONS } from './regions.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
+import { RUN_RESULT_MUTATIONS } from './run-results.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
 import { TRACING_MUTATIONS } from './tracing.ts';
 import { THREAD_LIFECYCLE_MUTATIONS } from './thread-lifecycle.ts';
 import { UPLOAD_MUTATIONS } from './uploads.ts';
 import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
+import { WEBHOOK_EMISSION_MUTATIONS } from './webhook-emission.ts';
 
 export const MUTATIONS: Record<string, Mutation> = {
   ...THREAD_MUTATIONS,
@@ -39,4 +44,9 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...THREAD_LIFECYCLE_MUTATIONS,
   ...UPLOAD_MUTATIONS,
   ...REGION_MUTATIONS,
+  ...RUN_RESULT_MUTATIONS,
+  ...WEBHOOK_EMISSION_MUTATIONS,
+  ...MULTITASK_MUTATIONS,
+  ...AGENT_ERROR_MUTATIONS,
+  ...AGENT_VERSIONING_MUTATIONS,
 };

@@ -1,0 +1,43 @@
+// Errors broken at the agent server: the media type of answers, the error body, what a refusal
+// leaves behind, and credentials.
+import type { Mutation } from '../broken-target.ts';
+import { calls, jsonError, object } from './support.ts';
+
+/** A header of the front's own, marking a request the front changed; the target ignores it. */
+const MARK = 'x-apc-front-mark';
+const INVALID_KEY = 'apc-invalid-key';
+
+export const AGENT_ERROR_MUTATIONS: Record<string, Mutation> = {
+  'thread-answers-text-json': {
+    breaks: ['ERROR-JSON-PAYLOADS-AGENT'],
+    description: 'thread and assistant answers are labelled text/json, not application/json',
+    response: (res, req) =>
+      calls(req, 'createThread', 'getThread', 'searchThreads', 'getThreadState', 'getThreadHistory', 'searchAssistants') && res.status < 300
+        ? { ...res, headers: { ...res.headers, 'content-type': 'text/json' } }
+        : res,
+  },
+  'error-message-not-detail': {
+    breaks: ['ERROR-SHAPE-AGENT'],
+    description: 'error bodies say what went wrong in message, not detail',
+    response: (res) => {
+      const { detail, ...body } = object(res.body);
+      return res.status >= 400 && typeof detail === 'string' ? { ...res, body: { ...body, message: detail } } : res;
+    },
+  },
+  'wait-without-assistant-still-runs': {
+    breaks: ['ERROR-REFUSED-UNCHANGED-AGENT'],
+    description: "a wait without assistant_id is refused with 422, yet run with the graph's default assistant",
+    request: (req) => {
+      const body = req.body;
+      const runnable = calls(req, 'waitRun') && typeof body === 'object' && body !== null && !Array.isArray(body) && !('assistant_id' in body) && 'input' in body;
+      return runnable ? { ...req, headers: { ...req.headers, [MARK]: 'no-assistant' }, body: { ...body, assistant_id: 'agent' } } : req;
+    },
+    response: (res, req) => (req.headers[MARK] === 'no-assistant' ? jsonError(422, 'assistant_id is required') : res),
+  },
+  'invalid-key-refused-after-writing': {
+    breaks: ['AUTH-AGENT-MISSING-CREDENTIALS'],
+    description: 'an invalid API key is refused with 401, but only after a write it asked for was made',
+    request: (req) => (req.headers['x-api-key'] === INVALID_KEY && !calls(req, 'createThread') ? jsonError(401, 'Invalid API key') : req),
+    response: (res, req) => (req.headers['x-api-key'] === INVALID_KEY ? jsonError(401, 'Invalid API key') : res),
+  },
+};

@@ -1,0 +1,84 @@
+// Multitask strategies broken at the agent server: what reject, interrupt, enqueue and an unknown
+// strategy do to the run in progress and to the new one.
+import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
+import { calls, jsonError, object, param } from './support.ts';
+
+const CREATES = ['createRun', 'streamRun', 'waitRun'];
+/** A header of the front's own, carrying what a request was before the front changed it; the target ignores it. */
+const MARK = 'x-apc-front-mark';
+
+/**
+ * Runs each thread has in progress, as their creation answered them (a run created with a delay is still running);
+ * a run leaves the set once joined. Answers only, so the front knows when reject would refuse without asking.
+ */
+function trackInProgress(res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>): void {
+  const thread = param(req, 'thread_id') ?? '';
+  const run = object(res.body);
+  const busy = (memory.get(`busy:${thread}`) as string[] | undefined) ?? [];
+  if (calls(req, 'createRun') && res.status < 300 && ['pending', 'running'].includes(String(run.status))) memory.set(`busy:${thread}`, [...busy, String(run.run_id)]);
+  if (calls(req, 'joinRun') && res.status === 200) memory.set(`busy:${thread}`, busy.filter((id) => id !== param(req, 'run_id')));
+}
+
+const inProgress = (req: MutableRequest, memory: Map<string, unknown>) => ((memory.get(`busy:${param(req, 'thread_id')}`) as string[] | undefined) ?? []).length > 0;
+const strategy = (req: MutableRequest) => object(req.body).multitask_strategy;
+
+/** Drops the run's output (the graph's last node's messages) from values answered for a thread. */
+const withoutAnswer = (values: unknown) => {
+  const messages = object(values).messages;
+  return Array.isArray(messages) ? { ...object(values), messages: messages.filter((m) => !String(object(m).content).startsWith('echo:')) } : values;
+};
+
+export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
+  'interrupt-deletes-run': {
+    breaks: ['MULTITASK-INTERRUPT-KEEPS'],
+    description: 'interrupt behaves as rollback: the run in progress is deleted, not kept',
+    request: (req) => (calls(req, ...CREATES) && strategy(req) === 'interrupt' ? { ...req, body: { ...object(req.body), multitask_strategy: 'rollback' } } : req),
+  },
+  'reject-still-queues': {
+    breaks: ['MULTITASK-REJECT-NOT-CREATED'],
+    description: 'a run refused under reject answers 409 but is queued all the same, and runs after the one in progress',
+    request: (req, memory) =>
+      calls(req, 'createRun') && strategy(req) === 'reject' && inProgress(req, memory)
+        ? { ...req, headers: { ...req.headers, [MARK]: 'reject' }, body: { ...object(req.body), multitask_strategy: 'enqueue' } }
+        : req,
+    response: (res, req, memory) => {
+      if (req.headers[MARK] === 'reject' && res.status < 300) return jsonError(409, 'Thread is already running a task');
+      trackInProgress(res, req, memory);
+      return res;
+    },
+  },
+  'reject-cancels-original': {
+    breaks: ['MULTITASK-REJECT-ORIGINAL-CONTINUES'],
+    description: 'a reject refusal cancels the run in progress before its last node: it reads interrupted and never answers',
+    // memory: `cancelled:<run>` for the runs a refusal stopped, `cancelled-thread:<thread>` for their threads.
+    response: (res, req, memory) => {
+      const thread = param(req, 'thread_id') ?? '';
+      if (calls(req, 'createRun') && res.status === 409 && strategy(req) === 'reject') {
+        for (const run of (memory.get(`busy:${thread}`) as string[] | undefined) ?? []) memory.set(`cancelled:${run}`, true);
+        memory.set(`cancelled-thread:${thread}`, true);
+      }
+      trackInProgress(res, req, memory);
+      const body = object(res.body);
+      if (calls(req, 'getRun') && res.status === 200 && memory.has(`cancelled:${param(req, 'run_id')}`)) return { ...res, body: { ...body, status: 'interrupted' } };
+      if (calls(req, 'getThread', 'getThreadState') && res.status === 200 && memory.has(`cancelled-thread:${thread}`)) return { ...res, body: { ...body, values: withoutAnswer(body.values) } };
+      return res;
+    },
+  },
+  'enqueued-run-reads-running': {
+    breaks: ['MULTITASK-ENQUEUE-ORDER'],
+    description: 'a run created with enqueue reads running while it waits behind the run in progress',
+    response: (res, req, memory) => {
+      const run = object(res.body);
+      if (calls(req, 'createRun') && res.status < 300 && strategy(req) === 'enqueue') memory.set(`enqueued:${String(run.run_id)}`, true);
+      return calls(req, 'getRun') && run.status === 'pending' && memory.has(`enqueued:${param(req, 'run_id')}`) ? { ...res, body: { ...run, status: 'running' } } : res;
+    },
+  },
+  'unknown-strategy-plain-text': {
+    breaks: ['MULTITASK-INVALID'],
+    description: 'an unknown multitask_strategy is refused with a plain-text 422',
+    response: (res, req) =>
+      calls(req, ...CREATES) && res.status === 422 && typeof strategy(req) === 'string' && !['reject', 'rollback', 'interrupt', 'enqueue'].includes(String(strategy(req)))
+        ? { status: 422, headers: { 'content-type': 'text/plain' }, body: `invalid multitask_strategy: ${String(strategy(req))}` }
+        : res,
+  },
+};
