@@ -5,7 +5,10 @@ import { calls, json, jsonError, object } from './support.ts';
 /** The simulator's answer to a key it does not know (not to a missing one, nor to a key of the other region). */
 const invalidKey = (res: MutableResponse) => res.status === 401 && object(res.body).detail === 'Invalid API key';
 
-const withoutHeader = (req: MutableRequest, name: string): MutableRequest => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([n]) => n !== name)) });
+const withoutHeader = (req: MutableRequest, name: string): MutableRequest => ({
+  ...req,
+  headers: Object.fromEntries(Object.entries(req.headers).filter(([n]) => n !== name)),
+});
 
 export const ACCESS_MUTATIONS: Record<string, Mutation> = {
   'cp-deployments-refuse-api-key': {
@@ -34,13 +37,15 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
     ruleTestsOnly: true,
     breaks: ['AUTH-REPOS-SCHEMES'],
     description: 'the repository listing refuses an API key sent without X-Tenant-Id, as if the schemes were required together',
-    request: (req) => (calls(req, 'listRepositories') && req.headers['x-api-key'] && !req.headers['x-tenant-id'] ? jsonError(401, 'Send x-tenant-id with the API key') : req),
+    request: (req) =>
+      calls(req, 'listRepositories') && req.headers['x-api-key'] && !req.headers['x-tenant-id'] ? jsonError(401, 'Send x-tenant-id with the API key') : req,
   },
   'repos-bearer-refused': {
     endpoint: 'control-plane',
     breaks: ['AUTH-CP-BEARER'],
     description: 'the repository listing refuses every bearer token (401): only the API key scheme is served',
-    request: (req) => (calls(req, 'listRepositories') && req.headers.authorization && !req.headers['x-api-key'] ? jsonError(401, 'Invalid bearer token') : req),
+    request: (req) =>
+      calls(req, 'listRepositories') && req.headers.authorization && !req.headers['x-api-key'] ? jsonError(401, 'Invalid bearer token') : req,
   },
   'platform-create-refuses-api-key': {
     endpoint: 'platform-api',

@@ -17,7 +17,8 @@ export const DEPLOYMENT_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'control-plane',
     breaks: ['DEPLOY-LIST'],
     description: 'the deployment listing ignores a valid offset: every page starts at the first deployment',
-    request: (req) => (calls(req, 'listDeployments') && /^[1-9]\d*$/.test(queryOf(req.path).get('offset') ?? '') ? { ...req, path: withoutQuery(req.path, 'offset') } : req),
+    request: (req) =>
+      calls(req, 'listDeployments') && /^[1-9]\d*$/.test(queryOf(req.path).get('offset') ?? '') ? { ...req, path: withoutQuery(req.path, 'offset') } : req,
   },
   'deploy-bad-body-400': {
     endpoint: 'control-plane',
@@ -43,12 +44,14 @@ export const DEPLOYMENT_MUTATIONS: Record<string, Mutation> = {
     // Only an unknown revision of a deployment the caller sees: an unknown or foreign deployment still answers 404.
     breaks: ['REVISION-UNKNOWN-404'],
     description: 'getting an unknown revision of a known deployment answers 400',
-    response: (res, req) => (calls(req, 'getRevision') && res.status === 404 && /^Revision ID /.test(String(object(res.body).detail)) ? jsonError(400, 'Invalid revision id') : res),
+    response: (res, req) =>
+      calls(req, 'getRevision') && res.status === 404 && /^Revision ID /.test(String(object(res.body).detail)) ? jsonError(400, 'Invalid revision id') : res,
   },
   'unknown-integration-empty': {
     endpoint: 'control-plane',
     breaks: ['REPO-LIST-UNKNOWN-INTEGRATION'],
     description: 'listing the repositories of an unknown integration answers 200 with no repositories',
-    response: (res, req) => (calls(req, 'listRepositories') && res.status === 404 && /^Integration .* not found/.test(String(object(res.body).detail)) ? json(200, []) : res),
+    response: (res, req) =>
+      calls(req, 'listRepositories') && res.status === 404 && /^Integration .* not found/.test(String(object(res.body).detail)) ? json(200, []) : res,
   },
 };

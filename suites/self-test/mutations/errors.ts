@@ -75,7 +75,10 @@ export const ERROR_MUTATIONS: Record<string, Mutation> = {
       if (!calls(req, 'updateRun') || typeof end !== 'string' || !Number.isNaN(Date.parse(end))) return req;
       return { ...req, headers: { ...req.headers, [REFUSED]: end }, body };
     },
-    response: (res, req) => (req.headers[REFUSED] ? json(422, { detail: [{ loc: ['body', 'end_time'], msg: `not a datetime: ${req.headers[REFUSED]}`, type: 'datetime_parsing' }] }) : res),
+    response: (res, req) => {
+      const refused = req.headers[REFUSED];
+      return refused ? json(422, { detail: [{ loc: ['body', 'end_time'], msg: `not a datetime: ${refused}`, type: 'datetime_parsing' }] }) : res;
+    },
   },
   'run-404-message-body': {
     endpoint: 'platform-api',

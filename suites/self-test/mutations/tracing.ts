@@ -136,7 +136,9 @@ export const TRACING_MUTATIONS: Record<string, Mutation> = {
     breaks: ['TRACE-DOTTED-ORDER-FRACTION'],
     description: 'a multipart dotted_order segment with 1 or 2 fraction digits reads back padded to milliseconds, not as sent',
     ...multipartRuns((run) =>
-      typeof run.dotted_order === 'string' ? { ...run, dotted_order: run.dotted_order.replace(/(\d{8}T\d{6})(\d{1,2})Z/g, (_, whole: string, f: string) => `${whole}${f.padEnd(3, '0')}Z`) } : run,
+      typeof run.dotted_order === 'string'
+        ? { ...run, dotted_order: run.dotted_order.replace(/(\d{8}T\d{6})(\d{1,2})Z/g, (_, whole: string, f: string) => `${whole}${f.padEnd(3, '0')}Z`) }
+        : run,
     ),
   },
   'multipart-patch-outputs-lost': {

@@ -11,7 +11,9 @@ function strings(value: unknown, change: (text: string) => string): unknown {
 }
 
 /** An upload's answer with its dataset and experiment changed. */
-function uploaded(res: MutableResponse, req: MutableRequest, change: (answer: { dataset: Json; experiment: Json }) => { dataset: Json; experiment: Json }): MutableResponse {
+type Answer = { dataset: Json; experiment: Json };
+
+function uploaded(res: MutableResponse, req: MutableRequest, change: (answer: Answer) => Answer): MutableResponse {
   if (!calls(req, 'uploadExperiment') || res.status !== 200) return res;
   const body = object(res.body);
   return { ...res, body: { ...body, ...change({ dataset: object(body.dataset), experiment: object(body.experiment) }) } };
@@ -42,6 +44,7 @@ function asNamed(res: MutableResponse, req: MutableRequest, memory: Map<string, 
 
 /** A generated id shown in another form than a UUID (and read back in it). */
 const shown = (id: string) => `ds_${id.replaceAll('-', '')}`;
+const UUIDS = new RegExp(UUID.source.slice(1, -1), 'gi');
 const SHOWN = /ds_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})/g;
 
 export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
@@ -77,9 +80,10 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
     response: (res, req, memory) => {
       const body = object(req.body);
       const dataset = object(object(res.body).dataset);
-      const generated = calls(req, 'uploadExperiment') && res.status === 200 && !('dataset_id' in body) && 'dataset_name' in body && dataset.session_count === 1;
-      if (generated && typeof dataset.id === 'string') memory.set(`generated:${dataset.id}`, true);
-      return { ...res, body: strings(res.body, (s) => s.replace(new RegExp(UUID.source.slice(1, -1), 'gi'), (id) => (memory.has(`generated:${id.toLowerCase()}`) ? shown(id.toLowerCase()) : id))) };
+      const byName = !('dataset_id' in body) && 'dataset_name' in body;
+      if (calls(req, 'uploadExperiment') && res.status === 200 && byName && dataset.session_count === 1) memory.set(`generated:${String(dataset.id)}`, true);
+      const show = (id: string) => (memory.has(`generated:${id.toLowerCase()}`) ? shown(id.toLowerCase()) : id);
+      return { ...res, body: strings(res.body, (s) => s.replace(UUIDS, show)) };
     },
   },
   'upload-by-id-starts-new-dataset': {
@@ -116,7 +120,8 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
     description: 'an upload naming a platform dataset by both dataset_id and dataset_name goes to a new external dataset beside it, not refused',
     request: (req, memory) => {
       const { dataset_id: id, ...body } = object(req.body);
-      const named = calls(req, 'uploadExperiment') && typeof id === 'string' && memory.has(`id:${id.toLowerCase()}`) && memory.has(`name:${String(body.dataset_name)}`);
+      const platformDataset = typeof id === 'string' && memory.has(`id:${id.toLowerCase()}`) && memory.has(`name:${String(body.dataset_name)}`);
+      const named = calls(req, 'uploadExperiment') && platformDataset;
       return named ? beside(req, body, { id, name: body.dataset_name }) : req;
     },
     response: asNamed,
