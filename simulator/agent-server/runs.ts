@@ -131,6 +131,9 @@ export class RunStore {
       }
     }
     const run = this.record(thread, assistant.assistant_id, assistant.graph_id, body, strategy, false);
+    // As the reference: the thread keeps the configurable its runs were given (§2.7 config.configurable).
+    const configurable = (run.kwargs.config as Values).configurable as Values;
+    thread.config = { ...thread.config, configurable: { ...((thread.config.configurable as Values | undefined) ?? {}), ...configurable } };
     thread.status = 'busy';
     thread.updated_at = this.env.clock.iso();
     this.startNext(thread);

@@ -16,11 +16,11 @@ test('copy answers a new thread with a different thread_id', { tag: '@THREAD-COP
   const original = await agent.post<Thread>('/threads', prepopulated(scope));
   precondition(original, 'create a thread');
   const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
-  expectStatus(copy, [200, 201]);
+  expectStatus(copy, '2xx');
   expect(typeof copy.json.thread_id, copy.describe('the copy has a thread_id')).toBe('string');
   expect(copy.json.thread_id, copy.describe('the copy is a new thread')).not.toBe(original.json.thread_id);
   const read = await agent.get<Thread>(`/threads/${copy.json.thread_id}`);
-  expectStatus(read, 200);
+  expectStatus(read, '2xx');
 });
 
 test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-STATE' }, async ({ agent, scope }) => {
@@ -28,10 +28,14 @@ test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-ST
   precondition(original, 'create a thread');
   const originalState = await agent.get<State>(`/threads/${original.json.thread_id}/state`);
   precondition(originalState, "read the original's state");
+  // An original that reads empty would make an empty copy look right.
+  if (originalState.json.values?.topic !== 'original') {
+    skipForPrecondition(`precondition failed: the original's state does not hold its supersteps: ${originalState.describe()}`);
+  }
   const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
   precondition(copy, 'copy the thread');
   const copyState = await agent.get<State>(`/threads/${copy.json.thread_id}/state`);
-  expectStatus(copyState, 200);
+  expectStatus(copyState, '2xx');
   expect(copyState.json.values, copyState.describe("the copy's state values")).toEqual(originalState.json.values);
 });
 

@@ -178,5 +178,52 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
       return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? jsonError(422, 'unknown node __start__') : req;
     },
   },
+  'search-sorts-by-thread-id': {
+    breaks: ['THREAD-SEARCH-SORT'],
+    description: 'thread search sorts by thread_id whatever sort_by names',
+    request: (req) => {
+      const other = oneOf('status', 'created_at', 'updated_at')(object(req.body).sort_by);
+      return calls(req, 'searchThreads') && other ? { ...req, body: { ...object(req.body), sort_by: 'thread_id' } } : req;
+    },
+  },
+  'search-finds-nothing': {
+    breaks: ['THREAD-SEARCH-ARRAY', 'THREAD-SEARCH-DEFAULTS', 'THREAD-SEARCH-LIMIT', 'THREAD-SEARCH-METADATA', 'THREAD-SEARCH-STATUS'],
+    description: 'thread search answers an empty array',
+    response: (res, req) => (calls(req, 'searchThreads') && Array.isArray(res.body) ? { ...res, body: [] } : res),
+  },
+  'search-busy-finds-none': {
+    breaks: ['THREAD-SEARCH-STATUS'],
+    description: 'a search for busy threads answers none',
+    request: (req) => (calls(req, 'searchThreads') && object(req.body).status === 'busy' ? json(200, []) : req),
+  },
+  'refused-array-still-creates': {
+    breaks: ['THREAD-BAD-INPUT'],
+    description: 'a thread body that is an array is refused with 422, yet its first item is created',
+    // The front forwards the first item and marks it, so the answer can still say 422.
+    request: (req) => {
+      if (!calls(req, 'createThread') || !Array.isArray(req.body)) return req;
+      return { ...req, headers: { ...req.headers, 'x-apc-array': '1' }, body: req.body[0] };
+    },
+    response: (res, req) => (calls(req, 'createThread') && req.headers['x-apc-array'] ? jsonError(422, 'the body must be an object') : res),
+  },
+  'copy-metadata-null': {
+    breaks: ['THREAD-SHAPE', 'THREAD-CREATE-VALUES-METADATA'],
+    description: 'a copy answers metadata null',
+    response: (res, req) => (calls(req, 'copyThread') && res.status < 300 ? { ...res, body: { ...object(res.body), metadata: null } } : res),
+  },
+  'thread-config-without-configurable': {
+    breaks: [],
+    description: "a thread's config never holds configurable (§2.7 allows it)",
+    response: (res, req) => {
+      if (!calls(req, 'createThread', 'getThread', 'copyThread') || res.status >= 300) return res;
+      const { configurable: _configurable, ...config } = object(object(res.body).config);
+      return { ...res, body: { ...object(res.body), config } };
+    },
+  },
+  'history-empty': {
+    breaks: ['RUN-WRITES-THREAD-HISTORY', 'THREAD-HISTORY', 'THREAD-SUPERSTEPS-HISTORY'],
+    description: 'history answers an empty array',
+    response: (res, req) => (calls(req, 'getThreadHistory') && Array.isArray(res.body) ? { ...res, body: [] } : res),
+  },
   'thread-values-stale': threadField('THREAD-CREATE-SUPERSTEPS', "a thread's values stay empty after supersteps", (t) => ({ ...t, values: {} })),
 };
