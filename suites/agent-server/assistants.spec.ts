@@ -2,33 +2,46 @@
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
 import type { ApiClient } from '../client.ts';
+import { skipForPrecondition } from '../checks/attribution.ts';
 
 type Assistant = { assistant_id: string; graph_id?: string; config?: unknown } & Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function allAssistants(agent: ApiClient): Promise<Assistant[]> {
+/**
+ * Every assistant, at least `least` of them: checks over each assistant need some to check, and
+ * a deployed graph has its default assistant (an empty answer is ASSISTANT-SEARCH's failure).
+ */
+async function allAssistants(agent: ApiClient, least = 1): Promise<Assistant[]> {
   const res = await agent.post<Assistant[]>('/assistants/search', { limit: 100, offset: 0 });
-  return preconditionArray(res, 'search the assistants');
+  const all = preconditionArray(res, 'search the assistants');
+  if (all.length < least) {
+    skipForPrecondition(`precondition failed: the search answers ${all.length} assistant(s), fewer than the ${least} this check needs: ${res.describe()}`);
+  }
+  return all;
 }
 
 test('an assistant is identified by a UUID', { tag: '@ASSISTANT-ID-UUID' }, async ({ agent }) => {
-  const res = await agent.post<Assistant[]>('/assistants/search', { limit: 10 });
-  expectStatus(res, 200);
-  for (const assistant of preconditionArray(res, 'search the assistants')) expect(assistant.assistant_id, res.describe('assistant_id')).toMatch(UUID);
+  for (const assistant of await allAssistants(agent)) {
+    expect(assistant.assistant_id, `assistant_id of ${JSON.stringify(assistant).slice(0, 200)}`).toMatch(UUID);
+  }
 });
 
+// §4.5 shows neither an assistant read nor a run field but run_id: the reference's are used where
+// the target answers them, and the test is skipped, saying so, where it does not.
 test("a graph id selects that graph's default assistant", { tag: '@ASSISTANT-GRAPH-ID-DEFAULT' }, async ({ agent }) => {
   const byGraph = await agent.get<Assistant>('/assistants/agent');
-  expectStatus(byGraph, 200);
-  expect(byGraph.json.assistant_id, byGraph.describe('a UUID')).toMatch(UUID);
-  const byId = await agent.get<Assistant>(`/assistants/${byGraph.json.assistant_id}`);
-  expectStatus(byId, 200);
-  expect(byId.json.graph_id, byId.describe('the same assistant, of graph agent')).toBe('agent');
+  precondition(byGraph, 'read the assistant a graph id names (GET /assistants/{assistant_id}, the reference path)');
   const thread = await agent.post<{ thread_id: string }>('/threads', {});
   precondition(thread, 'create a thread');
-  const run = await agent.post<{ assistant_id: string }>(`/threads/${thread.json.thread_id}/runs`, { assistant_id: 'agent', input: {} });
-  expectStatus(run, [200, 201]);
-  expect(run.json.assistant_id, run.describe('a run by graph id uses the default assistant')).toBe(byGraph.json.assistant_id);
+  const run = await agent.post<{ run_id: string; assistant_id?: string }>(`/threads/${thread.json.thread_id}/runs`, { assistant_id: 'agent', input: {} });
+  expectStatus(run, '2xx');
+  const path = `/threads/${thread.json.thread_id}/runs/${run.json.run_id}`;
+  const used = run.json.assistant_id ?? (await agent.get<{ assistant_id?: string }>(path)).json?.assistant_id;
+  if (used === undefined) {
+    skipForPrecondition(`precondition failed: the run, as created and as read, names no assistant_id: which one was selected is not shown: ${run.describe()}`);
+  }
+  const defaultId = byGraph.json.assistant_id;
+  expect(used, run.describe(`a run by graph id uses the assistant GET /assistants/agent answers (${defaultId})`)).toBe(defaultId);
 });
 
 test("an assistant's config is null or an object", { tag: '@ASSISTANT-CONFIG' }, async ({ agent }) => {
@@ -46,7 +59,11 @@ test('an assistant has assistant_id, graph_id, config, created_at, updated_at an
   const res = await agent.get<Assistant>('/assistants/agent');
   expectStatus(res, 200);
   expectSchema(res, 'agent-server', 'Assistant');
-  for (const field of ['assistant_id', 'graph_id', 'config', 'created_at', 'updated_at', 'metadata']) expect(res.json, res.describe(`has ${field}`)).toHaveProperty(field);
+  expect(res.json, res.describe('has config')).toHaveProperty('config');
+  // config may be null (§2.10); the others hold a value in the reference.
+  for (const field of ['assistant_id', 'graph_id', 'created_at', 'updated_at', 'metadata']) {
+    expect(res.json[field] ?? null, res.describe(`has ${field}`)).not.toBeNull();
+  }
 });
 
 test('GET /assistants/{assistant_id} answers the assistant by UUID or graph id', { tag: '@ASSISTANT-GET' }, async ({ agent }) => {
@@ -62,18 +79,28 @@ test('an unknown assistant answers 404 with a JSON error body', { tag: '@ASSISTA
   expectJsonError(await agent.get('/assistants/00000000-0000-4000-8000-000000000000'), 404);
 });
 
+// Assistant fields beyond the id and config are not shown (§2.10): the graph's default assistant
+// is known by the id its graph id names, where the target answers that.
 test('POST /assistants/search answers an array of assistants', { tag: '@ASSISTANT-SEARCH' }, async ({ agent }) => {
   const res = await agent.post<Assistant[]>('/assistants/search', {});
-  expectStatus(res, 200);
+  expectStatus(res, '2xx');
   expect(Array.isArray(res.json), res.describe('an array')).toBe(true);
-  expect(res.json.map((a) => a.graph_id), res.describe("holds the graph's default assistant")).toContain('agent');
+  expect(res.json.length, res.describe('a deployed graph has its default assistant')).toBeGreaterThan(0);
+  for (const assistant of res.json) {
+    expect(typeof assistant === 'object' && assistant !== null && !Array.isArray(assistant), res.describe('each item an assistant object')).toBe(true);
+  }
+  const byGraph = await agent.get<Assistant>('/assistants/agent');
+  if (byGraph.status === 200) {
+    expect(res.json.map((a) => a.assistant_id), res.describe("holds the graph's default assistant")).toContain(byGraph.json.assistant_id);
+  }
 });
 
+// With fewer than two assistants every limit answers all of them, as would a search that ignores it.
 test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-LIMIT' }, async ({ agent }) => {
-  const all = await allAssistants(agent);
-  for (const limit of [1, all.length, all.length + 1]) {
+  const all = await allAssistants(agent, 2);
+  for (const limit of [1, all.length - 1, all.length, all.length + 1]) {
     const res = await agent.post<Assistant[]>('/assistants/search', { limit });
-    expectStatus(res, 200);
+    expectStatus(res, '2xx');
     expect(res.json.length, res.describe(`limit ${limit} of ${all.length}`)).toBe(Math.min(limit, all.length));
   }
 });
@@ -82,7 +109,7 @@ test('offset skips that many assistants', { tag: '@ASSISTANT-SEARCH-OFFSET' }, a
   const all = await allAssistants(agent);
   for (const offset of [0, 1, all.length]) {
     const res = await agent.post<Assistant[]>('/assistants/search', { limit: 100, offset });
-    expectStatus(res, 200);
+    expectStatus(res, '2xx');
     expect(res.json.map((a) => a.assistant_id), res.describe(`offset ${offset}`)).toEqual(all.slice(offset).map((a) => a.assistant_id));
   }
 });

@@ -2,7 +2,7 @@
 import { forRule } from '../checks/attribution.ts';
 import { expect, test } from '../fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { join, newThread, readState, startRun, texts, type Run } from './runs.ts';
+import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'interrupted'];
@@ -10,11 +10,11 @@ const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'inte
 test('POST /threads/{thread_id}/runs creates a run and answers it with its run_id', { tag: '@RUN-CREATE' }, async ({ agent }) => {
   const thread = await newThread(agent);
   const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'create' }, multitask_strategy: 'enqueue' });
-  expectStatus(res, [200, 201]);
+  expectStatus(res, '2xx');
   expectSchema(res, 'agent-server', 'Run');
   expect(typeof res.json.run_id, res.describe('run_id')).toBe('string');
   const read = await agent.get<Run>(`/threads/${thread}/runs/${res.json.run_id}`);
-  expectStatus(read, 200);
+  expectStatus(read, '2xx');
   expect(read.json.run_id, read.describe('the created run can be read')).toBe(res.json.run_id);
 });
 
@@ -22,14 +22,14 @@ test.describe("a run's assistant_id accepts a graph id or an assistant UUID", { 
   test('graph id', async ({ agent }) => {
     const thread = await newThread(agent);
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
-    expectStatus(res, [200, 201]);
+    expectStatus(res, '2xx');
   });
   test('assistant UUID', async ({ agent }) => {
     const assistant = await agent.get<{ assistant_id: string }>('/assistants/agent');
     precondition(assistant, "read the graph's default assistant");
     const thread = await newThread(agent);
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: assistant.json.assistant_id, input: {} });
-    expectStatus(res, [200, 201]);
+    expectStatus(res, '2xx');
     expect(res.json.assistant_id, res.describe('the run names that assistant')).toBe(assistant.json.assistant_id);
   });
 });
@@ -53,11 +53,11 @@ test('what a run answer holds beyond run_id', { tag: '@RUN-CREATE-OTHER-FIELDS' 
 test('thread-scoped run paths are served under /threads/{thread_id}/', { tag: '@RUN-PATH-THREADS-PLURAL' }, async ({ agent }) => {
   const thread = await newThread(agent);
   const created = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
-  expectStatus(created, [200, 201]);
+  expectStatus(created, '2xx');
   const joined = await agent.get(`/threads/${thread}/runs/${created.json.run_id}/join`);
-  expectStatus(joined, 200);
+  expectStatus(joined, '2xx');
   const waited = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: {} });
-  expectStatus(waited, 200);
+  expectStatus(waited, '2xx');
 });
 
 test('a run object has the fields of the reference Run', { tag: '@RUN-SHAPE' }, async ({ agent }) => {
@@ -65,8 +65,9 @@ test('a run object has the fields of the reference Run', { tag: '@RUN-SHAPE' }, 
   const run = await startRun(agent, thread);
   const read = await agent.get<Record<string, unknown>>(`/threads/${thread}/runs/${run.run_id}`);
   precondition(read, 'read the run');
+  // A field that is there but null holds nothing of what the reference's run carries.
   for (const field of ['run_id', 'thread_id', 'assistant_id', 'created_at', 'updated_at', 'status', 'metadata', 'kwargs', 'multitask_strategy']) {
-    expect(read.json, read.describe(`has ${field}`)).toHaveProperty(field);
+    expect(read.json[field] ?? null, read.describe(`has ${field}`)).not.toBeNull();
   }
   expect(read.json.thread_id, read.describe('thread_id')).toBe(thread);
 });
@@ -118,12 +119,10 @@ test('creating, streaming or waiting on a run of an unknown thread answers 404 a
 });
 
 test('an unknown assistant UUID answers 404, and an id that is neither a UUID nor a graph answers 422; no run is created', { tag: '@RUN-CREATE-UNKNOWN-ASSISTANT' }, async ({ agent }) => {
-  const thread = await newThread(agent);
+  const { thread, runId } = await threadWithRun(agent);
   expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: UNKNOWN, input: {} }), 404);
   expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: 'no-such-graph', input: {} }), [404, 422]);
-  const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
-  precondition(runs, 'list the runs');
-  expect(runs.json, runs.describe('no run was created')).toEqual([]);
+  await expectOnlyRun(agent, thread, runId, 'an unknown assistant');
 });
 
 test.describe('a bad run body answers 4xx with a JSON error body and creates no run', { tag: '@RUN-CREATE-BAD-INPUT' }, () => {
@@ -135,11 +134,9 @@ test.describe('a bad run body answers 4xx with a JSON error body and creates no 
   ];
   for (const [name, body] of cases) {
     test(name, async ({ agent }) => {
-      const thread = await newThread(agent);
+      const { thread, runId } = await threadWithRun(agent);
       expectJsonError(await agent.post(`/threads/${thread}/runs`, undefined, { rawBody: body, headers: { 'content-type': 'application/json' } }));
-      const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
-      precondition(runs, 'list the runs');
-      expect(runs.json, runs.describe('no run was created')).toEqual([]);
+      await expectOnlyRun(agent, thread, runId, name);
     });
   }
 });

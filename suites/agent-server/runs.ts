@@ -1,11 +1,12 @@
-// Steps the run suites share. Each is a precondition: when it fails, the test is skipped
-// as such, so only the rule under test can fail.
+// Steps the run suites share. Most are preconditions: when one fails, the test is skipped as
+// such, so only the rule under test can fail. The expect* steps check for the calling test's rule.
 import { isDeepStrictEqual } from 'node:util';
-import type { ApiClient } from '../client.ts';
+import { expect } from '@playwright/test';
+import type { ApiClient, ApiResponse } from '../client.ts';
 import { receiverUrl } from '../fixtures.ts';
 import { runMark, type RunContext } from '../run-context.ts';
 import type { Time } from '../time.ts';
-import { precondition } from '../checks/index.ts';
+import { precondition, preconditionArray } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
 
 export interface Run {
@@ -52,10 +53,59 @@ export async function longRun(agent: ApiClient, time: Time, threadId: string, in
   return created;
 }
 
+/** Statuses of a run that has not ended. */
+export const IN_PROGRESS = ['pending', 'running'];
+
+const inProgress = (res: ApiResponse<Run>) => res.status >= 200 && res.status < 300 && IN_PROGRESS.includes(res.json?.status);
+
+/**
+ * Fails the test at once unless the run has left `pending` and `running` shortly after a later
+ * run should have ended it (rollback, interrupt): a target that ignored the strategy runs it on,
+ * and waiting on the later run would only wait out the earlier one. A lookup that fails counts
+ * as ended (rollback deletes the run). On a virtual clock one read decides, as nothing moves
+ * until told; in real time the target gets a moment, well within the run's hold, to stop it.
+ */
+export async function expectEnded(
+  agent: ApiClient,
+  time: Time,
+  threadId: string,
+  runId: string,
+  why: string,
+  as: 'checked' | 'precondition' = 'checked',
+): Promise<void> {
+  const read = () => agent.get<Run>(`/threads/${threadId}/runs/${runId}`);
+  const polled = time.virtual ? undefined : await time.poll(read, (res) => !inProgress(res), { deadline: time.hold / 4, first: 20 * time.scale });
+  const last = polled?.value ?? (await read());
+  const said = last.describe(`${why}, yet the earlier run is still in progress`);
+  if (as === 'precondition' && inProgress(last)) skipForPrecondition(`precondition failed: ${said}`);
+  expect(inProgress(last), said).toBe(false);
+}
+
 export async function join(agent: ApiClient, threadId: string, runId: string): Promise<unknown> {
   const res = await agent.get(`/threads/${threadId}/runs/${runId}/join`);
   precondition(res, 'join the run');
   return res.json;
+}
+
+/** A new thread with one completed run: see expectOnlyRun. */
+export async function threadWithRun(agent: ApiClient): Promise<{ thread: string; runId: string }> {
+  const thread = await newThread(agent);
+  const run = await startRun(agent, thread, { input: { topic: 'the one run' } });
+  await join(agent, thread, run.run_id);
+  return { thread, runId: run.run_id };
+}
+
+/**
+ * Checks that the thread's runs are its one earlier run and no other (a refused request created
+ * none): a list that must show that run cannot pass for "none created" by showing nothing.
+ */
+export async function expectOnlyRun(agent: ApiClient, thread: string, runId: string, what: string): Promise<void> {
+  const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  const ids = preconditionArray(res, 'list the runs').map((r) => r.run_id);
+  if (!ids.includes(runId)) {
+    skipForPrecondition(`precondition failed: the list does not show the thread's earlier run ${runId}, so cannot show no other was made: ${res.describe()}`);
+  }
+  expect(ids, res.describe(`no run was created by ${what}`)).toEqual([runId]);
 }
 
 export async function readRun(agent: ApiClient, threadId: string, runId: string): Promise<Run> {

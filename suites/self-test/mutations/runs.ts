@@ -1,6 +1,6 @@
 // Runs broken at the agent server: creation, multitask strategies, waiting, assistants and streams.
 import type { Mutation } from '../broken-target.ts';
-import { calls, integerFrom, json, jsonError, object } from './support.ts';
+import { calls, integerFrom, json, jsonError, object, param } from './support.ts';
 
 export const RUN_MUTATIONS: Record<string, Mutation> = {
   'reject-answers-422': {
@@ -8,8 +8,134 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     description: 'reject refuses with 422, as the JS reference server does',
     response: (res) => (res.status === 409 ? { ...res, status: 422 } : res),
   },
+  'multitask-ignored': {
+    breaks: [
+      'ERROR-REFUSED-UNCHANGED-AGENT', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-INTERRUPT-STATUS', 'MULTITASK-INVALID', 'MULTITASK-REJECT-409',
+      'MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-LOOKUP-404', 'MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-NO-RESTART',
+      'MULTITASK-ROLLBACK-STATE', 'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-ERRORS-BEFORE-STREAM', 'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+    ],
+    description: 'multitask_strategy is ignored: every run is queued behind the one in progress (the default)',
+    request: (req) => {
+      const { multitask_strategy: strategy, ...body } = object(req.body);
+      return calls(req, 'createRun', 'streamRun', 'waitRun') && strategy !== undefined ? { ...req, body } : req;
+    },
+  },
+  'multitask-ignored-default-reject': {
+    breaks: [
+      'ERROR-REFUSED-UNCHANGED-AGENT', 'MULTITASK-DEFAULT', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-INVALID', 'MULTITASK-ROLLBACK-DELETES',
+      'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-SSE-CLOSE-AT-END', 'WEBHOOK-CONFIG-ALLOWED-DOMAINS', 'WEBHOOK-CONFIG-ALLOWED-PORTS',
+      'WEBHOOK-CONFIG-MAX-URL-LENGTH', 'WEBHOOK-CONFIG-REQUIRE-HTTPS', 'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+    ],
+    description: "multitask_strategy is ignored and every run is created with reject, the JS reference server's default",
+    request: (req) => (calls(req, 'createRun', 'streamRun', 'waitRun') ? { ...req, body: { ...object(req.body), multitask_strategy: 'reject' } } : req),
+  },
+  'join-answers-at-once': {
+    breaks: ['RUN-JOIN', 'RUN-JOIN-VALUES'],
+    description: 'join answers at once with the run as it is, without waiting for it to complete',
+    request: (req) => (calls(req, 'joinRun') ? { ...req, path: req.path.replace(/\/join(\?|$)/, '$1') } : req),
+  },
+  'results-and-state-empty': {
+    breaks: [
+      'MULTITASK-DEFAULT', 'MULTITASK-ENQUEUE-ORDER', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-REJECT-NOT-CREATED',
+      'MULTITASK-REJECT-ORIGINAL-CONTINUES', 'MULTITASK-ROLLBACK-STATE', 'RUN-CREATE-INPUT', 'RUN-JOIN-VALUES', 'RUN-WAIT', 'RUN-WAIT-VALUES',
+      'RUN-WRITES-THREAD-STATE',
+    ],
+    description: "join and wait answer {} for a run that succeeded, and the thread's values read empty after them: a run that writes nothing",
+    response: (res, req, memory) => {
+      const thread = param(req, 'thread_id');
+      if (calls(req, 'joinRun', 'waitRun') && res.status === 200 && thread && !('__error__' in object(res.body))) {
+        memory.set(thread, true);
+        return { ...res, body: {} };
+      }
+      const remembered = thread !== undefined && memory.has(thread);
+      return calls(req, 'getThread', 'getThreadState') && res.status === 200 && remembered ? { ...res, body: { ...object(res.body), values: {} } } : res;
+    },
+  },
+  'wait-result-wrapped': {
+    breaks: ['RUN-WAIT-VALUES'],
+    description: 'wait answers its result wrapped as {output: ...} (§4.5 shows no format)',
+    response: (res, req) => (calls(req, 'waitRun', 'waitStatelessRun') && res.status === 200 ? { ...res, body: { output: res.body } } : res),
+  },
+  'stream-ndjson': {
+    breaks: ['STREAM-SSE-CONTENT-TYPE', 'STREAM-SSE-ERROR-EVENT', 'STREAM-SSE-FIRST-METADATA', 'STREAM-SSE-JSON-DATA', 'STREAM-SSE-MODE-EVENTS'],
+    description: 'streams are newline-delimited JSON, not server-sent events (§4.5 shows no format)',
+    stream: (text, headers) => ({
+      text: text
+        .split(/\n\n/)
+        .filter((block) => block.trim() !== '')
+        .map((block) => {
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join('\n');
+          return JSON.stringify({ event, data: JSON.parse(data || 'null') as unknown });
+        })
+        .join('\n'),
+      headers: { ...headers, 'content-type': 'application/x-ndjson' },
+    }),
+  },
+  'stream-queued-answers-at-once': {
+    breaks: ['STREAM-SSE-CLOSE-AT-END'],
+    description: 'a stream queued behind a run in progress (enqueue) answers its metadata at once and closes, leaving the run queued',
+    // Marked on its way, so that the run's answer is turned into the stream's.
+    request: (req) => {
+      if (!calls(req, 'streamRun') || object(req.body).multitask_strategy !== 'enqueue') return req;
+      return { ...req, headers: { ...req.headers, 'x-apc-queued-stream': '1' }, path: req.path.replace(/\/stream(\?|$)/, '$1') };
+    },
+    response: (res, req) => {
+      if (!req.headers['x-apc-queued-stream'] || res.status !== 200) return res;
+      const metadata = JSON.stringify({ run_id: object(res.body).run_id, attempt: 1 });
+      return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `event: metadata\ndata: ${metadata}\n\n` };
+    },
+  },
+  'assistant-search-without-graph-id': {
+    breaks: [],
+    description: 'assistant search answers assistants without graph_id (§2.10 shows only the id and config)',
+    response: (res, req) => {
+      if (!calls(req, 'searchAssistants') || !Array.isArray(res.body)) return res;
+      return { ...res, body: res.body.map((a) => (({ graph_id: _graph, ...rest }) => rest)(object(a))) };
+    },
+  },
+  'assistant-get-absent': {
+    breaks: ['ASSISTANT-GET', 'ASSISTANT-SHAPE'],
+    description: 'assistants cannot be read one by one (§4.5 shows only their search)',
+    request: (req) => (calls(req, 'getAssistant') ? jsonError(404, 'Not Found') : req),
+  },
+  'assistant-created-at-null': {
+    breaks: ['ASSISTANT-SHAPE'],
+    description: 'an assistant read by id answers created_at null',
+    response: (res, req) => (calls(req, 'getAssistant') && res.status === 200 ? { ...res, body: { ...object(res.body), created_at: null } } : res),
+  },
+  'assistant-search-empty': {
+    breaks: ['ASSISTANT-SEARCH'],
+    description: 'assistant search answers an empty array',
+    response: (res, req) => (calls(req, 'searchAssistants') && Array.isArray(res.body) ? { ...res, body: [] } : res),
+  },
+  'run-list-empty': {
+    breaks: [
+      'CRON-RUNS-ON-SCHEDULE', 'ERROR-REFUSED-UNCHANGED-AGENT', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-REJECT-NOT-CREATED',
+      'MULTITASK-ROLLBACK-DELETES', 'RUN-LIST', 'RUN-WAIT', 'WEBHOOK-CONFIG-DISABLE-WEBHOOKS', 'WEBHOOK-EMIT-CREATE-RUN', 'WEBHOOK-EMIT-STREAM-RUN',
+      'WEBHOOK-EMIT-WAIT-RUN',
+    ],
+    description: "a thread's run list is always empty",
+    response: (res, req) => (calls(req, 'listRuns') && Array.isArray(res.body) ? { ...res, body: [] } : res),
+  },
+  'success-203': {
+    breaks: [
+      'ASSISTANT-GET', 'ASSISTANT-SHAPE', 'CRON-SEARCH', 'RUN-GET', 'RUN-JOIN-VALUES', 'RUN-LIST', 'RUN-LOOKUP', 'RUN-STATUS-VALUES',
+      'RUN-WAIT-VALUES', 'THREAD-SEARCH-SORT-ORDER', 'THREAD-SUPERSTEPS-HISTORY', 'VERSION-AGENT-SERVER-INFO', 'WEBHOOK-FAILURE-NO-EFFECT',
+    ],
+    description: 'every 200 answer is a 203 (§4 names no success status)',
+    response: (res, req) => (res.status === 200 && !req.path.startsWith('/__sim') ? { ...res, status: 203 } : res),
+  },
+  'run-metadata-null': {
+    breaks: ['RUN-GET', 'RUN-SHAPE', 'WEBHOOK-PAYLOAD-RUN-RECORD'],
+    description: 'a run reads back with metadata null',
+    response: (res, req) => (calls(req, 'getRun') && res.status === 200 ? { ...res, body: { ...object(res.body), metadata: null } } : res),
+  },
   'rollback-keeps-run': {
-    breaks: ['MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-LOOKUP-404', 'MULTITASK-ROLLBACK-STATE', 'MULTITASK-ROLLBACK-NO-RESTART'],
+    breaks: [
+      'MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-LOOKUP-404', 'MULTITASK-ROLLBACK-STATE',
+      'MULTITASK-ROLLBACK-NO-RESTART',
+    ],
     description: 'rollback behaves as interrupt: nothing is deleted',
     request: (req) => (object(req.body).multitask_strategy === 'rollback' ? { ...req, body: { ...object(req.body), multitask_strategy: 'interrupt' } } : req),
   },
