@@ -1,6 +1,7 @@
 // DELETE /runs/crons/{cron_id} (platform-facts §1.10): 204, the cron is gone and starts
 // nothing more; an unknown id is a 404.
 import { expect, test } from '../fixtures.ts';
+import { skipForPrecondition } from '../checks/attribution.ts';
 import { expectJsonError, expectStatus, preconditionArray } from '../checks/index.ts';
 import { newThread } from './runs.ts';
 import { createCron, untilNextRun, type Cron } from './webhooks-steps.ts';
@@ -8,6 +9,11 @@ import { createCron, untilNextRun, type Cron } from './webhooks-steps.ts';
 test('delete answers 204, the search no longer finds the cron, and deleting it again is a 404', { tag: '@CRON-DELETE' }, async ({ agent }) => {
   const threadId = await newThread(agent);
   const cron = await createCron(agent, threadId, { schedule: '0 0 * * *' });
+  // Found before, so that not found after says it is gone, not that the search finds nothing.
+  const before = preconditionArray(await agent.post<Cron[]>('/runs/crons/search', { thread_id: threadId }), "search the thread's crons");
+  if (!before.some((c) => c.cron_id === cron.cron_id)) {
+    skipForPrecondition(`precondition failed: the search does not find the cron ${cron.cron_id} before its delete`);
+  }
   expectStatus(await agent.delete(`/runs/crons/${cron.cron_id}`), 204);
   const found = preconditionArray(await agent.post<Cron[]>('/runs/crons/search', { thread_id: threadId }), "search the thread's crons");
   expect(found.map((c) => c.cron_id), 'the deleted cron is gone').toEqual([]);

@@ -3,7 +3,8 @@ import { expect, test } from '../fixtures.ts';
 import { precondition, preconditionArray } from '../checks/index.ts';
 import type { ApiClient } from '../client.ts';
 import type { Time, WebhookChannel } from '../fixtures.ts';
-import { newThread, readRun, type Run } from './runs.ts';
+import { skipForPrecondition } from '../checks/attribution.ts';
+import { IN_PROGRESS, newThread, readRun, type Run } from './runs.ts';
 import { createCron, deleteCrons, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
 
 const FINAL = ['success', 'error', 'timeout', 'interrupted'];
@@ -86,7 +87,9 @@ test('runs created without webhook send nothing, not even to an earlier run\'s U
     precondition(await agent.post(`/threads/${threadId}/${path}`, body), `POST /threads/{id}/${path} without webhook`);
   }
   precondition(await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless without' } }), 'a stateless run without webhook');
+  // Only once every run has finished can the quiet that follows say none of them notified.
   const runs = await runsOf(agent, threadId);
+  if (runs.length !== 4) skipForPrecondition(`precondition failed: the thread lists ${runs.length} runs, not the 4 made on it`);
   for (const run of runs) expect(FINAL, `run ${run.run_id} finished`).toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
   expect((await hooks.received('earlier')), 'only the run created with the webhook notified').toHaveLength(1);
@@ -96,11 +99,14 @@ test('nothing is sent while a run is in progress; its completion is the one noti
   const threadId = await newThread(agent);
   const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'only', delay_ms: time.hold }, webhook: hooks.url('only') });
   precondition(res, 'create a run that stays in progress');
-  if (time.virtual) {
-    await hooks.settle();
-    expect((await hooks.received('only')), 'no request while the run is in progress').toEqual([]);
-  }
-  await time.pass(time.hold);
+  // What arrived while part of the hold passed came during the run, as long as a read just after
+  // finds it still in progress (on a virtual clock it stays so until told).
+  await (time.virtual ? hooks.settle() : time.pass(time.hold / 2));
+  const early = await hooks.received('only');
+  const during = await readRun(agent, threadId, res.json.run_id);
+  if (IN_PROGRESS.includes(during.status)) expect(early.map((d) => d.body.slice(0, 200)), 'no request while the run is in progress').toEqual([]);
+  else test.info().annotations.push({ type: 'note', description: `the run had ended (${during.status}) half-way through its hold: nothing to watch` });
+  await time.pass(time.virtual ? time.hold : time.hold / 2);
   // A notification that never comes is the emission rule's failure; this one judges what else comes.
   await firstDelivery(hooks, 'only', 'the run');
   await hooks.settle();
@@ -122,8 +128,10 @@ async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time:
     await hooks.waitFor(1, name, time.virtual ? undefined : time.wall(untilNextRun(cron) + time.timeouts.cron + time.timeouts.webhook));
     if (time.virtual) await time.pass(60_000);
     const deliveries = await hooks.waitFor(runs, name);
+    // A notification that names no run would count as one run however many came.
     const runIds = new Set(deliveries.map((d) => (d.json as Payload | undefined)?.run_id));
-    expect(runIds.size, `one notification for each of the ${runs} run(s) the cron started`).toBe(runs);
+    const named = [...runIds].filter((id) => typeof id === 'string' && id !== '');
+    expect(named.length, `one notification for each of the ${runs} run(s) the cron started, each naming its run`).toBe(runs);
     for (const d of deliveries) expect(FINAL, 'each reports a finished run').toContain((d.json as Payload | undefined)?.status);
     if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, 'on the cron\'s thread').toBe(threadId);
   } finally {

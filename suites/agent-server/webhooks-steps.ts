@@ -3,7 +3,8 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { ApiClient } from '../client.ts';
 import { runMark } from '../run-context.ts';
-import { precondition } from '../checks/index.ts';
+import { expect } from '@playwright/test';
+import { precondition, preconditionArray } from '../checks/index.ts';
 import { skipForPrecondition } from '../checks/attribution.ts';
 import type { WebhookChannel } from '../fixtures.ts';
 import type { ReceivedRequest } from '../../fixtures/webhook-receiver.ts';
@@ -14,6 +15,8 @@ export type Payload = Record<string, unknown>;
 export interface Delivered {
   threadId: string;
   runId: string;
+  /** The run as its creation answered it. */
+  created: Record<string, unknown>;
   delivery: ReceivedRequest;
   payload: Payload;
 }
@@ -34,7 +37,7 @@ export async function deliveredRun(agent: ApiClient, hooks: WebhookChannel, name
   const threadId = await newThread(agent);
   const res = await agent.post<{ run_id: string }>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name), ...body });
   precondition(res, 'create a run with a webhook');
-  return { threadId, runId: res.json.run_id, ...(await firstDelivery(hooks, name, `run ${res.json.run_id}`)) };
+  return { threadId, runId: res.json.run_id, created: res.json, ...(await firstDelivery(hooks, name, `run ${res.json.run_id}`)) };
 }
 
 /** A stateless wait run created with a webhook, and the delivery its completion sent. */
@@ -45,7 +48,7 @@ export async function deliveredStatelessRun(agent: ApiClient, hooks: WebhookChan
 }
 
 /** RFC 3339 date-time, as JSON Schema's `date-time` format. */
-export function isDateTime(value: unknown): boolean {
+export function isDateTime(value: unknown): value is string {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
 }
 
@@ -58,6 +61,7 @@ export interface Cron {
   schedule: string;
   next_run_date: string | null;
   created_at: string;
+  metadata?: Record<string, unknown>;
 }
 
 /** Creates a cron (thread cron when `threadId` is given), marked as this run's; a failure skips the test. */
@@ -66,6 +70,25 @@ export async function createCron(agent: ApiClient, threadId: string | null, body
   const res = await agent.post<Cron>(path, { assistant_id: 'agent', metadata: runMark(), ...body });
   precondition(res, `create a cron with POST ${path}`);
   return res.json;
+}
+
+/**
+ * Checks that a refused request made no cron on the thread (or, for stateless crons, none
+ * marked `marker`), against a cron made now the same way: the search must find exactly that
+ * one, so a search that finds nothing cannot pass for "none was made".
+ */
+export async function expectNoOtherCron(agent: ApiClient, threadId: string | null, marker: string, what: string): Promise<void> {
+  const control = await createCron(agent, threadId, { schedule: '0 0 * * *', metadata: { ...runMark(), apc_scope: marker } });
+  try {
+    const res = await agent.post<Cron[]>('/runs/crons/search', threadId === null ? { limit: 1000 } : { thread_id: threadId });
+    const found = preconditionArray(res, 'search the crons').filter((c) => threadId !== null || c.metadata?.apc_scope === marker);
+    if (!found.some((c) => c.cron_id === control.cron_id)) {
+      skipForPrecondition(`precondition failed: the search misses the cron just made (${control.cron_id}), so cannot show no other was: ${res.describe()}`);
+    }
+    expect(found.map((c) => c.cron_id), res.describe(`no cron was created by ${what}`)).toEqual([control.cron_id]);
+  } finally {
+    await deleteCrons(agent, control);
+  }
 }
 
 /** Deletes crons a test made, so they start no runs during later tests; failures are not this step's concern. */

@@ -25,6 +25,20 @@ export const CRON_MUTATIONS: Record<string, Mutation> = {
     description: "a created cron's next_run_date is its creation time",
     response: (res, req) => (calls(req, 'createCron', 'createThreadCron') && res.status < 300 ? { ...res, body: { ...object(res.body), next_run_date: object(res.body).created_at } } : res),
   },
+  'cron-next-run-tomorrow-without-created-at': {
+    breaks: ['CRON-CREATE-SCHEDULE'],
+    description: "a daily cron's next_run_date is a day late, and the cron answers no created_at",
+    response: (res, req) => {
+      if (!calls(req, 'createCron', 'createThreadCron') || res.status >= 300 || object(req.body).schedule !== '30 4 * * *') return res;
+      const { created_at: _created, ...cron } = object(res.body);
+      return { ...res, body: { ...cron, next_run_date: new Date(Date.parse(String(cron.next_run_date)) + 24 * 3600 * 1000).toISOString() } };
+    },
+  },
+  'cron-search-empty': {
+    breaks: ['CRON-SEARCH'],
+    description: 'cron search answers an empty array',
+    response: (res, req) => (calls(req, 'searchCrons') && Array.isArray(res.body) ? { ...res, body: [] } : res),
+  },
   'stateless-wait-drops-webhook': {
     breaks: ['WEBHOOK-EMIT-STATELESS-WAIT'],
     description: 'POST /runs/wait ignores webhook',

@@ -1,7 +1,7 @@
 // Webhook deliveries broken between the server and the receiver.
 import { EMBEDDED_RECEIVER_URL } from '../../target.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
-import { allowedHost, object, type Json } from './support.ts';
+import { allowedHost, calls, object, param, type Json } from './support.ts';
 
 /** A webhook payload changed on its way to the receiver. */
 const payload = (change: (payload: Json) => Json) => (req: MutableRequest): MutableRequest => ({ ...req, body: change(object(req.body)) });
@@ -28,6 +28,35 @@ export const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
     breaks: ['WEBHOOK-PAYLOAD-RUN-RECORD'],
     description: 'the payload names the assistant as the caller gave it (the graph id), not as the run holds it',
     delivery: payload((p) => ({ ...p, assistant_id: 'agent' })),
+  },
+  'webhook-no-run-id': {
+    breaks: [
+      'WEBHOOK-EMIT-CREATE-RUN', 'WEBHOOK-EMIT-CRON', 'WEBHOOK-EMIT-STATELESS-STREAM', 'WEBHOOK-EMIT-STATELESS-WAIT', 'WEBHOOK-EMIT-STREAM-RUN',
+      'WEBHOOK-EMIT-THREAD-CRON', 'WEBHOOK-EMIT-WAIT-RUN', 'WEBHOOK-PAYLOAD-RUN-ID', 'WEBHOOK-PAYLOAD-RUN-RECORD', 'WEBHOOK-RETRY',
+    ],
+    description: 'notifications name no run_id',
+    delivery: payload(({ run_id: _run, ...p }) => p),
+  },
+  'webhook-values-empty-state-empty': {
+    breaks: ['WEBHOOK-PAYLOAD-VALUES'],
+    description: "a run with a webhook writes nothing: its notification's values and its thread's state read empty",
+    delivery: payload((p) => ('values' in p ? { ...p, values: {} } : p)),
+    response: (res, req, memory) => {
+      const thread = param(req, 'thread_id');
+      if (calls(req, 'createRun') && res.status < 300 && thread && typeof object(req.body).webhook === 'string') memory.set(thread, true);
+      const remembered = thread !== undefined && memory.has(thread);
+      return calls(req, 'getThread', 'getThreadState') && res.status === 200 && remembered ? { ...res, body: { ...object(res.body), values: {} } } : res;
+    },
+  },
+  'webhook-assistant-as-given-run-read-minimal': {
+    breaks: ['RUN-GET', 'RUN-SHAPE', 'WEBHOOK-PAYLOAD-RUN-RECORD'],
+    description: 'the payload names the assistant as the caller gave it, and a run reads back only run_id, thread_id and status',
+    delivery: payload((p) => ({ ...p, assistant_id: 'agent' })),
+    response: (res, req) => {
+      if (!calls(req, 'getRun') || res.status !== 200) return res;
+      const { run_id: runId, thread_id: threadId, status } = object(res.body);
+      return { ...res, body: { run_id: runId, thread_id: threadId, status } };
+    },
   },
   'webhook-no-ended-at': {
     breaks: ['WEBHOOK-PAYLOAD-RUN-ENDED-AT'],
