@@ -29,7 +29,8 @@ export const AGENT_ERROR_MUTATIONS: Record<string, Mutation> = {
     description: "a wait without assistant_id is refused with 422, yet run with the graph's default assistant",
     request: (req) => {
       const body = req.body;
-      const runnable = calls(req, 'waitRun') && typeof body === 'object' && body !== null && !Array.isArray(body) && !('assistant_id' in body) && 'input' in body;
+      const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+      const runnable = calls(req, 'waitRun') && isObject && !('assistant_id' in body) && 'input' in body;
       return runnable ? { ...req, headers: { ...req.headers, [MARK]: 'no-assistant' }, body: { ...body, assistant_id: 'agent' } } : req;
     },
     response: (res, req) => (req.headers[MARK] === 'no-assistant' ? jsonError(422, 'assistant_id is required') : res),

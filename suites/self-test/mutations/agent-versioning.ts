@@ -9,7 +9,8 @@ export const AGENT_VERSIONING_MUTATIONS: Record<string, Mutation> = {
     description: 'GET /info names the version without its patch number (0.10)',
     response: (res, req) => {
       const version = object(res.body).version;
-      return calls(req, 'getServerInfo') && typeof version === 'string' ? { ...res, body: { ...object(res.body), version: version.split('.').slice(0, 2).join('.') } } : res;
+      if (!calls(req, 'getServerInfo') || typeof version !== 'string') return res;
+      return { ...res, body: { ...object(res.body), version: version.split('.').slice(0, 2).join('.') } };
     },
   },
 };

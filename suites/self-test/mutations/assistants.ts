@@ -10,7 +10,8 @@ const hyphenated = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${he
 function assistantIds(value: unknown, change: (id: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => assistantIds(item, change));
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'assistant_id' && typeof v === 'string' ? change(v) : assistantIds(v, change)]));
+  const changed = (key: string, v: unknown) => (key === 'assistant_id' && typeof v === 'string' ? change(v) : assistantIds(v, change));
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, changed(key, v)]));
 }
 const toHex = (id: string) => (UUID.test(id) ? id.replaceAll('-', '') : id);
 const fromHex = (id: string) => (HEX_ID.test(id) ? hyphenated(id) : id);
@@ -51,7 +52,10 @@ export const ASSISTANT_MUTATIONS: Record<string, Mutation> = {
       return { ...req, path, body: assistantIds(req.body, fromHex) };
     },
     response: (res) => ({ ...res, body: assistantIds(res.body, toHex) }),
-    stream: (text, headers) => ({ text: text.replace(/("assistant_id": ?")([0-9a-f-]{36})"/gi, (_all, key: string, id: string) => `${key}${toHex(id)}"`), headers }),
+    stream: (text, headers) => ({
+      text: text.replace(/("assistant_id": ?")([0-9a-f-]{36})"/gi, (_all, key: string, id: string) => `${key}${toHex(id)}"`),
+      headers,
+    }),
     delivery: (req) => ({ ...req, body: assistantIds(req.body, toHex) }),
   },
   'run-assistant-as-given': {
@@ -59,7 +63,8 @@ export const ASSISTANT_MUTATIONS: Record<string, Mutation> = {
     description: "a run created by graph id names the graph id as its assistant, not the graph's default assistant",
     response: (res, req) => {
       const given = object(req.body).assistant_id;
-      return calls(req, 'createRun') && res.status < 300 && typeof given === 'string' && !UUID.test(given) ? { ...res, body: { ...object(res.body), assistant_id: given } } : res;
+      if (!calls(req, 'createRun') || res.status >= 300 || typeof given !== 'string' || UUID.test(given)) return res;
+      return { ...res, body: { ...object(res.body), assistant_id: given } };
     },
   },
 };

@@ -8,6 +8,7 @@ import { AUTHENTICATE_MUTATIONS } from './authenticate.ts';
 import { ASSISTANT_MUTATIONS } from './assistants.ts';
 import { CONTROL_PLANE_MUTATIONS } from './control-plane.ts';
 import { CRON_MUTATIONS } from './crons.ts';
+import { CRON_BODY_MUTATIONS } from './cron-bodies.ts';
 import { DEPLOYMENT_MUTATIONS } from './deployments.ts';
 import { ERROR_MUTATIONS } from './errors.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
@@ -17,6 +18,7 @@ import { REGION_MUTATIONS } from './regions.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
 import { RUN_RESULT_MUTATIONS } from './run-results.ts';
+import { STREAM_MUTATIONS } from './streams.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
 import { TRACING_MUTATIONS } from './tracing.ts';
 import { THREAD_LIFECYCLE_MUTATIONS } from './thread-lifecycle.ts';
@@ -24,6 +26,7 @@ import { UPLOAD_MUTATIONS } from './uploads.ts';
 import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 import { WEBHOOK_EMISSION_MUTATIONS } from './webhook-emission.ts';
+import { WEBHOOK_CONFIG_MUTATIONS } from './webhook-config.ts';
 
 export const MUTATIONS: Record<string, Mutation> = {
   ...THREAD_MUTATIONS,
@@ -49,4 +52,7 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...MULTITASK_MUTATIONS,
   ...AGENT_ERROR_MUTATIONS,
   ...AGENT_VERSIONING_MUTATIONS,
+  ...WEBHOOK_CONFIG_MUTATIONS,
+  ...CRON_BODY_MUTATIONS,
+  ...STREAM_MUTATIONS,
 };

@@ -15,11 +15,13 @@ function trackInProgress(res: MutableResponse, req: MutableRequest, memory: Map<
   const thread = param(req, 'thread_id') ?? '';
   const run = object(res.body);
   const busy = (memory.get(`busy:${thread}`) as string[] | undefined) ?? [];
-  if (calls(req, 'createRun') && res.status < 300 && ['pending', 'running'].includes(String(run.status))) memory.set(`busy:${thread}`, [...busy, String(run.run_id)]);
+  const started = calls(req, 'createRun') && res.status < 300 && ['pending', 'running'].includes(String(run.status));
+  if (started) memory.set(`busy:${thread}`, [...busy, String(run.run_id)]);
   if (calls(req, 'joinRun') && res.status === 200) memory.set(`busy:${thread}`, busy.filter((id) => id !== param(req, 'run_id')));
 }
 
-const inProgress = (req: MutableRequest, memory: Map<string, unknown>) => ((memory.get(`busy:${param(req, 'thread_id')}`) as string[] | undefined) ?? []).length > 0;
+const inProgress = (req: MutableRequest, memory: Map<string, unknown>) =>
+  ((memory.get(`busy:${param(req, 'thread_id')}`) as string[] | undefined) ?? []).length > 0;
 const strategy = (req: MutableRequest) => object(req.body).multitask_strategy;
 
 /** Drops the run's output (the graph's last node's messages) from values answered for a thread. */
@@ -32,7 +34,8 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
   'interrupt-deletes-run': {
     breaks: ['MULTITASK-INTERRUPT-KEEPS'],
     description: 'interrupt behaves as rollback: the run in progress is deleted, not kept',
-    request: (req) => (calls(req, ...CREATES) && strategy(req) === 'interrupt' ? { ...req, body: { ...object(req.body), multitask_strategy: 'rollback' } } : req),
+    request: (req) =>
+      calls(req, ...CREATES) && strategy(req) === 'interrupt' ? { ...req, body: { ...object(req.body), multitask_strategy: 'rollback' } } : req,
   },
   'reject-still-queues': {
     breaks: ['MULTITASK-REJECT-NOT-CREATED'],
@@ -59,9 +62,10 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
       }
       trackInProgress(res, req, memory);
       const body = object(res.body);
-      if (calls(req, 'getRun') && res.status === 200 && memory.has(`cancelled:${param(req, 'run_id')}`)) return { ...res, body: { ...body, status: 'interrupted' } };
-      if (calls(req, 'getThread', 'getThreadState') && res.status === 200 && memory.has(`cancelled-thread:${thread}`)) return { ...res, body: { ...body, values: withoutAnswer(body.values) } };
-      return res;
+      if (res.status !== 200) return res;
+      if (calls(req, 'getRun') && memory.has(`cancelled:${param(req, 'run_id')}`)) return { ...res, body: { ...body, status: 'interrupted' } };
+      const cancelledThread = calls(req, 'getThread', 'getThreadState') && memory.has(`cancelled-thread:${thread}`);
+      return cancelledThread ? { ...res, body: { ...body, values: withoutAnswer(body.values) } } : res;
     },
   },
   'enqueued-run-reads-running': {
@@ -70,15 +74,28 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
     response: (res, req, memory) => {
       const run = object(res.body);
       if (calls(req, 'createRun') && res.status < 300 && strategy(req) === 'enqueue') memory.set(`enqueued:${String(run.run_id)}`, true);
-      return calls(req, 'getRun') && run.status === 'pending' && memory.has(`enqueued:${param(req, 'run_id')}`) ? { ...res, body: { ...run, status: 'running' } } : res;
+      const waiting = calls(req, 'getRun') && run.status === 'pending' && memory.has(`enqueued:${param(req, 'run_id')}`);
+      return waiting ? { ...res, body: { ...run, status: 'running' } } : res;
+    },
+  },
+  'rollback-refused-on-idle-thread': {
+    breaks: ['MULTITASK-STRATEGIES'],
+    description: 'rollback is refused with 422 on a thread that has no run in progress (nothing to roll back)',
+    request: (req, memory) =>
+      calls(req, 'createRun') && strategy(req) === 'rollback' && !inProgress(req, memory) ? jsonError(422, 'no run in progress to roll back') : req,
+    response: (res, req, memory) => {
+      trackInProgress(res, req, memory);
+      return res;
     },
   },
   'unknown-strategy-plain-text': {
     breaks: ['MULTITASK-INVALID'],
     description: 'an unknown multitask_strategy is refused with a plain-text 422',
-    response: (res, req) =>
-      calls(req, ...CREATES) && res.status === 422 && typeof strategy(req) === 'string' && !['reject', 'rollback', 'interrupt', 'enqueue'].includes(String(strategy(req)))
-        ? { status: 422, headers: { 'content-type': 'text/plain' }, body: `invalid multitask_strategy: ${String(strategy(req))}` }
-        : res,
+    response: (res, req) => {
+      const given = strategy(req);
+      const unknown = typeof given === 'string' && !['reject', 'rollback', 'interrupt', 'enqueue'].includes(given);
+      if (!calls(req, ...CREATES) || res.status !== 422 || !unknown) return res;
+      return { status: 422, headers: { 'content-type': 'text/plain' }, body: `invalid multitask_strategy: ${given}` };
+    },
   },
 };

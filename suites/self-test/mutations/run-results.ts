@@ -33,8 +33,10 @@ export const RUN_RESULT_MUTATIONS: Record<string, Mutation> = {
     // interrupt test looks up the run it interrupted, which was never joined.
     breaks: ['RUN-LOOKUP', 'RUN-GET', 'RUN-CREATE', 'MULTITASK-INTERRUPT-KEEPS'],
     description: 'a run can be looked up only once it has been joined: before, GET answers 404',
-    request: (req, memory) =>
-      calls(req, 'getRun') && memory.has(`run:${param(req, 'run_id')}`) && !memory.has(`joined:${param(req, 'run_id')}`) ? jsonError(404, 'Run not found') : req,
+    request: (req, memory) => {
+      const run = param(req, 'run_id');
+      return calls(req, 'getRun') && memory.has(`run:${run}`) && !memory.has(`joined:${run}`) ? jsonError(404, 'Run not found') : req;
+    },
     response: (res, req, memory) => {
       rememberRuns(res, req, memory);
       if (calls(req, 'joinRun') && res.status === 200) memory.set(`joined:${param(req, 'run_id')}`, true);

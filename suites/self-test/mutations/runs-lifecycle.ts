@@ -9,7 +9,10 @@ export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
     // The create test is the one that holds the answer to the Run schema.
     breaks: ['RUN-CREATE'],
     description: "a created run's answer gives created_at in epoch milliseconds, not a date-time",
-    response: (res, req) => (calls(req, 'createRun') && res.status < 300 ? { ...res, body: { ...object(res.body), created_at: Date.parse(String(object(res.body).created_at)) } } : res),
+    response: (res, req) => {
+      const run = object(res.body);
+      return calls(req, 'createRun') && res.status < 300 ? { ...res, body: { ...run, created_at: Date.parse(String(run.created_at)) } } : res;
+    },
   },
   'run-by-assistant-uuid-404': {
     breaks: ['RUN-CREATE-ASSISTANT-ID'],
@@ -34,7 +37,8 @@ export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
     description: 'run metadata that is not an object is dropped and the run created',
     request: (req) => {
       const { metadata, ...body } = object(req.body);
-      return calls(req, ...CREATES) && metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) ? { ...req, body } : req;
+      const notObject = metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata));
+      return calls(req, ...CREATES) && notObject ? { ...req, body } : req;
     },
   },
   'run-get-loses-metadata': {

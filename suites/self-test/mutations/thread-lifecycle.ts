@@ -40,8 +40,11 @@ export const THREAD_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
   'superstep-thread-answer-without-values': {
     breaks: ['THREAD-CREATE-VALUES-METADATA'],
     description: 'a thread created with supersteps is answered without its values',
-    response: (res, req) =>
-      calls(req, 'createThread') && res.status < 300 && Array.isArray(object(req.body).supersteps) ? { ...res, body: (({ values: _values, ...t }) => t)(object(res.body)) } : res,
+    response: (res, req) => {
+      if (!calls(req, 'createThread') || res.status >= 300 || !Array.isArray(object(req.body).supersteps)) return res;
+      const { values: _values, ...thread } = object(res.body);
+      return { ...res, body: thread };
+    },
   },
   'supersteps-must-start-with-input': {
     breaks: ['THREAD-SUPERSTEPS-SHAPE'],

@@ -1,0 +1,46 @@
+// The deployment configuration's webhooks.url policy (§6) left unenforced at run and cron creation:
+// a URL breaking one setting is taken as one that keeps it.
+import { EMBEDDED_URL_POLICY } from '../../target.ts';
+import type { MutableRequest, Mutation } from '../broken-target.ts';
+import { object } from './support.ts';
+
+/** Changes the webhook of any creating request (run or cron) that has one. */
+const webhookChanged = (change: (url: string) => string) => (req: MutableRequest): MutableRequest => {
+  const body = object(req.body);
+  if (req.method !== 'POST' || typeof body.webhook !== 'string') return req;
+  const webhook = change(body.webhook);
+  return webhook === body.webhook ? req : { ...req, body: { ...body, webhook } };
+};
+
+const absolute = (url: string) => /^https?:\/\//i.test(url);
+
+export const WEBHOOK_CONFIG_MUTATIONS: Record<string, Mutation> = {
+  'loopback-not-disabled': {
+    breaks: ['WEBHOOK-CONFIG-DISABLE-LOOPBACK'],
+    description: 'webhooks.url.disable_loopback is not enforced: a relative webhook URL is accepted (and never called)',
+    request: (req) => {
+      const { webhook, ...body } = object(req.body);
+      return req.method === 'POST' && typeof webhook === 'string' && webhook.startsWith('/') ? { ...req, body } : req;
+    },
+  },
+  'url-length-unchecked': {
+    breaks: ['WEBHOOK-CONFIG-MAX-URL-LENGTH'],
+    description: 'webhooks.url.max_url_length is not enforced: a longer URL is accepted (the server keeps its first characters)',
+    request: webhookChanged((url) => {
+      const max = EMBEDDED_URL_POLICY.max_url_length;
+      return absolute(url) && url.length > max ? url.slice(0, max) : url;
+    }),
+  },
+  'ports-unchecked': {
+    breaks: ['WEBHOOK-CONFIG-ALLOWED-PORTS'],
+    description: 'webhooks.url.allowed_ports is not enforced: a URL on another port is accepted (and called on an allowed one)',
+    request: webhookChanged((url) => {
+      if (!absolute(url) || !URL.canParse(url)) return url;
+      const parsed = new URL(url);
+      const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+      if (EMBEDDED_URL_POLICY.allowed_ports.includes(port)) return url;
+      parsed.port = String(EMBEDDED_URL_POLICY.allowed_ports[0]);
+      return parsed.toString();
+    }),
+  },
+};
