@@ -32,13 +32,16 @@ const FULL_REACH = process.env.APC_MUTATION_REACH === 'full';
 
 export function planGroups(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
   const lineOf = new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
+  const allTests = new Set(clean.rules.flatMap((r) => r.tests.map((t) => t.id)));
   const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
   const trials = Object.entries(mutations)
     .map(([name, mutation]) => {
       const reached = reach(mutation, clean);
       if (!mutation.ruleTestsOnly || FULL_REACH) return { name, mutation, ...reached };
       const own = testsOf(mutation.breaks);
-      return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter((id) => own.has(id))) };
+      // Recordings of other tests are left out; those of steps shared between tests (a deployment) are kept.
+      const mine = (id: string) => own.has(id) || !allTests.has(id);
+      return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter(mine)) };
     })
     .sort((a, b) => b.tests.size - a.tests.size || a.name.localeCompare(b.name));
   const groups: Group[] = [];

@@ -12,7 +12,7 @@
 // naming the field's rule as the failed precondition. Hand-written mutations (the other files) break behaviour.
 import { contract, type Endpoint, type Plane } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { json } from './support.ts';
+import { json, jsonError } from './support.ts';
 
 interface Schema {
   $ref?: string;
@@ -23,6 +23,8 @@ interface Schema {
   'x-rule'?: string;
   'x-shape-rules'?: string[];
   'x-required-rule'?: string;
+  /** `accepted`: its fields' rules say only that the field is accepted, so the one mutation is refusing it. */
+  'x-field-rules'?: 'accepted';
   [key: string]: unknown;
 }
 
@@ -43,6 +45,8 @@ export interface FieldSite {
   shapeRules: string[];
   /** Rules that say the enclosing object's required fields are there. */
   requiredRules: string[];
+  /** The field's rule says only that it is accepted (x-field-rules: accepted). */
+  acceptedOnly: boolean;
 }
 
 function resolve(plane: Plane, schema: Schema): Schema {
@@ -69,7 +73,8 @@ function sitesIn(plane: Plane, root: Schema, base: SiteBase): FieldSite[] {
       const required = (schema.required ?? []).includes(name);
       const requiredBy = required && schema['x-required-rule'] ? [...requiredRules, schema['x-required-rule']] : requiredRules;
       const rule = child['x-rule'] ?? resolve(plane, child)['x-rule'];
-      if (rule) found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy });
+      const acceptedOnly = schema['x-field-rules'] === 'accepted';
+      if (rule) found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy, acceptedOnly });
       walk(child, [...path, name], shape, requiredBy, inside);
     }
   };
@@ -129,6 +134,13 @@ function mistypedAt(site: FieldSite, value: unknown): boolean {
   return mistyped;
 }
 
+/** Whether the field is in the body somewhere. */
+function present(site: FieldSite, value: unknown): boolean {
+  let found = false;
+  atPath(value, site.path, () => void (found = true));
+  return found;
+}
+
 /** A value the field's documented schema refuses, of another JSON type than the one it had. */
 function otherType(site: FieldSite, value: unknown): unknown {
   const type = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
@@ -157,6 +169,15 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
   const name = (kind: string) => `${kind}:${site.plane}:${site.operationId}${site.status && site.status >= 300 ? `:${site.status}` : ''}:${site.path.join('.')}`;
   const drop = (parent: Record<string, unknown>, key: string) => void delete parent[key];
   const retype = (parent: Record<string, unknown>, key: string) => void (parent[key] = otherType(site, parent[key]));
+  if (site.direction === 'request' && site.acceptedOnly) {
+    return [[name('refuses'), {
+      endpoint,
+      ruleTestsOnly: true,
+      breaks: [site.rule],
+      description: `${label(site)}: a valid value is refused (422)`,
+      request: (req) => (isSite(site, req) && present(site, req.body) && !mistypedAt(site, req.body) ? jsonError(422, `${site.path.at(-1)} is not accepted`) : req),
+    }]];
+  }
   if (site.direction === 'request') {
     const out: [string, Mutation][] = [
       [name('accepts-mistyped'), {
@@ -182,14 +203,16 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
     isSite(site, req) && res.status === site.status && res.body !== undefined ? { ...res, body: bodyChanged(res.body, site, change) } : res;
   const deliver = (change: typeof drop) => (req: MutableRequest): MutableRequest => ({ ...req, body: bodyChanged(req.body, site, change) });
   const hook = (change: typeof drop): Partial<Mutation> => (site.direction === 'delivery' ? { delivery: deliver(change) } : { response: answer(change) });
-  return [
-    [name('drops'), {
+  // Leaving out an optional field breaks nothing; a webhook's conditional fields have rules for when they are there.
+  const dropped: [string, Mutation][] = site.required || site.direction === 'delivery' ? [[name('drops'), {
       endpoint,
       ruleTestsOnly: true,
       breaks: unique([site.rule, ...(site.required ? site.requiredRules : []), ...(site.required ? site.shapeRules : [])]),
       description: `${label(site)}: the field is left out of the ${site.direction === 'delivery' ? 'notification' : 'answer'}`,
       ...hook(drop),
-    }],
+    }]] : [];
+  return [
+    ...dropped,
     [name('mistypes'), {
       endpoint,
       ruleTestsOnly: true,
