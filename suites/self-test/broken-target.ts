@@ -39,11 +39,6 @@ export interface Mutation {
   endpoint?: Endpoint;
   /** The mutation touches rate limits: their suites (thousands of requests) run too, else they are left out. */
   rateLimits?: boolean;
-  /**
-   * Tried on the tests of the rules it breaks only, not on every test it reaches: for mutations of fields every
-   * request carries, whose other tests would cost a run each without telling more.
-   */
-  ruleTestsOnly?: boolean;
   /** Rules the mutation breaks; the self-test expects exactly these to fail. */
   breaks: string[];
   description: string;

@@ -14,7 +14,6 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
   'cp-deployments-refuse-api-key': {
     endpoint: 'control-plane',
     // Every request carries the key: tried on the rule's own test.
-    ruleTestsOnly: true,
     breaks: ['AUTH-CP-API-KEY'],
     description: 'the deployment listing ignores X-Api-Key and asks for a bearer token (401)',
     request: (req) => (calls(req, 'listDeployments') && !req.headers.authorization ? jsonError(401, 'Missing bearer token') : req),
@@ -34,7 +33,6 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
   'repos-key-needs-tenant': {
     endpoint: 'control-plane',
     // Nearly every test lists repositories with the key alone: tried on the rule's own test.
-    ruleTestsOnly: true,
     breaks: ['AUTH-REPOS-SCHEMES'],
     description: 'the repository listing refuses an API key sent without X-Tenant-Id, as if the schemes were required together',
     request: (req) =>
@@ -50,7 +48,6 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
   'platform-create-refuses-api-key': {
     endpoint: 'platform-api',
     // Every request carries the key: tried on the rule's own test.
-    ruleTestsOnly: true,
     breaks: ['AUTH-PLATFORM-API-KEY'],
     description: 'POST /runs ignores X-Api-Key and asks for a bearer token (401)',
     request: (req) => (calls(req, 'createRun') && !req.headers.authorization ? jsonError(401, 'Missing bearer token') : req),

@@ -6,10 +6,8 @@
 // - a response (or webhook delivery) field of another type.
 // A schema lists in `x-shape-rules` the rules that check it whole (a mistyped field breaks them),
 // and in `x-required-rule` the rule that says its required fields are there (a dropped one breaks it).
-// Each mutation expects to fail exactly those rules. In CI each is tried on its rules' tests only: most fields travel in
-// every request or answer of their operation, and trying each on all of them would cost a run per field. Run with
-// APC_MUTATION_REACH=full to try them on every test they reach: a test that only uses a broken field must then skip,
-// naming the field's rule as the failed precondition. Hand-written mutations (the other files) break behaviour.
+// Each mutation expects to fail exactly those rules (plan.ts says which tests it is tried on). Hand-written mutations
+// (the other files) break behaviour.
 import { contract, type Endpoint, type Plane } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
 import { json, jsonError } from './support.ts';
@@ -172,7 +170,6 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
   if (site.direction === 'request' && site.acceptedOnly) {
     return [[name('refuses'), {
       endpoint,
-      ruleTestsOnly: true,
       breaks: [site.rule],
       description: `${label(site)}: a valid value is refused (422)`,
       request: (req) => (isSite(site, req) && present(site, req.body) && !mistypedAt(site, req.body) ? jsonError(422, `${site.path.at(-1)} is not accepted`) : req),
@@ -182,7 +179,6 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
     const out: [string, Mutation][] = [
       [name('accepts-mistyped'), {
         endpoint,
-        ruleTestsOnly: true,
         breaks: [site.rule],
         description: `${label(site)}: a mistyped value is accepted (answered 200)`,
         request: (req) => (isSite(site, req) && mistypedAt(site, req.body) ? json(200, {}) : req),
@@ -191,7 +187,6 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
     if (!site.required) {
       out.push([name('ignores'), {
         endpoint,
-        ruleTestsOnly: true,
         breaks: [site.rule],
         description: `${label(site)}: the field is accepted and ignored`,
         request: (req) => (isSite(site, req) ? { ...req, body: bodyChanged(req.body, site, drop) } : req),
@@ -206,7 +201,6 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
   // Leaving out an optional field breaks nothing; a webhook's conditional fields have rules for when they are there.
   const dropped: [string, Mutation][] = site.required || site.direction === 'delivery' ? [[name('drops'), {
       endpoint,
-      ruleTestsOnly: true,
       breaks: unique([site.rule, ...(site.required ? site.requiredRules : []), ...(site.required ? site.shapeRules : [])]),
       description: `${label(site)}: the field is left out of the ${site.direction === 'delivery' ? 'notification' : 'answer'}`,
       ...hook(drop),
@@ -215,7 +209,6 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
     ...dropped,
     [name('mistypes'), {
       endpoint,
-      ruleTestsOnly: true,
       breaks: unique([site.rule, ...site.shapeRules]),
       description: `${label(site)}: the field is answered as another JSON type`,
       ...hook(retype),

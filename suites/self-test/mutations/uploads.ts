@@ -72,7 +72,6 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
   'upload-generated-id-not-uuid': {
     endpoint: 'platform-api',
     // Every upload's answer carries it: tried on the rule's tests (against every test, it fails these only).
-    ruleTestsOnly: true,
     // The answer's dataset is then no Dataset of §2.6 (its id a UUID): the rules checking it whole fail too.
     breaks: ['UPLOAD-GENERATE-ID', 'UPLOAD-RESPONSE', 'UPLOAD-RESPONSE-DATASET-FIELDS'],
     description: 'a dataset created from a dataset_name alone is given an id that is no UUID (ds_ and 32 hex digits), shown and read back in that form',
@@ -129,7 +128,6 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
   'upload-dataset-no-data-type': {
     endpoint: 'platform-api',
     // Every upload's answer carries it: tried on the rule's tests (against every test, it fails these only).
-    ruleTestsOnly: true,
     // The answer is then no ExperimentUploadResponse either.
     breaks: ['UPLOAD-RESPONSE', 'UPLOAD-RESPONSE-DATASET-FIELDS'],
     description: "the upload's answer leaves data_type out of the dataset",
@@ -139,7 +137,6 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
   'upload-experiment-no-run-facets': {
     endpoint: 'platform-api',
     // Every upload's answer carries it: tried on the rule's tests (against every test, it fails these only).
-    ruleTestsOnly: true,
     // The answer is then no ExperimentUploadResponse either.
     breaks: ['UPLOAD-RESPONSE', 'UPLOAD-RESPONSE-EXPERIMENT-FIELDS'],
     description: "the upload's answer leaves run_facets out of the experiment",
@@ -149,7 +146,6 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
   'upload-latency-zero': {
     endpoint: 'platform-api',
     // Every upload's answer carries it: tried on the rule's tests (against every test, it fails these only).
-    ruleTestsOnly: true,
     breaks: ['UPLOAD-STATS-INITIALLY-NULL'],
     description: "the upload's answer gives the experiment's latencies as 0 before any run is persisted, not null",
     response: (res, req) => uploaded(res, req, ({ dataset, experiment }) => ({ dataset, experiment: { ...experiment, latency_p50: 0, latency_p99: 0 } })),

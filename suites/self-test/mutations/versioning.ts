@@ -27,7 +27,6 @@ export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
   'authn-under-v1-only': {
     endpoint: 'platform-api',
     // Every authenticate request takes the path: tried on the rule's own test.
-    ruleTestsOnly: true,
     breaks: ['VERSION-AUTHN-V2'],
     description: 'authentication is served under /v1/auth/authenticate: /v2/auth/authenticate answers 404',
     request: (req) => (calls(req, 'authenticate') ? jsonError(404, 'Not Found') : req),
@@ -35,7 +34,6 @@ export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
   'upload-bare-only': {
     endpoint: 'platform-api',
     // Every upload takes the path: tried on the rule's own test.
-    ruleTestsOnly: true,
     breaks: ['VERSION-PLATFORM-PATHS'],
     description: 'the experiment upload is served at /datasets/upload-experiment: the /api/v1 path answers 404',
     request: (req) => (calls(req, 'uploadExperiment') ? jsonError(404, 'Not Found') : req),
