@@ -95,14 +95,15 @@ test('POST /assistants/search answers an array of assistants', { tag: '@ASSISTAN
   }
 });
 
-// With fewer than two assistants every limit answers all of them, as would a search that ignores it.
 test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-LIMIT' }, async ({ agent }) => {
-  const all = await allAssistants(agent, 2);
-  for (const limit of [1, all.length - 1, all.length, all.length + 1]) {
+  const all = await allAssistants(agent);
+  for (const limit of new Set([1, all.length - 1, all.length, all.length + 1].filter((l) => l >= 1))) {
     const res = await agent.post<Assistant[]>('/assistants/search', { limit });
     expectStatus(res, '2xx');
     expect(res.json.length, res.describe(`limit ${limit} of ${all.length}`)).toBe(Math.min(limit, all.length));
   }
+  // One assistant is answered whole under any limit, as a search that ignores limit would answer it.
+  if (all.length < 2) skipForPrecondition(`only ${all.length} assistant: every limit was answered exactly, but none can cap below the total`);
 });
 
 test('offset skips that many assistants', { tag: '@ASSISTANT-SEARCH-OFFSET' }, async ({ agent }) => {
