@@ -195,7 +195,8 @@ export async function run(args: string[]): Promise<number> {
   }
   const report = JSON.parse(text) as ConformanceReport;
   const ran = report.rules.some((r) => r.tests.some((t) => t.status !== 'skipped' && t.status !== 'not-run'));
-  if (!code.signal && !ran && code.status !== 0) {
+  // A run --max-duration stopped before any test ended is still a timed-out run (exit 3), not a usage error.
+  if (!code.signal && !ran && code.status !== 0 && report.run.status !== 'timed-out') {
     console.error(`${NAME}: no test ran (Playwright exited with ${code.status}); see the output above.`);
     return EXIT.usage;
   }

@@ -83,8 +83,9 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
-    // No test ended and something outside the tests failed (the global setup): no verdict, no report; the CLI exits 2.
-    if (this.tests.size === 0 && this.outsideErrors.length > 0) return;
+    // The run failed before any test ended, on an error outside the tests (the global setup): no verdict, no
+    // report; the CLI exits 2. A run stopped early (interrupted, --max-duration) still reports what it did not run.
+    if (result.status === 'failed' && this.tests.size === 0 && this.outsideErrors.length > 0) return;
     const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
     const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
     const record = runRecord(result, run);
