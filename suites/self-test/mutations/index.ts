@@ -14,6 +14,7 @@ import { ERROR_MUTATIONS } from './errors.ts';
 import { GENERATED_MUTATIONS } from './generated.ts';
 import { MULTITASK_MUTATIONS } from './multitask.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
+import { RATE_LIMIT_MUTATIONS, RATE_ROW_MUTATIONS } from './rate-limits.ts';
 import { REGION_MUTATIONS } from './regions.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
@@ -21,8 +22,8 @@ import { RUN_RESULT_MUTATIONS } from './run-results.ts';
 import { STREAM_MUTATIONS } from './streams.ts';
 import { THREAD_MUTATIONS } from './threads.ts';
 import { TRACING_MUTATIONS } from './tracing.ts';
-import { THREAD_LIFECYCLE_MUTATIONS } from './thread-lifecycle.ts';
 import { UPLOAD_MUTATIONS } from './uploads.ts';
+import { THREAD_LIFECYCLE_MUTATIONS } from './thread-lifecycle.ts';
 import { VERSIONING_MUTATIONS } from './versioning.ts';
 import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 import { WEBHOOK_EMISSION_MUTATIONS } from './webhook-emission.ts';
@@ -42,11 +43,13 @@ export const MUTATIONS: Record<string, Mutation> = {
   ...ERROR_MUTATIONS,
   ...AUTHENTICATE_MUTATIONS,
   ...TRACING_MUTATIONS,
+  ...UPLOAD_MUTATIONS,
+  ...REGION_MUTATIONS,
+  ...RATE_LIMIT_MUTATIONS,
+  ...(process.env.APC_RATE_MUTATIONS === '1' ? RATE_ROW_MUTATIONS : {}),
   ...ASSISTANT_MUTATIONS,
   ...RUN_LIFECYCLE_MUTATIONS,
   ...THREAD_LIFECYCLE_MUTATIONS,
-  ...UPLOAD_MUTATIONS,
-  ...REGION_MUTATIONS,
   ...RUN_RESULT_MUTATIONS,
   ...WEBHOOK_EMISSION_MUTATIONS,
   ...MULTITASK_MUTATIONS,
