@@ -114,7 +114,10 @@ export async function pollRevision(
   };
   // From 5 s up to the minute the hosted service's documentation polls at. A refused read ends the
   // polling at once: the revision can no longer be seen to settle, and the caller judges that answer.
-  const { value: last, waited } = await time.poll(read, (res) => !ok(res) || until(String(res.json?.status)), { deadline: 'deploy', first: 5_000, max: 60_000 });
+  // A gateway answer (502-504, a connection reset on the way) is transient, as a polling client treats it.
+  const transient = (res: ApiResponse) => res.status >= 502 && res.status <= 504;
+  const done = (res: ApiResponse) => (!ok(res) && !transient(res)) || (ok(res) && until(String(res.json?.status)));
+  const { value: last, waited } = await time.poll(read, done, { deadline: 'deploy', first: 5_000, max: 60_000 });
   return { last, waited, statuses, seen: statuses.map((s) => (typeof s === 'string' ? s : `(status ${JSON.stringify(s) ?? 'absent'})`)) };
 }
 
