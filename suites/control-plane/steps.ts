@@ -116,7 +116,7 @@ export async function pollRevision(
   // polling at once: the revision can no longer be seen to settle, and the caller judges that answer.
   // A gateway answer (502-504, a connection reset on the way) is transient, as a polling client treats it.
   const transient = (res: ApiResponse) => res.status >= 502 && res.status <= 504;
-  const done = (res: ApiResponse) => (!ok(res) && !transient(res)) || (ok(res) && until(String(res.json?.status)));
+  const done = (res: ApiResponse<Revision>) => (!ok(res) && !transient(res)) || (ok(res) && until(String(res.json?.status)));
   const { value: last, waited } = await time.poll(read, done, { deadline: 'deploy', first: 5_000, max: 60_000 });
   return { last, waited, statuses, seen: statuses.map((s) => (typeof s === 'string' ? s : `(status ${JSON.stringify(s) ?? 'absent'})`)) };
 }
