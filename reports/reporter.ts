@@ -89,6 +89,15 @@ export default class ConformanceReporter implements Reporter {
     const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
     const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
     const record = runRecord(result, run);
+    // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
+    if (record.status === 'target-unreachable') {
+      for (const entry of this.tests.values()) {
+        if (entry.outcome.status === 'failed' && /closed the connection without answering/.test(entry.outcome.error ?? '')) {
+          entry.outcome.status = 'error';
+          entry.failedRules = [];
+        }
+      }
+    }
     for (const test of this.selected.filter((t) => !this.tests.has(t.id))) {
       const outcome: TestOutcome = {
         id: test.id,
