@@ -9,7 +9,7 @@ import type { Failure, ReceivedRequest } from '../fixtures/webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
-import { runContext, type RunContext } from './run-context.ts';
+import { runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { Time } from './time.ts';
 import { skipForPrecondition } from './checks/attribution.ts';
@@ -317,7 +317,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   sharedDeploymentOfWorker: [
     async ({ run, targetCredentials }, use, workerInfo) => {
-      const evidence = `shared-deployment-w${workerInfo.workerIndex}-${run.runTag}`;
+      const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${run.runTag}`;
       const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
       const admin = run.target.capabilities.includes('virtual-clock') ? new SimulatorAdmin(new ApiClient(run.target.adminUrl!, { testId: evidence })) : undefined;
       await use(cp && new SharedDeployment(cp, new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts), evidence));

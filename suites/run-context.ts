@@ -25,6 +25,9 @@ export interface RunContext {
   outDir: string;
 }
 
+/** What a shared deployment's exchanges are recorded under, with the worker and the run tag (`shared-deployment-w0-<tag>`). */
+export const SHARED_DEPLOYMENT = 'shared-deployment';
+
 /** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */
 export const RUN_MARK = 'apc_run';
 

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Endpoint } from '../../specs/contract.ts';
 import type { ConformanceReport, RecordedExchange } from '../../reports/model.ts';
+import { SHARED_DEPLOYMENT } from '../run-context.ts';
 import { addressed, parse, type MutableResponse, type Mutation } from './broken-target.ts';
 
 /** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
@@ -21,6 +22,15 @@ export interface Reach {
   recordings: Set<string>;
 }
 
+/**
+ * The key a broken target routes a recording id by. A shared deployment's id names the worker
+ * that made it, and a run of a few tests has other workers than the clean run: all shared
+ * deployments are one key.
+ */
+export function recordingKey(id: string): string {
+  return id.startsWith(`${SHARED_DEPLOYMENT}-`) ? SHARED_DEPLOYMENT : id;
+}
+
 /** What a mutation can reach: every test that shows an exchange it changes (shared steps are shown by each test that used them). */
 export function reach(mutation: Mutation, clean: ConformanceReport): Reach {
   const shownBy = new Map<string, string[]>();
@@ -28,7 +38,7 @@ export function reach(mutation: Mutation, clean: ConformanceReport): Reach {
   const tests = new Set<string>();
   const recordings = new Set<string>();
   const changed = (exchange: RecordedExchange) => {
-    if (exchange.test) recordings.add(exchange.test);
+    if (exchange.test) recordings.add(recordingKey(exchange.test));
     for (const id of shownBy.get(exchange.id) ?? (exchange.test ? [exchange.test] : [])) tests.add(id);
   };
   if (mutation.delivery || mutation.deliveryAnswer) {

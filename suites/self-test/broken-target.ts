@@ -39,6 +39,11 @@ export interface Mutation {
   endpoint?: Endpoint;
   /** The mutation touches rate limits: their suites (thousands of requests) run too, else they are left out. */
   rateLimits?: boolean;
+  /**
+   * It reacts to a secret the recordings redact (an API key), so replaying the clean run cannot show
+   * what it reaches: it is tried on the tests of the rules it breaks.
+   */
+  keyedOnSecrets?: boolean;
   /** Rules the mutation breaks; the self-test expects exactly these to fail. */
   breaks: string[];
   description: string;

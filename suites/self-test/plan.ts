@@ -5,7 +5,7 @@
 // clean run cannot show what it reaches) gets a run of its own with the rate-limit suites.
 // Groups are then dealt to lanes, one Playwright test each, so the project's workers share them.
 import type { ConformanceReport } from '../../reports/model.ts';
-import { reach } from './affected.ts';
+import { reach, recordingKey } from './affected.ts';
 import type { Mutation } from './broken-target.ts';
 
 export interface Trial {
@@ -15,6 +15,15 @@ export interface Trial {
   tests: Set<string>;
   /** The recording ids whose requests it applies to (those tests', and steps they share). */
   recordings: Set<string>;
+}
+
+/** The recording keys of the exchanges each test shows: its own, and a shared deployment's it leaned on. */
+function keysShown(clean: ConformanceReport): Map<string, string[]> {
+  const shown = new Map<string, string[]>();
+  for (const rule of clean.rules) {
+    for (const t of rule.tests) shown.set(t.id, t.exchanges.flatMap((id) => (clean.exchanges[id]?.test ? [recordingKey(clean.exchanges[id].test!)] : [])));
+  }
+  return shown;
 }
 
 export interface Group {
@@ -41,27 +50,48 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
   const trials = Object.entries(mutations)
     .map(([name, mutation]) => {
       const reached = reach(mutation, clean);
-      // A rate-limit mutation is tried alone, with the rate-limit suites, on everything it reaches.
-      if (FULL_REACH || mutation.rateLimits) return { name, mutation, ...reached };
+      // A rate-limit mutation is tried alone, with the rate-limit suites, on everything it reaches; one
+      // that breaks nothing must be seen failing no test it reaches.
+      if (FULL_REACH || mutation.rateLimits || mutation.breaks.length === 0) return { name, mutation, ...reached };
       const own = testsOf(mutation.breaks);
+      // Replay cannot see what it reacts to: it is tried on its rules' tests.
+      if (mutation.keyedOnSecrets) return { name, mutation, tests: own, recordings: own };
       // Recordings of other tests are left out; those of steps shared between tests (a deployment) are kept.
       const mine = (id: string) => own.has(id) || !allTests.has(id);
       return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter(mine)) };
     })
     .sort((a, b) => b.tests.size - a.tests.size || a.name.localeCompare(b.name));
+  const shown = keysShown(clean);
+  const uses = new Map<Trial, Set<string>>(trials.map((t) => [t, new Set([...t.tests].flatMap((id) => shown.get(id) ?? []))]));
   const groups: Group[] = [];
   for (const trial of trials) {
     if (trial.mutation.rateLimits) {
       groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`)], alone: true });
       continue;
     }
-    const disjoint = (t: Trial) => [...trial.tests].every((id) => !t.tests.has(id)) && [...trial.recordings].every((id) => !t.recordings.has(id));
+    // Apart: no test in common, and neither breaks requests the other's tests make or lean on.
+    const disjoint = (t: Trial) =>
+      [...trial.tests].every((id) => !t.tests.has(id)) &&
+      [...trial.recordings, ...uses.get(trial)!].every((id) => !t.recordings.has(id)) &&
+      [...trial.recordings].every((id) => !uses.get(t)!.has(id));
     const fits = groups.find((g) => !g.alone && g.trials.every(disjoint));
     const group = fits ?? (groups[groups.push({ trials: [], testList: [], alone: false }) - 1]);
     group.trials.push(trial);
     group.testList.push(...[...trial.tests].map((id) => lineOf.get(id)!));
   }
   return groups;
+}
+
+/**
+ * The mutations one run tries. `npm test` tries a slice (`k/n`: every n-th mutation by name from the
+ * k-th, the same from run to run); `npm run test:mutations` tries `all`.
+ */
+export function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<string, Mutation> {
+  if (slice === 'all') return mutations;
+  const match = /^(\d+)\/(\d+)$/.exec(slice);
+  const [k, n] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (!(n >= 1 && k >= 1 && k <= n)) throw new Error(`APC_MUTATION_SLICE=${slice}: expected 'all' or k/n with 1 <= k <= n`);
+  return Object.fromEntries(Object.entries(mutations).sort(([a], [b]) => a.localeCompare(b)).filter((_, index) => index % n === k - 1));
 }
 
 /** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */

@@ -38,6 +38,7 @@ export const AGENT_ERROR_MUTATIONS: Record<string, Mutation> = {
   'invalid-key-refused-after-writing': {
     breaks: ['AUTH-AGENT-MISSING-CREDENTIALS'],
     description: 'an invalid API key is refused with 401, but only after a write it asked for was made',
+    keyedOnSecrets: true,
     request: (req) => (req.headers['x-api-key'] === INVALID_KEY && !calls(req, 'createThread') ? jsonError(401, 'Invalid API key') : req),
     response: (res, req) => (req.headers['x-api-key'] === INVALID_KEY ? jsonError(401, 'Invalid API key') : res),
   },
