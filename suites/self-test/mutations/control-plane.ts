@@ -61,23 +61,10 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
   'writes-accepted-202': {
     endpoint: 'control-plane',
     // The spec gives no status for creating or patching a deployment (§4.1); the real service's 201 and 200
-    // are SHOULD rules. auth.spec.ts still asks AUTH-CP-TENANT-ID's creation for 200 or 201.
-    breaks: ['DEPLOY-CREATE-201', 'DEPLOY-PATCH-NEW-REVISION', 'AUTH-CP-TENANT-ID'],
+    // are SHOULD rules.
+    breaks: ['DEPLOY-CREATE-201', 'DEPLOY-PATCH-NEW-REVISION'],
     description: 'creating or patching a deployment answers 202 Accepted with the deployment, its build running on',
     response: (res, req) => (calls(req, 'createDeployment', 'patchDeployment') && res.status < 300 ? { ...res, status: 202 } : res),
-  },
-  'revisions-sorted-by-created-at': {
-    endpoint: 'control-plane',
-    // Latest first is created_at descending: revisions created in the same instant have no order to check.
-    breaks: [],
-    description: 'the revision list is sorted by created_at, newest first, ties kept oldest first',
-    response: (res, req) => {
-      const resources = object(res.body).resources;
-      if (!calls(req, 'listRevisions') || !Array.isArray(resources)) return res;
-      const created = (r: unknown) => String(object(r).created_at);
-      const sorted = [...resources].reverse().sort((a, b) => created(b).localeCompare(created(a)));
-      return { ...res, body: { ...object(res.body), resources: sorted } };
-    },
   },
   'revision-status-null': {
     endpoint: 'control-plane',
@@ -116,9 +103,8 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
   },
   'foreign-deployment-403': {
     endpoint: 'control-plane',
-    // The status for another workspace's deployment is not shown (§7): isolation.spec.ts takes any 4xx;
-    // auth.spec.ts still asks for 404.
-    breaks: ['AUTH-CP-TENANT-ID', 'AUTH-CP-WORKSPACE-ISOLATION'],
+    // The status for another workspace's deployment is not shown (§7): the suites take any 4xx.
+    breaks: [],
     description: "another workspace's deployment answers 403 instead of 404",
     response: (res, req, memory) => {
       if (calls(req, 'createDeployment') && res.status < 300) memory.set(String(object(res.body).id).toLowerCase(), true);

@@ -167,8 +167,8 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
   },
   'run-lookup-400': {
     endpoint: 'platform-api',
-    // The status for unknown ids is not shown (§7): only the rules that ask for 404 fail (regions.spec.ts reads the other region's run so).
-    breaks: ['TRACE-READ-UNKNOWN-404', 'REGION-DATA-RESIDENCY'],
+    // The status for unknown ids is not shown (§7): only the rule that asks for 404 fails.
+    breaks: ['TRACE-READ-UNKNOWN-404'],
     description: 'GET /runs/{id} answers 400 for a run it cannot show, whether it is in another workspace or nowhere',
     response: (res, req) => (calls(req, 'readRun') && res.status === 404 ? jsonError(400, 'No such run in this workspace') : res),
   },

@@ -120,7 +120,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'success-203': {
     breaks: [
-      'ASSISTANT-GET', 'ASSISTANT-SHAPE', 'CRON-SEARCH', 'RUN-GET', 'RUN-JOIN-VALUES', 'RUN-LIST', 'RUN-LOOKUP', 'RUN-STATUS-VALUES',
+      'ASSISTANT-GET', 'ASSISTANT-SHAPE', 'CRON-SEARCH', 'RUN-GET', 'RUN-JOIN-VALUES', 'RUN-LIST', 'RUN-STATUS-VALUES',
       'RUN-WAIT-VALUES', 'THREAD-SEARCH-SORT-ORDER', 'THREAD-SUPERSTEPS-HISTORY', 'VERSION-AGENT-SERVER-INFO', 'WEBHOOK-FAILURE-NO-EFFECT',
     ],
     description: 'every 200 answer is a 203 (§4 names no success status)',
