@@ -96,9 +96,11 @@ interface MediaType {
 
 export interface OpenApiOperation {
   operationId: string;
-  parameters?: { name: string; in: string; required?: boolean; schema?: unknown }[];
+  /** `x-rule`: the rule that says what the parameter does (the self-tests ignore it on purpose). */
+  parameters?: { name: string; in: string; required?: boolean; schema?: unknown; 'x-rule'?: string }[];
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
-  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  /** `x-rule`: the rule that states this status (the self-tests answer another on purpose). */
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType>; 'x-rule'?: string }>;
   'x-unspecified'?: boolean;
   /** What a successful call creates on the target (the run profiles decide which may be made). */
   'x-creates'?: SideEffect;

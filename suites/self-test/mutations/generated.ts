@@ -6,6 +6,8 @@
 // - a response (or webhook delivery) field of another type.
 // A schema lists in `x-shape-rules` the rules that check it whole (a mistyped field breaks them),
 // and in `x-required-rule` the rule that says its required fields are there (a dropped one breaks it).
+// An operation's documented status, or a query parameter, with an `x-rule` gives a mutation too: another
+// success status answered, the parameter ignored.
 // Each mutation expects to fail exactly those rules (plan.ts says which tests it is tried on). Hand-written mutations
 // (the other files) break behaviour.
 import { contract, type Endpoint, type Plane } from '../../../specs/contract.ts';
@@ -216,6 +218,63 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
   ];
 }
 
-/** The generated mutations, by name (`<kind>:<plane>:<operationId>:<field path>`). */
-export const GENERATED_MUTATIONS: Record<string, Mutation> = Object.fromEntries(fieldSites().flatMap(mutationsOf));
+/** A documented status (`x-rule` on a response) or query parameter (`x-rule` on the parameter) that a rule states. */
+export interface OperationSite {
+  plane: Plane;
+  operationId: string;
+  rule: string;
+  /** The documented status (a status site). */
+  status?: number;
+  /** The query parameter (a parameter site). */
+  parameter?: string;
+}
+
+export function operationSites(): OperationSite[] {
+  const sites: OperationSite[] = [];
+  for (const { plane, operationId, document } of contract().operations) {
+    for (const [status, response] of Object.entries(document.responses ?? {})) {
+      if (response['x-rule']) sites.push({ plane, operationId, rule: response['x-rule'], status: Number(status) });
+    }
+    for (const parameter of document.parameters ?? []) {
+      if (parameter.in === 'query' && parameter['x-rule']) sites.push({ plane, operationId, rule: parameter['x-rule'], parameter: parameter.name });
+    }
+  }
+  return sites;
+}
+
+/** The path without the query parameter `name`. */
+function withoutParameter(path: string, name: string): string {
+  const [base, query] = path.split('?', 2);
+  if (query === undefined) return path;
+  const kept = query.split('&').filter((pair) => pair.split('=')[0] !== encodeURIComponent(name));
+  return kept.length > 0 ? `${base}?${kept.join('&')}` : base;
+}
+
+/** Another success status: what a target answers that does the work but not the documented status. */
+const otherSuccess = (status: number) => (status === 200 ? 203 : 200);
+
+function operationMutation(site: OperationSite): [string, Mutation] {
+  if (site.parameter !== undefined) {
+    const parameter = site.parameter;
+    return [`ignores-query:${site.plane}:${site.operationId}:${parameter}`, {
+      endpoint: site.plane,
+      breaks: [site.rule],
+      description: `${site.operationId}: the query parameter ${parameter} is accepted and ignored`,
+      request: (req) => (req.operation === site.operationId ? { ...req, path: withoutParameter(req.path, parameter) } : req),
+    }];
+  }
+  const status = site.status!;
+  return [`status:${site.plane}:${site.operationId}:${status}`, {
+    endpoint: site.plane,
+    breaks: [site.rule],
+    description: `${site.operationId}: answers ${otherSuccess(status)} where ${status} is documented`,
+    response: (res, req) => (req.operation === site.operationId && res.status === status ? { ...res, status: otherSuccess(status) } : res),
+  }];
+}
+
+/**
+ * The generated mutations, by name: `<kind>:<plane>:<operationId>:<field path>` for fields,
+ * `status:<plane>:<operationId>:<status>` and `ignores-query:<plane>:<operationId>:<parameter>` for operations.
+ */
+export const GENERATED_MUTATIONS: Record<string, Mutation> = Object.fromEntries([...fieldSites().flatMap(mutationsOf), ...operationSites().map(operationMutation)]);
 
