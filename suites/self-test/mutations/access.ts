@@ -30,6 +30,22 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
     description: "the integrations listing ignores X-Tenant-Id: a key lists its default workspace's integrations",
     request: (req) => (calls(req, 'listIntegrations') ? withoutHeader(req, 'x-tenant-id') : req),
   },
+  'deployments-ignore-tenant': {
+    endpoint: 'control-plane',
+    breaks: ['AUTH-CP-TENANT-ID'],
+    description: 'deployment calls ignore X-Tenant-Id: a key always acts in its default workspace',
+    request: (req) => (calls(req, 'createDeployment', 'getDeployment', 'listDeployments', 'patchDeployment') ? withoutHeader(req, 'x-tenant-id') : req),
+  },
+  'deployments-readable-across-workspaces': {
+    endpoint: 'control-plane',
+    breaks: ['AUTH-CP-TENANT-ID', 'AUTH-CP-WORKSPACE-ISOLATION'],
+    description: "GET /v2/deployments/{id} answers another workspace's deployment",
+    response: (res, req, memory) => {
+      if (calls(req, 'createDeployment') && res.status < 300) memory.set(String(object(res.body).id).toLowerCase(), res.body);
+      const id = calls(req, 'getDeployment') ? req.params?.deployment_id?.toLowerCase() : undefined;
+      return id && res.status >= 400 && res.status < 500 && memory.has(id) ? json(200, memory.get(id)) : res;
+    },
+  },
   'repos-key-needs-tenant': {
     endpoint: 'control-plane',
     // Nearly every test lists repositories with the key alone: tried on the rule's own test.
