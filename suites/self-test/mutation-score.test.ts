@@ -18,7 +18,7 @@ test('the mutation score: every mutation tried fails exactly the rules it breaks
   const byLevel = (level: string) => [...covered].filter((id) => contract().rule(id)?.level === level).length;
   const score = killed.length / outcomes.length;
   console.log(
-    `Mutation score (${MUTATION_SLICE === 'all' ? 'every mutation' : `slice ${MUTATION_SLICE} of the groups; npm run test:mutations tries all`}): ${killed.length}/${outcomes.length} killed (${(100 * score).toFixed(1)}%, floor ${100 * FLOOR}%); ` +
+    `Mutation score (${MUTATION_SLICE === 'all' ? 'every mutation' : `slice ${MUTATION_SLICE} of the mutations; npm run test:mutations tries all`}): ${killed.length}/${outcomes.length} killed (${(100 * score).toFixed(1)}%, floor ${100 * FLOOR}%); ` +
       `the killed mutations fail ${covered.size} rules (${byLevel('MUST')} MUST, ${byLevel('SHOULD')} SHOULD)`,
   );
   const survived = outcomes.filter((o) => !o.killed).map((o) => `${o.name}: breaks ${o.breaks.join(', ')}, failed ${o.failed.join(', ') || 'nothing'}`);

@@ -12,7 +12,7 @@ export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
 /** Where each lane of the broken-target self-test writes what its mutations did (mutation-score.test.ts reads them). */
 export const SCORE_DIR = join(ROOT, 'test-results', 'mutation-score');
 
-/** The broken-target groups a run tries (plan.ts, sliceOf): npm test a quarter, npm run test:mutations `all`. */
+/** The mutations a broken-target run tries (plan.ts, sliceOf): npm test a quarter, npm run test:mutations `all`. */
 export const MUTATION_SLICE = process.env.APC_MUTATION_SLICE ?? '1/4';
 
 /** What one mutation did: killed when the rules it failed are exactly those it breaks. */
