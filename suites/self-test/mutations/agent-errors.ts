@@ -1,7 +1,7 @@
 // Errors broken at the agent server: the media type of answers, the error body, what a refusal
 // leaves behind, and credentials.
 import type { Mutation } from '../broken-target.ts';
-import { calls, jsonError, object } from './support.ts';
+import { calls, isRecord, jsonError, object } from './support.ts';
 
 /** A header of the front's own, marking a request the front changed; the target ignores it. */
 const MARK = 'x-apc-front-mark';
@@ -29,8 +29,7 @@ export const AGENT_ERROR_MUTATIONS: Record<string, Mutation> = {
     description: "a wait without assistant_id is refused with 422, yet run with the graph's default assistant",
     request: (req) => {
       const body = req.body;
-      const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-      const runnable = calls(req, 'waitRun') && isObject && !('assistant_id' in body) && 'input' in body;
+      const runnable = calls(req, 'waitRun') && isRecord(body) && !('assistant_id' in body) && 'input' in body;
       return runnable ? { ...req, headers: { ...req.headers, [MARK]: 'no-assistant' }, body: { ...body, assistant_id: 'agent' } } : req;
     },
     response: (res, req) => (req.headers[MARK] === 'no-assistant' ? jsonError(422, 'assistant_id is required') : res),

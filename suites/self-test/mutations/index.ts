@@ -29,33 +29,43 @@ import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 import { WEBHOOK_EMISSION_MUTATIONS } from './webhook-emission.ts';
 import { WEBHOOK_CONFIG_MUTATIONS } from './webhook-config.ts';
 
-export const MUTATIONS: Record<string, Mutation> = {
-  ...THREAD_MUTATIONS,
-  ...RUN_MUTATIONS,
-  ...CRON_MUTATIONS,
-  ...WEBHOOK_MUTATIONS,
-  ...CONTROL_PLANE_MUTATIONS,
-  ...PLATFORM_API_MUTATIONS,
-  ...GENERATED_MUTATIONS,
-  ...ACCESS_MUTATIONS,
-  ...VERSIONING_MUTATIONS,
-  ...DEPLOYMENT_MUTATIONS,
-  ...ERROR_MUTATIONS,
-  ...AUTHENTICATE_MUTATIONS,
-  ...TRACING_MUTATIONS,
-  ...UPLOAD_MUTATIONS,
-  ...REGION_MUTATIONS,
-  ...RATE_LIMIT_MUTATIONS,
-  ...(process.env.APC_RATE_MUTATIONS === '1' ? RATE_ROW_MUTATIONS : {}),
-  ...ASSISTANT_MUTATIONS,
-  ...RUN_LIFECYCLE_MUTATIONS,
-  ...THREAD_LIFECYCLE_MUTATIONS,
-  ...RUN_RESULT_MUTATIONS,
-  ...WEBHOOK_EMISSION_MUTATIONS,
-  ...MULTITASK_MUTATIONS,
-  ...AGENT_ERROR_MUTATIONS,
-  ...AGENT_VERSIONING_MUTATIONS,
-  ...WEBHOOK_CONFIG_MUTATIONS,
-  ...CRON_BODY_MUTATIONS,
-  ...STREAM_MUTATIONS,
-};
+/** The area files' mutations in one catalogue; a name given twice would silently drop one, so it throws. */
+function catalogue(...areas: Record<string, Mutation>[]): Record<string, Mutation> {
+  const all: Record<string, Mutation> = {};
+  for (const [name, mutation] of areas.flatMap((area) => Object.entries(area))) {
+    if (name in all) throw new Error(`two mutations are named ${name}`);
+    all[name] = mutation;
+  }
+  return all;
+}
+
+export const MUTATIONS: Record<string, Mutation> = catalogue(
+  THREAD_MUTATIONS,
+  RUN_MUTATIONS,
+  CRON_MUTATIONS,
+  WEBHOOK_MUTATIONS,
+  CONTROL_PLANE_MUTATIONS,
+  PLATFORM_API_MUTATIONS,
+  GENERATED_MUTATIONS,
+  ACCESS_MUTATIONS,
+  VERSIONING_MUTATIONS,
+  DEPLOYMENT_MUTATIONS,
+  ERROR_MUTATIONS,
+  AUTHENTICATE_MUTATIONS,
+  TRACING_MUTATIONS,
+  UPLOAD_MUTATIONS,
+  REGION_MUTATIONS,
+  RATE_LIMIT_MUTATIONS,
+  (process.env.APC_RATE_MUTATIONS === '1' ? RATE_ROW_MUTATIONS : {}),
+  ASSISTANT_MUTATIONS,
+  RUN_LIFECYCLE_MUTATIONS,
+  THREAD_LIFECYCLE_MUTATIONS,
+  RUN_RESULT_MUTATIONS,
+  WEBHOOK_EMISSION_MUTATIONS,
+  MULTITASK_MUTATIONS,
+  AGENT_ERROR_MUTATIONS,
+  AGENT_VERSIONING_MUTATIONS,
+  WEBHOOK_CONFIG_MUTATIONS,
+  CRON_BODY_MUTATIONS,
+  STREAM_MUTATIONS,
+);

@@ -1,6 +1,6 @@
 // The platform API broken: tracing, experiment upload, authenticate, regions and rate limits.
 import type { MutableRequest, Mutation } from '../broken-target.ts';
-import { calls, crash, json, jsonError, object, param, type Json } from './support.ts';
+import { calls, crash, isRecord, json, jsonError, object, param, type Json } from './support.ts';
 
 /** Notes the runs posted to POST /runs without a dotted_order: the service computes their lineage. */
 function rememberServiceOrdered(req: MutableRequest, memory: Map<string, unknown>): MutableRequest {
@@ -116,7 +116,7 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
     description: 'authenticate without provider or scopes answers 400 with a string detail',
     request: (req) => {
       const body = req.body;
-      const missing = typeof body === 'object' && body !== null && !Array.isArray(body) && (!('provider' in body) || !('scopes' in body));
+      const missing = isRecord(body) && (!('provider' in body) || !('scopes' in body));
       return calls(req, 'authenticate') && missing ? jsonError(400, 'provider and scopes are required') : req;
     },
   },

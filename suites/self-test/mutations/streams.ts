@@ -1,6 +1,6 @@
 // Streamed runs broken at the agent server: their output, their events and their refusals.
 import type { Mutation } from '../broken-target.ts';
-import { calls, jsonError, object } from './support.ts';
+import { calls, isRecord, jsonError, object } from './support.ts';
 
 /** An event stream's blocks (events), each with its name; the text is rebuilt from the blocks kept. */
 function blocksOf(text: string): { block: string; event: string | undefined }[] {
@@ -54,9 +54,8 @@ export const STREAM_MUTATIONS: Record<string, Mutation> = {
     description: 'a stream without stream_mode streams updates, not values',
     request: (req) => {
       const body = req.body;
-      const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-      const open = calls(req, 'streamRun', 'streamStatelessRun') && isObject && !('stream_mode' in body);
-      return open ? { ...req, body: { ...(body as object), stream_mode: 'updates' } } : req;
+      const open = calls(req, 'streamRun', 'streamStatelessRun') && isRecord(body) && !('stream_mode' in body);
+      return open ? { ...req, body: { ...body, stream_mode: 'updates' } } : req;
     },
   },
   'stream-conflict-streamed': {

@@ -10,6 +10,9 @@ export type Json = Record<string, unknown>;
 /** Whether the request addresses this documented operation of its plane. */
 export const calls = (req: MutableRequest, ...operations: string[]): boolean => req.operation !== undefined && operations.includes(req.operation);
 
+/** Whether a body is a JSON object (not an array, not null). */
+export const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export const object = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 
 export const jsonError = (status: number, detail: string): MutableResponse => ({ status, headers: { 'content-type': 'application/json' }, body: { detail } });

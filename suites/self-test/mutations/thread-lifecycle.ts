@@ -1,10 +1,9 @@
 // Threads broken where runs and supersteps meet them: status and config after runs, what creation
 // answers and takes, history and search defaults.
 import type { Mutation } from '../broken-target.ts';
-import { calls, jsonError, object, type Json } from './support.ts';
+import { calls, isRecord, jsonError, object } from './support.ts';
 
 const WANTED = 'x-apc-front-wanted-status';
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Sources of the checkpoints a run writes (LangGraph's), as opposed to supersteps' `update`. */
 const RUN_SOURCES = ['input', 'loop'];
