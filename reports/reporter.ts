@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { RULE_FAILED } from '../suites/checks/attribution.ts';
-import type { Exchange } from '../suites/proxy/recording-proxy.ts';
+import { DROPPED_TEXT, type Exchange } from '../suites/proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from '../suites/run-context.ts';
 import { runEnd, targetLost } from '../suites/run-end.ts';
 import { buildReport, RULE_TAG } from './build.ts';
@@ -92,7 +92,7 @@ export default class ConformanceReporter implements Reporter {
     // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
     if (record.status === 'target-unreachable') {
       for (const entry of this.tests.values()) {
-        if (entry.outcome.status === 'failed' && /closed the connection without answering/.test(entry.outcome.error ?? '')) {
+        if (entry.outcome.status === 'failed' && (entry.outcome.error ?? '').includes(DROPPED_TEXT)) {
           entry.outcome.status = 'error';
           entry.failedRules = [];
         }

@@ -17,6 +17,8 @@ export const VIOLATIONS_HEADER = 'x-apc-violations';
 export const UNREACHABLE_HEADER = 'x-apc-unreachable';
 /** How the proxy's own 502 begins when the target could not be reached (official clients show it in their errors). */
 export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target';
+/** What the proxy answers when the target dropped a connection without an answer (a finding, unless the target went away). */
+export const DROPPED_TEXT = 'The target closed the connection without answering';
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 /** Whether an error is a failure to connect at all (not an answer dropped once connected). */
 export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
@@ -133,7 +135,7 @@ export class RecordingProxy {
       // without an answer does (a crash on a request is a finding), so only the first is marked.
       const unreachable = isConnectError(error);
       const body = JSON.stringify({
-        detail: unreachable ? `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}` : `The target closed the connection without answering: ${error.message}`,
+        detail: unreachable ? `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}` : `${DROPPED_TEXT}: ${error.message}`,
       });
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...(unreachable ? { [UNREACHABLE_HEADER]: '1' } : {}) });
