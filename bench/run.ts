@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { startSimulator } from '../simulator/simulator.ts';
-import { RecordingProxy } from '../suites/proxy/recording-proxy.ts';
+import { RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);

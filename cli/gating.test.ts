@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../reports/model.ts';
-import { startBrokenTarget } from '../suites/self-test/broken-target.ts';
-import { MUTATIONS } from '../suites/self-test/mutations/index.ts';
-import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../suites/self-test/run-cli.ts';
-import { startStandIn, type StandIn } from '../suites/self-test/stand-in.ts';
-import { freePort } from '../suites/target.ts';
+import { startBrokenTarget } from '../tests/self-test/broken-target.ts';
+import { MUTATIONS } from '../tests/self-test/mutations/index.ts';
+import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/run-cli.ts';
+import { startStandIn, type StandIn } from '../tests/self-test/stand-in.ts';
+import { freePort } from '../harness/target.ts';
 
 let standIn: StandIn | undefined;
 test.afterEach(async () => {

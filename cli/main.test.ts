@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/model.ts';
-import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../suites/self-test/run-cli.ts';
+import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/run-cli.ts';
 
 test('--help explains every command and the exit codes', async () => {
   const main = await runCli(['--help']);

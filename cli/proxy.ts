@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
-import { RecordingProxy, toHar } from '../suites/proxy/recording-proxy.ts';
+import { RecordingProxy, toHar } from '../harness/proxy/recording-proxy.ts';
 import { EXIT, integerOption, NAME, parse, untilSignal, UsageError } from './args.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]

@@ -7,9 +7,9 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
-import { checkTarget, resolveTarget, TargetError, type Target } from '../suites/target.ts';
-import { PROFILES } from '../suites/profile.ts';
-import { preflight } from '../suites/preflight.ts';
+import { checkTarget, resolveTarget, TargetError, type Target } from '../harness/target.ts';
+import { PROFILES } from '../harness/profile.ts';
+import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
@@ -159,7 +159,7 @@ export async function run(args: string[]): Promise<number> {
   }
 
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'suites', 'playwright.config.ts')];
+  const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'harness', 'playwright.config.ts')];
   for (const plane of planes) playwrightArgs.push('--project', plane);
   if (values.grep) playwrightArgs.push('--grep', values.grep as string);
   if (values['grep-invert']) playwrightArgs.push('--grep-invert', values['grep-invert'] as string);

@@ -1,7 +1,7 @@
 // The one result type every report format is written from (report.json is this, as is; its
 // JSON Schema is specs/schemas/report.schema.json).
 import type { Endpoint, Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
-import type { Exchange } from '../suites/proxy/recording-proxy.ts';
+import type { Exchange } from '../harness/proxy/recording-proxy.ts';
 
 /** The report format's version: a reader refuses another major version (1.1 added the rules' sources). */
 export const REPORT_VERSION = '1.1';

@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/model.ts';
-import { runCli } from '../suites/self-test/run-cli.ts';
-import { freePort } from '../suites/target.ts';
+import { runCli } from '../tests/self-test/run-cli.ts';
+import { freePort } from '../harness/target.ts';
 import { startSimulator } from './simulator.ts';
 import { DEFAULT_ENV_PREFIX, DeploymentConfigError, loadDeploymentConfig, resolveDeploymentConfig, webhookSettings } from './deployment-config.ts';
 

@@ -2,7 +2,7 @@
 // receiver, retries on the virtual clock, and the deployment configuration's effects.
 import { expect, test } from '@playwright/test';
 import { createServer } from 'node:net';
-import { WebhookReceiver } from '../../fixtures/webhook-receiver.ts';
+import { WebhookReceiver } from '../../harness/webhook-receiver.ts';
 import { VirtualClock } from '../clock.ts';
 import { resolveDeploymentConfig } from '../deployment-config.ts';
 import { IdGenerator } from '../ids.ts';

@@ -34,7 +34,7 @@ interface Credential {
 
 /**
  * What /__sim/info publishes, so suites can authenticate against the simulator; a target config
- * names the same (suites/fixtures.ts), without the regions, which only the simulator tells.
+ * names the same (harness/fixtures.ts), without the regions, which only the simulator tells.
  */
 export interface SimulatorCredentials {
   organization: { id: string; name: string };

@@ -1,8 +1,8 @@
 // §2.10, §4.5: assistants and their default per graph.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import type { ApiClient } from '../client.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import type { ApiClient } from '../../harness/client.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 
 type Assistant = { assistant_id: string; graph_id?: string; config?: unknown } & Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,8 +1,8 @@
 // §4.5: the cron endpoints accept `webhook`; their bodies are not shown, the reference's are
 // (platform-facts §1.10). Crons here run daily at most, and are deleted at the end.
-import { expect, test } from '../fixtures.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { newThread } from './runs.ts';
 import { deleteCrons, expectNoOtherCron, isDateTime, type Cron } from './webhooks-steps.ts';
 

@@ -1,8 +1,8 @@
 // DELETE /runs/crons/{cron_id} (platform-facts §1.10): 204, the cron is gone and starts
 // nothing more; an unknown id is a 404.
-import { expect, test } from '../fixtures.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { expectJsonError, expectStatus, preconditionArray } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { expectJsonError, expectStatus, preconditionArray } from '../../harness/checks/index.ts';
 import { newThread } from './runs.ts';
 import { createCron, untilNextRun, type Cron } from './webhooks-steps.ts';
 

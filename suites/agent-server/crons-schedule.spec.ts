@@ -2,8 +2,8 @@
 // on its thread, a stateless cron on a new thread each time. Exact on a virtual clock; in real
 // time a cron runs at most once a minute, so these tests wait for its times, up to the
 // target's cron timeout past each.
-import { expect, test } from '../fixtures.ts';
-import { preconditionArray } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { preconditionArray } from '../../harness/checks/index.ts';
 import { newThread } from './runs.ts';
 import { createCron, deleteCrons, untilNextRun, type Payload } from './webhooks-steps.ts';
 

@@ -1,7 +1,7 @@
 // POST /runs/crons/search (platform-facts §1.10): an array of crons, filtered and paged.
-import { expect, test } from '../fixtures.ts';
-import { expectStatus } from '../checks/index.ts';
-import type { ApiClient } from '../client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import type { ApiClient } from '../../harness/client.ts';
 import { newThread } from './runs.ts';
 import { createCron, deleteCrons, type Cron } from './webhooks-steps.ts';
 

@@ -1,9 +1,9 @@
 // §4, §5, §7, §9: error shapes, bad input and what refused requests leave behind.
 import fc from 'fast-check';
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { assertProperty } from '../property.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { newThread, readState, startRun, join, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';

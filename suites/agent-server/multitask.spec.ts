@@ -1,8 +1,8 @@
 // §3: a run created while another is in progress, under each multitask strategy.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import type { ApiClient } from '../client.ts';
-import type { Time } from '../time.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import type { ApiClient } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
 import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, startRun, texts, threadWithRun, type Run } from './runs.ts';
 
 const listRuns = async (agent: ApiClient, thread: string) => {

@@ -1,7 +1,7 @@
 // §2.9, §3, §4.5: creating runs on a thread.
-import { forRule } from '../checks/attribution.ts';
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';

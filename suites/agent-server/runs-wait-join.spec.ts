@@ -1,7 +1,7 @@
 // §4.5: join, wait and stateless wait answer after the run completed.
-import { expect, test } from '../fixtures.ts';
-import { sleep } from '../time.ts';
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { sleep } from '../../harness/time.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';

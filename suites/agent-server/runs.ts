@@ -2,12 +2,12 @@
 // such, so only the rule under test can fail. The expect* steps check for the calling test's rule.
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from '@playwright/test';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import { receiverUrl } from '../fixtures.ts';
-import { runMark, type RunContext } from '../run-context.ts';
-import type { Time } from '../time.ts';
-import { precondition, preconditionArray } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { receiverUrl } from '../../harness/fixtures.ts';
+import { runMark, type RunContext } from '../../harness/run-context.ts';
+import type { Time } from '../../harness/time.ts';
+import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 
 export interface Run {
   run_id: string;

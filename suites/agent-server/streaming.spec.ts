@@ -1,10 +1,10 @@
 // §4.5: streamed output of runs (server-sent events, platform-facts §1.5).
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { sleep } from '../time.ts';
-import { dataOf, parseSse } from '../sse.ts';
-import type { ApiResponse } from '../client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { sleep } from '../../harness/time.ts';
+import { dataOf, parseSse } from '../../harness/sse.ts';
+import type { ApiResponse } from '../../harness/client.ts';
 import { discardingWebhook, join, longRun, newThread, readRun, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';

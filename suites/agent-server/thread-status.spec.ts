@@ -1,7 +1,7 @@
 // §2.7, §3: a thread's status follows its runs; what threads carry.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { join, longRun, newThread, startRun, threadStatus } from './runs.ts';
 
 test('a thread is busy while a run on it is pending or running, and idle after', { tag: '@THREAD-STATUS-BUSY-DURING-RUN' }, async ({ agent, time }) => {

@@ -1,7 +1,7 @@
 // §3, §4.5: a copy is a new thread holding the original's state, independent of it.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { readState } from './runs.ts';
 
 type Thread = { thread_id: string; values: Record<string, unknown>; metadata: Record<string, unknown> };

@@ -1,7 +1,7 @@
 // §2.7, §3, §4.5: creating threads.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 
 test('POST /threads with an empty object creates a thread and answers it', { tag: '@THREAD-CREATE-EMPTY' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});

@@ -1,6 +1,6 @@
 // §4.5, §7: reading a thread, and ids that name nothing.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,11 +1,11 @@
 // §4.5: POST /threads/search filters, sorts and pages threads.
 import fc from 'fast-check';
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { forRule, skipForPrecondition } from '../checks/attribution.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import { assertProperty } from '../property.ts';
-import type { Time } from '../time.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { assertProperty } from '../../harness/property.ts';
+import type { Time } from '../../harness/time.ts';
 import { join, longRun, startRun } from './runs.ts';
 
 type Thread = { thread_id: string; status: string; created_at: string; updated_at: string; metadata: Record<string, unknown> };

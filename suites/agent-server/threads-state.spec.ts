@@ -1,8 +1,8 @@
 // §2.8, §4.5: state snapshots, state at a checkpoint, history.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import type { ApiClient } from '../client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { ApiClient } from '../../harness/client.ts';
 
 type State = {
   values: Record<string, unknown>;

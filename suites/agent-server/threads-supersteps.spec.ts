@@ -1,6 +1,6 @@
 // §2.8: supersteps prepopulate a new thread.
-import { expect, test } from '../fixtures.ts';
-import { expectStatus, precondition, preconditionArray } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 
 type State = { values: Record<string, unknown>; checkpoint_id?: string | null; checkpoint?: { checkpoint_id?: string } | null };
 

@@ -1,8 +1,8 @@
 // §9: features by agent server version. A server of a version that has a feature must
 // honour it; an older one is not held to it.
-import { expect, test } from '../fixtures.ts';
-import { precondition } from '../checks/index.ts';
-import type { ApiClient } from '../client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { precondition } from '../../harness/checks/index.ts';
+import type { ApiClient } from '../../harness/client.ts';
 import { newThread } from './runs.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 

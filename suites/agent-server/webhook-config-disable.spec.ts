@@ -1,7 +1,7 @@
 // §6: http.disable_webhooks in the deployment configuration turns notifications off; runs
 // still execute.
-import { expect, test } from '../fixtures.ts';
-import { precondition } from '../checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { precondition } from '../../harness/checks/index.ts';
 import { newThread, readRun } from './runs.ts';
 
 test('with http.disable_webhooks true no notification is sent, and the run still executes; otherwise it is sent', { tag: '@WEBHOOK-CONFIG-DISABLE-WEBHOOKS' }, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {

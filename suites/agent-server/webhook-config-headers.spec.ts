@@ -2,7 +2,7 @@
 // under webhooks.env_prefix. A suite sees the configuration the target runs with (only a
 // simulator publishes it); how a server refuses a bad one at startup is checked by the
 // project test simulator/deployment-config.test.ts.
-import { expect, test } from '../fixtures.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 
 const TEMPLATE = /\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;

@@ -4,12 +4,12 @@
 // not checked here (the project test simulator/agent-server/webhook-policy.test.ts sets them
 // all). A URL that is accepted stays behind a run that keeps its thread busy on the virtual
 // clock, so nothing is sent to the made-up hosts.
-import { expect, test } from '../fixtures.ts';
-import { expectJsonError, precondition, preconditionArray } from '../checks/index.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../time.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { expectJsonError, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
 import type { UrlPolicy } from '../../simulator/agent-server/webhook-policy.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { newThread } from './runs.ts';
 import { expectNoOtherCron } from './webhooks-steps.ts';
 

@@ -1,11 +1,11 @@
 // §6 leaves delivery open (retries, signing, the receiver's answer); the reference retries a
 // failing receiver, 3 attempts in all, and a failed delivery changes nothing else
 // (platform-facts §2.3).
-import { expect, test } from '../fixtures.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import type { ApiClient } from '../client.ts';
-import type { Failure } from '../../fixtures/webhook-receiver.ts';
-import type { Time, WebhookChannel } from '../fixtures.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { ApiClient } from '../../harness/client.ts';
+import type { Failure } from '../../harness/webhook-receiver.ts';
+import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
 import { newThread, readRun, startRun } from './runs.ts';
 import { deliveredRun, firstDelivery, type Payload } from './webhooks-steps.ts';
 

@@ -1,9 +1,9 @@
 // §3, §6, §6a: which requests make the service notify the webhook, and when.
-import { expect, test } from '../fixtures.ts';
-import { precondition, preconditionArray } from '../checks/index.ts';
-import type { ApiClient } from '../client.ts';
-import type { Time, WebhookChannel } from '../fixtures.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import type { ApiClient } from '../../harness/client.ts';
+import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { IN_PROGRESS, newThread, readRun, type Run } from './runs.ts';
 import { createCron, deleteCrons, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
 

@@ -1,6 +1,6 @@
 // §2.9, §6: what the webhook notification carries.
-import { expect, test } from '../fixtures.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { readRun, readState, texts } from './runs.ts';
 import { deliveredRun, deliveredStatelessRun, isDateTime, UUID } from './webhooks-steps.ts';
 

@@ -1,13 +1,13 @@
 // Steps the webhook, webhook-config and cron suites share. Each is a precondition: when it
 // fails, the test is skipped as such, so only the rule under test can fail.
 import { CronExpressionParser } from 'cron-parser';
-import type { ApiClient } from '../client.ts';
-import { runMark } from '../run-context.ts';
+import type { ApiClient } from '../../harness/client.ts';
+import { runMark } from '../../harness/run-context.ts';
 import { expect } from '@playwright/test';
-import { precondition, preconditionArray } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import type { WebhookChannel } from '../fixtures.ts';
-import type { ReceivedRequest } from '../../fixtures/webhook-receiver.ts';
+import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { WebhookChannel } from '../../harness/fixtures.ts';
+import type { ReceivedRequest } from '../../harness/webhook-receiver.ts';
 import { newThread } from './runs.ts';
 
 export type Payload = Record<string, unknown>;

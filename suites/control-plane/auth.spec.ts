@@ -1,8 +1,8 @@
 // §5: API keys, workspace selection and the repository listing's three schemes on the control plane;
 // §9: its authentication, served under v2.
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositories, repositoriesOf, repository, type Deployment } from './steps.ts';
 
 test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-CP-API-KEY' }, async ({ controlPlane, run, targetCredentials }, testInfo) => {

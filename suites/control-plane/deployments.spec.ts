@@ -1,6 +1,6 @@
 // §1, §2.3, §4.1: creating, reading, updating and listing deployments.
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import {
   createDeployment,
   deploymentBody,

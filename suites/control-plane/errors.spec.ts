@@ -1,8 +1,8 @@
 // §4, §7: JSON payloads, the error shape, and bad input on every control-plane endpoint.
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { clientWithKey, expect, test } from '../fixtures.ts';
-import type { ApiResponse } from '../client.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import type { ApiResponse } from '../../harness/client.ts';
 import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositoriesOf, repository, revisionPath, type Deployment } from './steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');

@@ -1,8 +1,8 @@
 // §5: whatever two workspaces do, in whatever order, each sees only its own deployments.
 import fc from 'fast-check';
-import { expectStatus } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
-import { assertProperty } from '../property.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { deploymentBody, deploymentName, repository, type Deployment } from './steps.ts';
 
 type Op = { workspace: 0 | 1; kind: 'create' | 'read' | 'patch' | 'list'; pick: number };

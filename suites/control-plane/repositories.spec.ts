@@ -1,10 +1,10 @@
 // §2.1, §4.1: the repositories available to an integration.
 import fc from 'fast-check';
-import { expectJsonError, expectSchema, expectStatus, preconditionFields } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { expect, test } from '../fixtures.ts';
-import type { ApiResponse } from '../client.ts';
-import { assertProperty } from '../property.ts';
+import { expectJsonError, expectSchema, expectStatus, preconditionFields } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import type { ApiResponse } from '../../harness/client.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { deploymentBody, deploymentName, repositories, repositoriesOf, type Repository } from './steps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,7 +1,7 @@
 // §2.3, §3, §4.1: revisions, their status, and the typical flow of create → poll → patch.
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../checks/index.ts';
-import { expect, requireCapability, test } from '../fixtures.ts';
-import { ApiClient } from '../client.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expect, requireCapability, test } from '../../harness/fixtures.ts';
+import { ApiClient } from '../../harness/client.ts';
 import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
 
 /** The real control plane's revision statuses (platform-facts.md §4.5). */

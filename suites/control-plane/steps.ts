@@ -1,9 +1,9 @@
 // Steps the control-plane suites share: find a repository to deploy, create a deployment
 // from it, and poll a revision until it settles (the typical flow of spec §4.1).
 import { test } from '@playwright/test';
-import { precondition, preconditionFields } from '../checks/index.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../time.ts';
+import { precondition, preconditionFields } from '../../harness/checks/index.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
 
 export interface Repository {
   host_integration_id: string;

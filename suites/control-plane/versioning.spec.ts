@@ -1,6 +1,6 @@
 // §9: version segments in every path, and the OpenAPI document of the control plane.
-import { expectStatus } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { INTEGRATIONS, repositories, repositoriesOf } from './steps.ts';
 
 test('repository listing is served under /v1 and deployments under /v2, and not without a version', { tag: '@VERSION-CP-PATH-PREFIX' }, async ({ controlPlane }) => {

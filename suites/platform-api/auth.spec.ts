@@ -1,6 +1,6 @@
 // §5: the API key and workspace selection on the platform API.
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { baseTime, expectNotFound, isoWith, RunIds } from './traces.ts';
 import { createdNothing, experimentStart, uploadBody } from './uploads.ts';
 

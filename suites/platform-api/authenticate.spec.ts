@@ -1,11 +1,11 @@
 // §2.4, §4.2: POST /v2/auth/authenticate returns an OAuth token, or starts a flow to get one.
 import fc from 'fast-check';
-import { expectSchema, expectStatus, precondition } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { clientWithKey, expect, requireCapability, test } from '../fixtures.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import type { RunContext } from '../run-context.ts';
-import { assertProperty } from '../property.ts';
+import { expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { clientWithKey, expect, requireCapability, test } from '../../harness/fixtures.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { RunContext } from '../../harness/run-context.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { RunIds } from './traces.ts';
 
 const AUTHENTICATE = '/v2/auth/authenticate';

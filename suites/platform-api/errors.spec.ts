@@ -1,8 +1,8 @@
 // §4, §7: JSON payloads, the error shape, and bad input on every platform API endpoint.
-import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { clientWithKey, expect, test } from '../fixtures.ts';
-import type { ApiResponse } from '../client.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import type { ApiResponse } from '../../harness/client.ts';
 import { baseTime, expectNotFound, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
 import { createdNothing, experimentStart, upload, uploadBody } from './uploads.ts';
 

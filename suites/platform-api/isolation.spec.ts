@@ -1,10 +1,10 @@
 // §5: whatever two workspaces do, in whatever order, each sees only its own runs, datasets
 // and experiments.
 import fc from 'fast-check';
-import { expectStatus } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
-import type { ApiResponse } from '../client.ts';
-import { assertProperty } from '../property.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import type { ApiResponse } from '../../harness/client.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { baseTime, expectNotFound, isoWith, readRun, RunIds } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
 

@@ -4,9 +4,9 @@
 // one request, or a burst of the same request at one virtual instant: its first request goes
 // through the recording proxy, the rest of the burst straight to the target (see traffic.ts).
 import fc from 'fast-check';
-import { forRule } from '../checks/attribution.ts';
-import { expect, requireCapability, test } from '../fixtures.ts';
-import { assertProperty } from '../property.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { expect, requireCapability, test } from '../../harness/fixtures.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { TableModel, type ModelRequest } from '../rate-limits/model.ts';
 import { ip, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 

@@ -1,7 +1,7 @@
 // §8 "not shown": what a target does when a limit is exceeded, which limits its thread, run,
 // assistant and deployment endpoints have beyond the default rows, and its size limits. Each
 // is recorded for the report, never failed.
-import { expect, targetApiKey, test } from '../fixtures.ts';
+import { expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { caller, sendMany, Traffic, type Sample } from '../rate-limits/traffic.ts';
 import { requireRateLimitTraffic } from '../rate-limits/window.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';

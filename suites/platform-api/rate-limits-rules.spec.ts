@@ -2,9 +2,9 @@
 // Retry-After), that it changes nothing, recovery, method scope, which /api/v1 forms a row
 // counts, identity keys, how rows combine and the per-region values. Exact on a virtual clock;
 // bounded in real time, where the requests that must share a window are timed (rate-limits/window.ts).
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { expectJsonError, expectStatus } from '../checks/index.ts';
-import { expect, targetApiKey, test } from '../fixtures.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
+import { expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { caller, scopedIp, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 import { RateWindow, requireRateLimitTraffic } from '../rate-limits/window.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';

@@ -1,9 +1,9 @@
 // §1: the platform API in two regions, US and EU, each at its own address; an account's data is
 // stored in the region where it signed up. The suites send the EU address an EU account's key
 // (role eu-primary) where the target names one, and the US address the target's key.
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import type { ApiResponse } from '../client.ts';
-import { clientWithKey, expect, targetApiKey, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import type { ApiResponse } from '../../harness/client.ts';
+import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
 

@@ -4,9 +4,9 @@
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
 import { expect } from '@playwright/test';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../time.ts';
-import { runContext, type RunContext } from '../run-context.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
+import { runContext, type RunContext } from '../../harness/run-context.ts';
 
 type Json = Record<string, unknown>;
 

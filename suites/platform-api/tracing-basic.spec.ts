@@ -1,7 +1,7 @@
 // §2.5, §4.3: basic tracing with POST /runs and PATCH /runs/{id}; the service computes
 // trace_id and dotted_order.
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { baseTime, isoWith, RunIds, runTree, SEGMENT, type TraceRun } from './traces.ts';
 
 type ReadRun = TraceRun & { outputs?: Record<string, unknown>; end_time?: string | null; thread_id?: string | null; extra?: { metadata?: Record<string, unknown> } };

@@ -1,12 +1,12 @@
 // §2.5: trace_id is the root run's id; dotted_order is one segment per run from the root
 // down, each its start timestamp in compact form followed by its id, joined by dots.
 import fc from 'fast-check';
-import { expectStatus } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { expect, test } from '../fixtures.ts';
-import type { ApiClient } from '../client.ts';
-import type { Time } from '../time.ts';
-import { assertProperty } from '../property.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import type { ApiClient } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { baseTime, isoWith, multipartBody, readRun, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces.ts';
 
 /** The checks of spec §2.5 on a run read back, given the tree it was created in. */

@@ -1,8 +1,8 @@
 // §4.3, §8: the ingestion and query endpoints the spec names only in the rate-limit table,
 // as the official client uses them (client-wire-formats.md §1.2, §1.8, §1.9).
-import { expectJsonError, expectStatus, precondition } from '../checks/index.ts';
-import { clientWithKey, expect, test } from '../fixtures.ts';
-import type { ApiResponse } from '../client.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import type { ApiResponse } from '../../harness/client.ts';
 import { baseTime, isoWith, RunIds, runTree, type TraceRun } from './traces.ts';
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };

@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { request } from 'undici';
-import { expectJsonError, expectStatus } from '../checks/index.ts';
-import { expect, requireEffect, targetApiKey, test } from '../fixtures.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../time.ts';
-import { TEST_HEADER } from '../proxy/recording-proxy.ts';
+import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
+import { expect, requireEffect, targetApiKey, test } from '../../harness/fixtures.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
+import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { baseTime, expectNotFound, multipartBody, readRun, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };

@@ -1,8 +1,8 @@
 // §2.6: every field of the upload request, its row and its feedback objects. Each rule's
 // test uploads a body with the field set as the rule says and checks where it lands, then
 // sends the variants that break it and checks they are refused and create nothing.
-import { expectJsonError, expectStatus } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
+import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { RunIds } from './traces.ts';
 import { createdNothing, experimentStart, persisted, upload, uploadBody, type Json, type Persisted, type UploadAnswer } from './uploads.ts';
 

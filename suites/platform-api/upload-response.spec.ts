@@ -1,6 +1,6 @@
 // §2.6, §4.4: what an experiment upload answers, and the statistics filled in later.
-import { expectSchema, expectStatus, precondition } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
+import { expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { RunIds } from './traces.ts';
 import { experimentStart, persisted, upload, uploadBody, type Json } from './uploads.ts';
 

@@ -1,9 +1,9 @@
 // §4.4: the six rules of experiment upload.
 import fc from 'fast-check';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../checks/index.ts';
-import { forRule } from '../checks/attribution.ts';
-import { expect, test } from '../fixtures.ts';
-import { assertProperty } from '../property.ts';
+import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { assertProperty } from '../../harness/property.ts';
 import { RunIds, UUID } from './traces.ts';
 import { createdNothing, experimentStart, upload, uploadBody, type Json } from './uploads.ts';
 

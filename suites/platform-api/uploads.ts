@@ -1,10 +1,10 @@
 // Experiment uploads for the suites (spec §2.6, §4.4): a valid body to start from, and the
 // reads that show what an upload created once its runs are persisted.
-import { precondition } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import type { Time } from '../time.ts';
-import type { RunContext } from '../run-context.ts';
+import { precondition } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
+import type { RunContext } from '../../harness/run-context.ts';
 import { RunIds } from './traces.ts';
 
 export type Json = Record<string, unknown>;

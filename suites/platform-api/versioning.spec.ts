@@ -1,6 +1,6 @@
 // §9: the version segments of platform API paths.
-import { expectStatus } from '../checks/index.ts';
-import { expect, test } from '../fixtures.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { baseTime, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
 import { experimentStart, uploadBody } from './uploads.ts';
 

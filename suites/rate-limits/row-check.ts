@@ -5,11 +5,11 @@
 // real time (window.ts).
 import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
 import { contract } from '../../specs/contract.ts';
-import { expectStatus } from '../checks/index.ts';
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { clientWithKey, expect, test } from '../fixtures.ts';
-import type { RunContext } from '../run-context.ts';
-import type { Time } from '../time.ts';
+import { expectStatus } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import type { RunContext } from '../../harness/run-context.ts';
+import type { Time } from '../../harness/time.ts';
 import { RateWindow, requireRateLimitTraffic } from './window.ts';
 import { caller, describeRefusal, fill, otherMethodSample, samplesFor, send } from './traffic.ts';
 

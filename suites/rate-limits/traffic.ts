@@ -9,9 +9,9 @@
 // recorded. A refusal inside the fill is reported with its index, status and body.
 import { Pool } from 'undici';
 import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
-import type { ApiClient, ApiResponse } from '../client.ts';
-import { clientWithKey, expect, test } from '../fixtures.ts';
-import type { RunContext } from '../run-context.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import type { RunContext } from '../../harness/run-context.ts';
 
 /** A request without identity: the identity headers come from the caller. */
 export interface Sample {

@@ -3,10 +3,10 @@
 // and a window passes to the millisecond. In real time a check is bounded: the requests that
 // must share a window are timed, and when they took too long to share one, the check is skipped
 // as a failed precondition instead of failing the row; a window passes by waiting it out.
-import { skipForPrecondition } from '../checks/attribution.ts';
-import { requireCapability, requireEffect, test } from '../fixtures.ts';
-import type { RunContext } from '../run-context.ts';
-import { sleep, type Time } from '../time.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { requireCapability, requireEffect, test } from '../../harness/fixtures.ts';
+import type { RunContext } from '../../harness/run-context.ts';
+import { sleep, type Time } from '../../harness/time.ts';
 
 /**
  * Requests that must share a window may take at most this share of it, in real time: timed

@@ -2,8 +2,8 @@
 // asserts, then updates the model (fast-check model-based testing).
 import fc from 'fast-check';
 import { expect } from '@playwright/test';
-import { precondition, preconditionArray } from '../../checks/index.ts';
-import { forRule, skipForPrecondition } from '../../checks/attribution.ts';
+import { precondition, preconditionArray } from '../../../harness/checks/index.ts';
+import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
 import { readState, texts, threadStatus } from '../runs.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 

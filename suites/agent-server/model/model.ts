@@ -1,6 +1,6 @@
 // A small model of the documented behaviour of threads and runs: what each thread's
 // state should hold and which status it should have, after any sequence of operations.
-import type { ApiClient } from '../../client.ts';
+import type { ApiClient } from '../../../harness/client.ts';
 
 export interface ThreadModel {
   /** The id on the target. */

@@ -1,8 +1,8 @@
 // Model-based: any sequence of thread creations, copies and runs leaves every thread with
 // exactly its own runs' data and the status its last run gives it, and search agrees.
 import fc from 'fast-check';
-import { test } from '../../fixtures.ts';
-import { assertProperty } from '../../property.ts';
+import { test } from '../../../harness/fixtures.ts';
+import { assertProperty } from '../../../harness/property.ts';
 import { commands } from './commands.ts';
 import type { Model, Real } from './model.ts';
 

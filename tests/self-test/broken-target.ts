@@ -13,8 +13,8 @@ import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { contract, planeOf, type Endpoint } from '../../specs/contract.ts';
 import { startSimulator } from '../../simulator/simulator.ts';
-import { TEST_HEADER } from '../proxy/recording-proxy.ts';
-import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../target.ts';
+import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
+import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../../harness/target.ts';
 
 export interface MutableRequest {
   method: string;

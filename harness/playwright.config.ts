@@ -6,11 +6,11 @@ import { resolve } from 'node:path';
 const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
 
 export default defineConfig({
-  testDir: '.',
+  testDir: '../suites',
   testMatch: '**/*.spec.ts',
   // The self-tests' clean run leaves out the rate-limit suites (APC_TEST_IGNORE, a file pattern).
   testIgnore: process.env.APC_TEST_IGNORE ? new RegExp(process.env.APC_TEST_IGNORE) : undefined,
-  globalSetup: './global-setup.ts',
+  globalSetup: resolve(import.meta.dirname, 'global-setup.ts'),
   outputDir: resolve(outDir, 'test-results'),
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
   // `run --workers` (APC_WORKERS) runs files in parallel where that order does not matter (a real target).

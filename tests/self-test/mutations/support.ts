@@ -2,7 +2,7 @@
 // the contract's operationId (the broken target looks it up for each request), so no path is
 // written twice.
 import { hostMatches } from '../../../simulator/agent-server/webhook-policy.ts';
-import { EMBEDDED_URL_POLICY } from '../../target.ts';
+import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, MutableResponse } from '../broken-target.ts';
 
 export type Json = Record<string, unknown>;

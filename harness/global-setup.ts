@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { planeOf, type Endpoint } from '../specs/contract.ts';
-import { WebhookReceiver } from '../fixtures/webhook-receiver.ts';
+import { WebhookReceiver } from './webhook-receiver.ts';
 import { RecordingProxy, toHar, type Exchange } from './proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';

@@ -1,6 +1,6 @@
 // Cron creation broken at the agent server: the webhook it must accept, and input it must refuse.
 import { checkWebhookUrl } from '../../../simulator/agent-server/webhook-policy.ts';
-import { EMBEDDED_URL_POLICY } from '../../target.ts';
+import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
 import { calls, jsonError, object } from './support.ts';
 

@@ -1,7 +1,7 @@
 // Webhook notifications broken where the server decides to send them: which operations notify,
 // to which URL, with which error, and what a failing delivery does to the run.
 import { checkWebhookUrl } from '../../../simulator/agent-server/webhook-policy.ts';
-import { EMBEDDED_URL_POLICY } from '../../target.ts';
+import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { calls, object, param } from './support.ts';
 

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
-import { taggedRules } from './tagged-rules.ts';
+import { taggedRules } from '../harness/tagged-rules.ts';
 
-const untested = (parseYaml(readFileSync(join(import.meta.dirname, 'untested-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
+const untested = (parseYaml(readFileSync(join(import.meta.dirname, '../suites/untested-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
 
 test('every rule has a test tagged with its id, or a stated reason why none can check it', () => {
   const tagged = taggedRules();

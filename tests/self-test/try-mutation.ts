@@ -1,5 +1,5 @@
 // Tries one mutation by hand, while writing it or the test meant to catch it:
-//   npx tsx suites/self-test/try-mutation.ts <mutation> [run options, e.g. --grep THREAD-SEARCH --plane agent-server]
+//   npx tsx tests/self-test/try-mutation.ts <mutation> [run options, e.g. --grep THREAD-SEARCH --plane agent-server]
 // Starts a broken target with that mutation alone, runs the suites against it and prints the rules
 // that failed beside those the mutation says it breaks. Exit 0 when they agree.
 import { startBrokenTarget } from './broken-target.ts';

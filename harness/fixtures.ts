@@ -5,7 +5,7 @@ import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
 import type { CredentialRole, SimulatorCredentials } from '../simulator/auth/workspaces.ts';
 import type { Capability } from '../simulator/simulator.ts';
 import type { DeploymentConfigFile } from '../simulator/deployment-config.ts';
-import type { Failure, ReceivedRequest } from '../fixtures/webhook-receiver.ts';
+import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
@@ -14,7 +14,7 @@ import type { ConfiguredCredential } from './target.ts';
 import { Time } from './time.ts';
 import { skipForPrecondition } from './checks/attribution.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
-import { SharedDeployment } from './control-plane/steps.ts';
+import { SharedDeployment } from '../suites/control-plane/steps.ts';
 
 /** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
 const SHARED_EVIDENCE = 'apc-shared-evidence';

@@ -13,7 +13,7 @@ import { stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../../reports/model.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
 import { startStandIn, type StandIn } from '../self-test/stand-in.ts';
-import { freePort } from '../target.ts';
+import { freePort } from '../../harness/target.ts';
 
 /**
  * At 5, a 90 s build takes 18 s, a cron's minute 12 s and a 10 s rate-limit window 2 s: long

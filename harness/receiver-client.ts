@@ -1,8 +1,8 @@
 // The run's webhook receiver as the suites' workers reach it: global setup starts one receiver
-// (fixtures/webhook-receiver.ts) for the whole run, at the one port a deployment's URL policy
+// (harness/webhook-receiver.ts) for the whole run, at the one port a deployment's URL policy
 // may allow, and every worker asks it over its control path what arrived.
 import { request } from 'undici';
-import { CONTROL_PREFIX, CONTROL_TOKEN_HEADER, type Failure, type ReceivedRequest } from '../fixtures/webhook-receiver.ts';
+import { CONTROL_PREFIX, CONTROL_TOKEN_HEADER, type Failure, type ReceivedRequest } from './webhook-receiver.ts';
 
 export interface ReceiverAccess {
   /** The receiver's local base URL. */

@@ -1,5 +1,5 @@
 // Webhook deliveries broken between the server and the receiver.
-import { EMBEDDED_RECEIVER_URL } from '../../target.ts';
+import { EMBEDDED_RECEIVER_URL } from '../../../harness/target.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { allowedHost, calls, object, param, type Json } from './support.ts';
 

@@ -38,6 +38,6 @@ export function runMark(): Record<string, string> {
 
 export function runContext(): RunContext {
   const raw = process.env[RUN_ENV];
-  if (!raw) throw new Error(`${RUN_ENV} is not set: run the suites through the CLI (agent-platform-conformance run) or suites/playwright.config.ts`);
+  if (!raw) throw new Error(`${RUN_ENV} is not set: run the suites through the CLI (agent-platform-conformance run) or harness/playwright.config.ts`);
   return JSON.parse(raw) as RunContext;
 }

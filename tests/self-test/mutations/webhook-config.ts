@@ -1,6 +1,6 @@
 // The deployment configuration's webhooks.url policy (§6) left unenforced at run and cron creation:
 // a URL breaking one setting is taken as one that keeps it.
-import { EMBEDDED_URL_POLICY } from '../../target.ts';
+import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { object } from './support.ts';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract } from '../../specs/contract.ts';
-import { taggedRules } from '../tagged-rules.ts';
+import { taggedRules } from '../../harness/tagged-rules.ts';
 import { MUTATIONS } from './mutations/index.ts';
 
 const unmutated = (parseYaml(readFileSync(join(import.meta.dirname, 'unmutated-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
