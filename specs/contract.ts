@@ -19,6 +19,10 @@ export type Plane = (typeof PLANES)[number];
 export const ENDPOINTS = ['agent-server', 'control-plane', 'platform-api', 'platform-api-eu'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
+/** Every OpenAPI document: the three planes, and the simulator's admin protocol (/__sim). */
+export const APIS = [...PLANES, 'simulator-admin'] as const;
+export type Api = (typeof APIS)[number];
+
 export function planeOf(endpoint: Endpoint): Plane {
   return endpoint === 'platform-api-eu' ? 'platform-api' : endpoint;
 }
@@ -64,27 +68,37 @@ export interface Violation {
   message: string;
 }
 
-export interface Operation {
-  plane: Plane;
+/** One path an operation is served at, compiled for matching. */
+export interface ServedPath {
+  /** Path template, e.g. /threads/{thread_id}. */
+  path: string;
+  pattern: RegExp;
+  paramNames: string[];
+  /** Number of literal segments: more specific templates are matched first. */
+  specificity: number;
+}
+
+export interface Operation<A extends Api = Plane> {
+  plane: A;
   operationId: string;
   method: string;
   /** Path template as written in the OpenAPI document, e.g. /threads/{thread_id}. */
   path: string;
-  paramNames: string[];
+  /** Every path it is served at: the documented one under each base path (`x-base-paths`). */
+  served: ServedPath[];
   unspecified: boolean;
-  pattern: RegExp;
-  /** Number of literal segments: more specific templates are matched first. */
-  specificity: number;
   document: OpenApiOperation;
 }
 
-export interface OperationMatch {
-  operation: Operation;
+export interface OperationMatch<A extends Api = Plane> {
+  operation: Operation<A>;
   params: Record<string, string>;
 }
 
 interface OpenApiDocument {
   openapi: string;
+  /** The base paths every operation is served under (default ['']); see pathsServed. */
+  'x-base-paths'?: string[];
   paths: Record<string, Record<string, OpenApiOperation>>;
   components?: { schemas?: Record<string, unknown> };
   webhooks?: Record<string, Record<string, OpenApiOperation>>;
@@ -102,6 +116,8 @@ export interface OpenApiOperation {
   /** `x-rule`: the rule that states this status (the self-tests answer another on purpose). */
   responses?: Record<string, { description?: string; content?: Record<string, MediaType>; 'x-rule'?: string }>;
   'x-unspecified'?: boolean;
+  /** Overrides the document's `x-base-paths` for this operation. */
+  'x-base-paths'?: string[];
   /** What a successful call creates on the target (the run profiles decide which may be made). */
   'x-creates'?: SideEffect;
   [key: string]: unknown;
@@ -120,12 +136,12 @@ function loadYaml<T>(relative: string): T {
   return parseYaml(specFile(relative)) as T;
 }
 
-function documentId(plane: Plane): string {
+function documentId(plane: Api): string {
   return `urn:apc:${plane}`;
 }
 
 /** Rewrites local `#/components/schemas/X` refs so a schema compiles outside its document. */
-function rewriteRefs(value: unknown, plane: Plane): unknown {
+function rewriteRefs(value: unknown, plane: Api): unknown {
   if (Array.isArray(value)) return value.map((item) => rewriteRefs(item, plane));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
@@ -154,7 +170,17 @@ function describeError(error: ErrorObject): string {
   return error.message ?? error.keyword;
 }
 
-export function templatePattern(path: string): { pattern: RegExp; paramNames: string[]; specificity: number } {
+/**
+ * The paths an operation is served at. A document may serve its routes under several base
+ * paths (`x-base-paths`, e.g. the platform API both bare and under /api/v1): the documented
+ * path, with any base path it already starts with taken off, is served under each of them.
+ */
+export function pathsServed(path: string, basePaths: string[] = ['']): string[] {
+  const bare = basePaths.reduce((p, base) => (base && p.startsWith(`${base}/`) ? p.slice(base.length) : p), path);
+  return basePaths.map((base) => `${base}${bare}`);
+}
+
+function templatePattern(path: string): ServedPath {
   const paramNames: string[] = [];
   let specificity = 0;
   const source = path
@@ -169,12 +195,50 @@ export function templatePattern(path: string): { pattern: RegExp; paramNames: st
       return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
     })
     .join('/');
-  return { pattern: new RegExp(`^${source}/?$`), paramNames, specificity };
+  return { path, pattern: new RegExp(`^${source}/?$`), paramNames, specificity };
+}
+
+/** The documented operations of one document, most specific path first. */
+function operationsOf<A extends Api>(plane: A, document: OpenApiDocument): Operation<A>[] {
+  const operations: Operation<A>[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const served = pathsServed(path, op['x-base-paths'] ?? document['x-base-paths']).map(templatePattern);
+      operations.push({ plane, operationId: op.operationId, method: method.toUpperCase(), path, served, unspecified: op['x-unspecified'] === true, document: op });
+    }
+  }
+  return operations;
+}
+
+/** Matches a concrete path against one served path: its path parameters, or undefined. */
+export function matchServedPath(served: ServedPath, path: string): Record<string, string> | undefined {
+  const match = served.pattern.exec(path);
+  if (!match) return undefined;
+  const params: Record<string, string> = {};
+  served.paramNames.forEach((name, i) => {
+    params[name] = safeDecode(match[i + 1]);
+  });
+  return params;
+}
+
+/** A path segment decoded; malformed percent-encoding is kept as sent (validation then refuses it). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export class Contract {
-  readonly documents: Record<Plane, OpenApiDocument>;
+  readonly documents: Record<Api, OpenApiDocument>;
   readonly operations: Operation[];
+  /** The simulator's admin protocol (/__sim): not part of the API a target is judged on. */
+  readonly adminOperations: Operation<'simulator-admin'>[];
+  /** Every served path of the planes' operations, most specific first, for findOperation. */
+  private readonly servedIndex: { operation: Operation; served: ServedPath }[];
   readonly deploymentConfigSchema: Record<string, unknown>;
   readonly targetConfigSchema: Record<string, unknown>;
   readonly expectationsSchema: Record<string, unknown>;
@@ -189,6 +253,7 @@ export class Contract {
       'control-plane': loadYaml<OpenApiDocument>('./openapi/control-plane.yaml'),
       'platform-api': loadYaml<OpenApiDocument>('./openapi/platform-api.yaml'),
       'agent-server': loadYaml<OpenApiDocument>('./openapi/agent-server.yaml'),
+      'simulator-admin': loadYaml<OpenApiDocument>('./openapi/simulator-admin.yaml'),
     };
     this.deploymentConfigSchema = loadYaml<Record<string, unknown>>('./schemas/deployment-config.schema.yaml');
     this.targetConfigSchema = loadYaml<Record<string, unknown>>('./schemas/target-config.schema.yaml');
@@ -196,7 +261,7 @@ export class Contract {
 
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
-    for (const plane of PLANES) {
+    for (const plane of APIS) {
       const schemas = this.documents[plane].components?.schemas ?? {};
       this.ajv.addSchema({ $id: documentId(plane), $defs: rewriteRefs(schemas, plane) });
     }
@@ -204,25 +269,16 @@ export class Contract {
     this.ajv.addSchema(this.targetConfigSchema);
     this.ajv.addSchema(this.expectationsSchema);
 
-    this.operations = [];
-    for (const plane of PLANES) {
-      for (const [path, item] of Object.entries(this.documents[plane].paths)) {
-        for (const method of HTTP_METHODS) {
-          const op = item[method];
-          if (!op) continue;
-          this.operations.push({
-            plane,
-            operationId: op.operationId,
-            method: method.toUpperCase(),
-            path,
-            unspecified: op['x-unspecified'] === true,
-            document: op,
-            ...templatePattern(path),
-          });
-        }
-      }
-    }
-    this.operations.sort((a, b) => b.specificity - a.specificity);
+    this.operations = PLANES.flatMap((plane) => operationsOf(plane, this.documents[plane]));
+    this.adminOperations = operationsOf('simulator-admin', this.documents['simulator-admin']);
+    this.servedIndex = this.operations
+      .flatMap((operation) => operation.served.map((served) => ({ operation, served })))
+      .sort((a, b) => b.served.specificity - a.served.specificity);
+  }
+
+  /** The operations of one document. */
+  operationsOf<A extends Api>(api: A): Operation<A>[] {
+    return (api === 'simulator-admin' ? this.adminOperations : this.operations.filter((op) => op.plane === api)) as Operation<A>[];
   }
 
   /** The rules catalogue (specs/rules.yaml), in catalogue order. */
@@ -251,28 +307,15 @@ export class Contract {
   /** Finds the documented operation a concrete request addresses, if any. */
   findOperation(plane: Plane, method: string, path: string): OperationMatch | undefined {
     const bare = path.split('?')[0];
-    for (const candidate of this.candidatePaths(plane, bare)) {
-      for (const operation of this.operations) {
-        if (operation.plane !== plane || operation.method !== method.toUpperCase()) continue;
-        const match = operation.pattern.exec(candidate);
-        if (!match) continue;
-        const params: Record<string, string> = {};
-        operation.paramNames.forEach((name, i) => {
-          params[name] = decodeURIComponent(match[i + 1]);
-        });
-        return { operation, params };
-      }
+    for (const { operation, served } of this.servedIndex) {
+      if (operation.plane !== plane || operation.method !== method.toUpperCase()) continue;
+      const params = matchServedPath(served, bare);
+      if (params) return { operation, params };
     }
     return undefined;
   }
 
-  /** The platform API serves its routes both bare and under /api/v1 (client-wire-formats §1.1). */
-  private candidatePaths(plane: Plane, path: string): string[] {
-    if (plane === 'platform-api' && path.startsWith('/api/v1/')) return [path, path.slice('/api/v1'.length)];
-    return [path];
-  }
-
-  validateSchema(plane: Plane, schemaName: string, value: unknown): Violation[] {
+  validateSchema(plane: Api, schemaName: string, value: unknown): Violation[] {
     return this.run(`${documentId(plane)}#/$defs/${schemaName}`, value);
   }
 
@@ -291,14 +334,14 @@ export class Contract {
   }
 
   /** Validates a JSON request body against the operation's documented body schema. */
-  validateRequestBody(operation: Operation, body: unknown): Violation[] {
+  validateRequestBody(operation: Operation<Api>, body: unknown): Violation[] {
     const schema = operation.document.requestBody?.content?.['application/json']?.schema;
     if (!schema) return [];
     return this.runInline(`${operation.plane}:${operation.operationId}:request`, operation.plane, schema, body);
   }
 
   /** Validates one path or query parameter against its documented schema. */
-  validateParameter(operation: Operation, location: 'path' | 'query', name: string, value: unknown): Violation[] {
+  validateParameter(operation: Operation<Api>, location: 'path' | 'query', name: string, value: unknown): Violation[] {
     const parameter = operation.document.parameters?.find((p) => p.in === location && p.name === name);
     if (!parameter?.schema) return [];
     const key = `${operation.plane}:${operation.operationId}:${location}:${name}`;
@@ -310,7 +353,7 @@ export class Contract {
    * document does not list is itself a violation; a body whose media type has no schema
    * (streams, open bodies) is not checked here.
    */
-  validateResponse(operation: Operation, status: number, contentType: string | undefined, body: unknown): Violation[] {
+  validateResponse(operation: Operation<Api>, status: number, contentType: string | undefined, body: unknown): Violation[] {
     const responses = operation.document.responses ?? {};
     const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
     if (!documented) {
@@ -328,7 +371,7 @@ export class Contract {
   }
 
   /** Validates a value against a schema of the plane's document, compiled once under `key`. */
-  runInline(key: string, plane: Plane, schema: unknown, value: unknown): Violation[] {
+  runInline(key: string, plane: Api, schema: unknown, value: unknown): Violation[] {
     let validate = this.compiled.get(key);
     if (!validate) {
       validate = this.ajv.compile(rewriteRefs(schema, plane) as object);

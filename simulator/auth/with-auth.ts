@@ -9,7 +9,7 @@ export interface Caller {
   scheme: Scheme;
 }
 
-export type AuthedHandler = (request: Request, caller: Caller) => Reply | Promise<Reply>;
+export type AuthedHandler<Body = unknown> = (request: Request<Body>, caller: Caller) => Reply | Promise<Reply>;
 
 export function presented(headers: IncomingHttpHeaders): Presented {
   const one = (name: string) => {
@@ -24,6 +24,6 @@ export function presented(headers: IncomingHttpHeaders): Presented {
  * Wraps a handler so it runs only for a caller the directory accepts (spec §5); on a regional
  * server (the platform API), only for a credential of that region (spec §1).
  */
-export function withAuth(directory: WorkspaceDirectory, handler: AuthedHandler, schemes: Scheme[] = ['api-key'], region?: Region): Handler {
+export function withAuth<Body>(directory: WorkspaceDirectory, handler: AuthedHandler<Body>, schemes: Scheme[] = ['api-key'], region?: Region): Handler<Body> {
   return (request) => handler(request, directory.resolve(presented(request.headers), schemes, region));
 }

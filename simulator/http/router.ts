@@ -1,16 +1,19 @@
-// A route table entry reads like a row of the spec's endpoint tables: method, path,
-// the OpenAPI operation it implements, and a small handler.
+// A route table reads like the spec's endpoint tables: one handler per operationId of an
+// OpenAPI document. Method and path come from the document, so they are written once; the
+// table's type (generated from the same document) makes a missing or unknown operation a
+// compile error, and compileTable checks it again at startup.
 import type { IncomingHttpHeaders } from 'node:http';
-import { templatePattern } from '../../specs/contract.ts';
+import { contract, matchServedPath, type Api, type Operation, type ServedPath } from '../../specs/contract.ts';
 
-export interface Request {
+export interface Request<Body = unknown> {
   method: string;
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON body (undefined when the request had none), or the raw bytes for `body: 'raw'` routes. */
-  body: unknown;
+  /** Parsed JSON body, validated against the operation's schema (undefined when the request had none). */
+  body: Body;
+  /** The body's bytes, as sent. */
   raw?: Buffer;
 }
 
@@ -28,54 +31,69 @@ export interface StreamReply {
 }
 
 export type Reply = JsonReply | StreamReply;
-export type Handler = (request: Request) => Reply | Promise<Reply>;
+export type Handler<Body = unknown> = (request: Request<Body>) => Reply | Promise<Reply>;
 
+/** The JSON body an operation documents (undefined when it is optional), from the generated types. */
+type JsonBody<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : Op extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : unknown;
+
+/** One handler per operation of a document, keyed by operationId (`operations` of specs/types). */
+export type RouteTable<Operations> = { [K in keyof Operations]: Handler<JsonBody<Operations[K]>> };
+
+/** A table row bound to its operation and one path it is served at: what the server matches requests against. */
 export interface Route {
-  method: string;
-  path: string;
-  /** The operationId in specs/openapi this route implements; its schemas validate the request. */
-  operation?: string;
-  body?: 'json' | 'raw';
+  operation: Operation<Api>;
+  served: ServedPath;
+  /** A body that is not JSON (multipart) reaches the handler as raw bytes only. */
+  body: 'json' | 'raw';
   handler: Handler;
 }
 
-export interface CompiledRoute extends Route {
-  pattern: RegExp;
-  paramNames: string[];
-  specificity: number;
+/** Binds each handler to its documented operation; refuses a table that misses or invents one. */
+export function compileTable<Operations>(api: Api, table: RouteTable<Operations>): Route[] {
+  const handlers = table as Record<string, Handler>;
+  const operations = contract().operationsOf(api);
+  const unknown = Object.keys(handlers).filter((id) => !operations.some((op) => op.operationId === id));
+  const missing = operations.filter((op) => !handlers[op.operationId]).map((op) => op.operationId);
+  if (unknown.length > 0 || missing.length > 0) {
+    throw new Error(`The ${api} route table does not match its document: no handler for [${missing.join(', ')}], no operation for [${unknown.join(', ')}]`);
+  }
+  return operations.flatMap((operation) =>
+    operation.served.map((served): Route => ({ operation, served, body: jsonBody(operation) ? 'json' : 'raw', handler: handlers[operation.operationId] })),
+  );
 }
 
-export function route(method: string, path: string, operation: string | undefined, handler: Handler, options: { body?: 'json' | 'raw' } = {}): Route {
-  return { method, path, operation, handler, ...options };
-}
-
-export function compileRoutes(routes: Route[]): CompiledRoute[] {
-  return routes
-    .map((r) => ({ ...r, ...templatePattern(r.path) }))
-    .sort((a, b) => b.specificity - a.specificity);
+function jsonBody(operation: Operation<Api>): boolean {
+  const content = operation.document.requestBody?.content;
+  return !content || 'application/json' in content;
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: CompiledRoute; params: Record<string, string> }
+  | { kind: 'found'; route: Route; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
-export function matchRoute(routes: CompiledRoute[], method: string, path: string): RouteMatch {
+/** The route a request addresses; `routes` come most specific path first (byPrecedence). */
+export function matchRoute(routes: Route[], method: string, path: string): RouteMatch {
   const allow = new Set<string>();
   for (const candidate of routes) {
-    const m = candidate.pattern.exec(path);
-    if (!m) continue;
-    if (candidate.method !== method) {
-      allow.add(candidate.method);
+    const params = matchServedPath(candidate.served, path);
+    if (!params) continue;
+    if (candidate.operation.method !== method) {
+      allow.add(candidate.operation.method);
       continue;
     }
-    const params: Record<string, string> = {};
-    candidate.paramNames.forEach((name, i) => {
-      params[name] = decodeURIComponent(m[i + 1]);
-    });
     return { kind: 'found', route: candidate, params };
   }
   return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+}
+
+/** Orders routes most specific path first: /threads/search before /threads/{thread_id}. */
+export function byPrecedence(routes: Route[]): Route[] {
+  return [...routes].sort((a, b) => b.served.specificity - a.served.specificity);
 }
 
 export function isStream(reply: Reply): reply is StreamReply {

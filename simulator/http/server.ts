@@ -2,12 +2,13 @@
 // specs/, call the handler, and render replies and refusals. Handlers never see a
 // request that the contract refuses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
-import { compileRoutes, isStream, matchRoute, type Reply, type Request, type Route } from './router.ts';
+import { byPrecedence, isStream, matchRoute, type Reply, type Request, type Route } from './router.ts';
 
 export interface PlaneOptions {
   plane: Plane;
+  /** The plane's route table, and the admin protocol's where it is served. */
   routes: Route[];
   errorStyle: ErrorStyle;
   /** Largest accepted request body; larger ones are refused with 413. */
@@ -35,8 +36,12 @@ export interface AdmissionRequest {
 
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 
+/** The admin protocol's paths share one prefix (/__sim/), taken from its document. */
+const ADMIN_PREFIX = `/${contract().adminOperations[0].path.split('/')[1]}/`;
+const isAdminPath = (path: string) => path.startsWith(ADMIN_PREFIX);
+
 export function createPlaneHandler(options: PlaneOptions): RequestListener {
-  const routes = compileRoutes(options.routes);
+  const routes = byPrecedence(options.routes);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const onInternalError =
     options.onInternalError ??
@@ -59,7 +64,7 @@ export function createPlaneHandler(options: PlaneOptions): RequestListener {
   };
 
   async function handle(req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Reply> {
-    if (options.admit && !path.startsWith('/__sim/')) {
+    if (options.admit && !isAdminPath(path)) {
       options.admit({ method, path, headers: req.headers, ip: req.socket.remoteAddress ?? '' });
     }
     const match = matchRoute(routes, method, path);
@@ -73,15 +78,14 @@ export function createPlaneHandler(options: PlaneOptions): RequestListener {
     }
     const { route, params } = match;
     const raw = await readBody(req, maxBody);
-    const operation = route.operation ? contract().operation(options.plane, route.operation) : undefined;
     const body = route.body === 'raw' ? raw : parseJsonBody(req, raw);
-    if (operation) validateRequest(operation, params, query, body);
+    validateRequest(route.operation, params, query, body);
     const request: Request = { method, path, params, query, headers: req.headers, body, raw };
     return route.handler(request);
   }
 }
 
-function validateRequest(operation: Operation, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
+function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
   const issues: ValidationIssue[] = [];
   const add = (prefix: (string | number)[], violations: Violation[]) => {
     for (const v of violations) {
@@ -94,7 +98,10 @@ function validateRequest(operation: Operation, params: Record<string, string>, q
   for (const parameter of operation.document.parameters ?? []) {
     if (parameter.in !== 'query') continue;
     const value = query.get(parameter.name);
-    if (value === null) continue;
+    if (value === null) {
+      if (parameter.required) issues.push({ loc: ['query', parameter.name], msg: 'Field required', type: 'missing' });
+      continue;
+    }
     add(['query', parameter.name], contract().validateParameter(operation, 'query', parameter.name, coerceQuery(value, parameter.schema)));
   }
   const requestBody = operation.document.requestBody;

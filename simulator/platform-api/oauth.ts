@@ -3,6 +3,7 @@
 // there (in the simulator: the url is on its admin path, and visiting it completes the flow)
 // the same call answers the `token`. `force_new` starts a new flow. The status values and
 // which fields are required follow the real service (platform-facts.md §5.2). Plain state.
+import { contract } from '../../specs/contract.ts';
 import { notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 
@@ -34,7 +35,8 @@ interface Flow {
   token?: string;
 }
 
-export const AUTHORIZE_PATH = '/__sim/oauth/authorize';
+/** Where a flow's url points: the admin protocol's authorizeOAuthFlow. */
+const AUTHORIZE_PATH = contract().operationsOf('simulator-admin').find((op) => op.operationId === 'authorizeOAuthFlow')!.path;
 
 export class OAuthFlows {
   /** By auth_id. */

@@ -1,14 +1,14 @@
-// The platform API's route table (spec §4.2-§4.4), one row per endpoint. Every route but
-// /v2/auth/authenticate is also served under /api/v1, as clients configured with an /api/v1
-// base URL send them (client-wire-formats.md §1.1). All but GET /info need X-Api-Key, of an
+// The platform API's route table (spec §4.2-§4.4): one handler per operation of
+// specs/openapi/platform-api.yaml, whose `x-base-paths` serves every route but
+// /v2/auth/authenticate also under /api/v1. All but GET /info need X-Api-Key, of an
 // account of this region (spec §1: the other region stores none of its data).
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { notFound, unprocessable } from '../http/errors.ts';
-import { route, type Reply, type Request, type Route } from '../http/router.ts';
+import type { operations } from '../../specs/types/platform-api.ts';
+import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
 import type { UploadRequest } from './experiments.ts';
 import { parseMultipart } from './multipart.ts';
-import type { AuthenticateRequest } from './oauth.ts';
 import type { PlatformApi } from './platform-api.ts';
 import type { IngestOperation, RunQuery } from './runs.ts';
 
@@ -18,113 +18,52 @@ const accepted = (message: string): Reply => ({ status: 202, body: { message } }
 
 export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDirectory): Route[] {
   const { runs, experiments, oauth } = platform;
-  const authed = (handler: (req: Request, caller: Caller) => Reply | Promise<Reply>) => withAuth(directory, handler, ['api-key'], platform.region);
-  /** The route bare and under /api/v1. */
-  const both = (method: string, path: string, operation: string, handler: Route['handler'], options: { body?: 'raw' } = {}) => [
-    route(method, path, operation, handler, options),
-    route(method, `/api/v1${path}`, operation, handler, options),
-  ];
+  const authed = <Body>(handler: (req: Request<Body>, caller: Caller) => Reply | Promise<Reply>) => withAuth(directory, handler, ['api-key'], platform.region);
   const ws = (caller: Caller) => caller.workspace.id;
 
-  return [
-    route(
-      'POST',
-      '/v2/auth/authenticate',
-      'authenticate',
-      authed((req, caller) => ({ body: oauth.authenticate(ws(caller), req.body as AuthenticateRequest, `http://${req.headers.host ?? '127.0.0.1'}`) })),
-    ),
-    ...both('GET', '/info', 'getInfo', () => ({ body: platform.info() })),
-    ...both(
-      'POST',
-      '/runs',
-      'createRun',
-      authed((req, caller) => {
-        runs.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
-        return accepted('Run created');
-      }),
-    ),
-    ...both(
-      'PATCH',
-      '/runs/{run_id}',
-      'updateRun',
-      authed((req, caller) => {
-        runs.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
-        return accepted('Run updated');
-      }),
-    ),
-    ...both('GET', '/runs/{run_id}', 'readRun', authed((req, caller) => ({ body: runs.read(ws(caller), req.params.run_id) }))),
-    ...both(
-      'POST',
-      '/runs/multipart',
-      'ingestRunsMultipart',
-      authed(async (req, caller) => {
-        runs.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
-        return accepted('Accepted');
-      }),
-      { body: 'raw' },
-    ),
-    ...both(
-      'POST',
-      '/runs/batch',
-      'ingestRunsBatch',
-      authed((req, caller) => {
-        runs.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
-        return accepted('Runs batch ingested');
-      }),
-    ),
-    ...both('POST', '/runs/query', 'queryRuns', authed((req, caller) => ({ body: runs.query(ws(caller), req.body as RunQuery) }))),
-    ...both('POST', '/feedback', 'createFeedback', authed((req, caller) => ({ body: runs.createFeedback(ws(caller), req.body as Json) }))),
-    ...both(
-      'GET',
-      '/feedback',
-      'listFeedback',
-      authed((req, caller) => ({ body: runs.listFeedback(ws(caller), { run: list(req, 'run'), session: list(req, 'session') }) })),
-    ),
-    ...both('GET', '/feedback/{feedback_id}', 'readFeedback', authed((req, caller) => ({ body: runs.readFeedback(ws(caller), req.params.feedback_id) }))),
-    ...both(
-      'POST',
-      '/datasets/upload-experiment',
-      'uploadExperiment',
-      authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body as UploadRequest) })),
-    ),
-    ...both(
-      'POST',
-      '/datasets',
-      'createDataset',
-      authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body as { name: string; description?: string; data_type?: string }) })),
-    ),
-    ...both(
-      'GET',
-      '/datasets',
-      'listDatasets',
-      authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
-    ),
-    ...both('GET', '/datasets/{dataset_id}', 'readDataset', authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) }))),
-    ...both(
-      'GET',
-      '/examples',
-      'listExamples',
-      authed((req, caller) => {
-        const dataset = req.query.get('dataset');
-        if (!dataset) throw unprocessable('Query parameter dataset is required', [{ loc: ['query', 'dataset'], msg: 'Field required', type: 'missing' }]);
-        return { body: experiments.listExamples(ws(caller), dataset) };
-      }),
-    ),
-    ...both('GET', '/sessions', 'listSessions', authed((req, caller) => {
+  return compileTable<operations>('platform-api', {
+    authenticate: authed((req, caller) => ({ body: oauth.authenticate(ws(caller), req.body, `http://${req.headers.host ?? '127.0.0.1'}`) })),
+    getInfo: () => ({ body: platform.info() }),
+    createRun: authed((req, caller) => {
+      runs.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
+      return accepted('Run created');
+    }),
+    updateRun: authed((req, caller) => {
+      runs.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
+      return accepted('Run updated');
+    }),
+    readRun: authed((req, caller) => ({ body: runs.read(ws(caller), req.params.run_id) })),
+    ingestRunsMultipart: authed(async (req, caller) => {
+      runs.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
+      return accepted('Accepted');
+    }),
+    ingestRunsBatch: authed((req, caller) => {
+      runs.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
+      return accepted('Runs batch ingested');
+    }),
+    queryRuns: authed((req, caller) => ({ body: runs.query(ws(caller), req.body as RunQuery) })),
+    createFeedback: authed((req, caller) => ({ body: runs.createFeedback(ws(caller), req.body as Json) })),
+    listFeedback: authed((req, caller) => ({ body: runs.listFeedback(ws(caller), { run: list(req, 'run'), session: list(req, 'session') }) })),
+    readFeedback: authed((req, caller) => ({ body: runs.readFeedback(ws(caller), req.params.feedback_id) })),
+    uploadExperiment: authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body as UploadRequest) })),
+    createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body as { name: string; description?: string; data_type?: string }) })),
+    listDatasets: authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
+    readDataset: authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) })),
+    listExamples: authed((req, caller) => {
+      const dataset = req.query.get('dataset');
+      if (!dataset) throw unprocessable('Query parameter dataset is required', [{ loc: ['query', 'dataset'], msg: 'Field required', type: 'missing' }]);
+      return { body: experiments.listExamples(ws(caller), dataset) };
+    }),
+    listSessions: authed((req, caller) => {
       const name = req.query.get('name') ?? undefined;
       return { body: [...experiments.experimentsNamed(ws(caller), name), ...runs.projects(ws(caller), name)] };
-    })),
-    ...both(
-      'GET',
-      '/sessions/{session_id}',
-      'readSession',
-      authed((req, caller) => {
-        const session = experiments.session(ws(caller), req.params.session_id) ?? runs.project(ws(caller), req.params.session_id);
-        if (!session) throw notFound(`Session ${req.params.session_id} not found`);
-        return { body: session };
-      }),
-    ),
-  ];
+    }),
+    readSession: authed((req, caller) => {
+      const session = experiments.session(ws(caller), req.params.session_id) ?? runs.project(ws(caller), req.params.session_id);
+      if (!session) throw notFound(`Session ${req.params.session_id} not found`);
+      return { body: session };
+    }),
+  });
 }
 
 function list(req: Request, name: string): string[] | undefined {
