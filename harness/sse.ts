@@ -1,4 +1,4 @@
-// Parses a server-sent-events body the way the official SDK does (client-wire-formats §2.5):
+// Parses a server-sent-events body the way the official SDK does (@langchain/langgraph-sdk's SSE parser, langgraphjs libs/sdk):
 // lines split on \n, \r\n or \r; data lines of one event joined; a blank line dispatches.
 
 export interface SseEvent {

@@ -33,7 +33,7 @@ export interface DeploymentConfig {
 
 export class DeploymentConfigError extends Error {}
 
-/** The reference's vendor prefix (platform-facts §2.4); §6 says only that it ends in WEBHOOK_. */
+/** The reference's vendor prefix (LangSmith docs "Use webhooks", docs.langchain.com/langsmith/use-webhooks); §6 says only that it ends in WEBHOOK_. */
 export const DEFAULT_ENV_PREFIX = 'LG_WEBHOOK_';
 
 export const NO_DEPLOYMENT_CONFIG: DeploymentConfig = { file: {}, webhooks: { headers: {}, disabled: false } };

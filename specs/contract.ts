@@ -41,7 +41,7 @@ export interface Rule {
   text: string;
   operations?: string[];
   source: RuleSource;
-  /** The reference note and section a service rule comes from. */
+  /** The public source a service rule comes from (documentation page, OpenAPI document or open-source code). */
   reference?: string;
 }
 

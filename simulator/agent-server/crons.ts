@@ -1,4 +1,4 @@
-// Cron jobs (§4.5, §6a; bodies and objects from platform-facts §1.10): a thread cron starts a
+// Cron jobs (§4.5, §6a; bodies and objects from the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json): a thread cron starts a
 // run on its thread at each time its schedule names, a stateless cron a stateless run. Times
 // come from the virtual clock; cron-parser reads the schedule. Each run carries the cron's
 // webhook, so it notifies like any other run. Plain state, no HTTP.
@@ -56,7 +56,7 @@ export interface CronSearch {
   sort_order?: 'asc' | 'desc';
 }
 
-/** Search defaults of the reference (platform-facts §1.10). */
+/** Search defaults of the reference (Agent Server OpenAPI). */
 export const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
 
 /** Keys of the cron itself; everything else in the body is the runs' body. */

@@ -11,7 +11,7 @@ import type { ThreadRecord, ThreadStore } from './threads.ts';
 export type RunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
 export type MultitaskStrategy = 'reject' | 'rollback' | 'interrupt' | 'enqueue';
 
-/** The documented default of the real service (platform-facts §1.4). */
+/** The documented default of the real service (LangSmith docs "Double texting", docs.langchain.com/langsmith/double-texting). */
 export const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = 'enqueue';
 export const DEFAULT_STREAM_MODES = ['values'];
 

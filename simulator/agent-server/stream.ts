@@ -1,4 +1,4 @@
-// Server-sent events of a run (platform-facts §1.5): a first `metadata` event, then one
+// Server-sent events of a run (the open-source agent server, langgraph-api sse.py and api/runs.py): a first `metadata` event, then one
 // event per requested stream mode as the run progresses, `error` on failure; the stream
 // closes when the run ends. Each event carries its position in the run's log as `id`.
 import type { StreamReply } from '../http/router.ts';

@@ -1,4 +1,4 @@
-// Which webhook URLs a run or cron may name (§6 `webhooks.url`; platform-facts §2.4, §2.5).
+// Which webhook URLs a run or cron may name (§6 `webhooks.url`; LangSmith docs "Use webhooks", docs.langchain.com/langsmith/use-webhooks; langgraph-api webhook.py).
 // Checked before a run or cron is created, so a refused URL creates nothing.
 //
 // Decisions where the spec is silent:
@@ -24,7 +24,7 @@ export interface UrlPolicy {
 export const DEFAULT_MAX_URL_LENGTH = 4096;
 const DEFAULT_PORTS: Record<string, number> = { 'https:': 443, 'http:': 80 };
 
-/** A relative URL is delivered to the server's own routes (platform-facts §2.3). */
+/** A relative URL is delivered to the server's own routes (the open-source agent server, langgraph-api webhook.py and http.py). */
 export function isRelativeWebhook(url: string): boolean {
   return url.startsWith('/') && !url.startsWith('//');
 }

@@ -1,7 +1,7 @@
 // The webhook notification (§6, §6a): when a run created with `webhook` finishes, its
 // payload is built at once and POSTed as JSON. A receiver that fails with a 5xx, a 429 or a
 // network error is tried again on the virtual clock, 3 attempts in all as the reference does
-// (platform-facts §2.3); any other answer ends the delivery. A failed delivery changes nothing
+// (langgraph-api webhook.py and http.py); any other answer ends the delivery. A failed delivery changes nothing
 // else: it is only logged.
 import { request } from 'undici';
 import type { Clock } from '../clock.ts';
@@ -13,7 +13,7 @@ export const MAX_ATTEMPTS = 3;
 /** Virtual time between attempts n and n+1: 1 s, then 2 s. */
 export const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
 
-// Real-time limits of one attempt, as the reference (platform-facts §2.3).
+// Real-time limits of one attempt, as the reference (the open-source agent server, langgraph-api webhook.py and http.py).
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
 export interface WebhookSenderOptions {

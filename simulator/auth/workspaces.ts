@@ -1,7 +1,7 @@
 // Workspaces and the credentials that reach them (spec §5). A credential is linked to one or
 // more workspaces; `x-tenant-id` selects one of them, and without it the credential's default
 // workspace applies. An org-scoped key has no default and must name its workspace
-// (platform-facts.md §3.1). Every workspace has a home region, the one where its account signed
+// (the langsmith SDK, python/langsmith/client.py). Every workspace has a home region, the one where its account signed
 // up (spec §1: its data is stored there); a credential is known in that region only. Plain
 // state, no HTTP.
 import { readFileSync } from 'node:fs';

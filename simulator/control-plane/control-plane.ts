@@ -1,7 +1,7 @@
 // The simulated control plane: the repository catalogue and the deployments, sharing the
 // simulator's clock and ids, the hosting that gives each deployment its agent server, and the
 // OAuth flows of authentication (§9: served under v2), which it shares with the US platform API:
-// one authentication service reached at both addresses, as the real one is (platform-facts.md §5.1).
+// one authentication service reached at both addresses, as the real one is (LangSmith docs "Agent Auth", docs.langchain.com/langsmith/agent-auth).
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { OAuthFlows } from '../platform-api/oauth.ts';

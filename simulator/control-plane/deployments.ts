@@ -2,7 +2,7 @@
 // repository that one of the workspace's integrations reaches; each change of its source
 // revision starts a revision, which moves through the real service's statuses on the
 // virtual clock (revision-lifecycle.ts) to DEPLOYED, or to a failure a test asked for.
-// Fields the spec does not show follow the real control plane (platform-facts.md §4.3-§4.5).
+// Fields the spec does not show follow the real control plane (the control plane's OpenAPI document, api.host.langchain.com/openapi.json).
 // Plain state, no HTTP.
 import type { Workspace } from '../auth/workspaces.ts';
 import type { Clock } from '../clock.ts';
@@ -71,7 +71,7 @@ export interface Revision {
 
 export interface Page<T> {
   resources: T[];
-  /** The offset to pass for the next page (platform-facts.md §4.2). */
+  /** The offset to pass for the next page (control plane OpenAPI). */
   offset: number;
 }
 
@@ -171,7 +171,7 @@ export class DeploymentStore {
 
   /**
    * Applies an update. A new source revision, new secrets or a new resource_spec start a new
-   * revision (platform-facts.md §4.2); fields fixed at creation refuse a different value.
+   * revision (control plane OpenAPI); fields fixed at creation refuse a different value.
    */
   patch(workspace: Workspace, deploymentId: string, body: Json): Deployment {
     const record = this.record(workspace, deploymentId);
@@ -192,7 +192,7 @@ export class DeploymentStore {
     return structuredClone(found.revision);
   }
 
-  /** Latest first (platform-facts.md §4.2). */
+  /** Latest first (LangSmith docs "Control plane API reference", docs.langchain.com/langsmith/api-ref-control-plane). */
   revisions(workspace: Workspace, deploymentId: string, page: { limit?: number; offset?: number }): Page<Revision> {
     const record = this.record(workspace, deploymentId);
     return paginate([...record.revisions].reverse().map((r) => structuredClone(r.revision)), page);
@@ -215,7 +215,7 @@ export class DeploymentStore {
     return structuredClone(found.revision);
   }
 
-  /** Deletes a deployment and its revisions (platform-facts.md §4.2); its builds stop. */
+  /** Deletes a deployment and its revisions (control plane OpenAPI); its builds stop. */
   delete(workspace: Workspace, deploymentId: string): void {
     const record = this.record(workspace, deploymentId);
     for (const r of record.revisions) r.cancel.forEach((cancel) => cancel());
@@ -294,7 +294,7 @@ interface CreateRequest {
 /**
  * The create body: §4.1 names integration_id, source_config.repo_url and
  * source_revision_config.repo_ref. integration_id is taken at the top level, where §4.1 puts
- * it, or inside source_config, where the real service reads it (platform-facts.md §4.3).
+ * it, or inside source_config, where the real service reads it (control plane OpenAPI).
  */
 function parseCreate(body: Json): CreateRequest {
   const issues = new Issues();

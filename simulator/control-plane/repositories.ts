@@ -16,7 +16,7 @@ export interface Repository {
   default_branch: string;
 }
 
-/** An integration as the real control plane lists its installations (platform-facts.md §4.2). */
+/** An integration as the real control plane lists its installations (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
 export interface Integration {
   id: string;
   installation_id: number;

@@ -1,6 +1,6 @@
 // The statuses a revision moves through on the virtual clock. The spec gives only DEPLOYED
-// (§2.3, §3); the statuses and their order are the real control plane's (platform-facts.md
-// §4.5). The delays are the simulator's choice: a build of about a minute and a half.
+// (§2.3, §3); the statuses and their order are the real control plane's (the
+// control plane's OpenAPI document, api.host.langchain.com/openapi.json). The delays are the simulator's choice: a build of about a minute and a half.
 
 export const REVISION_STATUSES = [
   'CREATING',
@@ -22,7 +22,7 @@ export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 export const FAILURES = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'] as const;
 export type Failure = (typeof FAILURES)[number];
 
-/** Statuses a revision never leaves (the CLI's terminal set, platform-facts.md §4.5). */
+/** Statuses a revision never leaves (the CLI's terminal set, langgraph-cli langgraph_cli/deploy.py). */
 export const TERMINAL: ReadonlySet<RevisionStatus> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
 
 /** Each step: the status a revision takes, in ms after its creation. */

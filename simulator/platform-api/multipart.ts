@@ -1,5 +1,5 @@
-// The body of POST /runs/multipart, as the official client sends it (client-wire-formats.md
-// §1.5; platform-facts.md §3.2): parts `post.<id>` and `patch.<id>` carry a run, parts
+// The body of POST /runs/multipart, as the official client sends it (langsmith
+// JS client, langsmith-sdk js/src/client.ts; LangSmith API reference, api.smith.langchain.com/redoc): parts `post.<id>` and `patch.<id>` carry a run, parts
 // `post|patch.<id>.<field>` one of its out-of-band fields, `feedback.<id>` a feedback and
 // `attachment.<run id>.<name>` raw bytes. The whole body may be gzip (or zstd, where the
 // runtime has it) encoded and may arrive chunked. Parsed with busboy.

@@ -2,7 +2,7 @@
 // of scopes starts an OAuth flow and answers the `url` to visit; once the user has been
 // there (in the simulator: the url is on its admin path, and visiting it completes the flow)
 // the same call answers the `token`. `force_new` starts a new flow. The status values and
-// which fields are required follow the real service (platform-facts.md §5.2). Plain state.
+// which fields are required follow the real service (Agent Auth API reference, docs.langchain.com/api-reference/auth-service-v2/authenticate). Plain state.
 import { contract } from '../../specs/contract.ts';
 import { notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';

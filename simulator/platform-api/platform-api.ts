@@ -29,7 +29,7 @@ export class PlatformApi {
     this.oauth = new OAuthFlows(env);
   }
 
-  /** GET /info as the official client reads it (client-wire-formats.md §1.8; platform-facts.md §3.6). */
+  /** GET /info as the official client reads it (langsmith JS client, langsmith-sdk js/src/client.ts; LangSmith API reference, api.smith.langchain.com/redoc). */
   info() {
     return {
       version: '0.16.0',

@@ -71,7 +71,7 @@ function list(req: Request, name: string): string[] | undefined {
   return values.length > 0 ? values : undefined;
 }
 
-/** /runs/batch: its creates, then its updates (client-wire-formats.md §1.2). */
+/** /runs/batch: its creates, then its updates (langsmith JS client, langsmith-sdk js/src/client.ts). */
 function batchOperations(body: { post?: Json[]; patch?: Json[] }): IngestOperation[] {
   const patches = (body.patch ?? []).map((run, i): IngestOperation => {
     const id = typeof run?.id === 'string' ? run.id.toLowerCase() : undefined;

@@ -350,7 +350,7 @@ export class RunStore {
       const value = body[key];
       if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value))) issues.push({ loc: [...at, key], msg: `${key} must be a UUID`, type: 'uuid_parsing' });
     }
-    // A feedback part of a batch names the trace it belongs to (platform-facts.md §3.2).
+    // A feedback part of a batch names the trace it belongs to (LangSmith API reference, api.smith.langchain.com/redoc).
     if (lineage === 'caller' && typeof body.run_id === 'string' && body.trace_id === undefined) {
       issues.push({ loc: [...at, 'trace_id'], msg: 'feedback sent with a batch must carry the trace_id of its run', type: 'missing' });
     }
@@ -404,7 +404,7 @@ export class RunStore {
   }
 }
 
-/** thread_id: top level, or in extra.metadata under the keys the platform reads for threads (client-wire-formats.md §1.3). */
+/** thread_id: top level, or in extra.metadata under the keys the platform reads for threads (langsmith JS client, langsmith-sdk js/src/run_trees.ts). */
 function threadIdOf(fields: Json): string | null {
   if (typeof fields.thread_id === 'string') return fields.thread_id;
   const metadata = ((fields.extra as Json | undefined)?.metadata ?? {}) as Json;

@@ -1,5 +1,5 @@
 // Run times arrive as epoch milliseconds or as ISO 8601 strings with 0 to 6 fraction digits,
-// with or without a zone (client-wire-formats.md §1.3). They are kept as UTC ISO strings
+// with or without a zone (langsmith JS client, langsmith-sdk js/src/run_trees.ts). They are kept as UTC ISO strings
 // with six fraction digits, so no microsecond a client sent is lost.
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/i;

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Server version and features.
-         * @description The server's version and feature flags. Not in the spec's endpoint tables; §9 makes features depend on the agent server version, and the reference servers answer `{version, flags, ...}` here (platform-facts.md §1.11).
+         * @description The server's version and feature flags. Not in the spec's endpoint tables; §9 makes features depend on the agent server version, and the reference servers answer `{version, flags, ...}` here (the open-source agent server, langgraph-api api/meta.py).
          */
         get: operations["getServerInfo"];
         put?: never;
@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Health check.
-         * @description Answers {"ok": true} while the server is up (platform-facts.md §1.11).
+         * @description Answers {"ok": true} while the server is up (langgraph-api).
          */
         get: operations["getOk"];
         put?: never;
@@ -91,7 +91,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a thread, with its runs and crons.
-         * @description Extra operation, which the conformance run uses to clean up after itself. Reference source: the hosted and open-source agent servers delete a thread with its runs and answer 204 (platform-facts.md §1.7; real-agent-server-js.md §5).
+         * @description Extra operation, which the conformance run uses to clean up after itself. Reference source: the hosted and open-source agent servers delete a thread with its runs and answer 204 (langgraph-api; observed on the open-source JS agent server, @langchain/langgraph-api 2.0.0).
          */
         delete: operations["deleteThread"];
         options?: never;
@@ -179,7 +179,7 @@ export interface paths {
         };
         /**
          * List the runs of a thread.
-         * @description Extra operation. Reference source: platform-facts.md §1.1 (`GET /threads/{id}/runs` with `limit` default 10, `offset` default 0, `status`), client-wire-formats.md §2.2 (`runs.list`), real-agent-server-js.md §6.
+         * @description Extra operation. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`GET /threads/{id}/runs` with `limit` default 10, `offset` default 0, `status`), @langchain/langgraph-sdk's client (`runs.list`), @langchain/langgraph-api, observed.
          */
         get: operations["listRuns"];
         put?: never;
@@ -203,7 +203,7 @@ export interface paths {
         };
         /**
          * Read one run of a thread.
-         * @description Extra operation. A retrieval operation exists but its path is not shown (§4.5); after a `rollback`, retrieving the deleted run fails with a status not shown (§3, §7). Reference source: client-wire-formats.md §2.2 (`runs.get` sends `GET /threads/{id}/runs/{run_id}`) and platform-facts.md §1.4 (a rolled-back run answers 404).
+         * @description Extra operation. A retrieval operation exists but its path is not shown (§4.5); after a `rollback`, retrieving the deleted run fails with a status not shown (§3, §7). Reference source: @langchain/langgraph-sdk's client (`runs.get` sends `GET /threads/{id}/runs/{run_id}`) and LangSmith docs "Rollback concurrent", docs.langchain.com/langsmith/rollback-concurrent (a rolled-back run is deleted, so it answers 404).
          */
         get: operations["getRun"];
         put?: never;
@@ -223,7 +223,7 @@ export interface paths {
         };
         /**
          * Wait for a run to complete.
-         * @description Returns once the run has completed (§4.5). The response format of join is not shown (§4.5); the reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (platform-facts.md §1.6).
+         * @description Returns once the run has completed (§4.5). The response format of join is not shown (§4.5); the reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (langgraph-api api/runs.py).
          */
         get: operations["joinRun"];
         put?: never;
@@ -243,7 +243,7 @@ export interface paths {
         };
         /**
          * Join a run's event stream.
-         * @description Streams a run's events again, from the event after the `Last-Event-ID` request header when given. Not in the spec; the reference server has it, and the official SDK reconnects here when a stream response carries `Location` (platform-facts.md §1.5, client-wire-formats.md §2.5).
+         * @description Streams a run's events again, from the event after the `Last-Event-ID` request header when given. Not in the spec; the reference server has it, and the official SDK reconnects here when a stream response carries `Location` (the open-source agent server, langgraph-api sse.py and api/runs.py, @langchain/langgraph-sdk's SSE parser, langgraphjs libs/sdk).
          */
         get: operations["joinRunStream"];
         put?: never;
@@ -285,7 +285,7 @@ export interface paths {
         put?: never;
         /**
          * Create a run on a thread and return its result after completion.
-         * @description Same body as create run (§4.5). The response format of wait is not shown (§4.5); the reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (platform-facts.md §1.6). Multitask and webhook behaviour as for createRun (§3, §6a).
+         * @description Same body as create run (§4.5). The response format of wait is not shown (§4.5); the reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (langgraph-api api/runs.py). Multitask and webhook behaviour as for createRun (§3, §6a).
          */
         post: operations["waitRun"];
         delete?: never;
@@ -345,7 +345,7 @@ export interface paths {
         put?: never;
         /**
          * Search cron jobs.
-         * @description Extra operation. Reference source: platform-facts.md §1.10 and client-wire-formats.md §2.2 (`crons.search` sends `POST /runs/crons/search` with `assistant_id, thread_id, enabled, limit, offset, sort_by, sort_order, select`).
+         * @description Extra operation. Reference source: Agent Server OpenAPI and @langchain/langgraph-sdk's client (`crons.search` sends `POST /runs/crons/search` with `assistant_id, thread_id, enabled, limit, offset, sort_by, sort_order, select`).
          */
         post: operations["searchCrons"];
         delete?: never;
@@ -366,7 +366,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a cron job.
-         * @description Extra operation. Reference source: platform-facts.md §1.10 (`DELETE /runs/crons/{id}` answers 204 in code; the reference OpenAPI says 200) and client-wire-formats.md §2.2.
+         * @description Extra operation. Reference source: the open-source agent server, langgraph-api (`DELETE /runs/crons/{id}` answers 204 in code; the Agent Server OpenAPI says 200) and @langchain/langgraph-sdk's client.
          */
         delete: operations["deleteCron"];
         options?: never;
@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Create a stateless run and return its result after completion.
-         * @description Stateless run; accepts `webhook` (§4.5, §6a). The response format of wait is not shown (§4.5); the reference servers answer the final state values (platform-facts.md §1.6).
+         * @description Stateless run; accepts `webhook` (§4.5, §6a). The response format of wait is not shown (§4.5); the reference servers answer the final state values (langgraph-api api/runs.py).
          */
         post: operations["waitStatelessRun"];
         delete?: never;
@@ -443,7 +443,7 @@ export interface paths {
         };
         /**
          * Read an assistant by UUID or graph id.
-         * @description Extra operation. Reference source: client-wire-formats.md §2.2 (`assistants.get` sends `GET /assistants/{id}`, a graph id passed through as the id) and real-agent-server-js.md §10. A graph id selects the graph's default assistant (§2.10).
+         * @description Extra operation. Reference source: @langchain/langgraph-sdk's client (`assistants.get` sends `GET /assistants/{id}`, a graph id passed through as the id) and @langchain/langgraph-api, observed. A graph id selects the graph's default assistant (§2.10).
          */
         get: operations["getAssistant"];
         put?: never;
@@ -500,9 +500,9 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description Error body of the agent server. The spec does not show error bodies (§7); this is what the reference Python server answers, `{"detail": "<message>"}` (platform-facts.md §1.7). */
+        /** @description Error body of the agent server. The spec does not show error bodies (§7); this is what the reference Python server answers, `{"detail": "<message>"}` (langgraph-api). */
         ErrorResponse: {
-            /** @description Error message (platform-facts.md §1.7). */
+            /** @description Error message (langgraph-api). */
             detail: string;
         } & {
             [key: string]: unknown;
@@ -595,7 +595,7 @@ export interface components {
             };
             /** @description Maximum number of threads (§4.5). */
             limit?: number;
-            /** @description Number of threads to skip (not in the §4.5 table; platform-facts.md §1.8). */
+            /** @description Number of threads to skip (not in the §4.5 table; Agent Server OpenAPI). */
             offset?: number;
             /**
              * @description Sort field (§4.5).
@@ -685,7 +685,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
-             * @description What to do when the thread already has a run in progress (§3, §4.5); `enqueue` is the reference default (platform-facts.md §1.4).
+             * @description What to do when the thread already has a run in progress (§3, §4.5); `enqueue` is the reference default (LangSmith docs "Double texting", docs.langchain.com/langsmith/double-texting).
              * @enum {string}
              */
             multitask_strategy?: "reject" | "rollback" | "interrupt" | "enqueue";
@@ -700,14 +700,14 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            /** @description Run configuration (§6 payload `kwargs`; platform-facts.md §1.4). */
+            /** @description Run configuration (§6 payload `kwargs`; Agent Server OpenAPI). */
             config?: {
                 [key: string]: unknown;
             };
         } & {
             [key: string]: unknown;
         };
-        /** @description A run (§2.9, §4.5). Fields beyond `run_id` are not shown (§4.5); the other properties are documented from the reference (platform-facts.md §1.1) and not required. */
+        /** @description A run (§2.9, §4.5). Fields beyond `run_id` are not shown (§4.5); the other properties are documented from the reference (Agent Server OpenAPI) and not required. */
         Run: {
             /**
              * Format: uuid
@@ -716,38 +716,38 @@ export interface components {
             run_id: string;
             /**
              * Format: uuid
-             * @description Thread of the run (platform-facts.md §1.1).
+             * @description Thread of the run (Agent Server OpenAPI).
              */
             thread_id?: string | null;
-            /** @description Assistant of the run (platform-facts.md §1.1). */
+            /** @description Assistant of the run (Agent Server OpenAPI). */
             assistant_id?: string;
-            /** @description Run status; the complete set is not shown (§3). The reference values are listed in RunStatus (platform-facts.md §1.1). */
+            /** @description Run status; the complete set is not shown (§3). The reference values are listed in RunStatus (Agent Server OpenAPI). */
             status?: string;
             /**
              * Format: date-time
-             * @description Creation time (platform-facts.md §1.1).
+             * @description Creation time (Agent Server OpenAPI).
              */
             created_at?: string;
             /**
              * Format: date-time
-             * @description Last update time (platform-facts.md §1.1).
+             * @description Last update time (Agent Server OpenAPI).
              */
             updated_at?: string;
-            /** @description Run metadata (platform-facts.md §1.1). */
+            /** @description Run metadata (Agent Server OpenAPI). */
             metadata?: {
                 [key: string]: unknown;
             };
-            /** @description Input, configuration and other invocation parameters (§6; platform-facts.md §1.1). */
+            /** @description Input, configuration and other invocation parameters (§6; Agent Server OpenAPI). */
             kwargs?: {
                 [key: string]: unknown;
             };
-            /** @description Multitask strategy of the run (§4.5; platform-facts.md §1.1). */
+            /** @description Multitask strategy of the run (§4.5; Agent Server OpenAPI). */
             multitask_strategy?: string | null;
         } & {
             [key: string]: unknown;
         };
         /**
-         * @description Run status values from the reference (platform-facts.md §1.1); the spec gives only success and error as final values and does not show the complete set (§3).
+         * @description Run status values from the reference (Agent Server OpenAPI); the spec gives only success and error as final values and does not show the complete set (§3).
          * @enum {string}
          */
         RunStatus: "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
@@ -818,88 +818,88 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Cron creation body. The spec shows only that it accepts `webhook` (§4.5); the other fields are those of the reference (platform-facts.md §1.10), where `assistant_id` and `schedule` are required. Open object: the remaining keys are the body of each run. */
+        /** @description Cron creation body. The spec shows only that it accepts `webhook` (§4.5); the other fields are those of the reference (Agent Server OpenAPI), where `assistant_id` and `schedule` are required. Open object: the remaining keys are the body of each run. */
         CronCreate: {
             /**
              * Format: uri-reference
              * @description URL notified by POST when each scheduled run completes (§4.5, §6a).
              */
             webhook?: string;
-            /** @description Graph id or assistant UUID of the runs (platform-facts.md §1.10). */
+            /** @description Graph id or assistant UUID of the runs (Agent Server OpenAPI). */
             assistant_id: string;
-            /** @description Cron schedule, five fields (platform-facts.md §1.10). */
+            /** @description Cron schedule, five fields (Agent Server OpenAPI). */
             schedule: string;
-            /** @description Input of each run (platform-facts.md §1.10). */
+            /** @description Input of each run (Agent Server OpenAPI). */
             input?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Metadata of the cron and of its runs (platform-facts.md §1.10). */
+            /** @description Metadata of the cron and of its runs (Agent Server OpenAPI). */
             metadata?: {
                 [key: string]: unknown;
             };
-            /** @description Configuration of each run (platform-facts.md §1.10). */
+            /** @description Configuration of each run (Agent Server OpenAPI). */
             config?: {
                 [key: string]: unknown;
             };
             /**
              * Format: date-time
-             * @description No run starts after this time (platform-facts.md §1.10).
+             * @description No run starts after this time (Agent Server OpenAPI).
              */
             end_time?: string | null;
-            /** @description A disabled cron starts no run; default true (platform-facts.md §1.10). */
+            /** @description A disabled cron starts no run; default true (Agent Server OpenAPI). */
             enabled?: boolean;
-            /** @description IANA time zone the schedule is read in; UTC when absent (platform-facts.md §1.10). */
+            /** @description IANA time zone the schedule is read in; UTC when absent (Agent Server OpenAPI). */
             timezone?: string | null;
             /**
-             * @description Strategy of a thread cron's runs; default `enqueue` (platform-facts.md §1.10).
+             * @description Strategy of a thread cron's runs; default `enqueue` (Agent Server OpenAPI).
              * @enum {string}
              */
             multitask_strategy?: "reject" | "rollback" | "interrupt" | "enqueue";
         } & {
             [key: string]: unknown;
         };
-        /** @description A cron job; its fields are not shown (§4.5). The properties are those of the reference (platform-facts.md §1.10); open object. */
+        /** @description A cron job; its fields are not shown (§4.5). The properties are those of the reference (Agent Server OpenAPI); open object. */
         Cron: {
-            /** @description Cron job id (platform-facts.md §1.10). */
+            /** @description Cron job id (Agent Server OpenAPI). */
             cron_id: string;
-            /** @description Assistant of the runs (platform-facts.md §1.10). */
+            /** @description Assistant of the runs (Agent Server OpenAPI). */
             assistant_id?: string;
-            /** @description Thread of a thread cron; null for a stateless cron (platform-facts.md §1.10). */
+            /** @description Thread of a thread cron; null for a stateless cron (Agent Server OpenAPI). */
             thread_id?: string | null;
-            /** @description The cron schedule (platform-facts.md §1.10). */
+            /** @description The cron schedule (Agent Server OpenAPI). */
             schedule?: string;
             /**
              * Format: date-time
-             * @description When the next run starts (platform-facts.md §1.10).
+             * @description When the next run starts (Agent Server OpenAPI).
              */
             next_run_date?: string | null;
             /**
              * Format: date-time
-             * @description No run starts after this time (platform-facts.md §1.10).
+             * @description No run starts after this time (Agent Server OpenAPI).
              */
             end_time?: string | null;
-            /** @description The body each run is created with (platform-facts.md §1.10). */
+            /** @description The body each run is created with (Agent Server OpenAPI). */
             payload?: {
                 [key: string]: unknown;
             };
-            /** @description Cron metadata (platform-facts.md §1.10). */
+            /** @description Cron metadata (Agent Server OpenAPI). */
             metadata?: {
                 [key: string]: unknown;
             };
             /**
              * Format: date-time
-             * @description Creation time (platform-facts.md §1.10).
+             * @description Creation time (Agent Server OpenAPI).
              */
             created_at?: string;
             /**
              * Format: date-time
-             * @description Last update time (platform-facts.md §1.10).
+             * @description Last update time (Agent Server OpenAPI).
              */
             updated_at?: string;
         } & {
             [key: string]: unknown;
         };
-        /** @description Cron search filters (platform-facts.md §1.10; client-wire-formats.md §2.2); open object. */
+        /** @description Cron search filters (Agent Server OpenAPI; @langchain/langgraph-sdk's client); open object. */
         CronSearch: {
             /** @description Only crons of this assistant (graph id or UUID). */
             assistant_id?: string;
@@ -940,9 +940,9 @@ export interface components {
         };
         /** @description Assistant search body (§4.5); open object. */
         AssistantSearch: {
-            /** @description Maximum number of assistants (§4.5; 1–1000 in the reference, platform-facts.md §1.3). */
+            /** @description Maximum number of assistants (§4.5; 1–1000 in the reference, Agent Server OpenAPI). */
             limit?: number;
-            /** @description Number of assistants to skip (§4.5; at least 0, platform-facts.md §1.3). */
+            /** @description Number of assistants to skip (§4.5; at least 0, Agent Server OpenAPI). */
             offset?: number;
         } & {
             [key: string]: unknown;
@@ -982,7 +982,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Version and feature flags (platform-facts.md §1.11). */
+            /** @description Version and feature flags (langgraph-api). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -991,7 +991,7 @@ export interface operations {
                     "application/json": {
                         /** @description The agent server version (§9). */
                         version: string;
-                        /** @description Feature flags, e.g. crons (platform-facts.md §1.11). */
+                        /** @description Feature flags, e.g. crons (langgraph-api). */
                         flags?: {
                             [key: string]: unknown;
                         };
@@ -1000,7 +1000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1022,21 +1022,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The server is up (platform-facts.md §1.11). */
+            /** @description The server is up (langgraph-api). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description Always true (platform-facts.md §1.11). */
+                        /** @description Always true (langgraph-api). */
                         ok?: boolean;
                     } & {
                         [key: string]: unknown;
                     };
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1071,7 +1071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Thread"];
                 };
             };
-            /** @description A thread with the requested `thread_id` already exists. Not in the spec; reference source: platform-facts.md §1.2 (duplicate `thread_id` with `if_exists=raise`). */
+            /** @description A thread with the requested `thread_id` already exists. Not in the spec; reference source: the open-source agent server, langgraph-api api/threads.py (duplicate `thread_id` with `if_exists=raise`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1080,7 +1080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1089,7 +1089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1124,7 +1124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Thread"][];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1133,7 +1133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1167,7 +1167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Thread"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1176,7 +1176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1185,7 +1185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1235,7 +1235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1269,7 +1269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Thread"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1278,7 +1278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The source thread does not exist, as the reference servers answer (not in the spec; platform-facts.md §1.7, §1.9; real-agent-server-js.md §5). */
+            /** @description The source thread does not exist, as the reference servers answer (not in the spec; langgraph-api api/threads.py; @langchain/langgraph-api, observed). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1287,7 +1287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1296,7 +1296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1330,7 +1330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ThreadState"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1339,7 +1339,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1348,7 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1384,7 +1384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ThreadState"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1393,7 +1393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1402,7 +1402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1440,7 +1440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ThreadState"][];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1449,7 +1449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1458,7 +1458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1474,11 +1474,11 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
-                /** @description Page size (platform-facts.md §1.1; default 10). */
+                /** @description Page size (Agent Server OpenAPI; default 10). */
                 limit?: number;
-                /** @description Page offset (platform-facts.md §1.1; default 0). */
+                /** @description Page offset (Agent Server OpenAPI; default 0). */
                 offset?: number;
-                /** @description Only runs with this status (platform-facts.md §1.1). */
+                /** @description Only runs with this status (Agent Server OpenAPI). */
                 status?: components["schemas"]["RunStatus"];
             };
             header?: never;
@@ -1490,7 +1490,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Array of Run (platform-facts.md §1.1). */
+            /** @description Array of Run (Agent Server OpenAPI). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1499,7 +1499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"][];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1508,7 +1508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1517,7 +1517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1549,7 +1549,7 @@ export interface operations {
             /** @description The run, including `run_id` (§4.5). */
             200: {
                 headers: {
-                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; platform-facts.md §1.5, §1.6; client-wire-formats.md §2.3). */
+                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; the open-source agent server, langgraph-api api/runs.py; @langchain/langgraph-sdk's client, langgraphjs libs/sdk). */
                     "Content-Location"?: string;
                     [name: string]: unknown;
                 };
@@ -1557,7 +1557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1566,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Run creation with multitask_strategy `reject` while another run is in progress on the thread; the new run is not created and the original run continues (§3, §7). The error body of 409 is not shown (§7); the reference Python server answers `{"detail": "Thread is already running a task. ..."}` (platform-facts.md §1.4). */
+            /** @description Run creation with multitask_strategy `reject` while another run is in progress on the thread; the new run is not created and the original run continues (§3, §7). The error body of 409 is not shown (§7); the reference Python server answers `{"detail": "Thread is already running a task. ..."}` (langgraph-api api/runs.py). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1575,7 +1575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1584,7 +1584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1611,7 +1611,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run (platform-facts.md §1.1). */
+            /** @description The run (Agent Server OpenAPI). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1620,7 +1620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1629,7 +1629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1638,7 +1638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1674,7 +1674,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1683,7 +1683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1692,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1709,7 +1709,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Id of the last event the client received (platform-facts.md §1.5). */
+                /** @description Id of the last event the client received (langgraph-api sse.py and api/runs.py). */
                 "Last-Event-ID"?: string;
             };
             path: {
@@ -1722,7 +1722,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run's events as server-sent events (platform-facts.md §1.5). */
+            /** @description The run's events as server-sent events (langgraph-api sse.py and api/runs.py). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1731,7 +1731,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Unknown thread or run (platform-facts.md §1.7). */
+            /** @description Unknown thread or run (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1740,7 +1740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request (platform-facts.md §1.7). */
+            /** @description Invalid request (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1749,7 +1749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1778,10 +1778,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Streamed output (§4.5); the format is not shown. Reference format (platform-facts.md §1.5; client-wire-formats.md §2.5): Server-Sent Events, each event an `event: <name>` line, one or more `data: <json>` lines and an optional `id:` line, ended by a blank line. The first event is `metadata` with data `{"run_id": "...", "attempt": 1}`; then one event per chunk of each requested `stream_mode`, named after the mode (`values`, `updates`, `events`, `debug`, `messages`, ...); a failure gives an `error` event with `{"error", "message"}`. The stream closes without an end event. */
+            /** @description Streamed output (§4.5); the format is not shown. Reference format (langgraph-api sse.py and api/runs.py; @langchain/langgraph-sdk's SSE parser): Server-Sent Events, each event an `event: <name>` line, one or more `data: <json>` lines and an optional `id:` line, ended by a blank line. The first event is `metadata` with data `{"run_id": "...", "attempt": 1}`; then one event per chunk of each requested `stream_mode`, named after the mode (`values`, `updates`, `events`, `debug`, `messages`, ...); a failure gives an `error` event with `{"error", "message"}`. The stream closes without an end event. */
             200: {
                 headers: {
-                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; platform-facts.md §1.5, §1.6; client-wire-formats.md §2.3). */
+                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; langgraph-api api/runs.py; @langchain/langgraph-sdk's client). */
                     "Content-Location"?: string;
                     [name: string]: unknown;
                 };
@@ -1789,7 +1789,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Run creation with multitask_strategy `reject` while another run is in progress on the thread; the new run is not created and the original run continues (§3, §7). The error body of 409 is not shown (§7); the reference Python server answers `{"detail": "Thread is already running a task. ..."}` (platform-facts.md §1.4). */
+            /** @description Run creation with multitask_strategy `reject` while another run is in progress on the thread; the new run is not created and the original run continues (§3, §7). The error body of 409 is not shown (§7); the reference Python server answers `{"detail": "Thread is already running a task. ..."}` (langgraph-api api/runs.py). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1807,7 +1807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1816,7 +1816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1845,10 +1845,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The result after completion (§4.5); its format is not shown. The reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (platform-facts.md §1.6). */
+            /** @description The result after completion (§4.5); its format is not shown. The reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (langgraph-api api/runs.py). */
             200: {
                 headers: {
-                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; platform-facts.md §1.5, §1.6; client-wire-formats.md §2.3). */
+                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; langgraph-api api/runs.py; @langchain/langgraph-sdk's client). */
                     "Content-Location"?: string;
                     [name: string]: unknown;
                 };
@@ -1856,7 +1856,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,7 +1865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Run creation with multitask_strategy `reject` while another run is in progress on the thread; the new run is not created and the original run continues (§3, §7). The error body of 409 is not shown (§7); the reference Python server answers `{"detail": "Thread is already running a task. ..."}` (platform-facts.md §1.4). */
+            /** @description Run creation with multitask_strategy `reject` while another run is in progress on the thread; the new run is not created and the original run continues (§3, §7). The error body of 409 is not shown (§7); the reference Python server answers `{"detail": "Thread is already running a task. ..."}` (langgraph-api api/runs.py). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +1874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1883,7 +1883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1921,7 +1921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cron"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1930,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1939,7 +1939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1974,7 +1974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cron"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1983,7 +1983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +1992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -2018,7 +2018,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Array of cron jobs (platform-facts.md §1.10). */
+            /** @description Array of cron jobs (Agent Server OpenAPI). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cron"][];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2036,7 +2036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -2054,7 +2054,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Cron job id (platform-facts.md §1.10; a string). */
+                /** @description Cron job id (Agent Server OpenAPI; a string). */
                 cron_id: string;
             };
             cookie?: never;
@@ -2070,14 +2070,14 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description The cron job was deleted, no body (platform-facts.md §1.10). */
+            /** @description The cron job was deleted, no body (langgraph-api). */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,7 +2086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2095,7 +2095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -2121,10 +2121,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Streamed output (§4.5); the format is not shown. Reference format (platform-facts.md §1.5; client-wire-formats.md §2.5): Server-Sent Events, each event an `event: <name>` line, one or more `data: <json>` lines and an optional `id:` line, ended by a blank line. The first event is `metadata` with data `{"run_id": "...", "attempt": 1}`; then one event per chunk of each requested `stream_mode`, named after the mode (`values`, `updates`, `events`, `debug`, `messages`, ...); a failure gives an `error` event with `{"error", "message"}`. The stream closes without an end event. */
+            /** @description Streamed output (§4.5); the format is not shown. Reference format (langgraph-api sse.py and api/runs.py; @langchain/langgraph-sdk's SSE parser): Server-Sent Events, each event an `event: <name>` line, one or more `data: <json>` lines and an optional `id:` line, ended by a blank line. The first event is `metadata` with data `{"run_id": "...", "attempt": 1}`; then one event per chunk of each requested `stream_mode`, named after the mode (`values`, `updates`, `events`, `debug`, `messages`, ...); a failure gives an `error` event with `{"error", "message"}`. The stream closes without an end event. */
             200: {
                 headers: {
-                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; platform-facts.md §1.5, §1.6; client-wire-formats.md §2.3). */
+                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; langgraph-api api/runs.py; @langchain/langgraph-sdk's client). */
                     "Content-Location"?: string;
                     [name: string]: unknown;
                 };
@@ -2132,7 +2132,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2141,7 +2141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2150,7 +2150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -2176,10 +2176,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The result after completion (§4.5); its format is not shown. The reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (platform-facts.md §1.6). */
+            /** @description The result after completion (§4.5); its format is not shown. The reference servers answer the final thread state values, or `{"__error__": {"error", "message"}}` for a failed run (langgraph-api api/runs.py). */
             200: {
                 headers: {
-                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; platform-facts.md §1.5, §1.6; client-wire-formats.md §2.3). */
+                    /** @description Location of the created run, `/threads/{thread_id}/runs/{run_id}` or `/runs/{run_id}` (not in the spec; langgraph-api api/runs.py; @langchain/langgraph-sdk's client). */
                     "Content-Location"?: string;
                     [name: string]: unknown;
                 };
@@ -2187,7 +2187,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2196,7 +2196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2205,7 +2205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -2240,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Assistant"][];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2249,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -2283,7 +2283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Assistant"];
                 };
             };
-            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (platform-facts.md §1.7). */
+            /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2292,7 +2292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (platform-facts.md §1.7). */
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2301,7 +2301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */

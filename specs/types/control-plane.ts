@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * This OpenAPI document, as JSON.
-         * @description Extra operation. The control plane is described by an OpenAPI 3.1.0 document at interface version 0.1.0 (§9); the real service publishes it at /openapi.json (platform-facts.md sources, C1). Public, no credentials.
+         * @description Extra operation. The control plane is described by an OpenAPI 3.1.0 document at interface version 0.1.0 (§9); the real service publishes it at /openapi.json (api.host.langchain.com/openapi.json). Public, no credentials.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List the source-code host integrations of the workspace.
-         * @description Extra operation, not in the spec tables: where a caller finds the integration_id that the repository listing and the create-deployment body take (§2.1, §4.1). Reference source: platform-facts.md §4.2 (`GET /v1/integrations/github/install` answers `[{id, installation_id, name}]`); the host segment is written `sourcehost` as in the spec.
+         * @description Extra operation, not in the spec tables: where a caller finds the integration_id that the repository listing and the create-deployment body take (§2.1, §4.1). Reference source: the control plane's OpenAPI document, api.host.langchain.com/openapi.json (`GET /v1/integrations/github/install` answers `[{id, installation_id, name}]`); the host segment is written `sourcehost` as in the spec.
          */
         get: operations["listIntegrations"];
         put?: never;
@@ -70,13 +70,13 @@ export interface paths {
         };
         /**
          * List deployments.
-         * @description Extra operation, not in the spec tables. Reference source: platform-facts.md §4.2 (control plane OpenAPI C1: `GET /v2/deployments` with `limit` 1-100 default 20 and `offset` default 0, answering `{resources: [Deployment], offset}`).
+         * @description Extra operation, not in the spec tables. Reference source: control plane OpenAPI (`GET /v2/deployments` with `limit` 1-100 default 20 and `offset` default 0, answering `{resources: [Deployment], offset}`).
          */
         get: operations["listDeployments"];
         put?: never;
         /**
          * Create a deployment.
-         * @description Creates a deployment; the first revision is also the latest at creation (§2.3, §4.1). The real service answers 201 (platform-facts.md §4.2). Body fields beyond those named and response fields beyond `id` and `latest_revision_id` are not shown (§4.1).
+         * @description Creates a deployment; the first revision is also the latest at creation (§2.3, §4.1). The real service answers 201 (control plane OpenAPI). Body fields beyond those named and response fields beyond `id` and `latest_revision_id` are not shown (§4.1).
          */
         post: operations["createDeployment"];
         delete?: never;
@@ -101,14 +101,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a deployment.
-         * @description Extra operation, which the conformance run uses to clean up after itself (a deployment costs money). Reference source: platform-facts.md §4.2 (`DELETE /v2/deployments/{id}` answers 204).
+         * @description Extra operation, which the conformance run uses to clean up after itself (a deployment costs money). Reference source: control plane OpenAPI (`DELETE /v2/deployments/{id}` answers 204).
          */
         delete: operations["deleteDeployment"];
         options?: never;
         head?: never;
         /**
          * Update a deployment.
-         * @description Update body fields are not shown (§4.1); the response is the updated deployment. A new source_revision_config, secrets or resource_spec starts a new revision (platform-facts.md §4.2).
+         * @description Update body fields are not shown (§4.1); the response is the updated deployment. A new source_revision_config, secrets or resource_spec starts a new revision (control plane OpenAPI).
          */
         patch: operations["patchDeployment"];
         trace?: never;
@@ -122,7 +122,7 @@ export interface paths {
         };
         /**
          * List the revisions of a deployment.
-         * @description Extra operation, not in the spec tables. Reference source: platform-facts.md §4.2 (control plane OpenAPI C1: `GET /v2/deployments/{id}/revisions` with `limit` default 20 and `offset`, answering `{resources: [Revision], offset}`, latest first).
+         * @description Extra operation, not in the spec tables. Reference source: control plane OpenAPI (`GET /v2/deployments/{id}/revisions` with `limit` default 20 and `offset`, answering `{resources: [Revision], offset}`, latest first).
          */
         get: operations["listRevisions"];
         put?: never;
@@ -164,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * Return an OAuth token, or start an authentication flow when one is needed.
-         * @description The control plane serves authentication under v2 (§9). The spec shows the operation at the platform API address (§4.2); the real service serves it on the control-plane host, where the official Agent Auth client calls it (platform-facts.md §5.1, §5.2), with the body and result of §2.4. Which request fields are required, when `url` or `token` is returned and whether credentials are required are not shown (§4.2, §5).
+         * @description The control plane serves authentication under v2 (§9). The spec shows the operation at the platform API address (§4.2); the real service serves it on the control-plane host, where the official Agent Auth client calls it (LangSmith docs "Agent Auth", docs.langchain.com/langsmith/agent-auth, and the control plane's OpenAPI document), with the body and result of §2.4. Which request fields are required, when `url` or `token` is returned and whether credentials are required are not shown (§4.2, §5).
          */
         post: operations["authenticate"];
         delete?: never;
@@ -215,9 +215,9 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Error body for statuses the spec does not show (§7). The real service answers `{"detail": "<message>"}` for 400 and 404 (platform-facts.md §4.1); open object. */
+        /** @description Error body for statuses the spec does not show (§7). The real service answers `{"detail": "<message>"}` for 400 and 404 (control plane OpenAPI); open object. */
         ErrorResponse: {
-            /** @description Error detail (platform-facts.md §4.1; usually a string). */
+            /** @description Error detail (control plane OpenAPI; usually a string). */
             detail?: unknown;
         } & {
             [key: string]: unknown;
@@ -235,7 +235,7 @@ export interface components {
         DeploymentCreate: {
             /**
              * Format: uuid
-             * @description Integration id, taken from Repository.host_integration_id (§2.1, §4.1). The spec names it in the body; it is accepted at the top level or as source_config.integration_id (where the real service reads it, platform-facts.md §4.3), and one of them is required.
+             * @description Integration id, taken from Repository.host_integration_id (§2.1, §4.1). The spec names it in the body; it is accepted at the top level or as source_config.integration_id (where the real service reads it, control plane OpenAPI), and one of them is required.
              */
             integration_id?: string;
             /** @description Source configuration (§4.1); other fields not shown. */
@@ -244,7 +244,7 @@ export interface components {
                 repo_url: string;
                 /**
                  * Format: uuid
-                 * @description Integration id as the real service places it, inside source_config (platform-facts.md §4.3); optional here since the spec names it at top level (§4.1).
+                 * @description Integration id as the real service places it, inside source_config (control plane OpenAPI); optional here since the spec names it at top level (§4.1).
                  */
                 integration_id?: string;
             } & {
@@ -264,16 +264,16 @@ export interface components {
         DeploymentPatch: {
             [key: string]: unknown;
         };
-        /** @description A source-code host integration (platform-facts.md §4.2). */
+        /** @description A source-code host integration (control plane OpenAPI). */
         Integration: {
             /**
              * Format: uuid
              * @description Integration id, the integration_id of the repository listing (§4.1).
              */
             id: string;
-            /** @description Installation id on the source-code host (platform-facts.md §4.2). */
+            /** @description Installation id on the source-code host (control plane OpenAPI). */
             installation_id?: number;
-            /** @description Integration name (platform-facts.md §4.2). */
+            /** @description Integration name (control plane OpenAPI). */
             name: string;
         } & {
             [key: string]: unknown;
@@ -319,9 +319,9 @@ export interface components {
             auth_id?: string | null;
             /** @description The OAuth token (§2.4, §4.2). */
             token?: string | null;
-            /** @description Flow status, e.g. completed or pending (not in the spec; platform-facts.md §5.2). */
+            /** @description Flow status, e.g. completed or pending (not in the spec; Agent Auth API reference, docs.langchain.com/api-reference/auth-service-v2/authenticate). */
             status?: string;
-            /** @description The user the token is for (not in the spec; platform-facts.md §5.2). */
+            /** @description The user the token is for (not in the spec; Agent Auth API reference). */
             user_id?: string | null;
         } & {
             [key: string]: unknown;
@@ -366,7 +366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -388,7 +388,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The integrations of the caller's workspace (platform-facts.md §4.2). */
+            /** @description The integrations of the caller's workspace (control plane OpenAPI). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -415,7 +415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -449,7 +449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Repository"][];
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -458,7 +458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -467,7 +467,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Unknown integration, or one of another workspace. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (platform-facts.md §4.1). */
+            /** @description Unknown integration, or one of another workspace. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (control plane OpenAPI). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -485,7 +485,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -501,11 +501,11 @@ export interface operations {
     listDeployments: {
         parameters: {
             query?: {
-                /** @description Page size (platform-facts.md §4.2; 1-100, default 20). */
+                /** @description Page size (control plane OpenAPI; 1-100, default 20). */
                 limit?: number;
-                /** @description Page offset (platform-facts.md §4.2; default 0). */
+                /** @description Page offset (control plane OpenAPI; default 0). */
                 offset?: number;
-                /** @description Only deployments whose name contains this text (platform-facts.md §4.2). */
+                /** @description Only deployments whose name contains this text (control plane OpenAPI). */
                 name_contains?: string;
             };
             header?: never;
@@ -514,23 +514,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of deployments (platform-facts.md §4.2). */
+            /** @description A page of deployments (control plane OpenAPI). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description The deployments of this page (platform-facts.md §4.2). */
+                        /** @description The deployments of this page (control plane OpenAPI). */
                         resources: components["schemas"]["Deployment"][];
-                        /** @description Offset of this page (platform-facts.md §4.2). */
+                        /** @description Offset of this page (control plane OpenAPI). */
                         offset?: number;
                     } & {
                         [key: string]: unknown;
                     };
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -539,7 +539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -557,7 +557,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -601,7 +601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deployment"];
                 };
             };
-            /** @description A body the service cannot act on: an integration or repository the workspace does not reach, or a field that cannot change once the deployment exists. Not shown (§7); the real service answers 400 `{"detail": "..."}` (platform-facts.md §4.1, §4.2). */
+            /** @description A body the service cannot act on: an integration or repository the workspace does not reach, or a field that cannot change once the deployment exists. Not shown (§7); the real service answers 400 `{"detail": "..."}` (control plane OpenAPI). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -610,7 +610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -619,7 +619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -637,7 +637,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -671,7 +671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deployment"];
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -680,7 +680,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -689,7 +689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Unknown deployment. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (platform-facts.md §4.1). */
+            /** @description Unknown deployment. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (control plane OpenAPI). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -707,7 +707,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -739,7 +739,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -748,7 +748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -766,7 +766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -804,7 +804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deployment"];
                 };
             };
-            /** @description A body the service cannot act on: an integration or repository the workspace does not reach, or a field that cannot change once the deployment exists. Not shown (§7); the real service answers 400 `{"detail": "..."}` (platform-facts.md §4.1, §4.2). */
+            /** @description A body the service cannot act on: an integration or repository the workspace does not reach, or a field that cannot change once the deployment exists. Not shown (§7); the real service answers 400 `{"detail": "..."}` (control plane OpenAPI). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -813,7 +813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -822,7 +822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -831,7 +831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Unknown deployment. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (platform-facts.md §4.1). */
+            /** @description Unknown deployment. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (control plane OpenAPI). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -849,7 +849,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -865,9 +865,9 @@ export interface operations {
     listRevisions: {
         parameters: {
             query?: {
-                /** @description Page size (platform-facts.md §4.2; default 20). */
+                /** @description Page size (control plane OpenAPI; default 20). */
                 limit?: number;
-                /** @description Page offset (platform-facts.md §4.2; default 0). */
+                /** @description Page offset (control plane OpenAPI; default 0). */
                 offset?: number;
             };
             header?: never;
@@ -879,23 +879,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of revisions, latest first (platform-facts.md §4.2). */
+            /** @description A page of revisions, latest first (control plane OpenAPI). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description The revisions of this page, latest first (platform-facts.md §4.2). */
+                        /** @description The revisions of this page, latest first (control plane OpenAPI). */
                         resources: components["schemas"]["Revision"][];
-                        /** @description Offset of this page (platform-facts.md §4.2). */
+                        /** @description Offset of this page (control plane OpenAPI). */
                         offset?: number;
                     } & {
                         [key: string]: unknown;
                     };
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -904,7 +904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -913,7 +913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Unknown deployment (status code not shown, §7; reference platform-facts.md §4.1). */
+            /** @description Unknown deployment (status code not shown, §7; 404 in the control plane OpenAPI). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -931,7 +931,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -967,7 +967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Revision"];
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -976,7 +976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -985,7 +985,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Unknown deployment or revision. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (platform-facts.md §4.1). */
+            /** @description Unknown deployment or revision. The status code for unknown ids is not shown (§7); the real service answers 404 `{"detail": "..."}` (control plane OpenAPI). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1003,7 +1003,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
@@ -1038,7 +1038,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticateResponse"];
                 };
             };
-            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (platform-facts.md §4.1). */
+            /** @description Missing or invalid credentials. The status code is not shown (§7); the simulator answers 401 `{"detail": "..."}` as the real FastAPI service does (control plane OpenAPI). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1047,7 +1047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; platform-facts.md §3.1). */
+            /** @description The credential is not linked to the workspace named by x-tenant-id, or an org-scoped key names none (§5; status not shown, §7; the langsmith SDK, python/langsmith/client.py). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1065,7 +1065,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (platform-facts.md §3.5) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            /** @description Refused by a rate limit (§8). The control plane enforces the whole table: the /repos rows, the default rows for a request carrying x-api-key or x-user-id, and the catch-all for any other. Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
             429: {
                 headers: {
                     /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */

@@ -1,5 +1,5 @@
 // §4.5: the cron endpoints accept `webhook`; their bodies are not shown, the reference's are
-// (platform-facts §1.10). Crons here run daily at most, and are deleted at the end.
+// (the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json). Crons here run daily at most, and are deleted at the end.
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';

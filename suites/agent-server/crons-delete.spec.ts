@@ -1,4 +1,4 @@
-// DELETE /runs/crons/{cron_id} (platform-facts §1.10): 204, the cron is gone and starts
+// DELETE /runs/crons/{cron_id} (the open-source agent server, langgraph-api): 204, the cron is gone and starts
 // nothing more; an unknown id is a 404.
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';

@@ -1,4 +1,4 @@
-// A cron starts a run at each time its schedule names (platform-facts §1.10): a thread cron
+// A cron starts a run at each time its schedule names (the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json): a thread cron
 // on its thread, a stateless cron on a new thread each time. Exact on a virtual clock; in real
 // time a cron runs at most once a minute, so these tests wait for its times, up to the
 // target's cron timeout past each.

@@ -1,4 +1,4 @@
-// POST /runs/crons/search (platform-facts §1.10): an array of crons, filtered and paged.
+// POST /runs/crons/search (the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json): an array of crons, filtered and paged.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectStatus } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';

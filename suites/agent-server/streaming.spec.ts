@@ -1,4 +1,4 @@
-// §4.5: streamed output of runs (server-sent events, platform-facts §1.5).
+// §4.5: streamed output of runs (server-sent events, the open-source agent server, langgraph-api sse.py and api/runs.py).
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';

@@ -8,7 +8,7 @@ import { deliveredRun } from './webhooks-steps.ts';
 const TEMPLATE = /\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 /**
  * Without env_prefix, the spec says only that the default ends in WEBHOOK_ (the service's is
- * LG_WEBHOOK_, platform-facts.md §2.4): a referenced name must then hold it after some prefix.
+ * LG_WEBHOOK_, LangSmith docs "Use webhooks", docs.langchain.com/langsmith/use-webhooks): a referenced name must then hold it after some prefix.
  */
 const underDefaultPrefix = (name: string) => /^[A-Za-z0-9_]*WEBHOOK_/.test(name);
 

@@ -1,6 +1,6 @@
 // §6 leaves delivery open (retries, signing, the receiver's answer); the reference retries a
 // failing receiver, 3 attempts in all, and a failed delivery changes nothing else
-// (platform-facts §2.3).
+// (the open-source agent server, langgraph-api webhook.py and http.py).
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';

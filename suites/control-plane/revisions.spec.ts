@@ -4,7 +4,7 @@ import { expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { ApiClient } from '../../harness/client.ts';
 import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
 
-/** The real control plane's revision statuses (platform-facts.md §4.5). */
+/** The real control plane's revision statuses (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
 const REVISION_STATUSES = [
   'CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'CREATE_FAILED',
   'BUILD_FAILED', 'DEPLOY_FAILED', 'DEPLOYED', 'SKIPPED', 'INTERRUPTED', 'UNKNOWN',

@@ -34,7 +34,7 @@ export const INTEGRATIONS = '/v1/integrations/sourcehost/install';
 export const repositoriesOf = (integrationId: string) => `/v1/integrations/sourcehost/${integrationId}/repos`;
 export const revisionPath = (deployment: Pick<Deployment, 'id'>, revisionId: string) => `/v2/deployments/${deployment.id}/revisions/${revisionId}`;
 
-/** A status after which a revision does not move (the real CLI's terminal set, platform-facts.md §4.5). */
+/** A status after which a revision does not move (the real CLI's terminal set, langgraph-cli langgraph_cli/deploy.py). */
 export const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
 
 /**

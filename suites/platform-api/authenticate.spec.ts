@@ -69,7 +69,7 @@ test('every 200 answer carries auth_id, a string', { tag: '@AUTHN-RESULT-AUTH-ID
   for (const res of await answersOf(platform, scope, run)) expect(typeof res.json.auth_id, res.describe('auth_id is a string')).toBe('string');
 });
 
-/** Null or absent: §4.2 leaves open when the field is returned, and the real service answers null (platform-facts.md §5.2). */
+/** Null or absent: §4.2 leaves open when the field is returned, and the real service answers null (Agent Auth API reference, docs.langchain.com/api-reference/auth-service-v2/authenticate). */
 const returned = (res: ApiResponse<Result>, field: 'url' | 'token') => present(res.json[field]);
 
 test('a url, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-URL' }, async ({ platform, scope, run }) => {

@@ -1,4 +1,4 @@
-// Trace runs as the official client builds them (client-wire-formats.md §1.3-§1.6): UUID v7
+// Trace runs as the official client builds them (langsmith JS client, langsmith-sdk js/src/run_trees.ts): UUID v7
 // ids, trace_id and dotted_order computed by the caller, and the multipart body that carries
 // them. Ids are derived from the test's scope, so a run's ids are the same on every run of
 // the suites against a fresh simulator, and unique to the test.

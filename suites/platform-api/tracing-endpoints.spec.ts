@@ -1,5 +1,5 @@
 // §4.3, §8: the ingestion and query endpoints the spec names only in the rate-limit table,
-// as the official client uses them (client-wire-formats.md §1.2, §1.8, §1.9).
+// as the official client uses them (langsmith JS client, langsmith-sdk js/src/client.ts).
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';

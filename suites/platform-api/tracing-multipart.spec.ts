@@ -1,5 +1,5 @@
 // §2.5, §4.3: batch ingestion with POST /runs/multipart, in the layout the official client
-// sends (client-wire-formats.md §1.5); the caller computes trace_id and dotted_order.
+// sends (langsmith JS client, langsmith-sdk js/src/client.ts); the caller computes trace_id and dotted_order.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
