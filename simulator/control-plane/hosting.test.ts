@@ -1,0 +1,68 @@
+// Hosting the agent server of each deployment (spec §1): every start is a server of its own, on
+// its own port, with a handler built for it; stopAll closes them all, promptly even while a request
+// is still waiting for its answer. These tests listen on the loopback interface, as the simulator does.
+import { expect, test } from '@playwright/test';
+import { AgentServerHosting } from './hosting.ts';
+
+/** A hosting whose servers answer which start built them, except at /hang, which never answers. */
+function hosting(host = '127.0.0.1') {
+  let built = 0;
+  const hosts = new AgentServerHosting({
+    host,
+    listener: () => {
+      const instance = ++built;
+      return (req, res) => {
+        if (req.url === '/hang') return;
+        res.setHeader('content-type', 'text/plain');
+        res.end(`server ${instance}`);
+      };
+    },
+  });
+  return { hosts, built: () => built };
+}
+
+test('each start serves a handler built for it at a URL of its own', async () => {
+  const { hosts, built } = hosting();
+  try {
+    const first = await hosts.start();
+    const second = await hosts.start();
+    expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(second).not.toBe(first);
+    expect(built()).toBe(2);
+    expect(await (await fetch(`${second}/threads`)).text()).toBe('server 2');
+    expect(await (await fetch(first)).text()).toBe('server 1');
+  } finally {
+    await hosts.stopAll();
+  }
+});
+
+test('stopAll closes every server promptly, even with a request in progress, and hosting can start again', async () => {
+  const { hosts } = hosting();
+  const url = await hosts.start();
+  const other = await hosts.start();
+  expect((await fetch(url)).status).toBe(200);
+  const hanging = fetch(`${other}/hang`);
+  hanging.catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 50));
+
+  // Without closing the open connections, closing a server would wait for the hanging request forever.
+  const timeout = new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), 4000).unref());
+  expect(await Promise.race([hosts.stopAll().then(() => 'stopped'), timeout])).toBe('stopped');
+  await expect(hanging, 'the request in progress is cut off').rejects.toThrow();
+  for (const stopped of [url, other]) await expect(fetch(stopped)).rejects.toThrow();
+  await hosts.stopAll();
+
+  const again = await hosts.start();
+  try {
+    expect((await fetch(again)).status).toBe(200);
+  } finally {
+    await hosts.stopAll();
+  }
+});
+
+test('a server that cannot listen makes start fail, and nothing is left to stop', async () => {
+  // 192.0.2.1 (TEST-NET-1) is an address no machine of ours has: listening there fails (EADDRNOTAVAIL).
+  const { hosts } = hosting('192.0.2.1');
+  await expect(hosts.start()).rejects.toThrow();
+  await hosts.stopAll();
+});
