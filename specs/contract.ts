@@ -212,6 +212,14 @@ function operationsOf<A extends Api>(plane: A, document: OpenApiDocument): Opera
   return operations;
 }
 
+/** The operation's documented path with its parameters filled in (percent-encoded). */
+export function pathOf(operation: Operation<Api>, params: Record<string, string>): string {
+  return operation.path
+    .split('/')
+    .map((segment) => (segment.startsWith('{') && segment.endsWith('}') ? encodeURIComponent(params[segment.slice(1, -1)]) : segment))
+    .join('/');
+}
+
 /** Matches a concrete path against one served path: its path parameters, or undefined. */
 export function matchServedPath(served: ServedPath, path: string): Record<string, string> | undefined {
   const match = served.pattern.exec(path);

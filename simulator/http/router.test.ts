@@ -6,7 +6,7 @@ import type { operations } from '../../specs/types/agent-server.ts';
 import { byPrecedence, compileTable, matchRoute, type RouteTable } from './router.ts';
 
 const answer = () => ({ body: {} });
-const table = () => Object.fromEntries(contract().operationsOf('agent-server').map((op) => [op.operationId, answer])) as RouteTable<operations>;
+const table = () => Object.fromEntries(contract().operationsOf('agent-server').map((op) => [op.operationId, answer])) as unknown as RouteTable<operations>;
 
 test('a table with one handler per operation binds each to its documented method and path', () => {
   const routes = compileTable<operations>('agent-server', table());

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
-import { contract, planeOf, type Endpoint } from '../../specs/contract.ts';
+import { contract, planeOf, type Endpoint, type Plane } from '../../specs/contract.ts';
 import { startSimulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../../harness/target.ts';
@@ -21,6 +21,8 @@ export interface MutableRequest {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** The plane the request went to. */
+  plane?: Plane;
   /** The contract's operationId for this method and path on its plane (undefined: none documented). */
   operation?: string;
   /** The operation's path parameters, decoded. */
@@ -72,13 +74,9 @@ export interface BrokenTarget {
 
 /** The request with the documented operation it addresses on the endpoint's plane. */
 export function addressed(endpoint: Endpoint, req: MutableRequest): MutableRequest {
-  try {
-    const match = contract().findOperation(planeOf(endpoint), req.method, req.path);
-    return match ? { ...req, operation: match.operation.operationId, params: match.params } : req;
-  } catch {
-    // A malformed percent-encoding addresses no operation.
-    return req;
-  }
+  const plane = planeOf(endpoint);
+  const match = contract().findOperation(plane, req.method, req.path);
+  return match ? { ...req, plane, operation: match.operation.operationId, params: match.params } : { ...req, plane };
 }
 
 const isResponse = (value: MutableRequest | MutableResponse): value is MutableResponse => 'status' in value;

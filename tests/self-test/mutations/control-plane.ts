@@ -1,6 +1,6 @@
 // The control plane broken: repositories, deployments and revisions.
 import type { Mutation } from '../broken-target.ts';
-import { calls, crash, json, jsonError, object, param } from './support.ts';
+import { addressedWith, calls, crash, json, jsonError, object, param } from './support.ts';
 
 export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
   'repo-id-string': {
@@ -138,7 +138,7 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     // As an API gateway answers a path it does not route: still no endpoint, which is all §9 asks.
     breaks: [],
     description: 'a path without a version segment answers 403 {"message": "Missing Authentication Token"}',
-    request: (req) => (req.operation === undefined && !/^\/(v\d+|__)/.test(req.path) ? json(403, { message: 'Missing Authentication Token' }) : req),
+    request: (req) => (req.operation === undefined && (addressedWith(req, '/v1') ?? addressedWith(req, '/v2')) ? json(403, { message: 'Missing Authentication Token' }) : req),
   },
   'revision-lost-while-building': {
     endpoint: 'control-plane',

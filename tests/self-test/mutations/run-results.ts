@@ -1,6 +1,6 @@
 // Runs broken where their results are read: join, wait (stateful and stateless) and looking a run up.
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { calls, jsonError, object, param } from './support.ts';
+import { calls, jsonError, object, param, redirect } from './support.ts';
 
 /** Remembers the runs created on threads, so a mutation can tell the target's runs from unknown ids. */
 function rememberRuns(res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>): void {
@@ -21,7 +21,7 @@ export const RUN_RESULT_MUTATIONS: Record<string, Mutation> = {
     // The values rule checks the same answer more closely: an answer without the result fails both.
     breaks: ['RUN-WAIT', 'RUN-WAIT-VALUES'],
     description: 'POST /threads/{thread_id}/runs/wait creates the run and answers its record, not its result',
-    request: (req) => (calls(req, 'waitRun') ? { ...req, path: req.path.replace(/\/runs\/wait(\?|$)/, '/runs$1') } : req),
+    request: (req) => (calls(req, 'waitRun') ? redirect(req, 'createRun') : req),
   },
   'stateless-wait-answers-empty': {
     breaks: ['RUN-WAIT-STATELESS'],

@@ -1,6 +1,6 @@
 // Runs broken at the agent server: what creation takes and answers, and how a run reads afterwards.
 import type { Mutation } from '../broken-target.ts';
-import { calls, crash, jsonError, object, param, UUID } from './support.ts';
+import { calls, crash, jsonError, object, param, redirect, UUID } from './support.ts';
 
 const CREATES = ['createRun', 'streamRun', 'waitRun'];
 
@@ -76,7 +76,7 @@ export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
     description: 'a run is found by its id under any thread',
     request: (req, memory) => {
       const owner = memory.get(`thread-of:${param(req, 'run_id')}`);
-      return calls(req, 'getRun') && typeof owner === 'string' ? { ...req, path: `/threads/${owner}/runs/${param(req, 'run_id')}` } : req;
+      return calls(req, 'getRun') && typeof owner === 'string' ? redirect(req, 'getRun', { thread_id: owner }) : req;
     },
     response: (res, req, memory) => {
       const run = object(res.body);

@@ -1,6 +1,6 @@
 // Runs broken at the agent server: creation, multitask strategies, waiting, assistants and streams.
 import type { Mutation } from '../broken-target.ts';
-import { calls, integerFrom, json, jsonError, object, param } from './support.ts';
+import { calls, integerFrom, json, jsonError, object, param, redirect, withoutQuery } from './support.ts';
 
 export const RUN_MUTATIONS: Record<string, Mutation> = {
   'reject-answers-422': {
@@ -32,7 +32,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   'join-answers-at-once': {
     breaks: ['RUN-JOIN', 'RUN-JOIN-VALUES'],
     description: 'join answers at once with the run as it is, without waiting for it to complete',
-    request: (req) => (calls(req, 'joinRun') ? { ...req, path: req.path.replace(/\/join(\?|$)/, '$1') } : req),
+    request: (req) => (calls(req, 'joinRun') ? redirect(req, 'getRun') : req),
   },
   'results-and-state-empty': {
     breaks: [
@@ -78,7 +78,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     // Marked on its way, so that the run's answer is turned into the stream's.
     request: (req) => {
       if (!calls(req, 'streamRun') || object(req.body).multitask_strategy !== 'enqueue') return req;
-      return { ...req, headers: { ...req.headers, 'x-apc-queued-stream': '1' }, path: req.path.replace(/\/stream(\?|$)/, '$1') };
+      return { ...redirect(req, 'createRun'), headers: { ...req.headers, 'x-apc-queued-stream': '1' } };
     },
     response: (res, req) => {
       if (!req.headers['x-apc-queued-stream'] || res.status !== 200) return res;
@@ -124,7 +124,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'RUN-WAIT-VALUES', 'THREAD-SEARCH-SORT-ORDER', 'THREAD-SUPERSTEPS-HISTORY', 'VERSION-AGENT-SERVER-INFO', 'WEBHOOK-FAILURE-NO-EFFECT',
     ],
     description: 'every 200 answer is a 203 (§4 names no success status)',
-    response: (res, req) => (res.status === 200 && !req.path.startsWith('/__sim') ? { ...res, status: 203 } : res),
+    response: (res, req) => (res.status === 200 && req.operation !== undefined ? { ...res, status: 203 } : res),
   },
   'run-metadata-null': {
     breaks: ['RUN-GET', 'RUN-SHAPE', 'WEBHOOK-PAYLOAD-RUN-RECORD'],
@@ -166,7 +166,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   'run-list-ignores-status': {
     breaks: ['RUN-LIST'],
     description: 'the run list ignores its status filter',
-    request: (req) => (calls(req, 'listRuns') && req.path.includes('?') ? { ...req, path: req.path.replace(/status=[^&]*&?/, '') } : req),
+    request: (req) => (calls(req, 'listRuns') ? withoutQuery(req, 'status') : req),
   },
   'thread-never-busy': {
     breaks: ['THREAD-STATUS-BUSY-DURING-RUN'],

@@ -1,6 +1,7 @@
 // What the mutation catalogue's entries share. A mutation names the operation it breaks by
 // the contract's operationId (the broken target looks it up for each request), so no path is
 // written twice.
+import { contract, matchServedPath, pathOf } from '../../../specs/contract.ts';
 import { hostMatches } from '../../../simulator/agent-server/webhook-policy.ts';
 import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, MutableResponse } from '../broken-target.ts';
@@ -24,6 +25,39 @@ export const crash: MutableResponse = { status: 500, headers: { 'content-type': 
 export const oneOf = (...values: unknown[]) => (value: unknown) => values.includes(value);
 
 export const integerFrom = (min: number) => (value: unknown) => Number.isInteger(value) && (value as number) >= min;
+
+/** The query string of a request path, with its `?` ('' when it has none). */
+const queryOf = (path: string) => (path.includes('?') ? path.slice(path.indexOf('?')) : '');
+
+/**
+ * The request re-aimed at another operation of its plane: the path is that operation's
+ * documented template, filled from the request's path parameters and `params`; the query stays.
+ */
+export function redirect(req: MutableRequest, operationId: string, params: Record<string, string> = {}): MutableRequest {
+  const operation = contract().operation(req.plane!, operationId);
+  const values: Record<string, string> = { ...req.params, ...params };
+  return { ...req, method: operation.method, path: `${pathOf(operation, values)}${queryOf(req.path)}`, operation: operationId, params: values };
+}
+
+/** The request without one query parameter. */
+export function withoutQuery(req: MutableRequest, name: string): MutableRequest {
+  const query = new URLSearchParams(queryOf(req.path));
+  query.delete(name);
+  const rest = query.toString();
+  return { ...req, path: `${req.path.split('?')[0]}${rest ? `?${rest}` : ''}` };
+}
+
+/** Whether the request came by one of its operation's aliases (`x-base-paths`), not the documented path. */
+export function viaAlias(req: MutableRequest): boolean {
+  if (!req.plane || !req.operation) return false;
+  const operation = contract().operation(req.plane, req.operation);
+  const bare = req.path.split('?')[0];
+  return !matchServedPath(operation.served.find((s) => s.path === operation.path)!, bare);
+}
+
+/** The documented operation the request's path would address with this prefix in front (e.g. a version segment). */
+export const addressedWith = (req: MutableRequest, prefix: string): string | undefined =>
+  req.plane ? contract().findOperation(req.plane, req.method, `${prefix}${req.path}`)?.operation.operationId : undefined;
 
 /** A path parameter of the request (the operation's template names it). */
 export const param = (req: MutableRequest, name: string): string | undefined => req.params?.[name];

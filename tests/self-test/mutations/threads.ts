@@ -1,6 +1,6 @@
 // Threads broken at the agent server: create, read, copy, search, state and history.
 import type { Mutation } from '../broken-target.ts';
-import { calls, crash, integerFrom, json, jsonError, object, oneOf, param, UUID, type Json } from './support.ts';
+import { calls, crash, integerFrom, json, jsonError, object, oneOf, param, redirect, UUID, type Json } from './support.ts';
 
 /** Rewrites a field of a thread answered by create or get. */
 function threadField(breaks: string, description: string, change: (thread: Json) => Json): Mutation {
@@ -70,7 +70,7 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     breaks: ['THREAD-COPY-NEW', 'THREAD-COPY-INDEPENDENT'],
     description: 'copy answers the original thread instead of a new one',
     request: (req) => {
-      return calls(req, 'copyThread') ? { ...req, method: 'GET', path: `/threads/${param(req, 'thread_id')}`, body: undefined } : req;
+      return calls(req, 'copyThread') ? { ...redirect(req, 'getThread'), body: undefined } : req;
     },
   },
   'copy-loses-state': {
@@ -124,7 +124,7 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     description: 'state at a checkpoint answers the current state',
     request: (req) => {
       return calls(req, 'getThreadStateAtCheckpoint') && param(req, 'checkpoint_id') !== '00000000-0000-4000-8000-000000000000'
-        ? { ...req, path: `/threads/${param(req, 'thread_id')}/state` }
+        ? redirect(req, 'getThreadState')
         : req;
     },
   },

@@ -1,9 +1,14 @@
 // Version segments and the interface description broken (§9).
+import { contract } from '../../../specs/contract.ts';
 import type { Mutation } from '../broken-target.ts';
-import { calls, jsonError, object } from './support.ts';
+import { addressedWith, calls, jsonError, object, viaAlias } from './support.ts';
 
 /** Platform operations whose own path is bare: the /api/v1 form is their alias (GET /info's is TRACE-INFO's). */
 const BARE_OPERATIONS = ['createRun', 'updateRun', 'readRun', 'ingestRunsBatch', 'queryRuns', 'createFeedback', 'listFeedback', 'readFeedback'];
+
+/** Whether the control-plane operation is one of the deployments endpoints (tagged so in the contract). */
+const deploymentsOperation = (operationId: string | undefined) =>
+  operationId !== undefined && (contract().operation('control-plane', operationId).document.tags as string[] | undefined)?.includes('deployments') === true;
 
 export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
   'cp-authn-under-v1': {
@@ -16,7 +21,7 @@ export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'control-plane',
     breaks: ['VERSION-CP-PATH-PREFIX'],
     description: 'the control plane serves /deployments without a version segment too',
-    request: (req) => (/^\/deployments(\/|\?|$)/.test(req.path) ? { ...req, path: `/v2${req.path}` } : req),
+    request: (req) => (req.operation === undefined && deploymentsOperation(addressedWith(req, '/v2')) ? { ...req, path: `/v2${req.path}` } : req),
   },
   'cp-openapi-3-0': {
     endpoint: 'control-plane',
@@ -42,6 +47,6 @@ export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'platform-api',
     breaks: ['VERSION-PLATFORM-API-V1-ALIAS'],
     description: 'the run and feedback routes are served bare only: their /api/v1 form answers 404',
-    request: (req) => (req.path.startsWith('/api/v1/') && calls(req, ...BARE_OPERATIONS) ? jsonError(404, 'Not Found') : req),
+    request: (req) => (calls(req, ...BARE_OPERATIONS) && viaAlias(req) ? jsonError(404, 'Not Found') : req),
   },
 };
