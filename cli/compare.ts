@@ -1,6 +1,6 @@
 // `compare OLD NEW`: two reports rule by rule, as Markdown (a pull-request comment) or JSON.
 import { writeFileSync } from 'node:fs';
-import { compareReports, comparisonMarkdown } from '../reports/compare.ts';
+import { type Comparison, compareReports, comparisonMarkdown } from '../reports/compare.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
@@ -27,7 +27,7 @@ export async function compare(args: string[]): Promise<number> {
   const format = (values.format as string | undefined) ?? 'markdown';
   if (format !== 'markdown' && format !== 'json') throw new UsageError(`--format must be markdown or json, got '${format}'`);
   const [oldPath, newPath] = positionals;
-  let comparison;
+  let comparison: Comparison | undefined;
   try {
     comparison = compareReports(loadReport(oldPath), loadReport(newPath));
   } catch (error) {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { mergedExchangeId, MergeError, mergeReports } from '../reports/merge.ts';
 import { writeReport } from '../reports/write.ts';
+import type { ConformanceReport } from '../reports/model.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
 export const MERGE_HELP = `Usage: ${NAME} merge <report folder>... --out <dir>
@@ -30,7 +31,7 @@ export async function merge(args: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (!values.out) throw new UsageError('--out <dir> is required');
-  let merged;
+  let merged: ConformanceReport | undefined;
   try {
     merged = mergeReports(positionals.map((dir) => ({ name: dir, report: loadReport(dir) })));
   } catch (error) {

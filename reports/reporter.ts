@@ -175,5 +175,6 @@ function forReport({ startedDateTime: _started, time: _time, base: _base, ...exc
 }
 
 function stripAnsi(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this removes.
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
