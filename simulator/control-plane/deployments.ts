@@ -6,47 +6,51 @@
 // Plain state, no HTTP.
 import type { Workspace } from '../auth/workspaces.ts';
 import type { Clock } from '../clock.ts';
-import { ApiError, conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { components, operations } from '../../specs/types/control-plane.ts';
+import { ApiError, conflict, notFound, unprocessable } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { RepositoryCatalog } from './repositories.ts';
 import { stepsOf, TERMINAL, type Failure, type RevisionStatus } from './revision-lifecycle.ts';
 
-type Json = Record<string, unknown>;
+type Schemas = components['schemas'];
+
+/**
+ * The create and update bodies, as the server hands them over: valid against the schemas
+ * DeploymentCreate and DeploymentPatch, which hold every single-field constraint.
+ */
+export type CreateRequest = Schemas['DeploymentCreate'];
+export type PatchRequest = Schemas['DeploymentPatch'];
+type SourceConfigRequest = CreateRequest['source_config'];
+type RevisionConfigRequest = CreateRequest['source_revision_config'];
+type Secret = Schemas['DeploymentSecret'];
+
+/** Request fields a deployment answers with their default when the request left them out. */
+type Defaulted<T, K extends keyof T> = { [P in K]-?: NonNullable<T[P]> };
+/** Request fields a deployment answers as given, null when the request left them out. */
+type AsGiven<T, K extends keyof T> = { [P in K]-?: Exclude<T[P], undefined> };
 
 export type DeploymentStatus = 'AWAITING_DATABASE' | 'READY' | 'UNUSED' | 'AWAITING_DELETE' | 'UNKNOWN';
 
-export interface SourceConfig {
-  integration_id: string;
-  repo_url: string;
-  deployment_type: string;
-  build_on_push: boolean;
-  /** Set by the service for source-host deployments: the address of the deployment's agent server. */
-  custom_url: string | null;
-  resource_spec: Json | null;
-  listener_id: null;
-  listener_config: null;
-  install_command: string | null;
-  build_command: string | null;
-}
+/** source_config as a deployment answers it: the create body's fields, and the service's own. */
+export type SourceConfig = Defaulted<SourceConfigRequest, 'integration_id' | 'repo_url' | 'deployment_type' | 'build_on_push'> &
+  AsGiven<SourceConfigRequest, 'resource_spec' | 'install_command' | 'build_command'> & {
+    /** Set by the service for source-host deployments: the address of the deployment's agent server. */
+    custom_url: string | null;
+    listener_id: null;
+    listener_config: null;
+  };
 
-export interface SourceRevisionConfig {
-  repo_ref: string;
-  langgraph_config_path: string;
-  image_uri: string | null;
-  source_tarball_path: string | null;
-  /** Read-only: the commit the revision was built from. */
-  repo_commit_sha: string;
-}
+/** The source revision a revision builds: the request's fields, and the commit it was built from. */
+export type SourceRevisionConfig = Defaulted<RevisionConfigRequest, 'repo_ref' | 'langgraph_config_path'> &
+  AsGiven<RevisionConfigRequest, 'image_uri' | 'source_tarball_path'> & {
+    /** Read-only: the commit the revision was built from. */
+    repo_commit_sha: string;
+  };
 
-export interface Secret {
+/** The schema's Deployment (id, latest_revision_id) with the fields the spec does not show (§2.3). */
+export type Deployment = Schemas['Deployment'] & {
   name: string;
-  value: string;
-}
-
-export interface Deployment {
-  id: string;
-  name: string;
-  source: 'github';
+  source: NonNullable<CreateRequest['source']>;
   source_config: SourceConfig;
   source_revision_config: SourceRevisionConfig;
   secrets: Secret[];
@@ -55,25 +59,29 @@ export interface Deployment {
   created_at: string;
   updated_at: string;
   status: DeploymentStatus;
-  latest_revision_id: string;
   active_revision_id: string | null;
   image_version: string | null;
-}
+};
 
-export interface Revision {
+/** The schema's Revision (status) with the fields the spec does not show (§2.3). */
+export type Revision = Schemas['Revision'] & {
   id: string;
   created_at: string;
   updated_at: string;
   status: RevisionStatus;
-  source: 'github';
+  source: Deployment['source'];
   source_revision_config: SourceRevisionConfig;
-}
+};
 
-export interface Page<T> {
+type Listing<Op extends 'listDeployments' | 'listRevisions'> = operations[Op]['responses'][200]['content']['application/json'];
+/** A page of a listing, {resources, offset} as the listing's schema gives it; offset is always set. */
+type Paged<T> = {
   resources: T[];
   /** The offset to pass for the next page (control plane OpenAPI). */
   offset: number;
-}
+};
+export type DeploymentPage = Listing<'listDeployments'> & Paged<Deployment>;
+export type RevisionPage = Listing<'listRevisions'> & Paged<Revision>;
 
 /** Starts the agent server a deployment exposes and answers its base URL. */
 export type AgentServerHost = () => Promise<string>;
@@ -93,7 +101,6 @@ interface DeploymentRecord {
   url?: string;
 }
 
-const DEPLOYMENT_TYPES = ['dev_free', 'dev', 'prod'];
 const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'custom_url', 'listener_id'] as const;
 const REVISION_FIELDS = ['repo_ref', 'langgraph_config_path', 'image_uri', 'source_tarball_path'] as const;
 
@@ -104,18 +111,23 @@ export class DeploymentStore {
     private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost },
   ) {}
 
-  async create(workspace: Workspace, body: Json): Promise<Deployment> {
-    const request = parseCreate(body);
-    if (!this.env.repositories.knows(workspace, request.integrationId)) {
-      throw new ApiError(400, `Integration ${request.integrationId} not found in this workspace.`);
+  async create(workspace: Workspace, body: CreateRequest): Promise<Deployment> {
+    const integrationId = integrationOf(body);
+    const { source_config: sourceConfig, source_revision_config: revisionConfig } = body;
+    if (sourceConfig.build_on_push && isTag(revisionConfig.repo_ref)) throw tagBuild(['body', 'source_config', 'build_on_push']);
+    if (!this.env.repositories.knows(workspace, integrationId)) {
+      throw new ApiError(400, `Integration ${integrationId} not found in this workspace.`);
     }
-    const repository = this.env.repositories.find(workspace, request.integrationId, request.repoUrl);
+    const repository = this.env.repositories.find(workspace, integrationId, sourceConfig.repo_url);
     if (!repository) {
-      throw new ApiError(400, `Repository ${request.repoUrl} is not reachable through integration ${request.integrationId}.`);
+      throw new ApiError(400, `Repository ${sourceConfig.repo_url} is not reachable through integration ${integrationId}.`);
     }
-    if (request.buildOnPush && request.revision.repo_ref.startsWith('refs/tags/')) {
-      throw new ApiError(400, 'source_config.build_on_push must be false when source_revision_config.repo_ref is a tag.');
-    }
+    const revision = {
+      repo_ref: revisionConfig.repo_ref,
+      langgraph_config_path: revisionConfig.langgraph_config_path ?? 'langgraph.json',
+      image_uri: null,
+      source_tarball_path: null,
+    };
     // The agent server starts first, so the ids below are drawn in one go, whatever else runs meanwhile.
     const url = await this.env.host?.();
     const id = this.env.ids.uuid();
@@ -126,22 +138,22 @@ export class DeploymentStore {
       revisions: [],
       deployment: {
         id,
-        name: request.name ?? repository.name,
+        name: body.name ?? repository.name,
         source: 'github',
         source_config: {
-          integration_id: request.integrationId,
+          integration_id: integrationId,
           repo_url: repository.url,
-          deployment_type: request.deploymentType,
-          build_on_push: request.buildOnPush,
+          deployment_type: sourceConfig.deployment_type ?? 'dev',
+          build_on_push: sourceConfig.build_on_push ?? false,
           custom_url: null,
-          resource_spec: request.resourceSpec,
+          resource_spec: sourceConfig.resource_spec ?? null,
           listener_id: null,
           listener_config: null,
-          install_command: request.installCommand,
-          build_command: request.buildCommand,
+          install_command: sourceConfig.install_command ?? null,
+          build_command: sourceConfig.build_command ?? null,
         },
-        source_revision_config: { ...request.revision, repo_commit_sha: '' },
-        secrets: request.secrets,
+        source_revision_config: { ...revision, repo_commit_sha: '' },
+        secrets: secretsOf(body.secrets) ?? [],
         secret_references: null,
         tenant_id: workspace.id,
         created_at: now,
@@ -153,7 +165,7 @@ export class DeploymentStore {
       },
     };
     this.records.set(id, record);
-    this.startRevision(record, request.revision);
+    this.startRevision(record, revision);
     return structuredClone(record.deployment);
   }
 
@@ -162,7 +174,7 @@ export class DeploymentStore {
   }
 
   /** Newest first. */
-  list(workspace: Workspace, page: { limit?: number; offset?: number; nameContains?: string }): Page<Deployment> {
+  list(workspace: Workspace, page: { limit?: number; offset?: number; nameContains?: string }): DeploymentPage {
     const mine = [...this.records.values()]
       .filter((r) => r.workspaceId === workspace.id && (!page.nameContains || r.deployment.name.includes(page.nameContains)))
       .reverse();
@@ -173,9 +185,9 @@ export class DeploymentStore {
    * Applies an update. A new source revision, new secrets or a new resource_spec start a new
    * revision (control plane OpenAPI); fields fixed at creation refuse a different value.
    */
-  patch(workspace: Workspace, deploymentId: string, body: Json): Deployment {
+  patch(workspace: Workspace, deploymentId: string, body: PatchRequest): Deployment {
     const record = this.record(workspace, deploymentId);
-    const update = parsePatch(body, record.deployment);
+    const update = changesOf(body, record.deployment);
     const deployment = record.deployment;
     const sourceConfig = { ...deployment.source_config, ...update.sourceConfig };
     const changed = JSON.stringify(sourceConfig) !== JSON.stringify(deployment.source_config) || update.newRevision !== undefined || update.secrets !== undefined;
@@ -193,7 +205,7 @@ export class DeploymentStore {
   }
 
   /** Latest first (LangSmith docs "Control plane API reference", docs.langchain.com/langsmith/api-ref-control-plane). */
-  revisions(workspace: Workspace, deploymentId: string, page: { limit?: number; offset?: number }): Page<Revision> {
+  revisions(workspace: Workspace, deploymentId: string, page: { limit?: number; offset?: number }): RevisionPage {
     const record = this.record(workspace, deploymentId);
     return paginate([...record.revisions].reverse().map((r) => structuredClone(r.revision)), page);
   }
@@ -234,7 +246,7 @@ export class DeploymentStore {
     return record;
   }
 
-  private startRevision(record: DeploymentRecord, config: Omit<SourceRevisionConfig, 'repo_commit_sha'>): void {
+  private startRevision(record: DeploymentRecord, config: RevisionRequest): void {
     const now = this.env.clock.iso();
     for (const earlier of record.revisions) {
       if (TERMINAL.has(earlier.revision.status)) continue;
@@ -278,159 +290,78 @@ export class DeploymentStore {
   }
 }
 
-interface CreateRequest {
-  name?: string;
-  integrationId: string;
-  repoUrl: string;
-  deploymentType: string;
-  buildOnPush: boolean;
-  resourceSpec: Json | null;
-  installCommand: string | null;
-  buildCommand: string | null;
-  revision: Omit<SourceRevisionConfig, 'repo_commit_sha'>;
-  secrets: Secret[];
+/** The revision fields a request sets; the commit is the service's. */
+type RevisionRequest = Omit<SourceRevisionConfig, 'repo_commit_sha'>;
+
+/** A refusal of a body that spans several fields, which no schema says: 422 as the server's (§2.2). */
+function invalid(loc: (string | number)[], msg: string, type = 'value_error'): ApiError {
+  return unprocessable(`Invalid request: ${loc.join('.')}: ${msg}`, [{ loc, msg, type }]);
 }
 
 /**
- * The create body: §4.1 names integration_id, source_config.repo_url and
- * source_revision_config.repo_ref. integration_id is taken at the top level, where §4.1 puts
- * it, or inside source_config, where the real service reads it (control plane OpenAPI).
+ * The create body's integration id: §4.1 names integration_id in the body; the real service
+ * reads it inside source_config (control plane OpenAPI). One of the two is required, and when
+ * both are given they agree.
  */
-function parseCreate(body: Json): CreateRequest {
-  const issues = new Issues();
-  const sourceConfig = (body.source_config ?? {}) as Json;
-  const revisionConfig = (body.source_revision_config ?? {}) as Json;
+function integrationOf(body: CreateRequest): string {
   const top = body.integration_id;
-  const nested = sourceConfig.integration_id;
-  if (top === undefined && (nested === undefined || nested === null)) {
-    issues.add(['body', 'integration_id'], 'integration_id is required (at the top level, or as source_config.integration_id)', 'missing');
-  } else if (top !== undefined && nested !== undefined && nested !== null && String(top).toLowerCase() !== String(nested).toLowerCase()) {
-    issues.add(['body', 'source_config', 'integration_id'], 'source_config.integration_id differs from integration_id', 'value_error');
+  const nested = body.source_config.integration_id;
+  if (top === undefined && nested === undefined) {
+    throw invalid(['body', 'integration_id'], 'integration_id is required (at the top level, or as source_config.integration_id)', 'missing');
   }
-  issues.optionalString(body, 'name', ['body']);
-  if (body.source !== undefined && body.source !== 'github') {
-    issues.add(['body', 'source'], "source must be 'github': the simulator builds deployments from the source-code host only", 'enum');
+  if (top !== undefined && nested !== undefined && top.toLowerCase() !== nested.toLowerCase()) {
+    throw invalid(['body', 'source_config', 'integration_id'], 'source_config.integration_id differs from integration_id');
   }
-  const deploymentType = sourceConfig.deployment_type ?? 'dev';
-  if (!DEPLOYMENT_TYPES.includes(deploymentType as string)) {
-    issues.add(['body', 'source_config', 'deployment_type'], `must be one of ${JSON.stringify(DEPLOYMENT_TYPES)}`, 'enum');
-  }
-  issues.optionalBoolean(sourceConfig, 'build_on_push', ['body', 'source_config']);
-  issues.optionalObject(sourceConfig, 'resource_spec', ['body', 'source_config']);
-  for (const key of ['install_command', 'build_command']) issues.optionalString(sourceConfig, key, ['body', 'source_config']);
-  if (typeof revisionConfig.repo_ref !== 'string' || revisionConfig.repo_ref.trim() === '') {
-    issues.add(['body', 'source_revision_config', 'repo_ref'], 'repo_ref must be a non-empty string (a branch, or refs/tags/<tag>)', 'string_type');
-  }
-  for (const key of REVISION_FIELDS.slice(1)) issues.optionalString(revisionConfig, key, ['body', 'source_revision_config']);
-  const secrets = issues.secrets(body.secrets, ['body', 'secrets']);
-  issues.throwIfAny();
-  return {
-    name: body.name as string | undefined,
-    integrationId: String(top ?? nested).toLowerCase(),
-    repoUrl: sourceConfig.repo_url as string,
-    deploymentType: deploymentType as string,
-    buildOnPush: (sourceConfig.build_on_push as boolean | null | undefined) ?? false,
-    resourceSpec: (sourceConfig.resource_spec as Json | null | undefined) ?? null,
-    installCommand: (sourceConfig.install_command as string | null | undefined) ?? null,
-    buildCommand: (sourceConfig.build_command as string | null | undefined) ?? null,
-    revision: {
-      repo_ref: revisionConfig.repo_ref as string,
-      langgraph_config_path: (revisionConfig.langgraph_config_path as string | null | undefined) ?? 'langgraph.json',
-      image_uri: null,
-      source_tarball_path: null,
-    },
-    secrets: secrets ?? [],
-  };
+  return (top ?? nested ?? '').toLowerCase();
 }
 
-interface PatchRequest {
+const isTag = (ref: string) => ref.startsWith('refs/tags/');
+
+/** A push never moves a tag, so build_on_push must be false when repo_ref is a tag (control plane OpenAPI). */
+const tagBuild = (loc: (string | number)[]) => invalid(loc, 'source_config.build_on_push must be false when source_revision_config.repo_ref is a tag');
+
+/** The secrets as stored: name and value only. */
+function secretsOf(secrets: Secret[] | null | undefined): Secret[] | undefined {
+  return secrets?.map(({ name, value }) => ({ name, value }));
+}
+
+interface Changes {
   sourceConfig: Partial<SourceConfig>;
   secrets?: Secret[];
-  newRevision?: Omit<SourceRevisionConfig, 'repo_commit_sha'>;
+  newRevision?: RevisionRequest;
 }
 
-function parsePatch(body: Json, current: Deployment): PatchRequest {
-  const issues = new Issues();
-  const immutable: string[] = [];
-  if (body.name !== undefined && body.name !== null && body.name !== current.name) immutable.push('name');
-  if (body.source !== undefined && body.source !== null && body.source !== current.source) immutable.push('source');
-  const sourceConfig = issues.optionalObject(body, 'source_config', ['body']) ?? {};
-  for (const key of IMMUTABLE_SOURCE_CONFIG) {
-    const value = sourceConfig[key];
-    if (value !== undefined && value !== null && value !== current.source_config[key]) immutable.push(`source_config.${key}`);
-  }
-  issues.optionalBoolean(sourceConfig, 'build_on_push', ['body', 'source_config']);
-  const resourceSpec = issues.optionalObject(sourceConfig, 'resource_spec', ['body', 'source_config']);
-  for (const key of ['install_command', 'build_command']) issues.optionalString(sourceConfig, key, ['body', 'source_config']);
-  const revisionConfig = issues.optionalObject(body, 'source_revision_config', ['body']) ?? {};
-  for (const key of REVISION_FIELDS) issues.optionalString(revisionConfig, key, ['body', 'source_revision_config']);
-  const secrets = issues.secrets(body.secrets, ['body', 'secrets']);
-  issues.throwIfAny();
+/** What an update changes. A field fixed at creation may repeat its value; another one is refused (400). */
+function changesOf(body: PatchRequest, current: Deployment): Changes {
+  const sourceConfig = body.source_config ?? {};
+  const revisionConfig = body.source_revision_config ?? {};
+  const differs = (value: unknown, now: unknown) => value !== undefined && value !== null && value !== now;
+  const immutable = [
+    ...(['name', 'source'] as const).filter((key) => differs(body[key], current[key])),
+    ...IMMUTABLE_SOURCE_CONFIG.filter((key) => differs(sourceConfig[key], current.source_config[key])).map((key) => `source_config.${key}`),
+  ];
   if (immutable.length > 0) throw new ApiError(400, `Cannot change ${immutable.join(', ')} once the deployment is created.`);
 
   const update: Partial<SourceConfig> = {};
-  if (typeof sourceConfig.build_on_push === 'boolean') update.build_on_push = sourceConfig.build_on_push;
-  if (typeof sourceConfig.install_command === 'string') update.install_command = sourceConfig.install_command;
-  if (typeof sourceConfig.build_command === 'string') update.build_command = sourceConfig.build_command;
-  if (resourceSpec) update.resource_spec = resourceSpec;
-  const revisionChanges = Object.fromEntries(REVISION_FIELDS.filter((k) => typeof revisionConfig[k] === 'string').map((k) => [k, revisionConfig[k]]));
-  const startsRevision = Object.keys(revisionChanges).length > 0 || resourceSpec !== undefined || secrets !== undefined;
+  if (sourceConfig.build_on_push != null) update.build_on_push = sourceConfig.build_on_push;
+  if (sourceConfig.install_command != null) update.install_command = sourceConfig.install_command;
+  if (sourceConfig.build_command != null) update.build_command = sourceConfig.build_command;
+  if (sourceConfig.resource_spec != null) update.resource_spec = sourceConfig.resource_spec;
+  const revisionChanges: Partial<RevisionRequest> = {};
+  for (const key of REVISION_FIELDS) {
+    const value = revisionConfig[key];
+    if (value != null) revisionChanges[key] = value;
+  }
+  const secrets = secretsOf(body.secrets);
+  const startsRevision = Object.keys(revisionChanges).length > 0 || update.resource_spec !== undefined || secrets !== undefined;
   const { repo_commit_sha: _sha, ...base } = current.source_revision_config;
-  const repoRef = (revisionChanges.repo_ref as string | undefined) ?? base.repo_ref;
-  if ((update.build_on_push ?? current.source_config.build_on_push) && repoRef.startsWith('refs/tags/')) {
-    throw new ApiError(400, 'source_config.build_on_push must be false when source_revision_config.repo_ref is a tag.');
+  if ((update.build_on_push ?? current.source_config.build_on_push) && isTag(revisionChanges.repo_ref ?? base.repo_ref)) {
+    throw tagBuild(update.build_on_push ? ['body', 'source_config', 'build_on_push'] : ['body', 'source_revision_config', 'repo_ref']);
   }
   return { sourceConfig: update, secrets, newRevision: startsRevision ? { ...base, ...revisionChanges } : undefined };
 }
 
-/** Collects §2.2 validation errors so one 422 names every broken field. */
-class Issues {
-  private readonly list: ValidationIssue[] = [];
-
-  add(loc: (string | number)[], msg: string, type: string): void {
-    this.list.push({ loc, msg, type });
-  }
-
-  optionalString(parent: Json, key: string, at: (string | number)[]): void {
-    const value = parent[key];
-    if (value !== undefined && value !== null && typeof value !== 'string') this.add([...at, key], `${key} must be a string`, 'string_type');
-  }
-
-  optionalBoolean(parent: Json, key: string, at: (string | number)[]): void {
-    const value = parent[key];
-    if (value !== undefined && value !== null && typeof value !== 'boolean') this.add([...at, key], `${key} must be a boolean`, 'bool_type');
-  }
-
-  optionalObject(parent: Json, key: string, at: (string | number)[]): Json | undefined {
-    const value = parent[key];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      this.add([...at, key], `${key} must be an object`, 'dict_type');
-      return undefined;
-    }
-    return value as Json;
-  }
-
-  secrets(value: unknown, at: (string | number)[]): Secret[] | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value)) {
-      this.add(at, 'secrets must be an array of {name, value}', 'list_type');
-      return undefined;
-    }
-    value.forEach((secret, i) => {
-      const s = secret as Json | null;
-      if (typeof s?.name !== 'string' || typeof s?.value !== 'string') this.add([...at, i], 'a secret is {name: string, value: string}', 'model_type');
-    });
-    return (value as Secret[]).map(({ name, value: v }) => ({ name, value: v }));
-  }
-
-  throwIfAny(): void {
-    if (this.list.length === 0) return;
-    throw unprocessable(`Invalid request: ${this.list.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, this.list);
-  }
-}
-
-function paginate<T>(items: T[], page: { limit?: number; offset?: number }): Page<T> {
+function paginate<T>(items: T[], page: { limit?: number; offset?: number }): Paged<T> {
   const offset = page.offset ?? 0;
   const resources = items.slice(offset, offset + (page.limit ?? 20));
   return { resources, offset: offset + resources.length };

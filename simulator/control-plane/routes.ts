@@ -9,8 +9,6 @@ import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { compileTable, type Request, type Route } from '../http/router.ts';
 import type { ControlPlane } from './control-plane.ts';
 
-type Json = Record<string, unknown>;
-
 const page = (req: Request) => ({
   limit: req.query.has('limit') ? Number(req.query.get('limit')) : undefined,
   offset: req.query.has('offset') ? Number(req.query.get('offset')) : undefined,
@@ -23,9 +21,9 @@ export function controlPlaneRoutes({ repositories, deployments, oauth }: Control
     listIntegrations: authed((_req, { workspace }) => ({ body: repositories.list(workspace) })),
     listRepositories: withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), ['api-key', 'bearer']),
     listDeployments: authed((req, { workspace }) => ({ body: deployments.list(workspace, { ...page(req), nameContains: req.query.get('name_contains') ?? undefined }) })),
-    createDeployment: authed(async (req, { workspace }) => ({ status: 201, body: await deployments.create(workspace, req.body as Json) })),
+    createDeployment: authed(async (req, { workspace }) => ({ status: 201, body: await deployments.create(workspace, req.body) })),
     getDeployment: authed((req, { workspace }) => ({ body: deployments.get(workspace, req.params.deployment_id) })),
-    patchDeployment: authed((req, { workspace }) => ({ body: deployments.patch(workspace, req.params.deployment_id, req.body as Json) })),
+    patchDeployment: authed((req, { workspace }) => ({ body: deployments.patch(workspace, req.params.deployment_id, req.body) })),
     deleteDeployment: authed((req, { workspace }) => {
       deployments.delete(workspace, req.params.deployment_id);
       return { status: 204 };

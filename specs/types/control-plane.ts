@@ -231,13 +231,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Create-deployment body (§4.1). It includes `integration_id`, `source_config.repo_url` and `source_revision_config.repo_ref`; other body fields are not shown (§4.1), so the object is open. */
+        /** @description Create-deployment body (§4.1). It includes `integration_id`, `source_config.repo_url` and `source_revision_config.repo_ref`; other body fields are not shown (§4.1), so the object is open. The other fields the simulator reads, and their types, are the real control plane's (control plane OpenAPI); null stands for a field left out. Two rules span several fields, so the simulator checks them itself and refuses with a Validation error (422, §2.2): integration_id is given at the top level or as source_config.integration_id, and the two agree when both are; build_on_push is false when repo_ref is a tag. */
         DeploymentCreate: {
             /**
              * Format: uuid
              * @description Integration id, taken from Repository.host_integration_id (§2.1, §4.1). The spec names it in the body; it is accepted at the top level or as source_config.integration_id (where the real service reads it, control plane OpenAPI), and one of them is required.
              */
             integration_id?: string;
+            /** @description Deployment name; the repository's name when left out (control plane OpenAPI). */
+            name?: string | null;
+            /**
+             * @description What the deployment is built from (control plane OpenAPI). The simulator builds deployments from the source-code host only, so `github` is the one value it takes.
+             * @enum {string}
+             */
+            source?: "github";
             /** @description Source configuration (§4.1); other fields not shown. */
             source_config: {
                 /** @description Repository URL, taken from Repository.url (§2.1, §4.1). */
@@ -247,21 +254,84 @@ export interface components {
                  * @description Integration id as the real service places it, inside source_config (control plane OpenAPI); optional here since the spec names it at top level (§4.1).
                  */
                 integration_id?: string;
+                /**
+                 * @description Deployment type; dev when left out (control plane OpenAPI).
+                 * @enum {string|null}
+                 */
+                deployment_type?: "dev_free" | "dev" | "prod" | null;
+                /** @description Whether a push to the branch starts a new revision; false when left out. It must be false when source_revision_config.repo_ref is a tag (control plane OpenAPI). */
+                build_on_push?: boolean | null;
+                /** @description Resources of the deployment, any shape (control plane OpenAPI). */
+                resource_spec?: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description Command that installs the application's dependencies (control plane OpenAPI). */
+                install_command?: string | null;
+                /** @description Command that builds the application (control plane OpenAPI). */
+                build_command?: string | null;
             } & {
                 [key: string]: unknown;
             };
             /** @description Source revision configuration (§4.1); other fields not shown. */
             source_revision_config: {
-                /** @description Git reference to deploy, e.g. Repository.default_branch (§2.1, §4.1). */
+                /** @description Git reference to deploy, e.g. Repository.default_branch (§2.1, §4.1): a branch, or refs/tags/<tag>; not blank. */
                 repo_ref: string;
+                /** @description Path of the application's configuration file; langgraph.json when left out (control plane OpenAPI). */
+                langgraph_config_path?: string | null;
+                /** @description Image to deploy, for deployments not built from a repository (control plane OpenAPI); ignored here. */
+                image_uri?: string | null;
+                /** @description Uploaded source archive (control plane OpenAPI); ignored here. */
+                source_tarball_path?: string | null;
             } & {
                 [key: string]: unknown;
             };
+            /** @description Secrets set as environment variables of the deployment (control plane OpenAPI). */
+            secrets?: components["schemas"]["DeploymentSecret"][] | null;
         } & {
             [key: string]: unknown;
         };
-        /** @description Update body of PATCH /v2/deployments/{deployment_id}; its fields are not shown (§4.1). */
+        /** @description Update body of PATCH /v2/deployments/{deployment_id}; its fields are not shown (§4.1), so the object is open. The simulator takes the real control plane's (control plane OpenAPI): each field is optional and null stands for a field left out. A field fixed at creation (name, source, and source_config's integration_id, repo_url, deployment_type, custom_url and listener_id) may repeat its value; another value is refused with 400. As on creation, build_on_push is false when the resulting repo_ref is a tag (422, checked by the simulator). */
         DeploymentPatch: {
+            /** @description Source configuration to change (control plane OpenAPI). */
+            source_config?: ({
+                /** @description Whether a push to the branch starts a new revision; false when left out. It must be false when source_revision_config.repo_ref is a tag (control plane OpenAPI). */
+                build_on_push?: boolean | null;
+                /** @description Resources of the deployment, any shape (control plane OpenAPI). */
+                resource_spec?: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description Command that installs the application's dependencies (control plane OpenAPI). */
+                install_command?: string | null;
+                /** @description Command that builds the application (control plane OpenAPI). */
+                build_command?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Source revision configuration to change; any of its fields starts a new revision (control plane OpenAPI). */
+            source_revision_config?: ({
+                /** @description Git reference to deploy, a branch or refs/tags/<tag>; not blank (control plane OpenAPI). */
+                repo_ref?: string | null;
+                /** @description Path of the application's configuration file; langgraph.json when left out (control plane OpenAPI). */
+                langgraph_config_path?: string | null;
+                /** @description Image to deploy, for deployments not built from a repository (control plane OpenAPI); ignored here. */
+                image_uri?: string | null;
+                /** @description Uploaded source archive (control plane OpenAPI); ignored here. */
+                source_tarball_path?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description The deployment's secrets, replaced whole; starts a new revision (control plane OpenAPI). */
+            secrets?: components["schemas"]["DeploymentSecret"][] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A secret, set as an environment variable of the deployment (control plane OpenAPI). */
+        DeploymentSecret: {
+            /** @description Variable name (control plane OpenAPI). */
+            name: string;
+            /** @description Variable value (control plane OpenAPI). */
+            value: string;
+        } & {
             [key: string]: unknown;
         };
         /** @description A source-code host integration (control plane OpenAPI). */
@@ -340,6 +410,7 @@ export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type Deployment = components['schemas']['Deployment'];
 export type DeploymentCreate = components['schemas']['DeploymentCreate'];
 export type DeploymentPatch = components['schemas']['DeploymentPatch'];
+export type DeploymentSecret = components['schemas']['DeploymentSecret'];
 export type Integration = components['schemas']['Integration'];
 export type Revision = components['schemas']['Revision'];
 export type AuthenticateRequest = components['schemas']['AuthenticateRequest'];
