@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { contract, PLANES } from './contract.ts';
+import { contract, PLANES, type SchemaAnnotations } from './contract.ts';
 
 const load = (file: string) => parseYaml(readFileSync(new URL(file, import.meta.url), 'utf8')) as unknown;
 const json = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as object;
@@ -52,6 +52,21 @@ test("each rule's operations exist in its plane's OpenAPI document", () => {
       expect(() => contract().operation(rule.plane, operationId), `${rule.id} names ${operationId}`).not.toThrow();
     }
   }
+});
+
+test('every x-rules annotation names rules of its own plane', () => {
+  const named: string[] = [];
+  const walk = (plane: string, node: unknown, at: string): void => {
+    if (Array.isArray(node)) return node.forEach((item, i) => walk(plane, item, `${at}/${i}`));
+    if (node === null || typeof node !== 'object') return;
+    for (const id of (node as SchemaAnnotations)['x-rules'] ?? []) {
+      named.push(id);
+      expect(contract().rule(id)?.plane, `${plane}.yaml#${at} names ${id}`).toBe(plane);
+    }
+    for (const [key, inner] of Object.entries(node)) walk(plane, inner, `${at}/${key}`);
+  };
+  for (const plane of PLANES) walk(plane, contract().documents[plane], '');
+  expect(named.length).toBeGreaterThan(0);
 });
 
 test('specs/rate-limits.yaml matches its schema and names existing rules', () => {

@@ -66,6 +66,8 @@ export interface Violation {
   /** JSON pointer into the validated value ('' is the value itself). */
   at: string;
   message: string;
+  /** A required property that is missing, under `at`. */
+  missing?: string;
 }
 
 /** One path an operation is served at, compiled for matching. */
@@ -93,6 +95,17 @@ export interface Operation<A extends Api = Plane> {
 export interface OperationMatch<A extends Api = Plane> {
   operation: Operation<A>;
   params: Record<string, string>;
+}
+
+/**
+ * What specs/openapi adds to a JSON Schema node. `x-rule` names the rule a field is about (the
+ * generated mutations read it). `x-rules` names the rules that the node's own constraints (type,
+ * enum, required, format, bounds, pattern) implement whole: the simulator validates each request
+ * against its schema before the handler runs, so no hand-written check restates them.
+ */
+export interface SchemaAnnotations {
+  'x-rule'?: string;
+  'x-rules'?: string[];
 }
 
 interface OpenApiDocument {
@@ -159,6 +172,7 @@ function toViolations(errors: ErrorObject[] | null | undefined): Violation[] {
   return (errors ?? []).map((error) => ({
     at: error.instancePath,
     message: describeError(error),
+    ...(error.keyword === 'required' ? { missing: String((error.params as { missingProperty?: unknown }).missingProperty) } : {}),
   }));
 }
 
@@ -166,6 +180,7 @@ function describeError(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required') return `must have required property '${String(params.missingProperty)}'`;
   if (error.keyword === 'enum') return `must be one of ${JSON.stringify(params.allowedValues)}`;
+  if (error.keyword === 'type') return `must be ${String(params.type).split(',').join(' or ')}`;
   if (error.keyword === 'additionalProperties') return `must not have property '${String(params.additionalProperty)}'`;
   return error.message ?? error.keyword;
 }

@@ -89,7 +89,9 @@ function validateRequest(operation: Operation<Api>, params: Record<string, strin
   const issues: ValidationIssue[] = [];
   const add = (prefix: (string | number)[], violations: Violation[]) => {
     for (const v of violations) {
-      issues.push({ loc: [...prefix, ...pointerSegments(v.at)], msg: v.message, type: 'value_error' });
+      // A missing field is named in its location, as FastAPI does (§2.2).
+      const loc = [...prefix, ...pointerSegments(v.at), ...(v.missing === undefined ? [] : [v.missing])];
+      issues.push({ loc, msg: v.message, type: v.missing === undefined ? 'value_error' : 'missing' });
     }
   };
   for (const [name, value] of Object.entries(params)) {

@@ -4,7 +4,7 @@
 // account of this region (spec §1: the other region stores none of its data).
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
-import { notFound, unprocessable } from '../http/errors.ts';
+import { notFound } from '../http/errors.ts';
 import type { operations } from '../../specs/types/platform-api.ts';
 import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
 import type { UploadRequest } from './experiments.ts';
@@ -49,11 +49,8 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body as { name: string; description?: string; data_type?: string }) })),
     listDatasets: authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
     readDataset: authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) })),
-    listExamples: authed((req, caller) => {
-      const dataset = req.query.get('dataset');
-      if (!dataset) throw unprocessable('Query parameter dataset is required', [{ loc: ['query', 'dataset'], msg: 'Field required', type: 'missing' }]);
-      return { body: experiments.listExamples(ws(caller), dataset) };
-    }),
+    // dataset is a required query parameter: the server refused a request without it.
+    listExamples: authed((req, caller) => ({ body: experiments.listExamples(ws(caller), req.query.get('dataset')!) })),
     listSessions: authed((req, caller) => {
       const name = req.query.get('name') ?? undefined;
       return { body: [...experiments.experimentsNamed(ws(caller), name), ...runs.projects(ws(caller), name)] };
@@ -71,12 +68,11 @@ function list(req: Request, name: string): string[] | undefined {
   return values.length > 0 ? values : undefined;
 }
 
-/** /runs/batch: its creates, then its updates (langsmith JS client, langsmith-sdk js/src/client.ts). */
+/**
+ * /runs/batch: its creates, then its updates (langsmith JS client, langsmith-sdk js/src/client.ts).
+ * The schema requires each update's id, a UUID.
+ */
 function batchOperations(body: { post?: Json[]; patch?: Json[] }): IngestOperation[] {
-  const patches = (body.patch ?? []).map((run, i): IngestOperation => {
-    const id = typeof run?.id === 'string' ? run.id.toLowerCase() : undefined;
-    if (!id) throw unprocessable('Every run in patch needs its id', [{ loc: ['body', 'patch', i, 'id'], msg: 'a run update in a batch needs the id of its run', type: 'missing' }]);
-    return { kind: 'patch', id, run, at: ['body', 'patch', i] };
-  });
+  const patches = (body.patch ?? []).map((run, i): IngestOperation => ({ kind: 'patch', id: String(run.id).toLowerCase(), run, at: ['body', 'patch', i] }));
   return [...(body.post ?? []).map((run, i): IngestOperation => ({ kind: 'post', run, at: ['body', 'post', i] })), ...patches];
 }

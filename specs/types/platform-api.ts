@@ -900,8 +900,8 @@ export interface operations {
                 "application/json": {
                     /** @description Runs to create (langsmith JS client). */
                     post?: components["schemas"]["TraceRun"][];
-                    /** @description Runs to update (langsmith JS client). */
-                    patch?: components["schemas"]["TraceRun"][];
+                    /** @description Runs to update, each naming the run it updates by its id (langsmith JS client). */
+                    patch?: (components["schemas"]["TraceRun"] & unknown)[];
                 } & {
                     [key: string]: unknown;
                 };
