@@ -7,13 +7,14 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
-import { checkTarget, resolveTarget, TargetError, type Target } from '../harness/target.ts';
+import { checkTarget, EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from '../harness/target.ts';
 import { PROFILES } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError } from './args.ts';
+import { startEmbeddedSimulator } from './embedded.ts';
 
 export const RUN_HELP = `Usage: ${NAME} run [options]
 
@@ -145,7 +146,7 @@ export async function run(args: string[]): Promise<number> {
   if (target) {
     let resolved: Target;
     try {
-      resolved = (await resolveTarget(target, DEFAULT_SEED)).target;
+      resolved = await resolveTarget(target);
     } catch (error) {
       if (error instanceof TargetError) throw new UsageError(error.message);
       throw error;
@@ -170,11 +171,18 @@ export async function run(args: string[]): Promise<number> {
   }
   if (maxDuration !== undefined) playwrightArgs.push('--global-timeout', String(Math.round(maxDuration * 1000)));
   if (shard !== undefined) playwrightArgs.push('--shard', shard);
+  const seed = (values.seed as string | undefined) ?? DEFAULT_SEED;
+  // Without --target the suites run against the embedded simulator, which lives in this process
+  // for the run: the suites reach it over HTTP, as any target.
+  const embedded = target
+    ? undefined
+    : await startEmbeddedSimulator(seed, { clock: clock === 'real' ? 'real' : 'virtual', timeScale, runDurationMs: runDuration });
   const code = await suites(playwrightArgs, {
     ...process.env,
     APC_TARGET: target ?? '',
+    [EMBEDDED_TARGET_ENV]: embedded ? JSON.stringify(embedded.target) : '',
     APC_OUT: outDir,
-    APC_SEED: (values.seed as string | undefined) ?? DEFAULT_SEED,
+    APC_SEED: seed,
     APC_PROFILE: profile ?? '',
     APC_EXPECTATIONS: expectations ?? '',
     APC_BASELINE: baseline ?? '',
@@ -182,11 +190,8 @@ export async function run(args: string[]): Promise<number> {
     APC_GITHUB_ANNOTATIONS: values['github-annotations'] ? '1' : '',
     APC_SHARD: shard ?? '',
     APC_MAX_DURATION: maxDuration === undefined ? '' : String(maxDuration),
-    APC_SIM_CLOCK: clock ?? '',
-    APC_SIM_TIME_SCALE: timeScale === undefined ? '' : String(timeScale),
-    APC_SIM_RUN_DURATION: runDuration === undefined ? '' : String(runDuration),
     ...(workers === undefined ? {} : { APC_WORKERS: String(workers) }),
-  });
+  }).finally(() => embedded?.simulator.close());
 
   const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
   if (!text) {

@@ -48,6 +48,8 @@ export interface RequestOptions {
    * while a stream is still open, knowing the target has taken the request.
    */
   onHeaders?: () => void;
+  /** Gives up on the request when it aborts (AbortSignal.timeout). */
+  signal?: AbortSignal;
 }
 
 const MAX_DESCRIBED_BODY = 600;
@@ -109,7 +111,7 @@ export class ApiClient {
     }
     let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body });
+      response = await request(`${this.baseUrl}${path}`, { method: method as 'GET', headers, body, signal: options.signal });
     } catch (error) {
       // Only no connection at all is unreachable; a dropped answer is what the target did.
       if (isConnectError(error as Error)) throw new TargetUnreachable(`${method} ${path}: ${(error as Error).message}`);

@@ -2,9 +2,8 @@
 // the simulator's powers where the target has them, and the evidence of each test.
 import { test as base, expect } from '@playwright/test';
 import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
-import type { CredentialRole, SimulatorCredentials } from '../simulator/auth/workspaces.ts';
-import type { Capability } from '../simulator/simulator.ts';
-import type { DeploymentConfigFile } from '../simulator/deployment-config.ts';
+import type { Capability, CredentialRole, Credentials as PublishedCredentials, DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
+import { AdminClient, answered } from './admin-client.ts';
 import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
@@ -21,13 +20,12 @@ const SHARED_EVIDENCE = 'apc-shared-evidence';
 
 export { expect, Time };
 
-/** The simulator's admin path (/__sim): virtual clock and reset. */
+/** The virtual clock of the simulator's admin protocol (advanceClock). */
 export class SimulatorAdmin {
-  constructor(private readonly client: ApiClient) {}
+  constructor(private readonly admin: AdminClient) {}
 
   async advance(ms: number): Promise<void> {
-    const res = await this.client.post('/__sim/clock/advance', { ms });
-    if (res.status !== 200) throw new Error(res.describe('advancing the virtual clock failed'));
+    answered(await this.admin.advanceClock({ ms }), 'advancing the virtual clock');
   }
 }
 
@@ -105,10 +103,10 @@ interface WorkerFixtures {
   run: RunContext;
   sharedDeploymentOfWorker: SharedDeployment | undefined;
   /**
-   * The target's credentials beyond its API key: those a simulator publishes (/__sim/info), or
+   * The target's credentials beyond its API key: those a simulator publishes (getSimulatorInfo), or
    * those the target config names (their secrets read from the environment).
    */
-  targetCredentials: SimulatorCredentials | undefined;
+  targetCredentials: PublishedCredentials | undefined;
 }
 
 /**
@@ -118,7 +116,7 @@ interface WorkerFixtures {
  */
 export class Credentials {
   constructor(
-    readonly published: SimulatorCredentials,
+    readonly published: PublishedCredentials,
     private readonly run: RunContext,
     private readonly testId: string,
   ) {}
@@ -190,18 +188,18 @@ export function requireEffect(run: RunContext, effect: Effect, what: string): vo
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
-export function targetApiKey(run: RunContext, credentials: SimulatorCredentials | undefined): string | undefined {
+export function targetApiKey(run: RunContext, credentials: PublishedCredentials | undefined): string | undefined {
   if (run.target.apiKeyEnv) return process.env[run.target.apiKeyEnv];
   return credentials?.api_keys.find((k) => k.role === 'primary')?.key;
 }
 
 /** The key for `endpoint`: on the EU platform API an EU account's (role eu-primary) where there is one (§1). */
-function endpointApiKey(run: RunContext, credentials: SimulatorCredentials | undefined, endpoint: Endpoint): string | undefined {
+function endpointApiKey(run: RunContext, credentials: PublishedCredentials | undefined, endpoint: Endpoint): string | undefined {
   const eu = endpoint === 'platform-api-eu' ? credentials?.api_keys.find((k) => k.role === 'eu-primary')?.key : undefined;
   return eu ?? targetApiKey(run, credentials);
 }
 
-function planeClient(run: RunContext, credentials: SimulatorCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
+function planeClient(run: RunContext, credentials: PublishedCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
   const api = clientWithKey(run, endpoint, testId, endpointApiKey(run, credentials, endpoint));
   test.skip(!api, `target '${run.target.name}' names no ${endpoint} URL`);
   return api!;
@@ -235,8 +233,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         });
       }
       if (!run.target.capabilities.includes('workspace-credentials') || !run.target.adminUrl) return use(undefined);
-      const response = await fetch(`${run.target.adminUrl}/__sim/info`);
-      await use(response.ok ? ((await response.json()) as { credentials?: SimulatorCredentials }).credentials : undefined);
+      const info = await new AdminClient(run.target.adminUrl).getSimulatorInfo();
+      await use(info.status === 200 ? info.json.credentials : undefined);
     },
     { scope: 'worker' },
   ],
@@ -267,13 +265,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   clock: async ({ run }, use, testInfo) => {
     requireCapability(run, 'virtual-clock');
-    const url = run.target.adminUrl!;
-    await use(new SimulatorAdmin(new ApiClient(url, { testId: testInfo.testId })));
+    await use(new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: testInfo.testId })));
   },
 
   time: async ({ run }, use, testInfo) => {
     const virtual = run.target.capabilities.includes('virtual-clock');
-    const admin = virtual ? new SimulatorAdmin(new ApiClient(run.target.adminUrl!, { testId: testInfo.testId })) : undefined;
+    const admin = virtual ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: testInfo.testId })) : undefined;
     await use(new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts));
   },
 
@@ -297,8 +294,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   rateLimitReset: [
     async ({ run }, use) => {
       if (run.target.capabilities.includes('rate-limit-reset') && run.target.adminUrl) {
-        const response = await fetch(`${run.target.adminUrl}/__sim/rate-limits/reset`, { method: 'POST' });
-        if (!response.ok) throw new Error(`resetting the rate-limit counters failed: ${response.status} ${await response.text()}`);
+        answered(await new AdminClient(run.target.adminUrl).resetRateLimits(), 'resetting the rate-limit counters');
       }
       await use();
     },
@@ -319,7 +315,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ run, targetCredentials }, use, workerInfo) => {
       const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${run.runTag}`;
       const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
-      const admin = run.target.capabilities.includes('virtual-clock') ? new SimulatorAdmin(new ApiClient(run.target.adminUrl!, { testId: evidence })) : undefined;
+      const admin = run.target.capabilities.includes('virtual-clock') ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: evidence })) : undefined;
       await use(cp && new SharedDeployment(cp, new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts), evidence));
     },
     { scope: 'worker' },

@@ -1,4 +1,4 @@
-// Starts (or finds) the target and puts a recording proxy in front of each of its planes.
+// Finds the target and puts a recording proxy in front of each of its planes.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,23 +10,29 @@ import { defaultProfile, type Profile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
 import { recordRunEnd, recordTargetLost } from './run-end.ts';
 import { TargetWatch } from './target-watch.ts';
-import { resolveTarget, TargetError, type EmbeddedOptions, type Target } from './target.ts';
-import { DEFAULT_SEED } from '../simulator/simulator.ts';
+import { AdminClient, answered } from './admin-client.ts';
+import { EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from './target.ts';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
-  const seed = process.env.APC_SEED ?? DEFAULT_SEED;
+  // The CLI sets both: `run` without --target has started the embedded simulator and names it.
+  const seed = process.env.APC_SEED;
+  const spec = process.env.APC_TARGET;
+  const named = process.env[EMBEDDED_TARGET_ENV];
+  if (!seed || (!spec && !named)) {
+    throw new TargetError(`no ${seed ? 'target' : 'seed'}: run the suites through the CLI (agent-platform-conformance run), or set APC_SEED and APC_TARGET`);
+  }
   const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
   mkdirSync(outDir, { recursive: true });
-  const { target, simulator } = await resolveTarget(process.env.APC_TARGET || undefined, seed, embeddedOptions());
+  const target = spec ? await resolveTarget(spec) : (JSON.parse(named!) as Target);
+  // The embedded simulator starts with the run's seed and goes with the run (the CLI closes it).
+  const embedded = target.kind === 'embedded-simulator';
   if (Number(process.env.APC_WORKERS ?? 1) > 1 && target.capabilities.includes('virtual-clock')) {
-    await simulator?.close();
     throw new TargetError(`target '${target.name}' has a virtual clock, which every test moves: it takes one worker (leave out --workers)`);
   }
 
   // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report.
-  if (!simulator && target.capabilities.includes('reset') && target.adminUrl) {
-    const reset = await fetch(`${target.adminUrl}/__sim/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed }) });
-    if (!reset.ok) throw new Error(`resetting the simulator at ${target.adminUrl} failed: ${reset.status} ${await reset.text()}`);
+  if (!embedded && target.capabilities.includes('reset') && target.adminUrl) {
+    answered(await new AdminClient(target.adminUrl).resetSimulator({ seed }), `resetting the simulator at ${target.adminUrl}`);
   }
   const exchanges: Exchange[] = [];
   const proxies: Partial<Record<Endpoint, string>> = {};
@@ -59,23 +65,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   return async () => {
     // A simulator is reset before its next run: only other targets are cleaned up.
-    const clean = !simulator && !target.capabilities.includes('reset');
+    const clean = !embedded && !target.capabilities.includes('reset');
     const end = await cleanUp(context, exchanges, clean ? apiKeysOf(target) : [], clean);
     // The embedded simulator goes with the run: nothing is left of it.
-    recordRunEnd(simulator ? { ...end, left: {} } : end);
+    recordRunEnd(embedded ? { ...end, left: {} } : end);
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
-    await simulator?.close();
     writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
-  };
-}
-
-/** The embedded simulator's clock, as `run --clock/--time-scale/--run-duration` asked for it. */
-function embeddedOptions(): EmbeddedOptions {
-  const { APC_SIM_CLOCK: clock, APC_SIM_TIME_SCALE: scale, APC_SIM_RUN_DURATION: duration } = process.env;
-  return {
-    clock: clock === 'real' ? 'real' : 'virtual',
-    timeScale: scale ? Number(scale) : undefined,
-    runDurationMs: duration ? Number(duration) : undefined,
   };
 }
 

@@ -3,6 +3,8 @@
 // instead of turning into hundreds of failures. Each probe creates nothing.
 import { request } from 'undici';
 import { planeOf, type Endpoint, type Plane } from '../specs/contract.ts';
+import type { CredentialRole } from '../specs/types/simulator-admin.ts';
+import { AdminClient } from './admin-client.ts';
 import type { Target } from './target.ts';
 
 export interface Problem {
@@ -44,8 +46,8 @@ async function apiKeysOf(target: Target): Promise<{ primary?: string; eu?: strin
   }
   if (!target.capabilities.includes('workspace-credentials') || !target.adminUrl) return {};
   try {
-    const info = (await (await fetch(`${target.adminUrl}/__sim/info`, { signal: AbortSignal.timeout(TIMEOUT_MS) })).json()) as { credentials?: { api_keys: { key: string; role: string }[] } };
-    const key = (role: string) => info.credentials?.api_keys.find((k) => k.role === role)?.key;
+    const info = await new AdminClient(target.adminUrl, { timeoutMs: TIMEOUT_MS }).getSimulatorInfo();
+    const key = (role: CredentialRole) => (info.status === 200 ? info.json.credentials?.api_keys.find((k) => k.role === role)?.key : undefined);
     return { primary: key('primary'), eu: key('eu-primary') };
   } catch {
     return {};

@@ -6,9 +6,8 @@ import { createServer } from 'node:net';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract, type Endpoint } from '../specs/contract.ts';
-import { startSimulator, type Capability, type Simulator } from '../simulator/simulator.ts';
-import type { CredentialRole } from '../simulator/auth/workspaces.ts';
-import { parseDeploymentConfig, resolveDeploymentConfig, type DeploymentConfigFile } from '../simulator/deployment-config.ts';
+import type { Capability, CredentialRole, DeploymentConfigFile, SimulatorInfo } from '../specs/types/simulator-admin.ts';
+import { AdminClient } from './admin-client.ts';
 
 /** How long the suites wait for the target's processes, in the target's ms (hold: wall ms). */
 export interface Timeouts {
@@ -102,35 +101,39 @@ export function checkTarget(spec: string, cwd = process.cwd(), env: NodeJS.Proce
   return path;
 }
 
-/** Resolves `--target`; with none, starts the embedded simulator (returned for teardown). */
-export async function resolveTarget(spec: string | undefined, seed: string, embedded: EmbeddedOptions = {}): Promise<{ target: Target; simulator?: Simulator }> {
-  if (!spec) {
-    // Quiet: its log (webhook deliveries the suites make fail on purpose) would clutter the run's output.
-    const simulator = await startSimulator({ seed, quiet: true, ...embedded, ...(await embeddedWebhookSetup()) });
-    const timeScale = embedded.clock === 'real' ? (embedded.timeScale ?? 1) : 1;
-    return {
-      simulator,
-      target: {
-        name: embedded.clock === 'real' ? `embedded simulator (real clock ×${timeScale})` : 'embedded simulator',
-        kind: 'embedded-simulator',
-        planes: { ...simulator.urls },
-        capabilities: simulator.info().capabilities,
-        adminUrl: simulator.urls['agent-server'],
-        webhookReceiverUrl: EMBEDDED_RECEIVER_URL,
-        timeScale,
-        timeouts: DEFAULT_TIMEOUTS,
-        deploymentConfig: simulator.info().deployment_config,
-      },
-    };
-  }
-  if (/^https?:\/\//i.test(spec)) return { target: await fromUrl(spec.replace(/\/+$/, '')) };
+/**
+ * Resolves `--target`: a URL or a config file. The embedded simulator is not resolved here: `run`
+ * without --target starts it (cli/embedded.ts) and names it to the suites (EMBEDDED_TARGET_ENV),
+ * so the harness runs no simulator code and reaches every simulator through its admin protocol.
+ */
+export async function resolveTarget(spec: string): Promise<Target> {
+  if (/^https?:\/\//i.test(spec)) return fromUrl(spec.replace(/\/+$/, ''));
   if (existsSync(spec)) {
     const target = fromFile(spec);
     // A simulator named by a config file publishes the deployment configuration it runs with.
     if (!target.deploymentConfig && target.adminUrl) target.deploymentConfig = (await probeSimulator(target.adminUrl))?.deploymentConfig;
-    return { target };
+    return target;
   }
   throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
+}
+
+/** The environment variable in which `run` names the embedded simulator it started (a Target, as JSON). */
+export const EMBEDDED_TARGET_ENV = 'APC_EMBEDDED_TARGET';
+
+/** The embedded simulator as a target, from what it publishes (getSimulatorInfo). */
+export function embeddedTarget(info: SimulatorInfo, embedded: EmbeddedOptions = {}): Target {
+  const timeScale = embedded.clock === 'real' ? (embedded.timeScale ?? 1) : 1;
+  return {
+    name: embedded.clock === 'real' ? `embedded simulator (real clock ×${timeScale})` : 'embedded simulator',
+    kind: 'embedded-simulator',
+    planes: { ...info.planes },
+    capabilities: info.capabilities,
+    adminUrl: info.planes['agent-server'],
+    webhookReceiverUrl: EMBEDDED_RECEIVER_URL,
+    timeScale,
+    timeouts: DEFAULT_TIMEOUTS,
+    deploymentConfig: info.deployment_config,
+  };
 }
 
 async function fromUrl(url: string): Promise<Target> {
@@ -195,9 +198,10 @@ function deploymentConfigOf(value: string | Record<string, unknown>, configPath:
     source = resolvePath(dirname(configPath), value);
     if (!existsSync(source)) throw new TargetError(`target config ${configPath}: deployment_config ${value} does not exist`);
     try {
-      parsed = parseDeploymentConfig(readFileSync(source, 'utf8'), source);
+      // YAML, or JSON (a langgraph.json), which YAML reads too.
+      parsed = parseYaml(readFileSync(source, 'utf8'));
     } catch (error) {
-      throw new TargetError((error as Error).message);
+      throw new TargetError(`deployment configuration ${source} is not valid JSON or YAML: ${(error as Error).message}`);
     }
   }
   // A variable the harness lacks is no error: only the rules that read its value are skipped.
@@ -215,16 +219,10 @@ export function durationMs(text: string): number {
 
 async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[]; timeScale: number; deploymentConfig?: DeploymentConfigFile } | undefined> {
   try {
-    const response = await fetch(`${url}/__sim/info`, { signal: AbortSignal.timeout(3000) });
-    if (!response.ok) return undefined;
-    const body = (await response.json()) as {
-      simulator?: string;
-      planes?: Partial<Record<Endpoint, string>>;
-      capabilities?: Capability[];
-      clock?: { time_scale?: number };
-      deployment_config?: DeploymentConfigFile;
-    };
-    if (body.simulator !== 'agent-platform-simulator') return undefined;
+    const response = await new AdminClient(url, { timeoutMs: 3000 }).getSimulatorInfo();
+    // Anything else at that path (a 404, a page) is no simulator: its fields are not trusted.
+    const body = response.status === 200 ? (response.json as Partial<SimulatorInfo> | undefined) : undefined;
+    if (body?.simulator !== 'agent-platform-simulator') return undefined;
     return { planes: body.planes ?? {}, capabilities: body.capabilities ?? [], timeScale: body.clock?.time_scale ?? 1, deploymentConfig: body.deployment_config };
   } catch {
     return undefined;
@@ -241,19 +239,7 @@ export const EMBEDDED_HEADER_VARIABLE = { LG_WEBHOOK_APC_CONFORMANCE: 'resolved-
 /** The embedded simulator's webhooks.url policy: the receiver, and made-up hosts the policy tests use. */
 export const EMBEDDED_URL_POLICY = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
 
-async function embeddedWebhookSetup() {
-  process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
-  process.env.LG_WEBHOOK_APC_CONFORMANCE ??= EMBEDDED_HEADER_VARIABLE.LG_WEBHOOK_APC_CONFORMANCE;
-  return embeddedWebhookConfig(`http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}`, process.env);
-}
-
-/** The embedded simulator's deployment configuration, its receiver name tunnelled to `receiverUrl`. */
-export function embeddedWebhookConfig(receiverUrl: string, env: NodeJS.ProcessEnv) {
-  const deploymentConfig = resolveDeploymentConfig(EMBEDDED_DEPLOYMENT_CONFIG, env, "the embedded simulator's deployment configuration");
-  return { deploymentConfig, webhookTunnels: { [EMBEDDED_RECEIVER_URL]: receiverUrl } };
-}
-
-/** The embedded simulator's deployment configuration file. */
+/** The embedded simulator's deployment configuration file (cli/embedded.ts starts it with it). */
 export const EMBEDDED_DEPLOYMENT_CONFIG: DeploymentConfigFile = {
   webhooks: { headers: { 'X-Apc-Conformance': 'static-header', 'X-Apc-From-Env': '${{ env.LG_WEBHOOK_APC_CONFORMANCE }}' }, url: EMBEDDED_URL_POLICY },
 };

@@ -6,19 +6,11 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
+import type { DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
 import type { UrlPolicy } from './agent-server/webhook-policy.ts';
 
-/** The file as written (templates unresolved). Keys other than these are allowed and ignored. */
-export interface DeploymentConfigFile {
-  webhooks?: {
-    headers?: Record<string, string>;
-    env_prefix?: string;
-    url?: UrlPolicy;
-    [key: string]: unknown;
-  };
-  http?: { disable_webhooks?: boolean; [key: string]: unknown };
-  [key: string]: unknown;
-}
+/** The file as written (templates unresolved), as /__sim/info publishes it. Keys other than these are allowed and ignored. */
+export type { DeploymentConfigFile };
 
 /** What the agent server runs with. */
 export interface DeploymentConfig {

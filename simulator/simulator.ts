@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
+import type { Capability, SimulatorInfo } from '../specs/types/simulator-admin.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
@@ -20,13 +21,12 @@ import { PlatformApi } from './platform-api/platform-api.ts';
 import { platformApiRoutes } from './platform-api/routes.ts';
 import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit.ts';
 
-// The powers of the admin path (/__sim), which a real service does not have. virtual-clock:
-// time moves only through the admin path; workspace-credentials: /__sim/info publishes API
-// keys of several workspaces; oauth-completion: an OAuth flow's url completes it;
-// revision-faults: a revision can be made to fail; rate-limit-reset: POST
-// /__sim/rate-limits/reset empties every rate-limit counter.
-export const CAPABILITIES = ['virtual-clock', 'reset', 'seeded-ids', 'workspace-credentials', 'oauth-completion', 'revision-faults', 'rate-limit-reset'] as const;
-export type Capability = (typeof CAPABILITIES)[number] | 'fault-injection';
+// The powers of the admin path (/__sim), which a real service does not have: the Capability
+// enum of specs/openapi/simulator-admin.yaml, which says what each one is. The simulator has
+// them all but fault-injection, which only the self-tests' broken stand-ins claim.
+export type { Capability };
+const ADMIN_CAPABILITIES = (contract().documents['simulator-admin'].components!.schemas!.Capability as { enum: Capability[] }).enum;
+export const CAPABILITIES: readonly Capability[] = ADMIN_CAPABILITIES.filter((c) => c !== 'fault-injection');
 
 /** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
 export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;
@@ -238,7 +238,7 @@ export class Simulator {
     return CAPABILITIES.filter((c) => c !== 'virtual-clock' || this.clock.kind === 'virtual');
   }
 
-  info() {
+  info(): SimulatorInfo {
     return {
       simulator: 'agent-platform-simulator',
       seed: this.seed,

@@ -11,15 +11,11 @@
 //   URLs naming a loopback host are governed by `allowed_domains` like any other host.
 // - A `*.<domain>` entry allows subdomains of <domain>, not <domain> itself (the reference).
 // - The checks run in the reference's order, so the first broken setting is the one named.
+import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
 import { unprocessable } from '../http/errors.ts';
 
-export interface UrlPolicy {
-  allowed_domains?: string[];
-  require_https?: boolean;
-  allowed_ports?: number[];
-  disable_loopback?: boolean;
-  max_url_length?: number;
-}
+// The policy's settings and its host matching are the contract's (specs/url-policy.ts), shared with the suites.
+export { hostMatches, type UrlPolicy };
 
 export const DEFAULT_MAX_URL_LENGTH = 4096;
 const DEFAULT_PORTS: Record<string, number> = { 'https:': 443, 'http:': 80 };
@@ -55,13 +51,6 @@ export function checkWebhookUrl(url: string, policy: UrlPolicy | undefined): voi
   if (domains.length > 0 && !domains.some((pattern) => hostMatches(parsed.hostname, pattern))) {
     refuse(`Webhook domain not allowed: '${parsed.hostname}' is not in webhooks.url.allowed_domains (${domains.join(', ')})`);
   }
-}
-
-/** An exact host, or `*.<domain>` for any subdomain of <domain>; case does not matter. */
-export function hostMatches(host: string, pattern: string): boolean {
-  const h = host.toLowerCase();
-  const p = pattern.toLowerCase();
-  return p.startsWith('*.') ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p;
 }
 
 function parseAbsolute(url: string): URL {

@@ -6,6 +6,7 @@
 // state, no HTTP.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import type { CredentialRole, Credentials } from '../../specs/types/simulator-admin.ts';
 import { ApiError } from '../http/errors.ts';
 
 /** The platform's regions (spec §1). */
@@ -19,8 +20,8 @@ export interface Workspace {
 }
 
 export type Scheme = 'api-key' | 'bearer';
-/** eu-primary: a key of an account that signed up in the EU, the one the EU platform API knows. */
-export type CredentialRole = 'primary' | 'second-workspace' | 'multi-workspace' | 'org-scoped' | 'eu-primary';
+/** The roles of specs/openapi/simulator-admin.yaml (CredentialRole), which says what each is for. */
+export type { CredentialRole };
 
 interface Credential {
   secret: string;
@@ -33,15 +34,11 @@ interface Credential {
 }
 
 /**
- * What /__sim/info publishes, so suites can authenticate against the simulator; a target config
- * names the same (harness/fixtures.ts), without the regions, which only the simulator tells.
+ * What /__sim/info publishes (Credentials of specs/openapi/simulator-admin.yaml), so suites can
+ * authenticate against the simulator; a target config names the same (harness/fixtures.ts),
+ * without the regions, which only the simulator tells.
  */
-export interface SimulatorCredentials {
-  organization: { id: string; name: string };
-  workspaces: (Omit<Workspace, 'region'> & { region?: Region })[];
-  api_keys: { key: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null; region?: Region }[];
-  bearer_tokens: { token: string; role: CredentialRole; workspaces: string[]; default_workspace: string | null; region?: Region }[];
-}
+export type SimulatorCredentials = Credentials;
 
 /** The credentials a request presented; the header names are case-insensitive (node lowercases them). */
 export interface Presented {

@@ -181,7 +181,34 @@ export interface components {
             };
             credentials: components["schemas"]["Credentials"];
             /** @description The webhook settings of the deployment configuration, as written (environment references unresolved). */
-            deployment_config: Record<string, never>;
+            deployment_config: components["schemas"]["DeploymentConfigFile"];
+        };
+        /** @description A deployment configuration file as written, its environment references unresolved: the keys that say how webhooks are sent (specs/schemas/deployment-config.schema.yaml states the file, §6). Other keys are allowed. */
+        DeploymentConfigFile: {
+            webhooks?: {
+                headers?: {
+                    [key: string]: string;
+                };
+                env_prefix?: string;
+                url?: components["schemas"]["UrlPolicy"];
+            } & {
+                [key: string]: unknown;
+            };
+            http?: {
+                disable_webhooks?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The `webhooks.url` policy of a deployment configuration (§6): which webhook URLs a run or cron may name. specs/url-policy.ts says how an allowed_domains entry matches a host. */
+        UrlPolicy: {
+            allowed_domains?: string[];
+            require_https?: boolean;
+            allowed_ports?: number[];
+            disable_loopback?: boolean;
+            max_url_length?: number;
         };
         ClockReading: {
             /** Format: date-time */
@@ -209,6 +236,8 @@ export type CredentialRole = components['schemas']['CredentialRole'];
 export type Credential = components['schemas']['Credential'];
 export type Credentials = components['schemas']['Credentials'];
 export type SimulatorInfo = components['schemas']['SimulatorInfo'];
+export type DeploymentConfigFile = components['schemas']['DeploymentConfigFile'];
+export type UrlPolicy = components['schemas']['UrlPolicy'];
 export type ClockReading = components['schemas']['ClockReading'];
 export type ClockAdvance = components['schemas']['ClockAdvance'];
 export type Reset = components['schemas']['Reset'];

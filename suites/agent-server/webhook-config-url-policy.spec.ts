@@ -8,7 +8,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import type { UrlPolicy } from '../../simulator/agent-server/webhook-policy.ts';
+import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { newThread } from './runs.ts';
 import { expectNoOtherCron } from './webhooks-steps.ts';
@@ -46,10 +46,6 @@ function expectRefused(attempt: Attempt, why: string, status: number | '4xx' = '
   expect(attempt.runsAfter, attempt.res.describe(`no run was created (${why})`)).toBe(attempt.runsBefore);
 }
 
-function matches(host: string, pattern: string): boolean {
-  return pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern;
-}
-
 /** A host the allowlist admits (any host when there is none). */
 function allowedHost(policy: UrlPolicy): string {
   const entry = policy.allowed_domains?.[0];
@@ -77,7 +73,7 @@ test('allowed_domains admits its hosts, *.<domain> its subdomains, and refuses a
   const policy = urlPolicy(deploymentConfig);
   const domains = policy.allowed_domains ?? [];
   test.skip(domains.length === 0, 'the target\'s webhooks.url sets no allowed_domains');
-  test.skip(domains.some((d) => matches(DENIED_HOST, d)), `the allowlist admits ${DENIED_HOST}`);
+  test.skip(domains.some((d) => hostMatches(DENIED_HOST, d)), `the allowlist admits ${DENIED_HOST}`);
   for (const domain of domains) {
     const host = domain.startsWith('*.') ? `apc-hooks${domain.slice(1)}` : domain;
     expectAccepted(await tryWebhook(agent, time, `https://${host}${allowedPortSuffix(policy)}/hook`), `${host} is allowed by '${domain}'`);
@@ -143,7 +139,7 @@ test('the longest webhook URL a target accepts', { tag: '@WEBHOOK-CONFIG-MAX-URL
 test.describe('a URL the policy refuses answers 422 with a JSON error at every creating endpoint, and creates nothing', { tag: '@WEBHOOK-CONFIG-VIOLATION-422' }, () => {
   /** A URL breaking one setting the policy sets, or undefined when it sets none that can be broken. */
   function violating(policy: UrlPolicy): string | undefined {
-    if (policy.allowed_domains?.length && !policy.allowed_domains.some((d) => matches(DENIED_HOST, d))) return `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`;
+    if (policy.allowed_domains?.length && !policy.allowed_domains.some((d) => hostMatches(DENIED_HOST, d))) return `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`;
     if (policy.allowed_ports && !policy.allowed_ports.includes(9)) return `https://${allowedHost(policy)}:9/hook`;
     if (policy.require_https) return `http://${allowedHost(policy)}/hook`;
     if (policy.max_url_length !== undefined) return compliant(policy, `/${'x'.repeat(policy.max_url_length)}`);

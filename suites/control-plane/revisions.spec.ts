@@ -1,7 +1,7 @@
 // §2.3, §3, §4.1: revisions, their status, and the typical flow of create → poll → patch.
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, requireCapability, test } from '../../harness/fixtures.ts';
-import { ApiClient } from '../../harness/client.ts';
+import { AdminClient } from '../../harness/admin-client.ts';
 import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
 
 /** The real control plane's revision statuses (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
@@ -106,8 +106,8 @@ test('getting an unknown revision of a deployment answers 404 with a JSON error 
 test('a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision', { tag: '@REVISION-FAILURE-TERMINAL' }, async ({ controlPlane, scope, time, run }) => {
   requireCapability(run, 'revision-faults');
   const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const admin = new ApiClient(run.target.adminUrl!);
-  const fault = await admin.post(`/__sim/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/fail`, { status: 'BUILD_FAILED' });
+  const admin = new AdminClient(run.target.adminUrl!);
+  const fault = await admin.failRevision(deployment.id, deployment.latest_revision_id, { status: 'BUILD_FAILED' });
   precondition(fault, 'ask the simulator to fail the build');
   const { last, seen, waited } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
   expect(last.json.status, last.describe(`the revision fails (${seen.join(' → ')})`)).toBe('BUILD_FAILED');

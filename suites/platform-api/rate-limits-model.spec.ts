@@ -5,6 +5,7 @@
 // through the recording proxy, the rest of the burst straight to the target (see traffic.ts).
 import fc from 'fast-check';
 import { forRule } from '../../harness/checks/attribution.ts';
+import { AdminClient } from '../../harness/admin-client.ts';
 import { expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import { TableModel, type ModelRequest } from '../rate-limits/model.ts';
@@ -83,11 +84,12 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
       requireCapability(run, 'rate-limit-reset');
       test.skip(!run.proxies[endpoint], `target '${run.target.name}' names no ${endpoint} URL`);
       const traffic = new Traffic(run, testInfo.testId);
+      const admin = new AdminClient(run.target.adminUrl!);
       let round = 0;
       await assertProperty(
         fc.asyncProperty(steps, async (steps) => {
-          const reset = await fetch(`${run.target.adminUrl}/__sim/rate-limits/reset`, { method: 'POST' });
-          expect(reset.ok, 'resetting the rate-limit counters').toBe(true);
+          const reset = await admin.resetRateLimits();
+          expect(reset.status, reset.describe('resetting the rate-limit counters')).toBe(200);
           const model = new TableModel(region);
           const prefix = `${scope}-${round++}`;
           let now = 0;

@@ -14,7 +14,8 @@ import { stringify as toYaml } from 'yaml';
 import { contract, planeOf, type Endpoint, type Plane } from '../../specs/contract.ts';
 import { startSimulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
-import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, embeddedWebhookConfig, freePort } from '../../harness/target.ts';
+import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
+import { embeddedWebhookConfig } from '../../cli/embedded.ts';
 
 export interface MutableRequest {
   method: string;

@@ -1,0 +1,132 @@
+// The suites and the harness judge a target from the outside: they never import the simulator
+// (simulator/), whose types they take from the contract (specs/types), and they reach its admin
+// protocol (/__sim, specs/openapi/simulator-admin.yaml) through one client,
+// harness/admin-client.ts, whose methods are the protocol's operations. A file that breaks
+// this fails here, by name. Comments may mention the admin path; code may not spell it.
+import { expect, test } from '@playwright/test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { contract } from '../specs/contract.ts';
+import { AdminClient } from '../harness/admin-client.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CHECKED = ['suites', 'harness'];
+const SIMULATOR = join(ROOT, 'simulator');
+const ADMIN_PATH = '/__sim';
+/** The one file of the suites and the harness that may name the admin path. */
+const ADMIN_CLIENT = 'harness/admin-client.ts';
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.(ts|mts|cts|js|mjs|cjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Every module a source imports, exports from, `import()`s or `require()`s, as written. */
+export function moduleSpecifiers(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
+      found.push(node.moduleReference.expression.text);
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
+      const [first] = node.arguments;
+      if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) found.push(first.text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The lines on which code (a string, a template, a regular expression; not a comment) spells `text`. */
+export function literalLines(source: ts.SourceFile, text: string): number[] {
+  const lines: number[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node) || ts.isRegularExpressionLiteral(node)) {
+      if (node.getText(source).includes(text)) lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+function parse(path: string, text = readFileSync(path, 'utf8')): ts.SourceFile {
+  return ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+}
+
+/** Whether a specifier of the file at `from` names a module under simulator/. */
+function reachesSimulator(from: string, specifier: string): boolean {
+  if (!specifier.startsWith('.') && !specifier.startsWith('/')) return false;
+  const target = resolve(dirname(from), specifier);
+  return target === SIMULATOR || target.startsWith(SIMULATOR + sep);
+}
+
+const files = CHECKED.flatMap((dir) => sourceFiles(join(ROOT, dir)));
+
+test('no file of the suites or the harness imports the simulator', () => {
+  expect(files.length, 'the suites and the harness have source files').toBeGreaterThan(50);
+  const offending = files.flatMap((file) =>
+    moduleSpecifiers(parse(file))
+      .filter((specifier) => reachesSimulator(file, specifier))
+      .map((specifier) => `${relative(ROOT, file)} imports ${specifier}: take its types from specs/types, its logic from a module of specs/ both share`),
+  );
+  expect(offending, offending.join('\n')).toEqual([]);
+});
+
+test(`no file of the suites or the harness but ${ADMIN_CLIENT} names the admin path ${ADMIN_PATH}`, () => {
+  const offending = files
+    .filter((file) => relative(ROOT, file).split(sep).join('/') !== ADMIN_CLIENT)
+    .flatMap((file) =>
+      literalLines(parse(file), ADMIN_PATH).map(
+        (line) => `${relative(ROOT, file)}:${line} spells ${ADMIN_PATH}: call the admin protocol through ${ADMIN_CLIENT}`,
+      ),
+    );
+  expect(offending, offending.join('\n')).toEqual([]);
+});
+
+test('the admin client has one method per operation of the admin protocol, named by its operationId', () => {
+  const ids = contract().adminOperations.map((op) => op.operationId);
+  expect(ids.length).toBeGreaterThan(0);
+  const methods = Object.getOwnPropertyNames(AdminClient.prototype).filter((name) => name !== 'constructor' && name !== 'call');
+  expect(methods.sort()).toEqual([...ids].sort());
+});
+
+test('the checks see what they look for: imports of every form, and the admin path in code but not in comments', () => {
+  const file = join(ROOT, 'harness', 'example.ts');
+  const source = parse(
+    file,
+    [
+      "import { a } from '../simulator/simulator.ts';",
+      "import type { B } from '../specs/types/simulator-admin.ts';",
+      "export { c } from '../simulator/auth/workspaces.ts';",
+      "const d = await import('../simulator/clock.ts');",
+      "type E = import('../simulator/deployment-config.ts').DeploymentConfigFile;",
+      '// a comment may name /__sim/info',
+      "const f = '/__sim/info';",
+      'const g = `${url}/__sim/reset`;',
+      '/* and /__sim here too */ const h = /^\\/__sim\\//;',
+    ].join('\n'),
+  );
+  expect(moduleSpecifiers(source).filter((s) => reachesSimulator(file, s))).toEqual([
+    '../simulator/simulator.ts',
+    '../simulator/auth/workspaces.ts',
+    '../simulator/clock.ts',
+    '../simulator/deployment-config.ts',
+  ]);
+  expect(literalLines(source, ADMIN_PATH)).toEqual([7, 8, 9]);
+});
