@@ -11,7 +11,7 @@ import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import { ApiError, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
-import { createPlaneHandler, type AdmissionRequest } from './http/server.ts';
+import { createPlaneHandler, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
 import { IdGenerator } from './ids.ts';
 import { WorkspaceDirectory } from './auth/workspaces.ts';
 import { ControlPlane } from './control-plane/control-plane.ts';
@@ -107,6 +107,7 @@ export class Simulator {
   readonly platform: { us: PlatformApi; eu: PlatformApi };
   private seed: string;
   private servers = new Map<Endpoint, Server>();
+  private readonly handlers = new Map<Endpoint, PlaneHandler>();
   /** One limiter per server (hosted deployments included), for the admin reset. */
   private readonly limiters = new Set<RateLimiter>();
   readonly urls: Partial<Record<Endpoint, string>> = {};
@@ -139,7 +140,7 @@ export class Simulator {
         });
         return (req, res) => {
           self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
-          handler(req, res);
+          handler.listener(req, res);
         };
       },
     });
@@ -166,16 +167,34 @@ export class Simulator {
     return this;
   }
 
-  private async listen(): Promise<void> {
-    const host = this.options.host ?? '127.0.0.1';
-    for (const definition of this.planes()) {
-      const handler = createPlaneHandler({
+  /** Each endpoint's request handling, made once: served by start(), or used in process by request(). */
+  private handler(endpoint: Endpoint): PlaneHandler {
+    let handler = this.handlers.get(endpoint);
+    if (!handler) {
+      const definition = this.planes().find((p) => p.endpoint === endpoint)!;
+      handler = createPlaneHandler({
         plane: definition.plane,
         errorStyle: definition.errorStyle,
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
         admit: this.admission(definition.endpoint),
       });
-      const server = createServer(handler);
+      this.handlers.set(endpoint, handler);
+    }
+    return handler;
+  }
+
+  /**
+   * Answers a request to one endpoint in process, with no port (as Hono's app.request):
+   * `await sim.request('agent-server', '/threads', { method: 'POST', body: '{}' })`.
+   */
+  request(endpoint: Endpoint, path: string, init?: RequestInit): Promise<Response> {
+    return this.handler(endpoint).request(path, init);
+  }
+
+  private async listen(): Promise<void> {
+    const host = this.options.host ?? '127.0.0.1';
+    for (const definition of this.planes()) {
+      const server = createServer(this.handler(definition.endpoint).listener);
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

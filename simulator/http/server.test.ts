@@ -1,17 +1,12 @@
 // Principle 5 at the HTTP layer: bad input gets a 4xx in the documented shape, never a 5xx.
+// In process (sim.request), with no port; one test checks the same answers over a socket.
 import { expect, test } from '@playwright/test';
-import { startSimulator, type Simulator } from '../simulator.ts';
+import { Simulator, startSimulator } from '../simulator.ts';
 
-let sim: Simulator;
-let base: string;
-test.beforeAll(async () => {
-  sim = await startSimulator({ seed: 'http' });
-  base = sim.urls['agent-server']!;
-});
-test.afterAll(async () => sim.close());
+const sim = new Simulator({ seed: 'http' });
 
 const send = (method: string, path: string, body?: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  fetch(`${base}${path}`, { method, body, headers });
+  sim.request('agent-server', path, { method, body, headers });
 
 test('malformed JSON answers 422 {detail} and creates nothing', async () => {
   const res = await send('POST', '/threads', '{"metadata":');
@@ -52,4 +47,31 @@ test('the admin path moves the virtual clock and resets state with the same ids'
   await send('POST', '/__sim/reset', '{}');
   const again = (await (await send('POST', '/threads', '{}')).json()) as { thread_id: string; created_at: string };
   expect(again).toEqual(first);
+});
+
+test('over a socket, the listener answers as the in-process request does', async () => {
+  const served = await startSimulator({ seed: 'http' });
+  try {
+    const res = await fetch(`${served.urls['agent-server']}/threads`, { method: 'POST', body: '{"metadata":', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(422);
+    const inProcess = await new Simulator({ seed: 'http' }).request('agent-server', '/threads', { method: 'POST', body: '{"metadata":', headers: { 'content-type': 'application/json' } });
+    expect(await res.json()).toEqual(await inProcess.json());
+  } finally {
+    await served.close();
+  }
+});
+
+test('a stream reply arrives in process as a readable body', async () => {
+  const local = new Simulator({ seed: 'stream' });
+  const thread = (await (await local.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json()) as { thread_id: string };
+  const res = await local.request('agent-server', `/threads/${thread.thread_id}/runs/stream`, {
+    method: 'POST',
+    body: JSON.stringify({ assistant_id: 'agent', input: { topic: 'x' } }),
+    headers: { 'content-type': 'application/json' },
+  });
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  // text() resolves only once the handler ends the stream.
+  const text = await res.text();
+  expect(text).toMatch(/^event: metadata\n/);
+  expect(text).toContain('echo: x');
 });

@@ -1,6 +1,7 @@
 // The HTTP glue of one plane: match the route, read and validate the request against
 // specs/, call the handler, and render replies and refusals. Handlers never see a
-// request that the contract refuses.
+// request that the contract refuses. A plane answers over a socket (its Node listener) or in
+// process (`request`, like Hono's app.request): the same dispatch, with no port, for tests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
@@ -25,6 +26,26 @@ export interface PlaneOptions {
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** One plane's request handling, over a socket or in process. */
+export interface PlaneHandler {
+  listener: RequestListener;
+  /** Answers a request in process, as a fetch Response: `request('/threads', { method: 'POST', body })`. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** A request as dispatch sees it, from either transport; the body is read only once routed. */
+interface Incoming {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  ip: string;
+  /** Reads the body, refusing one over `limit` bytes with 413. */
+  body(limit: number): Promise<Buffer>;
+  /** Discards the body of a request that is refused before it is read. */
+  discard(): Promise<void>;
+}
+
 /** What an admission check sees of a request. */
 export interface AdmissionRequest {
   method: string;
@@ -40,49 +61,81 @@ const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 const ADMIN_PREFIX = `/${contract().adminOperations[0].path.split('/')[1]}/`;
 const isAdminPath = (path: string) => path.startsWith(ADMIN_PREFIX);
 
-export function createPlaneHandler(options: PlaneOptions): RequestListener {
+export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   const routes = byPrecedence(options.routes);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const onInternalError =
     options.onInternalError ??
     ((error, request) => console.error(`[simulator] internal error on ${request.method} ${request.path}:`, error));
 
-  return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
-    const method = (req.method ?? 'GET').toUpperCase();
-    const path = url.pathname;
-    handle(req, method, path, url.searchParams)
-      .then((reply) => send(res, reply))
-      .catch((error: unknown) => {
-        if (error instanceof ApiError) {
-          send(res, { status: error.status, body: errorBody(error, options.errorStyle), headers: error.headers });
-          return;
-        }
-        onInternalError(error, { method, path });
-        send(res, { status: 500, body: { detail: 'Internal simulator error; this is a bug in the simulator.' } });
-      });
-  };
-
-  async function handle(req: IncomingMessage, method: string, path: string, query: URLSearchParams): Promise<Reply> {
-    if (options.admit && !isAdminPath(path)) {
-      options.admit({ method, path, headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+  /** The reply to a request: a refusal (ApiError) is rendered in the plane's error style, any other throw is a 500. */
+  async function answer(incoming: Incoming): Promise<Reply> {
+    try {
+      return await dispatch(incoming);
+    } catch (error) {
+      if (error instanceof ApiError) return { status: error.status, body: errorBody(error, options.errorStyle), headers: error.headers };
+      onInternalError(error, { method: incoming.method, path: incoming.path });
+      return { status: 500, body: { detail: 'Internal simulator error; this is a bug in the simulator.' } };
     }
+  }
+
+  async function dispatch(incoming: Incoming): Promise<Reply> {
+    const { method, path, query, headers } = incoming;
+    if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers, ip: incoming.ip });
     const match = matchRoute(routes, method, path);
     if (match.kind === 'not-found') {
-      await drain(req);
+      await incoming.discard();
       throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane`);
     }
     if (match.kind === 'method-not-allowed') {
-      await drain(req);
+      await incoming.discard();
       throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
     }
     const { route, params } = match;
-    const raw = await readBody(req, maxBody);
-    const body = route.body === 'raw' ? raw : parseJsonBody(req, raw);
+    const raw = await incoming.body(maxBody);
+    const body = route.body === 'raw' ? raw : parseJsonBody(headers, raw);
     validateRequest(route.operation, params, query, body);
-    const request: Request = { method, path, params, query, headers: req.headers, body, raw };
+    const request: Request = { method, path, params, query, headers, body, raw };
     return route.handler(request);
   }
+
+  const listener: RequestListener = (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    const incoming: Incoming = {
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      ip: req.socket.remoteAddress ?? '',
+      body: (limit) => readBody(req, limit),
+      discard: () => drain(req),
+    };
+    void answer(incoming)
+      .then((reply) => send(res, reply))
+      .catch((error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path }));
+  };
+
+  async function request(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, 'http://in-process.invalid');
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const bytes = init.body === undefined || init.body === null ? Buffer.alloc(0) : Buffer.from(await new Response(init.body).arrayBuffer());
+    if (bytes.length > 0) headers['content-length'] ??= String(bytes.length);
+    const incoming: Incoming = {
+      method: (init.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      query: url.searchParams,
+      headers,
+      ip: '127.0.0.1',
+      body: async (limit) => {
+        if (bytes.length > limit) throw new ApiError(413, `Request body of ${bytes.length} bytes exceeds the limit of ${limit} bytes`);
+        return bytes;
+      },
+      discard: async () => {},
+    };
+    return toResponse(await answer(incoming));
+  }
+
+  return { listener, request };
 }
 
 function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
@@ -134,9 +187,9 @@ function coerceQuery(value: string, schema: unknown): unknown {
   return value;
 }
 
-function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
+function parseJsonBody(headers: IncomingMessage['headers'], raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
-  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type && type !== 'application/json' && !type.endsWith('+json') && type !== 'text/plain') {
     throw new ApiError(415, `Unsupported Content-Type '${type}': send the body as application/json`);
   }
@@ -219,4 +272,37 @@ function send(res: ServerResponse, reply: Reply): void {
   headers['content-length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);
   res.end(text);
+}
+
+/** A reply as a fetch Response; a stream reply becomes a body that the handler writes into until it ends or the reader cancels. */
+function toResponse(reply: Reply): Response {
+  if (isStream(reply)) {
+    let cancelled!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      cancelled = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let open = true;
+        const end = () => {
+          if (open) controller.close();
+          open = false;
+          cancelled();
+        };
+        const write = (chunk: string) => {
+          if (open) controller.enqueue(new TextEncoder().encode(chunk));
+        };
+        Promise.resolve(reply.stream(write, end, closed)).catch(end);
+      },
+      cancel() {
+        cancelled();
+      },
+    });
+    return new Response(body, { status: reply.status ?? 200, headers: reply.headers });
+  }
+  const status = reply.status ?? 200;
+  const headers = new Headers(reply.headers ?? {});
+  if (reply.body === undefined || status === 204) return new Response(null, { status, headers });
+  if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify(reply.body), { status, headers });
 }
