@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
 import type { DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
-import type { UrlPolicy } from './agent-server/webhook-policy.ts';
+import type { UrlPolicy } from '../specs/url-policy.ts';
 
 /** The file as written (templates unresolved), as /__sim/info publishes it. Keys other than these are allowed and ignored. */
 export type { DeploymentConfigFile };

@@ -4,7 +4,8 @@ import { expect, test } from '@playwright/test';
 import { resolveDeploymentConfig } from '../deployment-config.ts';
 import { ApiError } from '../http/errors.ts';
 import { startSimulator } from '../simulator.ts';
-import { checkWebhookUrl, DEFAULT_MAX_URL_LENGTH, hostMatches, type UrlPolicy } from './webhook-policy.ts';
+import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
+import { checkWebhookUrl, DEFAULT_MAX_URL_LENGTH } from './webhook-policy.ts';
 
 function refusal(url: string, policy: UrlPolicy | undefined): string | undefined {
   try {

@@ -14,9 +14,6 @@
 import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
 import { unprocessable } from '../http/errors.ts';
 
-// The policy's settings and its host matching are the contract's (specs/url-policy.ts), shared with the suites.
-export { hostMatches, type UrlPolicy };
-
 export const DEFAULT_MAX_URL_LENGTH = 4096;
 const DEFAULT_PORTS: Record<string, number> = { 'https:': 443, 'http:': 80 };
 

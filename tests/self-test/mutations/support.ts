@@ -2,7 +2,7 @@
 // the contract's operationId (the broken target looks it up for each request), so no path is
 // written twice.
 import { contract, matchServedPath, pathOf } from '../../../specs/contract.ts';
-import { hostMatches } from '../../../simulator/agent-server/webhook-policy.ts';
+import { hostMatches } from '../../../specs/url-policy.ts';
 import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, MutableResponse } from '../broken-target.ts';
 
