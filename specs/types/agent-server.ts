@@ -593,6 +593,12 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description Only threads with these ids (not in the §4.5 table; Agent Server OpenAPI). */
+            ids?: string[];
+            /** @description State values filter, as metadata (not in the §4.5 table; Agent Server OpenAPI). */
+            values?: {
+                [key: string]: unknown;
+            };
             /** @description Maximum number of threads (§4.5). */
             limit?: number;
             /** @description Number of threads to skip (not in the §4.5 table; Agent Server OpenAPI). */
@@ -886,6 +892,12 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description A disabled cron starts no run (Agent Server OpenAPI). */
+            enabled?: boolean;
+            /** @description IANA time zone the schedule is read in; null for UTC (Agent Server OpenAPI). */
+            timezone?: string | null;
+            /** @description The user who created the cron (Agent Server OpenAPI). */
+            user_id?: string | null;
             /**
              * Format: date-time
              * @description Creation time (Agent Server OpenAPI).
@@ -924,7 +936,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description An assistant, a configuration (§1, §2.10). Other fields than `assistant_id` and `config` are not shown (§2.10), so the object is open. */
+        /** @description An assistant, a configuration (§1, §2.10). Other fields than `assistant_id` and `config` are not shown (§2.10), so the object is open; the other properties are documented from the reference (Agent Server OpenAPI) and not required. */
         Assistant: {
             /**
              * Format: uuid
@@ -935,11 +947,43 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Id of the graph the assistant configures; it selects the default assistant in place of the UUID (§2.10; Agent Server OpenAPI). */
+            graph_id?: string;
+            /** @description Assistant name (Agent Server OpenAPI). */
+            name?: string;
+            /** @description Assistant description (Agent Server OpenAPI). */
+            description?: string | null;
+            /** @description Static context of the assistant's runs (Agent Server OpenAPI). */
+            context?: {
+                [key: string]: unknown;
+            };
+            /** @description Assistant metadata (Agent Server OpenAPI). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Version of the assistant (Agent Server OpenAPI). */
+            version?: number;
+            /**
+             * Format: date-time
+             * @description Creation time (Agent Server OpenAPI).
+             */
+            created_at?: string;
+            /**
+             * Format: date-time
+             * @description Last update time (Agent Server OpenAPI).
+             */
+            updated_at?: string;
         } & {
             [key: string]: unknown;
         };
         /** @description Assistant search body (§4.5); open object. */
         AssistantSearch: {
+            /** @description Only assistants of this graph (not in the §4.5 table; Agent Server OpenAPI). */
+            graph_id?: string;
+            /** @description Metadata filter (not in the §4.5 table; Agent Server OpenAPI). */
+            metadata?: {
+                [key: string]: unknown;
+            };
             /** @description Maximum number of assistants (§4.5; 1–1000 in the reference, Agent Server OpenAPI). */
             limit?: number;
             /** @description Number of assistants to skip (§4.5; at least 0, Agent Server OpenAPI). */

@@ -420,6 +420,40 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Run query filters (langsmith JS client); open object. */
+        RunQuery: {
+            /** @description Run ids to answer (langsmith JS client). */
+            id?: string[];
+            /**
+             * Format: uuid
+             * @description Only runs of this trace (langsmith JS client).
+             */
+            trace?: string | null;
+            /**
+             * Format: uuid
+             * @description Only direct children of this run (langsmith JS client).
+             */
+            parent_run?: string | null;
+            /** @description Only root runs (true) or only child runs (false) (langsmith JS client). */
+            is_root?: boolean | null;
+            /** @description Only runs of these sessions (projects or experiments) (langsmith JS client). */
+            session?: string[] | null;
+            /** @description Only runs of this type (langsmith JS client). */
+            run_type?: string | null;
+            /** @description Only runs of these dataset examples (langsmith JS client). */
+            reference_example?: string[] | null;
+            /**
+             * @description Order by start time; desc by default (langsmith JS client).
+             * @enum {string|null}
+             */
+            order?: "asc" | "desc" | null;
+            /** @description Page size, at most 100 (langsmith JS client). */
+            limit?: number | null;
+            /** @description The cursor of the page to answer, from cursors.next (langsmith JS client). */
+            cursor?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Experiment upload body (§2.6). Either `dataset_id` or `dataset_name` must be given (§2.6, §4.4 rule 1); the service checks that rule itself, so its refusal names the rule. */
         ExperimentUploadRequest: {
             /** @description Experiment name (§2.6; required). */
@@ -566,6 +600,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Body of the extra POST /api/v1/datasets: a dataset created on the platform, which the upload endpoint refuses (§4.4 rules 5 and 6). */
+        DatasetCreate: {
+            /** @description Dataset name */
+            name: string;
+            /** @description Dataset description. */
+            description?: string | null;
+            /** @description Data type, e.g. kv. */
+            data_type?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description The dataset of an uploaded experiment (§2.6 Response). Every listed field is required; field types are not shown in the spec, so they follow the reference (LangSmith docs "Upload existing experiments", docs.langchain.com/langsmith/upload-existing-experiments) and allow null where the platform leaves a value unset. Timestamps are plain strings since the platform may return naive ISO strings (langsmith JS client). */
         Dataset: {
             /** @description Dataset name, given or generated (§2.6, §4.4 rule 2). */
@@ -682,6 +727,37 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A dataset example (extra GET /api/v1/examples): an upload makes each row one (§2.6). Fields beyond id, dataset_id, inputs and outputs follow the platform (LangSmith API reference). */
+        Example: {
+            /**
+             * Format: uuid
+             * @description Example id (the row_id of the upload).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Its dataset.
+             */
+            dataset_id: string;
+            /** @description The row's inputs (§2.6). */
+            inputs: {
+                [key: string]: unknown;
+            };
+            /** @description The row's expected_outputs (§2.6). */
+            outputs?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Example metadata (LangSmith API reference). */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Creation time, ISO 8601 (LangSmith API reference). */
+            created_at?: string;
+            /** @description Modification time, ISO 8601 (LangSmith API reference). */
+            modified_at?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
     };
     responses: never;
     parameters: never;
@@ -695,13 +771,16 @@ export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type AuthenticateRequest = components['schemas']['AuthenticateRequest'];
 export type AuthenticateResponse = components['schemas']['AuthenticateResponse'];
 export type TraceRun = components['schemas']['TraceRun'];
+export type RunQuery = components['schemas']['RunQuery'];
 export type ExperimentUploadRequest = components['schemas']['ExperimentUploadRequest'];
 export type ExperimentRow = components['schemas']['ExperimentRow'];
 export type Feedback = components['schemas']['Feedback'];
 export type FeedbackConfig = components['schemas']['FeedbackConfig'];
 export type ExperimentUploadResponse = components['schemas']['ExperimentUploadResponse'];
+export type DatasetCreate = components['schemas']['DatasetCreate'];
 export type Dataset = components['schemas']['Dataset'];
 export type Experiment = components['schemas']['Experiment'];
+export type Example = components['schemas']['Example'];
 export type $defs = Record<string, never>;
 export interface operations {
     authenticate: {
@@ -939,39 +1018,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Run ids to answer (langsmith JS client). */
-                    id?: string[];
-                    /**
-                     * Format: uuid
-                     * @description Only runs of this trace (langsmith JS client).
-                     */
-                    trace?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description Only direct children of this run (langsmith JS client).
-                     */
-                    parent_run?: string | null;
-                    /** @description Only root runs (true) or only child runs (false) (langsmith JS client). */
-                    is_root?: boolean | null;
-                    /** @description Only runs of these sessions (projects or experiments) (langsmith JS client). */
-                    session?: string[] | null;
-                    /** @description Only runs of this type (langsmith JS client). */
-                    run_type?: string | null;
-                    /** @description Only runs of these dataset examples (langsmith JS client). */
-                    reference_example?: string[] | null;
-                    /**
-                     * @description Order by start time; desc by default (langsmith JS client).
-                     * @enum {string|null}
-                     */
-                    order?: "asc" | "desc" | null;
-                    /** @description Page size, at most 100 (langsmith JS client). */
-                    limit?: number | null;
-                    /** @description The cursor of the page to answer, from cursors.next (langsmith JS client). */
-                    cursor?: string | null;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["RunQuery"];
             };
         };
         responses: {
@@ -1235,16 +1282,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Dataset name */
-                    name: string;
-                    /** @description Dataset description. */
-                    description?: string | null;
-                    /** @description Data type, e.g. kv. */
-                    data_type?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["DatasetCreate"];
             };
         };
         responses: {
@@ -1318,24 +1356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
-                        /**
-                         * Format: uuid
-                         * @description Example id (the row_id of the upload).
-                         */
-                        id: string;
-                        /**
-                         * Format: uuid
-                         * @description Its dataset.
-                         */
-                        dataset_id: string;
-                        /** @description The row's inputs (§2.6). */
-                        inputs: Record<string, never>;
-                        /** @description The row's expected_outputs (§2.6). */
-                        outputs?: Record<string, never> | null;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
+                    "application/json": components["schemas"]["Example"][];
                 };
             };
             /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
