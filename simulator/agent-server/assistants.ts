@@ -1,10 +1,11 @@
 // Assistants (§2.10): a default assistant per graph, found by its UUID or its graph id.
 import { createHash } from 'node:crypto';
+import type { Assistant, AssistantSearch } from '../../specs/types/agent-server.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { GRAPHS } from './graphs.ts';
 
-export interface Assistant {
-  assistant_id: string;
+/** An assistant as the simulator holds and answers it: every field of the reference set. */
+interface AssistantRecord extends Assistant {
   graph_id: string;
   name: string;
   description: string | null;
@@ -29,7 +30,7 @@ export function uuid5(name: string, namespace: string): string {
 }
 
 export class AssistantStore {
-  private assistants: Assistant[] = [];
+  private assistants: AssistantRecord[] = [];
 
   constructor(private readonly now: () => string) {
     this.clear();
@@ -52,7 +53,7 @@ export class AssistantStore {
   }
 
   /** An assistant by UUID, or the default assistant of a graph by graph id. */
-  get(idOrGraph: string): Assistant {
+  get(idOrGraph: string): AssistantRecord {
     const found = this.assistants.find((a) => a.assistant_id === idOrGraph) ?? this.assistants.find((a) => a.graph_id === idOrGraph);
     if (!found) {
       throw notFound(`No assistant found for "${idOrGraph}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
@@ -61,7 +62,7 @@ export class AssistantStore {
   }
 
   /** The assistant a run names: a UUID or a graph id (422 for anything else, as the reference). */
-  forRun(idOrGraph: string): Assistant {
+  forRun(idOrGraph: string): AssistantRecord {
     const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrGraph);
     if (!isUuid && !GRAPHS.some((g) => g.graphId === idOrGraph)) {
       throw new ApiError(
@@ -72,7 +73,7 @@ export class AssistantStore {
     return this.get(idOrGraph);
   }
 
-  search(query: { limit?: number; offset?: number; graph_id?: string; metadata?: Record<string, unknown> }): Assistant[] {
+  search(query: AssistantSearch): AssistantRecord[] {
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
     return this.assistants

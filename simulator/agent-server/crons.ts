@@ -6,29 +6,21 @@ import { CronExpressionParser } from 'cron-parser';
 import type { Clock } from '../clock.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
+import type { Cron, CronCreate, CronSearch, RunCreate } from '../../specs/types/agent-server.ts';
 import type { AssistantStore } from './assistants.ts';
-import type { CreateRun, MultitaskStrategy, RunStore } from './runs.ts';
+import type { RunStore } from './runs.ts';
 import type { ThreadStore } from './threads.ts';
 
 type Values = Record<string, unknown>;
 
-export interface CronCreate {
-  assistant_id: string;
-  schedule: string;
-  webhook?: string;
-  input?: Values | null;
-  metadata?: Values;
-  config?: Values;
-  end_time?: string | null;
-  enabled?: boolean;
-  /** IANA zone the schedule is read in; UTC when absent (the reference). */
-  timezone?: string | null;
-  multitask_strategy?: MultitaskStrategy;
-  [key: string]: unknown;
-}
+/** Search defaults of the reference (Agent Server OpenAPI). */
+export const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
 
-export interface Cron {
-  cron_id: string;
+/** Keys of the cron itself; everything else in the body is the runs' body. */
+const CRON_KEYS = ['schedule', 'end_time', 'enabled', 'timezone'];
+
+/** A cron as stored: the fields the API answers, all set but next_run_date (from nextAt), and the simulator's own. */
+interface CronRecord extends Cron {
   assistant_id: string;
   /** Null for a stateless cron: each of its runs gets a new thread. */
   thread_id: string | null;
@@ -37,32 +29,12 @@ export interface Cron {
   end_time: string | null;
   enabled: boolean;
   /** The body each run is created with. */
-  payload: Values;
+  payload: RunCreate;
   metadata: Values;
   user_id: null;
   created_at: string;
   updated_at: string;
   /** When the next run starts; null when the cron will not run again. */
-  next_run_date: string | null;
-}
-
-export interface CronSearch {
-  assistant_id?: string;
-  thread_id?: string;
-  enabled?: boolean;
-  limit?: number;
-  offset?: number;
-  sort_by?: 'cron_id' | 'assistant_id' | 'thread_id' | 'next_run_date' | 'end_time' | 'created_at' | 'updated_at';
-  sort_order?: 'asc' | 'desc';
-}
-
-/** Search defaults of the reference (Agent Server OpenAPI). */
-export const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
-
-/** Keys of the cron itself; everything else in the body is the runs' body. */
-const CRON_KEYS = ['schedule', 'end_time', 'enabled', 'timezone'];
-
-interface CronRecord extends Omit<Cron, 'next_run_date'> {
   nextAt: number | null;
   cancel?: () => void;
   seq: number;
@@ -142,9 +114,8 @@ export class CronStore {
     const cronId = this.deps.ids.uuid();
 
     const now = this.deps.clock.iso();
-    const payload: Values = {};
-    for (const [key, value] of Object.entries(body)) if (!CRON_KEYS.includes(key)) payload[key] = structuredClone(value);
-    payload.assistant_id = assistant.assistant_id;
+    const runBody = Object.fromEntries(Object.entries(body).filter(([key]) => !CRON_KEYS.includes(key)).map(([key, value]) => [key, structuredClone(value)]));
+    const payload: RunCreate = { ...runBody, assistant_id: assistant.assistant_id };
     const record: CronRecord = {
       cron_id: cronId,
       assistant_id: assistant.assistant_id,
@@ -175,7 +146,7 @@ export class CronStore {
 
   private fire(cron: CronRecord): void {
     const at = cron.nextAt ?? this.deps.clock.now();
-    const body = structuredClone(cron.payload) as CreateRun;
+    const body = structuredClone(cron.payload);
     try {
       if (cron.thread_id === null) this.deps.runs.createStateless(body);
       else this.deps.runs.create(cron.thread_id, body);

@@ -4,30 +4,18 @@
 import { conflict, notFound } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
+import type { Run, RunCreate, RunStatus, WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { AssistantStore } from './assistants.ts';
 import { applyUpdate, findGraph, splitInput, type GraphDefinition, type RunControls } from './graphs.ts';
 import type { ThreadRecord, ThreadStore } from './threads.ts';
 
-export type RunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
-export type MultitaskStrategy = 'reject' | 'rollback' | 'interrupt' | 'enqueue';
+type MultitaskStrategy = NonNullable<RunCreate['multitask_strategy']>;
 
 /** The documented default of the real service (LangSmith docs "Double texting", docs.langchain.com/langsmith/double-texting). */
 export const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = 'enqueue';
 export const DEFAULT_STREAM_MODES = ['values'];
 
 type Values = Record<string, unknown>;
-
-export interface Run {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: string;
-  updated_at: string;
-  status: RunStatus;
-  metadata: Values;
-  kwargs: Values;
-  multitask_strategy: MultitaskStrategy;
-}
 
 export interface RunEvent {
   /** Position in the run's event log: the SSE id. */
@@ -36,12 +24,19 @@ export interface RunEvent {
   data: unknown;
 }
 
-export interface RunError {
-  error: string;
-  message: string;
-}
+/** How a run failed: the `error` of the webhook payload (§6, §7). */
+export type RunError = NonNullable<WebhookPayload['error']>;
 
+/** A run as stored: the fields the API answers, all set, and the simulator's own. */
 export interface RunRecord extends Run {
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: Values;
+  kwargs: Values;
+  multitask_strategy: MultitaskStrategy;
   run_started_at?: string;
   run_ended_at?: string;
   error?: RunError;
@@ -54,17 +49,6 @@ export interface RunRecord extends Run {
   update: Values | null;
   listeners: Set<(event: RunEvent | 'end') => void>;
   cancelDelay?: () => void;
-}
-
-export interface CreateRun {
-  assistant_id: string;
-  input?: Values | null;
-  metadata?: Values;
-  config?: Values;
-  multitask_strategy?: MultitaskStrategy;
-  webhook?: string;
-  stream_mode?: string | string[];
-  [key: string]: unknown;
 }
 
 export interface RunHooks {
@@ -115,7 +99,7 @@ export class RunStore {
   }
 
   /** Creates a run on a thread, applying the multitask strategy when the thread is busy. */
-  create(threadId: string, body: CreateRun): RunRecord {
+  create(threadId: string, body: RunCreate): RunRecord {
     const thread = this.threads.record(threadId);
     const assistant = this.assistants.forRun(body.assistant_id);
     const strategy = body.multitask_strategy ?? DEFAULT_MULTITASK_STRATEGY;
@@ -141,7 +125,7 @@ export class RunStore {
   }
 
   /** A stateless run: a temporary thread that is deleted when the run ends. */
-  createStateless(body: CreateRun): RunRecord {
+  createStateless(body: RunCreate): RunRecord {
     const assistant = this.assistants.forRun(body.assistant_id);
     if (body.webhook !== undefined) this.hooks.checkWebhook?.(body.webhook);
     const created = this.threads.create({ metadata: { graph_id: assistant.graph_id } });
@@ -192,7 +176,7 @@ export class RunStore {
     return (last?.data as Values | undefined) ?? {};
   }
 
-  private record(thread: ThreadRecord, assistantId: string, graphId: string, body: CreateRun, strategy: MultitaskStrategy, temporary: boolean): RunRecord {
+  private record(thread: ThreadRecord, assistantId: string, graphId: string, body: RunCreate, strategy: MultitaskStrategy, temporary: boolean): RunRecord {
     const now = this.env.clock.iso();
     const runId = this.env.ids.uuid();
     const { update, controls } = splitInput(body.input ?? undefined);

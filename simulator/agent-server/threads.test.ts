@@ -5,7 +5,8 @@ import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
 import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
-import { ThreadStore, type Superstep, type Thread } from './threads.ts';
+import type { Superstep, Thread } from '../../specs/types/agent-server.ts';
+import { ThreadStore } from './threads.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';

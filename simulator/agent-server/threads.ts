@@ -3,9 +3,10 @@
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
+import type { CheckpointRef, Superstep, Thread, ThreadCreate, ThreadSearch, ThreadState } from '../../specs/types/agent-server.ts';
 import { applyUpdate, findGraph, INPUT_NODE, isKnownNode, nextAfter, type GraphDefinition } from './graphs.ts';
 
-export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
+export type ThreadStatus = Thread['status'];
 export const THREAD_STATUSES: ThreadStatus[] = ['idle', 'busy', 'interrupted', 'error'];
 
 type Values = Record<string, unknown>;
@@ -23,60 +24,12 @@ export interface Checkpoint {
   extra: Record<string, unknown>;
 }
 
-export interface ThreadRecord {
-  thread_id: string;
-  created_at: string;
-  updated_at: string;
-  metadata: Values;
-  status: ThreadStatus;
-  config: Values;
+/** A thread as stored: its fields but `values`, which its last checkpoint holds. */
+export interface ThreadRecord extends Pick<Thread, 'thread_id' | 'created_at' | 'updated_at' | 'metadata' | 'status' | 'config'> {
   /** Oldest first. */
   checkpoints: Checkpoint[];
   /** Creation order, the tie-breaker when sort keys are equal on the virtual clock. */
   seq: number;
-}
-
-export interface Thread {
-  thread_id: string;
-  created_at: string;
-  updated_at: string;
-  metadata: Values;
-  status: ThreadStatus;
-  config: Values;
-  values: Values;
-}
-
-export interface Superstep {
-  updates: { values?: Values | null; as_node: string }[];
-}
-
-export interface ThreadSearch {
-  ids?: string[];
-  status?: ThreadStatus;
-  metadata?: Values;
-  values?: Values;
-  limit?: number;
-  offset?: number;
-  sort_by?: 'thread_id' | 'status' | 'created_at' | 'updated_at';
-  sort_order?: string;
-}
-
-export interface StateSnapshot {
-  values: Values;
-  next: string[];
-  tasks: unknown[];
-  metadata: Values;
-  created_at: string | null;
-  checkpoint: CheckpointRef | null;
-  parent_checkpoint: CheckpointRef | null;
-  checkpoint_id: string | null;
-  parent_checkpoint_id: string | null;
-}
-
-interface CheckpointRef {
-  checkpoint_id: string;
-  thread_id: string;
-  checkpoint_ns: string;
 }
 
 export const SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
@@ -93,7 +46,7 @@ export class ThreadStore {
     this.seq = 0;
   }
 
-  create(input: { metadata?: Values; supersteps?: Superstep[] }): Thread {
+  create(input: ThreadCreate): Thread {
     const metadata = structuredClone(input.metadata ?? {});
     const supersteps = input.supersteps ?? [];
     const graph = supersteps.length > 0 ? requireGraphFor(metadata, supersteps) : undefined;
@@ -166,7 +119,7 @@ export class ThreadStore {
       .map(view);
   }
 
-  state(threadId: string, checkpointId?: string): StateSnapshot {
+  state(threadId: string, checkpointId?: string): ThreadState {
     const record = this.record(threadId);
     if (checkpointId === undefined) return snapshot(record, record.checkpoints.at(-1));
     const checkpoint = record.checkpoints.find((c) => c.checkpoint_id === checkpointId);
@@ -175,7 +128,7 @@ export class ThreadStore {
   }
 
   /** Snapshots most recent first. */
-  history(threadId: string, options: { limit?: number; before?: string } = {}): StateSnapshot[] {
+  history(threadId: string, options: { limit?: number; before?: string } = {}): ThreadState[] {
     const record = this.record(threadId);
     let checkpoints = [...record.checkpoints].reverse();
     if (options.before !== undefined) {
@@ -264,7 +217,7 @@ function ref(record: ThreadRecord, checkpointId: string | null): CheckpointRef |
   return checkpointId === null ? null : { checkpoint_id: checkpointId, thread_id: record.thread_id, checkpoint_ns: '' };
 }
 
-function snapshot(record: ThreadRecord, checkpoint: Checkpoint | undefined): StateSnapshot {
+function snapshot(record: ThreadRecord, checkpoint: Checkpoint | undefined): ThreadState {
   const graphId = record.metadata.graph_id ?? null;
   if (!checkpoint) {
     return {

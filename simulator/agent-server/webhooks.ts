@@ -4,6 +4,7 @@
 // (langgraph-api webhook.py and http.py); any other answer ends the delivery. A failed delivery changes nothing
 // else: it is only logged.
 import { request } from 'undici';
+import type { WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { Clock } from '../clock.ts';
 import type { RunRecord } from './runs.ts';
 import type { ThreadRecord } from './threads.ts';
@@ -32,7 +33,7 @@ export interface WebhookSenderOptions {
 type Outcome = { status: number } | { error: string };
 
 /** The payload of a finished run: exactly the fields of the §6 table. */
-export function webhookPayload(run: RunRecord, thread: ThreadRecord | undefined, sentAt: string): Record<string, unknown> {
+export function webhookPayload(run: RunRecord, thread: ThreadRecord | undefined, sentAt: string): WebhookPayload {
   return structuredClone({
     run_id: run.run_id,
     thread_id: run.thread_id,

@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
 import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
-import { ExperimentStore, PERSIST_DELAY_MS, type UploadRequest } from './experiments.ts';
+import type { ExperimentUploadRequest as UploadRequest } from '../../specs/types/platform-api.ts';
+import { ExperimentStore, PERSIST_DELAY_MS } from './experiments.ts';
 import { RunStore } from './runs.ts';
 
 function setup() {

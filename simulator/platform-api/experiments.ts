@@ -3,6 +3,7 @@
 // run per row, and an experiment whose statistics stay null until its runs are persisted,
 // a few seconds later on the virtual clock. Platform datasets (created with POST /datasets,
 // not through the upload) refuse uploads (rules 5 and 6). Plain state, no HTTP.
+import type { Dataset, DatasetCreate, Example, Experiment, ExperimentUploadRequest } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
@@ -14,93 +15,16 @@ type Json = Record<string, unknown>;
 /** How long after an upload its runs are persisted and its statistics filled (spec §2.6: "a few seconds"). */
 export const PERSIST_DELAY_MS = 5_000;
 
-export interface Dataset {
-  name: string;
-  description: string | null;
-  created_at: string;
+/** A dataset as stored: its type, counts and modification time always set. */
+interface DatasetRecord extends Dataset {
   data_type: string;
-  inputs_schema_definition: Json | null;
-  outputs_schema_definition: Json | null;
-  externally_managed: boolean;
-  id: string;
-  tenant_id: string;
   example_count: number;
   session_count: number;
   modified_at: string;
-  last_session_start_time: string | null;
-}
-
-export interface Example {
-  id: string;
-  dataset_id: string;
-  inputs: Json;
-  outputs: Json | null;
-  metadata: Json;
-  created_at: string;
-  modified_at: string;
-}
-
-/** The experiment, a session of runs (spec §2.6 lists every field). */
-export interface Experiment {
-  start_time: string;
-  end_time: string;
-  extra: Json;
-  name: string;
-  description: string | null;
-  default_dataset_id: string | null;
-  reference_dataset_id: string;
-  trace_tier: string;
-  id: string;
-  run_count: number | null;
-  latency_p50: number | null;
-  latency_p99: number | null;
-  first_token_p50: number | null;
-  first_token_p99: number | null;
-  total_tokens: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_cost: number | null;
-  prompt_cost: number | null;
-  completion_cost: number | null;
-  tenant_id: string;
-  last_run_start_time: string | null;
-  last_run_start_time_live: string | null;
-  feedback_stats: Json | null;
-  session_feedback_stats: Json | null;
-  run_facets: unknown[] | null;
-  error_rate: number | null;
-  streaming_rate: number | null;
-  test_run_number: number;
-}
-
-interface Row {
-  row_id: string;
-  inputs: Json;
-  expected_outputs?: Json;
-  actual_outputs?: Json;
-  evaluation_scores?: Json[];
-  start_time: string;
-  end_time: string;
-  run_name?: string;
-  error?: string;
-  run_metadata?: Json;
-}
-
-export interface UploadRequest {
-  experiment_name: string;
-  experiment_description?: string;
-  experiment_start_time: string;
-  experiment_end_time: string;
-  dataset_id?: string;
-  dataset_name?: string;
-  dataset_description?: string;
-  experiment_metadata?: Json;
-  summary_experiment_scores?: Json[];
-  results: Row[];
 }
 
 interface WorkspaceExperiments {
-  datasets: Map<string, Dataset>;
+  datasets: Map<string, DatasetRecord>;
   examples: Map<string, Map<string, Example>>;
   experiments: Map<string, Experiment>;
 }
@@ -111,7 +35,7 @@ export class ExperimentStore {
   constructor(private readonly env: { clock: Clock; ids: IdGenerator; runs: RunStore }) {}
 
   /** POST /api/v1/datasets/upload-experiment: validates all six rules before changing anything. */
-  upload(workspaceId: string, body: UploadRequest): { dataset: Dataset; experiment: Experiment } {
+  upload(workspaceId: string, body: ExperimentUploadRequest): { dataset: Dataset; experiment: Experiment } {
     const data = this.data(workspaceId);
     const window = checkTimes(body);
     const datasetId = body.dataset_id?.toLowerCase();
@@ -181,7 +105,7 @@ export class ExperimentStore {
   }
 
   /** POST /api/v1/datasets: a dataset created on the platform, not through the upload. */
-  createDataset(workspaceId: string, body: { name: string; description?: string | null; data_type?: string }): Dataset {
+  createDataset(workspaceId: string, body: DatasetCreate): Dataset {
     const data = this.data(workspaceId);
     const dataset = this.newDataset(data, workspaceId, { id: this.env.ids.uuid(), name: body.name, description: body.description ?? null, externallyManaged: false });
     if (body.data_type) dataset.data_type = body.data_type;
@@ -226,7 +150,7 @@ export class ExperimentStore {
     return data;
   }
 
-  private newDataset(data: WorkspaceExperiments, workspaceId: string, spec: { id: string; name?: string; description: string | null; externallyManaged: boolean }): Dataset {
+  private newDataset(data: WorkspaceExperiments, workspaceId: string, spec: { id: string; name?: string; description: string | null; externallyManaged: boolean }): DatasetRecord {
     const names = new Set([...data.datasets.values()].map((d) => d.name));
     if (spec.name !== undefined && names.has(spec.name)) throw conflict(`A dataset named '${spec.name}' already exists in this workspace.`);
     if (data.datasets.has(spec.id)) throw conflict(`A dataset with id ${spec.id} already exists in this workspace.`);
@@ -234,7 +158,7 @@ export class ExperimentStore {
     let name = spec.name ?? `dataset-${spec.id.slice(0, 8)}`;
     for (let n = 2; spec.name === undefined && names.has(name); n++) name = `dataset-${spec.id.slice(0, 8)}-${n}`;
     const now = this.env.clock.iso();
-    const dataset: Dataset = {
+    const dataset: DatasetRecord = {
       name,
       description: spec.description,
       created_at: now,
@@ -255,7 +179,7 @@ export class ExperimentStore {
   }
 
   /** The runs and feedback an upload persists: one run per row, its scores, and the summary scores. */
-  private runsOf(body: UploadRequest, experiment: Experiment, now: string): { runs: Json[]; feedback: Json[] } {
+  private runsOf(body: ExperimentUploadRequest, experiment: Experiment, now: string): { runs: Json[]; feedback: Json[] } {
     const runs: Json[] = [];
     const feedback: Json[] = [];
     const score = (item: Json, target: Json) => ({ created_at: now, modified_at: now, ...item, ...target, id: this.env.ids.uuid() });
@@ -306,7 +230,7 @@ const EMPTY_STATS = {
  * Rule 4 (§4.4): every row's start_time and end_time lie between experiment_start_time and
  * experiment_end_time (inclusive). A window or a row that ends before it starts is refused too.
  */
-function checkTimes(body: UploadRequest): { start: string; end: string } {
+function checkTimes(body: ExperimentUploadRequest): { start: string; end: string } {
   const issues: ValidationIssue[] = [];
   if (body.dataset_id === undefined && body.dataset_name === undefined) {
     issues.push({ loc: ['body'], msg: 'rule 1 (§4.4): give dataset_id or dataset_name', type: 'missing' });
@@ -338,7 +262,7 @@ function checkTimes(body: UploadRequest): { start: string; end: string } {
 }
 
 /** What persisting the runs fills in: latency and feedback statistics; tokens and cost stay null. */
-function statistics(body: UploadRequest, runs: Json[]): Partial<Experiment> {
+function statistics(body: ExperimentUploadRequest, runs: Json[]): Partial<Experiment> {
   const latencies = body.results.map((row) => (epochMs(normalizeTime(row.end_time)!) - epochMs(normalizeTime(row.start_time)!)) / 1000).sort((a, b) => a - b);
   const starts = runs.map((r) => normalizeTime(r.start_time)!).sort();
   const lastStart = starts[starts.length - 1] ?? null;

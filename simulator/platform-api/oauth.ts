@@ -4,28 +4,9 @@
 // the same call answers the `token`. `force_new` starts a new flow. The status values and
 // which fields are required follow the real service (Agent Auth API reference, docs.langchain.com/api-reference/auth-service-v2/authenticate). Plain state.
 import { contract } from '../../specs/contract.ts';
+import type { AuthenticateRequest, AuthenticateResponse } from '../../specs/types/platform-api.ts';
 import { notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
-
-export interface AuthenticateRequest {
-  provider?: string;
-  scopes?: string[];
-  user_id?: string;
-  ls_user_id?: string;
-  agent_id?: string;
-  use_agent_builder_public_oauth?: boolean;
-  force_new?: boolean;
-  token_id?: string;
-  is_default?: boolean;
-}
-
-export interface AuthenticateResult {
-  status: 'completed' | 'pending';
-  url: string | null;
-  auth_id: string | null;
-  token: string | null;
-  user_id: string | null;
-}
 
 interface Flow {
   authId: string;
@@ -47,7 +28,7 @@ export class OAuthFlows {
   constructor(private readonly env: { ids: IdGenerator }) {}
 
   /** `origin` is the address the caller reached, to build a url it can visit. */
-  authenticate(workspaceId: string, body: AuthenticateRequest, origin: string): AuthenticateResult {
+  authenticate(workspaceId: string, body: AuthenticateRequest, origin: string): AuthenticateResponse {
     const issues: ValidationIssue[] = [];
     if (body.provider === undefined) issues.push({ loc: ['body', 'provider'], msg: 'Field required: provider names the OAuth provider', type: 'missing' });
     if (body.scopes === undefined) issues.push({ loc: ['body', 'scopes'], msg: 'Field required: scopes lists the requested scopes', type: 'missing' });
@@ -70,7 +51,7 @@ export class OAuthFlows {
   }
 
   /** The user granted access: the flow's token exists from now on. */
-  complete(authId: string): AuthenticateResult {
+  complete(authId: string): AuthenticateResponse {
     const flow = this.flows.get(authId.toLowerCase());
     if (!flow) throw notFound(`No OAuth flow ${authId}`);
     flow.token ??= `apcsim-oauth-${this.env.ids.uuid()}`;
@@ -83,7 +64,7 @@ export class OAuthFlows {
   }
 }
 
-function result(flow: Flow): AuthenticateResult {
+function result(flow: Flow): AuthenticateResponse {
   return flow.token
     ? { status: 'completed', url: null, auth_id: flow.authId, token: flow.token, user_id: flow.userId }
     : { status: 'pending', url: flow.url, auth_id: flow.authId, token: null, user_id: flow.userId };

@@ -7,10 +7,9 @@ import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { notFound } from '../http/errors.ts';
 import type { operations } from '../../specs/types/platform-api.ts';
 import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
-import type { UploadRequest } from './experiments.ts';
 import { parseMultipart } from './multipart.ts';
 import type { PlatformApi } from './platform-api.ts';
-import type { IngestOperation, RunQuery } from './runs.ts';
+import type { IngestOperation } from './runs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -41,12 +40,12 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       runs.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
       return accepted('Runs batch ingested');
     }),
-    queryRuns: authed((req, caller) => ({ body: runs.query(ws(caller), req.body as RunQuery) })),
+    queryRuns: authed((req, caller) => ({ body: runs.query(ws(caller), req.body) })),
     createFeedback: authed((req, caller) => ({ body: runs.createFeedback(ws(caller), req.body as Json) })),
     listFeedback: authed((req, caller) => ({ body: runs.listFeedback(ws(caller), { run: list(req, 'run'), session: list(req, 'session') }) })),
     readFeedback: authed((req, caller) => ({ body: runs.readFeedback(ws(caller), req.params.feedback_id) })),
-    uploadExperiment: authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body as UploadRequest) })),
-    createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body as { name: string; description?: string; data_type?: string }) })),
+    uploadExperiment: authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body) })),
+    createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body) })),
     listDatasets: authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
     readDataset: authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) })),
     // dataset is a required query parameter: the server refused a request without it.

@@ -4,6 +4,7 @@
 // A request is applied whole or not at all. Plain state, no HTTP.
 import { createHash } from 'node:crypto';
 import { contract } from '../../specs/contract.ts';
+import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
@@ -30,19 +31,6 @@ export type IngestOperation =
  * (spec §4.3); the batch endpoints require the caller's.
  */
 export type Lineage = 'service' | 'caller';
-
-export interface RunQuery {
-  id?: string[];
-  trace?: string;
-  parent_run?: string;
-  is_root?: boolean | null;
-  session?: string[];
-  run_type?: string;
-  reference_example?: string[];
-  order?: 'asc' | 'desc';
-  limit?: number;
-  cursor?: string | null;
-}
 
 interface StoredRun {
   /** Every field the caller sent (merged over its updates), with normalized times and lineage. */
@@ -133,7 +121,7 @@ export class RunStore {
 
   query(workspaceId: string, query: RunQuery): { runs: Json[]; cursors: { next: string | null } } {
     const data = this.data(workspaceId);
-    const lower = (list?: string[]) => list && new Set(list.map((s) => s.toLowerCase()));
+    const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
     const ids = lower(query.id);
     const sessions = lower(query.session);
     const examples = lower(query.reference_example);
