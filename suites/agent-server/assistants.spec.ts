@@ -3,8 +3,8 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { Assistant, Run, Thread } from '../../specs/types/agent-server.ts';
 
-type Assistant = { assistant_id: string; graph_id?: string; config?: unknown } & Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -31,12 +31,12 @@ test('an assistant is identified by a UUID', { tag: '@ASSISTANT-ID-UUID' }, asyn
 test("a graph id selects that graph's default assistant", { tag: '@ASSISTANT-GRAPH-ID-DEFAULT' }, async ({ agent }) => {
   const byGraph = await agent.get<Assistant>('/assistants/agent');
   precondition(byGraph, 'read the assistant a graph id names (GET /assistants/{assistant_id}, the reference path)');
-  const thread = await agent.post<{ thread_id: string }>('/threads', {});
+  const thread = await agent.post<Thread>('/threads', {});
   precondition(thread, 'create a thread');
-  const run = await agent.post<{ run_id: string; assistant_id?: string }>(`/threads/${thread.json.thread_id}/runs`, { assistant_id: 'agent', input: {} });
+  const run = await agent.post<Run>(`/threads/${thread.json.thread_id}/runs`, { assistant_id: 'agent', input: {} });
   expectStatus(run, '2xx');
   const path = `/threads/${thread.json.thread_id}/runs/${run.json.run_id}`;
-  const used = run.json.assistant_id ?? (await agent.get<{ assistant_id?: string }>(path)).json?.assistant_id;
+  const used = run.json.assistant_id ?? (await agent.get<Run>(path)).json?.assistant_id;
   if (used === undefined) {
     skipForPrecondition(`precondition failed: the run, as created and as read, names no assistant_id: which one was selected is not shown: ${run.describe()}`);
   }

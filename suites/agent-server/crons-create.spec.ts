@@ -3,6 +3,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import type { Thread } from '../../specs/types/agent-server.ts';
 import { newThread } from './runs.ts';
 import { deleteCrons, expectNoOtherCron, isDateTime, type Cron } from './webhooks-steps.ts';
 
@@ -26,7 +27,7 @@ test.describe('a cron takes assistant_id and schedule, and answers its cron_id, 
     test(`${kind}: next_run_date is the next time the schedule names`, async ({ agent }) => {
       // The target's time just before the cron: the lower bound of its next run where the cron gives no created_at.
       const clockThread = await newThread(agent);
-      const before = await agent.get<{ created_at?: string }>(`/threads/${clockThread}`);
+      const before = await agent.get<Thread>(`/threads/${clockThread}`);
       precondition(before, "read the target's time from a new thread");
       const threadId = thread ? clockThread : null;
       const res = await agent.post<Cron>(threadId ? `/threads/${threadId}/runs/crons` : '/runs/crons', { assistant_id: 'agent', schedule: '30 4 * * *' });

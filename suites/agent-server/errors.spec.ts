@@ -4,12 +4,13 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { assertProperty } from '../../harness/property.ts';
+import type { Thread } from '../../specs/types/agent-server.ts';
 import { newThread, readState, startRun, join, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 test('payloads other than streams are JSON, and JSON bodies are accepted', { tag: '@ERROR-JSON-PAYLOADS-AGENT' }, async ({ agent }) => {
-  const created = await agent.post<{ thread_id: string }>('/threads', { metadata: { k: 'v' } });
+  const created = await agent.post<Thread>('/threads', { metadata: { k: 'v' } });
   expectStatus(created, '2xx');
   const id = created.json.thread_id;
   const answers = [
@@ -93,9 +94,9 @@ test('missing or invalid credentials answer 401 or 403 with a JSON error and cha
   const refused = await agent.post('/threads', { metadata: { apc_scope: scope } }, { headers: { 'x-api-key': 'apc-invalid-key' } });
   expectJsonError(refused, [401, 403]);
   // A thread made with valid credentials must be found, so that finding no other says none was made.
-  const control = await agent.post<{ thread_id: string }>('/threads', { metadata: { apc_scope: scope } });
+  const control = await agent.post<Thread>('/threads', { metadata: { apc_scope: scope } });
   precondition(control, 'create a thread with valid credentials');
-  const found = await agent.post<{ thread_id: string }[]>('/threads/search', { metadata: { apc_scope: scope } });
+  const found = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
   const ids = preconditionArray(found, 'search with valid credentials').map((t) => t.thread_id);
   if (!ids.includes(control.json.thread_id)) skipForPrecondition(`precondition failed: the search does not find the thread just made: ${found.describe()}`);
   expect(ids, found.describe('nothing was created')).toEqual([control.json.thread_id]);

@@ -2,6 +2,7 @@
 import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import type { Assistant } from '../../specs/types/agent-server.ts';
 import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -25,7 +26,7 @@ test.describe("a run's assistant_id accepts a graph id or an assistant UUID", { 
     expectStatus(res, '2xx');
   });
   test('assistant UUID', async ({ agent }) => {
-    const assistant = await agent.get<{ assistant_id: string }>('/assistants/agent');
+    const assistant = await agent.get<Assistant>('/assistants/agent');
     precondition(assistant, "read the graph's default assistant");
     const thread = await newThread(agent);
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: assistant.json.assistant_id, input: {} });

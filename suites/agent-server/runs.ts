@@ -8,28 +8,13 @@ import { runMark, type RunContext } from '../../harness/run-context.ts';
 import type { Time } from '../../harness/time.ts';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { Run, Thread, ThreadState } from '../../specs/types/agent-server.ts';
 
-export interface Run {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  metadata: Record<string, unknown>;
-  kwargs: Record<string, unknown>;
-  multitask_strategy: string;
-}
-
-export interface State {
-  values: Record<string, unknown>;
-  next: string[];
-  checkpoint_id: string | null;
-}
+export type { Run };
 
 /** A thread of the graph `agent`, marked as this run's (tests of the create body itself post their own). */
 export async function newThread(agent: ApiClient, metadata: Record<string, unknown> = {}): Promise<string> {
-  const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent', ...runMark(), ...metadata } });
+  const res = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', ...runMark(), ...metadata } });
   precondition(res, 'create a thread');
   return res.json.thread_id;
 }
@@ -56,7 +41,7 @@ export async function longRun(agent: ApiClient, time: Time, threadId: string, in
 /** Statuses of a run that has not ended. */
 export const IN_PROGRESS = ['pending', 'running'];
 
-const inProgress = (res: ApiResponse<Run>) => res.status >= 200 && res.status < 300 && IN_PROGRESS.includes(res.json?.status);
+const inProgress = (res: ApiResponse<Run>) => res.status >= 200 && res.status < 300 && IN_PROGRESS.includes(res.json?.status ?? '');
 
 /**
  * Fails the test at once unless the run has left `pending` and `running` shortly after a later
@@ -119,10 +104,10 @@ export async function readRun(agent: ApiClient, threadId: string, runId: string)
  * the current state values): where they do not, the target contradicts itself and rules
  * checked through the state are skipped, leaving the failure to the state and thread rules.
  */
-export async function readState(agent: ApiClient, threadId: string): Promise<State> {
-  const res = await agent.get<State>(`/threads/${threadId}/state`);
+export async function readState(agent: ApiClient, threadId: string): Promise<ThreadState> {
+  const res = await agent.get<ThreadState>(`/threads/${threadId}/state`);
   precondition(res, 'read the thread state');
-  const thread = await agent.get<{ values?: unknown }>(`/threads/${threadId}`);
+  const thread = await agent.get<Thread>(`/threads/${threadId}`);
   precondition(thread, 'read the thread');
   if (!isDeepStrictEqual(thread.json.values ?? {}, res.json.values ?? {})) {
     skipForPrecondition(`precondition failed: the thread's values and its state's values differ: ${thread.describe()} / ${res.describe()}`);
@@ -131,13 +116,13 @@ export async function readState(agent: ApiClient, threadId: string): Promise<Sta
 }
 
 export async function threadStatus(agent: ApiClient, threadId: string): Promise<string> {
-  const res = await agent.get<{ status: string }>(`/threads/${threadId}`);
+  const res = await agent.get<Thread>(`/threads/${threadId}`);
   precondition(res, 'read the thread');
   return res.json.status;
 }
 
 /** The texts of the state's messages, in order. */
-export function texts(state: State): string[] {
+export function texts(state: Pick<ThreadState, 'values'>): string[] {
   return ((state.values.messages as { content?: unknown }[] | undefined) ?? []).map((m) => String(m.content));
 }
 

@@ -2,6 +2,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { Thread } from '../../specs/types/agent-server.ts';
 import { join, longRun, newThread, startRun, threadStatus } from './runs.ts';
 
 test('a thread is busy while a run on it is pending or running, and idle after', { tag: '@THREAD-STATUS-BUSY-DURING-RUN' }, async ({ agent, time }) => {
@@ -87,12 +88,12 @@ test('supersteps of the shape {updates: [{values, as_node}]} are accepted', { ta
 test('a search without limit, offset or sort answers at most 10 threads, newest created first', { tag: '@THREAD-SEARCH-DEFAULTS' }, async ({ agent, scope, time }) => {
   const created: string[] = [];
   for (let i = 0; i < 11; i++) {
-    const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { apc_scope: scope } });
+    const res = await agent.post<Thread>('/threads', { metadata: { apc_scope: scope } });
     precondition(res, 'create a thread');
     created.push(res.json.thread_id);
     await time.pass(5);
   }
-  const res = await agent.post<{ thread_id: string; created_at: string }[]>('/threads/search', { metadata: { apc_scope: scope } });
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
   const found = preconditionArray(res, 'search the scope');
   expect(found.length, res.describe('at most 10')).toBe(10);
   expect(found.map((t) => t.thread_id), res.describe('newest first, from offset 0')).toEqual([...created].reverse().slice(0, 10));

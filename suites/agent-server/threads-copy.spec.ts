@@ -2,10 +2,8 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { Thread, ThreadState as State } from '../../specs/types/agent-server.ts';
 import { readState } from './runs.ts';
-
-type Thread = { thread_id: string; values: Record<string, unknown>; metadata: Record<string, unknown> };
-type State = { values: Record<string, unknown> };
 
 const prepopulated = (scope: string) => ({
   metadata: { graph_id: 'agent', apc_scope: scope },

@@ -2,6 +2,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import type { Thread } from '../../specs/types/agent-server.ts';
 
 test('POST /threads with an empty object creates a thread and answers it', { tag: '@THREAD-CREATE-EMPTY' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});
@@ -90,9 +91,9 @@ test.describe('bad input is refused with a JSON error and creates nothing', { ta
       expectJsonError(res);
       if (scoped === 'unscoped') return;
       // A thread made with the scope must be found, so that finding none says none was made.
-      const control = await agent.post<{ thread_id: string }>('/threads', { metadata: { apc_scope: scope } });
+      const control = await agent.post<Thread>('/threads', { metadata: { apc_scope: scope } });
       precondition(control, 'create a thread in the test scope');
-      const after = await agent.post<{ thread_id: string }[]>('/threads/search', { metadata: { apc_scope: scope } });
+      const after = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
       const found = preconditionArray(after, 'search the test scope').map((t) => t.thread_id);
       if (!found.includes(control.json.thread_id)) {
         skipForPrecondition(`precondition failed: the search does not find the thread just made in the scope: ${after.describe()}`);

@@ -6,9 +6,9 @@ import { forRule, skipForPrecondition } from '../../harness/checks/attribution.t
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Time } from '../../harness/time.ts';
+import type { Thread } from '../../specs/types/agent-server.ts';
 import { join, longRun, startRun } from './runs.ts';
 
-type Thread = { thread_id: string; status: string; created_at: string; updated_at: string; metadata: Record<string, unknown> };
 type SortKey = 'thread_id' | 'status' | 'created_at' | 'updated_at';
 const SORT_KEYS: SortKey[] = ['thread_id', 'status', 'created_at', 'updated_at'];
 
@@ -46,7 +46,7 @@ async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string)
   const busy = [await longRun(agent, time, made[4]), await longRun(agent, time, made[7])];
   const release = async () => {
     await time.pass(time.hold);
-    for (const run of busy) await join(agent, run.thread_id, run.run_id);
+    for (const run of busy) await join(agent, run.thread_id!, run.run_id);
   };
   // As the search itself reports them: its filter and order are judged against its own values.
   const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });

@@ -3,15 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
-
-type State = {
-  values: Record<string, unknown>;
-  checkpoint_id: string;
-  checkpoint: { checkpoint_id: string } | null;
-  parent_checkpoint_id: string | null;
-  parent_checkpoint: { checkpoint_id: string } | null;
-  metadata: { step: number };
-};
+import type { Thread, ThreadState as State } from '../../specs/types/agent-server.ts';
 
 // A snapshot's checkpoint ids, from the top-level fields or the checkpoint objects (§2.8 has
 // both): a target without the top-level ones fails THREAD-STATE-SHAPE, not every rule here.
@@ -26,7 +18,7 @@ async function threadWithHistory(agent: ApiClient, steps = 3): Promise<string> {
   const supersteps = Array.from({ length: steps }, (_, i) => ({
     updates: [{ values: { topic: `step ${i}`, count: i }, as_node: i === 0 ? '__start__' : i % 2 === 1 ? 'prepare' : 'respond' }],
   }));
-  const res = await agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent' }, supersteps });
+  const res = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent' }, supersteps });
   precondition(res, 'create a thread with supersteps');
   return res.json.thread_id;
 }

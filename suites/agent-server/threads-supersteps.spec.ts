@@ -1,8 +1,7 @@
 // §2.8: supersteps prepopulate a new thread.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
-
-type State = { values: Record<string, unknown>; checkpoint_id?: string | null; checkpoint?: { checkpoint_id?: string } | null };
+import type { Thread, ThreadState as State } from '../../specs/types/agent-server.ts';
 
 // __start__ rather than __input__ first: LangGraph records an __input__ update as pending
 // input, so its values appear in no snapshot (§2.8 only names the node).
@@ -17,7 +16,7 @@ test("supersteps prepopulate the thread: its state holds the last superstep's va
   expectStatus(res, '2xx');
   const id = (res.json as { thread_id: string }).thread_id;
   // A thread's values are its current state values (§2.7); the state endpoint has rules of its own.
-  const thread = await agent.get<{ values: unknown }>(`/threads/${id}`);
+  const thread = await agent.get<Thread>(`/threads/${id}`);
   expectStatus(thread, '2xx');
   expect(thread.json.values, thread.describe('thread values after the supersteps')).toMatchObject({ topic: 'third', count: 3 });
 });

@@ -8,6 +8,7 @@ import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { WebhookChannel } from '../../harness/fixtures.ts';
 import type { ReceivedRequest } from '../../harness/webhook-receiver.ts';
+import type { Cron, Run } from '../../specs/types/agent-server.ts';
 import { newThread } from './runs.ts';
 
 export type Payload = Record<string, unknown>;
@@ -35,7 +36,7 @@ export async function firstDelivery(hooks: WebhookChannel, name: string, what: s
 /** A background run on a new thread, created with a webhook, and the delivery its completion sent. */
 export async function deliveredRun(agent: ApiClient, hooks: WebhookChannel, name: string, body: Record<string, unknown> = {}): Promise<Delivered> {
   const threadId = await newThread(agent);
-  const res = await agent.post<{ run_id: string }>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name), ...body });
+  const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name), ...body });
   precondition(res, 'create a run with a webhook');
   return { threadId, runId: res.json.run_id, created: res.json, ...(await firstDelivery(hooks, name, `run ${res.json.run_id}`)) };
 }
@@ -54,15 +55,7 @@ export function isDateTime(value: unknown): value is string {
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface Cron {
-  cron_id: string;
-  assistant_id: string;
-  thread_id: string | null;
-  schedule: string;
-  next_run_date: string | null;
-  created_at: string;
-  metadata?: Record<string, unknown>;
-}
+export type { Cron };
 
 /** Creates a cron (thread cron when `threadId` is given), marked as this run's; a failure skips the test. */
 export async function createCron(agent: ApiClient, threadId: string | null, body: Record<string, unknown>): Promise<Cron> {
@@ -102,6 +95,6 @@ export async function deleteCrons(agent: ApiClient, ...crons: (Cron | undefined)
  * failure of the schedule rule only, not of every test that waits for a cron.
  */
 export function untilNextRun(cron: Cron): number {
-  const created = Date.parse(cron.created_at);
-  return CronExpressionParser.parse(cron.schedule, { currentDate: new Date(created), tz: 'UTC' }).next().getTime() - created + 1;
+  const created = Date.parse(cron.created_at!);
+  return CronExpressionParser.parse(cron.schedule!, { currentDate: new Date(created), tz: 'UTC' }).next().getTime() - created + 1;
 }

@@ -51,7 +51,7 @@ test("a repository's owner is a string", { tag: '@REPO-OWNER' }, async ({ contro
 
 // The three fields the create-deployment body takes from a repository (§2.1): each is the
 // expected type, and a deployment created from them is accepted.
-const accepted: [string, keyof Repository, string, (repo: Repository) => boolean][] = [
+const accepted: [string, 'host_integration_id' | 'url' | 'default_branch', string, (repo: Repository) => boolean][] = [
   ['REPO-HOST-INTEGRATION-ID', 'host_integration_id', 'a UUID accepted as integration_id', (r) => typeof r.host_integration_id === 'string' && UUID.test(r.host_integration_id)],
   ['REPO-URL', 'url', 'a string accepted as source_config.repo_url', (r) => typeof r.url === 'string'],
   ['REPO-DEFAULT-BRANCH', 'default_branch', 'a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string'],

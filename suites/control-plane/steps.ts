@@ -4,31 +4,17 @@ import { test } from '@playwright/test';
 import { precondition, preconditionFields } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
+import type { Deployment as DocumentedDeployment, Repository, Revision } from '../../specs/types/control-plane.ts';
 
-export interface Repository {
-  host_integration_id: string;
-  id: number;
-  name: string;
-  owner: string;
-  url: string;
-  default_branch: string;
-}
+export type { Repository, Revision };
 
-export interface Deployment {
-  id: string;
-  latest_revision_id: string;
+/** A deployment (§2.3), with the fields of the real control plane the suites read where it answers them. */
+export type Deployment = DocumentedDeployment & {
   name?: string;
   active_revision_id?: string | null;
   source_config?: { custom_url?: string | null; repo_url?: string };
   source_revision_config?: { repo_ref?: string };
-  [field: string]: unknown;
-}
-
-export interface Revision {
-  id?: string;
-  status: string;
-  [field: string]: unknown;
-}
+};
 
 export const INTEGRATIONS = '/v1/integrations/sourcehost/install';
 export const repositoriesOf = (integrationId: string) => `/v1/integrations/sourcehost/${integrationId}/repos`;

@@ -1,6 +1,7 @@
 // §5: the API key and workspace selection on the platform API.
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
+import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts';
 import { baseTime, expectNotFound, isoWith, RunIds } from './traces.ts';
 import { createdNothing, experimentStart, uploadBody } from './uploads.ts';
 
@@ -54,7 +55,7 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   expectNotFound(await multi.get(`/runs/${id}`, { headers: { 'x-tenant-id': home } }), "the other workspace's run");
   expectNotFound(await multi.get(`/runs/${id}`), "the other workspace's run, without x-tenant-id");
   expectStatus(await credentials.client('platform-api', credentials.apiKey('second-workspace')).get(`/runs/${id}`), 200);
-  const answer = await multi.post<{ dataset: { tenant_id: string } }>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run)), { headers: { 'x-tenant-id': other } });
+  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run)), { headers: { 'x-tenant-id': other } });
   expectStatus(answer, 200);
   expect(answer.json.dataset.tenant_id, answer.describe('the dataset belongs to the selected workspace')).toBe(other);
   const orgKey = credentials.client('platform-api', credentials.apiKey('org-scoped'));

@@ -6,11 +6,10 @@ import { clientWithKey, expect, requireCapability, test } from '../../harness/fi
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { RunContext } from '../../harness/run-context.ts';
 import { assertProperty } from '../../harness/property.ts';
+import type { AuthenticateResponse as Result } from '../../specs/types/platform-api.ts';
 import { RunIds } from './traces.ts';
 
 const AUTHENTICATE = '/v2/auth/authenticate';
-
-type Result = { url?: string | null; auth_id?: string | null; token?: string | null; status?: string };
 
 /** A request for this test's own user, so flows of different tests never meet. */
 const request = (scope: string, extra: Record<string, unknown> = {}) => ({ provider: 'apc-provider', scopes: ['read', 'write'], user_id: `apc-user-${scope}`, ...extra });

@@ -7,24 +7,12 @@ import { expect } from '@playwright/test';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { runContext, type RunContext } from '../../harness/run-context.ts';
+import type { TraceRun as DocumentedTraceRun } from '../../specs/types/platform-api.ts';
 
 type Json = Record<string, unknown>;
 
-export interface TraceRun {
-  id: string;
-  name: string;
-  run_type: string;
-  start_time: string;
-  end_time?: string;
-  trace_id: string;
-  dotted_order: string;
-  parent_run_id?: string;
-  session_name?: string;
-  inputs?: Json;
-  outputs?: Json;
-  extra?: Json;
-  [field: string]: unknown;
-}
+/** A trace run (§2.5) as runTree builds it: the documented run with the fields the official client always sets. */
+export type TraceRun = DocumentedTraceRun & { id: string; name: string; run_type: string; start_time: string; trace_id: string; dotted_order: string };
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

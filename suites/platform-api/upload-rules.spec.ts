@@ -4,6 +4,7 @@ import { expectJsonError, expectStatus, precondition, preconditionArray } from '
 import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
+import type { Dataset } from '../../specs/types/platform-api.ts';
 import { RunIds, UUID } from './traces.ts';
 import { createdNothing, experimentStart, upload, uploadBody, type Json } from './uploads.ts';
 
@@ -151,7 +152,7 @@ test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOL
     ['rule 1 (no dataset)', withoutDataset(uploadBody(`${scope}-1`, ids, at))],
     ['rule 4 (row out of range)', rowAt(uploadBody(`${scope}-4`, ids, at), 'end_time', 'experiment_end_time', 30)],
   ];
-  const platformDataset = await platform.post<{ id: string }>('/api/v1/datasets', { name: `apc-platform-ds-${scope}` });
+  const platformDataset = await platform.post<Dataset>('/api/v1/datasets', { name: `apc-platform-ds-${scope}` });
   if (platformDataset.status === 200) violations.push(['rules 5/6 (platform dataset)', { ...withoutDataset(uploadBody(`${scope}-5`, ids, at)), dataset_id: platformDataset.json.id }]);
   const answers: string[] = [];
   for (const [what, body] of violations) {

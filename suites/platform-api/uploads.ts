@@ -5,28 +5,26 @@ import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { RunContext } from '../../harness/run-context.ts';
+import type { Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
 import { RunIds } from './traces.ts';
 
 export type Json = Record<string, unknown>;
 
 export const UPLOAD = '/api/v1/datasets/upload-experiment';
 
-export interface UploadAnswer {
-  dataset: Json & { id: string; name: string; created_at: string };
-  experiment: Json & { id: string; name: string };
-}
+export type UploadAnswer = ExperimentUploadResponse;
 
 export interface Persisted {
-  experiment: Json;
-  runs: (Json & { id: string })[];
-  examples: (Json & { id: string })[];
+  experiment: Experiment;
+  runs: TraceRun[];
+  examples: Example[];
   /** Feedback of each run, by run id, and the experiment-level feedback. */
-  feedback: Map<string, Json[]>;
-  summary: Json[];
+  feedback: Map<string, Feedback[]>;
+  summary: Feedback[];
 }
 
 /** A valid upload of two rows with scores, names unique to `label`; `at` is the experiment start. */
-export function uploadBody(label: string, ids: RunIds, at: number): Json {
+export function uploadBody(label: string, ids: RunIds, at: number): ExperimentUploadRequest {
   const t = (s: number) => new Date(at + s * 1000).toISOString();
   return {
     experiment_name: `apc-exp-${label}`,
@@ -99,22 +97,22 @@ export async function createdNothing(platform: ApiClient, body: Json): Promise<s
 export async function persisted(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<Persisted> {
   time.allow('stats');
   const read = async () => {
-    const res = await platform.get<Json>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`);
+    const res = await platform.get<Experiment>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`);
     precondition(res, 'read the experiment');
     return res;
   };
   const { value: experiment } = await time.poll(read, (res) => res.json.latency_p50 !== null && res.json.run_count !== null && res.json.run_count !== 0, { deadline: 'stats' });
-  const runs = await platform.post<{ runs: (Json & { id: string })[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 });
+  const runs = await platform.post<{ runs: TraceRun[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 });
   precondition(runs, "query the experiment's runs");
-  const examples = await platform.get<(Json & { id: string })[]>(`/api/v1/examples?dataset=${answer.dataset.id}`);
+  const examples = await platform.get<Example[]>(`/api/v1/examples?dataset=${answer.dataset.id}`);
   precondition(examples, "list the dataset's examples");
-  const feedback = new Map<string, Json[]>();
+  const feedback = new Map<string, Feedback[]>();
   for (const r of runs.json.runs) {
-    const res = await platform.get<Json[]>(`/feedback?run=${r.id}`);
+    const res = await platform.get<Feedback[]>(`/feedback?run=${r.id}`);
     precondition(res, "list a run's feedback");
-    feedback.set(r.id, res.json);
+    feedback.set(r.id!, res.json);
   }
-  const session = await platform.get<Json[]>(`/feedback?session=${answer.experiment.id}`);
+  const session = await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`);
   precondition(session, "list the experiment's feedback");
   return { experiment: experiment.json, runs: runs.json.runs, examples: examples.json, feedback, summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined) };
 }

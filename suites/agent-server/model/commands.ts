@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { expect } from '@playwright/test';
 import { precondition, preconditionArray } from '../../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
+import type { Thread } from '../../../specs/types/agent-server.ts';
 import { readState, texts, threadStatus } from '../runs.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
@@ -14,7 +15,7 @@ export class CreateThread implements Command {
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     const supersteps = this.topic === undefined ? undefined : [{ updates: [{ values: { topic: this.topic }, as_node: 'prepare' }] }];
-    const res = await r.agent.post<{ thread_id: string }>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.scope }, ...(supersteps ? { supersteps } : {}) });
+    const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.scope }, ...(supersteps ? { supersteps } : {}) });
     precondition(res, 'create a thread');
     m.threads.push({ id: res.json.thread_id, topic: this.topic, answers: [], status: 'idle' });
   }
@@ -26,7 +27,7 @@ export class CopyThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const source = m.threads[this.index % m.threads.length];
-    const res = await r.agent.post<{ thread_id: string }>(`/threads/${source.id}/copy`);
+    const res = await r.agent.post<Thread>(`/threads/${source.id}/copy`);
     precondition(res, 'copy a thread');
     // A copy that is not a new thread is THREAD-COPY-NEW's failure; the model needs new ones.
     if (m.threads.some((t) => t.id === res.json.thread_id)) skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`);
@@ -73,7 +74,7 @@ export class SearchByStatus implements Command {
   constructor(readonly status: 'idle' | 'error') {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
-    const res = await r.agent.post<{ thread_id: string }[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
+    const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
     const found = preconditionArray(res, 'search by status');
     const expected = m.threads.filter((t) => t.status === this.status).map((t) => t.id).sort();
     await forRule('THREAD-SEARCH-STATUS', () => expect(found.map((t) => t.thread_id).sort(), res.describe(`status ${this.status}`)).toEqual(expected));
