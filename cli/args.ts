@@ -17,7 +17,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3, interrupted: 13
 
 export class UsageError extends Error {}
 
-export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 export function parse(args: string[], options: ParseArgsConfig['options']): Values {
   return parseWithPositionals(args, options, 0).values;

@@ -7,14 +7,14 @@ import { contract } from '../specs/contract.ts';
 import type { ClockAdvance, operations, Reset } from '../specs/types/simulator-admin.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 
-export type AdminOperationId = keyof operations;
+type AdminOperationId = keyof operations;
 
 /** What an operation answers with 200. */
-export type AdminAnswer<Id extends AdminOperationId> = operations[Id]['responses'][200]['content']['application/json'];
+type AdminAnswer<Id extends AdminOperationId> = operations[Id]['responses'][200]['content']['application/json'];
 
 type RequestBody<Id extends AdminOperationId> = NonNullable<operations[Id]['requestBody']>['content']['application/json'];
 
-export interface AdminClientOptions {
+interface AdminClientOptions {
   /** Attributes the requests to a test (or a step tests share), as the suites' other clients do. */
   testId?: string;
   /** Gives up on each request after this many ms (default: waits as long as it takes). */

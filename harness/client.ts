@@ -5,10 +5,10 @@ import type { Violation } from '../specs/contract.ts';
 import { EXCHANGE_HEADER, isConnectError, TEST_HEADER, UNREACHABLE_HEADER, UNREACHABLE_TEXT, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
-export const TRANSPORT_ERROR = '[target unreachable]';
+const TRANSPORT_ERROR = '[target unreachable]';
 
 /** The target could not be reached (the recording proxy could not, or the client could not reach the proxy). */
-export class TargetUnreachable extends Error {
+class TargetUnreachable extends Error {
   constructor(what: string) {
     super(`${TRANSPORT_ERROR} ${what}`);
   }
@@ -38,7 +38,7 @@ export interface ApiResponse<T = unknown> {
   describe(what?: string): string;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   body?: unknown;
   /** Sent as is, instead of JSON-encoding `body`. */
   rawBody?: string | Buffer;
@@ -54,7 +54,7 @@ export interface RequestOptions {
 
 const MAX_DESCRIBED_BODY = 600;
 
-export interface ClientOptions {
+interface ClientOptions {
   /** Attributes the client's requests to a test (or a step tests share). */
   testId?: string;
   /** Sent as X-Api-Key unless a request sets its own. */

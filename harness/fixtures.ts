@@ -21,7 +21,7 @@ const SHARED_EVIDENCE = 'apc-shared-evidence';
 export { expect, Time };
 
 /** The virtual clock of the simulator's admin protocol (advanceClock). */
-export class SimulatorAdmin {
+class SimulatorAdmin {
   constructor(private readonly admin: AdminClient) {}
 
   async advance(ms: number): Promise<void> {
@@ -114,7 +114,7 @@ interface WorkerFixtures {
  * config names them, for tests of workspace selection and isolation, which need more than the
  * target's one API key.
  */
-export class Credentials {
+class Credentials {
   constructor(
     readonly published: PublishedCredentials,
     private readonly run: RunContext,
@@ -143,7 +143,7 @@ export class Credentials {
   }
 }
 
-export function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient | undefined {
+function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient | undefined {
   const apiKey = run.target.apiKeyEnv ? process.env[run.target.apiKeyEnv] : undefined;
   return clientWithKey(run, endpoint, testId, apiKey);
 }

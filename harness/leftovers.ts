@@ -19,7 +19,7 @@ export interface Leftovers {
 }
 
 /** Recording id of the cleanup's own requests. */
-export const CLEANUP = 'cleanup';
+const CLEANUP = 'cleanup';
 
 /** What can be deleted: where its id is in the creation's answer, and where to send the DELETE. */
 const DELETABLE: Partial<Record<SideEffect, { id: string; path: (id: string) => string; operation: string }>> = {

@@ -7,7 +7,7 @@ import type { CredentialRole } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
 import type { Target } from './target.ts';
 
-export interface Problem {
+interface Problem {
   endpoint: Endpoint;
   url: string;
   problem: string;

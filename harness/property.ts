@@ -13,7 +13,7 @@ function seedFor(title: string): number {
   return hash | 0;
 }
 
-export function propertyParameters<T>(overrides: fc.Parameters<T> = {}): fc.Parameters<T> {
+function propertyParameters<T>(overrides: fc.Parameters<T> = {}): fc.Parameters<T> {
   const replay = process.env.APC_PROPERTY_REPLAY ? (JSON.parse(process.env.APC_PROPERTY_REPLAY) as { seed: number; path: string }) : undefined;
   const seed = replay?.seed ?? seedFor(test.info().titlePath.join(' › '));
   test.info().annotations.push({ type: 'property-seed', description: String(seed) });

@@ -29,7 +29,7 @@ export interface RunContext {
 export const SHARED_DEPLOYMENT = 'shared-deployment';
 
 /** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */
-export const RUN_MARK = 'apc_run';
+const RUN_MARK = 'apc_run';
 
 /** The mark of this run's resources: metadata `{apc_run: <run tag>}`, names starting `apc-<run tag>`. */
 export function runMark(): Record<string, string> {

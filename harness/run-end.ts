@@ -2,7 +2,7 @@
 // runner process, teardown first): what the run created on the target and what it removed.
 import type { Leftovers } from './leftovers.ts';
 
-export type RunEnd = Leftovers;
+type RunEnd = Leftovers;
 
 const KEY = Symbol.for('agent-platform-conformance.run-end');
 

@@ -1,7 +1,7 @@
 // Parses a server-sent-events body the way the official SDK does (@langchain/langgraph-sdk's SSE parser, langgraphjs libs/sdk):
 // lines split on \n, \r\n or \r; data lines of one event joined; a blank line dispatches.
 
-export interface SseEvent {
+interface SseEvent {
   event: string;
   /** The data lines joined with newlines (JSON may be spread over several lines). */
   data: string;

@@ -21,7 +21,7 @@ export interface Timeouts {
 }
 
 /** Sized for the hosted service (its documentation polls a deployment for up to 30 minutes). */
-export const DEFAULT_TIMEOUTS: Timeouts = {
+const DEFAULT_TIMEOUTS: Timeouts = {
   deploy: 30 * 60_000,
   run: 5 * 60_000,
   webhook: 30_000,
@@ -211,7 +211,7 @@ function deploymentConfigOf(value: string | Record<string, unknown>, configPath:
 }
 
 /** "90s", "30m", "1500ms", "1h" in ms. */
-export function durationMs(text: string): number {
+function durationMs(text: string): number {
   const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)$/.exec(text);
   if (!match) throw new TargetError(`'${text}' is not a duration such as 1500ms, 90s, 30m or 1h`);
   return Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h']);

@@ -5,7 +5,7 @@
 import { test } from '@playwright/test';
 import type { Timeouts } from './target.ts';
 
-export interface PollOptions {
+interface PollOptions {
   /** The longest wait, in the target's ms: a number, or the name of one of the target's timeouts. */
   deadline: keyof Timeouts | number;
   /** The first interval between reads, in the target's ms (default 1 s); it grows by half each time. */
@@ -14,7 +14,7 @@ export interface PollOptions {
   max?: number;
 }
 
-export interface Polled<T> {
+interface Polled<T> {
   value: T;
   /** Whether `done` accepted the value before the deadline. */
   done: boolean;

@@ -7,7 +7,7 @@ import { emptyVerdicts, REPORT_VERSION, type ConformanceReport, type RecordedExc
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 
-export interface BuildInput {
+interface BuildInput {
   rules: Rule[];
   /**
    * Every finished test with the rule ids it is tagged with and, for a failed test that

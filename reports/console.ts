@@ -9,7 +9,7 @@ import { standingOf } from './standing.ts';
 
 const MAX_ERROR = 240;
 
-export interface ConsoleOptions {
+interface ConsoleOptions {
   quiet?: boolean;
   githubAnnotations?: boolean;
 }

@@ -9,7 +9,7 @@
 //   0   otherwise
 import type { ConformanceReport, Gate } from './model.ts';
 
-export const EXIT_CODES = { ok: 0, failed: 1, unjudged: 2, incomplete: 3, interrupted: 130 } as const;
+const EXIT_CODES = { ok: 0, failed: 1, unjudged: 2, incomplete: 3, interrupted: 130 } as const;
 
 type Unjudged = Omit<ConformanceReport, 'summary'> & { summary: Omit<ConformanceReport['summary'], 'gate'> };
 

@@ -8,7 +8,7 @@ import { escapeXml } from './escape.ts';
 import type { ConformanceReport, RuleResult } from './model.ts';
 import { standingOf } from './standing.ts';
 
-export const INTERPRETATIONS_SUITE = 'interpretations';
+const INTERPRETATIONS_SUITE = 'interpretations';
 
 function testcase(report: ConformanceReport, rule: RuleResult): { xml: string; kind: string } {
   const name = `${rule.id} [${rule.level}${rule.source === 'spec' ? '' : `, ${rule.source}`}] ${rule.text}`;

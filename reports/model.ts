@@ -12,7 +12,6 @@ export const REPORT_VERSION = '1.1';
  * out-of-scope: the rule's plane was not part of the run (--plane, or no URL for it).
  */
 export type Verdict = 'pass' | 'fail' | 'error' | 'skipped' | 'not-tested' | 'observed' | 'not-run' | 'out-of-scope';
-export const VERDICTS: Verdict[] = ['pass', 'fail', 'error', 'skipped', 'not-tested', 'observed', 'not-run', 'out-of-scope'];
 
 export interface TestOutcome {
   /** Playwright's stable test id. */

@@ -14,7 +14,7 @@ export type Standing =
   | { kind: 'skipped'; why: string }
   | { kind: 'passed'; why?: string };
 
-export const INTERPRETATION_FAILED = 'interpretation failed (a warning: our reading, which neither the spec nor the service states; it does not fail the run)';
+const INTERPRETATION_FAILED = 'interpretation failed (a warning: our reading, which neither the spec nor the service states; it does not fail the run)';
 
 export function standingOf(report: ConformanceReport, rule: RuleResult): Standing {
   const regression = report.summary.baseline?.regressions.find((c) => c.id === rule.id);

@@ -99,7 +99,7 @@ export class VirtualClock implements Clock {
   }
 }
 
-export interface RealClockOptions {
+interface RealClockOptions {
   /** How many times faster than the wall clock simulated time runs (default 1). */
   scale?: number;
   /** Simulated time at start; default the wall clock's time at start. */

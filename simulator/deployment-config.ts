@@ -46,7 +46,7 @@ export function loadDeploymentConfig(path: string, env: Env): DeploymentConfig {
 }
 
 /** Parses JSON (a .json file) or YAML (anything else; YAML also reads JSON). */
-export function parseDeploymentConfig(text: string, source: string): unknown {
+function parseDeploymentConfig(text: string, source: string): unknown {
   try {
     return extname(source).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {

@@ -19,7 +19,7 @@ import type { RateLimitRow } from '../specs/contract.ts';
 
 export type Region = 'us' | 'eu';
 
-export interface RateLimitClock {
+interface RateLimitClock {
   now(): number;
 }
 
@@ -33,7 +33,7 @@ export interface RateLimitRequest {
   ip: string;
 }
 
-export type Admission =
+type Admission =
   | { admitted: true }
   | {
       admitted: false;

@@ -24,14 +24,13 @@ import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit
 // The powers of the admin path (/__sim), which a real service does not have: the Capability
 // enum of specs/openapi/simulator-admin.yaml, which says what each one is. The simulator has
 // them all but fault-injection, which only the self-tests' broken stand-ins claim.
-export type { Capability };
 const ADMIN_CAPABILITIES = (contract().documents['simulator-admin'].components!.schemas!.Capability as { enum: Capability[] }).enum;
-export const CAPABILITIES: readonly Capability[] = ADMIN_CAPABILITIES.filter((c) => c !== 'fault-injection');
+const CAPABILITIES: readonly Capability[] = ADMIN_CAPABILITIES.filter((c) => c !== 'fault-injection');
 
 /** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
 export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;
 
-export interface SimulatorOptions {
+interface SimulatorOptions {
   seed?: string;
   /**
    * `virtual` (default): time moves only through the admin path. `real`: time follows the wall

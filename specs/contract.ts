@@ -92,7 +92,7 @@ export interface Operation<A extends Api = Plane> {
   document: OpenApiOperation;
 }
 
-export interface OperationMatch<A extends Api = Plane> {
+interface OperationMatch<A extends Api = Plane> {
   operation: Operation<A>;
   params: Record<string, string>;
 }
@@ -190,7 +190,7 @@ function describeError(error: ErrorObject): string {
  * paths (`x-base-paths`, e.g. the platform API both bare and under /api/v1): the documented
  * path, with any base path it already starts with taken off, is served under each of them.
  */
-export function pathsServed(path: string, basePaths: string[] = ['']): string[] {
+function pathsServed(path: string, basePaths: string[] = ['']): string[] {
   const bare = basePaths.reduce((p, base) => (base && p.startsWith(`${base}/`) ? p.slice(base.length) : p), path);
   return basePaths.map((base) => `${base}${bare}`);
 }
@@ -255,7 +255,7 @@ function safeDecode(segment: string): string {
   }
 }
 
-export class Contract {
+class Contract {
   readonly documents: Record<Api, OpenApiDocument>;
   readonly operations: Operation[];
   /** The simulator's admin protocol (/__sim): not part of the API a target is judged on. */

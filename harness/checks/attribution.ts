@@ -5,7 +5,7 @@ import { test } from '@playwright/test';
 export const RULE_FAILED = 'rule-failed';
 
 /** An assertion failure that names the rule it breaks. */
-export class RuleViolation extends Error {
+class RuleViolation extends Error {
   constructor(
     readonly rule: string,
     cause: unknown,
@@ -28,7 +28,7 @@ export async function quietly<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** A setup step failed inside a property: the property ends as a skipped test. */
-export class PreconditionFailed extends Error {}
+class PreconditionFailed extends Error {}
 
 /** Skips the test as a failed precondition (or, inside a property, ends the property so). */
 export function skipForPrecondition(reason: string): never {

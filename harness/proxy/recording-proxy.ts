@@ -23,7 +23,7 @@ const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', '
 /** Whether an error is a failure to connect at all (not an answer dropped once connected). */
 export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
 /** The proxy's own control path; never forwarded. */
-export const CONTROL_PREFIX = '/__apc';
+const CONTROL_PREFIX = '/__apc';
 
 /** Largest body kept in a recording; longer ones are cut (and say so). */
 const MAX_RECORDED_BODY = 256 * 1024;
@@ -52,7 +52,7 @@ interface Pending {
   test?: string;
 }
 
-export interface ProxyOptions {
+interface ProxyOptions {
   /** The plane whose OpenAPI document validates the responses. */
   plane: Plane;
   /** Names the exchanges (default: the plane), e.g. platform-api-eu. */

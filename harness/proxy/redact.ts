@@ -1,7 +1,7 @@
 // Secrets never reach a recording: API keys and credentials in headers, secret-looking
 // query parameters (webhook ?token=…) and secret-looking JSON keys are replaced.
 
-export const REDACTED = 'REDACTED';
+const REDACTED = 'REDACTED';
 
 const SECRET_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-service-key']);
 const SECRET_NAME = /(^|[_-])(token|api[_-]?key|secret|password|signature|client[_-]?secret)$/i;
@@ -26,7 +26,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Redacts secret keys and secret query parameters inside URL strings, deep in a JSON value. */
-export function redactJson(value: unknown): unknown {
+function redactJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactJson);
   if (typeof value === 'string') return /^(https?:)?\/\/|^\//.test(value) && value.includes('?') ? redactUrl(value) : value;
   if (value === null || typeof value !== 'object') return value;

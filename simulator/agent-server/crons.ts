@@ -14,7 +14,7 @@ import type { ThreadStore } from './threads.ts';
 type Values = Record<string, unknown>;
 
 /** Search defaults of the reference (Agent Server OpenAPI). */
-export const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
+const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
 
 /** Keys of the cron itself; everything else in the body is the runs' body. */
 const CRON_KEYS = ['schedule', 'end_time', 'enabled', 'timezone'];
@@ -40,7 +40,7 @@ interface CronRecord extends Cron {
   seq: number;
 }
 
-export interface CronStoreDeps {
+interface CronStoreDeps {
   clock: Clock;
   ids: IdGenerator;
   runs: RunStore;

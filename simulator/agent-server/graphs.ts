@@ -21,7 +21,7 @@ export interface GraphDefinition {
   write: (node: string, state: Values) => Values;
 }
 
-export const CONTROL_KEYS = ['delay_ms', 'fail', 'interrupt'] as const;
+const CONTROL_KEYS = ['delay_ms', 'fail', 'interrupt'] as const;
 
 export interface RunControls {
   delayMs: number;
@@ -49,7 +49,7 @@ export const GRAPHS: GraphDefinition[] = [
 ];
 
 export const INPUT_NODE = '__input__';
-export const START_NODE = '__start__';
+const START_NODE = '__start__';
 
 export function findGraph(graphId: unknown): GraphDefinition | undefined {
   return GRAPHS.find((g) => g.graphId === graphId);

@@ -7,7 +7,7 @@ import { view, type RunRecord } from './runs.ts';
 import { modesOf, streamRun, waitForResult } from './stream.ts';
 
 /** The version the simulator answers as: it implements every feature of §9. */
-export const SERVER_INFO = { version: '0.10.0', context: 'simulator', flags: { assistants: true, crons: true, langsmith: false } };
+const SERVER_INFO = { version: '0.10.0', context: 'simulator', flags: { assistants: true, crons: true, langsmith: false } };
 
 /** Where a run lives: the SDK reads it to learn the run and thread ids (langgraph-api api/runs.py). */
 const location = (run: RunRecord) => ({ 'content-location': run.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}` });

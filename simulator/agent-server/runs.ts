@@ -12,8 +12,8 @@ import type { ThreadRecord, ThreadStore } from './threads.ts';
 type MultitaskStrategy = NonNullable<RunCreate['multitask_strategy']>;
 
 /** The documented default of the real service (LangSmith docs "Double texting", docs.langchain.com/langsmith/double-texting). */
-export const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = 'enqueue';
-export const DEFAULT_STREAM_MODES = ['values'];
+const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = 'enqueue';
+const DEFAULT_STREAM_MODES = ['values'];
 
 type Values = Record<string, unknown>;
 
@@ -61,7 +61,7 @@ export interface RunHooks {
 const FINAL: RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
 export const isFinal = (status: RunStatus) => FINAL.includes(status);
 
-export interface RunStoreOptions {
+interface RunStoreOptions {
   /**
    * How long a run of a built-in graph takes, in simulated ms, spread evenly over its nodes
    * (default 0: a run completes as it is created, unless its input asks for `delay_ms`).

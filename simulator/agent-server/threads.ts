@@ -6,8 +6,6 @@ import type { IdGenerator } from '../ids.ts';
 import type { CheckpointRef, Superstep, Thread, ThreadCreate, ThreadSearch, ThreadState } from '../../specs/types/agent-server.ts';
 import { applyUpdate, findGraph, INPUT_NODE, isKnownNode, nextAfter, type GraphDefinition } from './graphs.ts';
 
-export type ThreadStatus = Thread['status'];
-export const THREAD_STATUSES: ThreadStatus[] = ['idle', 'busy', 'interrupted', 'error'];
 
 type Values = Record<string, unknown>;
 
@@ -32,8 +30,8 @@ export interface ThreadRecord extends Pick<Thread, 'thread_id' | 'created_at' | 
   seq: number;
 }
 
-export const SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
-export const HISTORY_DEFAULT_LIMIT = 10;
+const SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
+const HISTORY_DEFAULT_LIMIT = 10;
 
 export class ThreadStore {
   private threads = new Map<string, ThreadRecord>();

@@ -10,14 +10,14 @@ import type { RunRecord } from './runs.ts';
 import type { ThreadRecord } from './threads.ts';
 import { isRelativeWebhook } from './webhook-policy.ts';
 
-export const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 3;
 /** Virtual time between attempts n and n+1: 1 s, then 2 s. */
-export const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
+const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
 
 // Real-time limits of one attempt, as the reference (the open-source agent server, langgraph-api webhook.py and http.py).
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
-export interface WebhookSenderOptions {
+interface WebhookSenderOptions {
   clock: Clock;
   /** Configured headers (`webhooks.headers`), already resolved. */
   headers: Record<string, string>;
@@ -33,7 +33,7 @@ export interface WebhookSenderOptions {
 type Outcome = { status: number } | { error: string };
 
 /** The payload of a finished run: exactly the fields of the §6 table. */
-export function webhookPayload(run: RunRecord, thread: ThreadRecord | undefined, sentAt: string): WebhookPayload {
+function webhookPayload(run: RunRecord, thread: ThreadRecord | undefined, sentAt: string): WebhookPayload {
   return structuredClone({
     run_id: run.run_id,
     thread_id: run.thread_id,

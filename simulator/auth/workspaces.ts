@@ -20,8 +20,6 @@ export interface Workspace {
 }
 
 export type Scheme = 'api-key' | 'bearer';
-/** The roles of specs/openapi/simulator-admin.yaml (CredentialRole), which says what each is for. */
-export type { CredentialRole };
 
 interface Credential {
   secret: string;
@@ -38,7 +36,7 @@ interface Credential {
  * authenticate against the simulator; a target config names the same (harness/fixtures.ts),
  * without the regions, which only the simulator tells.
  */
-export type SimulatorCredentials = Credentials;
+type SimulatorCredentials = Credentials;
 
 /** The credentials a request presented; the header names are case-insensitive (node lowercases them). */
 export interface Presented {

@@ -18,8 +18,8 @@ type Schemas = components['schemas'];
  * The create and update bodies, as the server hands them over: valid against the schemas
  * DeploymentCreate and DeploymentPatch, which hold every single-field constraint.
  */
-export type CreateRequest = Schemas['DeploymentCreate'];
-export type PatchRequest = Schemas['DeploymentPatch'];
+type CreateRequest = Schemas['DeploymentCreate'];
+type PatchRequest = Schemas['DeploymentPatch'];
 type SourceConfigRequest = CreateRequest['source_config'];
 type RevisionConfigRequest = CreateRequest['source_revision_config'];
 type Secret = Schemas['DeploymentSecret'];
@@ -29,10 +29,10 @@ type Defaulted<T, K extends keyof T> = { [P in K]-?: NonNullable<T[P]> };
 /** Request fields a deployment answers as given, null when the request left them out. */
 type AsGiven<T, K extends keyof T> = { [P in K]-?: Exclude<T[P], undefined> };
 
-export type DeploymentStatus = 'AWAITING_DATABASE' | 'READY' | 'UNUSED' | 'AWAITING_DELETE' | 'UNKNOWN';
+type DeploymentStatus = 'AWAITING_DATABASE' | 'READY' | 'UNUSED' | 'AWAITING_DELETE' | 'UNKNOWN';
 
 /** source_config as a deployment answers it: the create body's fields, and the service's own. */
-export type SourceConfig = Defaulted<SourceConfigRequest, 'integration_id' | 'repo_url' | 'deployment_type' | 'build_on_push'> &
+type SourceConfig = Defaulted<SourceConfigRequest, 'integration_id' | 'repo_url' | 'deployment_type' | 'build_on_push'> &
   AsGiven<SourceConfigRequest, 'resource_spec' | 'install_command' | 'build_command'> & {
     /** Set by the service for source-host deployments: the address of the deployment's agent server. */
     custom_url: string | null;
@@ -41,14 +41,14 @@ export type SourceConfig = Defaulted<SourceConfigRequest, 'integration_id' | 're
   };
 
 /** The source revision a revision builds: the request's fields, and the commit it was built from. */
-export type SourceRevisionConfig = Defaulted<RevisionConfigRequest, 'repo_ref' | 'langgraph_config_path'> &
+type SourceRevisionConfig = Defaulted<RevisionConfigRequest, 'repo_ref' | 'langgraph_config_path'> &
   AsGiven<RevisionConfigRequest, 'image_uri' | 'source_tarball_path'> & {
     /** Read-only: the commit the revision was built from. */
     repo_commit_sha: string;
   };
 
 /** The schema's Deployment (id, latest_revision_id) with the fields the spec does not show (§2.3). */
-export type Deployment = Schemas['Deployment'] & {
+type Deployment = Schemas['Deployment'] & {
   name: string;
   source: NonNullable<CreateRequest['source']>;
   source_config: SourceConfig;
@@ -64,7 +64,7 @@ export type Deployment = Schemas['Deployment'] & {
 };
 
 /** The schema's Revision (status) with the fields the spec does not show (§2.3). */
-export type Revision = Schemas['Revision'] & {
+type Revision = Schemas['Revision'] & {
   id: string;
   created_at: string;
   updated_at: string;
@@ -80,11 +80,11 @@ type Paged<T> = {
   /** The offset to pass for the next page (control plane OpenAPI). */
   offset: number;
 };
-export type DeploymentPage = Listing<'listDeployments'> & Paged<Deployment>;
-export type RevisionPage = Listing<'listRevisions'> & Paged<Revision>;
+type DeploymentPage = Listing<'listDeployments'> & Paged<Deployment>;
+type RevisionPage = Listing<'listRevisions'> & Paged<Revision>;
 
 /** Starts the agent server a deployment exposes and answers its base URL. */
-export type AgentServerHost = () => Promise<string>;
+type AgentServerHost = () => Promise<string>;
 
 interface RevisionRecord {
   revision: Revision;

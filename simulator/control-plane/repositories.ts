@@ -7,7 +7,7 @@ import { notFound } from '../http/errors.ts';
 import type { Workspace } from '../auth/workspaces.ts';
 
 /** §2.1: every field is required. */
-export interface Repository {
+interface Repository {
   host_integration_id: string;
   id: number;
   name: string;
@@ -17,7 +17,7 @@ export interface Repository {
 }
 
 /** An integration as the real control plane lists its installations (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
-export interface Integration {
+interface Integration {
   id: string;
   installation_id: number;
   name: string;

@@ -71,7 +71,7 @@ function jsonBody(operation: Operation<Api>): boolean {
   return !content || 'application/json' in content;
 }
 
-export type RouteMatch =
+type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };

@@ -7,7 +7,7 @@ import { contract, type Api, type Operation, type Plane, type Violation } from '
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
 import { byPrecedence, isStream, matchRoute, type Reply, type Request, type Route } from './router.ts';
 
-export interface PlaneOptions {
+interface PlaneOptions {
   plane: Plane;
   /** The plane's route table, and the admin protocol's where it is served. */
   routes: Route[];

@@ -6,7 +6,7 @@
 
 const SEGMENT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
-export interface Segment {
+interface Segment {
   /** The segment's start time to the second, as an ISO string (`YYYY-MM-DDTHH:MM:SSZ`). */
   second: string;
   runId: string;

@@ -12,7 +12,7 @@ import type { IngestOperation } from './runs.ts';
 
 type Json = Record<string, unknown>;
 
-export const RUN_FIELD_PARTS = ['inputs', 'outputs', 'events', 'extra', 'error', 'serialized'] as const;
+const RUN_FIELD_PARTS = ['inputs', 'outputs', 'events', 'extra', 'error', 'serialized'] as const;
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 const RUN_PART = new RegExp(`^(post|patch)\\.(${UUID})$`);

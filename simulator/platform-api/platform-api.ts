@@ -8,7 +8,7 @@ import { SUPPORTS_ZSTD } from './multipart.ts';
 import { OAuthFlows } from './oauth.ts';
 import { RunStore } from './runs.ts';
 
-export interface InstanceFlags {
+interface InstanceFlags {
   gzip_body_enabled: boolean;
   zstd_compression_enabled: boolean;
 }

@@ -30,7 +30,7 @@ export type IngestOperation =
  * Who computes trace_id and dotted_order: the service fills in what POST /runs leaves out
  * (spec §4.3); the batch endpoints require the caller's.
  */
-export type Lineage = 'service' | 'caller';
+type Lineage = 'service' | 'caller';
 
 interface StoredRun {
   /** Every field the caller sent (merged over its updates), with normalized times and lineage. */

@@ -13,7 +13,7 @@ import { newThread } from './runs.ts';
 
 export type Payload = Record<string, unknown>;
 
-export interface Delivered {
+interface Delivered {
   threadId: string;
   runId: string;
   /** The run as its creation answered it. */

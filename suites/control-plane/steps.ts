@@ -21,7 +21,7 @@ export const repositoriesOf = (integrationId: string) => `/v1/integrations/sourc
 export const revisionPath = (deployment: Pick<Deployment, 'id'>, revisionId: string) => `/v2/deployments/${deployment.id}/revisions/${revisionId}`;
 
 /** A status after which a revision does not move (the real CLI's terminal set, langgraph-cli langgraph_cli/deploy.py). */
-export const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
+const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
 
 /**
  * The integrations of the caller's workspace (or of the workspace `tenant` selects) that reach at least one

@@ -63,7 +63,7 @@ export function isoWith(ms: number, digits = 6, micros = 0): string {
 }
 
 /** The compact segment timestamp: YYYYMMDDTHHMMSS, then the fraction of `iso`, then Z. */
-export function compact(iso: string): string {
+function compact(iso: string): string {
   const [whole, fraction = ''] = iso.replace(/Z$/, '').split('.');
   return `${whole.replace(/[-:]/g, '')}${fraction}Z`;
 }

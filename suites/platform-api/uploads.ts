@@ -10,7 +10,7 @@ import { RunIds } from './traces.ts';
 
 export type Json = Record<string, unknown>;
 
-export const UPLOAD = '/api/v1/datasets/upload-experiment';
+const UPLOAD = '/api/v1/datasets/upload-experiment';
 
 export type UploadAnswer = ExperimentUploadResponse;
 

@@ -4,7 +4,7 @@
 // rule from RATE-COMBINE, and shares no code with the simulator.
 import { contract, type RateLimitRow } from '../../specs/contract.ts';
 
-export type Region = 'us' | 'eu';
+type Region = 'us' | 'eu';
 
 /** One request as the table sees it. */
 export interface ModelRequest {
@@ -15,7 +15,7 @@ export interface ModelRequest {
   ip: string;
 }
 
-export type Verdict = { admitted: true } | { admitted: false; retryAfterSeconds: number; rows: string[] };
+type Verdict = { admitted: true } | { admitted: false; retryAfterSeconds: number; rows: string[] };
 
 interface Admitted {
   at: number;
@@ -23,7 +23,7 @@ interface Admitted {
 }
 
 /** The path a row matches: the request path as sent, without its query (RATE-PATH-PREFIX). */
-export function matchedPath(path: string): string {
+function matchedPath(path: string): string {
   return path.split('?')[0];
 }
 
@@ -38,7 +38,7 @@ function pathMatches(row: RateLimitRow, path: string): boolean {
 }
 
 /** The rows that count a request (RATE-COMBINE): specific ones, else each identity's default, else the catch-all. */
-export function rowsCounting(rows: RateLimitRow[], request: ModelRequest): RateLimitRow[] {
+function rowsCounting(rows: RateLimitRow[], request: ModelRequest): RateLimitRow[] {
   const path = matchedPath(request.path);
   const carries = (row: RateLimitRow) =>
     row.identity === 'ip' || (row.identity === 'api-key' ? request.apiKey !== undefined : request.userId !== undefined);

@@ -13,10 +13,10 @@ import type { Time } from '../../harness/time.ts';
 import { RateWindow, requireRateLimitTraffic } from './window.ts';
 import { caller, describeRefusal, fill, otherMethodSample, samplesFor, send } from './traffic.ts';
 
-export const regionOf = (endpoint: Endpoint) => (endpoint === 'platform-api-eu' ? 'eu' : 'us');
+const regionOf = (endpoint: Endpoint) => (endpoint === 'platform-api-eu' ? 'eu' : 'us');
 
 /** The rows of one rule: one, or the two entries of the first spec row. */
-export function rowsOf(rule: string): RateLimitRow[] {
+function rowsOf(rule: string): RateLimitRow[] {
   return contract().rateLimits.filter((r) => r.rule === rule);
 }
 
@@ -33,7 +33,7 @@ function describePath(match: NonNullable<RateLimitRow['match']['paths']>[number]
 }
 
 /** "POST /runs/query", "OPTIONS, /info, …/v1/metadata/submit", "any request with x-api-key". */
-export function describeMatch(rows: RateLimitRow[]): string {
+function describeMatch(rows: RateLimitRow[]): string {
   return rows
     .map((r) => {
       if (r.match.requires === 'api-key') return 'any request with x-api-key';
@@ -57,7 +57,7 @@ export function rowTitle(rule: string): string {
   );
 }
 
-export interface RowCheck {
+interface RowCheck {
   run: RunContext;
   time: Time;
   testId: string;

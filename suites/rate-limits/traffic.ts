@@ -106,7 +106,7 @@ export function send(client: ApiClient, sample: Sample, who: Caller): Promise<Ap
   return client.request(sample.method, sample.path, { headers: who.headers });
 }
 
-export interface FillResult {
+interface FillResult {
   sent: number;
   /** The first refused request of the fill, if any. */
   refused?: { index: number; sample: Sample; status: number; body: string };
@@ -122,7 +122,7 @@ function pool(origin: string): Pool {
 }
 
 /** What one request sent straight to the target answered. */
-export interface Answer {
+interface Answer {
   index: number;
   sample: Sample;
   status: number;

@@ -12,7 +12,7 @@ import { addressed, parse, type MutableResponse, type Mutation } from './broken-
 /** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
 const READS_DELIVERIES = /\/apc-hooks\//;
 
-export interface Reach {
+interface Reach {
   /** The tests whose outcome the mutation can change. */
   tests: Set<string>;
   /**

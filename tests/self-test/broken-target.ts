@@ -63,9 +63,9 @@ export interface Mutation {
 }
 
 /** The mutation that applies to what a test sends or receives (undefined: none, pass through). */
-export type MutationRouter = (testId: string | undefined) => Mutation | undefined;
+type MutationRouter = (testId: string | undefined) => Mutation | undefined;
 
-export interface BrokenTarget {
+interface BrokenTarget {
   /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
   config: string;
   /** The environment the conformance run needs: its receiver's port, the header variable, and the test attribution forwarded. */

@@ -10,7 +10,7 @@ import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;
 
-export class CreateThread implements Command {
+class CreateThread implements Command {
   constructor(readonly topic: string | undefined) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
@@ -22,7 +22,7 @@ export class CreateThread implements Command {
   toString = () => `POST /threads ${this.topic === undefined ? '{}' : `(topic ${JSON.stringify(this.topic)})`}`;
 }
 
-export class CopyThread implements Command {
+class CopyThread implements Command {
   constructor(readonly index: number) {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
@@ -36,7 +36,7 @@ export class CopyThread implements Command {
   toString = () => `POST /threads/{#${this.index}}/copy`;
 }
 
-export class RunOnThread implements Command {
+class RunOnThread implements Command {
   constructor(
     readonly index: number,
     readonly topic: string,
@@ -54,7 +54,7 @@ export class RunOnThread implements Command {
   toString = () => `POST /threads/{#${this.index}}/runs/wait ${JSON.stringify({ topic: this.topic, fail: this.fail })}`;
 }
 
-export class CheckThread implements Command {
+class CheckThread implements Command {
   constructor(readonly index: number) {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
@@ -70,7 +70,7 @@ export class CheckThread implements Command {
   toString = () => `check thread #${this.index}`;
 }
 
-export class SearchByStatus implements Command {
+class SearchByStatus implements Command {
   constructor(readonly status: 'idle' | 'error') {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {

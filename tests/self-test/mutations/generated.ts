@@ -29,7 +29,7 @@ interface Schema {
 }
 
 /** A field the contract ties to a rule, where an operation sends or answers it. */
-export interface FieldSite {
+interface FieldSite {
   plane: Plane;
   /** The operation, or the webhook the server sends (`delivery`). */
   operationId: string;
@@ -85,7 +85,7 @@ function sitesIn(plane: Plane, root: Schema, base: SiteBase): FieldSite[] {
 const jsonSchema = (content: Record<string, { schema?: unknown }> | undefined) => content?.['application/json']?.schema as Schema | undefined;
 
 /** Every field site of the contract: request and 2xx response bodies of each operation, and the webhook. */
-export function fieldSites(): FieldSite[] {
+function fieldSites(): FieldSite[] {
   const sites: FieldSite[] = [];
   for (const operation of contract().operations) {
     const request = jsonSchema(operation.document.requestBody?.content);
@@ -219,7 +219,7 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
 }
 
 /** A documented status (`x-rule` on a response) or query parameter (`x-rule` on the parameter) that a rule states. */
-export interface OperationSite {
+interface OperationSite {
   plane: Plane;
   operationId: string;
   rule: string;
@@ -229,7 +229,7 @@ export interface OperationSite {
   parameter?: string;
 }
 
-export function operationSites(): OperationSite[] {
+function operationSites(): OperationSite[] {
   const sites: OperationSite[] = [];
   for (const { plane, operationId, document } of contract().operations) {
     for (const [status, response] of Object.entries(document.responses ?? {})) {
