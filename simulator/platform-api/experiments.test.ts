@@ -4,12 +4,12 @@ import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import type { ExperimentUploadRequest as UploadRequest } from '../../specs/types/platform-api.ts';
 import { ExperimentStore, PERSIST_DELAY_MS } from './experiments.ts';
-import { RunStore } from './runs.ts';
+import { TraceStore } from './traces.ts';
 
 function setup() {
   const clock = new VirtualClock();
   const ids = new IdGenerator('experiments');
-  const runs = new RunStore({ clock, ids });
+  const runs = new TraceStore({ clock, ids });
   return { clock, runs, experiments: new ExperimentStore({ clock, ids, runs }) };
 }
 

@@ -7,7 +7,7 @@ import type { Dataset, DatasetCreate, Example, Experiment, ExperimentUploadReque
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
-import type { RunStore } from './runs.ts';
+import type { TraceStore } from './traces.ts';
 import { epochMs, normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
@@ -32,7 +32,7 @@ interface WorkspaceExperiments {
 export class ExperimentStore {
   private readonly workspaces = new Map<string, WorkspaceExperiments>();
 
-  constructor(private readonly env: { clock: Clock; ids: IdGenerator; runs: RunStore }) {}
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator; runs: TraceStore }) {}
 
   /** POST /api/v1/datasets/upload-experiment: validates all six rules before changing anything. */
   upload(workspaceId: string, body: ExperimentUploadRequest): { dataset: Dataset; experiment: Experiment } {

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import busboy from 'busboy';
 import { ApiError, unprocessable, type ValidationIssue } from '../http/errors.ts';
-import type { IngestOperation } from './runs.ts';
+import type { IngestOperation } from './traces.ts';
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import type { IdGenerator } from '../ids.ts';
 import { ExperimentStore } from './experiments.ts';
 import { SUPPORTS_ZSTD } from './multipart.ts';
 import { OAuthFlows } from './oauth.ts';
-import { RunStore } from './runs.ts';
+import { TraceStore } from './traces.ts';
 
 interface InstanceFlags {
   gzip_body_enabled: boolean;
@@ -14,7 +14,7 @@ interface InstanceFlags {
 }
 
 export class PlatformApi {
-  readonly runs: RunStore;
+  readonly runs: TraceStore;
   readonly experiments: ExperimentStore;
   readonly oauth: OAuthFlows;
   /** What GET /info advertises; the official client compresses multipart bodies as these allow. */
@@ -24,7 +24,7 @@ export class PlatformApi {
     readonly region: Region,
     env: { clock: Clock; ids: IdGenerator },
   ) {
-    this.runs = new RunStore(env);
+    this.runs = new TraceStore(env);
     this.experiments = new ExperimentStore({ ...env, runs: this.runs });
     this.oauth = new OAuthFlows(env);
   }

@@ -9,7 +9,7 @@ import type { operations } from '../../specs/types/platform-api.ts';
 import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
 import { parseMultipart } from './multipart.ts';
 import type { PlatformApi } from './platform-api.ts';
-import type { IngestOperation } from './runs.ts';
+import type { IngestOperation } from './traces.ts';
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 import { deleteCrons, expectNoOtherCron, isDateTime, type Cron } from './webhooks-steps.ts';
 
 const DAILY = '0 0 * * *';

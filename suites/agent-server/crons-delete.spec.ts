@@ -3,7 +3,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectStatus, preconditionArray } from '../../harness/checks/index.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 import { createCron, untilNextRun, type Cron } from './webhooks-steps.ts';
 
 test('delete answers 204, the search no longer finds the cron, and deleting it again is a 404', { tag: '@CRON-DELETE' }, async ({ agent }) => {

@@ -4,7 +4,7 @@
 // target's cron timeout past each.
 import { expect, test } from '../../harness/fixtures.ts';
 import { preconditionArray } from '../../harness/checks/index.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 import { createCron, deleteCrons, untilNextRun, type Payload } from './webhooks-steps.ts';
 
 test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-SCHEDULE' }, () => {

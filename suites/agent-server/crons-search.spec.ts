@@ -2,7 +2,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectStatus } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 import { createCron, deleteCrons, type Cron } from './webhooks-steps.ts';
 
 const DAILY = '0 0 * * *';

@@ -5,7 +5,7 @@ import { expectJsonError, expectStatus, precondition, preconditionArray } from '
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
-import { newThread, readState, startRun, join, type Run } from './runs.ts';
+import { newThread, readState, startRun, join, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -3,7 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, startRun, texts, threadWithRun, type Run } from './runs.ts';
+import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
 const listRuns = async (agent: ApiClient, thread: string) => {
   const res = await agent.get<Run[]>(`/threads/${thread}/runs`);

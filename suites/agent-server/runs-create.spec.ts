@@ -3,7 +3,7 @@ import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
-import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs.ts';
+import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'interrupted'];

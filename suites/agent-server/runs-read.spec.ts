@@ -1,7 +1,7 @@
 // §3, §4.5: reading runs back.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, preconditionArray } from '../../harness/checks/index.ts';
-import { join, longRun, newThread, readRun, startRun, type Run } from './runs.ts';
+import { join, longRun, newThread, readRun, startRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

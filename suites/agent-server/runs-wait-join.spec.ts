@@ -3,7 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { sleep } from '../../harness/time.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { Run } from '../../specs/types/agent-server.ts';
-import { discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs.ts';
+import { discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

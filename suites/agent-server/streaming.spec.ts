@@ -5,7 +5,7 @@ import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { sleep } from '../../harness/time.ts';
 import { dataOf, parseSse } from '../../harness/sse.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { discardingWebhook, join, longRun, newThread, readRun, type Run } from './runs.ts';
+import { discardingWebhook, join, longRun, newThread, readRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

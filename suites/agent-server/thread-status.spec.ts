@@ -3,7 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
-import { join, longRun, newThread, startRun, threadStatus } from './runs.ts';
+import { join, longRun, newThread, startRun, threadStatus } from './runs-steps.ts';
 
 test('a thread is busy while a run on it is pending or running, and idle after', { tag: '@THREAD-STATUS-BUSY-DURING-RUN' }, async ({ agent, time }) => {
   const thread = await newThread(agent);

@@ -3,7 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { Thread, ThreadState as State } from '../../specs/types/agent-server.ts';
-import { readState } from './runs.ts';
+import { readState } from './runs-steps.ts';
 
 const prepopulated = (scope: string) => ({
   metadata: { graph_id: 'agent', apc_scope: scope },

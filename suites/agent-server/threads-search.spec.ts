@@ -7,7 +7,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Time } from '../../harness/time.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
-import { join, longRun, startRun } from './runs.ts';
+import { join, longRun, startRun } from './runs-steps.ts';
 
 type SortKey = 'thread_id' | 'status' | 'created_at' | 'updated_at';
 const SORT_KEYS: SortKey[] = ['thread_id', 'status', 'created_at', 'updated_at'];

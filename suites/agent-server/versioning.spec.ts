@@ -3,7 +3,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 
 async function serverVersion(agent: ApiClient): Promise<number[]> {

@@ -3,7 +3,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import type { Run } from '../../specs/types/agent-server.ts';
-import { newThread, readRun } from './runs.ts';
+import { newThread, readRun } from './runs-steps.ts';
 
 test('with http.disable_webhooks true no notification is sent, and the run still executes; otherwise it is sent', { tag: '@WEBHOOK-CONFIG-DISABLE-WEBHOOKS' }, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {
   const disabled = deploymentConfig.http?.disable_webhooks === true;

@@ -10,7 +10,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 import { expectNoOtherCron } from './webhooks-steps.ts';
 
 const DENIED_HOST = 'apc-denied.invalid';

@@ -6,7 +6,7 @@ import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Failure } from '../../harness/webhook-receiver.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
-import { newThread, readRun, startRun } from './runs.ts';
+import { newThread, readRun, startRun } from './runs-steps.ts';
 import { deliveredRun, firstDelivery, type Payload } from './webhooks-steps.ts';
 
 /**

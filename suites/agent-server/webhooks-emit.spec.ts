@@ -4,7 +4,7 @@ import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { IN_PROGRESS, newThread, readRun, type Run } from './runs.ts';
+import { IN_PROGRESS, newThread, readRun, type Run } from './runs-steps.ts';
 import { createCron, deleteCrons, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
 
 const FINAL = ['success', 'error', 'timeout', 'interrupted'];

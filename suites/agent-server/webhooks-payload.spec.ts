@@ -1,7 +1,7 @@
 // §2.9, §6: what the webhook notification carries.
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { readRun, readState, texts } from './runs.ts';
+import { readRun, readState, texts } from './runs-steps.ts';
 import { deliveredRun, deliveredStatelessRun, isDateTime, UUID } from './webhooks-steps.ts';
 
 /** The run fields of the payload table, and those a run holds unchanged from its creation on. */

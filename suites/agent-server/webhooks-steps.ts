@@ -9,7 +9,7 @@ import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { WebhookChannel } from '../../harness/fixtures.ts';
 import type { ReceivedRequest } from '../../harness/webhook-receiver.ts';
 import type { Cron, Run } from '../../specs/types/agent-server.ts';
-import { newThread } from './runs.ts';
+import { newThread } from './runs-steps.ts';
 
 export type Payload = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import { expect } from '@playwright/test';
 import { precondition, preconditionArray } from '../../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
 import type { Thread } from '../../../specs/types/agent-server.ts';
-import { readState, texts, threadStatus } from '../runs.ts';
+import { readState, texts, threadStatus } from '../runs-steps.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;

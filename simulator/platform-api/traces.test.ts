@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
 import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
-import { RunStore, type IngestOperation } from './runs.ts';
+import { TraceStore, type IngestOperation } from './traces.ts';
 
 const ROOT = '01a201a1-cfc7-7000-8000-01d3bd3f0f5e';
 const CHILD = '01a201a1-cfc8-7000-8000-0208cb5d3b7f';
@@ -12,7 +12,7 @@ const childOrder = `${rootOrder}.20261122T050152000002Z${CHILD}`;
 const root = { id: ROOT, name: 'root', run_type: 'chain', start_time: '2026-11-22T05:01:51.431001Z', trace_id: ROOT, dotted_order: rootOrder };
 const child = { id: CHILD, name: 'child', run_type: 'llm', start_time: '2026-11-22T05:01:52.000002Z', trace_id: ROOT, dotted_order: childOrder, parent_run_id: ROOT };
 
-const store = () => new RunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
+const store = () => new TraceStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
 const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post', run, at: [`post.${String(run.id)}`] });
 
 test('POST /runs computes trace_id and dotted_order from the parent, in the compact form', () => {

@@ -49,7 +49,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LINEAGE_KEYS = ['trace_id', 'dotted_order', 'parent_run_id'] as const;
 const DEFAULT_PROJECT = 'default';
 
-export class RunStore {
+export class TraceStore {
   private readonly workspaces = new Map<string, WorkspaceRuns>();
 
   constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
