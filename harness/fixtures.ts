@@ -92,8 +92,11 @@ interface TestFixtures {
   /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
   deploymentConfig: DeploymentConfigFile;
   /** Empties the target's rate-limit counters before each test, where it can (rate-limit-reset). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   rateLimitReset: void;
+  // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   evidence: void;
+  // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   findingsExpected: void;
   /** The deployment the tests of this worker share (control plane). */
   sharedDeployment: SharedDeployment;

@@ -89,9 +89,9 @@ function leftovers(report: ConformanceReport): string {
 export function toHtml(report: ConformanceReport): string {
   const s = report.summary;
   const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
-  const filters = ['all', 'fail', 'pass', ...(s.verdicts.error ? ['error'] : []), 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : []), ...(s.outOfScope ? ['out-of-scope'] : [])]
+  const filters = `${['all', 'fail', 'pass', ...(s.verdicts.error ? ['error'] : []), 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : []), ...(s.outOfScope ? ['out-of-scope'] : [])]
     .map((v, i) => `<button data-verdict="${v}" class="${i === 0 ? 'on' : ''}">${v}</button>`)
-    .join('') + `<button data-source="interpretation">interpretations (${s.bySource.interpretation.rules})</button>`;
+    .join('')}<button data-source="interpretation">interpretations (${s.bySource.interpretation.rules})</button>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Conformance report: ${esc(report.target.name)}</title><style>${STYLE}</style></head>

@@ -177,7 +177,7 @@ test('every format tells the outcome the exit code tells: expected failures, sur
 
   const lines = consoleSummary(report, 'report.html');
   expect(lines.filter((l) => l.startsWith('  ✘')).map((l) => l.trim().split(' ')[1])).toEqual(['R-SURPRISE', 'R-REGRESSED']);
-  expect(lines).toContain('Result: failed (exit 1): ' + gate.reasons.join('; ') + '.');
+  expect(lines).toContain(`Result: failed (exit 1): ${gate.reasons.join('; ')}.`);
   expect(toHtml(report)).toContain(`Failed (exit 1): ${gate.reasons[0].replace(/:/, ':')}`);
 });
 

@@ -57,7 +57,10 @@ test("each rule's operations exist in its plane's OpenAPI document", () => {
 test('every x-rules annotation names rules of its own plane', () => {
   const named: string[] = [];
   const walk = (plane: string, node: unknown, at: string): void => {
-    if (Array.isArray(node)) return node.forEach((item, i) => walk(plane, item, `${at}/${i}`));
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(plane, item, `${at}/${i}`);
+      return;
+    }
     if (node === null || typeof node !== 'object') return;
     for (const id of (node as SchemaAnnotations)['x-rules'] ?? []) {
       named.push(id);

@@ -230,12 +230,12 @@ export class DeploymentStore {
   /** Deletes a deployment and its revisions (control plane OpenAPI); its builds stop. */
   delete(workspace: Workspace, deploymentId: string): void {
     const record = this.record(workspace, deploymentId);
-    for (const r of record.revisions) r.cancel.forEach((cancel) => cancel());
+    for (const r of record.revisions) for (const cancel of r.cancel) cancel();
     this.records.delete(record.deployment.id);
   }
 
   clear(): void {
-    for (const record of this.records.values()) for (const r of record.revisions) r.cancel.forEach((cancel) => cancel());
+    for (const record of this.records.values()) for (const r of record.revisions) for (const cancel of r.cancel) cancel();
     this.records.clear();
   }
 
@@ -251,7 +251,7 @@ export class DeploymentStore {
     for (const earlier of record.revisions) {
       if (TERMINAL.has(earlier.revision.status)) continue;
       // A newer revision supersedes one still in progress.
-      earlier.cancel.forEach((cancel) => cancel());
+      for (const cancel of earlier.cancel) cancel();
       earlier.cancel = [];
       earlier.revision.status = 'INTERRUPTED';
       earlier.revision.updated_at = now;
@@ -271,7 +271,7 @@ export class DeploymentStore {
   }
 
   private schedule(record: DeploymentRecord, revision: RevisionRecord, steps: { status: RevisionStatus; at: number }[]): void {
-    revision.cancel.forEach((cancel) => cancel());
+    for (const cancel of revision.cancel) cancel();
     revision.cancel = steps.map((step) =>
       this.env.clock.schedule(revision.createdAt + step.at, () => this.enter(record, revision, step.status)),
     );

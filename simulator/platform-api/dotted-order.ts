@@ -22,7 +22,7 @@ export function parseDottedOrder(value: string): Segment[] | string {
     const [, y, mo, d, h, mi, s, , runId] = m;
     const second = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
     const parsed = Date.parse(second);
-    if (Number.isNaN(parsed) || new Date(parsed).toISOString().slice(0, 19) + 'Z' !== second) return `segment ${i + 1} '${part}' has no valid timestamp`;
+    if (Number.isNaN(parsed) || `${new Date(parsed).toISOString().slice(0, 19)}Z` !== second) return `segment ${i + 1} '${part}' has no valid timestamp`;
     segments.push({ second, runId: runId.toLowerCase() });
   }
   return segments;

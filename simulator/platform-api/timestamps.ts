@@ -37,5 +37,5 @@ function fromParts(ms: number, micros: number): string | undefined {
 
 /** Epoch milliseconds of a normalized time. */
 export function epochMs(normalized: string): number {
-  return Date.parse(normalized.slice(0, 23) + 'Z');
+  return Date.parse(`${normalized.slice(0, 23)}Z`);
 }

@@ -53,7 +53,7 @@ async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string)
   return { threads: preconditionArray(res, 'search the eight threads', 8), release };
 }
 
-const valueOf = (thread: Thread, key: SortKey): string | number =>
+const sortValue = (thread: Thread, key: SortKey): string | number =>
   key === 'created_at' || key === 'updated_at' ? Date.parse(thread[key]) : String(thread[key]);
 
 /**
@@ -61,7 +61,7 @@ const valueOf = (thread: Thread, key: SortKey): string | number =>
  * rule). Statuses have no documented order: equal ones must only be side by side.
  */
 function orderedBy(list: Thread[], key: SortKey): boolean {
-  const values = list.map((t) => valueOf(t, key));
+  const values = list.map((t) => sortValue(t, key));
   if (key === 'status') return values.every((v, i) => i === 0 || v === values[i - 1] || !values.slice(0, i - 1).includes(v));
   const rising = values.every((v, i) => i === 0 || values[i - 1] <= v);
   const falling = values.every((v, i) => i === 0 || values[i - 1] >= v);
@@ -70,7 +70,7 @@ function orderedBy(list: Thread[], key: SortKey): boolean {
 
 /** A key whose order these threads could also take while ordered by `key` (its check would then not tell them apart), if any. */
 function lookalike(threads: Thread[], key: SortKey): SortKey | undefined {
-  const compare = (a: Thread, b: Thread, k: SortKey) => (valueOf(a, k) < valueOf(b, k) ? -1 : valueOf(a, k) > valueOf(b, k) ? 1 : 0);
+  const compare = (a: Thread, b: Thread, k: SortKey) => (sortValue(a, k) < sortValue(b, k) ? -1 : sortValue(a, k) > sortValue(b, k) ? 1 : 0);
   return SORT_KEYS.filter((other) => other !== key).find((other) =>
     [1, -1].some((dir) => [1, -1].some((tie) => orderedBy([...threads].sort((a, b) => dir * compare(a, b, other) || tie * compare(a, b, key)), key))),
   );
