@@ -4,28 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { notFound } from '../http/errors.ts';
+import type { Integration, Repository } from '../../specs/types/control-plane.ts';
 import type { Workspace } from '../auth/workspaces.ts';
-
-/** §2.1: every field is required. */
-interface Repository {
-  host_integration_id: string;
-  id: number;
-  name: string;
-  owner: string;
-  url: string;
-  default_branch: string;
-}
-
-/** An integration as the real control plane lists its installations (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
-interface Integration {
-  id: string;
-  installation_id: number;
-  name: string;
-}
 
 interface FixtureIntegration extends Integration {
   workspace: string;
-  repositories: Omit<Repository, 'host_integration_id'>[];
+  /** As the fixture lists them: the integration's id is added when they are listed. */
+  repositories: Pick<Repository, 'id' | 'name' | 'owner' | 'url' | 'default_branch'>[];
 }
 
 const FIXTURE = new URL('../../fixtures/platform/integrations.yaml', import.meta.url);
