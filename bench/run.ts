@@ -38,7 +38,9 @@ async function main(): Promise<void> {
   const bare = await bareServer();
   const sim = await startSimulator({ seed: 'bench' });
   const base = sim.urls['agent-server']!;
-  const created = (await (await fetch(`${base}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata":{"bench":true}}' })).json()) as { thread_id: string };
+  const created = (await (
+    await fetch(`${base}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata":{"bench":true}}' })
+  ).json()) as { thread_id: string };
   const proxy = new RecordingProxy({ plane: 'agent-server', target: base, keep: false });
   const proxied = await proxy.start();
 

@@ -27,11 +27,15 @@ export function parse(args: string[], options: ParseArgsConfig['options']): Valu
 export function parseWithPositionals(args: string[], options: ParseArgsConfig['options'], minimum: number): { values: Values; positionals: string[] } {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: minimum > 0, strict: true }) as { values: Values; positionals: string[] };
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: minimum > 0, strict: true }) as {
+      values: Values;
+      positionals: string[];
+    };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (!parsed.values.help && parsed.positionals.length < minimum) throw new UsageError(`expected at least ${minimum} argument${minimum === 1 ? '' : 's'}, got ${parsed.positionals.length}`);
+  if (!parsed.values.help && parsed.positionals.length < minimum)
+    throw new UsageError(`expected at least ${minimum} argument${minimum === 1 ? '' : 's'}, got ${parsed.positionals.length}`);
   return parsed;
 }
 

@@ -34,7 +34,10 @@ export async function compare(args: string[]): Promise<number> {
     if (error instanceof ReportError) throw new UsageError(error.message);
     throw error;
   }
-  const text = format === 'json' ? `${JSON.stringify({ old: oldPath, new: newPath, ...comparison }, null, 2)}\n` : `${comparisonMarkdown(comparison, { before: oldPath, after: newPath })}\n`;
+  const text =
+    format === 'json'
+      ? `${JSON.stringify({ old: oldPath, new: newPath, ...comparison }, null, 2)}\n`
+      : `${comparisonMarkdown(comparison, { before: oldPath, after: newPath })}\n`;
   if (values.out) writeFileSync(values.out as string, text);
   else process.stdout.write(text);
   return comparison.regressions.length > 0 ? EXIT.failed : EXIT.ok;

@@ -30,7 +30,10 @@ function configFile(config: Record<string, unknown>): string {
 
 test('a target with nothing listening exits 2 before any test, one line per plane, and writes no verdict', async () => {
   const [agent, control, platform] = [await freePort(), await freePort(), await freePort()];
-  const config = configFile({ name: 'nothing there', planes: { 'agent-server': `http://127.0.0.1:${agent}`, 'control-plane': `http://127.0.0.1:${control}`, 'platform-api': `http://127.0.0.1:${platform}` } });
+  const config = configFile({
+    name: 'nothing there',
+    planes: { 'agent-server': `http://127.0.0.1:${agent}`, 'control-plane': `http://127.0.0.1:${control}`, 'platform-api': `http://127.0.0.1:${platform}` },
+  });
   const out = mkdtempSync(join(tmpdir(), 'apc-dead-'));
   const run = await runCli(['run', '--target', config, '--out', out]);
   expect(run.code, run.stdout + run.stderr).toBe(2);
@@ -46,7 +49,11 @@ test('a target with nothing listening exits 2 before any test, one line per plan
 
 test('a target that refuses the key, or that is not this API, exits 2 before any test and says which', async () => {
   standIn = await startStandIn(['--no-admin']);
-  const wrongKey = configFile({ name: 'wrong key', planes: { 'agent-server': standIn.planes['agent-server'], 'platform-api': standIn.planes['platform-api'] }, api_key_env: 'APC_GATING_KEY' });
+  const wrongKey = configFile({
+    name: 'wrong key',
+    planes: { 'agent-server': standIn.planes['agent-server'], 'platform-api': standIn.planes['platform-api'] },
+    api_key_env: 'APC_GATING_KEY',
+  });
   const refused = await runCli(['run', '--target', wrongKey], { APC_GATING_KEY: 'not-a-key' });
   expect(refused.code, refused.stderr).toBe(2);
   expect(refused.stderr).toMatch(/platform-api\s+http\S+: refuses the API key in APC_GATING_KEY/);
@@ -57,7 +64,9 @@ test('a target that refuses the key, or that is not this API, exits 2 before any
     const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     const other = await runCli(['run', '--target', url, '--plane', 'agent-server']);
     expect(other.code, other.stderr).toBe(2);
-    expect(other.stderr).toMatch(/agent-server\s+http\S+: does not answer as the agent-server of this API \(no JSON\): POST \/threads\/search answered 200 <html>/);
+    expect(other.stderr).toMatch(
+      /agent-server\s+http\S+: does not answer as the agent-server of this API \(no JSON\): POST \/threads\/search answered 200 <html>/,
+    );
   } finally {
     page.close();
   }
@@ -65,10 +74,18 @@ test('a target that refuses the key, or that is not this API, exits 2 before any
 
 test('a target that stops answering mid-run stops the run: exit 2, a partial report, no failure', async () => {
   standIn = await startStandIn(['--no-admin']);
-  const config = configFile({ name: 'lost on the way', planes: { 'agent-server': standIn.planes['agent-server'] }, api_key_env: 'APC_GATING_KEY', capabilities: [] });
+  const config = configFile({
+    name: 'lost on the way',
+    planes: { 'agent-server': standIn.planes['agent-server'] },
+    api_key_env: 'APC_GATING_KEY',
+    capabilities: [],
+  });
   const out = mkdtempSync(join(tmpdir(), 'apc-lost-'));
   // The line reporter (not CI's dots) counts the tests as they end.
-  const child = spawn(process.execPath, [CLI, 'run', '--target', config, '--out', out], { cwd: ROOT, env: cliEnv({ APC_GATING_KEY: standIn.keys.primary, CI: '' }) });
+  const child = spawn(process.execPath, [CLI, 'run', '--target', config, '--out', out], {
+    cwd: ROOT,
+    env: cliEnv({ APC_GATING_KEY: standIn.keys.primary, CI: '' }),
+  });
   let output = '';
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -87,7 +104,11 @@ test('a target that stops answering mid-run stops the run: exit 2, a partial rep
   expect(report.summary.verdicts.pass, 'what ran before is judged').toBeGreaterThan(0);
   expect(report.summary.verdicts['not-run'], 'the rest did not run').toBeGreaterThan(100);
   expect(report.summary.gate).toMatchObject({ exitCode: 2, passed: false });
-  for (const rule of report.rules.filter((r) => r.verdict === 'error')) expect(rule.tests.some((t) => t.status === 'error' && /target unreachable/.test(t.error ?? '')), rule.id).toBe(true);
+  for (const rule of report.rules.filter((r) => r.verdict === 'error'))
+    expect(
+      rule.tests.some((t) => t.status === 'error' && /target unreachable/.test(t.error ?? '')),
+      rule.id,
+    ).toBe(true);
   expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toMatch(/<testsuites [^>]* failures="0" errors="\d+"/);
 });
 
@@ -113,7 +134,10 @@ test('with a baseline, a regression fails the run in every output, and compare s
 
     // Quiet: Playwright's dots and the failures, no line per test; the failing MUST rules last.
     const lines = after.stdout.trim().split('\n');
-    expect(lines.filter((l) => /\[\d+\/\d+\]/.test(l)), 'no line per test').toEqual([]);
+    expect(
+      lines.filter((l) => /\[\d+\/\d+\]/.test(l)),
+      'no line per test',
+    ).toEqual([]);
     expect(after.stdout).not.toContain('Conformance:');
     expect(after.stdout).toMatch(/^::error title=THREAD-CREATE-METADATA \(MUST §[\d.]+\)::/m);
     expect(lines.at(-1)).toBe('Failing MUST rules: THREAD-CREATE-METADATA');

@@ -47,10 +47,20 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
   await refused(['run', '--target', target('api_key_envv: KEY\n')], /target config \S+target.yaml: \(top level\) must not have property 'api_key_envv'/);
   await refused(['run', '--target', target('api_key_env: APC_STRICT_UNSET\n')], /names environment variables that are not set: APC_STRICT_UNSET/);
   const expectations = (entry: string) => file('expected.yaml', `target: t\nexpected:\n  - ${entry}\n`);
-  await refused(['run', '--expectations', expectations('{ rule: THREAD-GETT, verdict: fail, reason: typo }')], /names rules that are not in the catalogue \(specs\/rules.yaml\): THREAD-GETT/);
-  await refused(['run', '--expectations', expectations('{ rule: THREAD-GET, verdict: fail, reasn: typo }')], /\/expected\/0 must have required property 'reason'; \/expected\/0 must not have property 'reasn'/);
+  await refused(
+    ['run', '--expectations', expectations('{ rule: THREAD-GETT, verdict: fail, reason: typo }')],
+    /names rules that are not in the catalogue \(specs\/rules.yaml\): THREAD-GETT/,
+  );
+  await refused(
+    ['run', '--expectations', expectations('{ rule: THREAD-GET, verdict: fail, reasn: typo }')],
+    /\/expected\/0 must have required property 'reason'; \/expected\/0 must not have property 'reasn'/,
+  );
   const future = file('future.json', JSON.stringify({ reportVersion: '2.0', rules: [] }));
-  for (const args of [['run', '--baseline', future], ['compare', future, future], ['merge', future, '--out', join(dir, 'merged')]]) {
+  for (const args of [
+    ['run', '--baseline', future],
+    ['compare', future, future],
+    ['merge', future, '--out', join(dir, 'merged')],
+  ]) {
     await refused(args, /is a report of format 2\.0; this version of the tool reads format 1\.x/);
   }
 });
@@ -82,7 +92,11 @@ function expectPartial(report: ConformanceReport, status: 'interrupted' | 'timed
   expect(report.summary.verdicts.pass, 'what ran before the stop is judged').toBeGreaterThan(0);
   expect(report.summary.verdicts['not-run'], 'what did not run says so').toBeGreaterThan(0);
   const notRun = report.rules.filter((r) => r.verdict === 'not-run');
-  for (const rule of notRun) expect(rule.tests.every((t) => ['not-run', 'interrupted', 'skipped'].includes(t.status)), rule.id).toBe(true);
+  for (const rule of notRun)
+    expect(
+      rule.tests.every((t) => ['not-run', 'interrupted', 'skipped'].includes(t.status)),
+      rule.id,
+    ).toBe(true);
   expect(notRun[0].tests.find((t) => t.status === 'not-run')?.reason).toMatch(why);
   expect(report.summary.verdicts.fail, 'a stop is no failure').toBe(0);
 }
@@ -117,9 +131,20 @@ test('SIGTERM stops a run as Ctrl-C does: the suites stop, a partial report is w
 });
 
 test('run --clock real: the embedded simulator keeps time by itself, and the suites wait for it', async () => {
-  const run = await conformanceRun(['--clock', 'real', '--time-scale', '20', '--plane', 'agent-server', '--grep', '@MULTITASK-REJECT-409|@RUN-JOIN$|@CRON-RUNS-ON-SCHEDULE']);
+  const run = await conformanceRun([
+    '--clock',
+    'real',
+    '--time-scale',
+    '20',
+    '--plane',
+    'agent-server',
+    '--grep',
+    '@MULTITASK-REJECT-409|@RUN-JOIN$|@CRON-RUNS-ON-SCHEDULE',
+  ]);
   expect(run.code, run.stdout).toBe(0);
   expect(run.report.target.capabilities, 'no virtual clock to move').not.toContain('virtual-clock');
-  const verdicts = Object.fromEntries(run.report.rules.filter((r) => ['MULTITASK-REJECT-409', 'RUN-JOIN', 'CRON-RUNS-ON-SCHEDULE'].includes(r.id)).map((r) => [r.id, r.verdict]));
+  const verdicts = Object.fromEntries(
+    run.report.rules.filter((r) => ['MULTITASK-REJECT-409', 'RUN-JOIN', 'CRON-RUNS-ON-SCHEDULE'].includes(r.id)).map((r) => [r.id, r.verdict]),
+  );
   expect(verdicts).toEqual({ 'MULTITASK-REJECT-409': 'pass', 'RUN-JOIN': 'pass', 'CRON-RUNS-ON-SCHEDULE': 'pass' });
 });

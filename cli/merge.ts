@@ -46,6 +46,8 @@ export async function merge(args: string[]): Promise<number> {
     const entries = logs.flatMap((har, shard) => har.log.entries.map((entry) => ({ ...entry, _id: mergedExchangeId(shard, entry._id) })));
     writeFileSync(join(out, 'exchanges.har'), JSON.stringify({ log: { ...logs[0].log, entries } }, null, 2));
   }
-  console.log(`${NAME}: merged ${positionals.length} reports into ${out}: ${merged.summary.gate.passed ? 'passed' : 'failed'} (exit ${merged.summary.gate.exitCode}): ${merged.summary.gate.reasons.join('; ')}`);
+  console.log(
+    `${NAME}: merged ${positionals.length} reports into ${out}: ${merged.summary.gate.passed ? 'passed' : 'failed'} (exit ${merged.summary.gate.exitCode}): ${merged.summary.gate.reasons.join('; ')}`,
+  );
   return merged.summary.gate.exitCode;
 }

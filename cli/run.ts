@@ -108,12 +108,14 @@ export async function run(args: string[]): Promise<number> {
   const planes = (values.plane as string[] | undefined) ?? [];
   for (const plane of planes) if (!(PLANES as readonly string[]).includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
   const profile = values.profile as string | undefined;
-  if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got '${profile}'`);
+  if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile))
+    throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got '${profile}'`);
   const clock = values.clock as string | undefined;
   if (clock !== undefined && clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${clock}'`);
   const timeScale = positiveOption(values, 'time-scale');
   const runDuration = integerOption(values, 'run-duration', 0);
-  if (target && (clock ?? timeScale ?? runDuration) !== undefined) throw new UsageError('--clock, --time-scale and --run-duration set up the embedded simulator: they do not go with --target');
+  if (target && (clock ?? timeScale ?? runDuration) !== undefined)
+    throw new UsageError('--clock, --time-scale and --run-duration set up the embedded simulator: they do not go with --target');
   if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
   const workers = integerOption(values, 'workers', 1, 64);
   const maxDuration = positiveOption(values, 'max-duration');

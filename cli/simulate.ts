@@ -65,7 +65,10 @@ export async function simulate(args: string[]): Promise<number> {
       return EXIT.usage;
     }
   }
-  const ports = basePort === undefined ? undefined : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>);
+  const ports =
+    basePort === undefined
+      ? undefined
+      : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>);
   let sim: Simulator;
   try {
     sim = await startSimulator({
@@ -99,7 +102,8 @@ function describe(sim: Simulator, configFile: string | undefined): string[] {
   const lines: string[] = [];
   const clock = info.clock.kind === 'real' ? `real clock ×${info.clock.time_scale}` : 'virtual clock (moves only through the admin path)';
   lines.push(`[simulator] seed ${info.seed}, ${clock}, time ${info.now}`);
-  if (configFile) lines.push(`[simulator] deployment configuration ${configFile}: webhooks ${info.deployment_config.http?.disable_webhooks ? 'disabled' : 'enabled'}`);
+  if (configFile)
+    lines.push(`[simulator] deployment configuration ${configFile}: webhooks ${info.deployment_config.http?.disable_webhooks ? 'disabled' : 'enabled'}`);
   for (const [plane, url] of Object.entries(sim.urls)) lines.push(`[simulator] ${plane.padEnd(15)} ${url}`);
   const admin = sim.capabilities().length > 0 ? `${sim.urls['agent-server']}/__sim/info` : 'off (--no-admin): /__sim answers 404';
   lines.push(`[simulator] admin path      ${admin}`);

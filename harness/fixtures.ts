@@ -156,7 +156,13 @@ function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient 
  * when undefined). It makes no request that would create what the run's profile forbids: the
  * test is skipped instead, naming the profile that would run it.
  */
-export function clientWithKey(run: RunContext, endpoint: Endpoint, testId: string, apiKey: string | undefined, { rateLimited = 'wait' }: { rateLimited?: 'wait' | 'answer' } = {}): ApiClient | undefined {
+export function clientWithKey(
+  run: RunContext,
+  endpoint: Endpoint,
+  testId: string,
+  apiKey: string | undefined,
+  { rateLimited = 'wait' }: { rateLimited?: 'wait' | 'answer' } = {},
+): ApiClient | undefined {
   const url = run.proxies[endpoint];
   const plane = planeOf(endpoint);
   const guard = (method: string, path: string) => {
@@ -187,7 +193,10 @@ function waitOutRateLimit(run: RunContext): (res: ApiResponse, attempt: number) 
 
 /** Skips the test (or ends a property as skipped) unless the run's profile allows the effect (run --profile). */
 export function requireEffect(run: RunContext, effect: Effect, what: string): void {
-  if (!allows(run.profile, effect)) skipForPrecondition(`the run's profile '${run.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`);
+  if (!allows(run.profile, effect))
+    skipForPrecondition(
+      `the run's profile '${run.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`,
+    );
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
@@ -214,10 +223,7 @@ export function receiverUrl(run: RunContext): string {
 }
 
 export function requireCapability(run: RunContext, capability: Capability): void {
-  test.skip(
-    !run.target.capabilities.includes(capability),
-    `needs the '${capability}' capability, which target '${run.target.name}' does not have`,
-  );
+  test.skip(!run.target.capabilities.includes(capability), `needs the '${capability}' capability, which target '${run.target.name}' does not have`);
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -318,7 +324,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ run, targetCredentials }, use, workerInfo) => {
       const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${run.runTag}`;
       const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
-      const admin = run.target.capabilities.includes('virtual-clock') ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: evidence })) : undefined;
+      const admin = run.target.capabilities.includes('virtual-clock')
+        ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: evidence }))
+        : undefined;
       await use(cp && new SharedDeployment(cp, new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts), evidence));
     },
     { scope: 'worker' },

@@ -74,7 +74,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   };
 }
 
-
 /** The keys the cleanup deletes with: the target's, then those of its other workspaces. */
 function apiKeysOf(target: Target): string[] {
   const names = [target.apiKeyEnv, ...(target.credentials?.api_keys ?? []).map((c) => c.env)].filter((n): n is string => n !== undefined);

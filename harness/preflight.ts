@@ -32,7 +32,8 @@ const PROBES: Record<Endpoint, { method: 'GET' | 'POST'; path: string; body?: un
  */
 const NOT_THIS_API = new Set([404, 405, 501]);
 const GATEWAY = new Set([502, 503, 504]);
-const isThisApi = (status: number, json: unknown) => json !== undefined || !((status >= 200 && status < 300) || NOT_THIS_API.has(status) || GATEWAY.has(status));
+const isThisApi = (status: number, json: unknown) =>
+  json !== undefined || !((status >= 200 && status < 300) || NOT_THIS_API.has(status) || GATEWAY.has(status));
 
 /**
  * The keys the suites will send, by role: the config's api_key_env (primary) and credentials, or
@@ -84,7 +85,11 @@ export async function preflight(target: Target, planes: readonly Plane[]): Promi
     const said = `${probe.method} ${probe.path} answered ${status} ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
     if (status === 401 || status === 403) {
       const hint = endpoint === 'platform-api-eu' && !eu ? ` (${EU_HINT})` : '';
-      return problem(apiKey ? `refuses the API key ${keyEnv ? `in ${keyEnv}` : ''}${hint}: ${said}` : `asks for credentials, and the target names none (api_key_env): ${said}`);
+      return problem(
+        apiKey
+          ? `refuses the API key ${keyEnv ? `in ${keyEnv}` : ''}${hint}: ${said}`
+          : `asks for credentials, and the target names none (api_key_env): ${said}`,
+      );
     }
     let json: unknown;
     try {

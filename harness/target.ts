@@ -167,8 +167,11 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = process.env): Target {
   const file = parsed as TargetFile;
   const planes: Partial<Record<Endpoint, string>> = {};
   for (const [name, url] of Object.entries(file.planes)) planes[name as Endpoint] = url.replace(/\/+$/, '');
-  const unset = [file.api_key_env, ...(file.credentials?.api_keys ?? []).map((c) => c.env), ...(file.credentials?.bearer_tokens ?? []).map((c) => c.env)]
-    .filter((name): name is string => name !== undefined && !env[name]);
+  const unset = [
+    file.api_key_env,
+    ...(file.credentials?.api_keys ?? []).map((c) => c.env),
+    ...(file.credentials?.bearer_tokens ?? []).map((c) => c.env),
+  ].filter((name): name is string => name !== undefined && !env[name]);
   if (unset.length > 0) throw new TargetError(`target config ${path} names environment variables that are not set: ${[...new Set(unset)].join(', ')}`);
   const capabilities = file.capabilities ?? [];
   return {
@@ -206,7 +209,10 @@ function deploymentConfigOf(value: string | Record<string, unknown>, configPath:
   }
   // A variable the harness lacks is no error: only the rules that read its value are skipped.
   const violations = contract().validateDeploymentConfig(parsed);
-  if (violations.length > 0) throw new TargetError(`${source} does not match the deployment configuration schema: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`);
+  if (violations.length > 0)
+    throw new TargetError(
+      `${source} does not match the deployment configuration schema: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`,
+    );
   return parsed as DeploymentConfigFile;
 }
 
@@ -217,13 +223,20 @@ function durationMs(text: string): number {
   return Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h']);
 }
 
-async function probeSimulator(url: string): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[]; timeScale: number; deploymentConfig?: DeploymentConfigFile } | undefined> {
+async function probeSimulator(
+  url: string,
+): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[]; timeScale: number; deploymentConfig?: DeploymentConfigFile } | undefined> {
   try {
     const response = await new AdminClient(url, { timeoutMs: 3000 }).getSimulatorInfo();
     // Anything else at that path (a 404, a page) is no simulator: its fields are not trusted.
     const body = response.status === 200 ? (response.json as Partial<SimulatorInfo> | undefined) : undefined;
     if (body?.simulator !== 'agent-platform-simulator') return undefined;
-    return { planes: body.planes ?? {}, capabilities: body.capabilities ?? [], timeScale: body.clock?.time_scale ?? 1, deploymentConfig: body.deployment_config };
+    return {
+      planes: body.planes ?? {},
+      capabilities: body.capabilities ?? [],
+      timeScale: body.clock?.time_scale ?? 1,
+      deploymentConfig: body.deployment_config,
+    };
   } catch {
     return undefined;
   }
@@ -237,7 +250,12 @@ export const EMBEDDED_RECEIVER_URL = 'http://receiver.apc.test';
 /** The variable the configuration's templated header reads, with the value the suites give it. */
 export const EMBEDDED_HEADER_VARIABLE = { LG_WEBHOOK_APC_CONFORMANCE: 'resolved-from-the-environment' };
 /** The embedded simulator's webhooks.url policy: the receiver, and made-up hosts the policy tests use. */
-export const EMBEDDED_URL_POLICY = { allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'], allowed_ports: [80], max_url_length: 2048, disable_loopback: true };
+export const EMBEDDED_URL_POLICY = {
+  allowed_domains: ['receiver.apc.test', '*.apc-allowed.test'],
+  allowed_ports: [80],
+  max_url_length: 2048,
+  disable_loopback: true,
+};
 
 /** The embedded simulator's deployment configuration file (cli/embedded.ts starts it with it). */
 export const EMBEDDED_DEPLOYMENT_CONFIG: DeploymentConfigFile = {

@@ -3,7 +3,16 @@ import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.t
 import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
 import { gateOf } from './gate.ts';
-import { emptyVerdicts, REPORT_VERSION, type ConformanceReport, type RecordedExchange, type RuleResult, type RunRecord, type TestOutcome, type Verdict } from './model.ts';
+import {
+  emptyVerdicts,
+  REPORT_VERSION,
+  type ConformanceReport,
+  type RecordedExchange,
+  type RuleResult,
+  type RunRecord,
+  type TestOutcome,
+  type Verdict,
+} from './model.ts';
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 
@@ -98,8 +107,9 @@ export function buildReport(input: BuildInput): ConformanceReport {
 
   const verdicts = emptyVerdicts();
   const byPlane: ConformanceReport['summary']['byPlane'] = {};
-  const bySource = Object.fromEntries(RULE_SOURCES.map((source) => [source, { rules: 0, verdicts: emptyVerdicts() }])) as
-    ConformanceReport['summary']['bySource'];
+  const bySource = Object.fromEntries(
+    RULE_SOURCES.map((source) => [source, { rules: 0, verdicts: emptyVerdicts() }]),
+  ) as ConformanceReport['summary']['bySource'];
   for (const rule of rules) {
     verdicts[rule.verdict] += 1;
     if (rule.verdict === 'out-of-scope') continue;

@@ -36,7 +36,9 @@ test('a regression is a rule that fails now and did not, or passed and is gone; 
   expect(comparison.changes.map((c) => c.id)).toEqual(['R-A', 'R-B', 'R-C', 'R-D', 'R-E']);
   const markdown = comparisonMarkdown(comparison, { before: 'main', after: 'branch' });
   expect(markdown).toMatch(/^## Conformance: branch against main\n\n\*\*2 regressions\*\* · 1 fixed · 1 unexpected passes · 5 verdicts changed/);
-  expect(markdown).toMatch(/### Other verdict changes \(2\)\n\n\| rule \| level \| before \| now \|\n\|---\|---\|---\|---\|\n\| R-C \| MUST \| pass \| not-tested \|/);
+  expect(markdown).toMatch(
+    /### Other verdict changes \(2\)\n\n\| rule \| level \| before \| now \|\n\|---\|---\|---\|---\|\n\| R-C \| MUST \| pass \| not-tested \|/,
+  );
   expect(compareReports(after, after)).toEqual({ regressions: [], fixes: [], unexpectedPasses: comparison.unexpectedPasses, changes: [] });
 });
 

@@ -30,7 +30,9 @@ export function compareReports(before: ConformanceReport, after: ConformanceRepo
   return {
     regressions: changes.filter((c) => (c.after === 'fail' && c.before !== 'fail') || (c.before === 'pass' && c.after === 'missing')),
     fixes: changes.filter((c) => c.before === 'fail' && c.after === 'pass'),
-    unexpectedPasses: after.rules.filter((r: RuleResult) => r.verdict === 'pass' && r.expected?.verdict === 'fail').map((r) => change(r.id, r.level, r.expected!.verdict, r.verdict)),
+    unexpectedPasses: after.rules
+      .filter((r: RuleResult) => r.verdict === 'pass' && r.expected?.verdict === 'fail')
+      .map((r) => change(r.id, r.level, r.expected!.verdict, r.verdict)),
     changes,
   };
 }
@@ -38,8 +40,18 @@ export function compareReports(before: ConformanceReport, after: ConformanceRepo
 /** The comparison as Markdown, for a pull-request comment. */
 export function comparisonMarkdown(comparison: Comparison, names: { before: string; after: string }): string {
   const list = (title: string, rows: Change[]) =>
-    rows.length === 0 ? [] : [`### ${title} (${rows.length})`, '', '| rule | level | before | now |', '|---|---|---|---|', ...rows.map((c) => `| ${c.id} | ${c.level} | ${c.before} | ${c.after} |`), ''];
-  const head = comparison.regressions.length > 0 ? `**${comparison.regressions.length} regression${comparison.regressions.length === 1 ? '' : 's'}**` : 'No regression';
+    rows.length === 0
+      ? []
+      : [
+          `### ${title} (${rows.length})`,
+          '',
+          '| rule | level | before | now |',
+          '|---|---|---|---|',
+          ...rows.map((c) => `| ${c.id} | ${c.level} | ${c.before} | ${c.after} |`),
+          '',
+        ];
+  const head =
+    comparison.regressions.length > 0 ? `**${comparison.regressions.length} regression${comparison.regressions.length === 1 ? '' : 's'}**` : 'No regression';
   return [
     `## Conformance: ${names.after} against ${names.before}`,
     '',
@@ -49,6 +61,9 @@ export function comparisonMarkdown(comparison: Comparison, names: { before: stri
     ...list('Fixed', comparison.fixes),
     ...list('Passing against the expectations', comparison.unexpectedPasses),
     // The rest of the changes: those above are not listed twice.
-    ...list('Other verdict changes', comparison.changes.filter((c) => !comparison.regressions.includes(c) && !comparison.fixes.includes(c))),
+    ...list(
+      'Other verdict changes',
+      comparison.changes.filter((c) => !comparison.regressions.includes(c) && !comparison.fixes.includes(c)),
+    ),
   ].join('\n');
 }

@@ -39,7 +39,9 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
     );
     if (s.unexpected) {
       const expected = report.rules.filter((r) => r.verdict === 'fail' && r.asExpected).length;
-      lines.push(`Against the expectations: ${s.unexpected.length === 0 ? 'every verdict as expected' : `${s.unexpected.length} unexpected`}${expected ? `; ${expected} failures as expected` : ''}.`);
+      lines.push(
+        `Against the expectations: ${s.unexpected.length === 0 ? 'every verdict as expected' : `${s.unexpected.length} unexpected`}${expected ? `; ${expected} failures as expected` : ''}.`,
+      );
     }
     if (s.baseline) lines.push(`Against ${s.baseline.file}: ${s.baseline.regressions.length} regressions, ${s.baseline.fixes.length} fixed.`);
     const warnings = report.rules.filter((r) => standingOf(report, r).kind === 'warning').map((r) => r.id);
@@ -53,7 +55,10 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
   for (const rule of rules) {
     const { title, error } = firstFailure(rule);
     const what = standingOf(report, rule).why ?? '';
-    lines.push(`  ${standingOf(report, rule).kind === 'error' ? '?' : '✘'} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...[what, error].filter(Boolean).map((l) => `      ${l}`));
+    lines.push(
+      `  ${standingOf(report, rule).kind === 'error' ? '?' : '✘'} ${rule.id} [${rule.level} §${rule.section}] ${title}`,
+      ...[what, error].filter(Boolean).map((l) => `      ${l}`),
+    );
   }
   if (options.githubAnnotations) {
     for (const rule of rules) {

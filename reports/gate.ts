@@ -28,10 +28,13 @@ export function gateOf(report: Unjudged): Gate {
     if (must.length > 0) found.push([2, EXIT_CODES.failed, `${must.length} MUST rules failed: ${list(must)}`]);
   }
   const regressions = s.baseline?.regressions ?? [];
-  if (regressions.length > 0) found.push([2, EXIT_CODES.failed, `${regressions.length} regressions against ${s.baseline!.file}: ${list(regressions.map((c) => c.id))}`]);
-  if (report.unknownRuleTags.length > 0) found.push([2, EXIT_CODES.failed, `tests are tagged with rules not in the catalogue: ${list(report.unknownRuleTags.map((u) => u.tag))}`]);
+  if (regressions.length > 0)
+    found.push([2, EXIT_CODES.failed, `${regressions.length} regressions against ${s.baseline!.file}: ${list(regressions.map((c) => c.id))}`]);
+  if (report.unknownRuleTags.length > 0)
+    found.push([2, EXIT_CODES.failed, `tests are tagged with rules not in the catalogue: ${list(report.unknownRuleTags.map((u) => u.tag))}`]);
   const errors = report.rules.filter((r) => r.verdict === 'error').map((r) => r.id);
-  if (errors.length > 0) found.push([3, EXIT_CODES.unjudged, `${errors.length} rules could not be judged, the target did not answer their tests: ${list(errors)}`]);
+  if (errors.length > 0)
+    found.push([3, EXIT_CODES.unjudged, `${errors.length} rules could not be judged, the target did not answer their tests: ${list(errors)}`]);
   if (report.run.status === 'timed-out') found.push([4, EXIT_CODES.incomplete, report.run.reason ?? 'the run reached --max-duration']);
   if (found.length === 0) return { exitCode: EXIT_CODES.ok, passed: true, reasons: [s.unexpected ? 'every verdict as expected' : 'no MUST rule failed'] };
   found.sort((a, b) => a[0] - b[0]);

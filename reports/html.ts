@@ -49,7 +49,10 @@ document.querySelectorAll('.filters button').forEach(function (b) {
 function exchangeBlock(e: RecordedExchange | undefined, id: string): string {
   if (!e) return `<div class="muted">exchange ${esc(id)} (not recorded)</div>`;
   const headers = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}: ${v}`).join('\n');
-  const violations = e.violations.length > 0 ? `<div class="v-fail">contract violations: ${esc(e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; '))}</div>` : '';
+  const violations =
+    e.violations.length > 0
+      ? `<div class="v-fail">contract violations: ${esc(e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; '))}</div>`
+      : '';
   return `<details class="exchange"><summary><code>${esc(id)}</code> ${esc(e.request.method)} ${esc(e.request.url)} → <b>${e.response.status}</b></summary>
 ${violations}<pre>${esc(`${e.request.method} ${e.request.url}\n${headers(e.request.headers)}\n\n${e.request.body ?? ''}`)}</pre>
 <pre>${esc(`${e.response.status}\n${headers(e.response.headers)}\n\n${e.response.body ?? ''}`)}</pre></details>`;
@@ -63,12 +66,14 @@ ${detail}${observed}${test.exchanges.map((id) => exchangeBlock(report.exchanges[
 }
 
 function ruleRow(report: ConformanceReport, rule: RuleResult): string {
-  const expectation = rule.expected
-    ? `<div class="muted">expected on this target: ${esc(rule.expected.verdict)} (${esc(rule.expected.reason)})</div>`
-    : '';
+  const expectation = rule.expected ? `<div class="muted">expected on this target: ${esc(rule.expected.verdict)} (${esc(rule.expected.reason)})</div>` : '';
   const standing = standingOf(report, rule);
   const shown =
-    standing.kind === 'failure' || standing.kind === 'error' || standing.kind === 'expected' || standing.kind === 'warning' || standing.kind === 'interpretation';
+    standing.kind === 'failure' ||
+    standing.kind === 'error' ||
+    standing.kind === 'expected' ||
+    standing.kind === 'warning' ||
+    standing.kind === 'interpretation';
   const surprise = shown ? `<div class="${standing.kind === 'failure' ? 'v-fail' : 'muted'} standing">${esc(standing.why)}</div>` : '';
   const none = rule.verdict === 'out-of-scope' ? 'its plane was not part of the run' : `no test checks this rule: ${rule.reason ?? 'none yet'}`;
   const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : `<div class="muted">${esc(none)}</div>`;
@@ -80,7 +85,10 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
 /** What the run created on the target and what its cleanup deleted, per endpoint and kind. */
 function leftovers(report: ConformanceReport): string {
   const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
-    Object.entries(kinds ?? {}).map(([kind, n]) => `<tr><td>${esc(endpoint)}</td><td>${esc(kind)}</td><td>${n}</td><td>${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0}</td><td>${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0}</td></tr>`),
+    Object.entries(kinds ?? {}).map(
+      ([kind, n]) =>
+        `<tr><td>${esc(endpoint)}</td><td>${esc(kind)}</td><td>${n}</td><td>${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0}</td><td>${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0}</td></tr>`,
+    ),
   );
   if (rows.length === 0) return '';
   return `<details id="created"><summary>What the run created on the target (profile ${esc(report.run.profile)})</summary><table><thead><tr><th>endpoint</th><th>kind</th><th>created</th><th>cleaned up</th><th>left on the target</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
@@ -89,7 +97,17 @@ function leftovers(report: ConformanceReport): string {
 export function toHtml(report: ConformanceReport): string {
   const s = report.summary;
   const card = (label: string, value: string | number, cls = '') => `<div class="card ${cls}"><b>${esc(String(value))}</b>${esc(label)}</div>`;
-  const filters = `${['all', 'fail', 'pass', ...(s.verdicts.error ? ['error'] : []), 'skipped', 'not-tested', 'observed', ...(s.verdicts['not-run'] ? ['not-run'] : []), ...(s.outOfScope ? ['out-of-scope'] : [])]
+  const filters = `${[
+    'all',
+    'fail',
+    'pass',
+    ...(s.verdicts.error ? ['error'] : []),
+    'skipped',
+    'not-tested',
+    'observed',
+    ...(s.verdicts['not-run'] ? ['not-run'] : []),
+    ...(s.outOfScope ? ['out-of-scope'] : []),
+  ]
     .map((v, i) => `<button data-verdict="${v}" class="${i === 0 ? 'on' : ''}">${v}</button>`)
     .join('')}<button data-source="interpretation">interpretations (${s.bySource.interpretation.rules})</button>`;
   return `<!doctype html>

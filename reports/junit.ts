@@ -22,14 +22,23 @@ function testcase(report: ConformanceReport, rule: RuleResult): { xml: string; k
   const open = `    <testcase ${attrs}>${properties}`;
   switch (standing.kind) {
     case 'failure':
-      return { kind: 'failure', xml: `${open}<failure type="${escapeXml(standing.why.split(':')[0])}" message="${escapeXml(firstLine(`${standing.why}${details ? `: ${details}` : ''}`))}">${escapeXml(`${standing.why}\n\n${details}`)}</failure></testcase>` };
+      return {
+        kind: 'failure',
+        xml: `${open}<failure type="${escapeXml(standing.why.split(':')[0])}" message="${escapeXml(firstLine(`${standing.why}${details ? `: ${details}` : ''}`))}">${escapeXml(`${standing.why}\n\n${details}`)}</failure></testcase>`,
+      };
     case 'error':
-      return { kind: 'error', xml: `${open}<error type="unreachable" message="${escapeXml(firstLine(`${standing.why}: ${details}`))}">${escapeXml(details)}</error></testcase>` };
+      return {
+        kind: 'error',
+        xml: `${open}<error type="unreachable" message="${escapeXml(firstLine(`${standing.why}: ${details}`))}">${escapeXml(details)}</error></testcase>`,
+      };
     case 'expected':
     case 'warning':
     case 'interpretation':
     case 'skipped':
-      return { kind: 'skipped', xml: `${open}<skipped message="${escapeXml(firstLine(`${standing.why}${standing.kind !== 'skipped' && details ? `: ${details}` : ''}`))}"/></testcase>` };
+      return {
+        kind: 'skipped',
+        xml: `${open}<skipped message="${escapeXml(firstLine(`${standing.why}${standing.kind !== 'skipped' && details ? `: ${details}` : ''}`))}"/></testcase>`,
+      };
     default:
       return { kind: 'passed', xml: standing.why ? `${open}<system-out>${escapeXml(standing.why)}</system-out></testcase>` : `${open}</testcase>` };
   }

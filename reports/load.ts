@@ -23,7 +23,8 @@ export function loadReport(path: string): ConformanceReport {
     throw new ReportError(`${file} is a report of format ${parsed.reportVersion}; this version of the tool reads format ${major(REPORT_VERSION)}.x`);
   }
   const problems = reportProblems(parsed);
-  if (problems.length > 0) throw new ReportError(`${file} does not match the report schema (specs/schemas/report.schema.json): ${problems.slice(0, 5).join('; ')}`);
+  if (problems.length > 0)
+    throw new ReportError(`${file} does not match the report schema (specs/schemas/report.schema.json): ${problems.slice(0, 5).join('; ')}`);
   return parsed as ConformanceReport;
 }
 
@@ -31,6 +32,8 @@ let validate: ValidateFunction | undefined;
 
 /** What in a report departs from its JSON Schema (none for a valid report). */
 export function reportProblems(report: unknown): string[] {
-  validate ??= new Ajv2020({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(new URL('../specs/schemas/report.schema.json', import.meta.url), 'utf8')) as object);
+  validate ??= new Ajv2020({ strict: false, allErrors: true }).compile(
+    JSON.parse(readFileSync(new URL('../specs/schemas/report.schema.json', import.meta.url), 'utf8')) as object,
+  );
   return validate(report) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(top level)'} ${e.message ?? e.keyword}`);
 }

@@ -6,7 +6,16 @@
 import type { ConformanceReport, RuleResult } from './model.ts';
 import { standingOf, type Standing } from './standing.ts';
 
-const ICON: Record<string, string> = { pass: '✅', fail: '❌', error: '⚠️', skipped: '⏭️', 'not-tested': '⬜', observed: '👁️', 'not-run': '⏸️', 'out-of-scope': '▫️' };
+const ICON: Record<string, string> = {
+  pass: '✅',
+  fail: '❌',
+  error: '⚠️',
+  skipped: '⏭️',
+  'not-tested': '⬜',
+  observed: '👁️',
+  'not-run': '⏸️',
+  'out-of-scope': '▫️',
+};
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -16,7 +25,16 @@ function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standi
   const heading = `### ${ICON[rule.verdict]} ${rule.id} (${rule.level}, ${rule.source}, §${rule.section})`;
   const lines = [heading, '', rule.text, '', `*${standing.why ?? rule.verdict}*`, ''];
   for (const test of rule.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')) {
-    lines.push(`- **${test.title}** (${test.file})`, '', '  ```', ...(test.error ?? test.reason ?? test.status).split('\n').slice(0, 12).map((l) => `  ${l}`), '  ```');
+    lines.push(
+      `- **${test.title}** (${test.file})`,
+      '',
+      '  ```',
+      ...(test.error ?? test.reason ?? test.status)
+        .split('\n')
+        .slice(0, 12)
+        .map((l) => `  ${l}`),
+      '  ```',
+    );
     for (const id of test.exchanges.slice(-3)) {
       const e = report.exchanges[id];
       if (e) lines.push(`  - exchange \`${id}\`: \`${e.request.method} ${e.request.url}\` → ${e.response.status}`);
@@ -28,10 +46,20 @@ function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standi
 /** What the run created on the target, what its cleanup deleted and what is left, per endpoint and kind. */
 function leftovers(report: ConformanceReport): string[] {
   const rows = Object.entries(report.run.created).flatMap(([endpoint, kinds]) =>
-    Object.entries(kinds ?? {}).map(([kind, n]) => `| ${endpoint} | ${kind} | ${n} | ${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0} | ${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0} |`),
+    Object.entries(kinds ?? {}).map(
+      ([kind, n]) =>
+        `| ${endpoint} | ${kind} | ${n} | ${report.run.cleanedUp[endpoint as keyof typeof report.run.cleanedUp]?.[kind] ?? 0} | ${report.run.left[endpoint as keyof typeof report.run.left]?.[kind] ?? 0} |`,
+    ),
   );
   if (rows.length === 0) return [];
-  return ['## What the run created on the target', '', '| endpoint | kind | created | cleaned up | left on the target |', '|---|---|---:|---:|---:|', ...rows, ''];
+  return [
+    '## What the run created on the target',
+    '',
+    '| endpoint | kind | created | cleaned up | left on the target |',
+    '|---|---|---:|---:|---:|',
+    ...rows,
+    '',
+  ];
 }
 
 export function toMarkdown(report: ConformanceReport): string {
@@ -45,7 +73,9 @@ export function toMarkdown(report: ConformanceReport): string {
     `**${s.gate.passed ? 'Passed' : 'Failed'}** (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`,
     '',
     ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
-    ...(report.run.shard ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, ''] : []),
+    ...(report.run.shard
+      ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, '']
+      : []),
     `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures, ${s.interpretationFailures} interpretation failures`,
     '',
     `| plane | rules | tested | ${columns.join(' | ')} |`,
@@ -73,7 +103,8 @@ export function toMarkdown(report: ConformanceReport): string {
   const expected = of('expected');
   if (expected.length > 0) lines.push('## Failures as expected', '', ...expected.map((r) => `- ${r.id} (${r.level}): ${r.expected?.reason ?? ''}`), '');
   const warnings = of('warning');
-  if (warnings.length > 0) lines.push('## Warnings: SHOULD rules failed (they do not fail the run)', '', ...warnings.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  if (warnings.length > 0)
+    lines.push('## Warnings: SHOULD rules failed (they do not fail the run)', '', ...warnings.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
   const interpretations = of('interpretation');
   if (interpretations.length > 0) {
     const title = "## Warnings: interpretations failed (our reading, not the spec's or the service's; they do not fail the run)";

@@ -16,8 +16,12 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
   if (shards.length === 0) throw new MergeError('no report to merge');
   const [first] = shards;
   for (const { name, report } of shards) {
-    if (report.target.name !== first.report.target.name) throw new MergeError(`${name} is of target '${report.target.name}', ${first.name} of '${first.report.target.name}': shards of one run share their target`);
-    if (report.seed !== first.report.seed) throw new MergeError(`${name} has seed ${report.seed}, ${first.name} seed ${first.report.seed}: shards of one run share their seed`);
+    if (report.target.name !== first.report.target.name)
+      throw new MergeError(
+        `${name} is of target '${report.target.name}', ${first.name} of '${first.report.target.name}': shards of one run share their target`,
+      );
+    if (report.seed !== first.report.seed)
+      throw new MergeError(`${name} has seed ${report.seed}, ${first.name} seed ${first.report.seed}: shards of one run share their seed`);
   }
   const tests: { outcome: TestOutcome; ruleIds: string[] }[] = [];
   const exchanges: RecordedExchange[] = [];
@@ -29,9 +33,18 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
   });
   const expected = new Map(shards.flatMap(({ report }) => report.rules.filter((r) => r.expected).map((r) => [r.id, r.expected!] as const)));
   const withExpectations = shards.some(({ report }) => report.summary.unexpected !== undefined);
-  const expectations: ExpectationsFile | undefined = withExpectations ? { target: first.report.target.name, expected: [...expected].map(([rule, e]) => ({ rule, ...e })) } : undefined;
+  const expectations: ExpectationsFile | undefined = withExpectations
+    ? { target: first.report.target.name, expected: [...expected].map(([rule, e]) => ({ rule, ...e })) }
+    : undefined;
   const baselineFile = shards.find(({ report }) => report.summary.baseline)?.report.summary.baseline?.file;
-  const before = baselineFile ? { ...first.report, rules: first.report.rules.filter((r) => r.baseline !== undefined && r.baseline !== 'missing').map((r) => ({ ...r, verdict: r.baseline as RuleVerdict, tests: [] })) } : undefined;
+  const before = baselineFile
+    ? {
+        ...first.report,
+        rules: first.report.rules
+          .filter((r) => r.baseline !== undefined && r.baseline !== 'missing')
+          .map((r) => ({ ...r, verdict: r.baseline as RuleVerdict, tests: [] })),
+      }
+    : undefined;
   const scope = PLANES.filter((plane) => shards.some(({ report }) => report.rules.some((r) => r.plane === plane && r.verdict !== 'out-of-scope')));
   const merged = buildReport({
     rules: contract().rules,
@@ -66,5 +79,12 @@ function mergeRuns(runs: RunRecord[]): RunRecord {
     }
     return total;
   };
-  return { status: partial?.status ?? 'complete', ...(partial?.reason ? { reason: partial.reason } : {}), profile: runs[0].profile, created: add((r) => r.created), cleanedUp: add((r) => r.cleanedUp), left: add((r) => r.left) };
+  return {
+    status: partial?.status ?? 'complete',
+    ...(partial?.reason ? { reason: partial.reason } : {}),
+    profile: runs[0].profile,
+    created: add((r) => r.created),
+    cleanedUp: add((r) => r.cleanedUp),
+    left: add((r) => r.left),
+  };
 }

@@ -23,7 +23,15 @@ const rule = (id: string, level: Rule['level'] = 'MUST', source: Rule['source'] 
   section: '4.5',
   text: `${id} text`,
 });
-const outcome = (status: TestOutcome['status'], extra: Partial<TestOutcome> = {}): TestOutcome => ({ id: status, title: `a ${status} test`, file: 'x.spec.ts', status, observed: [], exchanges: [], ...extra });
+const outcome = (status: TestOutcome['status'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
+  id: status,
+  title: `a ${status} test`,
+  file: 'x.spec.ts',
+  status,
+  observed: [],
+  exchanges: [],
+  ...extra,
+});
 
 test('a verdict comes from the tests of the rule', () => {
   expect(verdictOf(rule('A-B'), [])).toBe('not-tested');
@@ -64,7 +72,13 @@ test('expectations turn known failures into expected ones and flag changes both 
     seed: '1',
     run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
     tool: { name: 'x', version: '0' },
-    expectations: { target: 't', expected: [{ rule: 'R-ONE', verdict: 'fail', reason: 'known' }, { rule: 'R-TWO', verdict: 'fail', reason: 'was known' }] },
+    expectations: {
+      target: 't',
+      expected: [
+        { rule: 'R-ONE', verdict: 'fail', reason: 'known' },
+        { rule: 'R-TWO', verdict: 'fail', reason: 'was known' },
+      ],
+    },
   });
   expect(report.summary.unexpected).toEqual(['R-TWO', 'R-THREE']);
 });
@@ -72,7 +86,14 @@ test('expectations turn known failures into expected ones and flag changes both 
 test('the HTML report shows the summary, filters by verdict and opens the evidence, in Chromium', async () => {
   test.skip(!existsSync('/usr/bin/chromium') && !process.env.CI, 'Debian chromium is not installed (apt-get install chromium); CI installs it');
   const dir = mkdtempSync(join(tmpdir(), 'apc-html-'));
-  const exchange = { id: 'agent-server-1', plane: 'agent-server' as const, operation: 'getThread', request: { method: 'GET', url: '/threads/x', headers: [] as [string, string][] }, response: { status: 500, headers: [] as [string, string][], body: '<oops>' }, violations: [{ at: '', message: 'status 500 is not documented' }] };
+  const exchange = {
+    id: 'agent-server-1',
+    plane: 'agent-server' as const,
+    operation: 'getThread',
+    request: { method: 'GET', url: '/threads/x', headers: [] as [string, string][] },
+    response: { status: 500, headers: [] as [string, string][], body: '<oops>' },
+    violations: [{ at: '', message: 'status 500 is not documented' }],
+  };
   writeReport(
     dir,
     buildReport({
@@ -88,7 +109,10 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
       tool: { name: 'agent-platform-conformance', version: '0.1.0' },
     }),
   );
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
   try {
     const page = await browser.newPage();
     const errors: string[] = [];
@@ -119,7 +143,14 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
 /** A report of four rules judged against expectations and a baseline, as the formats see it. */
 function judged() {
   const input = {
-    rules: [rule('R-EXPECTED'), rule('R-SURPRISE'), rule('R-WARNING', 'SHOULD'), rule('R-REGRESSED', 'SHOULD'), rule('R-FIXED'), { ...rule('R-ELSEWHERE'), plane: 'control-plane' as const }],
+    rules: [
+      rule('R-EXPECTED'),
+      rule('R-SURPRISE'),
+      rule('R-WARNING', 'SHOULD'),
+      rule('R-REGRESSED', 'SHOULD'),
+      rule('R-FIXED'),
+      { ...rule('R-ELSEWHERE'), plane: 'control-plane' as const },
+    ],
     tests: [
       { outcome: outcome('failed', { id: 'a', error: 'known departure' }), ruleIds: ['R-EXPECTED'] },
       { outcome: outcome('passed', { id: 'b' }), ruleIds: ['R-SURPRISE'] },
@@ -144,7 +175,9 @@ function judged() {
     },
   };
   // The baseline failed the same known rules; R-REGRESSED passed and R-FIXED failed then.
-  const before = input.tests.map((t) => (t.outcome.id === 'd' ? { ...t, outcome: outcome('passed', { id: 'd' }) } : t.outcome.id === 'e' ? { ...t, outcome: outcome('failed', { id: 'e' }) } : t));
+  const before = input.tests.map((t) =>
+    t.outcome.id === 'd' ? { ...t, outcome: outcome('passed', { id: 'd' }) } : t.outcome.id === 'e' ? { ...t, outcome: outcome('failed', { id: 'e' }) } : t,
+  );
   const baseline = buildReport({ ...input, expectations: undefined, tests: before });
   return buildReport({ ...input, baseline: { file: 'old/report.json', report: baseline } });
 }
@@ -197,7 +230,10 @@ test('without expectations a failed MUST rule fails the run and a failed SHOULD 
   });
   expect(report.rules.map((r) => r.verdict)).toEqual(['fail', 'fail', 'error']);
   expect(report.summary.gate.exitCode).toBe(1);
-  expect(report.summary.gate.reasons).toEqual(['1 MUST rules failed: R-MUST', '1 rules could not be judged, the target did not answer their tests: R-UNREACHABLE']);
+  expect(report.summary.gate.reasons).toEqual([
+    '1 MUST rules failed: R-MUST',
+    '1 rules could not be judged, the target did not answer their tests: R-UNREACHABLE',
+  ]);
   expect(toJUnit(report)).toMatch(/tests="3" failures="1" errors="1" skipped="1"/);
   expect(toJUnit(report)).toMatch(/R-SHOULD[^\n]*<skipped message="SHOULD rule failed \(a warning/);
   expect(consoleSummary(report, 'r.html').at(-1)).toBe('Failing MUST rules: R-MUST');

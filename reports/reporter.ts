@@ -62,13 +62,17 @@ export default class ConformanceReporter implements Reporter {
       for (const exchange of JSON.parse(attachment.body.toString('utf8')) as Exchange[]) recorded.push(forReport(exchange));
     }
     for (const exchange of recorded) this.exchanges.set(exchange.id, exchange);
-    const skip = annotations.filter((a) => a.type === 'skip' || a.type === 'fixme').map((a) => a.description).filter(Boolean);
+    const skip = annotations
+      .filter((a) => a.type === 'skip' || a.type === 'fixme')
+      .map((a) => a.description)
+      .filter(Boolean);
     const outcome: TestOutcome = {
       id: test.id,
       title: test.titlePath().slice(3).join(' › ') || test.title,
       file: relative(this.rootDir, test.location.file),
       // A test that failed because the target could not be reached says nothing about the rule.
-      status: result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
+      status:
+        result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
       error: result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined,
       reason: result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined,
       observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
@@ -171,7 +175,11 @@ const VOLATILE_HEADERS = new Set(['date', 'host', 'connection', 'keep-alive', 'x
 
 function forReport({ startedDateTime: _started, time: _time, base: _base, ...exchange }: Exchange): RecordedExchange {
   const keep = (headers: [string, string][]) => headers.filter(([name]) => !VOLATILE_HEADERS.has(name));
-  return { ...exchange, request: { ...exchange.request, headers: keep(exchange.request.headers) }, response: { ...exchange.response, headers: keep(exchange.response.headers) } };
+  return {
+    ...exchange,
+    request: { ...exchange.request, headers: keep(exchange.request.headers) },
+    response: { ...exchange.response, headers: keep(exchange.response.headers) },
+  };
 }
 
 function stripAnsi(text: string): string {

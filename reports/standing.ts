@@ -26,9 +26,13 @@ export function standingOf(report: ConformanceReport, rule: RuleResult): Standin
   if (rule.verdict === 'fail' && rule.asExpected) return { kind: 'expected', why: `expected failure: ${rule.expected?.reason ?? ''}` };
   if (rule.verdict === 'error') return { kind: 'error', why: 'not judged: the target did not answer its tests' };
   if (rule.verdict === 'fail' && rule.source === 'interpretation') return { kind: 'interpretation', why: INTERPRETATION_FAILED };
-  if (rule.verdict === 'fail') return rule.level === 'MUST' ? { kind: 'failure', why: 'MUST rule failed' } : { kind: 'warning', why: 'SHOULD rule failed (a warning: it does not fail the run)' };
+  if (rule.verdict === 'fail')
+    return rule.level === 'MUST'
+      ? { kind: 'failure', why: 'MUST rule failed' }
+      : { kind: 'warning', why: 'SHOULD rule failed (a warning: it does not fail the run)' };
   if (rule.verdict === 'not-run' && rule.tests.length === 0) return { kind: 'skipped', why: `no test of this rule is in shard ${report.run.shard ?? '?'}` };
-  if (rule.verdict === 'skipped' || rule.verdict === 'not-run') return { kind: 'skipped', why: [...new Set(rule.tests.map((t) => t.reason ?? t.status))].join('; ') };
+  if (rule.verdict === 'skipped' || rule.verdict === 'not-run')
+    return { kind: 'skipped', why: [...new Set(rule.tests.map((t) => t.reason ?? t.status))].join('; ') };
   if (rule.verdict === 'not-tested') return { kind: 'skipped', why: `not tested: ${rule.reason ?? 'no test checks this rule'}` };
   if (rule.verdict === 'observed') return { kind: 'passed', why: rule.tests.flatMap((t) => t.observed).join('\n') || 'observed' };
   return { kind: 'passed' };

@@ -31,12 +31,18 @@ function failure(action: () => unknown): string {
 test('a langgraph.json and the same document in YAML load alike', () => {
   const document = {
     graphs: { agent: './graph.ts:graph' },
-    webhooks: { headers: { 'X-Team': 'core' }, url: { allowed_domains: ['*.example.com'], require_https: true, allowed_ports: [443], disable_loopback: true, max_url_length: 2000 } },
+    webhooks: {
+      headers: { 'X-Team': 'core' },
+      url: { allowed_domains: ['*.example.com'], require_https: true, allowed_ports: [443], disable_loopback: true, max_url_length: 2000 },
+    },
     http: { disable_webhooks: false },
   };
   const json = loadDeploymentConfig(file('langgraph.json', JSON.stringify(document)), {});
   const yaml = loadDeploymentConfig(
-    file('langgraph.yaml', 'graphs:\n  agent: ./graph.ts:graph\nwebhooks:\n  headers:\n    X-Team: core\n  url:\n    allowed_domains: ["*.example.com"]\n    require_https: true\n    allowed_ports: [443]\n    disable_loopback: true\n    max_url_length: 2000\nhttp:\n  disable_webhooks: false\n'),
+    file(
+      'langgraph.yaml',
+      'graphs:\n  agent: ./graph.ts:graph\nwebhooks:\n  headers:\n    X-Team: core\n  url:\n    allowed_domains: ["*.example.com"]\n    require_https: true\n    allowed_ports: [443]\n    disable_loopback: true\n    max_url_length: 2000\nhttp:\n  disable_webhooks: false\n',
+    ),
     {},
   );
   expect(yaml).toEqual(json);
@@ -51,7 +57,11 @@ test('http.disable_webhooks: true turns webhooks off; an empty file turns nothin
 
 test('${{ env.VAR }} in a header value is replaced by the variable, several times and with spaces or none', () => {
   const config = resolveDeploymentConfig(
-    { webhooks: { headers: { Authorization: 'Bearer ${{ env.LG_WEBHOOK_TOKEN }}', 'X-Pair': '${{env.LG_WEBHOOK_A}}:${{  env.LG_WEBHOOK_B  }}', 'X-Plain': 'no template' } } },
+    {
+      webhooks: {
+        headers: { Authorization: 'Bearer ${{ env.LG_WEBHOOK_TOKEN }}', 'X-Pair': '${{env.LG_WEBHOOK_A}}:${{  env.LG_WEBHOOK_B  }}', 'X-Plain': 'no template' },
+      },
+    },
     { LG_WEBHOOK_TOKEN: 's3cret', LG_WEBHOOK_A: 'a', LG_WEBHOOK_B: 'b' },
   );
   expect(config.webhooks.headers).toEqual({ Authorization: 'Bearer s3cret', 'X-Pair': 'a:b', 'X-Plain': 'no template' });
@@ -61,13 +71,17 @@ test('${{ env.VAR }} in a header value is replaced by the variable, several time
 test('the default env_prefix is LG_WEBHOOK_; a variable outside the prefix is refused', () => {
   expect(DEFAULT_ENV_PREFIX).toMatch(/WEBHOOK_$/);
   const message = failure(() => resolveDeploymentConfig({ webhooks: { headers: { 'X-Key': '${{ env.SECRET_KEY }}' } } }, { SECRET_KEY: 'k' }));
-  expect(message).toMatch(/webhooks.headers.X-Key references the environment variable SECRET_KEY, which does not start with the webhooks.env_prefix 'LG_WEBHOOK_'/);
+  expect(message).toMatch(
+    /webhooks.headers.X-Key references the environment variable SECRET_KEY, which does not start with the webhooks.env_prefix 'LG_WEBHOOK_'/,
+  );
 });
 
 test('env_prefix replaces the default prefix', () => {
   const webhooks = { env_prefix: 'HOOK_', headers: { 'X-Key': '${{ env.HOOK_KEY }}' } };
   expect(resolveDeploymentConfig({ webhooks }, { HOOK_KEY: 'k' }).webhooks.headers).toEqual({ 'X-Key': 'k' });
-  expect(failure(() => resolveDeploymentConfig({ webhooks: { ...webhooks, headers: { 'X-Key': '${{ env.LG_WEBHOOK_KEY }}' } } }, { LG_WEBHOOK_KEY: 'k' }))).toMatch(/does not start with the webhooks.env_prefix 'HOOK_'/);
+  expect(
+    failure(() => resolveDeploymentConfig({ webhooks: { ...webhooks, headers: { 'X-Key': '${{ env.LG_WEBHOOK_KEY }}' } } }, { LG_WEBHOOK_KEY: 'k' })),
+  ).toMatch(/does not start with the webhooks.env_prefix 'HOOK_'/);
 });
 
 test('a missing variable is an error naming the header and the variable', () => {
@@ -81,7 +95,9 @@ test('a template other than ${{ env.VAR }} is an error, not a literal value', ()
 });
 
 test('a file that does not match the schema, or does not parse, says where', () => {
-  expect(failure(() => resolveDeploymentConfig({ webhooks: { url: { allowed_ports: ['443'] } } }, {}))).toMatch(/\/webhooks\/url\/allowed_ports\/0 must be integer/);
+  expect(failure(() => resolveDeploymentConfig({ webhooks: { url: { allowed_ports: ['443'] } } }, {}))).toMatch(
+    /\/webhooks\/url\/allowed_ports\/0 must be integer/,
+  );
   expect(failure(() => resolveDeploymentConfig({ http: { disable_webhooks: 'yes' } }, {}))).toMatch(/\/http\/disable_webhooks must be boolean/);
   expect(failure(() => resolveDeploymentConfig({ webhooks: { headers: { 'X-N': 1 } } }, {}))).toMatch(/\/webhooks\/headers\/X-N must be string/);
   expect(failure(() => loadDeploymentConfig(file('broken.json', '{"webhooks": '), {}))).toMatch(/broken.json is not valid JSON/);
@@ -117,9 +133,24 @@ test.describe('the webhook-config suites against simulators started with a confi
           url: { allowed_domains: ['127.0.0.1', '*.apc-allowed.test'], allowed_ports: [port, 443], max_url_length: 2048, disable_loopback: true },
         },
       }),
-      { 'WEBHOOK-CONFIG-ALLOWED-DOMAINS': 'pass', 'WEBHOOK-CONFIG-ALLOWED-PORTS': 'pass', 'WEBHOOK-CONFIG-DISABLE-LOOPBACK': 'pass', 'WEBHOOK-CONFIG-MAX-URL-LENGTH': 'pass', 'WEBHOOK-CONFIG-VIOLATION-422': 'pass', 'WEBHOOK-CONFIG-REQUIRE-HTTPS': 'pass', 'WEBHOOK-CONFIG-HEADERS': 'pass', 'WEBHOOK-CONFIG-HEADERS-ENV': 'pass', 'WEBHOOK-CONFIG-ENV-PREFIX': 'pass', 'WEBHOOK-CONFIG-DISABLE-WEBHOOKS': 'pass' },
+      {
+        'WEBHOOK-CONFIG-ALLOWED-DOMAINS': 'pass',
+        'WEBHOOK-CONFIG-ALLOWED-PORTS': 'pass',
+        'WEBHOOK-CONFIG-DISABLE-LOOPBACK': 'pass',
+        'WEBHOOK-CONFIG-MAX-URL-LENGTH': 'pass',
+        'WEBHOOK-CONFIG-VIOLATION-422': 'pass',
+        'WEBHOOK-CONFIG-REQUIRE-HTTPS': 'pass',
+        'WEBHOOK-CONFIG-HEADERS': 'pass',
+        'WEBHOOK-CONFIG-HEADERS-ENV': 'pass',
+        'WEBHOOK-CONFIG-ENV-PREFIX': 'pass',
+        'WEBHOOK-CONFIG-DISABLE-WEBHOOKS': 'pass',
+      },
     ],
-    ['require_https', () => ({ webhooks: { url: { require_https: true } } }), { 'WEBHOOK-CONFIG-REQUIRE-HTTPS': 'pass', 'WEBHOOK-CONFIG-VIOLATION-422': 'pass' }],
+    [
+      'require_https',
+      () => ({ webhooks: { url: { require_https: true } } }),
+      { 'WEBHOOK-CONFIG-REQUIRE-HTTPS': 'pass', 'WEBHOOK-CONFIG-VIOLATION-422': 'pass' },
+    ],
     ['http.disable_webhooks', () => ({ http: { disable_webhooks: true } }), { 'WEBHOOK-CONFIG-DISABLE-WEBHOOKS': 'pass' }],
   ];
   for (const [name, document, expected] of cases) {
@@ -129,7 +160,10 @@ test.describe('the webhook-config suites against simulators started with a confi
       const sim = await startSimulator({ deploymentConfig: resolveDeploymentConfig(document(port), env), quiet: true });
       try {
         const out = mkdtempSync(join(tmpdir(), 'apc-config-run-'));
-        const run = await runCli(['run', '--target', sim.urls['agent-server']!, '--out', out, '--plane', 'agent-server', '--grep', '@WEBHOOK-CONFIG'], { ...env, APC_WEBHOOK_RECEIVER_PORT: String(port) });
+        const run = await runCli(['run', '--target', sim.urls['agent-server']!, '--out', out, '--plane', 'agent-server', '--grep', '@WEBHOOK-CONFIG'], {
+          ...env,
+          APC_WEBHOOK_RECEIVER_PORT: String(port),
+        });
         const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
         const verdicts = Object.fromEntries(report.rules.filter((r) => r.id in expected).map((r) => [r.id, r.verdict]));
         expect(verdicts, `${run.stdout}\n${run.stderr}`).toEqual(expected);
@@ -139,4 +173,3 @@ test.describe('the webhook-config suites against simulators started with a confi
     });
   }
 });
-

@@ -50,7 +50,9 @@ function parseDeploymentConfig(text: string, source: string): unknown {
   try {
     return extname(source).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new DeploymentConfigError(`deployment configuration ${source} is not valid ${extname(source) === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+    throw new DeploymentConfigError(
+      `deployment configuration ${source} is not valid ${extname(source) === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -82,11 +84,15 @@ function resolveTemplate(template: string, env: Env, prefix: string, where: stri
   }
   return template.replace(TEMPLATE, (_match, name: string) => {
     if (!name.startsWith(prefix)) {
-      throw new DeploymentConfigError(`${where} references the environment variable ${name}, which does not start with the webhooks.env_prefix '${prefix}'; rename the variable or change env_prefix`);
+      throw new DeploymentConfigError(
+        `${where} references the environment variable ${name}, which does not start with the webhooks.env_prefix '${prefix}'; rename the variable or change env_prefix`,
+      );
     }
     const found = env[name];
     if (found === undefined) {
-      throw new DeploymentConfigError(`${where} references the environment variable ${name}, which is not set; the server does not start until it is set or the reference is removed`);
+      throw new DeploymentConfigError(
+        `${where} references the environment variable ${name}, which is not set; the server does not start until it is set or the reference is removed`,
+      );
     }
     return found;
   });

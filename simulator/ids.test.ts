@@ -12,10 +12,19 @@ test('the same seed gives the same sequence of ids', () => {
 });
 
 test('different seeds give different ids, even seeds one character apart', () => {
-  for (const [a, b] of [['seed-a', 'seed-b'], ['apc', 'apc '], ['apc', 'APC'], ['', 'a'], ['ab', 'ba']]) {
+  for (const [a, b] of [
+    ['seed-a', 'seed-b'],
+    ['apc', 'apc '],
+    ['apc', 'APC'],
+    ['', 'a'],
+    ['ab', 'ba'],
+  ]) {
     const first = draw(new IdGenerator(a), 20);
     const second = new Set(draw(new IdGenerator(b), 20));
-    expect(first.filter((id) => second.has(id)), `${JSON.stringify(a)} and ${JSON.stringify(b)} share ids`).toEqual([]);
+    expect(
+      first.filter((id) => second.has(id)),
+      `${JSON.stringify(a)} and ${JSON.stringify(b)} share ids`,
+    ).toEqual([]);
   }
 });
 

@@ -3,7 +3,10 @@
 /** sfc32, a small, fast PRNG with 128 bits of state. */
 function sfc32(a: number, b: number, c: number, d: number): () => number {
   return () => {
-    a |= 0; b |= 0; c |= 0; d |= 0;
+    a |= 0;
+    b |= 0;
+    c |= 0;
+    d |= 0;
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
     a = b ^ (b >>> 9);
@@ -16,7 +19,10 @@ function sfc32(a: number, b: number, c: number, d: number): () => number {
 
 /** cyrb128: spreads a seed string over four 32-bit words. */
 function hashSeed(seed: string): [number, number, number, number] {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < seed.length; i++) {
     const k = seed.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);

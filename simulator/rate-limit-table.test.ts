@@ -115,9 +115,9 @@ for (const row of examples.rows) {
         for (let i = 0; i < limit; i++) if (l.admit(request(own[i % own.length])).admitted) admitted++;
         expect.soft(admitted, `${region}: the first ${limit} of ${own.join(', ')}, in turn, must be admitted`).toBe(limit);
         const next = own[limit % own.length];
-        expect.soft(l.admit(request(next)), `${region}: ${next}, request ${limit + 1}, must be refused for ${interval} s`).toEqual(
-          expect.objectContaining({ admitted: false, retryAfterSeconds: interval }),
-        );
+        expect
+          .soft(l.admit(request(next)), `${region}: ${next}, request ${limit + 1}, must be refused for ${interval} s`)
+          .toEqual(expect.objectContaining({ admitted: false, retryAfterSeconds: interval }));
       }
     });
   });

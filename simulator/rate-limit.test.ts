@@ -10,12 +10,15 @@ const row = (id: string) => rows.find((r) => r.id === id)!;
 function requestFor(r: RateLimitRow, who = 'a'): RateLimitRequest {
   const method = r.match.methods?.[0] ?? 'GET';
   const m = r.match.paths?.[0];
-  const path =
-    !m ? `/nothing-specific/${who}`
-    : m.type === 'exact' ? m.value
-    : m.type === 'suffix' ? `/x${m.value}`
-    : m.type === 'contains' ? `/x${m.value}/y`
-    : '/runs/0190a0d5-0000-7000-8000-000000000001';
+  const path = !m
+    ? `/nothing-specific/${who}`
+    : m.type === 'exact'
+      ? m.value
+      : m.type === 'suffix'
+        ? `/x${m.value}`
+        : m.type === 'contains'
+          ? `/x${m.value}/y`
+          : '/runs/0190a0d5-0000-7000-8000-000000000001';
   const headers: Record<string, string> = {};
   if (r.identity === 'api-key') headers['x-api-key'] = `key-${who}`;
   if (r.identity === 'user-id+ip') headers['x-user-id'] = `user-${who}`;
@@ -38,7 +41,10 @@ for (const r of rows) {
     for (const region of ['us', 'eu'] as const) {
       const { clock, limiter: l } = limiter(region);
       const request = requestFor(r);
-      expect(l.rowsFor(request).map((x) => x.id), `${r.id} counts its own sample request`).toContain(r.id);
+      expect(
+        l.rowsFor(request).map((x) => x.id),
+        `${r.id} counts its own sample request`,
+      ).toContain(r.id);
       expect(admitMany(l, request, r.limit[region]), `${region}: all ${r.limit[region]} admitted`).toBe(r.limit[region]);
       const refused = l.admit(request);
       expect(refused).toMatchObject({ admitted: false, retryAfterSeconds: r.interval_seconds });
@@ -88,10 +94,7 @@ test('the catch-all counts only requests no other row counts', () => {
   expect(l.rowsFor(anonymous).map((r) => r.id)).toEqual(['catch-all-ip']);
   expect(l.rowsFor({ ...anonymous, path: '/info' }).map((r) => r.id)).toEqual(['high-throughput-meta-ip']);
   expect(l.rowsFor({ ...anonymous, headers: { 'x-api-key': 'k' } }).map((r) => r.id)).toEqual(['default-api-key']);
-  expect(l.rowsFor({ ...anonymous, path: '/info', headers: { 'x-api-key': 'k' } }).map((r) => r.id)).toEqual([
-    'high-throughput-meta-ip',
-    'default-api-key',
-  ]);
+  expect(l.rowsFor({ ...anonymous, path: '/info', headers: { 'x-api-key': 'k' } }).map((r) => r.id)).toEqual(['high-throughput-meta-ip', 'default-api-key']);
   expect(admitMany(l, anonymous, 101)).toBe(100);
   expect(l.admit({ ...anonymous, path: '/info' }).admitted, 'the meta row is not the catch-all').toBe(true);
   expect(l.admit({ ...anonymous, ip: '198.51.100.2' }).admitted, 'another IP').toBe(true);

@@ -175,7 +175,10 @@ export class RateLimiter {
     const specific = compiled.filter((c) => c.requires === undefined);
     this.anyMethod = specific.filter((c) => !c.methods);
     for (const method of new Set(specific.flatMap((c) => [...(c.methods ?? [])]))) {
-      this.specific.set(method, specific.filter((c) => !c.methods || c.methods.has(method)));
+      this.specific.set(
+        method,
+        specific.filter((c) => !c.methods || c.methods.has(method)),
+      );
     }
     this.defaultApiKey = compiled.filter((c) => c.requires === 'api-key');
     this.defaultUser = compiled.filter((c) => c.requires === 'user-id');

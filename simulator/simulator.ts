@@ -81,7 +81,12 @@ interface PlaneDefinition {
  */
 function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
   const rows = contract().rateLimits;
-  if (endpoint === 'agent-server') return new RateLimiter(rows.filter((r) => r.match.requires === 'api-key' || r.match.requires === 'user-id'), 'us', clock);
+  if (endpoint === 'agent-server')
+    return new RateLimiter(
+      rows.filter((r) => r.match.requires === 'api-key' || r.match.requires === 'user-id'),
+      'us',
+      clock,
+    );
   const region: Region = endpoint === 'platform-api-eu' ? 'eu' : 'us';
   return new RateLimiter(rows, region, clock);
 }
@@ -229,7 +234,8 @@ export class Simulator {
 
   /** Moves the virtual clock forward, firing what falls due (POST /__sim/clock/advance). */
   advance(ms: number): void {
-    if (!(this.clock instanceof VirtualClock)) throw new ApiError(409, 'this simulator runs on the real clock (simulate --clock real): its time cannot be advanced');
+    if (!(this.clock instanceof VirtualClock))
+      throw new ApiError(409, 'this simulator runs on the real clock (simulate --clock real): its time cannot be advanced');
     this.clock.advance(ms);
   }
 

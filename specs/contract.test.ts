@@ -13,7 +13,7 @@ const json = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta
 
 for (const plane of PLANES) {
   test(`specs/openapi/${plane}.yaml is a valid OpenAPI 3.1 document`, async () => {
-    const result = await new Validator().validate(load(`./openapi/${plane}.yaml`) as Parameters<Validator["validate"]>[0]);
+    const result = await new Validator().validate(load(`./openapi/${plane}.yaml`) as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
     expect(result.valid).toBe(true);
     expect((load(`./openapi/${plane}.yaml`) as { openapi: string }).openapi).toBe('3.1.0');
@@ -22,7 +22,9 @@ for (const plane of PLANES) {
 
 test('every operation has a unique operationId within its plane', () => {
   for (const plane of PLANES) {
-    const ids = contract().operations.filter((o) => o.plane === plane).map((o) => o.operationId);
+    const ids = contract()
+      .operations.filter((o) => o.plane === plane)
+      .map((o) => o.operationId);
     expect(ids.length, plane).toBeGreaterThan(4);
     expect(new Set(ids).size, `${plane}: ${ids.join(', ')}`).toBe(ids.length);
   }
@@ -39,9 +41,7 @@ test('specs/rules.yaml matches its schema, and ids are unique', () => {
 });
 
 test('every rule names its source: a MUST only the spec, an interpretation a SHOULD at most, a service rule its reference', () => {
-  const wrong = contract().rules.filter(
-    (r) => (r.level !== 'SHOULD' && r.source !== 'spec') || (r.source === 'service') !== (r.reference !== undefined),
-  );
+  const wrong = contract().rules.filter((r) => (r.level !== 'SHOULD' && r.source !== 'spec') || (r.source === 'service') !== (r.reference !== undefined));
   expect(wrong.map((r) => `${r.id} (${r.level}, ${r.source})`)).toEqual([]);
   expect(new Set(contract().rules.map((r) => r.source))).toEqual(new Set(['spec', 'service', 'interpretation']));
 });
@@ -80,13 +80,27 @@ test('specs/rate-limits.yaml matches its schema and names existing rules', () =>
 });
 
 test('the deployment configuration schema accepts a langgraph.json and refuses a wrong type', () => {
-  expect(contract().validateDeploymentConfig({ graphs: { agent: './graph.ts:graph' }, webhooks: { env_prefix: 'LG_WEBHOOK_', url: { require_https: true, allowed_ports: [443] } }, http: { disable_webhooks: false } })).toEqual([]);
+  expect(
+    contract().validateDeploymentConfig({
+      graphs: { agent: './graph.ts:graph' },
+      webhooks: { env_prefix: 'LG_WEBHOOK_', url: { require_https: true, allowed_ports: [443] } },
+      http: { disable_webhooks: false },
+    }),
+  ).toEqual([]);
   expect(contract().validateDeploymentConfig({ webhooks: { url: { require_https: 'yes' } } }).length).toBeGreaterThan(0);
 });
 
 test('responses are checked against the documented status and schema', () => {
   const getThread = contract().operation('agent-server', 'getThread');
-  const thread = { thread_id: '00000000-0000-4000-8000-000000000000', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', metadata: {}, status: 'idle', config: {}, values: {} };
+  const thread = {
+    thread_id: '00000000-0000-4000-8000-000000000000',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    metadata: {},
+    status: 'idle',
+    config: {},
+    values: {},
+  };
   expect(contract().validateResponse(getThread, 200, 'application/json', thread)).toEqual([]);
   expect(contract().validateResponse(getThread, 200, 'application/json', { ...thread, status: 'sleeping' })[0].message).toMatch(/one of/);
   expect(contract().validateResponse(getThread, 418, 'application/json', {})[0].message).toMatch(/not documented/);

@@ -221,7 +221,15 @@ function operationsOf<A extends Api>(plane: A, document: OpenApiDocument): Opera
       const op = item[method];
       if (!op) continue;
       const served = pathsServed(path, op['x-base-paths'] ?? document['x-base-paths']).map(templatePattern);
-      operations.push({ plane, operationId: op.operationId, method: method.toUpperCase(), path, served, unspecified: op['x-unspecified'] === true, document: op });
+      operations.push({
+        plane,
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        served,
+        unspecified: op['x-unspecified'] === true,
+        document: op,
+      });
     }
   }
   return operations;
@@ -387,7 +395,12 @@ class Contract {
     if (!content) return [];
     const schema = content[media]?.schema;
     if (!content[media]) {
-      return [{ at: '', message: `content-type '${media || '(none)'}' is not documented for ${operation.operationId} ${status} (documented: ${Object.keys(content).join(', ')})` }];
+      return [
+        {
+          at: '',
+          message: `content-type '${media || '(none)'}' is not documented for ${operation.operationId} ${status} (documented: ${Object.keys(content).join(', ')})`,
+        },
+      ];
     }
     if (!schema || media !== 'application/json') return [];
     return this.runInline(`${operation.plane}:${operation.operationId}:response:${status}`, operation.plane, schema, body);

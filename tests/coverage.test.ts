@@ -8,12 +8,15 @@ import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
 import { taggedRules } from '../harness/tagged-rules.ts';
 
-const untested = (parseYaml(readFileSync(join(import.meta.dirname, '../suites/untested-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
+const untested = (parseYaml(readFileSync(join(import.meta.dirname, '../suites/untested-rules.yaml'), 'utf8')) as { rules: { id: string; reason: string }[] })
+  .rules;
 
 test('every rule has a test tagged with its id, or a stated reason why none can check it', () => {
   const tagged = taggedRules();
   const excused = new Map(untested.map((u) => [u.id, u.reason]));
-  const missing = contract().rules.filter((r) => !tagged.has(r.id) && !excused.has(r.id)).map((r) => `${r.id} (${r.level}, ${r.plane})`);
+  const missing = contract()
+    .rules.filter((r) => !tagged.has(r.id) && !excused.has(r.id))
+    .map((r) => `${r.id} (${r.level}, ${r.plane})`);
   expect(missing, `rules with no test and no reason in suites/untested-rules.yaml:\n${missing.join('\n')}`).toEqual([]);
   const stale = untested.filter((u) => tagged.has(u.id)).map((u) => u.id);
   expect(stale, 'listed as untested but tested now: remove them from suites/untested-rules.yaml').toEqual([]);

@@ -8,10 +8,13 @@ import { skipForPrecondition } from './attribution.ts';
 /** The response status is the expected one (a number, a list, or a class like '2xx'). */
 export function expectStatus(res: ApiResponse, expected: number | number[] | '2xx' | '4xx'): void {
   const ok =
-    expected === '2xx' ? res.status >= 200 && res.status < 300
-    : expected === '4xx' ? res.status >= 400 && res.status < 500
-    : Array.isArray(expected) ? expected.includes(res.status)
-    : res.status === expected;
+    expected === '2xx'
+      ? res.status >= 200 && res.status < 300
+      : expected === '4xx'
+        ? res.status >= 400 && res.status < 500
+        : Array.isArray(expected)
+          ? expected.includes(res.status)
+          : res.status === expected;
   expect(ok, res.describe(`expected status ${JSON.stringify(expected)}`)).toBe(true);
 }
 
@@ -54,9 +57,12 @@ export function preconditionFields(res: ApiResponse, plane: Plane, schema: strin
   for (const field of fields) {
     const property = document.properties?.[field];
     const rule = property?.['x-rule'] ?? schema;
-    const broken =
-      !(field in record) ? 'is missing'
-      : contract().runInline(`precondition:${plane}:${schema}:${field}`, plane, property ?? {}, record[field]).map((v) => v.message).join('; ');
+    const broken = !(field in record)
+      ? 'is missing'
+      : contract()
+          .runInline(`precondition:${plane}:${schema}:${field}`, plane, property ?? {}, record[field])
+          .map((v) => v.message)
+          .join('; ');
     if (broken) skipForPrecondition(`precondition failed: ${rule}: ${what}: ${field} ${broken}: ${res.describe()}`);
   }
 }

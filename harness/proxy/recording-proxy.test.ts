@@ -64,7 +64,11 @@ test('validates responses against specs/ and reports violations in a header', as
 test('passes an event stream through as it flows', async () => {
   const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
   const url = await proxy.start();
-  const res = await fetch(`${url}/threads/00000000-0000-4000-8000-000000000000/runs/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"assistant_id":"agent"}' });
+  const res = await fetch(`${url}/threads/00000000-0000-4000-8000-000000000000/runs/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"assistant_id":"agent"}',
+  });
   const reader = res.body!.getReader();
   const started = Date.now();
   const first = new TextDecoder().decode((await reader.read()).value);

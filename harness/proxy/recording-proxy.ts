@@ -125,7 +125,12 @@ export class RecordingProxy {
       this.control(req, res);
       return;
     }
-    const pending: Pending = { id: `${this.options.name ?? this.options.plane}-${++this.counter}`, started: Date.now(), requestChunks: [], test: header(req, TEST_HEADER) };
+    const pending: Pending = {
+      id: `${this.options.name ?? this.options.plane}-${++this.counter}`,
+      started: Date.now(),
+      requestChunks: [],
+      test: header(req, TEST_HEADER),
+    };
     // The test attribution is ours: the target never sees it (but a broken target of the self-tests).
     if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
     this.pending.set(req, pending);

@@ -45,13 +45,19 @@ export class AgentServer {
       tunnels: options.webhookTunnels,
       log: options.log,
     });
-    this.runs = new RunStore(env, this.threads, this.assistants, {
-      onFinished: (run, thread) => {
-        this.webhooks.notify(run, thread);
-        hooks.onFinished?.(run, thread);
+    this.runs = new RunStore(
+      env,
+      this.threads,
+      this.assistants,
+      {
+        onFinished: (run, thread) => {
+          this.webhooks.notify(run, thread);
+          hooks.onFinished?.(run, thread);
+        },
+        checkWebhook,
       },
-      checkWebhook,
-    }, { durationMs: options.runDurationMs });
+      { durationMs: options.runDurationMs },
+    );
     this.crons = new CronStore({ ...env, runs: this.runs, threads: this.threads, assistants: this.assistants, checkWebhook, log: options.log });
   }
 

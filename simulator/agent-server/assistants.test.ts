@@ -84,5 +84,9 @@ test('clear brings back the default assistants, stamped with the time of the cle
   const { assistants, setNow } = store();
   setNow('2026-01-02T00:00:00.000Z');
   assistants.clear();
-  expect(assistants.get('agent')).toMatchObject({ assistant_id: AGENT_ASSISTANT, created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z' });
+  expect(assistants.get('agent')).toMatchObject({
+    assistant_id: AGENT_ASSISTANT,
+    created_at: '2026-01-02T00:00:00.000Z',
+    updated_at: '2026-01-02T00:00:00.000Z',
+  });
 });

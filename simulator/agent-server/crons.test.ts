@@ -10,7 +10,10 @@ const MINUTE = 60_000;
 function server() {
   const clock = new VirtualClock(Date.parse('2026-01-01T00:00:30.000Z'));
   const finished: { run: string; thread: string; webhook?: string }[] = [];
-  const agent = new AgentServer({ clock, ids: new IdGenerator('crons') }, { onFinished: (run) => finished.push({ run: run.run_id, thread: run.thread_id, webhook: run.webhook }) });
+  const agent = new AgentServer(
+    { clock, ids: new IdGenerator('crons') },
+    { onFinished: (run) => finished.push({ run: run.run_id, thread: run.thread_id, webhook: run.webhook }) },
+  );
   const thread = agent.threads.create({ metadata: { graph_id: 'agent' } }).thread_id;
   return { clock, agent, thread, finished };
 }
@@ -27,7 +30,12 @@ function refusal(action: () => unknown): { status: number; message: string } {
 
 test('a thread cron answers its next run date and starts a run on its thread at each scheduled time', () => {
   const { clock, agent, thread, finished } = server();
-  const cron = agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '*/2 * * * *', input: { topic: 'tick' }, webhook: 'https://hooks.example.com/c' });
+  const cron = agent.crons.createForThread(thread, {
+    assistant_id: 'agent',
+    schedule: '*/2 * * * *',
+    input: { topic: 'tick' },
+    webhook: 'https://hooks.example.com/c',
+  });
   expect(cron).toMatchObject({ thread_id: thread, schedule: '*/2 * * * *', next_run_date: '2026-01-01T00:02:00.000Z', enabled: true, end_time: null });
   expect(cron.payload).toMatchObject({ input: { topic: 'tick' }, webhook: 'https://hooks.example.com/c', assistant_id: cron.assistant_id });
   clock.advance(MINUTE);
@@ -53,7 +61,9 @@ test('a stateless cron starts each run on a new thread that does not outlive it'
 test('the schedule is read in the cron timezone, UTC by default', () => {
   const { agent, thread } = server();
   expect(agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '0 9 * * *' }).next_run_date).toBe('2026-01-01T09:00:00.000Z');
-  expect(agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '0 9 * * *', timezone: 'Europe/Paris' }).next_run_date).toBe('2026-01-01T08:00:00.000Z');
+  expect(agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '0 9 * * *', timezone: 'Europe/Paris' }).next_run_date).toBe(
+    '2026-01-01T08:00:00.000Z',
+  );
 });
 
 test('a disabled cron, or one past its end_time, starts nothing and has no next run date', () => {
@@ -67,10 +77,15 @@ test('a disabled cron, or one past its end_time, starts nothing and has no next 
 
 test('bad schedules, time zones, assistants, threads and webhook URLs are refused and create nothing', () => {
   const { agent, thread } = server();
-  expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: 'not a cron at all' }))).toMatchObject({ status: 422, message: expect.stringMatching(/Invalid cron schedule/) });
+  expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: 'not a cron at all' }))).toMatchObject({
+    status: 422,
+    message: expect.stringMatching(/Invalid cron schedule/),
+  });
   expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '61 * * * *' })).message).toMatch(/61/);
   expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '* * * * * *' })).message).toMatch(/five fields/);
-  expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '* * * * *', timezone: 'Mars/Olympus' })).message).toMatch(/Unknown timezone/);
+  expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'agent', schedule: '* * * * *', timezone: 'Mars/Olympus' })).message).toMatch(
+    /Unknown timezone/,
+  );
   expect(refusal(() => agent.crons.createForThread(thread, { assistant_id: 'nosuch', schedule: '* * * * *' })).status).toBe(404);
   expect(refusal(() => agent.crons.createForThread('00000000-0000-4000-8000-000000000000', { assistant_id: 'agent', schedule: '* * * * *' })).status).toBe(404);
   expect(refusal(() => agent.crons.createStateless({ assistant_id: 'agent', schedule: '* * * * *', webhook: 'ftp://x' })).status).toBe(422);

@@ -114,7 +114,11 @@ export class CronStore {
     const cronId = this.deps.ids.uuid();
 
     const now = this.deps.clock.iso();
-    const runBody = Object.fromEntries(Object.entries(body).filter(([key]) => !CRON_KEYS.includes(key)).map(([key, value]) => [key, structuredClone(value)]));
+    const runBody = Object.fromEntries(
+      Object.entries(body)
+        .filter(([key]) => !CRON_KEYS.includes(key))
+        .map(([key, value]) => [key, structuredClone(value)]),
+    );
     const payload: RunCreate = { ...runBody, assistant_id: assistant.assistant_id };
     const record: CronRecord = {
       cron_id: cronId,
@@ -180,7 +184,9 @@ function nextTime(schedule: string, timezone: string | null, after: number): num
   }
   try {
     // The schedule seeds cron-parser's `H` fields, which would otherwise be random.
-    return CronExpressionParser.parse(schedule, { currentDate: new Date(after), tz: timezone ?? 'UTC', hashSeed: schedule }).next().getTime();
+    return CronExpressionParser.parse(schedule, { currentDate: new Date(after), tz: timezone ?? 'UTC', hashSeed: schedule })
+      .next()
+      .getTime();
   } catch (error) {
     throw invalid('schedule', `Invalid cron schedule '${schedule}': ${(error as Error).message}`);
   }

@@ -12,7 +12,9 @@ test('the agent graph runs prepare then respond, each answering the last human m
   const state = { messages: [{ role: 'human', content: 'first' }, ai('reply'), { role: 'user', content: 'second' }, ai('again')], topic: 'ignored' };
   expect(agent.write('prepare', state)).toEqual({ messages: [ai('prepared: second')] });
   expect(agent.write('respond', state)).toEqual({ messages: [ai('echo: second')] });
-  expect(agent.write('respond', { messages: [{ type: 'human', content: 'typed' }] }), 'a LangChain message names its kind in type').toEqual({ messages: [ai('echo: typed')] });
+  expect(agent.write('respond', { messages: [{ type: 'human', content: 'typed' }] }), 'a LangChain message names its kind in type').toEqual({
+    messages: [ai('echo: typed')],
+  });
 });
 
 test('without a human message the graph answers the topic, and without either an empty text', () => {
@@ -67,7 +69,7 @@ test('the node due next follows the graph order, starting at its first node afte
   expect(nextAfter(undefined, 'prepare')).toEqual([]);
 });
 
-test('the nodes an update may name are the input, the start and the graph\'s own', () => {
+test("the nodes an update may name are the input, the start and the graph's own", () => {
   // THREAD-SUPERSTEPS-AS-NODE
   for (const node of ['__input__', '__start__', 'prepare', 'respond']) expect(isKnownNode(agent, node), node).toBe(true);
   for (const node of ['Prepare', 'prepare ', '']) expect(isKnownNode(agent, node), node).toBe(false);

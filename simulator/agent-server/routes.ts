@@ -42,7 +42,11 @@ export function agentServerRoutes(server: AgentServer): Route[] {
       return { body: view(run), headers: location(run) };
     },
     listRuns: (req) => ({
-      body: runs.list(req.params.thread_id, { limit: int(req.query.get('limit')), offset: int(req.query.get('offset')), status: req.query.get('status') ?? undefined }),
+      body: runs.list(req.params.thread_id, {
+        limit: int(req.query.get('limit')),
+        offset: int(req.query.get('offset')),
+        status: req.query.get('status') ?? undefined,
+      }),
     }),
     getRun: (req) => ({ body: view(runs.get(req.params.thread_id, req.params.run_id)) }),
     joinRun: (req) => wait(runs.get(req.params.thread_id, req.params.run_id)),

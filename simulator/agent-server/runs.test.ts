@@ -7,7 +7,11 @@ import { AgentServer } from './agent-server.ts';
 function server(runDurationMs?: number) {
   const clock = new VirtualClock();
   const finished: string[] = [];
-  const agent = new AgentServer({ clock, ids: new IdGenerator('unit') }, { onFinished: (run) => finished.push(`${run.run_id}:${run.status}`) }, { runDurationMs });
+  const agent = new AgentServer(
+    { clock, ids: new IdGenerator('unit') },
+    { onFinished: (run) => finished.push(`${run.run_id}:${run.status}`) },
+    { runDurationMs },
+  );
   const thread = agent.threads.create({ metadata: { graph_id: 'agent' } });
   return { clock, agent, thread: thread.thread_id, finished };
 }

@@ -192,7 +192,16 @@ export class RunStore {
       metadata,
       kwargs: {
         input: body.input ?? null,
-        config: { ...(body.config ?? {}), configurable: { ...((body.config?.configurable as Values | undefined) ?? {}), thread_id: thread.thread_id, run_id: runId, graph_id: graphId, assistant_id: assistantId } },
+        config: {
+          ...(body.config ?? {}),
+          configurable: {
+            ...((body.config?.configurable as Values | undefined) ?? {}),
+            thread_id: thread.thread_id,
+            run_id: runId,
+            graph_id: graphId,
+            assistant_id: assistantId,
+          },
+        },
         stream_mode: streamMode,
         webhook: body.webhook ?? null,
         temporary,
@@ -263,7 +272,14 @@ export class RunStore {
         return;
       }
       waited = false;
-      this.emit(run, 'events', { event: 'on_chain_start', name: node, run_id: run.run_id, tags: [`graph:step:${this.stepOf(thread) + 1}`], metadata: { langgraph_node: node }, data: {} });
+      this.emit(run, 'events', {
+        event: 'on_chain_start',
+        name: node,
+        run_id: run.run_id,
+        tags: [`graph:step:${this.stepOf(thread) + 1}`],
+        metadata: { langgraph_node: node },
+        data: {},
+      });
       if (isLast && run.controls.fail) {
         this.finish(run, thread, 'error', { error: 'SimulatedNodeError', message: `node '${node}' failed because the run's input asked for it (fail: true)` });
         return;
@@ -273,7 +289,14 @@ export class RunStore {
       const values = applyUpdate(graph, before, writes);
       pending = pending.slice(1);
       this.emit(run, 'updates', { [node]: writes });
-      this.emit(run, 'events', { event: 'on_chain_end', name: node, run_id: run.run_id, tags: [`graph:step:${this.stepOf(thread) + 1}`], metadata: { langgraph_node: node }, data: { output: writes } });
+      this.emit(run, 'events', {
+        event: 'on_chain_end',
+        name: node,
+        run_id: run.run_id,
+        tags: [`graph:step:${this.stepOf(thread) + 1}`],
+        metadata: { langgraph_node: node },
+        data: { output: writes },
+      });
       this.checkpoint(run, thread, values, pending.slice(0, 1), 'loop', { [node]: writes });
     }
     this.finish(run, thread, 'success');
@@ -345,4 +368,3 @@ export function view(run: RunRecord): Run {
     multitask_strategy: run.multitask_strategy,
   });
 }
-

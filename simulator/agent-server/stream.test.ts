@@ -27,7 +27,11 @@ function listen(reply: StreamReply) {
   let ended = false;
   let disconnect!: () => void;
   const closed = new Promise<void>((resolve) => (disconnect = resolve));
-  void reply.stream((chunk) => chunks.push(chunk), () => (ended = true), closed);
+  void reply.stream(
+    (chunk) => chunks.push(chunk),
+    () => (ended = true),
+    closed,
+  );
   const events = (): Sse[] =>
     chunks.map((chunk) => {
       const match = /^event: (.+)\ndata: (.*)\nid: (\d+)\n\n$/.exec(chunk);
@@ -58,13 +62,18 @@ test('a finished run replays metadata and the events of its modes in order, then
   expect(events[0].data).toEqual({ run_id: run.run_id, attempt: 1 });
   expect(events[1].data).toEqual({ prepare: { messages: [{ role: 'ai', content: 'prepared: sse' }] } });
   expect(events[2].data).toEqual({ respond: { messages: [{ role: 'ai', content: 'echo: sse' }] } });
-  expect(events.map((e) => e.id), 'each event carries its position in the run log').toEqual(run.events.filter((e) => e.event === 'metadata' || e.event === 'updates').map((e) => e.id));
+  expect(
+    events.map((e) => e.id),
+    'each event carries its position in the run log',
+  ).toEqual(run.events.filter((e) => e.event === 'metadata' || e.event === 'updates').map((e) => e.id));
 });
 
 test('the values mode streams the state after the input and after each node', () => {
   const { agent, thread } = server();
   const run = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'v' } });
-  const values = listen(streamRun(run, modesOf(run), {})).events().filter((e) => e.event === 'values');
+  const values = listen(streamRun(run, modesOf(run), {}))
+    .events()
+    .filter((e) => e.event === 'values');
   expect(values.map((e) => (e.data as { messages?: unknown[] }).messages?.length ?? 0)).toEqual([0, 1, 2]);
   expect(values.at(-1)?.data).toEqual(agent.threads.state(thread).values);
 });
@@ -126,7 +135,13 @@ test('waiting for a result answers the final values once the run ends, or its er
   expect(answered).toBeUndefined();
   clock.advance(500);
   await waiting;
-  expect(answered).toEqual({ topic: 'wait', messages: [{ role: 'ai', content: 'prepared: wait' }, { role: 'ai', content: 'echo: wait' }] });
+  expect(answered).toEqual({
+    topic: 'wait',
+    messages: [
+      { role: 'ai', content: 'prepared: wait' },
+      { role: 'ai', content: 'echo: wait' },
+    ],
+  });
 
   const failed = agent.runs.create(thread, { assistant_id: 'agent', input: { fail: true } });
   expect(await waitForResult(agent.runs, failed)).toEqual({ __error__: { error: 'SimulatedNodeError', message: expect.stringContaining('fail: true') } });

@@ -66,7 +66,10 @@ test('supersteps prepopulate the thread: one checkpoint each, chained to its par
   const { threads } = store();
   const thread = threads.create({
     metadata: { graph_id: 'agent' },
-    supersteps: [step('__input__', { messages: [human('hi')], topic: 'first' }), step('prepare', { messages: [{ role: 'ai', content: 'prepared' }], topic: 'second' })],
+    supersteps: [
+      step('__input__', { messages: [human('hi')], topic: 'first' }),
+      step('prepare', { messages: [{ role: 'ai', content: 'prepared' }], topic: 'second' }),
+    ],
   });
   const expected = { messages: [human('hi'), { role: 'ai', content: 'prepared' }], topic: 'second' };
   expect(thread.status).toBe('idle');
@@ -79,7 +82,15 @@ test('supersteps prepopulate the thread: one checkpoint each, chained to its par
     values: { messages: [human('hi')], topic: 'first' },
     next: ['prepare'],
     tasks: [{ id: `${input.checkpoint_id}:0`, name: 'prepare', error: null, interrupts: [] }],
-    metadata: { thread_id: thread.thread_id, checkpoint_id: input.checkpoint_id, graph_id: 'agent', source: 'input', step: -1, writes: { __input__: { messages: [human('hi')], topic: 'first' } }, parents: {} },
+    metadata: {
+      thread_id: thread.thread_id,
+      checkpoint_id: input.checkpoint_id,
+      graph_id: 'agent',
+      source: 'input',
+      step: -1,
+      writes: { __input__: { messages: [human('hi')], topic: 'first' } },
+      parents: {},
+    },
     checkpoint: { checkpoint_id: input.checkpoint_id, thread_id: thread.thread_id, checkpoint_ns: '' },
     parent_checkpoint: null,
     parent_checkpoint_id: null,
@@ -101,11 +112,22 @@ test('a superstep of several updates writes one checkpoint, attributed to its la
   const { threads } = store();
   const thread = threads.create({
     metadata: { graph_id: 'agent' },
-    supersteps: [{ updates: [{ values: { topic: 'a' }, as_node: '__input__' }, { values: { topic: 'b' }, as_node: 'prepare' }] }],
+    supersteps: [
+      {
+        updates: [
+          { values: { topic: 'a' }, as_node: '__input__' },
+          { values: { topic: 'b' }, as_node: 'prepare' },
+        ],
+      },
+    ],
   });
   const history = threads.history(thread.thread_id);
   expect(history).toHaveLength(1);
-  expect(history[0]).toMatchObject({ values: { topic: 'b' }, next: ['respond'], metadata: { source: 'update', writes: { __input__: { topic: 'a' }, prepare: { topic: 'b' } } } });
+  expect(history[0]).toMatchObject({
+    values: { topic: 'b' },
+    next: ['respond'],
+    metadata: { source: 'update', writes: { __input__: { topic: 'a' }, prepare: { topic: 'b' } } },
+  });
 
   const started = threads.create({ metadata: { graph_id: 'agent' }, supersteps: [step('__start__', { topic: 's' })] });
   expect(threads.state(started.thread_id)).toMatchObject({ next: ['prepare'], metadata: { source: 'update', writes: { __start__: { topic: 's' } } } });
@@ -121,7 +143,11 @@ test('supersteps need a deployed graph and its nodes; a refused create stores no
   expect(noGraph).toMatchObject({ status: 422, issues: [{ loc: ['body', 'metadata', 'graph_id'], type: 'value_error' }] });
   expect(refusalOf(() => threads.create({ metadata: { graph_id: 'nosuch' }, supersteps: [step('__input__', {})] }))?.status).toBe(422);
   const badNode = refusalOf(() => threads.create({ metadata: { graph_id: 'agent' }, supersteps: [step('__input__', {}), step('nowhere', {})] }));
-  expect(badNode).toMatchObject({ status: 422, message: expect.stringContaining("'nowhere'"), issues: [{ loc: ['body', 'supersteps', 1, 'updates', 0, 'as_node'] }] });
+  expect(badNode).toMatchObject({
+    status: 422,
+    message: expect.stringContaining("'nowhere'"),
+    issues: [{ loc: ['body', 'supersteps', 1, 'updates', 0, 'as_node'] }],
+  });
   expect(threads.search({})).toEqual([]);
   expect(threads.create({ supersteps: [] }).values, 'no superstep, no graph needed').toEqual({});
 });
@@ -143,10 +169,13 @@ test('get, state, history, copy and delete of an unknown thread answer 404 and c
   expect(threads.search({})).toHaveLength(1);
 });
 
-test('the state at a checkpoint is that checkpoint; an unknown checkpoint, or another thread\'s, answers 404', () => {
+test("the state at a checkpoint is that checkpoint; an unknown checkpoint, or another thread's, answers 404", () => {
   // THREAD-STATE-CHECKPOINT, THREAD-STATE-CHECKPOINT-UNKNOWN
   const { threads } = store();
-  const { thread_id } = threads.create({ metadata: { graph_id: 'agent' }, supersteps: [step('__input__', { topic: 'old' }), step('prepare', { topic: 'new' })] });
+  const { thread_id } = threads.create({
+    metadata: { graph_id: 'agent' },
+    supersteps: [step('__input__', { topic: 'old' }), step('prepare', { topic: 'new' })],
+  });
   const [latest, first] = threads.history(thread_id);
   expect(threads.state(thread_id, first.checkpoint_id!)).toEqual(first);
   expect(threads.state(thread_id, first.checkpoint_id!).values).toEqual({ topic: 'old' });
@@ -177,7 +206,7 @@ test('history is newest first, ten by default; limit caps it and before starts a
   expect(refusalOf(() => threads.history(thread_id, { before: UNKNOWN }))?.status).toBe(404);
 });
 
-test('a copy is a new idle thread holding the original\'s metadata and state, independent of it', () => {
+test("a copy is a new idle thread holding the original's metadata and state, independent of it", () => {
   // THREAD-COPY-NEW, THREAD-COPY-STATE, THREAD-COPY-INDEPENDENT, THREAD-CREATE-IDLE, THREAD-CREATE-VALUES-METADATA
   const { clock, threads } = store();
   const original = threads.create({ metadata: { graph_id: 'agent', tag: 'o' }, supersteps: [step('__input__', { topic: 'kept' })] });
@@ -185,12 +214,18 @@ test('a copy is a new idle thread holding the original\'s metadata and state, in
   clock.advance(60_000);
 
   const copy = threads.copy(original.thread_id);
-  expect(copy).toMatchObject({ status: 'idle', metadata: { graph_id: 'agent', tag: 'o' }, values: { topic: 'kept' }, created_at: '2026-01-01T00:01:00.000Z', updated_at: '2026-01-01T00:01:00.000Z' });
+  expect(copy).toMatchObject({
+    status: 'idle',
+    metadata: { graph_id: 'agent', tag: 'o' },
+    values: { topic: 'kept' },
+    created_at: '2026-01-01T00:01:00.000Z',
+    updated_at: '2026-01-01T00:01:00.000Z',
+  });
   expect(copy.thread_id).toMatch(UUID);
   expect(copy.thread_id).not.toBe(original.thread_id);
   const copied = threads.state(copy.thread_id);
   expect(copied.values).toEqual({ topic: 'kept' });
-  expect(copied.checkpoint?.thread_id, 'the copy\'s checkpoints name the copy').toBe(copy.thread_id);
+  expect(copied.checkpoint?.thread_id, "the copy's checkpoints name the copy").toBe(copy.thread_id);
   expect(threads.history(copy.thread_id)).toHaveLength(1);
 
   // A change to either thread leaves the other as it was.
@@ -215,7 +250,11 @@ test('writeCheckpoint chains checkpoints, numbers their steps and moves updated_
   expect([second.step, second.parent_checkpoint_id]).toEqual([0, first.checkpoint_id]);
   expect(threads.writeCheckpoint(record, { values: {}, next: [], source: 'fork', writes: null, extra: {}, step: 7 }).step, 'an explicit step is kept').toBe(7);
   expect(threads.get(thread.thread_id)).toMatchObject({ updated_at: '2026-01-01T00:00:01.000Z', created_at: '2026-01-01T00:00:00.000Z', values: {} });
-  expect(threads.state(thread.thread_id, second.checkpoint_id).metadata, 'extra metadata is part of the snapshot').toMatchObject({ run_id: 'r1', source: 'loop', step: 0 });
+  expect(threads.state(thread.thread_id, second.checkpoint_id).metadata, 'extra metadata is part of the snapshot').toMatchObject({
+    run_id: 'r1',
+    source: 'loop',
+    step: 0,
+  });
 });
 
 test('a deleted thread is gone from get and search; the others stay', () => {
@@ -232,7 +271,10 @@ test('a deleted thread is gone from get and search; the others stay', () => {
 test('search keeps the threads whose status, metadata, values and id all match', () => {
   // THREAD-SEARCH-ARRAY, THREAD-SEARCH-STATUS, THREAD-SEARCH-METADATA
   const { threads } = store();
-  const a = threads.create({ metadata: { graph_id: 'agent', owner: { team: 'red', size: 2 }, tags: ['x', 'y'] }, supersteps: [step('__input__', { topic: 'cats' })] });
+  const a = threads.create({
+    metadata: { graph_id: 'agent', owner: { team: 'red', size: 2 }, tags: ['x', 'y'] },
+    supersteps: [step('__input__', { topic: 'cats' })],
+  });
   const b = threads.create({ metadata: { graph_id: 'agent', owner: { team: 'blue', size: 2 } }, supersteps: [step('__input__', { topic: 'dogs' })] });
   const c = threads.create({ metadata: {} });
   threads.record(b.thread_id).status = 'busy';

@@ -6,7 +6,6 @@ import type { IdGenerator } from '../ids.ts';
 import type { CheckpointRef, Superstep, Thread, ThreadCreate, ThreadSearch, ThreadState } from '../../specs/types/agent-server.ts';
 import { applyUpdate, findGraph, INPUT_NODE, isKnownNode, nextAfter, type GraphDefinition } from './graphs.ts';
 
-
 type Values = Record<string, unknown>;
 
 export interface Checkpoint {
@@ -178,10 +177,9 @@ export class ThreadStore {
 function requireGraphFor(metadata: Values, supersteps: Superstep[]): GraphDefinition {
   const graph = findGraph(metadata.graph_id);
   if (!graph) {
-    throw unprocessable(
-      `supersteps need metadata.graph_id naming a deployed graph (got ${JSON.stringify(metadata.graph_id ?? null)})`,
-      [{ loc: ['body', 'metadata', 'graph_id'], msg: 'must name a deployed graph when supersteps are given', type: 'value_error' }],
-    );
+    throw unprocessable(`supersteps need metadata.graph_id naming a deployed graph (got ${JSON.stringify(metadata.graph_id ?? null)})`, [
+      { loc: ['body', 'metadata', 'graph_id'], msg: 'must name a deployed graph when supersteps are given', type: 'value_error' },
+    ]);
   }
   supersteps.forEach((superstep, i) => {
     superstep.updates.forEach((update, j) => {

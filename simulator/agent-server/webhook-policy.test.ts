@@ -93,10 +93,17 @@ test.describe('over HTTP', () => {
     const sim = await startSimulator({ deploymentConfig: config, quiet: true });
     try {
       const base = sim.urls['agent-server']!;
-      const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) =>
+        fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const thread = (await (await post('/threads', {})).json()) as { thread_id: string };
       const webhook = 'https://elsewhere.example.net/hook';
-      const paths = [`/threads/${thread.thread_id}/runs`, `/threads/${thread.thread_id}/runs/wait`, `/threads/${thread.thread_id}/runs/stream`, '/runs/wait', '/runs/stream'];
+      const paths = [
+        `/threads/${thread.thread_id}/runs`,
+        `/threads/${thread.thread_id}/runs/wait`,
+        `/threads/${thread.thread_id}/runs/stream`,
+        '/runs/wait',
+        '/runs/stream',
+      ];
       for (const path of paths) {
         const res = await post(path, { assistant_id: 'agent', webhook });
         expect(res.status, path).toBe(422);
@@ -109,7 +116,11 @@ test.describe('over HTTP', () => {
       expect(sim.agentServer.runs.list(thread.thread_id, {})).toEqual([]);
       expect(sim.agentServer.crons.search({})).toEqual([]);
       expect(sim.agentServer.threads.search({}).map((t) => t.thread_id)).toEqual([thread.thread_id]);
-      const allowed = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: 'agent', webhook: 'https://hooks.example.com/x', input: { delay_ms: 1000 } });
+      const allowed = await post(`/threads/${thread.thread_id}/runs`, {
+        assistant_id: 'agent',
+        webhook: 'https://hooks.example.com/x',
+        input: { delay_ms: 1000 },
+      });
       expect(allowed.status).toBe(200);
     } finally {
       await sim.close();

@@ -33,7 +33,8 @@ export function checkWebhookUrl(url: string, policy: UrlPolicy | undefined): voi
     refuse(`Webhook URL too long: ${url.length} characters, more than the ${maxLength} that webhooks.url.max_url_length allows`);
   }
   if (!parsed) {
-    if (policy.disable_loopback) refuse(`Loopback webhooks are disabled: the relative webhook URL '${url}' is refused because webhooks.url.disable_loopback is true`);
+    if (policy.disable_loopback)
+      refuse(`Loopback webhooks are disabled: the relative webhook URL '${url}' is refused because webhooks.url.disable_loopback is true`);
     return;
   }
   if (policy.require_https && parsed.protocol !== 'https:') {

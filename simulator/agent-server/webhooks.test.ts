@@ -8,7 +8,22 @@ import { resolveDeploymentConfig } from '../deployment-config.ts';
 import { IdGenerator } from '../ids.ts';
 import { AgentServer, type AgentServerOptions } from './agent-server.ts';
 
-const PAYLOAD_FIELDS = ['run_id', 'thread_id', 'assistant_id', 'status', 'created_at', 'updated_at', 'run_started_at', 'run_ended_at', 'webhook_sent_at', 'metadata', 'kwargs', 'values', 'multitask_strategy', 'error'];
+const PAYLOAD_FIELDS = [
+  'run_id',
+  'thread_id',
+  'assistant_id',
+  'status',
+  'created_at',
+  'updated_at',
+  'run_started_at',
+  'run_ended_at',
+  'webhook_sent_at',
+  'metadata',
+  'kwargs',
+  'values',
+  'multitask_strategy',
+  'error',
+];
 
 let receiver: WebhookReceiver;
 test.beforeEach(async () => {
@@ -58,7 +73,7 @@ test('a failed run carries error {error, message}; a stateless run has no values
   expect('error' in stateless).toBe(false);
 });
 
-test('a run without webhook sends nothing, and later runs do not reuse an earlier run\'s URL', async () => {
+test("a run without webhook sends nothing, and later runs do not reuse an earlier run's URL", async () => {
   const { agent, thread } = server();
   agent.runs.create(thread, { assistant_id: 'agent', webhook: receiver.url });
   agent.runs.create(thread, { assistant_id: 'agent' });
@@ -135,7 +150,10 @@ test('reset cancels retries still waiting on the virtual clock', async () => {
 });
 
 test('configured headers are sent, with environment references resolved', async () => {
-  const deploymentConfig = resolveDeploymentConfig({ webhooks: { headers: { 'X-Static': 'one', Authorization: 'Bearer ${{ env.LG_WEBHOOK_TOKEN }}' } } }, { LG_WEBHOOK_TOKEN: 's3cret' });
+  const deploymentConfig = resolveDeploymentConfig(
+    { webhooks: { headers: { 'X-Static': 'one', Authorization: 'Bearer ${{ env.LG_WEBHOOK_TOKEN }}' } } },
+    { LG_WEBHOOK_TOKEN: 's3cret' },
+  );
   const { agent, thread } = server({ deploymentConfig });
   agent.runs.create(thread, { assistant_id: 'agent', webhook: receiver.url });
   await agent.webhooks.idle();

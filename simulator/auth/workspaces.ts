@@ -113,7 +113,10 @@ export class WorkspaceDirectory {
     }
     if (region && credential.region !== region) {
       const home = credential.region.toUpperCase();
-      throw new ApiError(401, `Invalid API key for the ${region.toUpperCase()} region: its account signed up in the ${home} region, where its data is stored (spec §1)`);
+      throw new ApiError(
+        401,
+        `Invalid API key for the ${region.toUpperCase()} region: its account signed up in the ${home} region, where its data is stored (spec §1)`,
+      );
     }
     const tenant = presented.tenantId?.trim().toLowerCase();
     if (tenant) {

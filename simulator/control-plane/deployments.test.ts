@@ -37,7 +37,11 @@ test('a revision moves through the real statuses to DEPLOYED, which publishes th
   }
   expect(statuses).toEqual(['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
   const deployed = store.get(alpha, created.id);
-  expect([deployed.status, deployed.active_revision_id, deployed.source_config.custom_url]).toEqual(['READY', created.latest_revision_id, 'http://127.0.0.1:9999']);
+  expect([deployed.status, deployed.active_revision_id, deployed.source_config.custom_url]).toEqual([
+    'READY',
+    created.latest_revision_id,
+    'http://127.0.0.1:9999',
+  ]);
 });
 
 test('a revision asked to fail ends in that failure and never deploys', async () => {
@@ -71,17 +75,17 @@ test('fields fixed at creation refuse another value and change nothing', async (
 
 /** Where the schema of an operation refuses a body: the server answers 422 there before the store runs. */
 const refusedAt = (operationId: string, value: unknown) =>
-  contract().validateRequestBody(contract().operation('control-plane', operationId), value).map((v) => v.at);
+  contract()
+    .validateRequestBody(contract().operation('control-plane', operationId), value)
+    .map((v) => v.at);
 
 test('the schemas refuse bad fields of the create and update bodies, each at its location', () => {
   expect(refusedAt('createDeployment', body())).toEqual([]);
   expect(refusedAt('createDeployment', { ...body(), integration_id: undefined, unknown_field: 1 })).toEqual([]);
   expect(refusedAt('createDeployment', body({ source: 'external_docker', name: 5, secrets: [{ name: 'A' }] }))).toEqual(['/name', '/source', '/secrets/0']);
-  expect(refusedAt('createDeployment', body({ source_config: { repo_url: repo.url, deployment_type: 'huge', build_on_push: 'yes', resource_spec: [] } }))).toEqual([
-    '/source_config/deployment_type',
-    '/source_config/build_on_push',
-    '/source_config/resource_spec',
-  ]);
+  expect(
+    refusedAt('createDeployment', body({ source_config: { repo_url: repo.url, deployment_type: 'huge', build_on_push: 'yes', resource_spec: [] } })),
+  ).toEqual(['/source_config/deployment_type', '/source_config/build_on_push', '/source_config/resource_spec']);
   expect(refusedAt('createDeployment', body({ source_revision_config: { repo_ref: '  ' } }))).toEqual(['/source_revision_config/repo_ref']);
   expect(refusedAt('patchDeployment', { source_config: null, source_revision_config: { repo_ref: null }, secrets: null })).toEqual([]);
   expect(refusedAt('patchDeployment', { secrets: 'A=1', source_revision_config: { repo_ref: 7, image_uri: false } })).toEqual([
@@ -96,20 +100,27 @@ test('rules across fields answer 422 in the validation error shape', async () =>
   const issue = async (run: () => unknown) => (await awaitedRefusalOf(run))?.issues?.map((i) => [i.loc.join('.'), i.type]);
   expect(await issue(() => store.create(alpha, { ...body(), integration_id: undefined }))).toEqual([['body.integration_id', 'missing']]);
   const other = '00000000-0000-4000-8000-0000000000aa';
-  expect(await issue(() => store.create(alpha, body({ source_config: { repo_url: repo.url, integration_id: other } })))).toEqual([['body.source_config.integration_id', 'value_error']]);
+  expect(await issue(() => store.create(alpha, body({ source_config: { repo_url: repo.url, integration_id: other } })))).toEqual([
+    ['body.source_config.integration_id', 'value_error'],
+  ]);
   const tag = { source_revision_config: { repo_ref: 'refs/tags/v1' } };
-  expect(await issue(() => store.create(alpha, body({ ...tag, source_config: { repo_url: repo.url, build_on_push: true } })))).toEqual([['body.source_config.build_on_push', 'value_error']]);
+  expect(await issue(() => store.create(alpha, body({ ...tag, source_config: { repo_url: repo.url, build_on_push: true } })))).toEqual([
+    ['body.source_config.build_on_push', 'value_error'],
+  ]);
   const created = await store.create(alpha, body({ source_config: { repo_url: repo.url, build_on_push: true } }));
   expect(await issue(() => store.patch(alpha, created.id, tag))).toEqual([['body.source_revision_config.repo_ref', 'value_error']]);
   expect(store.patch(alpha, created.id, { ...tag, source_config: { build_on_push: false } }).source_revision_config.repo_ref).toBe('refs/tags/v1');
 });
 
-test('a create naming no integration, another workspace\'s or an unreachable repository is refused', async () => {
+test("a create naming no integration, another workspace's or an unreachable repository is refused", async () => {
   const { store } = setup();
   expect(await refusal(() => store.create(alpha, { ...body(), integration_id: undefined }))).toBe(422);
   expect(await refusal(() => store.create(beta, body()))).toBe(400);
   expect(await refusal(() => store.create(alpha, body({ source_config: { repo_url: 'https://sourcehost.example/none' } })))).toBe(400);
-  expect((await store.create(alpha, { ...body(), integration_id: undefined, source_config: { repo_url: repo.url, integration_id: repo.host_integration_id } })).source_config.integration_id).toBe(repo.host_integration_id);
+  expect(
+    (await store.create(alpha, { ...body(), integration_id: undefined, source_config: { repo_url: repo.url, integration_id: repo.host_integration_id } }))
+      .source_config.integration_id,
+  ).toBe(repo.host_integration_id);
 });
 
 test('another workspace finds no deployment', async () => {

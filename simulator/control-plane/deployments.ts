@@ -107,9 +107,7 @@ const REVISION_FIELDS = ['repo_ref', 'langgraph_config_path', 'image_uri', 'sour
 export class DeploymentStore {
   private readonly records = new Map<string, DeploymentRecord>();
 
-  constructor(
-    private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost },
-  ) {}
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost }) {}
 
   async create(workspace: Workspace, body: CreateRequest): Promise<Deployment> {
     const integrationId = integrationOf(body);
@@ -178,7 +176,10 @@ export class DeploymentStore {
     const mine = [...this.records.values()]
       .filter((r) => r.workspaceId === workspace.id && (!page.nameContains || r.deployment.name.includes(page.nameContains)))
       .reverse();
-    return paginate(mine.map((r) => structuredClone(r.deployment)), page);
+    return paginate(
+      mine.map((r) => structuredClone(r.deployment)),
+      page,
+    );
   }
 
   /**
@@ -190,7 +191,8 @@ export class DeploymentStore {
     const update = changesOf(body, record.deployment);
     const deployment = record.deployment;
     const sourceConfig = { ...deployment.source_config, ...update.sourceConfig };
-    const changed = JSON.stringify(sourceConfig) !== JSON.stringify(deployment.source_config) || update.newRevision !== undefined || update.secrets !== undefined;
+    const changed =
+      JSON.stringify(sourceConfig) !== JSON.stringify(deployment.source_config) || update.newRevision !== undefined || update.secrets !== undefined;
     deployment.source_config = sourceConfig;
     if (update.secrets) deployment.secrets = update.secrets;
     if (update.newRevision) this.startRevision(record, update.newRevision);
@@ -207,7 +209,10 @@ export class DeploymentStore {
   /** Latest first (LangSmith docs "Control plane API reference", docs.langchain.com/langsmith/api-ref-control-plane). */
   revisions(workspace: Workspace, deploymentId: string, page: { limit?: number; offset?: number }): RevisionPage {
     const record = this.record(workspace, deploymentId);
-    return paginate([...record.revisions].reverse().map((r) => structuredClone(r.revision)), page);
+    return paginate(
+      [...record.revisions].reverse().map((r) => structuredClone(r.revision)),
+      page,
+    );
   }
 
   /**
@@ -272,9 +277,7 @@ export class DeploymentStore {
 
   private schedule(record: DeploymentRecord, revision: RevisionRecord, steps: { status: RevisionStatus; at: number }[]): void {
     for (const cancel of revision.cancel) cancel();
-    revision.cancel = steps.map((step) =>
-      this.env.clock.schedule(revision.createdAt + step.at, () => this.enter(record, revision, step.status)),
-    );
+    revision.cancel = steps.map((step) => this.env.clock.schedule(revision.createdAt + step.at, () => this.enter(record, revision, step.status)));
   }
 
   private enter(record: DeploymentRecord, revision: RevisionRecord, status: RevisionStatus): void {

@@ -41,7 +41,11 @@ test('an integration lists its repositories, each with the integration id and th
 
 test('an integration id is matched whatever its case, and answered in lower case', () => {
   const upper = ALPHA_INTEGRATION.toUpperCase();
-  expect(catalog().repositories(alpha, upper).map((r) => r.host_integration_id)).toEqual([ALPHA_INTEGRATION, ALPHA_INTEGRATION]);
+  expect(
+    catalog()
+      .repositories(alpha, upper)
+      .map((r) => r.host_integration_id),
+  ).toEqual([ALPHA_INTEGRATION, ALPHA_INTEGRATION]);
   expect(catalog().knows(alpha, upper)).toBe(true);
   expect(catalog().find(alpha, upper, weather.url)?.id).toBe(weather.id);
 });
@@ -85,5 +89,8 @@ test('the simulator fixture gives two workspaces integrations of their own, whos
       }
     }
   }
-  expect(fixture.list(primary).some((i) => fixture.list(second).some((j) => j.id === i.id)), 'no integration is shared').toBe(false);
+  expect(
+    fixture.list(primary).some((i) => fixture.list(second).some((j) => j.id === i.id)),
+    'no integration is shared',
+  ).toBe(false);
 });

@@ -23,9 +23,7 @@ export class RepositoryCatalog {
   }
 
   list(workspace: Workspace): Integration[] {
-    return this.integrations
-      .filter((i) => i.workspace === workspace.name)
-      .map(({ id, installation_id, name }) => ({ id, installation_id, name }));
+    return this.integrations.filter((i) => i.workspace === workspace.name).map(({ id, installation_id, name }) => ({ id, installation_id, name }));
   }
 
   repositories(workspace: Workspace, integrationId: string): Repository[] {

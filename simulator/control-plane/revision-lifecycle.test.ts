@@ -19,7 +19,10 @@ test('a revision goes from CREATING to DEPLOYED in order, in a minute and a half
 test('a failing revision takes its failure in place of the step where that stage ends, and never reaches DEPLOYED', () => {
   // REVISION-FAILURE-TERMINAL
   const expected: Record<Failure, { status: string; at: number }[]> = {
-    CREATE_FAILED: [{ status: 'CREATING', at: 0 }, { status: 'CREATE_FAILED', at: 2_000 }],
+    CREATE_FAILED: [
+      { status: 'CREATING', at: 0 },
+      { status: 'CREATE_FAILED', at: 2_000 },
+    ],
     BUILD_FAILED: [
       { status: 'CREATING', at: 0 },
       { status: 'QUEUED', at: 2_000 },
@@ -43,7 +46,10 @@ test('every status a revision takes is a documented one, and only the last step 
     const steps = statuses(stepsOf(path));
     for (const status of steps) expect(REVISION_STATUSES, status).toContain(status);
     expect(TERMINAL.has(steps.at(-1) as never), `${path ?? 'normal'} path ends terminal`).toBe(true);
-    expect(steps.slice(0, -1).filter((s) => TERMINAL.has(s as never)), `${path ?? 'normal'} path stops early`).toEqual([]);
+    expect(
+      steps.slice(0, -1).filter((s) => TERMINAL.has(s as never)),
+      `${path ?? 'normal'} path stops early`,
+    ).toEqual([]);
   }
   expect([...TERMINAL].filter((s) => !REVISION_STATUSES.includes(s))).toEqual([]);
   expect(TERMINAL.has('UNKNOWN'), 'UNKNOWN may still change').toBe(false);

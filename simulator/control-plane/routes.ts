@@ -19,8 +19,13 @@ export function controlPlaneRoutes({ repositories, deployments, oauth }: Control
   return compileTable<operations>('control-plane', {
     getOpenApiDocument: () => ({ body: contract().documents['control-plane'] }),
     listIntegrations: authed((_req, { workspace }) => ({ body: repositories.list(workspace) })),
-    listRepositories: withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), ['api-key', 'bearer']),
-    listDeployments: authed((req, { workspace }) => ({ body: deployments.list(workspace, { ...page(req), nameContains: req.query.get('name_contains') ?? undefined }) })),
+    listRepositories: withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), [
+      'api-key',
+      'bearer',
+    ]),
+    listDeployments: authed((req, { workspace }) => ({
+      body: deployments.list(workspace, { ...page(req), nameContains: req.query.get('name_contains') ?? undefined }),
+    })),
     createDeployment: authed(async (req, { workspace }) => ({ status: 201, body: await deployments.create(workspace, req.body) })),
     getDeployment: authed((req, { workspace }) => ({ body: deployments.get(workspace, req.params.deployment_id) })),
     patchDeployment: authed((req, { workspace }) => ({ body: deployments.patch(workspace, req.params.deployment_id, req.body) })),

@@ -45,15 +45,36 @@ test('the FastAPI style answers any other status as {detail: message}, issues or
 
 test('refusalOf answers the ApiError an action threw, nothing when it did not throw, and lets other errors through', () => {
   const refused = notFound('gone');
-  expect(refusalOf(() => { throw refused; })).toBe(refused);
+  expect(
+    refusalOf(() => {
+      throw refused;
+    }),
+  ).toBe(refused);
   expect(refusalOf(() => 'fine')).toBeUndefined();
-  expect(() => refusalOf(() => { throw new TypeError('a bug'); })).toThrow(TypeError);
+  expect(() =>
+    refusalOf(() => {
+      throw new TypeError('a bug');
+    }),
+  ).toThrow(TypeError);
 });
 
 test('awaitedRefusalOf does the same for an action that refuses by a rejected promise', async () => {
   const refused = conflict('busy');
-  expect(await awaitedRefusalOf(async () => { throw refused; })).toBe(refused);
-  expect(await awaitedRefusalOf(() => { throw refused; }), 'a synchronous throw too').toBe(refused);
+  expect(
+    await awaitedRefusalOf(async () => {
+      throw refused;
+    }),
+  ).toBe(refused);
+  expect(
+    await awaitedRefusalOf(() => {
+      throw refused;
+    }),
+    'a synchronous throw too',
+  ).toBe(refused);
   expect(await awaitedRefusalOf(async () => 'fine')).toBeUndefined();
-  await expect(awaitedRefusalOf(async () => { throw new RangeError('a bug'); })).rejects.toThrow(RangeError);
+  await expect(
+    awaitedRefusalOf(async () => {
+      throw new RangeError('a bug');
+    }),
+  ).rejects.toThrow(RangeError);
 });

@@ -6,7 +6,12 @@ import type { operations } from '../../specs/types/agent-server.ts';
 import { byPrecedence, compileTable, matchRoute, type RouteTable } from './router.ts';
 
 const answer = () => ({ body: {} });
-const table = () => Object.fromEntries(contract().operationsOf('agent-server').map((op) => [op.operationId, answer])) as unknown as RouteTable<operations>;
+const table = () =>
+  Object.fromEntries(
+    contract()
+      .operationsOf('agent-server')
+      .map((op) => [op.operationId, answer]),
+  ) as unknown as RouteTable<operations>;
 
 test('a table with one handler per operation binds each to its documented method and path', () => {
   const routes = compileTable<operations>('agent-server', table());
@@ -33,7 +38,10 @@ test('a table missing an operation, or naming one the document lacks, is refused
 });
 
 test("the platform API's x-base-paths serve a route bare and under /api/v1, and authenticate bare only", () => {
-  const served = (id: string) => contract().operation('platform-api', id).served.map((s) => s.path);
+  const served = (id: string) =>
+    contract()
+      .operation('platform-api', id)
+      .served.map((s) => s.path);
   expect(served('createDataset')).toEqual(['/datasets', '/api/v1/datasets']);
   expect(served('createRun')).toEqual(['/runs', '/api/v1/runs']);
   expect(served('authenticate')).toEqual(['/v2/auth/authenticate']);

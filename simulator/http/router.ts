@@ -71,10 +71,7 @@ function jsonBody(operation: Operation<Api>): boolean {
   return !content || 'application/json' in content;
 }
 
-type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string[] }
-  | { kind: 'not-found' };
+type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'not-found' };
 
 /** The route a request addresses; `routes` come most specific path first (byPrecedence). */
 export function matchRoute(routes: Route[], method: string, path: string): RouteMatch {

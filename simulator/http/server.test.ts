@@ -52,9 +52,17 @@ test('the admin path moves the virtual clock and resets state with the same ids'
 test('over a socket, the listener answers as the in-process request does', async () => {
   const served = await startSimulator({ seed: 'http' });
   try {
-    const res = await fetch(`${served.urls['agent-server']}/threads`, { method: 'POST', body: '{"metadata":', headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${served.urls['agent-server']}/threads`, {
+      method: 'POST',
+      body: '{"metadata":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
-    const inProcess = await new Simulator({ seed: 'http' }).request('agent-server', '/threads', { method: 'POST', body: '{"metadata":', headers: { 'content-type': 'application/json' } });
+    const inProcess = await new Simulator({ seed: 'http' }).request('agent-server', '/threads', {
+      method: 'POST',
+      body: '{"metadata":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(await res.json()).toEqual(await inProcess.json());
   } finally {
     await served.close();
@@ -63,7 +71,9 @@ test('over a socket, the listener answers as the in-process request does', async
 
 test('a stream reply arrives in process as a readable body', async () => {
   const local = new Simulator({ seed: 'stream' });
-  const thread = (await (await local.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json()) as { thread_id: string };
+  const thread = (await (
+    await local.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+  ).json()) as { thread_id: string };
   const res = await local.request('agent-server', `/threads/${thread.thread_id}/runs/stream`, {
     method: 'POST',
     body: JSON.stringify({ assistant_id: 'agent', input: { topic: 'x' } }),

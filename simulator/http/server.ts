@@ -65,8 +65,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   const routes = byPrecedence(options.routes);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const onInternalError =
-    options.onInternalError ??
-    ((error, request) => console.error(`[simulator] internal error on ${request.method} ${request.path}:`, error));
+    options.onInternalError ?? ((error, request) => console.error(`[simulator] internal error on ${request.method} ${request.path}:`, error));
 
   /** The reply to a request: a refusal (ApiError) is rendered in the plane's error style, any other throw is a 500. */
   async function answer(incoming: Incoming): Promise<Reply> {
@@ -196,9 +195,7 @@ function parseJsonBody(headers: IncomingMessage['headers'], raw: Buffer): unknow
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new ApiError(422, `Invalid JSON in request body: ${(error as Error).message}`, [
-      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' },
-    ]);
+    throw new ApiError(422, `Invalid JSON in request body: ${(error as Error).message}`, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
 }
 

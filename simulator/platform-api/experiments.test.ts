@@ -21,8 +21,22 @@ const upload = (extra: Partial<UploadRequest> = {}): UploadRequest => ({
   dataset_name: 'ds',
   summary_experiment_scores: [{ key: 'overall', score: 1 }],
   results: [
-    { row_id: ROW, inputs: { q: 1 }, expected_outputs: { a: 1 }, start_time: '2026-01-01T00:10:00Z', end_time: '2026-01-01T00:10:02Z', evaluation_scores: [{ key: 'c', score: 1 }] },
-    { row_id: 'aa0c7e1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', inputs: { q: 2 }, start_time: '2026-01-01T00:20:00Z', end_time: '2026-01-01T00:20:04Z', error: 'boom', evaluation_scores: [{ key: 'c', score: 0 }] },
+    {
+      row_id: ROW,
+      inputs: { q: 1 },
+      expected_outputs: { a: 1 },
+      start_time: '2026-01-01T00:10:00Z',
+      end_time: '2026-01-01T00:10:02Z',
+      evaluation_scores: [{ key: 'c', score: 1 }],
+    },
+    {
+      row_id: 'aa0c7e1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+      inputs: { q: 2 },
+      start_time: '2026-01-01T00:20:00Z',
+      end_time: '2026-01-01T00:20:04Z',
+      error: 'boom',
+      evaluation_scores: [{ key: 'c', score: 0 }],
+    },
   ],
   ...extra,
 });
@@ -46,7 +60,13 @@ test('rule 1 and rule 4 are refused with 422 naming the rule, creating nothing',
   const none = refusalOf(() => experiments.upload('w', upload({ dataset_name: undefined })));
   expect([none?.status, none?.issues?.[0].msg]).toEqual([422, expect.stringContaining('rule 1')]);
   const late = refusalOf(() => experiments.upload('w', upload({ experiment_end_time: '2026-01-01T00:15:00Z' })));
-  expect([late?.status, late?.issues?.map((i) => i.loc)]).toEqual([422, [['body', 'results', 1, 'start_time'], ['body', 'results', 1, 'end_time']]]);
+  expect([late?.status, late?.issues?.map((i) => i.loc)]).toEqual([
+    422,
+    [
+      ['body', 'results', 1, 'start_time'],
+      ['body', 'results', 1, 'end_time'],
+    ],
+  ]);
   expect(experiments.listDatasets('w', {})).toEqual([]);
 });
 

@@ -41,7 +41,10 @@ export class ExperimentStore {
     const datasetId = body.dataset_id?.toLowerCase();
     const byId = datasetId ? data.datasets.get(datasetId) : undefined;
     const byName = body.dataset_name !== undefined ? [...data.datasets.values()].find((d) => d.name === body.dataset_name) : undefined;
-    for (const [found, how] of [[byId, `dataset_id ${body.dataset_id}`], [byName, `dataset_name '${body.dataset_name}'`]] as const) {
+    for (const [found, how] of [
+      [byId, `dataset_id ${body.dataset_id}`],
+      [byName, `dataset_name '${body.dataset_name}'`],
+    ] as const) {
       if (found && !found.externally_managed) {
         throw conflict(
           `Rules 5 and 6 (§4.4): ${how} names the platform dataset '${found.name}' (${found.id}), which was not created through this endpoint; only externally managed datasets accept uploads.`,
@@ -49,19 +52,24 @@ export class ExperimentStore {
       }
     }
     if (datasetId && body.dataset_name !== undefined && (byId ?? byName) && byId !== byName) {
-      throw conflict(`dataset_id ${body.dataset_id} and dataset_name '${body.dataset_name}' name different datasets: give the pair of one dataset, or only one of them.`);
+      throw conflict(
+        `dataset_id ${body.dataset_id} and dataset_name '${body.dataset_name}' name different datasets: give the pair of one dataset, or only one of them.`,
+      );
     }
     if ([...data.experiments.values()].some((e) => e.name === body.experiment_name)) {
       throw conflict(`An experiment named '${body.experiment_name}' already exists in this workspace.`);
     }
 
     const now = this.env.clock.iso();
-    const dataset = byId ?? byName ?? this.newDataset(data, workspaceId, {
-      id: datasetId ?? this.env.ids.uuid(),
-      name: body.dataset_name,
-      description: body.dataset_description ?? null,
-      externallyManaged: true,
-    });
+    const dataset =
+      byId ??
+      byName ??
+      this.newDataset(data, workspaceId, {
+        id: datasetId ?? this.env.ids.uuid(),
+        name: body.dataset_name,
+        description: body.dataset_description ?? null,
+        externallyManaged: true,
+      });
     const examples = data.examples.get(dataset.id)!;
     for (const row of body.results) {
       const id = row.row_id.toLowerCase();
@@ -107,7 +115,12 @@ export class ExperimentStore {
   /** POST /api/v1/datasets: a dataset created on the platform, not through the upload. */
   createDataset(workspaceId: string, body: DatasetCreate): Dataset {
     const data = this.data(workspaceId);
-    const dataset = this.newDataset(data, workspaceId, { id: this.env.ids.uuid(), name: body.name, description: body.description ?? null, externallyManaged: false });
+    const dataset = this.newDataset(data, workspaceId, {
+      id: this.env.ids.uuid(),
+      name: body.name,
+      description: body.description ?? null,
+      externallyManaged: false,
+    });
     if (body.data_type) dataset.data_type = body.data_type;
     return structuredClone(dataset);
   }
@@ -150,7 +163,11 @@ export class ExperimentStore {
     return data;
   }
 
-  private newDataset(data: WorkspaceExperiments, workspaceId: string, spec: { id: string; name?: string; description: string | null; externallyManaged: boolean }): DatasetRecord {
+  private newDataset(
+    data: WorkspaceExperiments,
+    workspaceId: string,
+    spec: { id: string; name?: string; description: string | null; externallyManaged: boolean },
+  ): DatasetRecord {
     const names = new Set([...data.datasets.values()].map((d) => d.name));
     if (spec.name !== undefined && names.has(spec.name)) throw conflict(`A dataset named '${spec.name}' already exists in this workspace.`);
     if (data.datasets.has(spec.id)) throw conflict(`A dataset with id ${spec.id} already exists in this workspace.`);
@@ -242,19 +259,29 @@ function checkTimes(body: ExperimentUploadRequest): { start: string; end: string
   };
   const start = time(body.experiment_start_time, ['body', 'experiment_start_time']);
   const end = time(body.experiment_end_time, ['body', 'experiment_end_time']);
-  if (end < start) issues.push({ loc: ['body', 'experiment_end_time'], msg: `experiment_end_time ${end} is before experiment_start_time ${start}`, type: 'value_error' });
+  if (end < start)
+    issues.push({ loc: ['body', 'experiment_end_time'], msg: `experiment_end_time ${end} is before experiment_start_time ${start}`, type: 'value_error' });
   const seen = new Set<string>();
   body.results.forEach((row, i) => {
     const rowStart = time(row.start_time, ['body', 'results', i, 'start_time']);
     const rowEnd = time(row.end_time, ['body', 'results', i, 'end_time']);
-    for (const [field, value] of [['start_time', rowStart], ['end_time', rowEnd]] as const) {
+    for (const [field, value] of [
+      ['start_time', rowStart],
+      ['end_time', rowEnd],
+    ] as const) {
       if (value && start && end && (value < start || value > end)) {
-        issues.push({ loc: ['body', 'results', i, field], msg: `rule 4 (§4.4): row ${row.row_id} ${field} ${value} is outside the experiment's time range ${start} .. ${end}`, type: 'value_error' });
+        issues.push({
+          loc: ['body', 'results', i, field],
+          msg: `rule 4 (§4.4): row ${row.row_id} ${field} ${value} is outside the experiment's time range ${start} .. ${end}`,
+          type: 'value_error',
+        });
       }
     }
-    if (rowEnd < rowStart) issues.push({ loc: ['body', 'results', i, 'end_time'], msg: `row ${row.row_id} ends (${rowEnd}) before it starts (${rowStart})`, type: 'value_error' });
+    if (rowEnd < rowStart)
+      issues.push({ loc: ['body', 'results', i, 'end_time'], msg: `row ${row.row_id} ends (${rowEnd}) before it starts (${rowStart})`, type: 'value_error' });
     const id = row.row_id.toLowerCase();
-    if (seen.has(id)) issues.push({ loc: ['body', 'results', i, 'row_id'], msg: `row_id ${row.row_id} appears twice: one row per dataset example`, type: 'value_error' });
+    if (seen.has(id))
+      issues.push({ loc: ['body', 'results', i, 'row_id'], msg: `row_id ${row.row_id} appears twice: one row per dataset example`, type: 'value_error' });
     seen.add(id);
   });
   if (issues.length > 0) throw unprocessable(`Invalid upload: ${issues.map((i) => i.msg).join('; ')}`, issues);

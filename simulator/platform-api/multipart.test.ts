@@ -9,7 +9,11 @@ const typeOf = (body: Buffer) => `multipart/form-data; boundary=${body.toString(
 
 function body(parts: { name: string; type: string; data: Buffer | string }[], boundary = 'b0undary'): Buffer {
   return Buffer.concat([
-    ...parts.flatMap((p) => [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\nContent-Type: ${p.type}\r\n\r\n`), Buffer.from(p.data), Buffer.from('\r\n')]),
+    ...parts.flatMap((p) => [
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\nContent-Type: ${p.type}\r\n\r\n`),
+      Buffer.from(p.data),
+      Buffer.from('\r\n'),
+    ]),
     Buffer.from(`--${boundary}--\r\n`),
   ]);
 }
@@ -17,14 +21,18 @@ function body(parts: { name: string; type: string; data: Buffer | string }[], bo
 /** The status an action is refused with, if any. */
 const refusal = async (run: () => unknown) => (await awaitedRefusalOf(run))?.status;
 
-test('the official client\'s body parses into posts with their fields, an attachment and a feedback, in order', async () => {
+test("the official client's body parses into posts with their fields, an attachment and a feedback, in order", async () => {
   const raw = capture('merged-post-attachment-feedback');
   const ops = await parseMultipart(raw, { 'content-type': typeOf(raw) });
   expect(ops.map((op) => op.kind)).toEqual(['post', 'post', 'attachment', 'feedback']);
   const [parent] = ops;
   expect(parent.kind === 'post' && parent.run).toMatchObject({ name: 'parent-chain', inputs: { q: 'batched' }, outputs: { answer: 'z' } });
   const attachment = ops[2];
-  expect(attachment.kind === 'attachment' && [attachment.name, attachment.attachment.mimeType, attachment.attachment.data.toString()]).toEqual(['notes_txt', 'text/plain', 'hello attachment']);
+  expect(attachment.kind === 'attachment' && [attachment.name, attachment.attachment.mimeType, attachment.attachment.data.toString()]).toEqual([
+    'notes_txt',
+    'text/plain',
+    'hello attachment',
+  ]);
 });
 
 test('a gzip body parses like the plain one; post and patch of one run keep their order', async () => {

@@ -144,7 +144,8 @@ function toOperations(parts: Part[]): IngestOperation[] {
     } else if ((m = FEEDBACK_PART.exec(part.name))) {
       const value = json(part);
       if (value === undefined) continue;
-      const feedback = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Json), id: (value as Json).id ?? m[1] } : (value as Json);
+      const feedback =
+        typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Json), id: (value as Json).id ?? m[1] } : (value as Json);
       operations.push({ kind: 'feedback', feedback, at: [part.name] });
     } else if ((m = ATTACHMENT_PART.exec(part.name))) {
       operations.push({ kind: 'attachment', runId: m[1].toLowerCase(), name: m[2], attachment: { mimeType: part.mimeType, data: part.data }, at: [part.name] });

@@ -30,6 +30,9 @@ test('force_new starts a new flow; other users and workspaces have flows of thei
 });
 
 test('provider and scopes are required', () => {
-  expect(refusalOf(() => flows().authenticate('w', { user_id: 'u' }, 'http://sim'))?.issues?.map((i) => i.loc)).toEqual([['body', 'provider'], ['body', 'scopes']]);
+  expect(refusalOf(() => flows().authenticate('w', { user_id: 'u' }, 'http://sim'))?.issues?.map((i) => i.loc)).toEqual([
+    ['body', 'provider'],
+    ['body', 'scopes'],
+  ]);
   expect(refusalOf(() => flows().authenticate('w', { scopes: [] }, 'http://sim'))?.status).toBe(422);
 });

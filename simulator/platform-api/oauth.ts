@@ -17,7 +17,9 @@ interface Flow {
 }
 
 /** Where a flow's url points: the admin protocol's authorizeOAuthFlow. */
-const AUTHORIZE_PATH = contract().operationsOf('simulator-admin').find((op) => op.operationId === 'authorizeOAuthFlow')!.path;
+const AUTHORIZE_PATH = contract()
+  .operationsOf('simulator-admin')
+  .find((op) => op.operationId === 'authorizeOAuthFlow')!.path;
 
 export class OAuthFlows {
   /** By auth_id. */
@@ -35,7 +37,14 @@ export class OAuthFlows {
     if (issues.length > 0) throw unprocessable(`Invalid request: ${issues.map((i) => i.msg).join('; ')}`, issues);
 
     const userId = body.user_id ?? body.ls_user_id ?? null;
-    const key = JSON.stringify([workspaceId, body.provider, userId, body.agent_id ?? null, [...new Set(body.scopes)].sort(), body.use_agent_builder_public_oauth ?? false]);
+    const key = JSON.stringify([
+      workspaceId,
+      body.provider,
+      userId,
+      body.agent_id ?? null,
+      [...new Set(body.scopes)].sort(),
+      body.use_agent_builder_public_oauth ?? false,
+    ]);
     const known = this.flows.get(this.current.get(key) ?? '');
     if (known && !body.force_new) return result(known);
     const authId = this.env.ids.uuid();

@@ -10,7 +10,15 @@ const OTHER = '0c2b9d5e-6a1f-4e3b-8c7d-9e0f1a2b3c4d';
 const rootOrder = `20261122T050151431001Z${ROOT}`;
 const childOrder = `${rootOrder}.20261122T050152000002Z${CHILD}`;
 const root = { id: ROOT, name: 'root', run_type: 'chain', start_time: '2026-11-22T05:01:51.431001Z', trace_id: ROOT, dotted_order: rootOrder };
-const child = { id: CHILD, name: 'child', run_type: 'llm', start_time: '2026-11-22T05:01:52.000002Z', trace_id: ROOT, dotted_order: childOrder, parent_run_id: ROOT };
+const child = {
+  id: CHILD,
+  name: 'child',
+  run_type: 'llm',
+  start_time: '2026-11-22T05:01:52.000002Z',
+  trace_id: ROOT,
+  dotted_order: childOrder,
+  parent_run_id: ROOT,
+};
 
 const store = () => new TraceStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
 const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post', run, at: [`post.${String(run.id)}`] });
@@ -18,13 +26,17 @@ const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post',
 test('POST /runs computes trace_id and dotted_order from the parent, in the compact form', () => {
   const runs = store();
   runs.ingest('w', [post({ id: ROOT, name: 'root', start_time: 1795323711431 })], 'service');
-  runs.ingest('w', [post({ id: CHILD, name: 'child', parent_run_id: ROOT, start_time: '2026-11-22T05:01:52.5Z', extra: { metadata: { thread_id: 't' } } })], 'service');
+  runs.ingest(
+    'w',
+    [post({ id: CHILD, name: 'child', parent_run_id: ROOT, start_time: '2026-11-22T05:01:52.5Z', extra: { metadata: { thread_id: 't' } } })],
+    'service',
+  );
   const read = runs.read('w', CHILD);
   expect([read.trace_id, read.dotted_order, read.thread_id]).toEqual([ROOT, `20261122T050151Z${ROOT}.20261122T050152Z${CHILD}`, 't']);
   expect(runs.read('w', ROOT).direct_child_run_ids).toEqual([CHILD]);
 });
 
-test('a batch keeps the caller\'s lineage, in any order within the request', () => {
+test("a batch keeps the caller's lineage, in any order within the request", () => {
   const runs = store();
   runs.ingest('w', [post(child), post(root)], 'caller');
   expect([runs.read('w', CHILD).dotted_order, runs.read('w', CHILD).parent_run_ids]).toEqual([childOrder, [ROOT]]);
@@ -49,13 +61,19 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
 });
 
 test('a patch of a run whose post in the same request is refused answers 422 for the post, not 404', () => {
-  const error = refusalOf(() => store().ingest('w', [post({ ...root, dotted_order: 'broken' }), { kind: 'patch', id: ROOT, run: { outputs: {} }, at: ['patch'] }], 'caller'));
+  const error = refusalOf(() =>
+    store().ingest('w', [post({ ...root, dotted_order: 'broken' }), { kind: 'patch', id: ROOT, run: { outputs: {} }, at: ['patch'] }], 'caller'),
+  );
   expect([error?.status, error?.issues?.[0].loc]).toEqual([422, [`post.${ROOT}`, 'dotted_order']]);
 });
 
 test('patches merge in order; lineage cannot change; duplicates and unknown runs are refused', () => {
   const runs = store();
-  runs.ingest('w', [post(root), { kind: 'patch', id: ROOT, run: { outputs: { a: 1 }, end_time: 1795323712000, extra: { metadata: { thread_id: 't' } } }, at: ['patch'] }], 'caller');
+  runs.ingest(
+    'w',
+    [post(root), { kind: 'patch', id: ROOT, run: { outputs: { a: 1 }, end_time: 1795323712000, extra: { metadata: { thread_id: 't' } } }, at: ['patch'] }],
+    'caller',
+  );
   expect(runs.read('w', ROOT)).toMatchObject({ outputs: { a: 1 }, status: 'success', thread_id: 't', end_time: '2026-11-22T05:01:52.000000Z' });
   expect(refusalOf(() => runs.ingest('w', [{ kind: 'patch', id: ROOT, run: { trace_id: OTHER }, at: ['patch'] }], 'service'))?.status).toBe(422);
   expect(refusalOf(() => runs.ingest('w', [post(root)], 'caller'))?.status).toBe(409);

@@ -125,14 +125,15 @@ export class TraceStore {
     const ids = lower(query.id);
     const sessions = lower(query.session);
     const examples = lower(query.reference_example);
-    const matching = [...data.runs.values()].filter(({ fields: f }) =>
-      (!ids || ids.has(f.id)) &&
-      (!query.trace || f.trace_id === query.trace.toLowerCase()) &&
-      (!query.parent_run || f.parent_run_id === query.parent_run.toLowerCase()) &&
-      (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
-      (!sessions || sessions.has(String(f.session_id))) &&
-      (!query.run_type || f.run_type === query.run_type) &&
-      (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
+    const matching = [...data.runs.values()].filter(
+      ({ fields: f }) =>
+        (!ids || ids.has(f.id)) &&
+        (!query.trace || f.trace_id === query.trace.toLowerCase()) &&
+        (!query.parent_run || f.parent_run_id === query.parent_run.toLowerCase()) &&
+        (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
+        (!sessions || sessions.has(String(f.session_id))) &&
+        (!query.run_type || f.run_type === query.run_type) &&
+        (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
     );
     const direction = query.order === 'asc' ? 1 : -1;
     matching.sort((a, b) => direction * (a.fields.start_time.localeCompare(b.fields.start_time) || a.fields.dotted_order.localeCompare(b.fields.dotted_order)));
@@ -196,7 +197,14 @@ export class TraceStore {
     return data;
   }
 
-  private post(data: WorkspaceRuns, body: Json, at: Loc, lineage: Lineage, lookup: (id: string) => StoredRun | undefined, issues: ValidationIssue[]): StoredRun | undefined {
+  private post(
+    data: WorkspaceRuns,
+    body: Json,
+    at: Loc,
+    lineage: Lineage,
+    lookup: (id: string) => StoredRun | undefined,
+    issues: ValidationIssue[],
+  ): StoredRun | undefined {
     const before = issues.length;
     const issue = (field: string | undefined, msg: string, type = 'value_error') => issues.push({ loc: field ? [...at, field] : at, msg, type });
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -210,8 +218,10 @@ export class TraceStore {
       const value = body[key];
       if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value))) issue(key, `${key} must be a UUID`, 'uuid_parsing');
     }
-    if (body.dotted_order !== undefined && body.dotted_order !== null && typeof body.dotted_order !== 'string') issue('dotted_order', 'dotted_order must be a string', 'string_type');
-    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra))) issue('extra', 'extra must be an object', 'dict_type');
+    if (body.dotted_order !== undefined && body.dotted_order !== null && typeof body.dotted_order !== 'string')
+      issue('dotted_order', 'dotted_order must be a string', 'string_type');
+    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra)))
+      issue('extra', 'extra must be an object', 'dict_type');
     if (issues.length > before || !id) return undefined;
 
     const parentId = typeof body.parent_run_id === 'string' ? body.parent_run_id.toLowerCase() : null;
@@ -237,7 +247,14 @@ export class TraceStore {
   }
 
   /** POST /runs without trace_id and dotted_order: the service derives them from the parent. */
-  private computeLineage(id: string, parentId: string | null, traceId: string | undefined, start: string, lookup: (id: string) => StoredRun | undefined, issue: (field: string, msg: string) => void) {
+  private computeLineage(
+    id: string,
+    parentId: string | null,
+    traceId: string | undefined,
+    start: string,
+    lookup: (id: string) => StoredRun | undefined,
+    issue: (field: string, msg: string) => void,
+  ) {
     const parent = parentId ? lookup(parentId) : undefined;
     if (parentId && !parent) {
       issue('parent_run_id', `parent run ${parentId} not found: post the parent first, or send trace_id and dotted_order`);
@@ -271,12 +288,19 @@ export class TraceStore {
     const trace = traceId ?? segments[0].runId;
     const problems: [string, string][] = [];
     if (own.runId !== id) problems.push(['dotted_order', `the last segment must carry this run's id ${id}, not ${own.runId}`]);
-    if (segments[0].runId !== trace) problems.push(['trace_id', `trace_id ${trace} must be the id in the first (root) segment of dotted_order, ${segments[0].runId}`]);
+    if (segments[0].runId !== trace)
+      problems.push(['trace_id', `trace_id ${trace} must be the id in the first (root) segment of dotted_order, ${segments[0].runId}`]);
     const parentInOrder = segments.length > 1 ? segments[segments.length - 2].runId : null;
     if (parentId !== null && parentId !== parentInOrder) {
-      problems.push(['parent_run_id', parentInOrder ? `parent_run_id must be the id in the segment before the run's own, ${parentInOrder}` : 'a run with a parent has its parent\'s segment before its own in dotted_order']);
+      problems.push([
+        'parent_run_id',
+        parentInOrder
+          ? `parent_run_id must be the id in the segment before the run's own, ${parentInOrder}`
+          : "a run with a parent has its parent's segment before its own in dotted_order",
+      ]);
     }
-    if (start && toSecond(start) !== own.second) problems.push(['dotted_order', `the last segment's timestamp ${own.second} must be the run's start_time ${start}`]);
+    if (start && toSecond(start) !== own.second)
+      problems.push(['dotted_order', `the last segment's timestamp ${own.second} must be the run's start_time ${start}`]);
     const parent = parentInOrder ? lookup(parentInOrder) : undefined;
     if (parent && dotted !== `${parent.fields.dotted_order}.${dotted.split('.').pop()}`) {
       problems.push(['dotted_order', `must extend the parent's dotted_order ${parent.fields.dotted_order} by one segment`]);
@@ -297,14 +321,27 @@ export class TraceStore {
     for (const key of LINEAGE_KEYS) {
       const value = body[key];
       if (value === undefined || (key === 'parent_run_id' && value === null && current.fields.parent_run_id === null)) continue;
-      if (typeof value !== 'string' || value.toLowerCase() !== String(current.fields[key]).toLowerCase()) issue(key, `${key} cannot change after the run was created (it is ${String(current.fields[key])})`);
+      if (typeof value !== 'string' || value.toLowerCase() !== String(current.fields[key]).toLowerCase())
+        issue(key, `${key} cannot change after the run was created (it is ${String(current.fields[key])})`);
     }
     const times = this.times(body, at, issues);
-    if (times.start && toSecond(times.start) !== toSecond(current.fields.start_time)) issue('start_time', `start_time cannot move to another second once the run's dotted_order is set (it is ${current.fields.start_time})`);
-    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra))) issue('extra', 'extra must be an object', 'dict_type');
+    if (times.start && toSecond(times.start) !== toSecond(current.fields.start_time))
+      issue('start_time', `start_time cannot move to another second once the run's dotted_order is set (it is ${current.fields.start_time})`);
+    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra)))
+      issue('extra', 'extra must be an object', 'dict_type');
     if (issues.length > before) return undefined;
 
-    const { id: _id, child_runs: _children, session_id: _sid, session_name: _sname, start_time: _start, trace_id: _t, dotted_order: _d, parent_run_id: _p, ...changes } = body;
+    const {
+      id: _id,
+      child_runs: _children,
+      session_id: _sid,
+      session_name: _sname,
+      start_time: _start,
+      trace_id: _t,
+      dotted_order: _d,
+      parent_run_id: _p,
+      ...changes
+    } = body;
     const fields: StoredRun['fields'] = { ...current.fields, ...changes, extra: mergeExtra(current.fields.extra, body.extra) };
     if (times.end !== undefined) fields.end_time = times.end;
     return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: current.attachments };
@@ -312,7 +349,10 @@ export class TraceStore {
 
   private times(body: Json, at: Loc, issues: ValidationIssue[]): { start?: string; end?: string | null } {
     const out: { start?: string; end?: string | null } = {};
-    for (const [key, field] of [['start', 'start_time'], ['end', 'end_time']] as const) {
+    for (const [key, field] of [
+      ['start', 'start_time'],
+      ['end', 'end_time'],
+    ] as const) {
       const value = body[field];
       if (value === undefined || (value === null && key === 'end')) {
         if (value === null) out.end = null;
@@ -336,7 +376,8 @@ export class TraceStore {
     if (issues.length > before) return undefined;
     for (const key of ['id', 'run_id', 'trace_id'] as const) {
       const value = body[key];
-      if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value))) issues.push({ loc: [...at, key], msg: `${key} must be a UUID`, type: 'uuid_parsing' });
+      if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value)))
+        issues.push({ loc: [...at, key], msg: `${key} must be a UUID`, type: 'uuid_parsing' });
     }
     // A feedback part of a batch names the trace it belongs to (LangSmith API reference, api.smith.langchain.com/redoc).
     if (lineage === 'caller' && typeof body.run_id === 'string' && body.trace_id === undefined) {
@@ -368,7 +409,10 @@ export class TraceStore {
 
   private view(data: WorkspaceRuns, run: StoredRun): Json {
     const f = run.fields;
-    const ancestors = f.dotted_order.split('.').slice(0, -1).map((s) => s.slice(-36).toLowerCase());
+    const ancestors = f.dotted_order
+      .split('.')
+      .slice(0, -1)
+      .map((s) => s.slice(-36).toLowerCase());
     const descendants = [...data.runs.values()].filter((r) => r.fields.trace_id === f.trace_id && r.fields.dotted_order.startsWith(`${f.dotted_order}.`));
     const attachments = Object.fromEntries(
       [...run.attachments].map(([name, a]) => [

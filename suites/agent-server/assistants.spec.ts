@@ -46,13 +46,21 @@ test("a graph id selects that graph's default assistant", { tag: '@ASSISTANT-GRA
 
 test("an assistant's config is null or an object", { tag: '@ASSISTANT-CONFIG' }, async ({ agent }) => {
   for (const assistant of await allAssistants(agent)) {
-    expect(assistant.config === null || (typeof assistant.config === 'object' && !Array.isArray(assistant.config)), `config of ${assistant.assistant_id}: ${JSON.stringify(assistant.config)}`).toBe(true);
+    expect(
+      assistant.config === null || (typeof assistant.config === 'object' && !Array.isArray(assistant.config)),
+      `config of ${assistant.assistant_id}: ${JSON.stringify(assistant.config)}`,
+    ).toBe(true);
   }
 });
 
 test('which other fields an assistant has', { tag: '@ASSISTANT-OTHER-FIELDS' }, async ({ agent, observe }) => {
   const res = await agent.get<Assistant>('/assistants/agent');
-  observe('ASSISTANT-OTHER-FIELDS', `fields: ${Object.keys(res.json ?? {}).sort().join(', ')}`);
+  observe(
+    'ASSISTANT-OTHER-FIELDS',
+    `fields: ${Object.keys(res.json ?? {})
+      .sort()
+      .join(', ')}`,
+  );
 });
 
 test('an assistant has assistant_id, graph_id, config, created_at, updated_at and metadata', { tag: '@ASSISTANT-SHAPE' }, async ({ agent }) => {
@@ -91,7 +99,10 @@ test('POST /assistants/search answers an array of assistants', { tag: '@ASSISTAN
   }
   const byGraph = await agent.get<Assistant>('/assistants/agent');
   if (byGraph.status === 200) {
-    expect(res.json.map((a) => a.assistant_id), res.describe("holds the graph's default assistant")).toContain(byGraph.json.assistant_id);
+    expect(
+      res.json.map((a) => a.assistant_id),
+      res.describe("holds the graph's default assistant"),
+    ).toContain(byGraph.json.assistant_id);
   }
 });
 
@@ -111,17 +122,32 @@ test('offset skips that many assistants', { tag: '@ASSISTANT-SEARCH-OFFSET' }, a
   for (const offset of [0, 1, all.length]) {
     const res = await agent.post<Assistant[]>('/assistants/search', { limit: 100, offset });
     expectStatus(res, '2xx');
-    expect(res.json.map((a) => a.assistant_id), res.describe(`offset ${offset}`)).toEqual(all.slice(offset).map((a) => a.assistant_id));
+    expect(
+      res.json.map((a) => a.assistant_id),
+      res.describe(`offset ${offset}`),
+    ).toEqual(all.slice(offset).map((a) => a.assistant_id));
   }
 });
 
 test('what assistants search answers', { tag: '@ASSISTANT-SEARCH-FORMAT' }, async ({ agent, observe }) => {
   const res = await agent.post('/assistants/search', { limit: 1 });
-  observe('ASSISTANT-SEARCH-FORMAT', `status ${res.status}; headers ${Object.keys(res.headers).filter((h) => h.startsWith('x-')).join(', ') || 'none'}; ${Array.isArray(res.json) ? 'array' : typeof res.json}`);
+  observe(
+    'ASSISTANT-SEARCH-FORMAT',
+    `status ${res.status}; headers ${
+      Object.keys(res.headers)
+        .filter((h) => h.startsWith('x-'))
+        .join(', ') || 'none'
+    }; ${Array.isArray(res.json) ? 'array' : typeof res.json}`,
+  );
 });
 
 test.describe('an invalid limit or offset answers 4xx with a JSON error body', { tag: '@ASSISTANT-SEARCH-INVALID' }, () => {
-  for (const [name, body] of [['limit a string', { limit: 'ten' }], ['limit zero', { limit: 0 }], ['offset negative', { offset: -1 }], ['offset a string', { offset: 'x' }]] as const) {
+  for (const [name, body] of [
+    ['limit a string', { limit: 'ten' }],
+    ['limit zero', { limit: 0 }],
+    ['offset negative', { offset: -1 }],
+    ['offset a string', { offset: 'x' }],
+  ] as const) {
     test(name, async ({ agent }) => {
       expectJsonError(await agent.post('/assistants/search', body));
     });

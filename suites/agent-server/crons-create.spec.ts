@@ -11,7 +11,11 @@ const DAILY = '0 0 * * *';
 
 test('POST /threads/{thread_id}/runs/crons accepts webhook in its body', { tag: '@CRON-THREAD-CREATE' }, async ({ agent, webhookReceiver }) => {
   const threadId = await newThread(agent);
-  const res = await agent.post<Cron>(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: DAILY, webhook: webhookReceiver.url('thread-cron') });
+  const res = await agent.post<Cron>(`/threads/${threadId}/runs/crons`, {
+    assistant_id: 'agent',
+    schedule: DAILY,
+    webhook: webhookReceiver.url('thread-cron'),
+  });
   await deleteCrons(agent, res.json);
   expectStatus(res, '2xx');
 });
@@ -23,7 +27,10 @@ test('POST /runs/crons accepts webhook in its body', { tag: '@CRON-CREATE' }, as
 });
 
 test.describe('a cron takes assistant_id and schedule, and answers its cron_id, schedule and next run date', { tag: '@CRON-CREATE-SCHEDULE' }, () => {
-  for (const [kind, thread] of [['thread cron', true], ['stateless cron', false]] as const) {
+  for (const [kind, thread] of [
+    ['thread cron', true],
+    ['stateless cron', false],
+  ] as const) {
     test(`${kind}: next_run_date is the next time the schedule names`, async ({ agent }) => {
       // The target's time just before the cron: the lower bound of its next run where the cron gives no created_at.
       const clockThread = await newThread(agent);
@@ -90,7 +97,8 @@ test.describe('bad cron input answers 4xx with a JSON error and creates no cron'
 test('what the cron endpoints answer', { tag: '@CRON-BODIES' }, async ({ agent, observe }) => {
   const threadId = await newThread(agent);
   const created = await agent.post(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: DAILY });
-  const keys = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort().join(', ') : JSON.stringify(value)?.slice(0, 80));
+  const keys = (value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort().join(', ') : JSON.stringify(value)?.slice(0, 80);
   const search = await agent.post('/runs/crons/search', { thread_id: threadId });
   const id = (created.json as Partial<Cron> | undefined)?.cron_id;
   const deleted = id ? await agent.delete(`/runs/crons/${id}`) : undefined;

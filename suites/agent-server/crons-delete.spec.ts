@@ -16,7 +16,10 @@ test('delete answers 204, the search no longer finds the cron, and deleting it a
   }
   expectStatus(await agent.delete(`/runs/crons/${cron.cron_id}`), 204);
   const found = preconditionArray(await agent.post<Cron[]>('/runs/crons/search', { thread_id: threadId }), "search the thread's crons");
-  expect(found.map((c) => c.cron_id), 'the deleted cron is gone').toEqual([]);
+  expect(
+    found.map((c) => c.cron_id),
+    'the deleted cron is gone',
+  ).toEqual([]);
   expectJsonError(await agent.delete(`/runs/crons/${cron.cron_id}`), 404);
   expectJsonError(await agent.delete('/runs/crons/00000000-0000-4000-8000-000000000000'), 404);
 });

@@ -23,8 +23,8 @@ test('search honours thread_id, assistant_id, limit and offset', { tag: '@CRON-S
   const elsewhere = await createCron(agent, otherThread, { schedule: DAILY });
   try {
     const mine = [first.cron_id, second.cron_id].sort();
-    expect((await search(agent, { thread_id: threadId })).sort(), 'thread_id keeps the thread\'s crons').toEqual(mine);
-    expect((await search(agent, { thread_id: threadId, assistant_id: first.assistant_id })).sort(), 'assistant_id keeps the assistant\'s crons').toEqual(mine);
+    expect((await search(agent, { thread_id: threadId })).sort(), "thread_id keeps the thread's crons").toEqual(mine);
+    expect((await search(agent, { thread_id: threadId, assistant_id: first.assistant_id })).sort(), "assistant_id keeps the assistant's crons").toEqual(mine);
     expect(await search(agent, { thread_id: threadId, assistant_id: OTHER_ASSISTANT }), 'another assistant has none of them').toEqual([]);
     const page1 = await search(agent, { thread_id: threadId, limit: 1 });
     const page2 = await search(agent, { thread_id: threadId, limit: 1, offset: 1 });

@@ -37,12 +37,22 @@ test('an error body is a JSON object whose detail is a string', { tag: '@ERROR-S
 
 test('every endpoint answers arbitrary bad input with a 4xx JSON error, never a 5xx', { tag: '@ERROR-BAD-INPUT-AGENT' }, async ({ agent }) => {
   const thread = await newThread(agent);
-  const endpoints = ['/threads', '/threads/search', `/threads/${thread}/history`, `/threads/${thread}/runs`, `/threads/${thread}/runs/wait`, '/runs/wait', '/assistants/search'];
+  const endpoints = [
+    '/threads',
+    '/threads/search',
+    `/threads/${thread}/history`,
+    `/threads/${thread}/runs`,
+    `/threads/${thread}/runs/wait`,
+    '/runs/wait',
+    '/assistants/search',
+  ];
   // Bodies that are not valid for any of these endpoints: wrong JSON types or broken JSON.
   const badBody = fc.oneof(
     fc.constantFrom('{', '{"a":', '[1,', 'null x', '"unterminated'),
     fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.array(fc.integer())).map((v) => JSON.stringify(v)),
-    fc.record({ limit: fc.oneof(fc.string(), fc.constant(-5), fc.double({ noInteger: true })), metadata: fc.oneof(fc.string(), fc.integer()) }).map((v) => JSON.stringify(v)),
+    fc
+      .record({ limit: fc.oneof(fc.string(), fc.constant(-5), fc.double({ noInteger: true })), metadata: fc.oneof(fc.string(), fc.integer()) })
+      .map((v) => JSON.stringify(v)),
   );
   await assertProperty(
     fc.asyncProperty(fc.constantFrom(...endpoints), badBody, async (path, body) => {
@@ -67,7 +77,10 @@ test('a refused request changes nothing: no run, no state change', { tag: '@ERRO
   // The body's shape is ERROR-SHAPE-AGENT's rule; this one asks only that nothing changed.
   for (const res of refusals) expectStatus(res, '4xx');
   const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
-  expect(preconditionArray(runs, 'list the runs').map((r) => r.run_id), 'no run was created').toEqual([run.run_id]);
+  expect(
+    preconditionArray(runs, 'list the runs').map((r) => r.run_id),
+    'no run was created',
+  ).toEqual([run.run_id]);
   expect(await readState(agent, thread), 'the state is unchanged').toEqual(before);
 });
 
@@ -88,7 +101,10 @@ test('whether the agent server asks for credentials', { tag: '@AUTH-AGENT-SERVER
   observe('AUTH-AGENT-SERVER', `without an API key: GET thread → ${res.status}, POST /threads → ${created.status}`);
 });
 
-test('missing or invalid credentials answer 401 or 403 with a JSON error and change nothing', { tag: '@AUTH-AGENT-MISSING-CREDENTIALS' }, async ({ agent, scope }) => {
+test('missing or invalid credentials answer 401 or 403 with a JSON error and change nothing', { tag: '@AUTH-AGENT-MISSING-CREDENTIALS' }, async ({
+  agent,
+  scope,
+}) => {
   const open = await agent.post('/threads/search', { limit: 1 }, { headers: { 'x-api-key': 'apc-invalid-key' } });
   test.skip(open.status < 400, 'the target serves the agent server without credentials, so there is nothing to refuse');
   const refused = await agent.post('/threads', { metadata: { apc_scope: scope } }, { headers: { 'x-api-key': 'apc-invalid-key' } });

@@ -20,17 +20,26 @@ test.describe('reject', () => {
     await join(agent, thread, first.run_id);
   });
 
-  test('the refused run is not created: not listed, and the thread state never holds its data', { tag: '@MULTITASK-REJECT-NOT-CREATED' }, async ({ agent, time }) => {
+  test('the refused run is not created: not listed, and the thread state never holds its data', { tag: '@MULTITASK-REJECT-NOT-CREATED' }, async ({
+    agent,
+    time,
+  }) => {
     const thread = await newThread(agent);
     const first = await longRun(agent, time, thread, { topic: 'original' });
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
     test.skip(res.status < 400, `precondition failed: reject did not refuse: ${res.describe()}`);
     await time.pass(time.hold);
     await join(agent, thread, first.run_id);
-    expect((await listRuns(agent, thread)).map((r) => r.run_id), 'only the original run exists').toEqual([first.run_id]);
+    expect(
+      (await listRuns(agent, thread)).map((r) => r.run_id),
+      'only the original run exists',
+    ).toEqual([first.run_id]);
     const state = await readState(agent, thread);
     expect(state.values.topic, 'the state holds the original run').toBe('original');
-    expect(texts(state).some((t) => t.includes('refused')), 'no data of the refused run').toBe(false);
+    expect(
+      texts(state).some((t) => t.includes('refused')),
+      'no data of the refused run',
+    ).toBe(false);
   });
 
   test('after a reject refusal the original run continues to completion', { tag: '@MULTITASK-REJECT-ORIGINAL-CONTINUES' }, async ({ agent, time }) => {
@@ -77,7 +86,10 @@ test.describe('rollback', () => {
   test('rollback interrupts and deletes the run in progress, and creates the new run', { tag: '@MULTITASK-ROLLBACK-DELETES' }, async ({ agent, time }) => {
     const { thread, first, res } = await rolledBack(agent, time, 'checked');
     const runs = await listRuns(agent, thread);
-    expect(runs.map((r) => r.run_id), 'the earlier run is deleted, the new one listed').toEqual([res.json.run_id]);
+    expect(
+      runs.map((r) => r.run_id),
+      'the earlier run is deleted, the new one listed',
+    ).toEqual([res.json.run_id]);
     expect(runs[0].status, 'the new run completed').toBe('success');
     expect(first.run_id).not.toBe(res.json.run_id);
   });
@@ -103,7 +115,10 @@ test.describe('rollback', () => {
     const { thread } = await rolledBack(agent, time);
     const state = await readState(agent, thread);
     expect(state.values.topic, 'the topic of the new run').toBe('second');
-    expect(texts(state).filter((t) => t.includes('first')), 'no data of the deleted run').toEqual([]);
+    expect(
+      texts(state).filter((t) => t.includes('first')),
+      'no data of the deleted run',
+    ).toEqual([]);
     expect(texts(state), 'the output of the new run').toContain('echo: second');
   });
 
@@ -111,8 +126,14 @@ test.describe('rollback', () => {
     const { thread, first } = await rolledBack(agent, time);
     await time.pass(time.hold * 2);
     const runs = await listRuns(agent, thread);
-    expect(runs.map((r) => r.run_id), 'the deleted run is not listed').not.toContain(first.run_id);
-    expect(texts(await readState(agent, thread)).filter((t) => t.includes('first')), 'it wrote nothing later').toEqual([]);
+    expect(
+      runs.map((r) => r.run_id),
+      'the deleted run is not listed',
+    ).not.toContain(first.run_id);
+    expect(
+      texts(await readState(agent, thread)).filter((t) => t.includes('first')),
+      'it wrote nothing later',
+    ).toEqual([]);
     const lookup = await agent.get(`/threads/${thread}/runs/${first.run_id}`);
     expect(lookup.status >= 200 && lookup.status < 300, lookup.describe('still not found')).toBe(false);
   });

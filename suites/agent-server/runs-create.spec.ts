@@ -46,7 +46,12 @@ test("a run's input object is passed to the graph", { tag: '@RUN-CREATE-INPUT' }
 
 test('what a run answer holds beyond run_id', { tag: '@RUN-CREATE-OTHER-FIELDS' }, async ({ agent, observe }) => {
   const thread = await newThread(agent);
-  const res = await agent.post<Record<string, unknown>>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, metadata: { k: 'v' }, config: { tags: ['t'] } });
+  const res = await agent.post<Record<string, unknown>>(`/threads/${thread}/runs`, {
+    assistant_id: 'agent',
+    input: {},
+    metadata: { k: 'v' },
+    config: { tags: ['t'] },
+  });
   precondition(res, 'create a run');
   observe('RUN-CREATE-OTHER-FIELDS', `status ${res.status}; fields: ${Object.keys(res.json).sort().join(', ')}`);
 });
@@ -84,7 +89,9 @@ test('a run status is one of pending, running, error, success, timeout, interrup
   expect(RUN_STATUSES, read.describe('status after join')).toContain(read.json.status);
 });
 
-test('run-creating answers carry Content-Location /threads/{thread_id}/runs/{run_id} (stateless: /runs/{run_id})', { tag: '@RUN-CONTENT-LOCATION' }, async ({ agent }) => {
+test('run-creating answers carry Content-Location /threads/{thread_id}/runs/{run_id} (stateless: /runs/{run_id})', { tag: '@RUN-CONTENT-LOCATION' }, async ({
+  agent,
+}) => {
   const thread = await newThread(agent);
   const created = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {} });
   precondition(created, 'create a run');
@@ -99,7 +106,9 @@ test('run-creating answers carry Content-Location /threads/{thread_id}/runs/{run
   expect(stateless.headers['content-location'] ?? '', stateless.describe('stateless wait')).toMatch(/^(\/threads\/[0-9a-f-]{36})?\/runs\/[0-9a-f-]{36}$/);
 });
 
-test('a completed run leaves its output in the thread: state and history include its checkpoints', { tag: ['@RUN-WRITES-THREAD-STATE', '@RUN-WRITES-THREAD-HISTORY'] }, async ({ agent }) => {
+test('a completed run leaves its output in the thread: state and history include its checkpoints', {
+  tag: ['@RUN-WRITES-THREAD-STATE', '@RUN-WRITES-THREAD-HISTORY'],
+}, async ({ agent }) => {
   const thread = await newThread(agent);
   const run = await startRun(agent, thread, { input: { topic: 'kept' } });
   await join(agent, thread, run.run_id);
@@ -111,7 +120,9 @@ test('a completed run leaves its output in the thread: state and history include
   await forRule('RUN-WRITES-THREAD-HISTORY', () => expect(history.json.length, history.describe('several checkpoints written by the run')).toBeGreaterThan(1));
 });
 
-test('creating, streaming or waiting on a run of an unknown thread answers 404 and creates nothing', { tag: '@RUN-CREATE-UNKNOWN-THREAD-404' }, async ({ agent }) => {
+test('creating, streaming or waiting on a run of an unknown thread answers 404 and creates nothing', { tag: '@RUN-CREATE-UNKNOWN-THREAD-404' }, async ({
+  agent,
+}) => {
   for (const path of ['runs', 'runs/stream', 'runs/wait']) {
     expectJsonError(await agent.post(`/threads/${UNKNOWN}/${path}`, { assistant_id: 'agent', input: {} }), 404);
   }
@@ -119,7 +130,9 @@ test('creating, streaming or waiting on a run of an unknown thread answers 404 a
   expect(created.status >= 200 && created.status < 300, created.describe('the unknown thread was not created')).toBe(false);
 });
 
-test('an unknown assistant UUID answers 404, and an id that is neither a UUID nor a graph answers 422; no run is created', { tag: '@RUN-CREATE-UNKNOWN-ASSISTANT' }, async ({ agent }) => {
+test('an unknown assistant UUID answers 404, and an id that is neither a UUID nor a graph answers 422; no run is created', {
+  tag: '@RUN-CREATE-UNKNOWN-ASSISTANT',
+}, async ({ agent }) => {
   const { thread, runId } = await threadWithRun(agent);
   expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: UNKNOWN, input: {} }), 404);
   expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: 'no-such-graph', input: {} }), [404, 422]);

@@ -52,7 +52,10 @@ test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, of
   expect(all.json.map((r) => r.run_id).sort(), all.describe('every run of the thread')).toEqual([...ids].sort());
   const page = await agent.get<Run[]>(`/threads/${thread}/runs?limit=2&offset=1`);
   expectStatus(page, 200);
-  expect(page.json.map((r) => r.run_id), page.describe('limit 2 offset 1')).toEqual(all.json.slice(1, 3).map((r) => r.run_id));
+  expect(
+    page.json.map((r) => r.run_id),
+    page.describe('limit 2 offset 1'),
+  ).toEqual(all.json.slice(1, 3).map((r) => r.run_id));
   const success = await agent.get<Run[]>(`/threads/${thread}/runs?status=success`);
   expectStatus(success, 200);
   expect(success.json.length, success.describe('status success')).toBe(4);
@@ -74,7 +77,12 @@ test('which run fields a target answers', { tag: '@RUN-OTHER-FIELDS' }, async ({
   const run = await startRun(agent, thread);
   await join(agent, thread, run.run_id);
   const read = await agent.get<Record<string, unknown>>(`/threads/${thread}/runs/${run.run_id}`);
-  observe('RUN-OTHER-FIELDS', `fields: ${Object.keys(read.json ?? {}).sort().join(', ')}`);
+  observe(
+    'RUN-OTHER-FIELDS',
+    `fields: ${Object.keys(read.json ?? {})
+      .sort()
+      .join(', ')}`,
+  );
 });
 
 test('success and error are final: a run that reaches either keeps it', { tag: '@RUN-STATUS-FINAL' }, async ({ agent, time }) => {

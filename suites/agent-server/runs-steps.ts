@@ -30,10 +30,20 @@ export async function startRun(agent: ApiClient, threadId: string, body: Record<
  * it has left `pending`: a real server's queue may take a moment to start it, and a run that
  * has not started is not yet the "run in progress" the multitask rules speak of.
  */
-export async function longRun(agent: ApiClient, time: Time, threadId: string, input: Record<string, unknown> = {}, body: Record<string, unknown> = {}): Promise<Run> {
+export async function longRun(
+  agent: ApiClient,
+  time: Time,
+  threadId: string,
+  input: Record<string, unknown> = {},
+  body: Record<string, unknown> = {},
+): Promise<Run> {
   const created = await startRun(agent, threadId, { input: { delay_ms: time.hold, ...input }, ...body });
   if (created.status === 'pending' && !time.virtual) {
-    await time.poll(() => readRun(agent, threadId, created.run_id), (run) => run.status !== 'pending', { deadline: time.hold / 2, first: 20 * time.scale });
+    await time.poll(
+      () => readRun(agent, threadId, created.run_id),
+      (run) => run.status !== 'pending',
+      { deadline: time.hold / 2, first: 20 * time.scale },
+    );
   }
   return created;
 }

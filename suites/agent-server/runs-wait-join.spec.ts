@@ -25,7 +25,10 @@ test('what join answers', { tag: '@RUN-JOIN-FORMAT' }, async ({ agent, observe }
   const thread = await newThread(agent);
   const run = await startRun(agent, thread);
   const res = await agent.get(`/threads/${thread}/runs/${run.run_id}/join`);
-  observe('RUN-JOIN-FORMAT', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, body keys: ${Object.keys((res.json as object) ?? {}).join(', ') || res.text.slice(0, 80)}`);
+  observe(
+    'RUN-JOIN-FORMAT',
+    `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, body keys: ${Object.keys((res.json as object) ?? {}).join(', ') || res.text.slice(0, 80)}`,
+  );
 });
 
 test('join answers the final state values, or {__error__: {error, message}} for a failed run', { tag: '@RUN-JOIN-VALUES' }, async ({ agent }) => {
@@ -54,7 +57,10 @@ test('POST /threads/{thread_id}/runs/wait answers the result after the run compl
   expectStatus(res, '2xx');
   const runs = await agent.get<Run[]>(`/threads/${thread}/runs`);
   precondition(runs, 'list the runs');
-  expect(runs.json.map((r) => r.status), runs.describe('the run had completed when wait answered')).toEqual(['success']);
+  expect(
+    runs.json.map((r) => r.status),
+    runs.describe('the run had completed when wait answered'),
+  ).toEqual(['success']);
   // The result's format is not shown (§4.5): the run's answer must be in it, in whatever form (RUN-WAIT-VALUES judges the reference's).
   expect(res.text, res.describe('the result holds the answer')).toContain('echo: waited');
 });
@@ -69,7 +75,10 @@ test('what wait answers', { tag: '@RUN-WAIT-FORMAT' }, async ({ agent, observe }
   const thread = await newThread(agent);
   const stateful = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: {} });
   const stateless = await agent.post('/runs/wait', { assistant_id: 'agent', input: {} });
-  observe('RUN-WAIT-FORMAT', `stateful: ${stateful.status} ${stateful.headers['content-type'] ?? '(none)'}; stateless: ${stateless.status} ${stateless.headers['content-type'] ?? '(none)'}`);
+  observe(
+    'RUN-WAIT-FORMAT',
+    `stateful: ${stateful.status} ${stateful.headers['content-type'] ?? '(none)'}; stateless: ${stateless.status} ${stateless.headers['content-type'] ?? '(none)'}`,
+  );
 });
 
 test('wait answers the final state values, or {__error__: {error, message}} for a failed run', { tag: '@RUN-WAIT-VALUES' }, async ({ agent }) => {
@@ -79,7 +88,10 @@ test('wait answers the final state values, or {__error__: {error, message}} for 
   expect(res.headers['content-type'] ?? '', res.describe('JSON')).toMatch(/application\/json/);
   expect(res.json, res.describe('the final state values')).toEqual((await readState(agent, thread)).values);
   expect(texts({ values: res.json }), res.describe("the values hold the run's answer")).toContain('echo: final values');
-  const failed = await agent.post<{ __error__?: { error?: unknown; message?: unknown } }>(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { fail: true } });
+  const failed = await agent.post<{ __error__?: { error?: unknown; message?: unknown } }>(`/threads/${thread}/runs/wait`, {
+    assistant_id: 'agent',
+    input: { fail: true },
+  });
   expectStatus(failed, 200);
   expect(typeof failed.json.__error__?.error, failed.describe('__error__.error')).toBe('string');
   expect(typeof failed.json.__error__?.message, failed.describe('__error__.message')).toBe('string');

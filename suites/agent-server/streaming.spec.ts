@@ -26,7 +26,10 @@ test('POST /runs/stream runs statelessly, accepts webhook and streams output', {
 
 test('stream_mode events is accepted by the streaming endpoints', { tag: '@STREAM-EVENTS-MODE' }, async ({ agent }) => {
   const thread = await newThread(agent);
-  for (const [path, topic] of [[`/threads/${thread}/runs/stream`, 'events'], ['/runs/stream', 'stateless events']]) {
+  for (const [path, topic] of [
+    [`/threads/${thread}/runs/stream`, 'events'],
+    ['/runs/stream', 'stateless events'],
+  ]) {
     const res = await agent.post(path, { assistant_id: 'agent', input: { topic }, stream_mode: 'events' });
     expectStatus(res, '2xx');
     expect(res.text.trim(), res.describe('something is streamed')).not.toBe('');
@@ -37,7 +40,10 @@ test('what a stream answers', { tag: '@STREAM-FORMAT' }, async ({ agent, observe
   const thread = await newThread(agent);
   const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, stream_mode: ['values', 'updates'] });
   const events = parseSse(res.text);
-  observe('STREAM-FORMAT', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, events: ${events.map((e) => e.event).join(', ')}; ids ${events.some((e) => e.id !== undefined) ? 'present' : 'absent'}`);
+  observe(
+    'STREAM-FORMAT',
+    `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, events: ${events.map((e) => e.event).join(', ')}; ids ${events.some((e) => e.id !== undefined) ? 'present' : 'absent'}`,
+  );
 });
 
 test('a stream answers 200 text/event-stream', { tag: '@STREAM-SSE-CONTENT-TYPE' }, async ({ agent }) => {
@@ -76,19 +82,30 @@ test('after metadata, events are named after the requested stream modes', { tag:
   const cases: [unknown, string[]][] = [
     [undefined, ['values']],
     ['updates', ['updates']],
-    [['values', 'updates'], ['values', 'updates']],
+    [
+      ['values', 'updates'],
+      ['values', 'updates'],
+    ],
     ['events', ['events']],
   ];
   for (const [mode, names] of cases) {
     const thread = await newThread(agent);
     const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, ...(mode === undefined ? {} : { stream_mode: mode }) });
     expectStatus(res, 200);
-    const seen = [...new Set(parseSse(res.text).slice(1).map((e) => e.event))].sort();
+    const seen = [
+      ...new Set(
+        parseSse(res.text)
+          .slice(1)
+          .map((e) => e.event),
+      ),
+    ].sort();
     expect(seen, res.describe(`stream_mode ${JSON.stringify(mode ?? 'default')}`)).toEqual([...names].sort());
   }
 });
 
-test('a run that fails while streaming emits an error event with {error, message}, then the stream ends', { tag: '@STREAM-SSE-ERROR-EVENT' }, async ({ agent }) => {
+test('a run that fails while streaming emits an error event with {error, message}, then the stream ends', { tag: '@STREAM-SSE-ERROR-EVENT' }, async ({
+  agent,
+}) => {
   const thread = await newThread(agent);
   const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: { fail: true } });
   expectStatus(res, 200);

@@ -17,7 +17,9 @@ test('a thread is busy while a run on it is pending or running, and idle after',
   expect(await threadStatus(agent, thread), 'once no run is pending or running').toBe('idle');
 });
 
-test('after its last run a thread is error if it failed, interrupted if a next node is due, idle otherwise', { tag: '@THREAD-STATUS-AFTER-RUN' }, async ({ agent }) => {
+test('after its last run a thread is error if it failed, interrupted if a next node is due, idle otherwise', { tag: '@THREAD-STATUS-AFTER-RUN' }, async ({
+  agent,
+}) => {
   const cases: [Record<string, unknown>, string][] = [
     [{ topic: 'ok' }, 'idle'],
     [{ fail: true }, 'error'],
@@ -54,7 +56,8 @@ test("a thread's config, when it has configurable, holds an object there", { tag
   await join(agent, thread, run.run_id);
   const res = await agent.get<{ config: Record<string, unknown> }>(`/threads/${thread}`);
   expectStatus(res, '2xx');
-  if (typeof res.json.config !== 'object' || res.json.config === null) skipForPrecondition(`precondition failed: the thread has no config object: ${res.describe()}`);
+  if (typeof res.json.config !== 'object' || res.json.config === null)
+    skipForPrecondition(`precondition failed: the thread has no config object: ${res.describe()}`);
   // config "may contain" configurable (§2.7): without one there is nothing to judge, which is no pass.
   if (!('configurable' in res.json.config)) {
     skipForPrecondition(`the thread's config holds no configurable, even after a run given one, so its type cannot be checked: ${res.describe()}`);
@@ -65,7 +68,10 @@ test("a thread's config, when it has configurable, holds an object there", { tag
 
 test('a thread created empty, by copy or with supersteps carries values and metadata', { tag: '@THREAD-CREATE-VALUES-METADATA' }, async ({ agent }) => {
   const empty = await agent.post<Record<string, unknown>>('/threads', {});
-  const withSteps = await agent.post<Record<string, unknown>>('/threads', { metadata: { graph_id: 'agent' }, supersteps: [{ updates: [{ values: { topic: 't' }, as_node: 'prepare' }] }] });
+  const withSteps = await agent.post<Record<string, unknown>>('/threads', {
+    metadata: { graph_id: 'agent' },
+    supersteps: [{ updates: [{ values: { topic: 't' }, as_node: 'prepare' }] }],
+  });
   precondition(empty, 'create an empty thread');
   precondition(withSteps, 'create a thread with supersteps');
   const copy = await agent.post<Record<string, unknown>>(`/threads/${String(withSteps.json.thread_id)}/copy`);
@@ -85,7 +91,11 @@ test('supersteps of the shape {updates: [{values, as_node}]} are accepted', { ta
   expectStatus(res, '2xx');
 });
 
-test('a search without limit, offset or sort answers at most 10 threads, newest created first', { tag: '@THREAD-SEARCH-DEFAULTS' }, async ({ agent, scope, time }) => {
+test('a search without limit, offset or sort answers at most 10 threads, newest created first', { tag: '@THREAD-SEARCH-DEFAULTS' }, async ({
+  agent,
+  scope,
+  time,
+}) => {
   const created: string[] = [];
   for (let i = 0; i < 11; i++) {
     const res = await agent.post<Thread>('/threads', { metadata: { apc_scope: scope } });
@@ -96,7 +106,10 @@ test('a search without limit, offset or sort answers at most 10 threads, newest 
   const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
   const found = preconditionArray(res, 'search the scope');
   expect(found.length, res.describe('at most 10')).toBe(10);
-  expect(found.map((t) => t.thread_id), res.describe('newest first, from offset 0')).toEqual([...created].reverse().slice(0, 10));
+  expect(
+    found.map((t) => t.thread_id),
+    res.describe('newest first, from offset 0'),
+  ).toEqual([...created].reverse().slice(0, 10));
 });
 
 test('a history limit that is not an integer answers 4xx with a JSON error body', { tag: '@THREAD-HISTORY-INVALID' }, async ({ agent }) => {

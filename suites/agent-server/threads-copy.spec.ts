@@ -48,11 +48,15 @@ test('after the copy, a change to either thread does not change the other', { ta
   const run = await agent.post(`/threads/${copy.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'changed in the copy' } });
   precondition(run, 'run on the copy');
   const changed = await readState(agent, copy.json.thread_id);
-  if (changed.values.topic !== 'changed in the copy') skipForPrecondition(`precondition failed: a run did not change the copy's state (topic ${JSON.stringify(changed.values.topic)})`);
+  if (changed.values.topic !== 'changed in the copy')
+    skipForPrecondition(`precondition failed: a run did not change the copy's state (topic ${JSON.stringify(changed.values.topic)})`);
   const after = await readState(agent, original.json.thread_id);
   expect(after.values, "the original's state is unchanged by a run on the copy").toEqual(before.values);
 
-  const runOnOriginal = await agent.post(`/threads/${original.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'changed in the original' } });
+  const runOnOriginal = await agent.post(`/threads/${original.json.thread_id}/runs/wait`, {
+    assistant_id: 'agent',
+    input: { topic: 'changed in the original' },
+  });
   precondition(runOnOriginal, 'run on the original');
   const copyAfter = await readState(agent, copy.json.thread_id);
   expect(copyAfter.values, 'the copy is unchanged by a run on the original').toEqual(changed.values);

@@ -37,7 +37,13 @@ async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string)
     made.push((await createThreads(agent, scope, [{ apc_nth: i }]))[0].thread_id);
     await time.pass(50);
   }
-  const runs = [[1, { fail: true }], [2, { topic: 'later' }], [3, { interrupt: true }], [5, { fail: true }], [6, { interrupt: true }]] as const;
+  const runs = [
+    [1, { fail: true }],
+    [2, { topic: 'later' }],
+    [3, { interrupt: true }],
+    [5, { fail: true }],
+    [6, { interrupt: true }],
+  ] as const;
   for (const [nth, input] of runs) {
     const run = await startRun(agent, made[nth], { input });
     await join(agent, made[nth], run.run_id);
@@ -72,7 +78,14 @@ function orderedBy(list: Thread[], key: SortKey): boolean {
 function lookalike(threads: Thread[], key: SortKey): SortKey | undefined {
   const compare = (a: Thread, b: Thread, k: SortKey) => (sortValue(a, k) < sortValue(b, k) ? -1 : sortValue(a, k) > sortValue(b, k) ? 1 : 0);
   return SORT_KEYS.filter((other) => other !== key).find((other) =>
-    [1, -1].some((dir) => [1, -1].some((tie) => orderedBy([...threads].sort((a, b) => dir * compare(a, b, other) || tie * compare(a, b, key)), key))),
+    [1, -1].some((dir) =>
+      [1, -1].some((tie) =>
+        orderedBy(
+          [...threads].sort((a, b) => dir * compare(a, b, other) || tie * compare(a, b, key)),
+          key,
+        ),
+      ),
+    ),
   );
 }
 
@@ -220,7 +233,11 @@ test('for any set of threads and page, search answers exactly the matching threa
   await assertProperty(
     fc.asyncProperty(fc.array(color, { minLength: 0, maxLength: 5 }), query, async (colors, q) => {
       const roundScope = `${scope}-${round++}`;
-      const created = await createThreads(agent, roundScope, colors.map((c) => ({ color: c })));
+      const created = await createThreads(
+        agent,
+        roundScope,
+        colors.map((c) => ({ color: c })),
+      );
       const metadata: Record<string, unknown> = { apc_scope: roundScope, ...(q.color ? { color: q.color } : {}) };
       // The whole answer first (the filter is judged on it), then the page (limit and offset
       // are judged against the target's own order).
@@ -231,7 +248,9 @@ test('for any set of threads and page, search answers exactly the matching threa
       const matching = created.filter((t) => !q.color || t.metadata.color === q.color);
       await forRule('THREAD-SEARCH-METADATA', () => expect(ids(full.json).sort(), full.describe('exactly the matching threads')).toEqual(ids(matching).sort()));
       await forRule('THREAD-SEARCH-LIMIT', () => expect(page.json.length, page.describe(`at most limit ${q.limit}`)).toBeLessThanOrEqual(q.limit));
-      await forRule('THREAD-SEARCH-OFFSET', () => expect(ids(page.json), page.describe(`page offset ${q.offset} limit ${q.limit}`)).toEqual(ids(full.json).slice(q.offset, q.offset + q.limit)));
+      await forRule('THREAD-SEARCH-OFFSET', () =>
+        expect(ids(page.json), page.describe(`page offset ${q.offset} limit ${q.limit}`)).toEqual(ids(full.json).slice(q.offset, q.offset + q.limit)),
+      );
     }),
     { numRuns: 12 },
   );

@@ -76,7 +76,10 @@ test('history is most recent first', { tag: '@THREAD-HISTORY-ORDER' }, async ({ 
   const res = await agent.post<State[]>(`/threads/${id}/history`, { limit: 10 });
   expectStatus(res, '2xx');
   preconditionArray(res, 'history of a thread with 4 supersteps', 4);
-  expect(res.json.map((s) => s.values.count), res.describe('newest superstep first')).toEqual([3, 2, 1, 0]);
+  expect(
+    res.json.map((s) => s.values.count),
+    res.describe('newest superstep first'),
+  ).toEqual([3, 2, 1, 0]);
   const current = await agent.get<State>(`/threads/${id}/state`);
   precondition(current, 'read the current state');
   expect(idOf(res.json[0]), res.describe('the first item is the current checkpoint')).toBe(idOf(current.json));

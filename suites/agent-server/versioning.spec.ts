@@ -19,7 +19,11 @@ const atLeast = (version: number[], wanted: number[]) => {
   return true;
 };
 
-test('a server of 0.5.36 or later sends the configured webhooks.headers', { tag: '@VERSION-WEBHOOK-HEADERS-0-5-36' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
+test('a server of 0.5.36 or later sends the configured webhooks.headers', { tag: '@VERSION-WEBHOOK-HEADERS-0-5-36' }, async ({
+  agent,
+  webhookReceiver,
+  deploymentConfig,
+}) => {
   const version = await serverVersion(agent);
   test.skip(!atLeast(version, [0, 5, 36]), `the server is version ${version.join('.')}, older than 0.5.36`);
   const headers = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => !value.includes('${{'));
@@ -28,12 +32,20 @@ test('a server of 0.5.36 or later sends the configured webhooks.headers', { tag:
   for (const [header, value] of headers) expect(delivery.headers[header.toLowerCase()], `header ${header} on a ${version.join('.')} server`).toBe(value);
 });
 
-test('a server of 0.2.78 or later honours http.disable_webhooks', { tag: '@VERSION-DISABLE-WEBHOOKS-0-2-78' }, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {
+test('a server of 0.2.78 or later honours http.disable_webhooks', { tag: '@VERSION-DISABLE-WEBHOOKS-0-2-78' }, async ({
+  agent,
+  webhookReceiver: hooks,
+  deploymentConfig,
+}) => {
   const version = await serverVersion(agent);
   test.skip(!atLeast(version, [0, 2, 78]), `the server is version ${version.join('.')}, older than 0.2.78`);
   const disabled = deploymentConfig.http?.disable_webhooks === true;
   const thread = await newThread(agent);
-  const res = await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { topic: 'versioned' }, webhook: hooks.url('versioned-disable') });
+  const res = await agent.post(`/threads/${thread}/runs/wait`, {
+    assistant_id: 'agent',
+    input: { topic: 'versioned' },
+    webhook: hooks.url('versioned-disable'),
+  });
   precondition(res, 'run with a webhook');
   if (!disabled) await hooks.waitFor(1, 'versioned-disable');
   await hooks.settle();

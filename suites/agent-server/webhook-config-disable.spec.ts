@@ -5,10 +5,16 @@ import { precondition } from '../../harness/checks/index.ts';
 import type { Run } from '../../specs/types/agent-server.ts';
 import { newThread, readRun } from './runs-steps.ts';
 
-test('with http.disable_webhooks true no notification is sent, and the run still executes; otherwise it is sent', { tag: '@WEBHOOK-CONFIG-DISABLE-WEBHOOKS' }, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {
+test('with http.disable_webhooks true no notification is sent, and the run still executes; otherwise it is sent', {
+  tag: '@WEBHOOK-CONFIG-DISABLE-WEBHOOKS',
+}, async ({ agent, webhookReceiver: hooks, deploymentConfig }) => {
   const disabled = deploymentConfig.http?.disable_webhooks === true;
   const threadId = await newThread(agent);
-  const res = await agent.post<{ run_id: string }>(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'disable' }, webhook: hooks.url('disable') });
+  const res = await agent.post<{ run_id: string }>(`/threads/${threadId}/runs/wait`, {
+    assistant_id: 'agent',
+    input: { topic: 'disable' },
+    webhook: hooks.url('disable'),
+  });
   precondition(res, 'run with a webhook');
   const runs = await agent.get<Run[]>(`/threads/${threadId}/runs`);
   precondition(runs, 'list the runs');

@@ -14,32 +14,42 @@ const underDefaultPrefix = (name: string) => /^[A-Za-z0-9_]*WEBHOOK_/.test(name)
 
 const references = (value: string) => [...value.matchAll(TEMPLATE)].map((m) => m[1]);
 
-test('every static header of webhooks.headers comes with every notification', { tag: '@WEBHOOK-CONFIG-HEADERS' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
+test('every static header of webhooks.headers comes with every notification', { tag: '@WEBHOOK-CONFIG-HEADERS' }, async ({
+  agent,
+  webhookReceiver,
+  deploymentConfig,
+}) => {
   const headers = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => references(value).length === 0);
-  test.skip(headers.length === 0, 'the target\'s deployment configuration sets no static webhooks.headers');
+  test.skip(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
   for (const name of ['first', 'second']) {
     const { delivery } = await deliveredRun(agent, webhookReceiver, name);
     for (const [header, value] of headers) expect(delivery.headers[header.toLowerCase()], `header ${header} on notification ${name}`).toBe(value);
   }
 });
 
-test('a ${{ env.VAR }} reference in a header value arrives replaced by the variable', { tag: '@WEBHOOK-CONFIG-HEADERS-ENV' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
+test('a ${{ env.VAR }} reference in a header value arrives replaced by the variable', { tag: '@WEBHOOK-CONFIG-HEADERS-ENV' }, async ({
+  agent,
+  webhookReceiver,
+  deploymentConfig,
+}) => {
   // The variable is read here, in the test's environment, which must match the target's.
   const templated = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => {
     const names = references(value);
     return names.length > 0 && names.every((n) => process.env[n] !== undefined);
   });
-  test.skip(templated.length === 0, 'the target\'s deployment configuration has no header referencing a variable set in this environment');
+  test.skip(templated.length === 0, "the target's deployment configuration has no header referencing a variable set in this environment");
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'env');
   for (const [header, template] of templated) {
     expect(delivery.headers[header.toLowerCase()], `header ${header} = ${template}`).toBe(template.replace(TEMPLATE, (_m, name: string) => process.env[name]!));
   }
 });
 
-test('a running server substitutes only variables under env_prefix, a vendor prefix ending in WEBHOOK_ by default', { tag: '@WEBHOOK-CONFIG-ENV-PREFIX' }, async ({ agent, webhookReceiver, deploymentConfig }) => {
+test('a running server substitutes only variables under env_prefix, a vendor prefix ending in WEBHOOK_ by default', {
+  tag: '@WEBHOOK-CONFIG-ENV-PREFIX',
+}, async ({ agent, webhookReceiver, deploymentConfig }) => {
   const prefix = deploymentConfig.webhooks?.env_prefix;
   const templated = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => references(value).length > 0);
-  test.skip(templated.length === 0, 'the target\'s deployment configuration references no environment variable');
+  test.skip(templated.length === 0, "the target's deployment configuration references no environment variable");
   // A reference outside the prefix should have stopped the server; one inside it is substituted.
   for (const [header, template] of templated) {
     for (const name of references(template)) {
@@ -52,5 +62,8 @@ test('a running server substitutes only variables under env_prefix, a vendor pre
 });
 
 test('a missing referenced variable blocks startup', { tag: '@WEBHOOK-CONFIG-ENV-MISSING' }, () => {
-  test.skip(true, 'a running target has already started, so its startup cannot be observed: the project test simulator/deployment-config.test.ts starts `simulate --config` with a missing variable');
+  test.skip(
+    true,
+    'a running target has already started, so its startup cannot be observed: the project test simulator/deployment-config.test.ts starts `simulate --config` with a missing variable',
+  );
 });

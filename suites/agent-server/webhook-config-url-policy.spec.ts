@@ -65,23 +65,37 @@ function compliant(policy: UrlPolicy, path = '/hook'): string {
 
 function urlPolicy(config: { webhooks?: { url?: UrlPolicy } }): UrlPolicy {
   const policy = config.webhooks?.url;
-  test.skip(!policy, 'the target\'s deployment configuration sets no webhooks.url policy (simulator/agent-server/webhook-policy.test.ts checks one that does)');
+  test.skip(!policy, "the target's deployment configuration sets no webhooks.url policy (simulator/agent-server/webhook-policy.test.ts checks one that does)");
   return policy!;
 }
 
-test('allowed_domains admits its hosts, *.<domain> its subdomains, and refuses any other host', { tag: '@WEBHOOK-CONFIG-ALLOWED-DOMAINS' }, async ({ agent, time, deploymentConfig }) => {
+test('allowed_domains admits its hosts, *.<domain> its subdomains, and refuses any other host', { tag: '@WEBHOOK-CONFIG-ALLOWED-DOMAINS' }, async ({
+  agent,
+  time,
+  deploymentConfig,
+}) => {
   const policy = urlPolicy(deploymentConfig);
   const domains = policy.allowed_domains ?? [];
-  test.skip(domains.length === 0, 'the target\'s webhooks.url sets no allowed_domains');
-  test.skip(domains.some((d) => hostMatches(DENIED_HOST, d)), `the allowlist admits ${DENIED_HOST}`);
+  test.skip(domains.length === 0, "the target's webhooks.url sets no allowed_domains");
+  test.skip(
+    domains.some((d) => hostMatches(DENIED_HOST, d)),
+    `the allowlist admits ${DENIED_HOST}`,
+  );
   for (const domain of domains) {
     const host = domain.startsWith('*.') ? `apc-hooks${domain.slice(1)}` : domain;
     expectAccepted(await tryWebhook(agent, time, `https://${host}${allowedPortSuffix(policy)}/hook`), `${host} is allowed by '${domain}'`);
   }
-  expectRefused(await tryWebhook(agent, time, `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`), `${DENIED_HOST} is in no entry of ${domains.join(', ')}`);
+  expectRefused(
+    await tryWebhook(agent, time, `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`),
+    `${DENIED_HOST} is in no entry of ${domains.join(', ')}`,
+  );
 });
 
-test('with require_https true an http:// URL is refused; without it, it is accepted', { tag: '@WEBHOOK-CONFIG-REQUIRE-HTTPS' }, async ({ agent, time, deploymentConfig }) => {
+test('with require_https true an http:// URL is refused; without it, it is accepted', { tag: '@WEBHOOK-CONFIG-REQUIRE-HTTPS' }, async ({
+  agent,
+  time,
+  deploymentConfig,
+}) => {
   const policy = deploymentConfig.webhooks?.url ?? {};
   const ports = policy.allowed_ports;
   const port = !ports || ports.includes(80) ? '' : `:${ports[0]}`;
@@ -94,10 +108,14 @@ test('with require_https true an http:// URL is refused; without it, it is accep
   }
 });
 
-test('allowed_ports admits the ports it lists, 443 when an https URL names none, and refuses others', { tag: '@WEBHOOK-CONFIG-ALLOWED-PORTS' }, async ({ agent, time, deploymentConfig }) => {
+test('allowed_ports admits the ports it lists, 443 when an https URL names none, and refuses others', { tag: '@WEBHOOK-CONFIG-ALLOWED-PORTS' }, async ({
+  agent,
+  time,
+  deploymentConfig,
+}) => {
   const policy = urlPolicy(deploymentConfig);
   const ports = policy.allowed_ports;
-  test.skip(!ports, 'the target\'s webhooks.url sets no allowed_ports');
+  test.skip(!ports, "the target's webhooks.url sets no allowed_ports");
   const host = allowedHost(policy);
   for (const port of ports!) expectAccepted(await tryWebhook(agent, time, `https://${host}:${port}/hook`), `port ${port} is listed`);
   const outside = [8443, 9443, 10443, 2].find((p) => !ports!.includes(p))!;
@@ -107,18 +125,26 @@ test('allowed_ports admits the ports it lists, 443 when an https URL names none,
   else expectRefused(implied, 'an https URL without a port is on 443, which is not listed');
 });
 
-test('with disable_loopback true a relative webhook URL is refused; with false it is accepted', { tag: '@WEBHOOK-CONFIG-DISABLE-LOOPBACK' }, async ({ agent, time, deploymentConfig }) => {
+test('with disable_loopback true a relative webhook URL is refused; with false it is accepted', { tag: '@WEBHOOK-CONFIG-DISABLE-LOOPBACK' }, async ({
+  agent,
+  time,
+  deploymentConfig,
+}) => {
   const policy = urlPolicy(deploymentConfig);
-  test.skip(policy.disable_loopback === undefined, 'the target\'s webhooks.url does not set disable_loopback, and the spec gives no default');
+  test.skip(policy.disable_loopback === undefined, "the target's webhooks.url does not set disable_loopback, and the spec gives no default");
   const relative = await tryWebhook(agent, time, '/threads/search');
   if (policy.disable_loopback) expectRefused(relative, 'disable_loopback is true');
   else expectAccepted(relative, 'disable_loopback is false');
 });
 
-test('a URL of max_url_length characters is accepted and a longer one refused', { tag: '@WEBHOOK-CONFIG-MAX-URL-LENGTH' }, async ({ agent, time, deploymentConfig }) => {
+test('a URL of max_url_length characters is accepted and a longer one refused', { tag: '@WEBHOOK-CONFIG-MAX-URL-LENGTH' }, async ({
+  agent,
+  time,
+  deploymentConfig,
+}) => {
   const policy = urlPolicy(deploymentConfig);
   const max = policy.max_url_length;
-  test.skip(max === undefined, 'the target\'s webhooks.url sets no max_url_length');
+  test.skip(max === undefined, "the target's webhooks.url sets no max_url_length");
   const base = compliant(policy, '/');
   test.skip(base.length >= max!, `max_url_length ${max} is shorter than any URL the policy admits`);
   const padded = (length: number) => `${base}${'x'.repeat(length - base.length)}`;
@@ -136,10 +162,13 @@ test('the longest webhook URL a target accepts', { tag: '@WEBHOOK-CONFIG-MAX-URL
   observe('WEBHOOK-CONFIG-MAX-URL-LENGTH-VALUE', `status of run creation by webhook URL length (characters): ${seen.join(', ')}`);
 });
 
-test.describe('a URL the policy refuses answers 422 with a JSON error at every creating endpoint, and creates nothing', { tag: '@WEBHOOK-CONFIG-VIOLATION-422' }, () => {
+test.describe('a URL the policy refuses answers 422 with a JSON error at every creating endpoint, and creates nothing', {
+  tag: '@WEBHOOK-CONFIG-VIOLATION-422',
+}, () => {
   /** A URL breaking one setting the policy sets, or undefined when it sets none that can be broken. */
   function violating(policy: UrlPolicy): string | undefined {
-    if (policy.allowed_domains?.length && !policy.allowed_domains.some((d) => hostMatches(DENIED_HOST, d))) return `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`;
+    if (policy.allowed_domains?.length && !policy.allowed_domains.some((d) => hostMatches(DENIED_HOST, d)))
+      return `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`;
     if (policy.allowed_ports && !policy.allowed_ports.includes(9)) return `https://${allowedHost(policy)}:9/hook`;
     if (policy.require_https) return `http://${allowedHost(policy)}/hook`;
     if (policy.max_url_length !== undefined) return compliant(policy, `/${'x'.repeat(policy.max_url_length)}`);
@@ -154,7 +183,7 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
   ] as const) {
     test(`${operation}`, async ({ agent, time, deploymentConfig }) => {
       const webhook = violating(urlPolicy(deploymentConfig));
-      test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+      test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
       // No run holds the thread: a wait or stream wrongly accepted must end.
       const attempt = await tryWebhook(agent, time, webhook!, path, false);
       expectJsonError(attempt.res, 422);
@@ -168,14 +197,14 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
   ] as const) {
     test(`${operation}`, async ({ agent, deploymentConfig }) => {
       const webhook = violating(urlPolicy(deploymentConfig));
-      test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+      test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
       expectJsonError(await agent.post(path, { assistant_id: 'agent', input: {}, webhook }), 422);
     });
   }
 
   test('create thread cron', async ({ agent, deploymentConfig }) => {
     const webhook = violating(urlPolicy(deploymentConfig));
-    test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+    test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
     const threadId = await newThread(agent);
     expectJsonError(await agent.post(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: '0 0 * * *', webhook }), 422);
     await expectNoOtherCron(agent, threadId, '', 'the refused webhook');
@@ -183,7 +212,7 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
 
   test('create cron', async ({ agent, deploymentConfig, scope }) => {
     const webhook = violating(urlPolicy(deploymentConfig));
-    test.skip(!webhook, 'the target\'s webhooks.url sets nothing a URL can break');
+    test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
     expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook, metadata: { apc_scope: scope } }), 422);
     await expectNoOtherCron(agent, null, scope, 'the refused webhook');
   });

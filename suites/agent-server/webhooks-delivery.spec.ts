@@ -34,7 +34,11 @@ async function runNotifying(agent: ApiClient, hooks: WebhookChannel, name: strin
   return { threadId, runId: (await startRun(agent, threadId, { webhook: hooks.url(name) })).run_id };
 }
 
-test('a failing receiver is tried again, up to 3 attempts in all; one answering another 4xx is not', { tag: '@WEBHOOK-RETRY' }, async ({ agent, webhookReceiver: hooks, time }) => {
+test('a failing receiver is tried again, up to 3 attempts in all; one answering another 4xx is not', { tag: '@WEBHOOK-RETRY' }, async ({
+  agent,
+  webhookReceiver: hooks,
+  time,
+}) => {
   // [name, what the receiver does, how often, attempts to wait for, attempts allowed, in words]
   const cases: [string, Failure, number, number, (attempts: number) => boolean, string][] = [
     ['500-always', { status: 500 }, 10, 3, (n) => n >= 2 && n <= 3, 'retried, 2 or 3 attempts in all'],
@@ -49,7 +53,9 @@ test('a failing receiver is tried again, up to 3 attempts in all; one answering 
     runIds[name] = (await runNotifying(agent, hooks, name)).runId;
   }
   const attempts = await attemptsAfterRetries(hooks, time, Object.fromEntries(cases.map(([name, , , count]) => [name, count])));
-  const wrong = cases.filter(([name, , , , allowed]) => !allowed(attempts[name])).map(([name, , , , , said]) => `${name}: ${attempts[name]} attempt(s), expected ${said}`);
+  const wrong = cases
+    .filter(([name, , , , allowed]) => !allowed(attempts[name]))
+    .map(([name, , , , , said]) => `${name}: ${attempts[name]} attempt(s), expected ${said}`);
   expect(wrong, 'receivers whose attempts were not as expected').toEqual([]);
   for (const [name] of cases) {
     const named = (await hooks.received(name)).map((r) => (r.json as Payload | undefined)?.run_id);
@@ -57,19 +63,28 @@ test('a failing receiver is tried again, up to 3 attempts in all; one answering 
   }
 });
 
-test('a receiver answering 2xx gets exactly one delivery per run completion', { tag: '@WEBHOOK-ONE-DELIVERY' }, async ({ agent, webhookReceiver: hooks, time }) => {
+test('a receiver answering 2xx gets exactly one delivery per run completion', { tag: '@WEBHOOK-ONE-DELIVERY' }, async ({
+  agent,
+  webhookReceiver: hooks,
+  time,
+}) => {
   const first = await runNotifying(agent, hooks, 'one');
   const second = await runNotifying(agent, hooks, 'one');
   const arrived = (await hooks.waitFor(2, 'one')).map((r) => (r.json as Payload | undefined)?.run_id);
   // A run that notifies not at all fails the emission rules; this one counts what each run sends.
-  if (!arrived.includes(first.runId) || !arrived.includes(second.runId)) skipForPrecondition(`precondition failed: not both runs notified: ${arrived.join(', ')}`);
+  if (!arrived.includes(first.runId) || !arrived.includes(second.runId))
+    skipForPrecondition(`precondition failed: not both runs notified: ${arrived.join(', ')}`);
   if (time.virtual) await time.pass(60_000);
   await hooks.settle();
   const runIds = (await hooks.received('one')).map((r) => (r.json as Payload | undefined)?.run_id);
   expect(runIds.sort(), 'one delivery for each of the two runs').toEqual([first.runId, second.runId].sort());
 });
 
-test('a delivery that finally fails changes neither the run nor later runs', { tag: '@WEBHOOK-FAILURE-NO-EFFECT' }, async ({ agent, webhookReceiver: hooks, time }) => {
+test('a delivery that finally fails changes neither the run nor later runs', { tag: '@WEBHOOK-FAILURE-NO-EFFECT' }, async ({
+  agent,
+  webhookReceiver: hooks,
+  time,
+}) => {
   await hooks.failNext(10, { status: 500 }, 'failing');
   await hooks.failNext(10, 'close', 'dropping');
   const failing = await runNotifying(agent, hooks, 'failing');

@@ -27,9 +27,14 @@ async function expectNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path:
   expect(arrived.length, `a POST to the webhook URL for run ${run.run_id}`).toBeGreaterThanOrEqual(1);
   expect(FINAL, 'the run had finished when the notification came').toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
-  const deliveries = (await hooks.received(name));
-  expect(deliveries.map((d) => d.method), 'exactly one POST').toEqual(['POST']);
-  expect((deliveries[0].json as Payload | undefined)?.run_id, `the notification is for run ${run.run_id}: ${deliveries[0].body.slice(0, 200)}`).toBe(run.run_id);
+  const deliveries = await hooks.received(name);
+  expect(
+    deliveries.map((d) => d.method),
+    'exactly one POST',
+  ).toEqual(['POST']);
+  expect((deliveries[0].json as Payload | undefined)?.run_id, `the notification is for run ${run.run_id}: ${deliveries[0].body.slice(0, 200)}`).toBe(
+    run.run_id,
+  );
 }
 
 /** A stateless run through `path` with the receiver's URL must bring exactly one POST for a finished run. */
@@ -38,8 +43,11 @@ async function expectStatelessNotifiedOnce(agent: ApiClient, hooks: WebhookChann
   precondition(res, `run POST ${path}`);
   await hooks.waitFor(1, name);
   await hooks.settle();
-  const deliveries = (await hooks.received(name));
-  expect(deliveries.map((d) => d.method), `exactly one POST to the webhook URL after POST ${path}`).toEqual(['POST']);
+  const deliveries = await hooks.received(name);
+  expect(
+    deliveries.map((d) => d.method),
+    `exactly one POST to the webhook URL after POST ${path}`,
+  ).toEqual(['POST']);
   const payload = deliveries[0].json as Payload | undefined;
   expect(typeof payload?.run_id, `the notification names the run: ${deliveries[0].body.slice(0, 200)}`).toBe('string');
   expect(FINAL, 'the notification reports a final status').toContain(payload?.status);
@@ -65,21 +73,34 @@ test('stateless wait with webhook notifies once at run completion', { tag: '@WEB
   await expectStatelessNotifiedOnce(agent, webhookReceiver, '/runs/wait', 'stateless-wait');
 });
 
-test('a completed run with a webhook URL brings one POST with a JSON body to that URL, query included', { tag: '@WEBHOOK-TRIGGER' }, async ({ agent, webhookReceiver: hooks }) => {
+test('a completed run with a webhook URL brings one POST with a JSON body to that URL, query included', { tag: '@WEBHOOK-TRIGGER' }, async ({
+  agent,
+  webhookReceiver: hooks,
+}) => {
   const threadId = await newThread(agent);
-  const res = await agent.post(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'trigger' }, webhook: `${hooks.url('trigger')}?token=apc-secret&step=1` });
+  const res = await agent.post(`/threads/${threadId}/runs`, {
+    assistant_id: 'agent',
+    input: { topic: 'trigger' },
+    webhook: `${hooks.url('trigger')}?token=apc-secret&step=1`,
+  });
   precondition(res, 'create a run with a webhook');
   const { delivery } = await firstDelivery(hooks, 'trigger', 'the run');
   await hooks.settle();
-  expect((await hooks.received('trigger')), 'one request').toHaveLength(1);
+  expect(await hooks.received('trigger'), 'one request').toHaveLength(1);
   expect(delivery.method).toBe('POST');
   expect(delivery.query, 'the URL as given, query included').toEqual({ token: 'apc-secret', step: '1' });
   expect(() => JSON.parse(delivery.body), `a JSON body: ${delivery.body.slice(0, 200)}`).not.toThrow();
 });
 
-test('runs created without webhook send nothing, not even to an earlier run\'s URL', { tag: '@WEBHOOK-NO-URL-NO-POST' }, async ({ agent, webhookReceiver: hooks }) => {
+test("runs created without webhook send nothing, not even to an earlier run's URL", { tag: '@WEBHOOK-NO-URL-NO-POST' }, async ({
+  agent,
+  webhookReceiver: hooks,
+}) => {
   const threadId = await newThread(agent);
-  precondition(await agent.post(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'with' }, webhook: hooks.url('earlier') }), 'run with a webhook');
+  precondition(
+    await agent.post(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'with' }, webhook: hooks.url('earlier') }),
+    'run with a webhook',
+  );
   await firstDelivery(hooks, 'earlier', 'the run with a webhook');
   for (const path of ['runs', 'runs/wait', 'runs/stream']) {
     // enqueue: the background run may still be in progress when the next one is created.
@@ -92,27 +113,42 @@ test('runs created without webhook send nothing, not even to an earlier run\'s U
   if (runs.length !== 4) skipForPrecondition(`precondition failed: the thread lists ${runs.length} runs, not the 4 made on it`);
   for (const run of runs) expect(FINAL, `run ${run.run_id} finished`).toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
-  expect((await hooks.received('earlier')), 'only the run created with the webhook notified').toHaveLength(1);
+  expect(await hooks.received('earlier'), 'only the run created with the webhook notified').toHaveLength(1);
 });
 
-test('nothing is sent while a run is in progress; its completion is the one notification', { tag: '@WEBHOOK-ONLY-EVENT' }, async ({ agent, webhookReceiver: hooks, time }) => {
+test('nothing is sent while a run is in progress; its completion is the one notification', { tag: '@WEBHOOK-ONLY-EVENT' }, async ({
+  agent,
+  webhookReceiver: hooks,
+  time,
+}) => {
   const threadId = await newThread(agent);
-  const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'only', delay_ms: time.hold }, webhook: hooks.url('only') });
+  const res = await agent.post<Run>(`/threads/${threadId}/runs`, {
+    assistant_id: 'agent',
+    input: { topic: 'only', delay_ms: time.hold },
+    webhook: hooks.url('only'),
+  });
   precondition(res, 'create a run that stays in progress');
   // What arrived while part of the hold passed came during the run, as long as a read just after
   // finds it still in progress (on a virtual clock it stays so until told).
   await (time.virtual ? hooks.settle() : time.pass(time.hold / 2));
   const early = await hooks.received('only');
   const during = await readRun(agent, threadId, res.json.run_id);
-  if (IN_PROGRESS.includes(during.status ?? '')) expect(early.map((d) => d.body.slice(0, 200)), 'no request while the run is in progress').toEqual([]);
+  if (IN_PROGRESS.includes(during.status ?? ''))
+    expect(
+      early.map((d) => d.body.slice(0, 200)),
+      'no request while the run is in progress',
+    ).toEqual([]);
   else test.info().annotations.push({ type: 'note', description: `the run had ended (${during.status}) half-way through its hold: nothing to watch` });
   await time.pass(time.virtual ? time.hold : time.hold / 2);
   // A notification that never comes is the emission rule's failure; this one judges what else comes.
   await firstDelivery(hooks, 'only', 'the run');
   await hooks.settle();
   const run = await readRun(agent, threadId, res.json.run_id);
-  const deliveries = (await hooks.received('only'));
-  expect(deliveries.map((d) => `${d.method} ${(d.json as Payload | undefined)?.status}`), 'one POST, reporting the final status').toEqual([`POST ${run.status}`]);
+  const deliveries = await hooks.received('only');
+  expect(
+    deliveries.map((d) => `${d.method} ${(d.json as Payload | undefined)?.status}`),
+    'one POST, reporting the final status',
+  ).toEqual([`POST ${run.status}`]);
 });
 
 /**
@@ -133,13 +169,17 @@ async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time:
     const named = [...runIds].filter((id) => typeof id === 'string' && id !== '');
     expect(named.length, `one notification for each of the ${runs} run(s) the cron started, each naming its run`).toBe(runs);
     for (const d of deliveries) expect(FINAL, 'each reports a finished run').toContain((d.json as Payload | undefined)?.status);
-    if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, 'on the cron\'s thread').toBe(threadId);
+    if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, "on the cron's thread").toBe(threadId);
   } finally {
     await deleteCrons(agent, cron);
   }
 }
 
-test('create thread cron with webhook notifies at the completion of each run it starts', { tag: '@WEBHOOK-EMIT-THREAD-CRON' }, async ({ agent, webhookReceiver, time }) => {
+test('create thread cron with webhook notifies at the completion of each run it starts', { tag: '@WEBHOOK-EMIT-THREAD-CRON' }, async ({
+  agent,
+  webhookReceiver,
+  time,
+}) => {
   await expectCronNotifies(agent, webhookReceiver, time, await newThread(agent), 'thread-cron');
 });
 
@@ -147,9 +187,12 @@ test('create cron with webhook notifies at the completion of each run it starts'
   await expectCronNotifies(agent, webhookReceiver, time, null, 'cron');
 });
 
-test.describe('a secret in the webhook URL\'s query string reaches the receiver verbatim', { tag: '@AUTH-WEBHOOK-SECRET-QUERY' }, () => {
+test.describe("a secret in the webhook URL's query string reaches the receiver verbatim", { tag: '@AUTH-WEBHOOK-SECRET-QUERY' }, () => {
   const query = '?token=s3cr%2Bt%3D%3D&apc=a%20b';
-  for (const [operation, stateless] of [['create run', false], ['stateless wait', true]] as const) {
+  for (const [operation, stateless] of [
+    ['create run', false],
+    ['stateless wait', true],
+  ] as const) {
     test(operation, async ({ agent, webhookReceiver: hooks }) => {
       const name = stateless ? 'secret-stateless' : 'secret';
       const body = { assistant_id: 'agent', input: { topic: name }, webhook: `${hooks.url(name)}${query}` };

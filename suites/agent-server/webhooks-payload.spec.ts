@@ -41,7 +41,10 @@ test('assistant_id is a string', { tag: '@WEBHOOK-PAYLOAD-ASSISTANT-ID' }, async
   expect(payload.assistant_id).not.toBe('');
 });
 
-test("status is the run's final status: success for a run that succeeded, error for one that failed", { tag: '@WEBHOOK-PAYLOAD-STATUS' }, async ({ agent, webhookReceiver }) => {
+test("status is the run's final status: success for a run that succeeded, error for one that failed", { tag: '@WEBHOOK-PAYLOAD-STATUS' }, async ({
+  agent,
+  webhookReceiver,
+}) => {
   const ok = await deliveredRun(agent, webhookReceiver, 'status-ok');
   expect(ok.payload.status).toBe('success');
   expect(ok.payload.status, 'as the run reads').toBe((await readRun(agent, ok.threadId, ok.runId)).status);
@@ -61,11 +64,16 @@ for (const [rule, field] of [
   });
 }
 
-test('run_ended_at of a finished run is a date-time, not before run_started_at', { tag: '@WEBHOOK-PAYLOAD-RUN-ENDED-AT' }, async ({ agent, webhookReceiver }) => {
+test('run_ended_at of a finished run is a date-time, not before run_started_at', { tag: '@WEBHOOK-PAYLOAD-RUN-ENDED-AT' }, async ({
+  agent,
+  webhookReceiver,
+}) => {
   const { payload } = await deliveredRun(agent, webhookReceiver, 'ended');
   expect(isDateTime(payload.run_ended_at), `run_ended_at: ${JSON.stringify(payload.run_ended_at)}`).toBe(true);
   if (isDateTime(payload.run_started_at)) {
-    expect(Date.parse(payload.run_ended_at as string), 'run_ended_at is not before run_started_at').toBeGreaterThanOrEqual(Date.parse(payload.run_started_at as string));
+    expect(Date.parse(payload.run_ended_at as string), 'run_ended_at is not before run_started_at').toBeGreaterThanOrEqual(
+      Date.parse(payload.run_started_at as string),
+    );
   }
 });
 
@@ -84,7 +92,10 @@ test('kwargs is an object holding the run input and configuration', { tag: '@WEB
   expect(kwargs.config?.configurable?.apc_setting, 'kwargs.config holds the run configuration').toBe('on');
 });
 
-test("a stateful run's values are the state values of the thread's latest checkpoint", { tag: '@WEBHOOK-PAYLOAD-VALUES' }, async ({ agent, webhookReceiver }) => {
+test("a stateful run's values are the state values of the thread's latest checkpoint", { tag: '@WEBHOOK-PAYLOAD-VALUES' }, async ({
+  agent,
+  webhookReceiver,
+}) => {
   const { threadId, payload } = await deliveredRun(agent, webhookReceiver, 'values', { input: { topic: 'values' } });
   expect(payload.values, 'values as GET /threads/{id}/state reads them').toEqual((await readState(agent, threadId)).values);
   // Equal and empty would prove nothing: the run wrote its answer.

@@ -78,7 +78,10 @@ export async function expectNoOtherCron(agent: ApiClient, threadId: string | nul
     if (!found.some((c) => c.cron_id === control.cron_id)) {
       skipForPrecondition(`precondition failed: the search misses the cron just made (${control.cron_id}), so cannot show no other was: ${res.describe()}`);
     }
-    expect(found.map((c) => c.cron_id), res.describe(`no cron was created by ${what}`)).toEqual([control.cron_id]);
+    expect(
+      found.map((c) => c.cron_id),
+      res.describe(`no cron was created by ${what}`),
+    ).toEqual([control.cron_id]);
   } finally {
     await deleteCrons(agent, control);
   }
@@ -96,5 +99,11 @@ export async function deleteCrons(agent: ApiClient, ...crons: (Cron | undefined)
  */
 export function untilNextRun(cron: Cron): number {
   const created = Date.parse(cron.created_at!);
-  return CronExpressionParser.parse(cron.schedule!, { currentDate: new Date(created), tz: 'UTC' }).next().getTime() - created + 1;
+  return (
+    CronExpressionParser.parse(cron.schedule!, { currentDate: new Date(created), tz: 'UTC' })
+      .next()
+      .getTime() -
+    created +
+    1
+  );
 }

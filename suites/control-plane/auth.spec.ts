@@ -5,41 +5,57 @@ import { forRule } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositories, repositoriesOf, repository, type Deployment } from './steps.ts';
 
-test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-CP-API-KEY' }, async ({ controlPlane, run, targetCredentials }, testInfo) => {
-  const [{ integrationId }] = await repositories(controlPlane);
-  const bare = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
-  // The fixture client sends the target's key itself; here each spelling is sent by hand.
-  const sent = targetApiKey(run, targetCredentials) ?? '';
-  for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
-    for (const path of [INTEGRATIONS, repositoriesOf(integrationId), '/v2/deployments?limit=1']) {
-      const res = await bare.get(path, { headers: { [header]: sent } });
-      expectStatus(res, 200);
+test(
+  'the API key authenticates in the X-Api-Key header, whatever the case of its name',
+  { tag: '@AUTH-CP-API-KEY' },
+  async ({ controlPlane, run, targetCredentials }, testInfo) => {
+    const [{ integrationId }] = await repositories(controlPlane);
+    const bare = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
+    // The fixture client sends the target's key itself; here each spelling is sent by hand.
+    const sent = targetApiKey(run, targetCredentials) ?? '';
+    for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
+      for (const path of [INTEGRATIONS, repositoriesOf(integrationId), '/v2/deployments?limit=1']) {
+        const res = await bare.get(path, { headers: { [header]: sent } });
+        expectStatus(res, 200);
+      }
     }
-  }
-  const without = await bare.get('/v2/deployments?limit=1');
-  expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
-});
+    const without = await bare.get('/v2/deployments?limit=1');
+    expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
+  },
+);
 
-test('a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing', { tag: '@AUTH-CP-MISSING-CREDENTIALS' }, async ({ controlPlane, run, scope }, testInfo) => {
-  const repo = await repository(controlPlane);
-  const name = deploymentName(scope);
-  for (const key of [undefined, 'apc-not-a-valid-key']) {
-    const client = clientWithKey(run, 'control-plane', testInfo.testId, key)!;
-    expectJsonError(await client.get(INTEGRATIONS), [401, 403]);
-    expectJsonError(await client.get(repositoriesOf(repo.host_integration_id)), [401, 403]);
-    expectJsonError(
-      await client.post('/v2/deployments', { name, integration_id: repo.host_integration_id, source_config: { repo_url: repo.url }, source_revision_config: { repo_ref: repo.default_branch } }),
-      [401, 403],
-    );
-  }
-  const after = await controlPlane.get<{ resources: unknown[] }>(`/v2/deployments?name_contains=${name}`);
-  precondition(after, 'list the deployments of the test');
-  expect(after.json.resources, after.describe('no deployment was created')).toEqual([]);
-});
+test(
+  'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
+  { tag: '@AUTH-CP-MISSING-CREDENTIALS' },
+  async ({ controlPlane, run, scope }, testInfo) => {
+    const repo = await repository(controlPlane);
+    const name = deploymentName(scope);
+    for (const key of [undefined, 'apc-not-a-valid-key']) {
+      const client = clientWithKey(run, 'control-plane', testInfo.testId, key)!;
+      expectJsonError(await client.get(INTEGRATIONS), [401, 403]);
+      expectJsonError(await client.get(repositoriesOf(repo.host_integration_id)), [401, 403]);
+      expectJsonError(
+        await client.post('/v2/deployments', {
+          name,
+          integration_id: repo.host_integration_id,
+          source_config: { repo_url: repo.url },
+          source_revision_config: { repo_ref: repo.default_branch },
+        }),
+        [401, 403],
+      );
+    }
+    const after = await controlPlane.get<{ resources: unknown[] }>(`/v2/deployments?name_contains=${name}`);
+    precondition(after, 'list the deployments of the test');
+    expect(after.json.resources, after.describe('no deployment was created')).toEqual([]);
+  },
+);
 
 test('the status code for missing or invalid credentials on the control plane', { tag: '@ERROR-CREDENTIALS-STATUS-CP' }, async ({ run, observe }, testInfo) => {
   const answers: string[] = [];
-  for (const [what, key] of [['no key', undefined], ['an invalid key', 'apc-not-a-valid-key']] as const) {
+  for (const [what, key] of [
+    ['no key', undefined],
+    ['an invalid key', 'apc-not-a-valid-key'],
+  ] as const) {
     const res = await clientWithKey(run, 'control-plane', testInfo.testId, key)!.get('/v2/deployments?limit=1');
     answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
   }
@@ -58,7 +74,10 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   // §5 says which workspace is selected, not which status an id of another workspace gets: any refusal.
   expectStatus(here, '4xx');
   const byDefault = await multi.get(`/v2/deployments/${created.json.id}`);
-  expect(byDefault.status >= 400 && byDefault.status < 500, byDefault.describe('without x-tenant-id the key acts in its default workspace, not the selected one (a 4xx)')).toBe(true);
+  expect(
+    byDefault.status >= 400 && byDefault.status < 500,
+    byDefault.describe('without x-tenant-id the key acts in its default workspace, not the selected one (a 4xx)'),
+  ).toBe(true);
   const otherKey = credentials.client('control-plane', credentials.apiKey('second-workspace'));
   const seenByOwner = await otherKey.get(`/v2/deployments/${created.json.id}`);
   expect(seenByOwner.status, seenByOwner.describe("the selected workspace's own key sees it")).toBe(200);
@@ -67,43 +86,50 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
 test('the tenant-ID scheme is the X-Tenant-Id header carrying the workspace id', { tag: '@AUTH-CP-TENANT-HEADER' }, async ({ credentials }) => {
   const multi = credentials.client('control-plane', credentials.apiKey('multi-workspace'));
   const [home, other] = credentials.workspaces('multi-workspace');
-  for (const [workspace, header] of [[home, 'X-Tenant-Id'], [other, 'x-tenant-id']]) {
+  for (const [workspace, header] of [
+    [home, 'X-Tenant-Id'],
+    [other, 'x-tenant-id'],
+  ]) {
     const mine = await multi.get<{ id: string }[]>(INTEGRATIONS, { headers: { [header]: workspace } });
     expectStatus(mine, 200);
     const owner = credentials.client('control-plane', workspace === home ? credentials.apiKey('primary') : credentials.apiKey('second-workspace'));
     const expected = await owner.get<{ id: string }[]>(INTEGRATIONS);
     precondition(expected, "list the workspace's integrations with its own key");
-    expect(mine.json.map((i) => i.id).sort(), mine.describe(`${header}: ${workspace} selects that workspace's integrations`)).toEqual(expected.json.map((i) => i.id).sort());
+    expect(mine.json.map((i) => i.id).sort(), mine.describe(`${header}: ${workspace} selects that workspace's integrations`)).toEqual(
+      expected.json.map((i) => i.id).sort(),
+    );
   }
   const foreign = await multi.get(INTEGRATIONS, { headers: { 'x-tenant-id': '00000000-0000-4000-8000-0000000000aa' } });
   expectJsonError(foreign, [401, 403, 404]);
 });
 
-test(
-  'the repository listing accepts an API key, or a bearer token with the tenant ID selecting the workspace',
-  { tag: ['@AUTH-REPOS-SCHEMES', '@AUTH-CP-BEARER'] },
-  async ({ credentials }) => {
-    const bearer = credentials.bearerToken;
-    const anonymous = credentials.client('control-plane');
-    const byKey = await repository(credentials.client('control-plane', credentials.apiKey('primary')), credentials.workspaces('primary')[0]);
-    await forRule('AUTH-REPOS-SCHEMES', async () => {
-      const res = await credentials.client('control-plane', credentials.apiKey('primary')).get(repositoriesOf(byKey.host_integration_id));
-      expectStatus(res, 200);
+test('the repository listing accepts an API key, or a bearer token with the tenant ID selecting the workspace', {
+  tag: ['@AUTH-REPOS-SCHEMES', '@AUTH-CP-BEARER'],
+}, async ({ credentials }) => {
+  const bearer = credentials.bearerToken;
+  const anonymous = credentials.client('control-plane');
+  const byKey = await repository(credentials.client('control-plane', credentials.apiKey('primary')), credentials.workspaces('primary')[0]);
+  await forRule('AUTH-REPOS-SCHEMES', async () => {
+    const res = await credentials.client('control-plane', credentials.apiKey('primary')).get(repositoriesOf(byKey.host_integration_id));
+    expectStatus(res, 200);
+  });
+  await forRule('AUTH-CP-BEARER', async () => {
+    const res = await anonymous.get(repositoriesOf(byKey.host_integration_id), {
+      headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': credentials.workspaces('primary')[0] },
     });
-    await forRule('AUTH-CP-BEARER', async () => {
-      const res = await anonymous.get(repositoriesOf(byKey.host_integration_id), { headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': credentials.workspaces('primary')[0] } });
-      expectStatus(res, 200);
-      const bad = await anonymous.get(repositoriesOf(byKey.host_integration_id), { headers: { authorization: 'Bearer apc-not-a-valid-token' } });
-      expectJsonError(bad, [401, 403]);
+    expectStatus(res, 200);
+    const bad = await anonymous.get(repositoriesOf(byKey.host_integration_id), { headers: { authorization: 'Bearer apc-not-a-valid-token' } });
+    expectJsonError(bad, [401, 403]);
+  });
+  await forRule('AUTH-CP-BEARER', async () => {
+    const [, other] = bearer.workspaces;
+    const inOther = await repository(credentials.client('control-plane', credentials.apiKey('second-workspace')), other);
+    const res = await anonymous.get(repositoriesOf(inOther.host_integration_id), {
+      headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': other },
     });
-    await forRule('AUTH-CP-BEARER', async () => {
-      const [, other] = bearer.workspaces;
-      const inOther = await repository(credentials.client('control-plane', credentials.apiKey('second-workspace')), other);
-      const res = await anonymous.get(repositoriesOf(inOther.host_integration_id), { headers: { authorization: `Bearer ${bearer.token}`, 'x-tenant-id': other } });
-      expectStatus(res, 200);
-    });
-  },
-);
+    expectStatus(res, 200);
+  });
+});
 
 test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HEADER-NAMES' }, async ({ controlPlane, run, observe }, testInfo) => {
   const [{ integrationId }] = await repositories(controlPlane);
@@ -149,7 +175,10 @@ test('authentication on the control plane is served under v2, never under v1', {
   test.skip(unserved(v2.status), `precondition failed: the control plane serves no authentication at ${where}: ${v2.describe()}`);
 });
 
-test('the control plane serves POST /v2/auth/authenticate with the body and result of §2.4', { tag: '@AUTHN-CONTROL-PLANE' }, async ({ controlPlane, scope }) => {
+test('the control plane serves POST /v2/auth/authenticate with the body and result of §2.4', { tag: '@AUTHN-CONTROL-PLANE' }, async ({
+  controlPlane,
+  scope,
+}) => {
   const res = await controlPlane.post<{ url?: string | null; token?: string | null }>(AUTHENTICATE, authenticateBody(scope));
   expectStatus(res, 200);
   expectSchema(res, 'control-plane', 'AuthenticateResponse');

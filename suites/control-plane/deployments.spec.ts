@@ -1,20 +1,14 @@
 // §1, §2.3, §4.1: creating, reading, updating and listing deployments.
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import {
-  createDeployment,
-  deploymentBody,
-  deploymentName,
-  pollRevision,
-  repository,
-  revisionPath,
-  type Deployment,
-  type Polled,
-} from './steps.ts';
+import { createDeployment, deploymentBody, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Polled } from './steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-0000000dead0';
 
-test('POST /v2/deployments with integration_id, repo_url and repo_ref creates a deployment with id and latest_revision_id', { tag: '@DEPLOY-CREATE' }, async ({ controlPlane, scope }) => {
+test('POST /v2/deployments with integration_id, repo_url and repo_ref creates a deployment with id and latest_revision_id', { tag: '@DEPLOY-CREATE' }, async ({
+  controlPlane,
+  scope,
+}) => {
   const repo = await repository(controlPlane);
   const res = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
   // The spec gives no status for a creation (§4.1): DEPLOY-CREATE-201 asks for the real service's 201.
@@ -84,7 +78,12 @@ test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLO
 test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEPLOY-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
   const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
-  observe('DEPLOY-OTHER-FIELDS', `create answers ${Object.keys(deployment).sort().join(', ')}; get answers ${Object.keys(read.json ?? {}).sort().join(', ')}`);
+  observe(
+    'DEPLOY-OTHER-FIELDS',
+    `create answers ${Object.keys(deployment).sort().join(', ')}; get answers ${Object.keys(read.json ?? {})
+      .sort()
+      .join(', ')}`,
+  );
 });
 
 test('body fields beyond those named, and what the answers carry', { tag: '@DEPLOY-BODY-FIELDS' }, async ({ controlPlane, scope, observe }) => {
@@ -93,21 +92,32 @@ test('body fields beyond those named, and what the answers carry', { tag: '@DEPL
     '/v2/deployments',
     deploymentBody(repo, deploymentName(scope), { source: 'github', secrets: [{ name: 'APC_SECRET', value: 'x' }], apc_unknown_field: true }),
   );
-  observe('DEPLOY-BODY-FIELDS', `create with name, source, secrets and an unknown field → ${res.status}; answer fields: ${Object.keys(res.json ?? {}).sort().join(', ')}`);
+  observe(
+    'DEPLOY-BODY-FIELDS',
+    `create with name, source, secrets and an unknown field → ${res.status}; answer fields: ${Object.keys(res.json ?? {})
+      .sort()
+      .join(', ')}`,
+  );
   if (res.status >= 300) return;
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${res.json.id}`, { secrets: [{ name: 'APC_SECRET', value: 'y' }] });
-  observe('DEPLOY-BODY-FIELDS', `patch with secrets → ${patched.status}; latest_revision_id ${patched.json?.latest_revision_id === res.json.latest_revision_id ? 'unchanged' : 'changed'}`);
+  observe(
+    'DEPLOY-BODY-FIELDS',
+    `patch with secrets → ${patched.status}; latest_revision_id ${patched.json?.latest_revision_id === res.json.latest_revision_id ? 'unchanged' : 'changed'}`,
+  );
 });
 
 test('GET /v2/deployments answers {resources, offset} and honours limit and offset', { tag: '@DEPLOY-LIST' }, async ({ controlPlane, scope }) => {
   const repo = await repository(controlPlane);
   const name = deploymentName(scope);
-  const created = [(await createDeployment(controlPlane, repo, `${name}-a`)).deployment.id, (await createDeployment(controlPlane, repo, `${name}-b`)).deployment.id];
+  const created = [
+    (await createDeployment(controlPlane, repo, `${name}-a`)).deployment.id,
+    (await createDeployment(controlPlane, repo, `${name}-b`)).deployment.id,
+  ];
   const all = await controlPlane.get<{ resources: Deployment[]; offset: number }>(`/v2/deployments?name_contains=${name}&limit=10`);
   expectStatus(all, 200);
   expect(Array.isArray(all.json.resources), all.describe('resources is an array')).toBe(true);
   expect(typeof all.json.offset, all.describe('offset is a number')).toBe('number');
-  expect(all.json.resources.map((d) => d.id).sort(), all.describe('the test\'s deployments')).toEqual([...created].sort());
+  expect(all.json.resources.map((d) => d.id).sort(), all.describe("the test's deployments")).toEqual([...created].sort());
   const first = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}&limit=1&offset=0`);
   const second = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}&limit=1&offset=1`);
   expectStatus(first, 200);
@@ -117,7 +127,9 @@ test('GET /v2/deployments answers {resources, offset} and honours limit and offs
   expect(first.json.resources[0].id, second.describe('offset 1 is the other deployment')).not.toBe(second.json.resources[0].id);
 });
 
-test('getting, patching or listing the revisions of an unknown deployment answers 404 with a JSON error body', { tag: '@DEPLOY-UNKNOWN-404' }, async ({ controlPlane }) => {
+test('getting, patching or listing the revisions of an unknown deployment answers 404 with a JSON error body', { tag: '@DEPLOY-UNKNOWN-404' }, async ({
+  controlPlane,
+}) => {
   expectJsonError(await controlPlane.get(`/v2/deployments/${UNKNOWN}`), 404);
   expectJsonError(await controlPlane.patch(`/v2/deployments/${UNKNOWN}`, { source_config: { build_on_push: false } }), 404);
   expectJsonError(await controlPlane.get(`/v2/deployments/${UNKNOWN}/revisions`), 404);
@@ -147,7 +159,10 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
     test(name, async ({ controlPlane, scope }) => {
       const repo = await repository(controlPlane);
       const deployment = deploymentName(scope);
-      const res = await controlPlane.post('/v2/deployments', undefined, { rawBody: broken(deploymentBody(repo, deployment)), headers: { 'content-type': 'application/json' } });
+      const res = await controlPlane.post('/v2/deployments', undefined, {
+        rawBody: broken(deploymentBody(repo, deployment)),
+        headers: { 'content-type': 'application/json' },
+      });
       expectJsonError(res, 422);
       const after = await controlPlane.get<{ resources: unknown[] }>(`/v2/deployments?name_contains=${deployment}`);
       precondition(after, 'list the deployments of the test');
@@ -167,7 +182,12 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
   });
 });
 
-test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({ controlPlane, sharedDeployment, scope, time }) => {
+test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({
+  controlPlane,
+  sharedDeployment,
+  scope,
+  time,
+}) => {
   const repo = await repository(controlPlane);
   const { deployment: second } = await createDeployment(controlPlane, repo, deploymentName(scope));
   // Neither deployment can serve once one of them failed: the test stops then, not when both settled.

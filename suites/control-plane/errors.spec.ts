@@ -7,16 +7,25 @@ import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, reposit
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
 
-test('requests sent as application/json are accepted and answers with a body are JSON', { tag: '@ERROR-JSON-PAYLOADS-CONTROL-PLANE' }, async ({ controlPlane, scope }) => {
+test('requests sent as application/json are accepted and answers with a body are JSON', { tag: '@ERROR-JSON-PAYLOADS-CONTROL-PLANE' }, async ({
+  controlPlane,
+  scope,
+}) => {
   const repo = await repository(controlPlane);
-  const created = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)), { headers: { 'content-type': 'application/json' } });
+  const created = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)), {
+    headers: { 'content-type': 'application/json' },
+  });
   expectStatus(created, '2xx');
   const answers = [
     created,
     await controlPlane.get(INTEGRATIONS),
     await controlPlane.get(repositoriesOf(repo.host_integration_id)),
     await controlPlane.get(`/v2/deployments/${created.json.id}`),
-    await controlPlane.patch(`/v2/deployments/${created.json.id}`, { source_config: { build_on_push: false } }, { headers: { 'content-type': 'application/json' } }),
+    await controlPlane.patch(
+      `/v2/deployments/${created.json.id}`,
+      { source_config: { build_on_push: false } },
+      { headers: { 'content-type': 'application/json' } },
+    ),
     await controlPlane.get(revisionPath(created.json, created.json.latest_revision_id)),
     await controlPlane.get(repositoriesOf('not-a-uuid')),
   ];
@@ -26,20 +35,24 @@ test('requests sent as application/json are accepted and answers with a body are
   }
 });
 
-test('an error body is {detail}: a ValidationError array on 422, a string otherwise', { tag: '@ERROR-SHAPE-CONTROL-PLANE' }, async ({ controlPlane, run }, testInfo) => {
-  const invalid = await controlPlane.get(repositoriesOf('not-a-uuid'));
-  expectStatus(invalid, 422);
-  expectSchema(invalid, 'control-plane', 'HTTPValidationError');
-  expect(Array.isArray((invalid.json as { detail?: unknown }).detail), invalid.describe('detail is an array')).toBe(true);
-  const others = [
-    await controlPlane.get('/v2/deployments/00000000-0000-4000-8000-0000000dead0'),
-    await clientWithKey(run, 'control-plane', testInfo.testId, undefined)!.get('/v2/deployments'),
-  ];
-  for (const res of others) {
-    expectJsonError(res);
-    expect(typeof (res.json as { detail?: unknown }).detail, res.describe('detail is a string')).toBe('string');
-  }
-});
+test(
+  'an error body is {detail}: a ValidationError array on 422, a string otherwise',
+  { tag: '@ERROR-SHAPE-CONTROL-PLANE' },
+  async ({ controlPlane, run }, testInfo) => {
+    const invalid = await controlPlane.get(repositoriesOf('not-a-uuid'));
+    expectStatus(invalid, 422);
+    expectSchema(invalid, 'control-plane', 'HTTPValidationError');
+    expect(Array.isArray((invalid.json as { detail?: unknown }).detail), invalid.describe('detail is an array')).toBe(true);
+    const others = [
+      await controlPlane.get('/v2/deployments/00000000-0000-4000-8000-0000000dead0'),
+      await clientWithKey(run, 'control-plane', testInfo.testId, undefined)!.get('/v2/deployments'),
+    ];
+    for (const res of others) {
+      expectJsonError(res);
+      expect(typeof (res.json as { detail?: unknown }).detail, res.describe('detail is a string')).toBe('string');
+    }
+  },
+);
 
 test.describe('bad input on every endpoint answers 4xx in the documented shape, never 5xx', { tag: '@ERROR-BAD-INPUT-CONTROL-PLANE' }, () => {
   test('malformed ids, query parameters and bodies', async ({ controlPlane, scope }) => {

@@ -17,7 +17,10 @@ test('listing the repositories of an integration answers 200 with an array of it
   // The integration was just listed with repositories: an empty answer would leave the checks below nothing to check.
   expect(res.json.length, res.describe('the repositories the integration reaches')).toBeGreaterThan(0);
   for (const repo of res.json) expectSchema(res, 'control-plane', 'Repository', repo);
-  expect(res.json.every((r) => r.host_integration_id.toLowerCase() === integrationId.toLowerCase()), res.describe('every repository belongs to the integration listed')).toBe(true);
+  expect(
+    res.json.every((r) => r.host_integration_id.toLowerCase() === integrationId.toLowerCase()),
+    res.describe('every repository belongs to the integration listed'),
+  ).toBe(true);
 });
 
 test('every repository carries all six fields', { tag: '@REPO-FIELDS-REQUIRED' }, async ({ controlPlane }) => {
@@ -52,14 +55,24 @@ test("a repository's owner is a string", { tag: '@REPO-OWNER' }, async ({ contro
 // The three fields the create-deployment body takes from a repository (§2.1): each is the
 // expected type, and a deployment created from them is accepted.
 const accepted: [string, 'host_integration_id' | 'url' | 'default_branch', string, (repo: Repository) => boolean][] = [
-  ['REPO-HOST-INTEGRATION-ID', 'host_integration_id', 'a UUID accepted as integration_id', (r) => typeof r.host_integration_id === 'string' && UUID.test(r.host_integration_id)],
+  [
+    'REPO-HOST-INTEGRATION-ID',
+    'host_integration_id',
+    'a UUID accepted as integration_id',
+    (r) => typeof r.host_integration_id === 'string' && UUID.test(r.host_integration_id),
+  ],
   ['REPO-URL', 'url', 'a string accepted as source_config.repo_url', (r) => typeof r.url === 'string'],
   ['REPO-DEFAULT-BRANCH', 'default_branch', 'a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string'],
 ];
 for (const [rule, field, title, typed] of accepted) {
   test(`a repository's ${field} is ${title} in the create-deployment body`, { tag: `@${rule}` }, async ({ controlPlane, scope }) => {
     // Read straight from the listing: repository() would skip the test naming this very rule.
-    const [{ repositories: [repo], res: listed }] = await repositories(controlPlane);
+    const [
+      {
+        repositories: [repo],
+        res: listed,
+      },
+    ] = await repositories(controlPlane);
     expect(typed(repo), `the field's type in ${JSON.stringify(repo)}`).toBe(true);
     // The body's two other fields are their own rules' business: broken, they skip this test naming them.
     const others = accepted.map(([, f]) => f).filter((f) => f !== field);
@@ -69,7 +82,9 @@ for (const [rule, field, title, typed] of accepted) {
   });
 }
 
-test('listing the repositories of an unknown integration answers 404 with a JSON error body', { tag: '@REPO-LIST-UNKNOWN-INTEGRATION' }, async ({ controlPlane }) => {
+test('listing the repositories of an unknown integration answers 404 with a JSON error body', { tag: '@REPO-LIST-UNKNOWN-INTEGRATION' }, async ({
+  controlPlane,
+}) => {
   const res = await controlPlane.get(repositoriesOf('00000000-0000-4000-8000-00000000a9c0'));
   expectJsonError(res, 404);
 });
@@ -119,19 +134,17 @@ for (const [rule, what, holds] of ITEM_RULES) {
   });
 }
 
-test(
-  'for any integration_id that is not a UUID, the listing answers 422 with a Validation error body',
-  { tag: ['@ERROR-422-REPOS', '@ERROR-VALIDATION-DETAIL'] },
-  async ({ controlPlane }) => {
-    const notUuid = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !UUID.test(s) && s.trim() !== '' && s !== '.' && s !== '..');
-    await assertProperty(
-      fc.asyncProperty(notUuid, async (id) => {
-        const res = await controlPlane.get(repositoriesOf(encodeURIComponent(id)));
-        await forRule('ERROR-422-REPOS', () => expectStatus(res, 422));
-        // The schema checks each ValidationError given (loc, msg and type), attributed to the body's rule.
-        await forRule('ERROR-VALIDATION-DETAIL', () => expectSchema(res, 'control-plane', 'HTTPValidationError'));
-      }),
-      { numRuns: 25 },
-    );
-  },
-);
+test('for any integration_id that is not a UUID, the listing answers 422 with a Validation error body', {
+  tag: ['@ERROR-422-REPOS', '@ERROR-VALIDATION-DETAIL'],
+}, async ({ controlPlane }) => {
+  const notUuid = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !UUID.test(s) && s.trim() !== '' && s !== '.' && s !== '..');
+  await assertProperty(
+    fc.asyncProperty(notUuid, async (id) => {
+      const res = await controlPlane.get(repositoriesOf(encodeURIComponent(id)));
+      await forRule('ERROR-422-REPOS', () => expectStatus(res, 422));
+      // The schema checks each ValidationError given (loc, msg and type), attributed to the body's rule.
+      await forRule('ERROR-VALIDATION-DETAIL', () => expectSchema(res, 'control-plane', 'HTTPValidationError'));
+    }),
+    { numRuns: 25 },
+  );
+});

@@ -6,11 +6,25 @@ import { createDeployment, deploymentName, pollRevision, repository, revisionPat
 
 /** The real control plane's revision statuses (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
 const REVISION_STATUSES = [
-  'CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'CREATE_FAILED',
-  'BUILD_FAILED', 'DEPLOY_FAILED', 'DEPLOYED', 'SKIPPED', 'INTERRUPTED', 'UNKNOWN',
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
 ];
 
-test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({ controlPlane, sharedDeployment }) => {
+test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({
+  controlPlane,
+  sharedDeployment,
+}) => {
   const { deployment } = await sharedDeployment.create();
   const res = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
   expectStatus(res, 200);
@@ -21,7 +35,10 @@ test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with
 test('a revision has a status, and DEPLOYED is one of its values', { tag: '@REVISION-STATUS' }, async ({ sharedDeployment }) => {
   const { last, statuses, seen } = await sharedDeployment.settled();
   // A null status is no status.
-  expect(statuses.every((s) => typeof s === 'string'), last.describe(`every answer has a status (${seen.join(' → ')})`)).toBe(true);
+  expect(
+    statuses.every((s) => typeof s === 'string'),
+    last.describe(`every answer has a status (${seen.join(' → ')})`),
+  ).toBe(true);
   expect(last.json.status, last.describe(`the revision reaches DEPLOYED (${seen.join(' → ')})`)).toBe('DEPLOYED');
 });
 
@@ -30,7 +47,7 @@ test('polling the latest revision of a new deployment eventually answers DEPLOYE
   expect(last.json.status, last.describe(`statuses seen: ${seen.join(' → ')}`)).toBe('DEPLOYED');
 });
 
-test('every revision status is one of the real service\'s values', { tag: '@REVISION-STATUS-VALUES' }, async ({ sharedDeployment }) => {
+test("every revision status is one of the real service's values", { tag: '@REVISION-STATUS-VALUES' }, async ({ sharedDeployment }) => {
   const { last, seen } = await sharedDeployment.settled();
   test.skip(seen.length === 0, `precondition failed: no read of the revision answered a status: ${last.describe()}`);
   for (const status of seen) expect(REVISION_STATUSES, last.describe(`status ${status} (seen: ${seen.join(' → ')})`)).toContain(status);
@@ -45,38 +62,48 @@ test('the statuses a revision passes through before DEPLOYED', { tag: '@REVISION
 test('the fields of a revision beyond status', { tag: '@REVISION-OTHER-FIELDS' }, async ({ controlPlane, sharedDeployment, observe }) => {
   const { deployment } = await sharedDeployment.create();
   const res = await controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
-  observe('REVISION-OTHER-FIELDS', `a revision answers ${Object.keys(res.json ?? {}).sort().join(', ')}`);
+  observe(
+    'REVISION-OTHER-FIELDS',
+    `a revision answers ${Object.keys(res.json ?? {})
+      .sort()
+      .join(', ')}`,
+  );
 });
 
-test(
-  'the typical flow: create a deployment, read it, poll its latest revision until DEPLOYED, then update it',
-  { tag: '@DEPLOY-FLOW' },
-  async ({ controlPlane, scope, time }) => {
-    const repo = await repository(controlPlane);
-    const created = await controlPlane.post<Deployment>('/v2/deployments', {
-      name: deploymentName(scope),
-      integration_id: repo.host_integration_id,
-      source_config: { repo_url: repo.url },
-      source_revision_config: { repo_ref: repo.default_branch },
-    });
-    // The spec gives no status for creating or updating (§4.1): any 2xx.
-    expectStatus(created, '2xx');
-    const read = await controlPlane.get<Deployment>(`/v2/deployments/${created.json.id}`);
-    expectStatus(read, 200);
-    const { last, seen } = await pollRevision(controlPlane, time, read.json, read.json.latest_revision_id);
-    expect(last.json.status, last.describe(`the first revision deploys (${seen.join(' → ')})`)).toBe('DEPLOYED');
-    const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${created.json.id}`, { source_revision_config: { repo_ref: repo.default_branch } });
-    expectStatus(patched, '2xx');
-    expect(patched.json.id, patched.describe('the updated deployment')).toBe(created.json.id);
-    const again = await pollRevision(controlPlane, time, patched.json, patched.json.latest_revision_id);
-    expect(again.last.json.status, again.last.describe(`the update deploys too (${again.seen.join(' → ')})`)).toBe('DEPLOYED');
-  },
-);
+test('the typical flow: create a deployment, read it, poll its latest revision until DEPLOYED, then update it', { tag: '@DEPLOY-FLOW' }, async ({
+  controlPlane,
+  scope,
+  time,
+}) => {
+  const repo = await repository(controlPlane);
+  const created = await controlPlane.post<Deployment>('/v2/deployments', {
+    name: deploymentName(scope),
+    integration_id: repo.host_integration_id,
+    source_config: { repo_url: repo.url },
+    source_revision_config: { repo_ref: repo.default_branch },
+  });
+  // The spec gives no status for creating or updating (§4.1): any 2xx.
+  expectStatus(created, '2xx');
+  const read = await controlPlane.get<Deployment>(`/v2/deployments/${created.json.id}`);
+  expectStatus(read, 200);
+  const { last, seen } = await pollRevision(controlPlane, time, read.json, read.json.latest_revision_id);
+  expect(last.json.status, last.describe(`the first revision deploys (${seen.join(' → ')})`)).toBe('DEPLOYED');
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${created.json.id}`, { source_revision_config: { repo_ref: repo.default_branch } });
+  expectStatus(patched, '2xx');
+  expect(patched.json.id, patched.describe('the updated deployment')).toBe(created.json.id);
+  const again = await pollRevision(controlPlane, time, patched.json, patched.json.latest_revision_id);
+  expect(again.last.json.status, again.last.describe(`the update deploys too (${again.seen.join(' → ')})`)).toBe('DEPLOYED');
+});
 
-test('a patch of source_revision_config starts a new revision that latest_revision_id names', { tag: '@DEPLOY-PATCH-NEW-REVISION' }, async ({ controlPlane, scope }) => {
+test('a patch of source_revision_config starts a new revision that latest_revision_id names', { tag: '@DEPLOY-PATCH-NEW-REVISION' }, async ({
+  controlPlane,
+  scope,
+}) => {
   const repo = await repository(controlPlane);
   const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
-  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-next` } });
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, {
+    source_revision_config: { repo_ref: `${repo.default_branch}-next` },
+  });
   expectStatus(patched, 200);
   expect(patched.json.latest_revision_id, patched.describe('a new latest revision')).not.toBe(deployment.latest_revision_id);
   const revision = await controlPlane.get<Revision>(revisionPath(deployment, patched.json.latest_revision_id));
@@ -90,20 +117,33 @@ test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest fir
   const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
   // Revisions created in the same instant have no latest: the second comes a second later.
   await time.pass(1_000);
-  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-next` } });
+  const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, {
+    source_revision_config: { repo_ref: `${repo.default_branch}-next` },
+  });
   precondition(patched, 'start a second revision');
   const res = await controlPlane.get<{ resources: Revision[]; offset: number }>(`/v2/deployments/${deployment.id}/revisions`);
   expectStatus(res, 200);
   expect(typeof res.json.offset, res.describe('offset')).toBe('number');
-  expect(res.json.resources.map((r) => r.id), res.describe('both revisions, latest first')).toEqual([patched.json.latest_revision_id, deployment.latest_revision_id]);
+  expect(
+    res.json.resources.map((r) => r.id),
+    res.describe('both revisions, latest first'),
+  ).toEqual([patched.json.latest_revision_id, deployment.latest_revision_id]);
 });
 
-test('getting an unknown revision of a deployment answers 404 with a JSON error body', { tag: '@REVISION-UNKNOWN-404' }, async ({ controlPlane, sharedDeployment }) => {
+test('getting an unknown revision of a deployment answers 404 with a JSON error body', { tag: '@REVISION-UNKNOWN-404' }, async ({
+  controlPlane,
+  sharedDeployment,
+}) => {
   const { deployment } = await sharedDeployment.create();
   expectJsonError(await controlPlane.get(revisionPath(deployment, '00000000-0000-4000-8000-00000000beef')), 404);
 });
 
-test('a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision', { tag: '@REVISION-FAILURE-TERMINAL' }, async ({ controlPlane, scope, time, run }) => {
+test('a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision', { tag: '@REVISION-FAILURE-TERMINAL' }, async ({
+  controlPlane,
+  scope,
+  time,
+  run,
+}) => {
   requireCapability(run, 'revision-faults');
   const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
   const admin = new AdminClient(run.target.adminUrl!);

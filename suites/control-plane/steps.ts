@@ -27,7 +27,10 @@ const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INT
  * The integrations of the caller's workspace (or of the workspace `tenant` selects) that reach at least one
  * repository, with those repositories.
  */
-export async function repositories(cp: ApiClient, tenant?: string): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
+export async function repositories(
+  cp: ApiClient,
+  tenant?: string,
+): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
   const options = tenant ? { headers: { 'x-tenant-id': tenant } } : undefined;
   const listed = await cp.get<{ id: string }[]>(INTEGRATIONS, options);
   precondition(listed, 'list the integrations');

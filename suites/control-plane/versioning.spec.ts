@@ -3,7 +3,9 @@ import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { INTEGRATIONS, repositories, repositoriesOf } from './steps.ts';
 
-test('repository listing is served under /v1 and deployments under /v2, and not without a version', { tag: '@VERSION-CP-PATH-PREFIX' }, async ({ controlPlane }) => {
+test('repository listing is served under /v1 and deployments under /v2, and not without a version', { tag: '@VERSION-CP-PATH-PREFIX' }, async ({
+  controlPlane,
+}) => {
   const [{ integrationId }] = await repositories(controlPlane);
   expectStatus(await controlPlane.get(repositoriesOf(integrationId)), 200);
   expectStatus(await controlPlane.get(INTEGRATIONS), 200);
@@ -22,11 +24,17 @@ test('the control plane is described by an OpenAPI 3.1.0 document at interface v
   expectStatus(res, 200);
   expect(res.json.openapi, res.describe('openapi')).toBe('3.1.0');
   expect(res.json.info?.version, res.describe('info.version')).toBe('0.1.0');
-  expect(Object.keys(res.json.paths ?? {}).some((p) => p.startsWith('/v2/deployments')), res.describe('it describes the deployments')).toBe(true);
+  expect(
+    Object.keys(res.json.paths ?? {}).some((p) => p.startsWith('/v2/deployments')),
+    res.describe('it describes the deployments'),
+  ).toBe(true);
 });
 
 test('deprecation and compatibility signals', { tag: '@VERSION-DEPRECATION' }, async ({ controlPlane, observe }) => {
   const res = await controlPlane.get('/v2/deployments?limit=1');
   const signals = ['deprecation', 'sunset', 'link', 'warning', 'api-version'].filter((h) => res.headers[h] !== undefined);
-  observe('VERSION-DEPRECATION', signals.length ? signals.map((h) => `${h}: ${res.headers[h]}`).join('; ') : 'no Deprecation, Sunset, Link, Warning or API-Version header');
+  observe(
+    'VERSION-DEPRECATION',
+    signals.length ? signals.map((h) => `${h}: ${res.headers[h]}`).join('; ') : 'no Deprecation, Sunset, Link, Warning or API-Version header',
+  );
 });

@@ -5,57 +5,83 @@ import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts
 import { baseTime, expectNotFound, isoWith, RunIds } from './traces.ts';
 import { createdNothing, experimentStart, uploadBody } from './uploads.ts';
 
-test('the API key authenticates in the X-Api-Key header, whatever the case of its name', { tag: '@AUTH-PLATFORM-API-KEY' }, async ({ platform, run, scope, targetCredentials }, testInfo) => {
-  const bare = clientWithKey(run, 'platform-api', testInfo.testId, undefined)!;
-  const key = targetApiKey(run, targetCredentials) ?? '';
-  const ids = new RunIds(scope, run);
-  for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
+test(
+  'the API key authenticates in the X-Api-Key header, whatever the case of its name',
+  { tag: '@AUTH-PLATFORM-API-KEY' },
+  async ({ platform, run, scope, targetCredentials }, testInfo) => {
+    const bare = clientWithKey(run, 'platform-api', testInfo.testId, undefined)!;
+    const key = targetApiKey(run, targetCredentials) ?? '';
+    const ids = new RunIds(scope, run);
+    for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
+      const id = ids.v7(baseTime(run));
+      expectStatus(
+        await bare.post('/runs', { id, name: header, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: { [header]: key } }),
+        '2xx',
+      );
+      expectStatus(await bare.get(`/runs/${id}`, { headers: { [header]: key } }), 200);
+      expectStatus(
+        await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-${header}`, ids, experimentStart(run)), { headers: { [header]: key } }),
+        200,
+      );
+    }
     const id = ids.v7(baseTime(run));
-    expectStatus(await bare.post('/runs', { id, name: header, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: { [header]: key } }), '2xx');
-    expectStatus(await bare.get(`/runs/${id}`, { headers: { [header]: key } }), 200);
-    expectStatus(await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-${header}`, ids, experimentStart(run)), { headers: { [header]: key } }), 200);
-  }
-  const id = ids.v7(baseTime(run));
-  precondition(await platform.post('/runs', { id, name: 'keyed', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run');
-  const without = await bare.get(`/runs/${id}`);
-  expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
-});
+    precondition(await platform.post('/runs', { id, name: 'keyed', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run');
+    const without = await bare.get(`/runs/${id}`);
+    expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
+  },
+);
 
-test('a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing', { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' }, async ({ platform, run, scope }, testInfo) => {
-  const ids = new RunIds(scope, run);
-  for (const key of [undefined, 'apc-not-a-valid-key']) {
-    const client = clientWithKey(run, 'platform-api', testInfo.testId, key)!;
-    const id = ids.v7(baseTime(run));
-    expectJsonError(await client.post('/runs', { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), [401, 403]);
-    expectNotFound(await platform.get(`/runs/${id}`), 'the refused run');
-    const body = uploadBody(`${scope}-${key ?? 'none'}`, ids, experimentStart(run));
-    expectJsonError(await client.post('/api/v1/datasets/upload-experiment', body), [401, 403]);
-    expect(await createdNothing(platform, body), 'no dataset or experiment was created').toEqual([]);
-    expectJsonError(await client.post('/runs/query', {}), [401, 403]);
-  }
-});
+test(
+  'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
+  { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
+  async ({ platform, run, scope }, testInfo) => {
+    const ids = new RunIds(scope, run);
+    for (const key of [undefined, 'apc-not-a-valid-key']) {
+      const client = clientWithKey(run, 'platform-api', testInfo.testId, key)!;
+      const id = ids.v7(baseTime(run));
+      expectJsonError(await client.post('/runs', { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), [401, 403]);
+      expectNotFound(await platform.get(`/runs/${id}`), 'the refused run');
+      const body = uploadBody(`${scope}-${key ?? 'none'}`, ids, experimentStart(run));
+      expectJsonError(await client.post('/api/v1/datasets/upload-experiment', body), [401, 403]);
+      expect(await createdNothing(platform, body), 'no dataset or experiment was created').toEqual([]);
+      expectJsonError(await client.post('/runs/query', {}), [401, 403]);
+    }
+  },
+);
 
-test('the status code for missing or invalid credentials on the platform API', { tag: '@ERROR-CREDENTIALS-STATUS-PLATFORM' }, async ({ run, observe }, testInfo) => {
-  const answers: string[] = [];
-  for (const [what, key] of [['no key', undefined], ['an invalid key', 'apc-not-a-valid-key']] as const) {
-    const res = await clientWithKey(run, 'platform-api', testInfo.testId, key)!.post('/runs/query', {});
-    answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
-  }
-  observe('ERROR-CREDENTIALS-STATUS-PLATFORM', answers.join('; '));
-});
+test(
+  'the status code for missing or invalid credentials on the platform API',
+  { tag: '@ERROR-CREDENTIALS-STATUS-PLATFORM' },
+  async ({ run, observe }, testInfo) => {
+    const answers: string[] = [];
+    for (const [what, key] of [
+      ['no key', undefined],
+      ['an invalid key', 'apc-not-a-valid-key'],
+    ] as const) {
+      const res = await clientWithKey(run, 'platform-api', testInfo.testId, key)!.post('/runs/query', {});
+      answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
+    }
+    observe('ERROR-CREDENTIALS-STATUS-PLATFORM', answers.join('; '));
+  },
+);
 
 test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-PLATFORM-TENANT-ID' }, async ({ credentials, scope, run }) => {
   const multi = credentials.client('platform-api', credentials.apiKey('multi-workspace'));
   const [home, other] = credentials.workspaces('multi-workspace');
   const ids = new RunIds(scope, run);
   const id = ids.v7(baseTime(run));
-  expectStatus(await multi.post('/runs', { id, name: 'selected', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: { 'x-tenant-id': other } }), '2xx');
+  expectStatus(
+    await multi.post('/runs', { id, name: 'selected', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: { 'x-tenant-id': other } }),
+    '2xx',
+  );
   expectStatus(await multi.get(`/runs/${id}`, { headers: { 'x-tenant-id': other } }), 200);
   // Statuses for unknown ids and refused credentials are not shown (§7): any 4xx is a refusal.
   expectNotFound(await multi.get(`/runs/${id}`, { headers: { 'x-tenant-id': home } }), "the other workspace's run");
   expectNotFound(await multi.get(`/runs/${id}`), "the other workspace's run, without x-tenant-id");
   expectStatus(await credentials.client('platform-api', credentials.apiKey('second-workspace')).get(`/runs/${id}`), 200);
-  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run)), { headers: { 'x-tenant-id': other } });
+  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run)), {
+    headers: { 'x-tenant-id': other },
+  });
   expectStatus(answer, 200);
   expect(answer.json.dataset.tenant_id, answer.describe('the dataset belongs to the selected workspace')).toBe(other);
   const orgKey = credentials.client('platform-api', credentials.apiKey('org-scoped'));

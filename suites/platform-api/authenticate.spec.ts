@@ -12,7 +12,12 @@ import { RunIds } from './traces.ts';
 const AUTHENTICATE = '/v2/auth/authenticate';
 
 /** A request for this test's own user, so flows of different tests never meet. */
-const request = (scope: string, extra: Record<string, unknown> = {}) => ({ provider: 'apc-provider', scopes: ['read', 'write'], user_id: `apc-user-${scope}`, ...extra });
+const request = (scope: string, extra: Record<string, unknown> = {}) => ({
+  provider: 'apc-provider',
+  scopes: ['read', 'write'],
+  user_id: `apc-user-${scope}`,
+  ...extra,
+});
 
 function authenticate(platform: ApiClient, body: unknown): Promise<ApiResponse<Result>> {
   return platform.post<Result>(AUTHENTICATE, body);
@@ -51,7 +56,11 @@ for (const [rule, field, value] of FIELDS) {
  * test can complete a flow (oauth-completion), the call once the flow is completed too.
  */
 async function answersOf(platform: ApiClient, scope: string, run: RunContext): Promise<ApiResponse<Result>[]> {
-  const answers = [await authenticate(platform, request(scope)), await authenticate(platform, request(scope)), await authenticate(platform, request(scope, { force_new: true }))];
+  const answers = [
+    await authenticate(platform, request(scope)),
+    await authenticate(platform, request(scope)),
+    await authenticate(platform, request(scope, { force_new: true })),
+  ];
   for (const res of answers) expectStatus(res, 200);
   // The force_new answer's flow is the one the same call answers next.
   const pending = [...answers].reverse().find((res) => typeof res.json.url === 'string');
@@ -95,14 +104,18 @@ test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, asy
 });
 
 test('when the answer carries a url and when a token', { tag: '@AUTHN-RESULT-CONDITIONS' }, async ({ platform, scope, observe }) => {
-  const describe = (res: ApiResponse<Result>) => `${res.status} ${['status', 'url', 'auth_id', 'token'].filter((f) => present(res.json?.[f as keyof Result])).join('+') || 'nothing'}`;
+  const describe = (res: ApiResponse<Result>) =>
+    `${res.status} ${['status', 'url', 'auth_id', 'token'].filter((f) => present(res.json?.[f as keyof Result])).join('+') || 'nothing'}`;
   const first = await authenticate(platform, request(scope));
   const again = await authenticate(platform, request(scope));
   const forced = await authenticate(platform, request(scope, { force_new: true }));
   observe('AUTHN-RESULT-CONDITIONS', `first call → ${describe(first)}; same call again → ${describe(again)}; force_new → ${describe(forced)}`);
 });
 
-test('a body without provider or without scopes answers 422 with a Validation error body', { tag: '@AUTHN-REQUIRED-PROVIDER-SCOPES' }, async ({ platform, scope }) => {
+test('a body without provider or without scopes answers 422 with a Validation error body', { tag: '@AUTHN-REQUIRED-PROVIDER-SCOPES' }, async ({
+  platform,
+  scope,
+}) => {
   for (const field of ['provider', 'scopes']) {
     const { [field]: _dropped, ...body } = request(scope) as Record<string, unknown>;
     const res = await authenticate(platform, body);
@@ -162,23 +175,21 @@ const invalidBodies = fc
     return typeof value !== 'string';
   });
 
-test(
-  'for any body with a field of the wrong type, the answer is 422 with a Validation error body',
-  { tag: ['@ERROR-422-AUTHN', '@AUTHN-BAD-INPUT'] },
-  async ({ platform }) => {
-    await assertProperty(
-      fc.asyncProperty(invalidBodies, async ([field, value]) => {
-        const res = await authenticate(platform, { provider: 'p', scopes: ['s'], [field]: value });
-        // detail is optional (§2.2): the schema checks it where it is given.
-        await forRule('ERROR-422-AUTHN', () => {
-          expectStatus(res, 422);
-          expectSchema(res, 'platform-api', 'HTTPValidationError');
-        });
-      }),
-      { numRuns: 40 },
-    );
-  },
-);
+test('for any body with a field of the wrong type, the answer is 422 with a Validation error body', { tag: ['@ERROR-422-AUTHN', '@AUTHN-BAD-INPUT'] }, async ({
+  platform,
+}) => {
+  await assertProperty(
+    fc.asyncProperty(invalidBodies, async ([field, value]) => {
+      const res = await authenticate(platform, { provider: 'p', scopes: ['s'], [field]: value });
+      // detail is optional (§2.2): the schema checks it where it is given.
+      await forRule('ERROR-422-AUTHN', () => {
+        expectStatus(res, 422);
+        expectSchema(res, 'platform-api', 'HTTPValidationError');
+      });
+    }),
+    { numRuns: 40 },
+  );
+});
 
 test('authentication is served under the v2 version segment', { tag: '@VERSION-AUTHN-V2' }, async ({ platform, scope }) => {
   expectStatus(await authenticate(platform, request(scope)), 200);
@@ -196,9 +207,16 @@ test.describe('the flow: a url to visit, then the token', () => {
     requireCapability(run, 'oauth-completion');
     const first = await authenticate(platform, request(scope));
     expectStatus(first, 200);
-    expect([present(first.json.url), present(first.json.auth_id), present(first.json.token)], first.describe('a new flow: url and auth_id, no token')).toEqual([true, true, false]);
+    expect([present(first.json.url), present(first.json.auth_id), present(first.json.token)], first.describe('a new flow: url and auth_id, no token')).toEqual([
+      true,
+      true,
+      false,
+    ]);
     const pending = await authenticate(platform, request(scope));
-    expect([pending.json.auth_id, present(pending.json.token)], pending.describe('before completion, the same flow and still no token')).toEqual([first.json.auth_id, false]);
+    expect([pending.json.auth_id, present(pending.json.token)], pending.describe('before completion, the same flow and still no token')).toEqual([
+      first.json.auth_id,
+      false,
+    ]);
     const visit = await fetch(first.json.url!);
     expect(visit.status, `visiting ${first.json.url} completes the flow`).toBe(200);
     const done = await authenticate(platform, request(scope));

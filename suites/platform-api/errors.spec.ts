@@ -8,7 +8,11 @@ import { createdNothing, experimentStart, upload, uploadBody } from './uploads.t
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
 
-test('JSON request bodies are accepted, answers are JSON, and multipart is the stated exception', { tag: '@ERROR-JSON-PAYLOADS-PLATFORM' }, async ({ platform, scope, run }) => {
+test('JSON request bodies are accepted, answers are JSON, and multipart is the stated exception', { tag: '@ERROR-JSON-PAYLOADS-PLATFORM' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
   const ids = new RunIds(scope, run);
   const id = ids.v7(baseTime(run));
   const json = { 'content-type': 'application/json' };
@@ -99,5 +103,8 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
 test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({ platform, scope, run, observe }) => {
   const unknown = new RunIds(scope, run).v4();
   const answers = [await platform.get(`/runs/${unknown}`), await platform.patch(`/runs/${unknown}`, { outputs: {} })];
-  observe('ERROR-UNKNOWN-ID-STATUS-PLATFORM', answers.map((r) => `${r.method} ${r.path.replace(unknown, '{unknown}')} → ${r.status} ${r.text.replace(unknown, '{unknown}').slice(0, 80)}`).join('; '));
+  observe(
+    'ERROR-UNKNOWN-ID-STATUS-PLATFORM',
+    answers.map((r) => `${r.method} ${r.path.replace(unknown, '{unknown}')} → ${r.status} ${r.text.replace(unknown, '{unknown}').slice(0, 80)}`).join('; '),
+  );
 });

@@ -10,64 +10,70 @@ import { experimentStart, upload, uploadBody } from './uploads.ts';
 
 type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; pick: number };
 
-test(
-  "for any interleaving of two workspaces' operations, each sees only its own data",
-  { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' },
-  async ({ credentials, scope, run, time }) => {
-    const clients = [credentials.client('platform-api', credentials.apiKey('primary')), credentials.client('platform-api', credentials.apiKey('second-workspace'))];
-    const ids = new RunIds(scope, run);
-    const op = fc.record({
-      workspace: fc.constantFrom(0 as const, 1 as const),
-      kind: fc.constantFrom('run' as const, 'upload' as const, 'read' as const, 'join-dataset' as const),
-      pick: fc.nat(),
-    });
-    let made = 0;
-    // Every sequence writes in both workspaces, so there is always another workspace's data to miss.
-    const writesInBoth = (ops: Op[]) => ([0, 1] as const).every((w) => ops.some((o) => o.workspace === w && (o.kind === 'run' || o.kind === 'upload')));
-    await assertProperty(
-      fc.asyncProperty(fc.array(op, { minLength: 2, maxLength: 8 }).filter(writesInBoth), async (ops: Op[]) => {
-        const runs: { id: string; owner: 0 | 1 }[] = [];
-        const datasets: { id: string; name: string; experiment: string; owner: 0 | 1 }[] = [];
-        /** Each workspace reads its own data; another's is not found (any 4xx: the status for unknown ids is not shown, §7). */
-        const readAll = async (workspace: 0 | 1) => {
-          const client = clients[workspace];
-          const check = (res: ApiResponse, owner: 0 | 1, what: string) => {
-            if (owner === workspace) expect(res.status, res.describe(`workspace ${workspace} reads its own ${what}`)).toBe(200);
-            else expectNotFound(res, `workspace ${owner}'s ${what}, read by workspace ${workspace},`);
-          };
-          for (const r of runs) check(await readRun(client, time, r.id), r.owner, 'run');
-          for (const d of datasets) {
-            check(await client.get(`/api/v1/datasets/${d.id}`), d.owner, 'dataset');
-            check(await client.get(`/api/v1/sessions/${d.experiment}`), d.owner, 'experiment');
-          }
+test("for any interleaving of two workspaces' operations, each sees only its own data", { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' }, async ({
+  credentials,
+  scope,
+  run,
+  time,
+}) => {
+  const clients = [
+    credentials.client('platform-api', credentials.apiKey('primary')),
+    credentials.client('platform-api', credentials.apiKey('second-workspace')),
+  ];
+  const ids = new RunIds(scope, run);
+  const op = fc.record({
+    workspace: fc.constantFrom(0 as const, 1 as const),
+    kind: fc.constantFrom('run' as const, 'upload' as const, 'read' as const, 'join-dataset' as const),
+    pick: fc.nat(),
+  });
+  let made = 0;
+  // Every sequence writes in both workspaces, so there is always another workspace's data to miss.
+  const writesInBoth = (ops: Op[]) => ([0, 1] as const).every((w) => ops.some((o) => o.workspace === w && (o.kind === 'run' || o.kind === 'upload')));
+  await assertProperty(
+    fc.asyncProperty(fc.array(op, { minLength: 2, maxLength: 8 }).filter(writesInBoth), async (ops: Op[]) => {
+      const runs: { id: string; owner: 0 | 1 }[] = [];
+      const datasets: { id: string; name: string; experiment: string; owner: 0 | 1 }[] = [];
+      /** Each workspace reads its own data; another's is not found (any 4xx: the status for unknown ids is not shown, §7). */
+      const readAll = async (workspace: 0 | 1) => {
+        const client = clients[workspace];
+        const check = (res: ApiResponse, owner: 0 | 1, what: string) => {
+          if (owner === workspace) expect(res.status, res.describe(`workspace ${workspace} reads its own ${what}`)).toBe(200);
+          else expectNotFound(res, `workspace ${owner}'s ${what}, read by workspace ${workspace},`);
         };
-        for (const { workspace, kind, pick } of ops) {
-          const client = clients[workspace];
-          const label = `${scope}-${made++}`;
-          if (kind === 'run') {
-            const id = ids.v7(baseTime(run));
-            expectStatus(await client.post('/runs', { id, name: label, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
-            runs.push({ id, owner: workspace });
-          } else if (kind === 'upload') {
-            const res = await upload(client, uploadBody(label, ids, experimentStart(run)));
-            expectStatus(res, 200);
-            datasets.push({ id: res.json.dataset.id, name: res.json.dataset.name, experiment: res.json.experiment.id, owner: workspace });
-          } else if (kind === 'join-dataset' && datasets.length > 0) {
-            // An upload naming another workspace's dataset creates a dataset of its own.
-            const target = datasets[pick % datasets.length];
-            const res = await upload(client, { ...uploadBody(label, ids, experimentStart(run)), dataset_name: target.name });
-            expectStatus(res, 200);
-            const joined = res.json.dataset.id === target.id;
-            expect(joined, res.describe(target.owner === workspace ? 'its own dataset is joined' : "the other workspace's dataset is not joined")).toBe(target.owner === workspace);
-          } else if (kind === 'read') {
-            await readAll(workspace);
-          }
+        for (const r of runs) check(await readRun(client, time, r.id), r.owner, 'run');
+        for (const d of datasets) {
+          check(await client.get(`/api/v1/datasets/${d.id}`), d.owner, 'dataset');
+          check(await client.get(`/api/v1/sessions/${d.experiment}`), d.owner, 'experiment');
         }
-        // Whatever the order of the operations, each workspace finally reads what both wrote.
-        await readAll(0);
-        await readAll(1);
-      }),
-      { numRuns: 10 },
-    );
-  },
-);
+      };
+      for (const { workspace, kind, pick } of ops) {
+        const client = clients[workspace];
+        const label = `${scope}-${made++}`;
+        if (kind === 'run') {
+          const id = ids.v7(baseTime(run));
+          expectStatus(await client.post('/runs', { id, name: label, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
+          runs.push({ id, owner: workspace });
+        } else if (kind === 'upload') {
+          const res = await upload(client, uploadBody(label, ids, experimentStart(run)));
+          expectStatus(res, 200);
+          datasets.push({ id: res.json.dataset.id, name: res.json.dataset.name, experiment: res.json.experiment.id, owner: workspace });
+        } else if (kind === 'join-dataset' && datasets.length > 0) {
+          // An upload naming another workspace's dataset creates a dataset of its own.
+          const target = datasets[pick % datasets.length];
+          const res = await upload(client, { ...uploadBody(label, ids, experimentStart(run)), dataset_name: target.name });
+          expectStatus(res, 200);
+          const joined = res.json.dataset.id === target.id;
+          expect(joined, res.describe(target.owner === workspace ? 'its own dataset is joined' : "the other workspace's dataset is not joined")).toBe(
+            target.owner === workspace,
+          );
+        } else if (kind === 'read') {
+          await readAll(workspace);
+        }
+      }
+      // Whatever the order of the operations, each workspace finally reads what both wrote.
+      await readAll(0);
+      await readAll(1);
+    }),
+    { numRuns: 10 },
+  );
+});

@@ -115,12 +115,16 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
             const at = `at +${now} ms, ${describe(s)} [first exchange ${first.exchange}]`;
             await forRule('RATE-COMBINE', () => {
               const rows = [...new Set(refusedByModel.flatMap((v) => (v.admitted ? [] : v.rows)))];
-              expect(answers.filter((a) => a.status === 429).length, `${at}: the model refuses ${refusedByModel.length} of ${s.times}${rows.length ? ` (exhausted: ${rows.join(', ')})` : ''}; answered ${answers.map((a) => a.status).join(' ')}`).toBe(refusedByModel.length);
+              expect(
+                answers.filter((a) => a.status === 429).length,
+                `${at}: the model refuses ${refusedByModel.length} of ${s.times}${rows.length ? ` (exhausted: ${rows.join(', ')})` : ''}; answered ${answers.map((a) => a.status).join(' ')}`,
+              ).toBe(refusedByModel.length);
             });
             if (refusedByModel.length > 0 && !refusedByModel[0].admitted) {
               const retryAfter = String(refusedByModel[0].retryAfterSeconds);
               await forRule('RATE-RETRY-AFTER', () => {
-                for (const a of answers.filter((x) => x.status === 429)) expect(a.retryAfter, `${at}: the model says Retry-After ${retryAfter}`).toBe(retryAfter);
+                for (const a of answers.filter((x) => x.status === 429))
+                  expect(a.retryAfter, `${at}: the model says Retry-After ${retryAfter}`).toBe(retryAfter);
               });
             }
           }

@@ -20,36 +20,44 @@ test('the platform API is served in a US and an EU region, each at its own addre
   }
 });
 
-test("an account's data is held by its home region, and the other region's address answers none of it", { tag: '@REGION-DATA-RESIDENCY' }, async ({ platform, platformEu, scope, run, targetCredentials }, testInfo) => {
-  const ids = new RunIds(scope, run);
-  const usRun = ids.v7(baseTime(run));
-  const euRun = ids.v7(baseTime(run));
-  precondition(await platform.post('/runs', { id: usRun, name: 'us', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the US');
-  precondition(await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the EU');
-  expectStatus(await platform.get(`/runs/${usRun}`), 200);
-  expectStatus(await platformEu.get(`/runs/${euRun}`), 200);
-  // Asked by the other region's account, and by the run's own key at the other address.
-  answersNone(await platformEu.get(`/runs/${usRun}`), 'the US run asked by the EU account');
-  answersNone(await platform.get(`/runs/${euRun}`), 'the EU run asked by the US account');
-  const usKeyInEu = clientWithKey(run, 'platform-api-eu', testInfo.testId, targetApiKey(run, targetCredentials))!;
-  answersNone(await usKeyInEu.get(`/runs/${usRun}`), 'the US run asked at the EU address with its own key');
-  const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(run)));
-  precondition(eu, 'upload an experiment in the EU');
-  answersNone(await platform.get(`/api/v1/datasets/${eu.json.dataset.id}`), 'the EU dataset asked at the US address');
-  answersNone(await platform.get(`/api/v1/sessions/${eu.json.experiment.id}`), 'the EU experiment asked at the US address');
-  const us = await upload(platform, { ...uploadBody(`${scope}-us`, ids, experimentStart(run)), dataset_name: eu.json.dataset.name });
-  expectStatus(us, 200);
-  expect(us.json.dataset.id, us.describe('the same name in the US is another dataset')).not.toBe(eu.json.dataset.id);
-});
+test(
+  "an account's data is held by its home region, and the other region's address answers none of it",
+  { tag: '@REGION-DATA-RESIDENCY' },
+  async ({ platform, platformEu, scope, run, targetCredentials }, testInfo) => {
+    const ids = new RunIds(scope, run);
+    const usRun = ids.v7(baseTime(run));
+    const euRun = ids.v7(baseTime(run));
+    precondition(await platform.post('/runs', { id: usRun, name: 'us', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the US');
+    precondition(await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the EU');
+    expectStatus(await platform.get(`/runs/${usRun}`), 200);
+    expectStatus(await platformEu.get(`/runs/${euRun}`), 200);
+    // Asked by the other region's account, and by the run's own key at the other address.
+    answersNone(await platformEu.get(`/runs/${usRun}`), 'the US run asked by the EU account');
+    answersNone(await platform.get(`/runs/${euRun}`), 'the EU run asked by the US account');
+    const usKeyInEu = clientWithKey(run, 'platform-api-eu', testInfo.testId, targetApiKey(run, targetCredentials))!;
+    answersNone(await usKeyInEu.get(`/runs/${usRun}`), 'the US run asked at the EU address with its own key');
+    const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(run)));
+    precondition(eu, 'upload an experiment in the EU');
+    answersNone(await platform.get(`/api/v1/datasets/${eu.json.dataset.id}`), 'the EU dataset asked at the US address');
+    answersNone(await platform.get(`/api/v1/sessions/${eu.json.experiment.id}`), 'the EU experiment asked at the US address');
+    const us = await upload(platform, { ...uploadBody(`${scope}-us`, ids, experimentStart(run)), dataset_name: eu.json.dataset.name });
+    expectStatus(us, 200);
+    expect(us.json.dataset.id, us.describe('the same name in the US is another dataset')).not.toBe(eu.json.dataset.id);
+  },
+);
 
-test("a key is known in its account's home region only: the other region refuses it as invalid", { tag: '@REGION-HOME-KEY-ONLY' }, async ({ credentials, run }, testInfo) => {
-  const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
-  test.skip(!euKey, `target '${run.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
-  const usKey = credentials.apiKey('primary');
-  const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(run, endpoint, testInfo.testId, key)!;
-  // Each key works at home, so a refusal elsewhere is the region's, not the key's.
-  precondition(await at('platform-api', usKey).post('/runs/query', { limit: 1 }), 'the US key at the US address');
-  precondition(await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 }), 'the EU key at the EU address');
-  expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
-  expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
-});
+test(
+  "a key is known in its account's home region only: the other region refuses it as invalid",
+  { tag: '@REGION-HOME-KEY-ONLY' },
+  async ({ credentials, run }, testInfo) => {
+    const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
+    test.skip(!euKey, `target '${run.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
+    const usKey = credentials.apiKey('primary');
+    const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(run, endpoint, testInfo.testId, key)!;
+    // Each key works at home, so a refusal elsewhere is the region's, not the key's.
+    precondition(await at('platform-api', usKey).post('/runs/query', { limit: 1 }), 'the US key at the US address');
+    precondition(await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 }), 'the EU key at the EU address');
+    expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
+    expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
+  },
+);

@@ -46,7 +46,9 @@ export class RunIds {
   }
 
   private bytes(): string {
-    return createHash('sha256').update(`${this.nonce}:${this.n++}`).digest('hex');
+    return createHash('sha256')
+      .update(`${this.nonce}:${this.n++}`)
+      .digest('hex');
   }
 }
 
@@ -121,7 +123,10 @@ export function multipartBody(parts: Part[], boundary = '----LangSmithFormBounda
   for (const part of parts) {
     const data = Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data, 'utf8');
     chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: ${part.contentType}; length=${data.length}\r\n\r\n`, 'utf8'),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: ${part.contentType}; length=${data.length}\r\n\r\n`,
+        'utf8',
+      ),
       data,
       Buffer.from('\r\n', 'utf8'),
     );

@@ -4,9 +4,15 @@ import { expectJsonError, expectStatus, precondition } from '../../harness/check
 import { expect, test } from '../../harness/fixtures.ts';
 import { baseTime, isoWith, RunIds, runTree, SEGMENT, type TraceRun } from './traces.ts';
 
-type ReadRun = TraceRun & { outputs?: Record<string, unknown>; end_time?: string | null; thread_id?: string | null; extra?: { metadata?: Record<string, unknown> } };
+type ReadRun = TraceRun & {
+  outputs?: Record<string, unknown>;
+  end_time?: string | null;
+  thread_id?: string | null;
+  extra?: { metadata?: Record<string, unknown> };
+};
 
-const sameInstant = (a: unknown, b: string) => typeof a === 'string' && Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) === Date.parse(b.replace(/(\.\d{3})\d+/, '$1'));
+const sameInstant = (a: unknown, b: string) =>
+  typeof a === 'string' && Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) === Date.parse(b.replace(/(\.\d{3})\d+/, '$1'));
 
 test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' }, async ({ platform, scope, run }) => {
   const id = new RunIds(scope, run).v7(baseTime(run));
@@ -18,13 +24,20 @@ test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' },
   expect(read.json.inputs, read.describe('its inputs')).toEqual({ q: 'hello' });
 });
 
-test('the service generates trace_id and dotted_order for runs posted without them', { tag: '@TRACE-CREATE-GENERATES-ORDER' }, async ({ platform, scope, run }) => {
+test('the service generates trace_id and dotted_order for runs posted without them', { tag: '@TRACE-CREATE-GENERATES-ORDER' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
   const ids = new RunIds(scope, run);
   const start = baseTime(run);
   const parent = ids.v7(start);
   const child = ids.v7(start + 2000);
   precondition(await platform.post('/runs', { id: parent, name: 'parent', run_type: 'chain', start_time: isoWith(start, 3) }), 'post the parent');
-  precondition(await platform.post('/runs', { id: child, name: 'child', run_type: 'llm', parent_run_id: parent, start_time: isoWith(start + 2000, 3) }), 'post the child');
+  precondition(
+    await platform.post('/runs', { id: child, name: 'child', run_type: 'llm', parent_run_id: parent, start_time: isoWith(start + 2000, 3) }),
+    'post the child',
+  );
   const [p, c] = [await platform.get<ReadRun>(`/runs/${parent}`), await platform.get<ReadRun>(`/runs/${child}`)];
   expectStatus(p, 200);
   expectStatus(c, 200);
@@ -49,31 +62,47 @@ test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TR
   expect(read.json.inputs, read.describe('the inputs are kept')).toEqual({ q: 1 });
 });
 
-test(
-  'the basic flow: post a parent chain run, post a child model run, then patch both',
-  { tag: '@TRACE-FLOW-BASIC' },
-  async ({ platform, scope, run }) => {
-    const ids = new RunIds(scope, run);
-    const start = baseTime(run);
-    const parent = ids.v7(start);
-    const child = ids.v7(start + 10);
-    const thread = { metadata: { thread_id: `thread-${scope}` } };
-    expectStatus(await platform.post('/runs', { id: parent, name: 'Chat Pipeline', run_type: 'chain', inputs: { question: 'hi' }, start_time: isoWith(start, 3), extra: thread, session_name: 'apc-basic' }), '2xx');
-    expectStatus(
-      await platform.post('/runs', { id: child, name: 'OpenAI Call', run_type: 'llm', inputs: { messages: [{ role: 'user', content: 'hi' }] }, parent_run_id: parent, start_time: isoWith(start + 10, 3), extra: thread, session_name: 'apc-basic' }),
-      '2xx',
-    );
-    expectStatus(await platform.patch(`/runs/${child}`, { outputs: { generations: [{ text: 'hello' }] }, end_time: isoWith(start + 500, 3) }), '2xx');
-    expectStatus(await platform.patch(`/runs/${parent}`, { outputs: { answer: 'hello' }, end_time: isoWith(start + 600, 3) }), '2xx');
-    const [p, c] = [await platform.get<ReadRun>(`/runs/${parent}`), await platform.get<ReadRun>(`/runs/${child}`)];
-    expectStatus(p, 200);
-    expectStatus(c, 200);
-    expect(p.json.outputs, p.describe('the parent has its outputs')).toEqual({ answer: 'hello' });
-    expect(c.json.outputs, c.describe('the child has its outputs')).toEqual({ generations: [{ text: 'hello' }] });
-    expect(c.json.parent_run_id, c.describe('the child names its parent')).toBe(parent);
-    expect(c.json.trace_id, c.describe("the child is in the parent's trace")).toBe(parent);
-  },
-);
+test('the basic flow: post a parent chain run, post a child model run, then patch both', { tag: '@TRACE-FLOW-BASIC' }, async ({ platform, scope, run }) => {
+  const ids = new RunIds(scope, run);
+  const start = baseTime(run);
+  const parent = ids.v7(start);
+  const child = ids.v7(start + 10);
+  const thread = { metadata: { thread_id: `thread-${scope}` } };
+  expectStatus(
+    await platform.post('/runs', {
+      id: parent,
+      name: 'Chat Pipeline',
+      run_type: 'chain',
+      inputs: { question: 'hi' },
+      start_time: isoWith(start, 3),
+      extra: thread,
+      session_name: 'apc-basic',
+    }),
+    '2xx',
+  );
+  expectStatus(
+    await platform.post('/runs', {
+      id: child,
+      name: 'OpenAI Call',
+      run_type: 'llm',
+      inputs: { messages: [{ role: 'user', content: 'hi' }] },
+      parent_run_id: parent,
+      start_time: isoWith(start + 10, 3),
+      extra: thread,
+      session_name: 'apc-basic',
+    }),
+    '2xx',
+  );
+  expectStatus(await platform.patch(`/runs/${child}`, { outputs: { generations: [{ text: 'hello' }] }, end_time: isoWith(start + 500, 3) }), '2xx');
+  expectStatus(await platform.patch(`/runs/${parent}`, { outputs: { answer: 'hello' }, end_time: isoWith(start + 600, 3) }), '2xx');
+  const [p, c] = [await platform.get<ReadRun>(`/runs/${parent}`), await platform.get<ReadRun>(`/runs/${child}`)];
+  expectStatus(p, 200);
+  expectStatus(c, 200);
+  expect(p.json.outputs, p.describe('the parent has its outputs')).toEqual({ answer: 'hello' });
+  expect(c.json.outputs, c.describe('the child has its outputs')).toEqual({ generations: [{ text: 'hello' }] });
+  expect(c.json.parent_run_id, c.describe('the child names its parent')).toBe(parent);
+  expect(c.json.trace_id, c.describe("the child is in the parent's trace")).toBe(parent);
+});
 
 test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_order', { tag: '@TRACE-READ-RUN' }, async ({ platform, scope, run }) => {
   const id = new RunIds(scope, run).v7(baseTime(run));
@@ -99,7 +128,11 @@ test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refus
   expectJsonError(await platform.post('/runs', { id: 'run-1', name: 'not-a-uuid', run_type: 'chain', start_time: isoWith(start, 3) }));
 });
 
-test('start and end times are accepted as epoch milliseconds and ISO strings with 0 to 6 fraction digits', { tag: '@TRACE-TIME-FORMATS' }, async ({ platform, scope, run }) => {
+test('start and end times are accepted as epoch milliseconds and ISO strings with 0 to 6 fraction digits', { tag: '@TRACE-TIME-FORMATS' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
   const ids = new RunIds(scope, run);
   const start = baseTime(run) + 123;
   // The end is not the start: a target that reads one time for both must not pass.
@@ -149,8 +182,21 @@ test('thread_id set on every run of a conversation is kept on parents and childr
   const start = baseTime(run);
   const [parent, child] = [ids.v7(start), ids.v7(start + 5)];
   const thread = `thread-${scope}`;
-  precondition(await platform.post('/runs', { id: parent, name: 'turn', run_type: 'chain', start_time: isoWith(start, 3), extra: { metadata: { thread_id: thread } } }), 'post the parent');
-  precondition(await platform.post('/runs', { id: child, name: 'model', run_type: 'llm', parent_run_id: parent, start_time: isoWith(start + 5, 3), extra: { metadata: { thread_id: thread } } }), 'post the child');
+  precondition(
+    await platform.post('/runs', { id: parent, name: 'turn', run_type: 'chain', start_time: isoWith(start, 3), extra: { metadata: { thread_id: thread } } }),
+    'post the parent',
+  );
+  precondition(
+    await platform.post('/runs', {
+      id: child,
+      name: 'model',
+      run_type: 'llm',
+      parent_run_id: parent,
+      start_time: isoWith(start + 5, 3),
+      extra: { metadata: { thread_id: thread } },
+    }),
+    'post the child',
+  );
   precondition(await platform.patch(`/runs/${child}`, { outputs: { text: 'ok' }, extra: { metadata: { other: true } } }), 'patch the child');
   for (const id of [parent, child]) {
     const read = await platform.get<ReadRun>(`/runs/${id}`);
@@ -160,13 +206,23 @@ test('thread_id set on every run of a conversation is kept on parents and childr
   }
 });
 
-test('the fields a read run carries beyond id, trace_id, dotted_order and thread_id', { tag: ['@TRACE-OTHER-FIELDS', '@TRACE-BODIES'] }, async ({ platform, scope, run, observe }) => {
+test('the fields a read run carries beyond id, trace_id, dotted_order and thread_id', { tag: ['@TRACE-OTHER-FIELDS', '@TRACE-BODIES'] }, async ({
+  platform,
+  scope,
+  run,
+  observe,
+}) => {
   const id = new RunIds(scope, run).v7(baseTime(run));
   const created = await platform.post('/runs', { id, name: 'observed', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: {} });
   const patched = await platform.patch(`/runs/${id}`, { outputs: {}, end_time: isoWith(baseTime(run) + 1, 3) });
   const read = await platform.get<ReadRun>(`/runs/${id}`);
   observe('TRACE-BODIES', `POST /runs → ${created.status} ${created.text.slice(0, 80)}; PATCH → ${patched.status} ${patched.text.slice(0, 80)}`);
-  observe('TRACE-OTHER-FIELDS', `a read run carries ${Object.keys(read.json ?? {}).sort().join(', ')}`);
+  observe(
+    'TRACE-OTHER-FIELDS',
+    `a read run carries ${Object.keys(read.json ?? {})
+      .sort()
+      .join(', ')}`,
+  );
 });
 
 test('a run id must be a UUID in the path of PATCH and GET too', { tag: '@TRACE-RUN-ID-UUID' }, async ({ platform }) => {

@@ -24,7 +24,9 @@ async function checkLineage(read: Map<string, TraceRun>, runs: TraceRun[], paren
         const m = SEGMENT.exec(segment);
         expect(m, `segment ${k} of run ${i} is YYYYMMDDTHHMMSS[ffffff]Z<uuid>: ${segment}`).not.toBeNull();
         expect(m![3].toLowerCase(), `segment ${k} of run ${i} carries the id of its run`).toBe(chain[k].id);
-        expect(m![1], `segment ${k} of run ${i} carries the start time of its run (${chain[k].start_time})`).toBe(chain[k].start_time.slice(0, 19).replace(/[-:]/g, ''));
+        expect(m![1], `segment ${k} of run ${i} carries the start time of its run (${chain[k].start_time})`).toBe(
+          chain[k].start_time.slice(0, 19).replace(/[-:]/g, ''),
+        );
       });
     });
     const parent = parents[i];
@@ -62,7 +64,12 @@ test("a root run's trace_id is its own id and a descendant's is the root's", { t
   for (const r of runs) expect(read.get(r.id)!.trace_id, `trace_id of ${r.name}`).toBe(runs[0].id);
 });
 
-test('each run contributes one segment: its start timestamp in compact form, then its id', { tag: '@TRACE-DOTTED-ORDER-SEGMENT' }, async ({ platform, scope, run, time }) => {
+test('each run contributes one segment: its start timestamp in compact form, then its id', { tag: '@TRACE-DOTTED-ORDER-SEGMENT' }, async ({
+  platform,
+  scope,
+  run,
+  time,
+}) => {
   const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
   await postEach(platform, runs);
   await checkLineage(await readBack(platform, time, runs), runs, SHAPE);
@@ -81,47 +88,42 @@ test("a run's dotted_order is its parent's, a dot, and its own segment", { tag: 
 });
 
 /** A run tree of up to 7 runs: each run's parent is one of the runs before it. */
-const trees = fc
-  .array(fc.nat(), { minLength: 0, maxLength: 6 })
-  .map((picks) => [null, ...picks.map((p, i) => p % (i + 1))] as (number | null)[]);
+const trees = fc.array(fc.nat(), { minLength: 0, maxLength: 6 }).map((picks) => [null, ...picks.map((p, i) => p % (i + 1))] as (number | null)[]);
 
-test(
-  'for any run tree posted with POST /runs, the service computes trace_id and dotted_order of spec §2.5',
-  { tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-CREATE-GENERATES-ORDER'] },
-  async ({ platform, scope, run, time }) => {
-    const ids = new RunIds(scope, run);
-    let round = 0;
-    await assertProperty(
-      fc.asyncProperty(trees, fc.integer({ min: 0, max: 86_400_000 }), async (parents, offset) => {
-        const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits: 3 });
-        await forRule('TRACE-CREATE-GENERATES-ORDER', () => postEach(platform, runs));
-        await checkLineage(await readBack(platform, time, runs), runs, parents);
-      }),
-      { numRuns: 15 },
-    );
-  },
-);
+test('for any run tree posted with POST /runs, the service computes trace_id and dotted_order of spec §2.5', {
+  tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-CREATE-GENERATES-ORDER'],
+}, async ({ platform, scope, run, time }) => {
+  const ids = new RunIds(scope, run);
+  let round = 0;
+  await assertProperty(
+    fc.asyncProperty(trees, fc.integer({ min: 0, max: 86_400_000 }), async (parents, offset) => {
+      const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits: 3 });
+      await forRule('TRACE-CREATE-GENERATES-ORDER', () => postEach(platform, runs));
+      await checkLineage(await readBack(platform, time, runs), runs, parents);
+    }),
+    { numRuns: 15 },
+  );
+});
 
-test(
-  'for any run tree ingested with multipart, in any part order, the caller\'s trace_id and dotted_order are kept',
-  { tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-MULTIPART-CALLER-ORDER'] },
-  async ({ platform, scope, run, time }) => {
-    const ids = new RunIds(scope, run);
-    let round = 0;
-    await assertProperty(
-      fc.asyncProperty(trees, fc.constantFrom(0, 3, 6), fc.integer({ min: 0, max: 86_400_000 }), fc.nat(), async (parents, digits, offset, seed) => {
-        const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits });
-        // Parts of one request may come in any order: rotate the runs.
-        const order = runs.map((_, i) => runs[(i + seed) % runs.length]);
-        const { body, contentType } = multipartBody(order.flatMap((r) => runParts('post', r)));
-        expectStatus(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }), '2xx');
-        const read = await readBack(platform, time, runs);
-        await forRule('TRACE-MULTIPART-CALLER-ORDER', () => {
-          for (const r of runs) expect([read.get(r.id)!.trace_id, read.get(r.id)!.dotted_order], `${r.name} keeps the caller's lineage`).toEqual([r.trace_id, r.dotted_order]);
-        });
-        await checkLineage(read, runs, parents);
-      }),
-      { numRuns: 15 },
-    );
-  },
-);
+test("for any run tree ingested with multipart, in any part order, the caller's trace_id and dotted_order are kept", {
+  tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-MULTIPART-CALLER-ORDER'],
+}, async ({ platform, scope, run, time }) => {
+  const ids = new RunIds(scope, run);
+  let round = 0;
+  await assertProperty(
+    fc.asyncProperty(trees, fc.constantFrom(0, 3, 6), fc.integer({ min: 0, max: 86_400_000 }), fc.nat(), async (parents, digits, offset, seed) => {
+      const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits });
+      // Parts of one request may come in any order: rotate the runs.
+      const order = runs.map((_, i) => runs[(i + seed) % runs.length]);
+      const { body, contentType } = multipartBody(order.flatMap((r) => runParts('post', r)));
+      expectStatus(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }), '2xx');
+      const read = await readBack(platform, time, runs);
+      await forRule('TRACE-MULTIPART-CALLER-ORDER', () => {
+        for (const r of runs)
+          expect([read.get(r.id)!.trace_id, read.get(r.id)!.dotted_order], `${r.name} keeps the caller's lineage`).toEqual([r.trace_id, r.dotted_order]);
+      });
+      await checkLineage(read, runs, parents);
+    }),
+    { numRuns: 15 },
+  );
+});

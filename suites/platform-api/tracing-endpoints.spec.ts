@@ -10,7 +10,14 @@ type Page = { runs: TraceRun[]; cursors: { next: string | null } };
 test('POST /runs/batch with {post, patch} ingests the creates, then the updates', { tag: '@TRACE-BATCH' }, async ({ platform, scope, run }) => {
   const start = baseTime(run);
   const runs = runTree(new RunIds(scope, run), [null, 0], { start });
-  const patch = runs.map((r, i) => ({ id: r.id, trace_id: r.trace_id, dotted_order: r.dotted_order, parent_run_id: r.parent_run_id, outputs: { n: i }, end_time: isoWith(start + 9000) }));
+  const patch = runs.map((r, i) => ({
+    id: r.id,
+    trace_id: r.trace_id,
+    dotted_order: r.dotted_order,
+    parent_run_id: r.parent_run_id,
+    outputs: { n: i },
+    end_time: isoWith(start + 9000),
+  }));
   expectStatus(await platform.post('/runs/batch', { post: runs, patch }), '2xx');
   for (const [i, r] of runs.entries()) {
     const read = await platform.get<TraceRun>(`/runs/${r.id}`);
@@ -36,7 +43,10 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
   expect(found.sort(), 'every run of the trace, once').toEqual(runs.map((r) => r.id).sort());
   const roots = await platform.post<{ runs: TraceRun[] }>('/runs/query', { trace: runs[0].id, is_root: true });
   expectStatus(roots, 200);
-  expect(roots.json.runs.map((r) => r.id), roots.describe('is_root: true answers the root only')).toEqual([runs[0].id]);
+  expect(
+    roots.json.runs.map((r) => r.id),
+    roots.describe('is_root: true answers the root only'),
+  ).toEqual([runs[0].id]);
 });
 
 test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, run }) => {
@@ -44,7 +54,15 @@ test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE
   const [root] = runTree(ids, [null], { start: baseTime(run) });
   precondition(await platform.post('/runs/batch', { post: [root] }), 'ingest a run');
   const id = ids.v4();
-  const res = await platform.post('/feedback', { id, run_id: root.id, trace_id: root.id, key: 'helpfulness', score: 0.75, comment: 'good', feedback_source: { type: 'api' } });
+  const res = await platform.post('/feedback', {
+    id,
+    run_id: root.id,
+    trace_id: root.id,
+    key: 'helpfulness',
+    score: 0.75,
+    comment: 'good',
+    feedback_source: { type: 'api' },
+  });
   expectStatus(res, '2xx');
   const read = await platform.get<{ run_id: string; key: string; score: number }>(`/feedback/${id}`);
   expectStatus(read, 200);

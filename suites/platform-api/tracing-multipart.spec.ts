@@ -57,46 +57,87 @@ test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await readAll(platform, time, runs);
-  expect(read.map((r) => r.inputs), 'every run, with its inputs part').toEqual(runs.map((r) => r.inputs));
+  expect(
+    read.map((r) => r.inputs),
+    'every run, with its inputs part',
+  ).toEqual(runs.map((r) => r.inputs));
 });
 
-test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({ platform, scope, run, time }) => {
+test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({
+  platform,
+  scope,
+  run,
+  time,
+}) => {
   const runs = runTree(new RunIds(scope, run), [null, 0, 1, 1], { start: baseTime(run) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await readAll(platform, time, runs);
-  expect(read.map((r) => [r.trace_id, r.dotted_order]), 'exactly the caller\'s values').toEqual(runs.map((r) => [r.trace_id, r.dotted_order]));
+  expect(
+    read.map((r) => [r.trace_id, r.dotted_order]),
+    "exactly the caller's values",
+  ).toEqual(runs.map((r) => [r.trace_id, r.dotted_order]));
 });
 
-test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({ platform, scope, run, time }) => {
+test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({
+  platform,
+  scope,
+  run,
+  time,
+}) => {
   const start = baseTime(run);
   const runs = runTree(new RunIds(scope, run), [null, 0, 0], { start });
   const created = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, created.body, created.contentType), '2xx');
-  const patches = runs.map((r, i) => ({ id: r.id, trace_id: r.trace_id, dotted_order: r.dotted_order, parent_run_id: r.parent_run_id, end_time: new Date(start + 5000 + i).toISOString(), outputs: { result: i } }));
+  const patches = runs.map((r, i) => ({
+    id: r.id,
+    trace_id: r.trace_id,
+    dotted_order: r.dotted_order,
+    parent_run_id: r.parent_run_id,
+    end_time: new Date(start + 5000 + i).toISOString(),
+    outputs: { result: i },
+  }));
   const patched = multipartBody(patches.flatMap((p) => runParts('patch', p)));
   expectStatus(await postMultipart(platform, patched.body, patched.contentType), '2xx');
   const read = await readAll(platform, time, runs);
-  expect(read.map((r) => r.outputs), 'every run has its outputs').toEqual(runs.map((_, i) => ({ result: i })));
-  expect(read.map((r) => r.inputs), 'and keeps its inputs').toEqual(runs.map((r) => r.inputs));
+  expect(
+    read.map((r) => r.outputs),
+    'every run has its outputs',
+  ).toEqual(runs.map((_, i) => ({ result: i })));
+  expect(
+    read.map((r) => r.inputs),
+    'and keeps its inputs',
+  ).toEqual(runs.map((r) => r.inputs));
 });
 
-test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({ platform, scope, run, time }) => {
+test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({
+  platform,
+  scope,
+  run,
+  time,
+}) => {
   const ids = new RunIds(scope, run);
   for (const digits of [6, 3, 1, 0]) {
     const runs = runTree(ids, [null, 0], { start: baseTime(run) + digits * 10_000, digits });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const read = await readAll(platform, time, runs);
-    expect(read.map((r) => r.dotted_order), `${digits} fraction digits`).toEqual(runs.map((r) => r.dotted_order));
+    expect(
+      read.map((r) => r.dotted_order),
+      `${digits} fraction digits`,
+    ).toEqual(runs.map((r) => r.dotted_order));
   }
 });
 
-test.describe('the official client\'s part layout is accepted and applied in order', { tag: '@TRACE-MULTIPART-LAYOUT' }, () => {
+test.describe("the official client's part layout is accepted and applied in order", { tag: '@TRACE-MULTIPART-LAYOUT' }, () => {
   test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, run }) => {
     const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), new RunIds(scope, run));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
-    const [parent, child, feedback] = ['01a201a1-c30a-7000-8000-00a41d5d2e97', '01a201a1-c30c-7000-8000-01e94325254c', '01a201a1-c323-71ae-a234-35ff7c006a06'].map((id) => idMap.get(id));
+    const [parent, child, feedback] = [
+      '01a201a1-c30a-7000-8000-00a41d5d2e97',
+      '01a201a1-c30c-7000-8000-01e94325254c',
+      '01a201a1-c323-71ae-a234-35ff7c006a06',
+    ].map((id) => idMap.get(id));
     const p = await platform.get<ReadRun>(`/runs/${parent}`);
     expectStatus(p, 200);
     expect(p.json.outputs, p.describe('the merged outputs')).toEqual({ answer: 'z' });
@@ -116,17 +157,28 @@ test.describe('the official client\'s part layout is accepted and applied in ord
     const first = withFreshIds(capture('post-then-patch.1'), ids);
     expectStatus(await postMultipart(platform, first.body, first.contentType), '2xx');
     // The second request names the same runs: it takes the same replacement ids.
-    const text = capture('post-then-patch.2').toString('latin1').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (old) => first.idMap.get(old) ?? old);
+    const text = capture('post-then-patch.2')
+      .toString('latin1')
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (old) => first.idMap.get(old) ?? old);
     const second = Buffer.from(text, 'latin1');
     expectStatus(await postMultipart(platform, second, `multipart/form-data; boundary=${text.split('\r\n')[0].slice(2)}`), '2xx');
     const [parent, child] = ['01a201a1-c8c8-7000-8000-00ed570352be', '01a201a1-c8cc-7000-8000-0024b7a2766d'].map((id) => first.idMap.get(id)!);
     const c = await platform.get<ReadRun>(`/runs/${child}`);
     expectStatus(c, 200);
-    expect([c.json.inputs, c.json.outputs], c.describe('the child: inputs from the post, outputs from the patch')).toEqual([{ prompt: 'x' }, { generations: [{ text: 'y' }] }]);
-    expect((c.json.events as { name?: string }[] | undefined)?.map((e) => e.name), c.describe("and the events part's new_token event")).toEqual(['new_token']);
+    expect([c.json.inputs, c.json.outputs], c.describe('the child: inputs from the post, outputs from the patch')).toEqual([
+      { prompt: 'x' },
+      { generations: [{ text: 'y' }] },
+    ]);
+    expect(
+      (c.json.events as { name?: string }[] | undefined)?.map((e) => e.name),
+      c.describe("and the events part's new_token event"),
+    ).toEqual(['new_token']);
     const p = await platform.get<ReadRun & { error?: unknown }>(`/runs/${parent}`);
     expectStatus(p, 200);
-    expect([p.json.inputs, p.json.error], p.describe('the parent: inputs from the post, the error part (a JSON string) from the patch')).toEqual([{ q: 'split' }, 'boom: something failed']);
+    expect([p.json.inputs, p.json.error], p.describe('the parent: inputs from the post, the error part (a JSON string) from the patch')).toEqual([
+      { q: 'split' },
+      'boom: something failed',
+    ]);
     // The patch part's end_time, 1795323709966 in epoch ms.
     expect(instant(p.json.end_time), p.describe("and the patch's end time, 2026-11-22T05:01:49.966Z")).toBe(1795323709966);
   });
@@ -162,10 +214,18 @@ test.describe('the official client\'s part layout is accepted and applied in ord
   test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, run, time }) => {
     const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
     const boundary = 'apc-content-length-boundary';
-    const chunks = runs.flatMap((r) => runParts('post', r)).map((part) => {
-      const data = Buffer.from(String(part.data), 'utf8');
-      return Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: application/json\r\nContent-Length: ${data.length}\r\n\r\n`), data, Buffer.from('\r\n')]);
-    });
+    const chunks = runs
+      .flatMap((r) => runParts('post', r))
+      .map((part) => {
+        const data = Buffer.from(String(part.data), 'utf8');
+        return Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: application/json\r\nContent-Length: ${data.length}\r\n\r\n`,
+          ),
+          data,
+          Buffer.from('\r\n'),
+        ]);
+      });
     const body = Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
     expectStatus(await postMultipart(platform, body, `multipart/form-data; boundary=${boundary}`), '2xx');
     expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
@@ -205,16 +265,24 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
   }
 });
 
-test.describe('a batch run whose lineage is missing or contradicts itself is refused, and nothing of the request is ingested', { tag: '@TRACE-MULTIPART-CONSISTENT' }, () => {
+test.describe('a batch run whose lineage is missing or contradicts itself is refused, and nothing of the request is ingested', {
+  tag: '@TRACE-MULTIPART-CONSISTENT',
+}, () => {
   const cases: [string, (runs: TraceRun[], ids: RunIds) => TraceRun[]][] = [
     ['no dotted_order', ([root, child]) => [root, { ...child, dotted_order: undefined as unknown as string }]],
     ['no trace_id', ([root, child]) => [root, { ...child, trace_id: undefined as unknown as string }]],
     ['a last segment that is not the run id', ([root, child], ids) => [root, { ...child, dotted_order: child.dotted_order.replace(child.id, ids.v4()) }]],
     ['a trace_id that is not the root segment', ([root, child], ids) => [root, { ...child, trace_id: ids.v4() }]],
     ['a parent_run_id that is not the segment before', ([root, child], ids) => [root, { ...child, parent_run_id: ids.v4() }]],
-    ['a child without its parent\'s segment', ([root, child]) => [root, { ...child, dotted_order: child.dotted_order.split('.').pop()! }]],
-    ['a timestamp that is not the start_time', ([root, child]) => [root, { ...child, start_time: new Date(Date.parse(child.start_time) + 3_600_000).toISOString() }]],
-    ['a segment that is not timestamp then id', ([root, child]) => [root, { ...child, dotted_order: `${root.dotted_order}.${child.id}${child.dotted_order.split('.').pop()!.slice(0, 22)}` }]],
+    ["a child without its parent's segment", ([root, child]) => [root, { ...child, dotted_order: child.dotted_order.split('.').pop()! }]],
+    [
+      'a timestamp that is not the start_time',
+      ([root, child]) => [root, { ...child, start_time: new Date(Date.parse(child.start_time) + 3_600_000).toISOString() }],
+    ],
+    [
+      'a segment that is not timestamp then id',
+      ([root, child]) => [root, { ...child, dotted_order: `${root.dotted_order}.${child.id}${child.dotted_order.split('.').pop()!.slice(0, 22)}` }],
+    ],
   ];
   for (const [name, broken] of cases) {
     test(name, async ({ platform, scope, run }) => {
@@ -234,7 +302,10 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
     ['a truncated multipart body', (parts) => ({ ...multipartBody(parts), body: truncated(multipartBody(parts).body) })],
     ['a run part that is not JSON', (parts) => multipartBody([{ ...parts[0], data: '{"id": ' }, ...parts.slice(1)])],
     ['an unknown part name', (parts) => multipartBody([...parts, { name: 'bogus.part', contentType: 'application/json', data: '{}' }])],
-    ['a field part without its run part', (parts) => multipartBody([...parts, { name: 'post.0190c8a2-0000-7000-8000-000000000000.inputs', contentType: 'application/json', data: '{}' }])],
+    [
+      'a field part without its run part',
+      (parts) => multipartBody([...parts, { name: 'post.0190c8a2-0000-7000-8000-000000000000.inputs', contentType: 'application/json', data: '{}' }]),
+    ],
     ['a body that is not multipart', () => ({ body: Buffer.from('{"post": []}'), contentType: 'multipart/form-data; boundary=apc-missing' })],
     ['a gzip header on a body that is not gzip', (parts) => ({ ...multipartBody(parts), headers: { 'content-encoding': 'gzip' } })],
   ];
@@ -263,12 +334,17 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
 test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, run }) => {
   const runs = runTree(new RunIds(scope, run), [null], { start: baseTime(run) });
   const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-  const { body, contentType } = multipartBody([...runParts('post', runs[0]), { name: `attachment.${runs[0].id}.image_png`, contentType: 'image/png', data: bytes }]);
+  const { body, contentType } = multipartBody([
+    ...runParts('post', runs[0]),
+    { name: `attachment.${runs[0].id}.image_png`, contentType: 'image/png', data: bytes },
+  ]);
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await platform.get<ReadRun & { attachments?: Record<string, { presigned_url?: string; sha256?: string }> }>(`/runs/${runs[0].id}`);
   expectStatus(read, 200);
   const attachment = read.json.attachments?.image_png;
   expect(attachment, read.describe('the attachment is listed')).toBeTruthy();
   const fetched = await download(attachment!.presigned_url);
-  expect(createHash('sha256').update(fetched).digest('hex'), read.describe('every byte, 0 to 255, comes back')).toBe(createHash('sha256').update(bytes).digest('hex'));
+  expect(createHash('sha256').update(fetched).digest('hex'), read.describe('every byte, 0 to 255, comes back')).toBe(
+    createHash('sha256').update(bytes).digest('hex'),
+  );
 });

@@ -21,7 +21,8 @@ interface FieldRule {
   broken: [string, (body: Json) => Json][];
 }
 
-const sameInstant = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && Math.abs(Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) - Date.parse(b)) < 1;
+const sameInstant = (a: unknown, b: unknown) =>
+  typeof a === 'string' && typeof b === 'string' && Math.abs(Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) - Date.parse(b)) < 1;
 const rows = (body: Json) => body.results as Json[];
 const without = (key: string) => (body: Json) => Object.fromEntries(Object.entries(body).filter(([k]) => k !== key));
 const withField = (key: string, value: unknown) => (body: Json) => ({ ...body, [key]: value });
@@ -30,7 +31,11 @@ const row = (patch: Json | ((r: Json) => Json)) => (body: Json) => ({
   results: rows(body).map((r, i) => (i === 0 ? (typeof patch === 'function' ? patch(r) : { ...r, ...patch }) : r)),
 });
 const rowWithout = (key: string) => row((r) => without(key)(r));
-const score = (patch: Json | ((f: Json) => Json)) => row((r) => ({ ...r, evaluation_scores: [typeof patch === 'function' ? patch({ key: 'correctness', score: 1 }) : { key: 'correctness', score: 1, ...patch }] }));
+const score = (patch: Json | ((f: Json) => Json)) =>
+  row((r) => ({
+    ...r,
+    evaluation_scores: [typeof patch === 'function' ? patch({ key: 'correctness', score: 1 }) : { key: 'correctness', score: 1, ...patch }],
+  }));
 
 /** The persisted run of row 0 (found by its inputs) and its feedback. */
 async function firstRow(seen: Seen): Promise<{ run: Json; feedback: Json[] }> {
@@ -54,7 +59,10 @@ const RULES: FieldRule[] = [
     title: 'experiment_name is a required string',
     set: (b) => b,
     check: ({ body, answer }) => expect(answer.experiment.name).toBe(body.experiment_name),
-    broken: [['missing', without('experiment_name')], ['a number', withField('experiment_name', 7)]],
+    broken: [
+      ['missing', without('experiment_name')],
+      ['a number', withField('experiment_name', 7)],
+    ],
   },
   {
     rule: 'UPLOAD-EXPERIMENT-DESCRIPTION',
@@ -67,15 +75,23 @@ const RULES: FieldRule[] = [
     rule: 'UPLOAD-EXPERIMENT-START-TIME',
     title: 'experiment_start_time is a required datetime',
     set: (b) => b,
-    check: ({ body, answer }) => expect(sameInstant(answer.experiment.start_time, body.experiment_start_time), `start_time ${String(answer.experiment.start_time)}`).toBe(true),
-    broken: [['missing', without('experiment_start_time')], ['no datetime', withField('experiment_start_time', 'early')]],
+    check: ({ body, answer }) =>
+      expect(sameInstant(answer.experiment.start_time, body.experiment_start_time), `start_time ${String(answer.experiment.start_time)}`).toBe(true),
+    broken: [
+      ['missing', without('experiment_start_time')],
+      ['no datetime', withField('experiment_start_time', 'early')],
+    ],
   },
   {
     rule: 'UPLOAD-EXPERIMENT-END-TIME',
     title: 'experiment_end_time is a required datetime',
     set: (b) => b,
-    check: ({ body, answer }) => expect(sameInstant(answer.experiment.end_time, body.experiment_end_time), `end_time ${String(answer.experiment.end_time)}`).toBe(true),
-    broken: [['missing', without('experiment_end_time')], ['no datetime', withField('experiment_end_time', 1234)]],
+    check: ({ body, answer }) =>
+      expect(sameInstant(answer.experiment.end_time, body.experiment_end_time), `end_time ${String(answer.experiment.end_time)}`).toBe(true),
+    broken: [
+      ['missing', without('experiment_end_time')],
+      ['no datetime', withField('experiment_end_time', 1234)],
+    ],
   },
   {
     rule: 'UPLOAD-DATASET-ID',
@@ -103,17 +119,26 @@ const RULES: FieldRule[] = [
     title: 'experiment_metadata is an optional object of any shape',
     set: withField('experiment_metadata', { list: [1, { deep: null }], flag: true, text: 'x' }),
     check: ({ answer }) => expect((answer.experiment.extra as Json | null)?.metadata).toEqual({ list: [1, { deep: null }], flag: true, text: 'x' }),
-    broken: [['a string', withField('experiment_metadata', 'model=x')], ['an array', withField('experiment_metadata', [1, 2])]],
+    broken: [
+      ['a string', withField('experiment_metadata', 'model=x')],
+      ['an array', withField('experiment_metadata', [1, 2])],
+    ],
   },
   {
     rule: 'UPLOAD-SUMMARY-SCORES',
     title: 'summary_experiment_scores is an optional array of Feedback',
-    set: withField('summary_experiment_scores', [{ key: 'overall', score: 0.25 }, { key: 'verdict', value: 'pass' }]),
+    set: withField('summary_experiment_scores', [
+      { key: 'overall', score: 0.25 },
+      { key: 'verdict', value: 'pass' },
+    ]),
     check: async (seen) => {
       const { summary } = await seen.stored();
       expect(summary.map((f) => f.key).sort(), `experiment-level feedback: ${JSON.stringify(summary)}`).toEqual(['overall', 'verdict']);
     },
-    broken: [['an object', withField('summary_experiment_scores', { key: 'overall' })], ['a feedback without key', withField('summary_experiment_scores', [{ score: 1 }])]],
+    broken: [
+      ['an object', withField('summary_experiment_scores', { key: 'overall' })],
+      ['a feedback without key', withField('summary_experiment_scores', [{ score: 1 }])],
+    ],
   },
   {
     rule: 'UPLOAD-RESULTS',
@@ -123,14 +148,20 @@ const RULES: FieldRule[] = [
       expect(seen.answer.dataset.example_count, 'one example per row').toBe(rows(seen.body).length);
       expect((await seen.stored()).runs.length, 'one run per row').toBe(rows(seen.body).length);
     },
-    broken: [['missing', without('results')], ['an object', withField('results', { row: 1 })]],
+    broken: [
+      ['missing', without('results')],
+      ['an object', withField('results', { row: 1 })],
+    ],
   },
   {
     rule: 'UPLOAD-ROW-ID',
     title: "a row's row_id is a required UUID",
     set: (b) => b,
     check: async (seen) => expect((await seen.stored()).examples.length).toBe(rows(seen.body).length),
-    broken: [['missing', rowWithout('row_id')], ['not a UUID', row({ row_id: 'row-1' })]],
+    broken: [
+      ['missing', rowWithout('row_id')],
+      ['not a UUID', row({ row_id: 'row-1' })],
+    ],
   },
   {
     rule: 'UPLOAD-ROW-INPUTS',
@@ -139,10 +170,16 @@ const RULES: FieldRule[] = [
     check: async (seen) => {
       const stored = await seen.stored();
       const inputs = { question: 'deep?', context: { items: [1, 2] } };
-      expect(stored.examples.map((e) => e.inputs), 'the example has the inputs').toContainEqual(inputs);
+      expect(
+        stored.examples.map((e) => e.inputs),
+        'the example has the inputs',
+      ).toContainEqual(inputs);
       expect((await firstRow(seen)).run.inputs, 'the run has the inputs').toEqual(inputs);
     },
-    broken: [['missing', rowWithout('inputs')], ['a string', row({ inputs: 'deep?' })]],
+    broken: [
+      ['missing', rowWithout('inputs')],
+      ['a string', row({ inputs: 'deep?' })],
+    ],
   },
   {
     rule: 'UPLOAD-ROW-EXPECTED-OUTPUTS',
@@ -161,7 +198,12 @@ const RULES: FieldRule[] = [
   {
     rule: 'UPLOAD-ROW-EVALUATION-SCORES',
     title: "a row's evaluation_scores is an optional array of Feedback on its run",
-    set: row({ evaluation_scores: [{ key: 'correctness', score: 1 }, { key: 'style', value: 'terse' }] }),
+    set: row({
+      evaluation_scores: [
+        { key: 'correctness', score: 1 },
+        { key: 'style', value: 'terse' },
+      ],
+    }),
     check: async (seen) => expect((await firstRow(seen)).feedback.map((f) => f.key).sort()).toEqual(['correctness', 'style']),
     broken: [['an object', row({ evaluation_scores: { key: 'correctness' } })]],
   },
@@ -176,7 +218,10 @@ const RULES: FieldRule[] = [
       expect(experiment.latency_p50, "the rows' latencies are 2 s and 4 s").toBeGreaterThanOrEqual(2);
       expect(experiment.latency_p50, "the rows' latencies are 2 s and 4 s").toBeLessThanOrEqual(4);
     },
-    broken: [['missing', rowWithout('start_time')], ['no datetime', row({ start_time: 'soon' })]],
+    broken: [
+      ['missing', rowWithout('start_time')],
+      ['no datetime', row({ start_time: 'soon' })],
+    ],
   },
   {
     rule: 'UPLOAD-ROW-END-TIME',
@@ -186,7 +231,10 @@ const RULES: FieldRule[] = [
       const { run } = await firstRow(seen);
       expect(sameInstant(run.end_time, rows(seen.body)[0].end_time), `the run ends at ${String(run.end_time)}`).toBe(true);
     },
-    broken: [['missing', rowWithout('end_time')], ['no datetime', row({ end_time: false })]],
+    broken: [
+      ['missing', rowWithout('end_time')],
+      ['no datetime', row({ end_time: false })],
+    ],
   },
   {
     rule: 'UPLOAD-ROW-RUN-NAME',
@@ -214,7 +262,10 @@ const RULES: FieldRule[] = [
     title: "a Feedback's key is a required string",
     set: score({ key: 'correctness' }),
     check: async (seen) => expect((await rowFeedback(seen)).key).toBe('correctness'),
-    broken: [['missing', score(({ key: _k, ...f }) => f)], ['a number', score({ key: 1 })]],
+    broken: [
+      ['missing', score(({ key: _k, ...f }) => f)],
+      ['a number', score({ key: 1 })],
+    ],
   },
   {
     rule: 'UPLOAD-FEEDBACK-SCORE',
@@ -242,7 +293,11 @@ const RULES: FieldRule[] = [
     title: "a Feedback's feedback_source is an optional object whose type is a required string",
     set: score({ feedback_source: { type: 'model', metadata: { judge: 'x' } } }),
     check: async (seen) => expect(((await rowFeedback(seen)).feedback_source as Json | undefined)?.type).toBe('model'),
-    broken: [['without type', score({ feedback_source: {} })], ['a type that is not a string', score({ feedback_source: { type: 3 } })], ['a string', score({ feedback_source: 'model' })]],
+    broken: [
+      ['without type', score({ feedback_source: {} })],
+      ['a type that is not a string', score({ feedback_source: { type: 3 } })],
+      ['a string', score({ feedback_source: 'model' })],
+    ],
   },
   {
     rule: 'UPLOAD-FEEDBACK-CONFIG',
@@ -269,7 +324,10 @@ const RULES: FieldRule[] = [
     title: 'feedback_config.min and max are optional numbers',
     set: score({ feedback_config: { type: 'continuous', min: -1, max: 10 } }),
     check: async (seen) => void (await rowFeedback(seen)),
-    broken: [['a string min', score({ feedback_config: { type: 'continuous', min: 'zero' } })], ['a string max', score({ feedback_config: { type: 'continuous', max: '10' } })]],
+    broken: [
+      ['a string min', score({ feedback_config: { type: 'continuous', min: 'zero' } })],
+      ['a string max', score({ feedback_config: { type: 'continuous', max: '10' } })],
+    ],
   },
   {
     rule: 'UPLOAD-FEEDBACK-CONFIG-CATEGORIES',
@@ -285,7 +343,12 @@ const RULES: FieldRule[] = [
   {
     rule: 'UPLOAD-FEEDBACK-CREATED-AT',
     title: "a Feedback's created_at is an optional datetime defaulting to the time of the upload",
-    set: row({ evaluation_scores: [{ key: 'given', score: 1, created_at: '2025-06-01T12:00:00.000Z' }, { key: 'defaulted', score: 1 }] }),
+    set: row({
+      evaluation_scores: [
+        { key: 'given', score: 1, created_at: '2025-06-01T12:00:00.000Z' },
+        { key: 'defaulted', score: 1 },
+      ],
+    }),
     check: async (seen) => {
       expect(sameInstant((await rowFeedback(seen, 'given')).created_at, '2025-06-01T12:00:00.000Z'), 'a given created_at is kept').toBe(true);
       const defaulted = Date.parse(String((await rowFeedback(seen, 'defaulted')).created_at));
@@ -296,7 +359,12 @@ const RULES: FieldRule[] = [
   {
     rule: 'UPLOAD-FEEDBACK-MODIFIED-AT',
     title: "a Feedback's modified_at is an optional datetime defaulting to the time of the upload",
-    set: row({ evaluation_scores: [{ key: 'given', score: 1, modified_at: '2025-06-02T12:00:00.000Z' }, { key: 'defaulted', score: 1 }] }),
+    set: row({
+      evaluation_scores: [
+        { key: 'given', score: 1, modified_at: '2025-06-02T12:00:00.000Z' },
+        { key: 'defaulted', score: 1 },
+      ],
+    }),
     check: async (seen) => {
       expect(sameInstant((await rowFeedback(seen, 'given')).modified_at, '2025-06-02T12:00:00.000Z'), 'a given modified_at is kept').toBe(true);
       const defaulted = Date.parse(String((await rowFeedback(seen, 'defaulted')).modified_at));
@@ -307,7 +375,12 @@ const RULES: FieldRule[] = [
   {
     rule: 'UPLOAD-FEEDBACK-CORRECTION',
     title: "a Feedback's correction is an optional object or string",
-    set: row({ evaluation_scores: [{ key: 'as-object', score: 0, correction: { answer: '2' } }, { key: 'as-string', score: 0, correction: 'two' }] }),
+    set: row({
+      evaluation_scores: [
+        { key: 'as-object', score: 0, correction: { answer: '2' } },
+        { key: 'as-string', score: 0, correction: 'two' },
+      ],
+    }),
     check: async (seen) => {
       expect((await rowFeedback(seen, 'as-object')).correction).toEqual({ answer: '2' });
       expect((await rowFeedback(seen, 'as-string')).correction).toBe('two');

@@ -41,25 +41,26 @@ test('right after the upload, latency and feedback statistics are null', { tag: 
   for (const field of LATENCY_AND_FEEDBACK) expect(res.json.experiment[field], res.describe(field)).toBeNull();
 });
 
-test(
-  'once the runs are persisted, latency and feedback statistics are filled in',
-  { tag: '@UPLOAD-STATS-FILLED-LATER' },
-  async ({ platform, scope, run, time }) => {
-    const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
-    const res = await upload(platform, body);
-    precondition(res, 'upload an experiment');
-    const { experiment } = await persisted(platform, time, res.json);
-    // The rows last 2 s and 4 s.
-    const [p50, p99] = [experiment.latency_p50 as number, experiment.latency_p99 as number];
-    expect(typeof p50 === 'number' && p50 >= 2 && p50 <= 4, `latency_p50 ${p50} lies between the rows' latencies, 2 s and 4 s`).toBe(true);
-    expect(typeof p99 === 'number' && p99 >= p50 && p99 <= 4, `latency_p99 ${p99} lies between latency_p50 and the longest row`).toBe(true);
-    const feedback = experiment.feedback_stats as Record<string, { n?: number; avg?: number }> | null;
-    expect(feedback?.correctness, `feedback_stats has the rows' key: ${JSON.stringify(feedback)}`).toBeTruthy();
-    if (feedback?.correctness?.avg !== undefined) expect(feedback.correctness.avg, 'the mean of the scores 1 and 0').toBeCloseTo(0.5);
-    const summary = experiment.session_feedback_stats as Record<string, unknown> | null;
-    expect(summary?.overall, `session_feedback_stats has the summary key: ${JSON.stringify(summary)}`).toBeTruthy();
-  },
-);
+test('once the runs are persisted, latency and feedback statistics are filled in', { tag: '@UPLOAD-STATS-FILLED-LATER' }, async ({
+  platform,
+  scope,
+  run,
+  time,
+}) => {
+  const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+  const res = await upload(platform, body);
+  precondition(res, 'upload an experiment');
+  const { experiment } = await persisted(platform, time, res.json);
+  // The rows last 2 s and 4 s.
+  const [p50, p99] = [experiment.latency_p50 as number, experiment.latency_p99 as number];
+  expect(typeof p50 === 'number' && p50 >= 2 && p50 <= 4, `latency_p50 ${p50} lies between the rows' latencies, 2 s and 4 s`).toBe(true);
+  expect(typeof p99 === 'number' && p99 >= p50 && p99 <= 4, `latency_p99 ${p99} lies between latency_p50 and the longest row`).toBe(true);
+  const feedback = experiment.feedback_stats as Record<string, { n?: number; avg?: number }> | null;
+  expect(feedback?.correctness, `feedback_stats has the rows' key: ${JSON.stringify(feedback)}`).toBeTruthy();
+  if (feedback?.correctness?.avg !== undefined) expect(feedback.correctness.avg, 'the mean of the scores 1 and 0').toBeCloseTo(0.5);
+  const summary = experiment.session_feedback_stats as Record<string, unknown> | null;
+  expect(summary?.overall, `session_feedback_stats has the summary key: ${JSON.stringify(summary)}`).toBeTruthy();
+});
 
 test('token and cost fields stay null, the upload carrying no such data', { tag: '@UPLOAD-TOKENS-COST-NULL' }, async ({ platform, scope, run, time }) => {
   const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));

@@ -10,13 +10,21 @@ import { createdNothing, experimentStart, upload, uploadBody, type Json } from '
 
 const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
 
-test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({ platform, scope, run }) => {
+test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
   const body = withoutDataset(uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
   expectJsonError(await upload(platform, body));
   expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
 });
 
-test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({ platform, scope, run }) => {
+test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
   const ids = new RunIds(scope, run);
   const datasetId = ids.v4();
   const res = await upload(platform, { ...withoutDataset(uploadBody(scope, ids, experimentStart(run))), dataset_id: datasetId });
@@ -33,7 +41,11 @@ test('rule 2: an upload giving only a dataset_name gets a generated dataset id',
   expect(UUID.test(res.json.dataset.id), res.describe('a generated UUID')).toBe(true);
 });
 
-test('rule 3: uploading again with the same dataset_id or dataset_name adds an experiment to the same dataset', { tag: '@UPLOAD-SAME-DATASET' }, async ({ platform, scope, run }) => {
+test('rule 3: uploading again with the same dataset_id or dataset_name adds an experiment to the same dataset', { tag: '@UPLOAD-SAME-DATASET' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
   const ids = new RunIds(scope, run);
   const at = experimentStart(run);
   const first = await upload(platform, uploadBody(`${scope}-1`, ids, at));
@@ -60,7 +72,7 @@ function rowAt(body: Json, field: 'start_time' | 'end_time', edge: 'experiment_s
   return { ...body, results: rows };
 }
 
-test.describe('rule 4: a row outside the experiment\'s time range is refused and creates nothing', { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, () => {
+test.describe("rule 4: a row outside the experiment's time range is refused and creates nothing", { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, () => {
   const cases: [string, 'start_time' | 'end_time', 'experiment_start_time' | 'experiment_end_time', number][] = [
     ['a row starting before the experiment', 'start_time', 'experiment_start_time', -1],
     ['a row ending after the experiment', 'end_time', 'experiment_end_time', 1],
@@ -76,43 +88,48 @@ test.describe('rule 4: a row outside the experiment\'s time range is refused and
   }
 
   test('rows exactly on the bounds are within', async ({ platform, scope, run }) => {
-    const body = rowAt(rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), 'start_time', 'experiment_start_time', 0), 'end_time', 'experiment_end_time', 0);
+    const body = rowAt(
+      rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), 'start_time', 'experiment_start_time', 0),
+      'end_time',
+      'experiment_end_time',
+      0,
+    );
     expectStatus(await upload(platform, body), 200);
   });
 });
 
-test(
-  'rule 4: for any times, an upload is accepted exactly when every row lies within the experiment',
-  { tag: '@UPLOAD-ROW-TIMES-WITHIN' },
-  async ({ platform, scope, run }) => {
-    const ids = new RunIds(scope, run);
-    const at = experimentStart(run);
-    const second = fc.integer({ min: -120, max: 720 });
-    const row = fc.tuple(second, fc.nat({ max: 120 })).map(([start, length]) => ({ start, end: start + length }));
-    let round = 0;
-    await assertProperty(
-      fc.asyncProperty(fc.integer({ min: 0, max: 600 }), fc.array(row, { minLength: 1, maxLength: 4 }), async (length, rows) => {
-        const label = `${scope}-p${round++}`;
-        const t = (s: number) => new Date(at + s * 1000).toISOString();
-        const base = uploadBody(label, ids, at);
-        const body = {
-          ...base,
-          experiment_end_time: t(length),
-          results: rows.map((r) => ({ row_id: ids.v4(), inputs: { r }, start_time: t(r.start), end_time: t(r.end) })),
-        };
-        const within = rows.every((r) => r.start >= 0 && r.end <= length);
-        const res = await upload(platform, body);
-        if (within) {
-          expectStatus(res, 200);
-        } else {
-          expectJsonError(res);
-          expect(await createdNothing(platform, body), res.describe('a refused upload creates nothing')).toEqual([]);
-        }
-      }),
-      { numRuns: 20 },
-    );
-  },
-);
+test('rule 4: for any times, an upload is accepted exactly when every row lies within the experiment', { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, async ({
+  platform,
+  scope,
+  run,
+}) => {
+  const ids = new RunIds(scope, run);
+  const at = experimentStart(run);
+  const second = fc.integer({ min: -120, max: 720 });
+  const row = fc.tuple(second, fc.nat({ max: 120 })).map(([start, length]) => ({ start, end: start + length }));
+  let round = 0;
+  await assertProperty(
+    fc.asyncProperty(fc.integer({ min: 0, max: 600 }), fc.array(row, { minLength: 1, maxLength: 4 }), async (length, rows) => {
+      const label = `${scope}-p${round++}`;
+      const t = (s: number) => new Date(at + s * 1000).toISOString();
+      const base = uploadBody(label, ids, at);
+      const body = {
+        ...base,
+        experiment_end_time: t(length),
+        results: rows.map((r) => ({ row_id: ids.v4(), inputs: { r }, start_time: t(r.start), end_time: t(r.end) })),
+      };
+      const within = rows.every((r) => r.start >= 0 && r.end <= length);
+      const res = await upload(platform, body);
+      if (within) {
+        expectStatus(res, 200);
+      } else {
+        expectJsonError(res);
+        expect(await createdNothing(platform, body), res.describe('a refused upload creates nothing')).toEqual([]);
+      }
+    }),
+    { numRuns: 20 },
+  );
+});
 
 test.describe('rules 5 and 6: a dataset created on the platform, not through the upload, refuses uploads', () => {
   for (const [rule, title, by] of [
@@ -123,10 +140,14 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
     test(title, { tag: `@${rule}` }, async ({ platform, scope, run }) => {
       const ids = new RunIds(scope, run);
       const name = `apc-platform-ds-${scope}`;
-      const created = await platform.post<Json & { id: string; externally_managed?: boolean }>('/api/v1/datasets', { name, description: 'made on the platform' });
+      const created = await platform.post<Json & { id: string; externally_managed?: boolean }>('/api/v1/datasets', {
+        name,
+        description: 'made on the platform',
+      });
       precondition(created, 'create a dataset on the platform');
       const base = withoutDataset(uploadBody(scope, ids, experimentStart(run)));
-      const naming: Json = by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
+      const naming: Json =
+        by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
       const body = { ...base, ...naming };
       expectJsonError(await upload(platform, body));
       expect(await createdNothing(platform, { experiment_name: body.experiment_name }), 'no experiment was created').toEqual([]);
@@ -153,7 +174,8 @@ test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOL
     ['rule 4 (row out of range)', rowAt(uploadBody(`${scope}-4`, ids, at), 'end_time', 'experiment_end_time', 30)],
   ];
   const platformDataset = await platform.post<Dataset>('/api/v1/datasets', { name: `apc-platform-ds-${scope}` });
-  if (platformDataset.status === 200) violations.push(['rules 5/6 (platform dataset)', { ...withoutDataset(uploadBody(`${scope}-5`, ids, at)), dataset_id: platformDataset.json.id }]);
+  if (platformDataset.status === 200)
+    violations.push(['rules 5/6 (platform dataset)', { ...withoutDataset(uploadBody(`${scope}-5`, ids, at)), dataset_id: platformDataset.json.id }]);
   const answers: string[] = [];
   for (const [what, body] of violations) {
     const res = await upload(platform, body);
@@ -183,7 +205,12 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
 
   test('malformed JSON', async ({ platform, scope, run }) => {
     const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
-    expectJsonError(await platform.post('/api/v1/datasets/upload-experiment', undefined, { rawBody: JSON.stringify(body).slice(0, -2), headers: { 'content-type': 'application/json' } }));
+    expectJsonError(
+      await platform.post('/api/v1/datasets/upload-experiment', undefined, {
+        rawBody: JSON.stringify(body).slice(0, -2),
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
     expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
   });
 });

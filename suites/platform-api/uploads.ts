@@ -101,7 +101,9 @@ export async function persisted(platform: ApiClient, time: Time, answer: UploadA
     precondition(res, 'read the experiment');
     return res;
   };
-  const { value: experiment } = await time.poll(read, (res) => res.json.latency_p50 !== null && res.json.run_count !== null && res.json.run_count !== 0, { deadline: 'stats' });
+  const { value: experiment } = await time.poll(read, (res) => res.json.latency_p50 !== null && res.json.run_count !== null && res.json.run_count !== 0, {
+    deadline: 'stats',
+  });
   const runs = await platform.post<{ runs: TraceRun[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 });
   precondition(runs, "query the experiment's runs");
   const examples = await platform.get<Example[]>(`/api/v1/examples?dataset=${answer.dataset.id}`);
@@ -114,5 +116,11 @@ export async function persisted(platform: ApiClient, time: Time, answer: UploadA
   }
   const session = await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`);
   precondition(session, "list the experiment's feedback");
-  return { experiment: experiment.json, runs: runs.json.runs, examples: examples.json, feedback, summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined) };
+  return {
+    experiment: experiment.json,
+    runs: runs.json.runs,
+    examples: examples.json,
+    feedback,
+    summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined),
+  };
 }

@@ -40,8 +40,7 @@ function pathMatches(row: RateLimitRow, path: string): boolean {
 /** The rows that count a request (RATE-COMBINE): specific ones, else each identity's default, else the catch-all. */
 function rowsCounting(rows: RateLimitRow[], request: ModelRequest): RateLimitRow[] {
   const path = matchedPath(request.path);
-  const carries = (row: RateLimitRow) =>
-    row.identity === 'ip' || (row.identity === 'api-key' ? request.apiKey !== undefined : request.userId !== undefined);
+  const carries = (row: RateLimitRow) => row.identity === 'ip' || (row.identity === 'api-key' ? request.apiKey !== undefined : request.userId !== undefined);
   const specific = rows.filter(
     (row) => !row.match.requires && (!row.match.methods || row.match.methods.includes(request.method)) && pathMatches(row, path) && carries(row),
   );

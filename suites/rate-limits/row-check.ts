@@ -83,7 +83,10 @@ export async function checkRow(rule: string, endpoints: Endpoint[], { run, time,
 
     window.restart();
     const filled = await fill(run.target.planes[endpoint]!, samples, who, limit - 1);
-    test.info().annotations.push({ type: 'rate-limit-fill', description: `${limit - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(filled.ms)} ms` });
+    test.info().annotations.push({
+      type: 'rate-limit-fill',
+      description: `${limit - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(filled.ms)} ms`,
+    });
     expect(filled.refused, filled.refused && `${where}: ${describeRefusal(filled, who)}, before the limit of ${limit}`).toBeUndefined();
     const last = await send(client, samples[(limit - 1) % samples.length], who);
     const over = await send(client, samples[limit % samples.length], who);
@@ -95,7 +98,9 @@ export async function checkRow(rule: string, endpoints: Endpoint[], { run, time,
       const other = caller(row.identity, n, { scope });
       const res = await send(client, samples[0], other);
       if (res.status === 429 && row.identity === 'ip' && !window.exact) {
-        skipForPrecondition(`precondition failed: ${other.name} was refused as well: the target may not take the client IP from X-Forwarded-For: ${res.describe()}`);
+        skipForPrecondition(
+          `precondition failed: ${other.name} was refused as well: the target may not take the client IP from X-Forwarded-For: ${res.describe()}`,
+        );
       }
       expect(res.status, res.describe(`${where}: ${other.name} is counted apart from ${who.name}`)).not.toBe(429);
     }

@@ -191,7 +191,9 @@ export class Traffic {
   /** `count` requests straight to the target, none of which may be refused. */
   async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<void> {
     const result = await fill(this.run.target.planes[endpoint]!, Array.isArray(samples) ? samples : [samples], who, count);
-    test.info().annotations.push({ type: 'rate-limit-fill', description: `${count} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms` });
+    test
+      .info()
+      .annotations.push({ type: 'rate-limit-fill', description: `${count} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms` });
     expect(result.refused, result.refused && `${describeRefusal(result, who)}, within the limit`).toBeUndefined();
   }
 }

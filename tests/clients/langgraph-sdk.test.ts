@@ -36,7 +36,7 @@ async function collect(stream: AsyncIterable<{ event: string; data: unknown }>):
 }
 
 const topic = (values: unknown) => (values as { topic?: unknown }).topic;
-const texts = (values: unknown) => (((values as { messages?: { content: unknown }[] }).messages ?? []).map((m) => m.content));
+const texts = (values: unknown) => ((values as { messages?: { content: unknown }[] }).messages ?? []).map((m) => m.content);
 
 /** A thread of the `agent` graph holding two supersteps: topic 'first', then 'second' written as prepare. */
 async function prepopulated() {
@@ -205,7 +205,11 @@ test.describe('runs', () => {
     const thread = await client.threads.create({ graphId: 'agent' });
     let announced: string | undefined;
     const events = await collect(
-      client.runs.stream(thread.thread_id, 'agent', { input: { topic: 'streamed' }, streamMode: ['values', 'updates'] as StreamMode[], onRunCreated: (m) => (announced = m.run_id) }),
+      client.runs.stream(thread.thread_id, 'agent', {
+        input: { topic: 'streamed' },
+        streamMode: ['values', 'updates'] as StreamMode[],
+        onRunCreated: (m) => (announced = m.run_id),
+      }),
     );
     expect(events.map((e) => e.event)).toEqual(['metadata', 'values', 'updates', 'values', 'updates', 'values']);
     expect(events[0].data).toEqual({ run_id: announced, attempt: 1 });
@@ -221,7 +225,12 @@ test.describe('runs', () => {
     expect(events[0].event).toBe('metadata');
     expect(new Set(events.slice(1).map((e) => e.event))).toEqual(new Set(['events']));
     const chain = events.slice(1).map((e) => e.data as { event: string; name: string });
-    expect(chain.map((e) => `${e.event} ${e.name}`)).toEqual(['on_chain_start prepare', 'on_chain_end prepare', 'on_chain_start respond', 'on_chain_end respond']);
+    expect(chain.map((e) => `${e.event} ${e.name}`)).toEqual([
+      'on_chain_start prepare',
+      'on_chain_end prepare',
+      'on_chain_start respond',
+      'on_chain_end respond',
+    ]);
   });
 
   test('stream of a failing run ends with an error event holding error and message', async () => {

@@ -59,7 +59,14 @@ test('createRun and updateRun of a parent chain run and a child LLM run', async 
   const parent = uuid7();
   const child = uuid7();
   await client.createRun({ id: parent, name: 'parent-chain', run_type: 'chain', inputs: { question: 'hi' }, project_name: 'apc-client' });
-  await client.createRun({ id: child, name: 'child-llm', run_type: 'llm', inputs: { messages: [{ role: 'user', content: 'hi' }] }, parent_run_id: parent, project_name: 'apc-client' });
+  await client.createRun({
+    id: child,
+    name: 'child-llm',
+    run_type: 'llm',
+    inputs: { messages: [{ role: 'user', content: 'hi' }] },
+    parent_run_id: parent,
+    project_name: 'apc-client',
+  });
   await client.updateRun(child, { outputs: { generations: [{ text: 'hello' }] }, end_time: Date.now() });
   await client.updateRun(parent, { outputs: { answer: 'hello' }, end_time: new Date().toISOString() });
 
@@ -103,7 +110,10 @@ test('nested traceable calls batch through multipart, streamed, and read back as
   const { outer, inner } = await tracedConversation(client, 'thread-plain');
   const ingest = sent.filter((s) => s.path === '/runs/multipart');
   expect(ingest.length, `multipart requests among ${JSON.stringify(sent)}`).toBeGreaterThan(0);
-  expect(ingest.every((s) => s.streamed && s.contentEncoding === undefined), 'streamed (chunked), uncompressed').toBe(true);
+  expect(
+    ingest.every((s) => s.streamed && s.contentEncoding === undefined),
+    'streamed (chunked), uncompressed',
+  ).toBe(true);
   const runs = await readAll(client, [outer, ...inner]);
   expectLineage(runs, { [outer]: undefined, [inner[0]]: outer, [inner[1]]: outer }, outer);
   expect(runs[outer].outputs).toEqual({ a: 'inner:1', b: 'inner:2' });
@@ -119,7 +129,10 @@ test('with gzip allowed by /info, the client compresses its multipart bodies and
     const { outer, inner } = await tracedConversation(client, 'thread-gzip');
     const ingest = sent.filter((s) => s.path === '/runs/multipart');
     expect(ingest.length, `multipart requests among ${JSON.stringify(sent)}`).toBeGreaterThan(0);
-    expect(ingest.every((s) => s.contentEncoding === 'gzip'), `gzip on every multipart request: ${JSON.stringify(ingest)}`).toBe(true);
+    expect(
+      ingest.every((s) => s.contentEncoding === 'gzip'),
+      `gzip on every multipart request: ${JSON.stringify(ingest)}`,
+    ).toBe(true);
     const runs = await readAll(client, [outer, ...inner]);
     expectLineage(runs, { [outer]: undefined, [inner[0]]: outer, [inner[1]]: outer }, outer);
     expect(runs[inner[0]].outputs).toEqual({ outputs: 'inner:1' });

@@ -28,7 +28,9 @@ test('a recording is valid HAR 1.2, with absolute URLs, and Playwright replays i
   const sim = await startSimulator({ quiet: true });
   const proxy = new RecordingProxy({ plane: 'agent-server', target: sim.urls['agent-server']! });
   const url = await proxy.start();
-  const created = (await (await fetch(`${url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json', [TEST_HEADER]: 't' }, body: '{"metadata":{"k":"v"}}' })).json()) as { thread_id: string };
+  const created = (await (
+    await fetch(`${url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json', [TEST_HEADER]: 't' }, body: '{"metadata":{"k":"v"}}' })
+  ).json()) as { thread_id: string };
   await fetch(`${url}/threads/${created.thread_id}?api_key=secret`);
   await proxy.close();
   await sim.close();
@@ -42,7 +44,10 @@ test('a recording is valid HAR 1.2, with absolute URLs, and Playwright replays i
   test.skip(!existsSync('/usr/bin/chromium') && !process.env.CI, 'Debian chromium is not installed (apt-get install chromium); CI installs it');
   const file = join(mkdtempSync(join(tmpdir(), 'apc-har-')), 'exchanges.har');
   writeFileSync(file, JSON.stringify(har));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
   try {
     const context = await browser.newContext();
     // notFound 'abort': nothing may reach the network (the simulator is stopped anyway).

@@ -31,16 +31,21 @@ test('the agent-server suites against @langchain/langgraph-api give the verdicts
   const real = (server = await startRealServer());
   // A local server answers at once: its config keeps the waits for deliveries short.
   const config = join(mkdtempSync(join(tmpdir(), 'apc-real-server-')), 'target.yaml');
-  writeFileSync(config, toYaml({ name: `@langchain/langgraph-api at ${real.url}`, planes: { 'agent-server': real.url }, timeouts: { webhook: '10s', settle: '2s' } }));
+  writeFileSync(
+    config,
+    toYaml({ name: `@langchain/langgraph-api at ${real.url}`, planes: { 'agent-server': real.url }, timeouts: { webhook: '10s', settle: '2s' } }),
+  );
   const run = await runCli(['run', '--target', config, '--plane', 'agent-server', '--out', OUT, '--expectations', EXPECTATIONS, '--workers', WORKERS]);
   const reportFile = join(OUT, 'report.json');
   expect(existsSync(reportFile), `no report from the run (exit ${run.code}):\n${run.stdout}\n${run.stderr}\n${real.output()}`).toBe(true);
   const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ConformanceReport;
-  const unexpected = report.rules.filter((rule) => rule.asExpected === false).map((rule) => {
-    const expected = rule.expected ? `${rule.expected.verdict} (${rule.expected.reason})` : 'not fail';
-    const why = rule.tests.find((t) => t.status !== 'passed' && t.error)?.error?.split('\n')[0];
-    return `${rule.id}: ${rule.verdict}, expected ${expected}${why ? ` — ${why}` : ''}`;
-  });
+  const unexpected = report.rules
+    .filter((rule) => rule.asExpected === false)
+    .map((rule) => {
+      const expected = rule.expected ? `${rule.expected.verdict} (${rule.expected.reason})` : 'not fail';
+      const why = rule.tests.find((t) => t.status !== 'passed' && t.error)?.error?.split('\n')[0];
+      return `${rule.id}: ${rule.verdict}, expected ${expected}${why ? ` — ${why}` : ''}`;
+    });
   expect(unexpected, `verdicts that differ from ${EXPECTATIONS} (report: ${join(OUT, 'report.html')})`).toEqual([]);
   expect(report.unknownRuleTags, 'tests tagged with unknown rules').toEqual([]);
   expect(run.code, `the CLI's exit code\n${run.stderr}`).toBe(0);
@@ -54,6 +59,8 @@ test('the agent-server suites against @langchain/langgraph-api give the verdicts
   const summary = readFileSync(join(OUT, 'summary.md'), 'utf8');
   expect(summary).toContain('**Passed** (exit 0): every verdict as expected.');
   for (const id of expectedFailures) expect(summary).toMatch(new RegExp(`## Failures as expected[\\s\\S]*- ${id} \\(`));
-  expect(run.stdout, 'the console counts the expected failures, it does not list them').toContain(`every verdict as expected; ${expectedFailures.length} failures as expected`);
+  expect(run.stdout, 'the console counts the expected failures, it does not list them').toContain(
+    `every verdict as expected; ${expectedFailures.length} failures as expected`,
+  );
   expect(run.stdout).not.toMatch(/✘/);
 });

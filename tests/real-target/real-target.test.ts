@@ -94,7 +94,10 @@ test('every plane against a real-time simulator without powers: no failure, ever
   );
 
   const started = Date.now();
-  const run = await runCli(['run', '--target', config, '--profile', 'full', '--workers', WORKERS, '--max-duration', String(BUDGET_MS / 1000), '--out', OUT], env);
+  const run = await runCli(
+    ['run', '--target', config, '--profile', 'full', '--workers', WORKERS, '--max-duration', String(BUDGET_MS / 1000), '--out', OUT],
+    env,
+  );
   const took = Date.now() - started;
   const reportFile = join(OUT, 'report.json');
   expect(existsSync(reportFile), `no report (exit ${run.code}):\n${run.stdout}\n${run.stderr}`).toBe(true);
@@ -104,15 +107,23 @@ test('every plane against a real-time simulator without powers: no failure, ever
   const failed = report.rules.filter((r) => r.verdict === 'fail').map((r) => `${r.id}: ${r.tests.find((t) => t.error)?.error?.split('\n')[0]}`);
   expect(failed, `failures (report: ${join(OUT, 'report.html')})`).toEqual([]);
   expect(run.code, run.stderr).toBe(0);
-  const unexplained = report.rules.flatMap((r) => r.tests.filter((t) => t.status === 'skipped' && (!t.reason || t.reason === 'skipped')).map((t) => `${r.id}: ${t.title}`));
+  const unexplained = report.rules.flatMap((r) =>
+    r.tests.filter((t) => t.status === 'skipped' && (!t.reason || t.reason === 'skipped')).map((t) => `${r.id}: ${t.title}`),
+  );
   expect(unexplained, 'skips without a reason').toEqual([]);
-  const deletableLeft = Object.entries(report.run.left).flatMap(([endpoint, kinds]) => Object.entries(kinds ?? {}).filter(([kind]) => ['thread', 'cron', 'deployment'].includes(kind)).map(([kind, n]) => `${endpoint}: ${n} ${kind}`));
+  const deletableLeft = Object.entries(report.run.left).flatMap(([endpoint, kinds]) =>
+    Object.entries(kinds ?? {})
+      .filter(([kind]) => ['thread', 'cron', 'deployment'].includes(kind))
+      .map(([kind, n]) => `${endpoint}: ${n} ${kind}`),
+  );
   expect(deletableLeft, 'the cleanup deletes every thread, cron and deployment the run created').toEqual([]);
   const judged = (verdict: string) => verdict === 'pass' || verdict === 'fail' || verdict === 'observed';
   const figure = Object.entries(report.summary.byPlane).map(([plane, p]) => {
     const rules = report.rules.filter((r) => r.plane === plane);
     return { plane, judged: rules.filter((r) => judged(r.verdict)).length, tested: p.covered };
   });
-  console.log(`[real-target] ${(took / 60_000).toFixed(1)} min; rules with a verdict: ${figure.map((f) => `${f.plane} ${f.judged} of ${f.tested} tested`).join(', ')}`);
+  console.log(
+    `[real-target] ${(took / 60_000).toFixed(1)} min; rules with a verdict: ${figure.map((f) => `${f.plane} ${f.judged} of ${f.tested} tested`).join(', ')}`,
+  );
   for (const f of figure) expect(f.judged / f.tested, `${f.plane}: ${f.judged} of ${f.tested} tested rules judged`).toBeGreaterThanOrEqual(0.9);
 });

@@ -64,7 +64,12 @@ function changes(mutation: Mutation, endpoint: Endpoint, exchange: RecordedExcha
   const headers = lowerCased(exchange.request.headers);
   // The front mutates JSON requests only; other bodies pass through.
   if (headers['content-type'] && !/json/i.test(headers['content-type'])) return false;
-  const req = addressed(endpoint, { method: exchange.request.method, path: exchange.request.url, headers, body: parse(exchange.request.body ?? '', headers['content-type']) });
+  const req = addressed(endpoint, {
+    method: exchange.request.method,
+    path: exchange.request.url,
+    headers,
+    body: parse(exchange.request.body ?? '', headers['content-type']),
+  });
   let incoming = req;
   if (mutation.request) {
     const out = mutation.request(structuredClone(req), memory);

@@ -91,10 +91,12 @@ const isResponse = (value: MutableRequest | MutableResponse): value is MutableRe
 export async function startBrokenTarget(mutations: Mutation | MutationRouter, seed = '1'): Promise<BrokenTarget> {
   const route: MutationRouter = typeof mutations === 'function' ? mutations : () => mutations;
   const receiverPort = await freePort();
-  const relay = await listen(createServer((req, res) => {
-    // A receiver that drops the connection is dropped on to the sender, as it would see it.
-    relayDelivery(`http://127.0.0.1:${receiverPort}`, req, res).catch(() => res.destroy());
-  }));
+  const relay = await listen(
+    createServer((req, res) => {
+      // A receiver that drops the connection is dropped on to the sender, as it would see it.
+      relayDelivery(`http://127.0.0.1:${receiverPort}`, req, res).catch(() => res.destroy());
+    }),
+  );
   const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), APC_FORWARD_TEST: '1', ...EMBEDDED_HEADER_VARIABLE };
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await startSimulator({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
@@ -127,46 +129,57 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
   async function passThrough(upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const response = await request(`${upstream}${req.url ?? '/'}`, { method: (req.method ?? 'GET') as 'GET', headers: forwardable(req.headers), body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+    const response = await request(`${upstream}${req.url ?? '/'}`, {
+      method: (req.method ?? 'GET') as 'GET',
+      headers: forwardable(req.headers),
+      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+    });
     const headers = answerable(response.headers);
-    if ((req.url ?? '').startsWith('/__sim/info')) return reply(res, pointInfoAtFronts({ status: response.statusCode, headers, body: parse(await response.body.text(), headers['content-type']) }));
+    if ((req.url ?? '').startsWith('/__sim/info'))
+      return reply(res, pointInfoAtFronts({ status: response.statusCode, headers, body: parse(await response.body.text(), headers['content-type']) }));
     res.writeHead(response.statusCode, headers);
     for await (const chunk of response.body) res.write(chunk);
     res.end();
   }
 
-  const mutate = (mutation: Mutation, endpoint: Endpoint) => async (upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const memory = memoryOf(mutation);
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const headers = forwardable(req.headers);
-    let incoming = addressed(endpoint, { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: parse(text, headers['content-type']) });
-    if (mutation.request) {
-      const changed = mutation.request(incoming, memory);
-      if (isResponse(changed)) return reply(res, changed);
-      incoming = changed;
-    }
-    const response = await request(`${upstream}${incoming.path}`, { method: incoming.method as 'GET', headers: incoming.headers, body: serialize(incoming.body) });
-    const outHeaders = answerable(response.headers);
-    if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
-      const changed = mutation.stream(await response.body.text(), outHeaders);
-      res.writeHead(response.statusCode, changed.headers);
-      res.end(changed.text);
-      return;
-    }
-    if (/event-stream/.test(outHeaders['content-type'] ?? '')) {
-      res.writeHead(response.statusCode, outHeaders);
-      for await (const chunk of response.body) res.write(chunk);
-      res.end();
-      return;
-    }
-    const answer = await response.body.text();
-    let outgoing: MutableResponse = { status: response.statusCode, headers: outHeaders, body: parse(answer, outHeaders['content-type']) };
-    if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
-    if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
-    reply(res, outgoing);
-  };
+  const mutate =
+    (mutation: Mutation, endpoint: Endpoint) =>
+    async (upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const memory = memoryOf(mutation);
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const headers = forwardable(req.headers);
+      let incoming = addressed(endpoint, { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: parse(text, headers['content-type']) });
+      if (mutation.request) {
+        const changed = mutation.request(incoming, memory);
+        if (isResponse(changed)) return reply(res, changed);
+        incoming = changed;
+      }
+      const response = await request(`${upstream}${incoming.path}`, {
+        method: incoming.method as 'GET',
+        headers: incoming.headers,
+        body: serialize(incoming.body),
+      });
+      const outHeaders = answerable(response.headers);
+      if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
+        const changed = mutation.stream(await response.body.text(), outHeaders);
+        res.writeHead(response.statusCode, changed.headers);
+        res.end(changed.text);
+        return;
+      }
+      if (/event-stream/.test(outHeaders['content-type'] ?? '')) {
+        res.writeHead(response.statusCode, outHeaders);
+        for await (const chunk of response.body) res.write(chunk);
+        res.end();
+        return;
+      }
+      const answer = await response.body.text();
+      let outgoing: MutableResponse = { status: response.statusCode, headers: outHeaders, body: parse(answer, outHeaders['content-type']) };
+      if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
+      if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
+      reply(res, outgoing);
+    };
 
   async function relayDelivery(receiver: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A delivery belongs to the test whose receiver path it goes to (/apc-hooks/<test id>/…).
@@ -174,19 +187,33 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = forwardable(req.headers);
-    const delivery: MutableRequest = { method: req.method ?? 'POST', path: req.url ?? '/', headers, body: parse(Buffer.concat(chunks).toString('utf8'), headers['content-type']) };
+    const delivery: MutableRequest = {
+      method: req.method ?? 'POST',
+      path: req.url ?? '/',
+      headers,
+      body: parse(Buffer.concat(chunks).toString('utf8'), headers['content-type']),
+    };
     const sent = mutation?.delivery ? mutation.delivery(delivery) : delivery;
     const response = await request(`${receiver}${sent.path}`, { method: sent.method as 'POST', headers: sent.headers, body: serialize(sent.body) });
     const answerHeaders = answerable(response.headers);
-    const answer: MutableResponse = { status: response.statusCode, headers: answerHeaders, body: parse(await response.body.text(), answerHeaders['content-type']) };
+    const answer: MutableResponse = {
+      status: response.statusCode,
+      headers: answerHeaders,
+      body: parse(await response.body.text(), answerHeaders['content-type']),
+    };
     reply(res, mutation?.deliveryAnswer ? mutation.deliveryAnswer(answer) : answer);
   }
 
   // The agent server's front comes first: a config file's first plane is its admin URL.
-  const planes = Object.fromEntries([...fronts].sort(([a], [b]) => Number(b === 'agent-server') - Number(a === 'agent-server')).map(([endpoint, front]) => [endpoint, front.url]));
+  const planes = Object.fromEntries(
+    [...fronts].sort(([a], [b]) => Number(b === 'agent-server') - Number(a === 'agent-server')).map(([endpoint, front]) => [endpoint, front.url]),
+  );
   const config = join(mkdtempSync(join(tmpdir(), 'apc-broken-')), 'target.yaml');
   const name = typeof mutations === 'function' ? 'mutations tried on tests of their own' : mutations.description;
-  writeFileSync(config, toYaml({ name: `broken target (${name})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }));
+  writeFileSync(
+    config,
+    toYaml({ name: `broken target (${name})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }),
+  );
 
   return {
     config,
@@ -229,7 +256,8 @@ function answerable(headers: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-const object = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const object = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /** A body as mutations see it: parsed JSON, else the text (undefined when empty). */
 export function parse(text: string, contentType: string | undefined): unknown {

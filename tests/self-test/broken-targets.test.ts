@@ -58,13 +58,29 @@ async function tryGroup(group: Group, outcomes: TrialOutcome[], selection?: stri
     const tail = stdout.split('\n').slice(-40).join('\n');
     for (const trial of group.trials) {
       // A rate-limit mutation alone runs the rate-limit suites, which the clean run leaves out.
-      if (!group.alone) expect.soft(trial.tests.size, `${trial.name}: its mutation changes no exchange of the clean run, so no test can catch it`).toBeGreaterThan(0);
+      if (!group.alone)
+        expect.soft(trial.tests.size, `${trial.name}: its mutation changes no exchange of the clean run, so no test can catch it`).toBeGreaterThan(0);
       await test.step(`${trial.name}: ${trial.mutation.description} fails exactly ${trial.mutation.breaks.join(', ')}`, () => {
         const failed = failedBy(report, group, trial);
-        outcomes.push({ name: trial.name, breaks: trial.mutation.breaks, failed: failed.map((r) => r.id), killed: sameRules(failed.map((r) => r.id), trial.mutation.breaks) });
-        expect.soft(failed.map((r) => r.id).sort(), `${trial.name}: the rules failed by its ${trial.tests.size} tests\n${tail}`).toEqual([...trial.mutation.breaks].sort());
+        outcomes.push({
+          name: trial.name,
+          breaks: trial.mutation.breaks,
+          failed: failed.map((r) => r.id),
+          killed: sameRules(
+            failed.map((r) => r.id),
+            trial.mutation.breaks,
+          ),
+        });
+        expect
+          .soft(failed.map((r) => r.id).sort(), `${trial.name}: the rules failed by its ${trial.tests.size} tests\n${tail}`)
+          .toEqual([...trial.mutation.breaks].sort());
         for (const rule of failed) {
-          expect.soft(failing(rule).some((t) => t.exchanges.length > 0), `${trial.name}: ${rule.id} shows the recorded exchanges`).toBe(true);
+          expect
+            .soft(
+              failing(rule).some((t) => t.exchanges.length > 0),
+              `${trial.name}: ${rule.id} shows the recorded exchanges`,
+            )
+            .toBe(true);
         }
       });
     }

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { startBrokenTarget } from './broken-target.ts';
 import { CLEAN_RUN, conformanceRun, failedRules, SCORE_DIR } from './run-cli.ts';
 
-test('the suites pass against the broken targets\' front when it breaks nothing', async () => {
+test("the suites pass against the broken targets' front when it breaks nothing", async () => {
   test.setTimeout(300_000);
   // A score is of this run's lanes only.
   rmSync(SCORE_DIR, { recursive: true, force: true });

@@ -22,7 +22,10 @@ test('every tested MUST and SHOULD rule is broken by a mutation, or unmutated-ru
   const stale = unmutated.filter((u) => broken.has(u.id)).map((u) => u.id);
   expect(stale, 'excused in unmutated-rules.yaml but broken by a mutation now: remove them').toEqual([]);
   for (const u of unmutated) {
-    expect(testable.some((r) => r.id === u.id), `unmutated-rules.yaml names ${u.id}, which is not a tested MUST or SHOULD rule`).toBe(true);
+    expect(
+      testable.some((r) => r.id === u.id),
+      `unmutated-rules.yaml names ${u.id}, which is not a tested MUST or SHOULD rule`,
+    ).toBe(true);
     expect(u.reason.trim().length, `${u.id} needs a reason`).toBeGreaterThan(20);
   }
   const unknown = [...broken].filter((id) => !contract().rule(id));
@@ -31,5 +34,7 @@ test('every tested MUST and SHOULD rule is broken by a mutation, or unmutated-ru
     const of = testable.filter((r) => r.level === level);
     return `${of.filter((r) => broken.has(r.id)).length}/${of.length}`;
   };
-  console.log(`Mutations: ${Object.keys(MUTATIONS).length}; tested rules they break: MUST ${share('MUST')}, SHOULD ${share('SHOULD')}; excused: ${unmutated.length}`);
+  console.log(
+    `Mutations: ${Object.keys(MUTATIONS).length}; tested rules they break: MUST ${share('MUST')}, SHOULD ${share('SHOULD')}; excused: ${unmutated.length}`,
+  );
 });

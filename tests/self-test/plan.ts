@@ -21,7 +21,11 @@ export interface Trial {
 function keysShown(clean: ConformanceReport): Map<string, string[]> {
   const shown = new Map<string, string[]>();
   for (const rule of clean.rules) {
-    for (const t of rule.tests) shown.set(t.id, t.exchanges.flatMap((id) => (clean.exchanges[id]?.test ? [recordingKey(clean.exchanges[id].test!)] : [])));
+    for (const t of rule.tests)
+      shown.set(
+        t.id,
+        t.exchanges.flatMap((id) => (clean.exchanges[id]?.test ? [recordingKey(clean.exchanges[id].test!)] : [])),
+      );
   }
   return shown;
 }
@@ -34,7 +38,13 @@ export interface Group {
   alone: boolean;
 }
 
-const RATE_LIMIT_FILES = ['platform-api/rate-limits-rules.spec.ts', 'platform-api/rate-limits-table.spec.ts', 'platform-api/rate-limits-observed.spec.ts', 'platform-api/rate-limits-model.spec.ts', 'control-plane/rate-limits-repos.spec.ts'];
+const RATE_LIMIT_FILES = [
+  'platform-api/rate-limits-rules.spec.ts',
+  'platform-api/rate-limits-table.spec.ts',
+  'platform-api/rate-limits-observed.spec.ts',
+  'platform-api/rate-limits-model.spec.ts',
+  'control-plane/rate-limits-repos.spec.ts',
+];
 
 /**
  * By default each mutation is tried on the tests of the rules it breaks (among those it reaches): the self-test then
@@ -66,7 +76,11 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
   const groups: Group[] = [];
   for (const trial of trials) {
     if (trial.mutation.rateLimits) {
-      groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`)], alone: true });
+      groups.push({
+        trials: [trial],
+        testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`)],
+        alone: true,
+      });
       continue;
     }
     // Apart: no test in common, and neither breaks requests the other's tests make or lean on.
@@ -75,7 +89,7 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
       [...trial.recordings, ...uses.get(trial)!].every((id) => !t.recordings.has(id)) &&
       [...trial.recordings].every((id) => !uses.get(t)!.has(id));
     const fits = groups.find((g) => !g.alone && g.trials.every(disjoint));
-    const group = fits ?? (groups[groups.push({ trials: [], testList: [], alone: false }) - 1]);
+    const group = fits ?? groups[groups.push({ trials: [], testList: [], alone: false }) - 1];
     group.trials.push(trial);
     group.testList.push(...[...trial.tests].map((id) => lineOf.get(id)!));
   }
@@ -91,7 +105,11 @@ export function sliceOf(mutations: Record<string, Mutation>, slice: string): Rec
   const match = /^(\d+)\/(\d+)$/.exec(slice);
   const [k, n] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
   if (!(n >= 1 && k >= 1 && k <= n)) throw new Error(`APC_MUTATION_SLICE=${slice}: expected 'all' or k/n with 1 <= k <= n`);
-  return Object.fromEntries(Object.entries(mutations).sort(([a], [b]) => a.localeCompare(b)).filter((_, index) => index % n === k - 1));
+  return Object.fromEntries(
+    Object.entries(mutations)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .filter((_, index) => index % n === k - 1),
+  );
 }
 
 /** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */

@@ -31,7 +31,11 @@ export interface CliRun {
 
 /** This process's environment without what the Playwright worker running this test set, plus `env`. */
 export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('APC_') && !name.startsWith('PW_') && name !== 'TEST_WORKER_INDEX' && name !== 'TEST_PARALLEL_INDEX'));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('APC_') && !name.startsWith('PW_') && name !== 'TEST_WORKER_INDEX' && name !== 'TEST_PARALLEL_INDEX',
+    ),
+  );
   return { ...clean, ...env };
 }
 
@@ -60,5 +64,8 @@ export async function conformanceRun(args: string[], env: Record<string, string>
 }
 
 export function failedRules(report: ConformanceReport): string[] {
-  return report.rules.filter((r) => r.verdict === 'fail').map((r) => r.id).sort();
+  return report.rules
+    .filter((r) => r.verdict === 'fail')
+    .map((r) => r.id)
+    .sort();
 }

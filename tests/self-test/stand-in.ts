@@ -25,8 +25,12 @@ export async function startStandIn(args: string[], env: Record<string, string> =
     child.stderr!.on('data', (chunk) => (out += chunk));
     child.on('exit', (code) => reject(new Error(`simulate exited with ${code}:\n${out}`)));
   });
-  const planes = Object.fromEntries([...out.matchAll(/^\[simulator\] (agent-server|control-plane|platform-api|platform-api-eu)\s+(http\S+)$/gm)].map((m) => [m[1], m[2]]));
-  const keys = Object.fromEntries([...out.matchAll(/^\[simulator\]\s+(\S+)\s+(primary|second-workspace|multi-workspace|org-scoped|eu-primary): /gm)].map((m) => [m[2], m[1]]));
+  const planes = Object.fromEntries(
+    [...out.matchAll(/^\[simulator\] (agent-server|control-plane|platform-api|platform-api-eu)\s+(http\S+)$/gm)].map((m) => [m[1], m[2]]),
+  );
+  const keys = Object.fromEntries(
+    [...out.matchAll(/^\[simulator\]\s+(\S+)\s+(primary|second-workspace|multi-workspace|org-scoped|eu-primary): /gm)].map((m) => [m[2], m[1]]),
+  );
   const workspaces = Object.fromEntries([...out.matchAll(/(apc-\w+) \(([0-9a-f-]{36})\)/g)].map((m) => [m[1], m[2]]));
   const bearer = /Authorization: Bearer (\S+)/.exec(out)?.[1] ?? '';
   const stop = async () => {

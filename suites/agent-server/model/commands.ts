@@ -45,7 +45,10 @@ class RunOnThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const thread = m.threads[this.index % m.threads.length];
-    const res = await r.agent.post(`/threads/${thread.id}/runs/wait`, { assistant_id: 'agent', input: { topic: this.topic, ...(this.fail ? { fail: true } : {}) } });
+    const res = await r.agent.post(`/threads/${thread.id}/runs/wait`, {
+      assistant_id: 'agent',
+      input: { topic: this.topic, ...(this.fail ? { fail: true } : {}) },
+    });
     precondition(res, 'run and wait');
     thread.topic = this.topic;
     if (!this.fail) thread.answers.push(`echo: ${this.topic}`);
@@ -62,7 +65,10 @@ class CheckThread implements Command {
     const state = await readState(r.agent, thread.id);
     await forRule('THREAD-COPY-INDEPENDENT', () => {
       expect(state.values.topic, `topic of thread #${this.index % m.threads.length}`).toEqual(thread.topic);
-      expect(texts(state).filter((t) => t.startsWith('echo:')), 'the answers of exactly its own runs').toEqual(thread.answers);
+      expect(
+        texts(state).filter((t) => t.startsWith('echo:')),
+        'the answers of exactly its own runs',
+      ).toEqual(thread.answers);
     });
     const status = await threadStatus(r.agent, thread.id);
     await forRule('THREAD-STATUS-AFTER-RUN', () => expect(status, 'status after its last run').toBe(thread.status));
@@ -76,7 +82,10 @@ class SearchByStatus implements Command {
   async run(m: Model, r: Real): Promise<void> {
     const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
     const found = preconditionArray(res, 'search by status');
-    const expected = m.threads.filter((t) => t.status === this.status).map((t) => t.id).sort();
+    const expected = m.threads
+      .filter((t) => t.status === this.status)
+      .map((t) => t.id)
+      .sort();
     await forRule('THREAD-SEARCH-STATUS', () => expect(found.map((t) => t.thread_id).sort(), res.describe(`status ${this.status}`)).toEqual(expected));
   }
   toString = () => `POST /threads/search {status: ${this.status}}`;

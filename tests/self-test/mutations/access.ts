@@ -58,8 +58,7 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'control-plane',
     breaks: ['AUTH-CP-BEARER'],
     description: 'the repository listing refuses every bearer token (401): only the API key scheme is served',
-    request: (req) =>
-      calls(req, 'listRepositories') && req.headers.authorization && !req.headers['x-api-key'] ? jsonError(401, 'Invalid bearer token') : req,
+    request: (req) => (calls(req, 'listRepositories') && req.headers.authorization && !req.headers['x-api-key'] ? jsonError(401, 'Invalid bearer token') : req),
   },
   'platform-create-refuses-api-key': {
     endpoint: 'platform-api',

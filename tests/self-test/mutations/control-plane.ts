@@ -9,9 +9,7 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     breaks: ['REPO-ID-INTEGER', 'REPO-LIST'],
     description: "a repository's id is a string",
     response: (res, req) =>
-      calls(req, 'listRepositories') && Array.isArray(res.body)
-        ? { ...res, body: res.body.map((r) => ({ ...object(r), id: String(object(r).id) })) }
-        : res,
+      calls(req, 'listRepositories') && Array.isArray(res.body) ? { ...res, body: res.body.map((r) => ({ ...object(r), id: String(object(r).id) })) } : res,
   },
   'revision-never-deployed': {
     endpoint: 'control-plane',
@@ -49,7 +47,9 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     breaks: ['DEPLOY-LATEST-REVISION-ID', 'DEPLOY-GET', 'DEPLOY-FLOW'],
     description: 'GET /v2/deployments/{id} answers the active revision as latest_revision_id (null until one deploys)',
     response: (res, req) =>
-      calls(req, 'getDeployment') && res.status === 200 ? { ...res, body: { ...object(res.body), latest_revision_id: object(res.body).active_revision_id ?? null } } : res,
+      calls(req, 'getDeployment') && res.status === 200
+        ? { ...res, body: { ...object(res.body), latest_revision_id: object(res.body).active_revision_id ?? null } }
+        : res,
   },
   'repos-malformed-id-404': {
     endpoint: 'control-plane',
@@ -138,7 +138,8 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     // As an API gateway answers a path it does not route: still no endpoint, which is all §9 asks.
     breaks: [],
     description: 'a path without a version segment answers 403 {"message": "Missing Authentication Token"}',
-    request: (req) => (req.operation === undefined && (addressedWith(req, '/v1') ?? addressedWith(req, '/v2')) ? json(403, { message: 'Missing Authentication Token' }) : req),
+    request: (req) =>
+      req.operation === undefined && (addressedWith(req, '/v1') ?? addressedWith(req, '/v2')) ? json(403, { message: 'Missing Authentication Token' }) : req,
   },
   'revision-lost-while-building': {
     endpoint: 'control-plane',

@@ -23,7 +23,10 @@ export const CRON_MUTATIONS: Record<string, Mutation> = {
   'cron-next-run-now': {
     breaks: ['CRON-CREATE-SCHEDULE'],
     description: "a created cron's next_run_date is its creation time",
-    response: (res, req) => (calls(req, 'createCron', 'createThreadCron') && res.status < 300 ? { ...res, body: { ...object(res.body), next_run_date: object(res.body).created_at } } : res),
+    response: (res, req) =>
+      calls(req, 'createCron', 'createThreadCron') && res.status < 300
+        ? { ...res, body: { ...object(res.body), next_run_date: object(res.body).created_at } }
+        : res,
   },
   'cron-next-run-tomorrow-without-created-at': {
     breaks: ['CRON-CREATE-SCHEDULE'],

@@ -166,55 +166,83 @@ const isSite = (site: FieldSite, req: MutableRequest) => req.operation === site.
 function mutationsOf(site: FieldSite): [string, Mutation][] {
   // The US region stands for the platform API.
   const endpoint: Endpoint = site.plane;
-  const name = (kind: string) => `${kind}:${site.plane}:${site.operationId}${site.status && site.status >= 300 ? `:${site.status}` : ''}:${site.path.join('.')}`;
+  const name = (kind: string) =>
+    `${kind}:${site.plane}:${site.operationId}${site.status && site.status >= 300 ? `:${site.status}` : ''}:${site.path.join('.')}`;
   const drop = (parent: Record<string, unknown>, key: string) => void delete parent[key];
   const retype = (parent: Record<string, unknown>, key: string) => void (parent[key] = otherType(site, parent[key]));
   if (site.direction === 'request' && site.acceptedOnly) {
-    return [[name('refuses'), {
-      endpoint,
-      breaks: [site.rule],
-      description: `${label(site)}: a valid value is refused (422)`,
-      request: (req) => (isSite(site, req) && present(site, req.body) && !mistypedAt(site, req.body) ? jsonError(422, `${site.path.at(-1)} is not accepted`) : req),
-    }]];
+    return [
+      [
+        name('refuses'),
+        {
+          endpoint,
+          breaks: [site.rule],
+          description: `${label(site)}: a valid value is refused (422)`,
+          request: (req) =>
+            isSite(site, req) && present(site, req.body) && !mistypedAt(site, req.body) ? jsonError(422, `${site.path.at(-1)} is not accepted`) : req,
+        },
+      ],
+    ];
   }
   if (site.direction === 'request') {
     const out: [string, Mutation][] = [
-      [name('accepts-mistyped'), {
-        endpoint,
-        breaks: [site.rule],
-        description: `${label(site)}: a mistyped value is accepted (answered 200)`,
-        request: (req) => (isSite(site, req) && mistypedAt(site, req.body) ? json(200, {}) : req),
-      }],
+      [
+        name('accepts-mistyped'),
+        {
+          endpoint,
+          breaks: [site.rule],
+          description: `${label(site)}: a mistyped value is accepted (answered 200)`,
+          request: (req) => (isSite(site, req) && mistypedAt(site, req.body) ? json(200, {}) : req),
+        },
+      ],
     ];
     if (!site.required) {
-      out.push([name('ignores'), {
-        endpoint,
-        breaks: [site.rule],
-        description: `${label(site)}: the field is accepted and ignored`,
-        request: (req) => (isSite(site, req) ? { ...req, body: bodyChanged(req.body, site, drop) } : req),
-      }]);
+      out.push([
+        name('ignores'),
+        {
+          endpoint,
+          breaks: [site.rule],
+          description: `${label(site)}: the field is accepted and ignored`,
+          request: (req) => (isSite(site, req) ? { ...req, body: bodyChanged(req.body, site, drop) } : req),
+        },
+      ]);
     }
     return out;
   }
-  const answer = (change: typeof drop) => (res: MutableResponse, req: MutableRequest): MutableResponse =>
-    isSite(site, req) && res.status === site.status && res.body !== undefined ? { ...res, body: bodyChanged(res.body, site, change) } : res;
-  const deliver = (change: typeof drop) => (req: MutableRequest): MutableRequest => ({ ...req, body: bodyChanged(req.body, site, change) });
+  const answer =
+    (change: typeof drop) =>
+    (res: MutableResponse, req: MutableRequest): MutableResponse =>
+      isSite(site, req) && res.status === site.status && res.body !== undefined ? { ...res, body: bodyChanged(res.body, site, change) } : res;
+  const deliver =
+    (change: typeof drop) =>
+    (req: MutableRequest): MutableRequest => ({ ...req, body: bodyChanged(req.body, site, change) });
   const hook = (change: typeof drop): Partial<Mutation> => (site.direction === 'delivery' ? { delivery: deliver(change) } : { response: answer(change) });
   // Leaving out an optional field breaks nothing; a webhook's conditional fields have rules for when they are there.
-  const dropped: [string, Mutation][] = site.required || site.direction === 'delivery' ? [[name('drops'), {
-      endpoint,
-      breaks: unique([site.rule, ...(site.required ? site.requiredRules : []), ...(site.required ? site.shapeRules : [])]),
-      description: `${label(site)}: the field is left out of the ${site.direction === 'delivery' ? 'notification' : 'answer'}`,
-      ...hook(drop),
-    }]] : [];
+  const dropped: [string, Mutation][] =
+    site.required || site.direction === 'delivery'
+      ? [
+          [
+            name('drops'),
+            {
+              endpoint,
+              breaks: unique([site.rule, ...(site.required ? site.requiredRules : []), ...(site.required ? site.shapeRules : [])]),
+              description: `${label(site)}: the field is left out of the ${site.direction === 'delivery' ? 'notification' : 'answer'}`,
+              ...hook(drop),
+            },
+          ],
+        ]
+      : [];
   return [
     ...dropped,
-    [name('mistypes'), {
-      endpoint,
-      breaks: unique([site.rule, ...site.shapeRules]),
-      description: `${label(site)}: the field is answered as another JSON type`,
-      ...hook(retype),
-    }],
+    [
+      name('mistypes'),
+      {
+        endpoint,
+        breaks: unique([site.rule, ...site.shapeRules]),
+        description: `${label(site)}: the field is answered as another JSON type`,
+        ...hook(retype),
+      },
+    ],
   ];
 }
 
@@ -256,25 +284,33 @@ const otherSuccess = (status: number) => (status === 200 ? 203 : 200);
 function operationMutation(site: OperationSite): [string, Mutation] {
   if (site.parameter !== undefined) {
     const parameter = site.parameter;
-    return [`ignores-query:${site.plane}:${site.operationId}:${parameter}`, {
-      endpoint: site.plane,
-      breaks: [site.rule],
-      description: `${site.operationId}: the query parameter ${parameter} is accepted and ignored`,
-      request: (req) => (req.operation === site.operationId ? { ...req, path: withoutParameter(req.path, parameter) } : req),
-    }];
+    return [
+      `ignores-query:${site.plane}:${site.operationId}:${parameter}`,
+      {
+        endpoint: site.plane,
+        breaks: [site.rule],
+        description: `${site.operationId}: the query parameter ${parameter} is accepted and ignored`,
+        request: (req) => (req.operation === site.operationId ? { ...req, path: withoutParameter(req.path, parameter) } : req),
+      },
+    ];
   }
   const status = site.status!;
-  return [`status:${site.plane}:${site.operationId}:${status}`, {
-    endpoint: site.plane,
-    breaks: [site.rule],
-    description: `${site.operationId}: answers ${otherSuccess(status)} where ${status} is documented`,
-    response: (res, req) => (req.operation === site.operationId && res.status === status ? { ...res, status: otherSuccess(status) } : res),
-  }];
+  return [
+    `status:${site.plane}:${site.operationId}:${status}`,
+    {
+      endpoint: site.plane,
+      breaks: [site.rule],
+      description: `${site.operationId}: answers ${otherSuccess(status)} where ${status} is documented`,
+      response: (res, req) => (req.operation === site.operationId && res.status === status ? { ...res, status: otherSuccess(status) } : res),
+    },
+  ];
 }
 
 /**
  * The generated mutations, by name: `<kind>:<plane>:<operationId>:<field path>` for fields,
  * `status:<plane>:<operationId>:<status>` and `ignores-query:<plane>:<operationId>:<parameter>` for operations.
  */
-export const GENERATED_MUTATIONS: Record<string, Mutation> = Object.fromEntries([...fieldSites().flatMap(mutationsOf), ...operationSites().map(operationMutation)]);
-
+export const GENERATED_MUTATIONS: Record<string, Mutation> = Object.fromEntries([
+  ...fieldSites().flatMap(mutationsOf),
+  ...operationSites().map(operationMutation),
+]);

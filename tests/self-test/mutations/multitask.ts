@@ -17,7 +17,11 @@ function trackInProgress(res: MutableResponse, req: MutableRequest, memory: Map<
   const busy = (memory.get(`busy:${thread}`) as string[] | undefined) ?? [];
   const started = calls(req, 'createRun') && res.status < 300 && ['pending', 'running'].includes(String(run.status));
   if (started) memory.set(`busy:${thread}`, [...busy, String(run.run_id)]);
-  if (calls(req, 'joinRun') && res.status === 200) memory.set(`busy:${thread}`, busy.filter((id) => id !== param(req, 'run_id')));
+  if (calls(req, 'joinRun') && res.status === 200)
+    memory.set(
+      `busy:${thread}`,
+      busy.filter((id) => id !== param(req, 'run_id')),
+    );
 }
 
 const inProgress = (req: MutableRequest, memory: Map<string, unknown>) =>

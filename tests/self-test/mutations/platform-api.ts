@@ -27,7 +27,9 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
     breaks: ['UPLOAD-DATASET-EXTERNALLY-MANAGED'],
     description: 'an uploaded dataset reads externally_managed false',
     response: (res, req) =>
-      calls(req, 'uploadExperiment') && res.status === 200 ? { ...res, body: { ...object(res.body), dataset: { ...object(object(res.body).dataset), externally_managed: false } } } : res,
+      calls(req, 'uploadExperiment') && res.status === 200
+        ? { ...res, body: { ...object(res.body), dataset: { ...object(object(res.body).dataset), externally_managed: false } } }
+        : res,
   },
   'upload-rows-clamped': {
     endpoint: 'platform-api',
@@ -40,7 +42,10 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
       const start = String(body.experiment_start_time);
       const end = String(body.experiment_end_time);
       const clamp = (t: unknown) => (Number.isNaN(Date.parse(String(t))) ? t : String(t) < start ? start : String(t) > end ? end : t);
-      return { ...req, body: { ...body, results: body.results.map((r) => ({ ...object(r), start_time: clamp(object(r).start_time), end_time: clamp(object(r).end_time) })) } };
+      return {
+        ...req,
+        body: { ...body, results: body.results.map((r) => ({ ...object(r), start_time: clamp(object(r).start_time), end_time: clamp(object(r).end_time) })) },
+      };
     },
   },
   'no-retry-after': {
@@ -48,7 +53,8 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
     rateLimits: true,
     breaks: ['RATE-RETRY-AFTER'],
     description: 'a 429 comes without Retry-After',
-    response: (res) => (res.status === 429 ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'retry-after')) } : res),
+    response: (res) =>
+      res.status === 429 ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'retry-after')) } : res,
   },
   'trace-id-of-parent': {
     endpoint: 'platform-api',
@@ -58,7 +64,9 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
     request: rememberServiceOrdered,
     response: (res, req, memory) => {
       const run = object(res.body);
-      return calls(req, 'readRun') && memory.has(String(run.id)) && typeof run.parent_run_id === 'string' ? { ...res, body: { ...run, trace_id: run.parent_run_id } } : res;
+      return calls(req, 'readRun') && memory.has(String(run.id)) && typeof run.parent_run_id === 'string'
+        ? { ...res, body: { ...run, trace_id: run.parent_run_id } }
+        : res;
     },
   },
   'dotted-order-child-first': {

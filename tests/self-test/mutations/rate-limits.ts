@@ -14,7 +14,11 @@ const refusedBy = (res: MutableResponse) =>
   res.status === 429 ? /rate-limits\.yaml row [\w-]+, (RATE-[A-Z0-9-]+)\)/.exec(String(object(res.body).detail))?.[1] : undefined;
 
 /** The API keys the simulator knows (its fixture's). */
-const KNOWN_KEYS = new Set(WorkspaceDirectory.fromFixture().describe().api_keys.map((k) => k.key));
+const KNOWN_KEYS = new Set(
+  WorkspaceDirectory.fromFixture()
+    .describe()
+    .api_keys.map((k) => k.key),
+);
 const knownKey = (req: MutableRequest) => KNOWN_KEYS.has(req.headers['x-api-key'] ?? '');
 
 /** A refusal by `rule` (any row when undefined), answered as admitted, but for a read with a known key. */
@@ -57,8 +61,15 @@ const ROW_RULES = [...new Set(contract().rateLimits.map((r) => r.rule))];
 /** The rules of the US address's rate-limit tests (RATE-RECOVERY's test is the EU's, the /repos rows the control plane's). */
 const US_RULES = [
   ...ROW_RULES.filter((rule) => !rule.startsWith('RATE-REPOSITORY-')),
-  'RATE-429', 'RATE-RETRY-AFTER', 'RATE-UNCHANGED-STATE', 'RATE-METHOD-SCOPE', 'RATE-PATH-PREFIX', 'RATE-IDENTITY-KEYS', 'RATE-COMBINE',
-  'RATE-REGION-VALUES', 'TRACE-MULTIPART-HIGHER-LIMIT',
+  'RATE-429',
+  'RATE-RETRY-AFTER',
+  'RATE-UNCHANGED-STATE',
+  'RATE-METHOD-SCOPE',
+  'RATE-PATH-PREFIX',
+  'RATE-IDENTITY-KEYS',
+  'RATE-COMBINE',
+  'RATE-REGION-VALUES',
+  'TRACE-MULTIPART-HIGHER-LIMIT',
 ];
 
 /** A refusal of the front's own, which knows no window: Retry-After is the run-stats row's interval. */

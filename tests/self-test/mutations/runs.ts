@@ -10,9 +10,20 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'multitask-ignored': {
     breaks: [
-      'ERROR-REFUSED-UNCHANGED-AGENT', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-INTERRUPT-STATUS', 'MULTITASK-INVALID', 'MULTITASK-REJECT-409',
-      'MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-LOOKUP-404', 'MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-NO-RESTART',
-      'MULTITASK-ROLLBACK-STATE', 'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-ERRORS-BEFORE-STREAM', 'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+      'ERROR-REFUSED-UNCHANGED-AGENT',
+      'MULTITASK-INTERRUPT-KEEPS',
+      'MULTITASK-INTERRUPT-STATUS',
+      'MULTITASK-INVALID',
+      'MULTITASK-REJECT-409',
+      'MULTITASK-ROLLBACK-DELETES',
+      'MULTITASK-ROLLBACK-LOOKUP-404',
+      'MULTITASK-ROLLBACK-LOOKUP-FAILS',
+      'MULTITASK-ROLLBACK-NO-RESTART',
+      'MULTITASK-ROLLBACK-STATE',
+      'MULTITASK-STRATEGIES',
+      'MULTITASK-WIRE-NAME',
+      'STREAM-ERRORS-BEFORE-STREAM',
+      'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
     ],
     description: 'multitask_strategy is ignored: every run is queued behind the one in progress (the default)',
     request: (req) => {
@@ -22,9 +33,19 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'multitask-ignored-default-reject': {
     breaks: [
-      'ERROR-REFUSED-UNCHANGED-AGENT', 'MULTITASK-DEFAULT', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-INVALID', 'MULTITASK-ROLLBACK-DELETES',
-      'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-SSE-CLOSE-AT-END', 'WEBHOOK-CONFIG-ALLOWED-DOMAINS', 'WEBHOOK-CONFIG-ALLOWED-PORTS',
-      'WEBHOOK-CONFIG-MAX-URL-LENGTH', 'WEBHOOK-CONFIG-REQUIRE-HTTPS', 'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+      'ERROR-REFUSED-UNCHANGED-AGENT',
+      'MULTITASK-DEFAULT',
+      'MULTITASK-INTERRUPT-KEEPS',
+      'MULTITASK-INVALID',
+      'MULTITASK-ROLLBACK-DELETES',
+      'MULTITASK-STRATEGIES',
+      'MULTITASK-WIRE-NAME',
+      'STREAM-SSE-CLOSE-AT-END',
+      'WEBHOOK-CONFIG-ALLOWED-DOMAINS',
+      'WEBHOOK-CONFIG-ALLOWED-PORTS',
+      'WEBHOOK-CONFIG-MAX-URL-LENGTH',
+      'WEBHOOK-CONFIG-REQUIRE-HTTPS',
+      'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
     ],
     description: "multitask_strategy is ignored and every run is created with reject, the JS reference server's default",
     request: (req) => (calls(req, 'createRun', 'streamRun', 'waitRun') ? { ...req, body: { ...object(req.body), multitask_strategy: 'reject' } } : req),
@@ -36,8 +57,16 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'results-and-state-empty': {
     breaks: [
-      'MULTITASK-DEFAULT', 'MULTITASK-ENQUEUE-ORDER', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-REJECT-NOT-CREATED',
-      'MULTITASK-REJECT-ORIGINAL-CONTINUES', 'MULTITASK-ROLLBACK-STATE', 'RUN-CREATE-INPUT', 'RUN-JOIN-VALUES', 'RUN-WAIT', 'RUN-WAIT-VALUES',
+      'MULTITASK-DEFAULT',
+      'MULTITASK-ENQUEUE-ORDER',
+      'MULTITASK-INTERRUPT-KEEPS',
+      'MULTITASK-REJECT-NOT-CREATED',
+      'MULTITASK-REJECT-ORIGINAL-CONTINUES',
+      'MULTITASK-ROLLBACK-STATE',
+      'RUN-CREATE-INPUT',
+      'RUN-JOIN-VALUES',
+      'RUN-WAIT',
+      'RUN-WAIT-VALUES',
       'RUN-WRITES-THREAD-STATE',
     ],
     description: "join and wait answer {} for a run that succeeded, and the thread's values read empty after them: a run that writes nothing",
@@ -111,8 +140,16 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'run-list-empty': {
     breaks: [
-      'CRON-RUNS-ON-SCHEDULE', 'ERROR-REFUSED-UNCHANGED-AGENT', 'MULTITASK-INTERRUPT-KEEPS', 'MULTITASK-REJECT-NOT-CREATED',
-      'MULTITASK-ROLLBACK-DELETES', 'RUN-LIST', 'RUN-WAIT', 'WEBHOOK-CONFIG-DISABLE-WEBHOOKS', 'WEBHOOK-EMIT-CREATE-RUN', 'WEBHOOK-EMIT-STREAM-RUN',
+      'CRON-RUNS-ON-SCHEDULE',
+      'ERROR-REFUSED-UNCHANGED-AGENT',
+      'MULTITASK-INTERRUPT-KEEPS',
+      'MULTITASK-REJECT-NOT-CREATED',
+      'MULTITASK-ROLLBACK-DELETES',
+      'RUN-LIST',
+      'RUN-WAIT',
+      'WEBHOOK-CONFIG-DISABLE-WEBHOOKS',
+      'WEBHOOK-EMIT-CREATE-RUN',
+      'WEBHOOK-EMIT-STREAM-RUN',
       'WEBHOOK-EMIT-WAIT-RUN',
     ],
     description: "a thread's run list is always empty",
@@ -120,8 +157,18 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'success-203': {
     breaks: [
-      'ASSISTANT-GET', 'ASSISTANT-SHAPE', 'CRON-SEARCH', 'RUN-GET', 'RUN-JOIN-VALUES', 'RUN-LIST', 'RUN-STATUS-VALUES',
-      'RUN-WAIT-VALUES', 'THREAD-SEARCH-SORT-ORDER', 'THREAD-SUPERSTEPS-HISTORY', 'VERSION-AGENT-SERVER-INFO', 'WEBHOOK-FAILURE-NO-EFFECT',
+      'ASSISTANT-GET',
+      'ASSISTANT-SHAPE',
+      'CRON-SEARCH',
+      'RUN-GET',
+      'RUN-JOIN-VALUES',
+      'RUN-LIST',
+      'RUN-STATUS-VALUES',
+      'RUN-WAIT-VALUES',
+      'THREAD-SEARCH-SORT-ORDER',
+      'THREAD-SUPERSTEPS-HISTORY',
+      'VERSION-AGENT-SERVER-INFO',
+      'WEBHOOK-FAILURE-NO-EFFECT',
     ],
     description: 'every 200 answer is a 203 (§4 names no success status)',
     response: (res, req) => (res.status === 200 && req.operation !== undefined ? { ...res, status: 203 } : res),
@@ -133,7 +180,10 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'rollback-keeps-run': {
     breaks: [
-      'MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-LOOKUP-404', 'MULTITASK-ROLLBACK-STATE',
+      'MULTITASK-ROLLBACK-DELETES',
+      'MULTITASK-ROLLBACK-LOOKUP-FAILS',
+      'MULTITASK-ROLLBACK-LOOKUP-404',
+      'MULTITASK-ROLLBACK-STATE',
       'MULTITASK-ROLLBACK-NO-RESTART',
     ],
     description: 'rollback behaves as interrupt: nothing is deleted',
@@ -142,7 +192,8 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   'interrupted-reads-error': {
     breaks: ['MULTITASK-INTERRUPT-STATUS'],
     description: 'a run interrupted by a later run reads error, as the JS reference server says',
-    response: (res) => (object(res.body).status === 'interrupted' && object(res.body).run_id ? { ...res, body: { ...object(res.body), status: 'error' } } : res),
+    response: (res) =>
+      object(res.body).status === 'interrupted' && object(res.body).run_id ? { ...res, body: { ...object(res.body), status: 'error' } } : res,
   },
   'default-rejects': {
     breaks: ['MULTITASK-DEFAULT'],
@@ -160,8 +211,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   'unknown-thread-run-422': {
     breaks: ['RUN-CREATE-UNKNOWN-THREAD-404'],
     description: 'a run on an unknown thread answers 422, as the JS reference server does',
-    response: (res, req) =>
-      calls(req, 'createRun') && res.status === 404 && /thread/i.test(String(object(res.body).detail)) ? { ...res, status: 422 } : res,
+    response: (res, req) => (calls(req, 'createRun') && res.status === 404 && /thread/i.test(String(object(res.body).detail)) ? { ...res, status: 422 } : res),
   },
   'run-list-ignores-status': {
     breaks: ['RUN-LIST'],
@@ -198,7 +248,9 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     description: 'assistant search answers one assistant fewer than its limit allows (an off-by-one in paging)',
     response: (res, req) => {
       const limit = object(req.body).limit;
-      return calls(req, 'searchAssistants') && res.status === 200 && Array.isArray(res.body) && integerFrom(1)(limit) ? { ...res, body: res.body.slice(0, (limit as number) - 1) } : res;
+      return calls(req, 'searchAssistants') && res.status === 200 && Array.isArray(res.body) && integerFrom(1)(limit)
+        ? { ...res, body: res.body.slice(0, (limit as number) - 1) }
+        : res;
     },
   },
   'stream-without-metadata': {

@@ -22,7 +22,10 @@ export const json = (status: number, body: unknown): MutableResponse => ({ statu
 
 export const crash: MutableResponse = { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' };
 
-export const oneOf = (...values: unknown[]) => (value: unknown) => values.includes(value);
+export const oneOf =
+  (...values: unknown[]) =>
+  (value: unknown) =>
+    values.includes(value);
 
 export const integerFrom = (min: number) => (value: unknown) => Number.isInteger(value) && (value as number) >= min;
 

@@ -53,7 +53,8 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
   'get-wrong-created-at': {
     breaks: ['THREAD-GET'],
     description: 'GET /threads/{id} answers another created_at',
-    response: (res, req) => (calls(req, 'getThread') && res.status === 200 ? { ...res, body: { ...object(res.body), created_at: '2000-01-01T00:00:00.000Z' } } : res),
+    response: (res, req) =>
+      calls(req, 'getThread') && res.status === 200 ? { ...res, body: { ...object(res.body), created_at: '2000-01-01T00:00:00.000Z' } } : res,
   },
   'unknown-thread-400': {
     breaks: ['THREAD-GET-UNKNOWN-404'],
@@ -78,7 +79,9 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     description: "a copy's state reads empty",
     response: (res, req, memory) => {
       if (calls(req, 'copyThread') && res.status < 300) memory.set(String(object(res.body).thread_id), true);
-      return calls(req, 'getThreadState') && memory.has(param(req, 'thread_id') ?? '') && res.status === 200 ? { ...res, body: { ...object(res.body), values: {} } } : res;
+      return calls(req, 'getThreadState') && memory.has(param(req, 'thread_id') ?? '') && res.status === 200
+        ? { ...res, body: { ...object(res.body), values: {} } }
+        : res;
     },
   },
   'copy-unknown-500': {
@@ -92,11 +95,16 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     response: (res, req) => (calls(req, 'searchThreads') && res.status === 200 ? { ...res, body: { threads: res.body } } : res),
   },
   'search-ignores-status': searchIgnores(['THREAD-SEARCH-STATUS'], 'status', oneOf('idle', 'busy', 'interrupted', 'error')),
-  'search-ignores-metadata': searchIgnores(['THREAD-SEARCH-METADATA'], 'metadata', (m) => typeof m === 'object' && m !== null, (m) => {
-    // Keeps the test's scope, so only the other keys are ignored.
-    const scope = object(m).apc_scope;
-    return scope === undefined ? {} : { apc_scope: scope };
-  }),
+  'search-ignores-metadata': searchIgnores(
+    ['THREAD-SEARCH-METADATA'],
+    'metadata',
+    (m) => typeof m === 'object' && m !== null,
+    (m) => {
+      // Keeps the test's scope, so only the other keys are ignored.
+      const scope = object(m).apc_scope;
+      return scope === undefined ? {} : { apc_scope: scope };
+    },
+  ),
   'search-ignores-limit': searchIgnores(['THREAD-SEARCH-LIMIT'], 'limit', integerFrom(1)),
   'search-ignores-offset': searchIgnores(['THREAD-SEARCH-OFFSET'], 'offset', integerFrom(0)),
   'search-ignores-sort-by': searchIgnores(['THREAD-SEARCH-SORT'], 'sort_by', oneOf('thread_id', 'status', 'created_at', 'updated_at')),
@@ -117,7 +125,8 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
   'state-without-next': {
     breaks: ['THREAD-STATE-SHAPE'],
     description: 'state snapshots come without next',
-    response: (res, req) => (calls(req, 'getThreadState') && res.status === 200 ? { ...res, body: (({ next: _next, ...rest }) => rest)(object(res.body)) } : res),
+    response: (res, req) =>
+      calls(req, 'getThreadState') && res.status === 200 ? { ...res, body: (({ next: _next, ...rest }) => rest)(object(res.body)) } : res,
   },
   'checkpoint-ignored': {
     breaks: ['THREAD-STATE-CHECKPOINT'],
@@ -146,8 +155,7 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
   'history-ignores-limit': {
     breaks: ['THREAD-HISTORY-LIMIT'],
     description: 'history ignores limit',
-    request: (req) =>
-      calls(req, 'getThreadHistory') && integerFrom(1)(object(req.body).limit) ? { ...req, body: { ...object(req.body), limit: 1000 } } : req,
+    request: (req) => (calls(req, 'getThreadHistory') && integerFrom(1)(object(req.body).limit) ? { ...req, body: { ...object(req.body), limit: 1000 } } : req),
   },
   'unknown-thread-state-empty': {
     breaks: ['THREAD-UNKNOWN-404'],

@@ -131,8 +131,7 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
     // The answer is then no ExperimentUploadResponse either.
     breaks: ['UPLOAD-RESPONSE', 'UPLOAD-RESPONSE-DATASET-FIELDS'],
     description: "the upload's answer leaves data_type out of the dataset",
-    response: (res, req) =>
-      uploaded(res, req, ({ dataset: { data_type: _dropped, ...dataset }, experiment }) => ({ dataset, experiment })),
+    response: (res, req) => uploaded(res, req, ({ dataset: { data_type: _dropped, ...dataset }, experiment }) => ({ dataset, experiment })),
   },
   'upload-experiment-no-run-facets': {
     endpoint: 'platform-api',
@@ -140,8 +139,7 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
     // The answer is then no ExperimentUploadResponse either.
     breaks: ['UPLOAD-RESPONSE', 'UPLOAD-RESPONSE-EXPERIMENT-FIELDS'],
     description: "the upload's answer leaves run_facets out of the experiment",
-    response: (res, req) =>
-      uploaded(res, req, ({ dataset, experiment: { run_facets: _dropped, ...experiment } }) => ({ dataset, experiment })),
+    response: (res, req) => uploaded(res, req, ({ dataset, experiment: { run_facets: _dropped, ...experiment } }) => ({ dataset, experiment })),
   },
   'upload-latency-zero': {
     endpoint: 'platform-api',

@@ -5,12 +5,14 @@ import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { object } from './support.ts';
 
 /** Changes the webhook of any creating request (run or cron) that has one. */
-const webhookChanged = (change: (url: string) => string) => (req: MutableRequest): MutableRequest => {
-  const body = object(req.body);
-  if (req.method !== 'POST' || typeof body.webhook !== 'string') return req;
-  const webhook = change(body.webhook);
-  return webhook === body.webhook ? req : { ...req, body: { ...body, webhook } };
-};
+const webhookChanged =
+  (change: (url: string) => string) =>
+  (req: MutableRequest): MutableRequest => {
+    const body = object(req.body);
+    if (req.method !== 'POST' || typeof body.webhook !== 'string') return req;
+    const webhook = change(body.webhook);
+    return webhook === body.webhook ? req : { ...req, body: { ...body, webhook } };
+  };
 
 const absolute = (url: string) => /^https?:\/\//i.test(url);
 

@@ -4,8 +4,12 @@ import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { allowedHost, calls, object, param, type Json } from './support.ts';
 
 /** A webhook payload changed on its way to the receiver. */
-const payload = (change: (payload: Json) => Json) => (req: MutableRequest): MutableRequest => ({ ...req, body: change(object(req.body)) });
-const withoutHeader = (name: string) => (req: MutableRequest): MutableRequest => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([h]) => h !== name)) });
+const payload =
+  (change: (payload: Json) => Json) =>
+  (req: MutableRequest): MutableRequest => ({ ...req, body: change(object(req.body)) });
+const withoutHeader =
+  (name: string) =>
+  (req: MutableRequest): MutableRequest => ({ ...req, headers: Object.fromEntries(Object.entries(req.headers).filter(([h]) => h !== name)) });
 
 /** Webhook deliveries broken between the server and the receiver. */
 export const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
@@ -31,8 +35,16 @@ export const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
   },
   'webhook-no-run-id': {
     breaks: [
-      'WEBHOOK-EMIT-CREATE-RUN', 'WEBHOOK-EMIT-CRON', 'WEBHOOK-EMIT-STATELESS-STREAM', 'WEBHOOK-EMIT-STATELESS-WAIT', 'WEBHOOK-EMIT-STREAM-RUN',
-      'WEBHOOK-EMIT-THREAD-CRON', 'WEBHOOK-EMIT-WAIT-RUN', 'WEBHOOK-PAYLOAD-RUN-ID', 'WEBHOOK-PAYLOAD-RUN-RECORD', 'WEBHOOK-RETRY',
+      'WEBHOOK-EMIT-CREATE-RUN',
+      'WEBHOOK-EMIT-CRON',
+      'WEBHOOK-EMIT-STATELESS-STREAM',
+      'WEBHOOK-EMIT-STATELESS-WAIT',
+      'WEBHOOK-EMIT-STREAM-RUN',
+      'WEBHOOK-EMIT-THREAD-CRON',
+      'WEBHOOK-EMIT-WAIT-RUN',
+      'WEBHOOK-PAYLOAD-RUN-ID',
+      'WEBHOOK-PAYLOAD-RUN-RECORD',
+      'WEBHOOK-RETRY',
     ],
     description: 'notifications name no run_id',
     delivery: payload(({ run_id: _run, ...p }) => p),
