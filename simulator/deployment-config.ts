@@ -25,7 +25,7 @@ export interface DeploymentConfig {
 
 export class DeploymentConfigError extends Error {}
 
-/** The reference's vendor prefix (LangSmith docs "Use webhooks", docs.langchain.com/langsmith/use-webhooks); §6 says only that it ends in WEBHOOK_. */
+/** The reference's vendor prefix (LangSmith docs "Use webhooks", docs.langchain.com/langsmith/use-webhooks); §6 says only that it ends in WEBHOOK_ (WEBHOOK-CONFIG-ENV-PREFIX). */
 export const DEFAULT_ENV_PREFIX = 'LG_WEBHOOK_';
 
 export const NO_DEPLOYMENT_CONFIG: DeploymentConfig = { file: {}, webhooks: { headers: {}, disabled: false } };
@@ -78,6 +78,10 @@ export function webhookSettings(config: DeploymentConfig): DeploymentConfigFile 
   return { ...(webhooks ? { webhooks } : {}), ...(http?.disable_webhooks !== undefined ? { http: { disable_webhooks: http.disable_webhooks } } : {}) };
 }
 
+/**
+ * `${{ env.VAR }}` in a webhooks.headers value (WEBHOOK-CONFIG-HEADERS-ENV): VAR must carry the prefix
+ * (WEBHOOK-CONFIG-ENV-PREFIX) and be set, or the server does not start (WEBHOOK-CONFIG-ENV-MISSING).
+ */
 function resolveTemplate(template: string, env: Env, prefix: string, where: string): string {
   if (template.replace(TEMPLATE, '').includes('${{')) {
     throw new DeploymentConfigError(`${where} holds a template other than \${{ env.<VAR> }}: '${template}'`);

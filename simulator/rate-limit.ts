@@ -7,11 +7,11 @@
 //   api-key rows, x-user-id for user-id+ip rows, always for IP rows. A default row
 //   (`requires: api-key` / `user-id`) counts a request carrying its header only when no
 //   specific row keyed by the same identity does: "Default" is the fallback, which is what
-//   lets POST /runs/multipart have its higher limit (§4.3). The catch-all (`requires: none`)
+//   lets POST /runs/multipart have its higher limit (§4.3, TRACE-MULTIPART-HIGHER-LIMIT). The catch-all (`requires: none`)
 //   counts a request that no other row counts.
 // - Paths are matched as the request sends them (RATE-PATH-PREFIX): no /api/v1 is removed and no
 //   trailing slash folded, because §8 names the /api/v1 form where a row covers it (run lookup).
-// - Windows are sliding (the reference says "rolling"): a counter admits a request when fewer
+// - Windows are sliding (the reference says "rolling", RATE-RECOVERY): a counter admits a request when fewer
 //   than `limit` requests were admitted in the last `interval_seconds`, i.e. in (now - interval,
 //   now]. A refused request is counted by none of its rows.
 // - Retry-After: the seconds until every exhausted row admits again, rounded up.
@@ -127,7 +127,7 @@ function compile(row: RateLimitRow, region: Region): CompiledRow {
     row,
     counter: row.bucket ?? row.id,
     intervalMs: row.interval_seconds * 1000,
-    limit: row.limit[region],
+    limit: row.limit[region], // RATE-REGION-VALUES
     methods: row.match.methods ? new Set(row.match.methods.map((m) => m.toUpperCase())) : undefined,
     paths: row.match.paths?.map((p) => pathMatcher(p.type, p.value)),
     requires: row.match.requires,
@@ -158,7 +158,7 @@ function header(headers: RateLimitRequest['headers'], name: string): string | un
 }
 
 export class RateLimiter {
-  /** Specific rows by method; `anyMethod` for a method no row names. */
+  /** Specific rows by method; `anyMethod` for a method no row names. A row without methods counts every method (RATE-METHOD-SCOPE). */
   private readonly specific = new Map<string, CompiledRow[]>();
   private readonly anyMethod: CompiledRow[];
   private readonly defaultApiKey: CompiledRow[];
@@ -220,6 +220,7 @@ export class RateLimiter {
     this.logs.clear();
   }
 
+  /** The caller's identities: x-api-key, x-user-id with the client IP, or the client IP alone (RATE-IDENTITY-KEYS). */
   private counters(request: RateLimitRequest): Counted[] {
     const method = request.method.toUpperCase();
     const apiKey = header(request.headers, 'x-api-key');

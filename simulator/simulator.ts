@@ -78,6 +78,15 @@ interface PlaneDefinition {
  * and values. The control plane takes all of it too (its /repos rows, and the default rows
  * for the deployment endpoints; it has one address, so US values). Agent servers take only
  * the two default rows, which §8 implies govern thread, run and assistant endpoints.
+ * Each region counts with its own values (RATE-REGION-VALUES). The rows, one rule each:
+ * RATE-HIGH-THROUGHPUT-META-IP, RATE-HIGH-THROUGHPUT-AUTH-API-KEY, RATE-HIGH-THROUGHPUT-AUTH-USER-IP,
+ * RATE-HIGH-THROUGHPUT-BEACON-IP, RATE-REPOSITORY-API-KEY, RATE-REPOSITORY-USER-IP,
+ * RATE-HIGH-THROUGHPUT-RUNS-BATCH-API-KEY, RATE-RUN-INGEST-OTEL-API-KEY, RATE-CHARTS-API-KEY, RATE-CHARTS-USER-IP,
+ * RATE-MULTIPART-INGEST-API-KEY, RATE-RUN-QUERY-API-KEY, RATE-RUN-QUERY-USER-IP, RATE-GENERATION-API-KEY,
+ * RATE-GENERATION-USER-IP, RATE-COMMITS-API-KEY, RATE-COMMITS-USER-IP, RATE-DELETION-API-KEY, RATE-DELETION-USER-IP,
+ * RATE-RUN-INGEST-CREATE-API-KEY, RATE-RUN-INGEST-UPDATE-API-KEY, RATE-HIGH-THROUGHPUT-FEEDBACK-API-KEY,
+ * RATE-RUN-LOOKUP-API-KEY, RATE-EXAMPLES-API-KEY, RATE-DEFAULT-API-KEY, RATE-DEFAULT-USER-IP,
+ * RATE-PUBLIC-DOWNLOAD-IP, RATE-STATS-API-KEY, RATE-CATCH-ALL-IP.
  */
 function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
   const rows = contract().rateLimits;
@@ -91,7 +100,7 @@ function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
   return new RateLimiter(rows, region, clock);
 }
 
-/** The admission check of one server: refuses with 429 and Retry-After when a row is exhausted. */
+/** The admission check of one server: refuses with 429 and Retry-After when a row is exhausted (RATE-429). */
 function admission(limiter: RateLimiter): (request: AdmissionRequest) => void {
   return (request) => {
     const admission = limiter.admit({ ...request, ip: clientIp(request.ip, request.headers['x-forwarded-for']) });
@@ -107,7 +116,7 @@ export class Simulator {
   readonly agentServer: AgentServer;
   readonly workspaces = WorkspaceDirectory.fromFixture();
   readonly controlPlane: ControlPlane;
-  /** The platform API per region (§1), each holding its own data. */
+  /** The platform API per region (§1), each holding its own data (REGION-TWO-REGIONS, REGION-DATA-RESIDENCY). */
   readonly platform: { us: PlatformApi; eu: PlatformApi };
   private seed: string;
   private servers = new Map<Endpoint, Server>();

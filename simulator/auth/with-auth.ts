@@ -11,6 +11,11 @@ export interface Caller {
 
 export type AuthedHandler<Body = unknown> = (request: Request<Body>, caller: Caller) => Reply | Promise<Reply>;
 
+/**
+ * The credentials of a request: X-Api-Key, whose name is case-insensitive as Node lowercases header
+ * names (AUTH-CP-API-KEY, AUTH-PLATFORM-API-KEY); Authorization: Bearer (AUTH-CP-BEARER); X-Tenant-Id
+ * (AUTH-CP-TENANT-HEADER). The last two names are the simulator's choice (AUTH-CP-HEADER-NAMES).
+ */
 export function presented(headers: IncomingHttpHeaders): Presented {
   const one = (name: string) => {
     const value = headers[name];

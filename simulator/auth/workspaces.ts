@@ -97,7 +97,9 @@ export class WorkspaceDirectory {
    * The workspace a request acts in. Missing or unknown credentials answer 401, and so does a
    * credential of another region than `region` (the platform API of a region knows only the
    * accounts that signed up there, spec §1; REGION-HOME-KEY-ONLY); a workspace the credential is
-   * not linked to, or an org-scoped key naming none, answers 403.
+   * not linked to, or an org-scoped key naming none, answers 403 (the simulator's statuses:
+   * ERROR-CREDENTIALS-STATUS-CP, ERROR-CREDENTIALS-STATUS-PLATFORM). Resolved before the handler
+   * runs, so a refused request changes nothing (AUTH-CP-MISSING-CREDENTIALS, AUTH-PLATFORM-MISSING-CREDENTIALS).
    */
   resolve(presented: Presented, accepted: Scheme[], region?: Region): { workspace: Workspace; scheme: Scheme } {
     const scheme: Scheme | undefined = presented.apiKey ? 'api-key' : presented.bearer && accepted.includes('bearer') ? 'bearer' : undefined;
@@ -118,6 +120,7 @@ export class WorkspaceDirectory {
         `Invalid API key for the ${region.toUpperCase()} region: its account signed up in the ${home} region, where its data is stored (spec §1)`,
       );
     }
+    // x-tenant-id selects one of the credential's workspaces (AUTH-CP-TENANT-ID, AUTH-PLATFORM-TENANT-ID, AUTH-CP-TENANT-HEADER).
     const tenant = presented.tenantId?.trim().toLowerCase();
     if (tenant) {
       if (!credential.workspaces.includes(tenant)) {

@@ -18,6 +18,8 @@ export class ApiError extends Error {
   }
 }
 
+// 404 is the simulator's status for unknown ids on every plane
+// (ERROR-UNKNOWN-ID-STATUS-CP, ERROR-UNKNOWN-ID-STATUS-PLATFORM, ERROR-UNKNOWN-ID-STATUS-AGENT).
 export const notFound = (message: string) => new ApiError(404, message);
 export const conflict = (message: string) => new ApiError(409, message);
 export const unprocessable = (message: string, issues?: ValidationIssue[]) => new ApiError(422, message, issues);
@@ -25,7 +27,8 @@ export const unprocessable = (message: string, issues?: ValidationIssue[]) => ne
 /**
  * How a plane writes error bodies. The agent server answers `{"detail": "<message>"}` as the
  * reference Python server does; the control plane and platform API are FastAPI services whose
- * validation errors are the §2.2 list form `{"detail": [{loc, msg, type}]}`.
+ * validation errors are the §2.2 list form `{"detail": [{loc, msg, type}]}` (ERROR-SHAPE-AGENT,
+ * ERROR-SHAPE-CONTROL-PLANE, ERROR-SHAPE-PLATFORM, ERROR-VALIDATION-DETAIL, ERROR-422-AUTHN).
  */
 export type ErrorStyle = 'detail-string' | 'fastapi';
 

@@ -1,6 +1,8 @@
 // The HTTP glue of one plane: match the route, read and validate the request against
 // specs/, call the handler, and render replies and refusals. Handlers never see a
-// request that the contract refuses. A plane answers over a socket (its Node listener) or in
+// request that the contract refuses, so such a refusal changes nothing (ERROR-REFUSED-UNCHANGED-CONTROL-PLANE,
+// ERROR-REFUSED-UNCHANGED-PLATFORM, ERROR-REFUSED-UNCHANGED-AGENT; the state modules check before they write).
+// A plane answers over a socket (its Node listener) or in
 // process (`request`, like Hono's app.request): the same dispatch, with no port, for tests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
@@ -55,6 +57,7 @@ export interface AdmissionRequest {
   ip: string;
 }
 
+// RATE-MAX-SIZES: the simulator's choice of a maximum request size (413 above it).
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 
 /** The admin protocol's paths share one prefix (/__sim/), taken from its document. */
@@ -80,6 +83,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 
   async function dispatch(incoming: Incoming): Promise<Reply> {
     const { method, path, query, headers } = incoming;
+    // Rate limits refuse before routing, so a refused request changes nothing (RATE-UNCHANGED-STATE).
     if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers, ip: incoming.ip });
     const match = matchRoute(routes, method, path);
     if (match.kind === 'not-found') {
@@ -137,6 +141,12 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   return { listener, request };
 }
 
+/**
+ * Refuses with 422 what the operation's schema refuses, before any handler runs: bad input is a
+ * 4xx in the plane's error shape and reaches no state (ERROR-BAD-INPUT-CONTROL-PLANE,
+ * ERROR-BAD-INPUT-PLATFORM, ERROR-BAD-INPUT-AGENT; per operation DEPLOY-BAD-INPUT, AUTHN-BAD-INPUT,
+ * TRACE-BAD-INPUT, THREAD-BAD-INPUT, RUN-CREATE-BAD-INPUT, CRON-BAD-INPUT).
+ */
 function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
   const issues: ValidationIssue[] = [];
   const add = (prefix: (string | number)[], violations: Violation[]) => {
@@ -186,6 +196,10 @@ function coerceQuery(value: string, schema: unknown): unknown {
   return value;
 }
 
+/**
+ * Bodies are JSON, accepted as application/json; multipart ones arrive raw (ERROR-JSON-PAYLOADS-CONTROL-PLANE,
+ * ERROR-JSON-PAYLOADS-PLATFORM, ERROR-JSON-PAYLOADS-AGENT).
+ */
 function parseJsonBody(headers: IncomingMessage['headers'], raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
