@@ -1,7 +1,8 @@
 // Deployments and their revisions (spec §2.3, §3, §4.1). A deployment is built from a
 // repository that one of the workspace's integrations reaches; each change of its source
 // revision starts a revision, which moves through the real service's statuses on the
-// virtual clock (revision-lifecycle.ts) to DEPLOYED, or to a failure a test asked for.
+// virtual clock (revision-lifecycle.ts) to DEPLOYED, or to a failure a test asked for: the
+// typical flow of §4.1, create, read, poll, update (DEPLOY-FLOW).
 // Fields the spec does not show follow the real control plane (the control plane's OpenAPI document, api.host.langchain.com/openapi.json).
 // Plain state, no HTTP.
 import type { Workspace } from '../auth/workspaces.ts';
@@ -16,7 +17,8 @@ type Schemas = components['schemas'];
 
 /**
  * The create and update bodies, as the server hands them over: valid against the schemas
- * DeploymentCreate and DeploymentPatch, which hold every single-field constraint.
+ * DeploymentCreate and DeploymentPatch, which hold every single-field constraint. Their fields
+ * beyond those §4.1 names are the real service's (DEPLOY-BODY-FIELDS).
  */
 type CreateRequest = Schemas['DeploymentCreate'];
 type PatchRequest = Schemas['DeploymentPatch'];
@@ -47,7 +49,7 @@ type SourceRevisionConfig = Defaulted<RevisionConfigRequest, 'repo_ref' | 'langg
     repo_commit_sha: string;
   };
 
-/** The schema's Deployment (id, latest_revision_id) with the fields the spec does not show (§2.3). */
+/** The schema's Deployment (id, latest_revision_id) with the fields the spec does not show (§2.3, DEPLOY-OTHER-FIELDS). */
 type Deployment = Schemas['Deployment'] & {
   name: string;
   source: NonNullable<CreateRequest['source']>;
@@ -63,7 +65,7 @@ type Deployment = Schemas['Deployment'] & {
   image_version: string | null;
 };
 
-/** The schema's Revision (status) with the fields the spec does not show (§2.3). */
+/** The schema's Revision (status) with the fields the spec does not show (§2.3, REVISION-OTHER-FIELDS). */
 type Revision = Schemas['Revision'] & {
   id: string;
   created_at: string;
@@ -109,6 +111,7 @@ export class DeploymentStore {
 
   constructor(private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost }) {}
 
+  /** DEPLOY-CREATE: a deployment and its first revision, which is also the latest. */
   async create(workspace: Workspace, body: CreateRequest): Promise<Deployment> {
     const integrationId = integrationOf(body);
     const { source_config: sourceConfig, source_revision_config: revisionConfig } = body;
@@ -167,6 +170,7 @@ export class DeploymentStore {
     return structuredClone(record.deployment);
   }
 
+  /** DEPLOY-GET. */
   get(workspace: Workspace, deploymentId: string): Deployment {
     return structuredClone(this.record(workspace, deploymentId).deployment);
   }
@@ -183,8 +187,9 @@ export class DeploymentStore {
   }
 
   /**
-   * Applies an update. A new source revision, new secrets or a new resource_spec start a new
-   * revision (control plane OpenAPI); fields fixed at creation refuse a different value.
+   * Applies an update (DEPLOY-PATCH). A new source revision, new secrets or a new resource_spec start a new
+   * revision, which latest_revision_id then names (control plane OpenAPI; DEPLOY-PATCH-NEW-REVISION);
+   * fields fixed at creation refuse a different value.
    */
   patch(workspace: Workspace, deploymentId: string, body: PatchRequest): Deployment {
     const record = this.record(workspace, deploymentId);
@@ -200,13 +205,14 @@ export class DeploymentStore {
     return structuredClone(deployment);
   }
 
+  /** REVISION-GET; an unknown revision answers 404 (REVISION-UNKNOWN-404). */
   revision(workspace: Workspace, deploymentId: string, revisionId: string): Revision {
     const found = this.record(workspace, deploymentId).revisions.find((r) => r.revision.id === revisionId.toLowerCase());
     if (!found) throw notFound(`Revision ID ${revisionId} not found.`);
     return structuredClone(found.revision);
   }
 
-  /** Latest first (LangSmith docs "Control plane API reference", docs.langchain.com/langsmith/api-ref-control-plane). */
+  /** Latest first (LangSmith docs "Control plane API reference", docs.langchain.com/langsmith/api-ref-control-plane; REVISION-LIST). */
   revisions(workspace: Workspace, deploymentId: string, page: { limit?: number; offset?: number }): RevisionPage {
     const record = this.record(workspace, deploymentId);
     return paginate(
@@ -246,7 +252,8 @@ export class DeploymentStore {
 
   private record(workspace: Workspace, deploymentId: string): DeploymentRecord {
     const record = this.records.get(deploymentId.toLowerCase());
-    // Another workspace's deployment does not exist for this caller (spec §5).
+    // Another workspace's deployment does not exist for this caller (spec §5, AUTH-CP-WORKSPACE-ISOLATION);
+    // an unknown one answers 404 (DEPLOY-UNKNOWN-404).
     if (!record || record.workspaceId !== workspace.id) throw notFound(`Deployment ID ${deploymentId} not found.`);
     return record;
   }
@@ -284,6 +291,7 @@ export class DeploymentStore {
     const now = this.env.clock.iso();
     revision.revision.status = status;
     revision.revision.updated_at = now;
+    // Only a DEPLOYED revision becomes the active one (REVISION-FAILURE-TERMINAL).
     if (status !== 'DEPLOYED') return;
     const deployment = record.deployment;
     deployment.active_revision_id = revision.revision.id;
@@ -304,7 +312,7 @@ function invalid(loc: (string | number)[], msg: string, type = 'value_error'): A
 /**
  * The create body's integration id: §4.1 names integration_id in the body; the real service
  * reads it inside source_config (control plane OpenAPI). One of the two is required, and when
- * both are given they agree.
+ * both are given they agree (DEPLOY-BAD-INPUT: checked before anything is created).
  */
 function integrationOf(body: CreateRequest): string {
   const top = body.integration_id;

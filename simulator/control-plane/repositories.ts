@@ -28,7 +28,7 @@ export class RepositoryCatalog {
 
   repositories(workspace: Workspace, integrationId: string): Repository[] {
     const integration = this.integrations.find((i) => i.id === integrationId.toLowerCase() && i.workspace === workspace.name);
-    if (!integration) throw notFound(`Integration ${integrationId} not found.`);
+    if (!integration) throw notFound(`Integration ${integrationId} not found.`); // REPO-LIST-UNKNOWN-INTEGRATION
     return integration.repositories.map((r) => ({ host_integration_id: integration.id, ...r }));
   }
 

@@ -2,6 +2,7 @@
 // (§2.3, §3); the statuses and their order are the real control plane's (the
 // control plane's OpenAPI document, api.host.langchain.com/openapi.json). The delays are the simulator's choice: a build of about a minute and a half.
 
+// REVISION-STATUS-VALUES: a revision takes only these.
 export const REVISION_STATUSES = [
   'CREATING',
   'QUEUED',
@@ -22,10 +23,13 @@ export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 export const FAILURES = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'] as const;
 export type Failure = (typeof FAILURES)[number];
 
-/** Statuses a revision never leaves (the CLI's terminal set, langgraph-cli langgraph_cli/deploy.py). */
+/** Statuses a revision never leaves (the CLI's terminal set, langgraph-cli langgraph_cli/deploy.py; REVISION-FAILURE-TERMINAL). */
 export const TERMINAL: ReadonlySet<RevisionStatus> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
 
-/** Each step: the status a revision takes, in ms after its creation. */
+/**
+ * Each step: the status a revision takes, in ms after its creation. The simulator's path to DEPLOYED
+ * (REVISION-TRANSITIONS), which every revision reaches unless told to fail (REVISION-POLL-DEPLOYED).
+ */
 export const LIFECYCLE: { status: RevisionStatus; at: number }[] = [
   { status: 'CREATING', at: 0 },
   { status: 'QUEUED', at: 2_000 },
@@ -46,7 +50,7 @@ const FAILS_INSTEAD_OF: Record<Failure, RevisionStatus> = {
   DEPLOY_FAILED: 'DEPLOYED',
 };
 
-/** The steps of a revision from now on: the normal path, or one that ends in `failure`. */
+/** The steps of a revision from now on: the normal path, or one that ends in `failure` and never reaches DEPLOYED (REVISION-FAILURE-TERMINAL). */
 export function stepsOf(failure?: Failure): { status: RevisionStatus; at: number }[] {
   if (!failure) return LIFECYCLE;
   const end = LIFECYCLE.findIndex((s) => s.status === FAILS_INSTEAD_OF[failure]);

@@ -1,7 +1,7 @@
 // The control plane's route table (spec §4.1, §5, §9): one handler per operation of
-// specs/openapi/control-plane.yaml. Every row but
+// specs/openapi/control-plane.yaml, at its paths under /v1 and /v2 (VERSION-CP-PATH-PREFIX). Every row but
 // the OpenAPI document needs X-Api-Key; the repository listing also takes a bearer token.
-// Authentication is served under v2 (§9), with the body and result of §4.2.
+// Authentication is served under v2 (§9), with the body and result of §4.2 (VERSION-CP-AUTHN-V2, AUTHN-CONTROL-PLANE).
 import { contract } from '../../specs/contract.ts';
 import type { operations } from '../../specs/types/control-plane.ts';
 import { withAuth, type AuthedHandler } from '../auth/with-auth.ts';
@@ -17,8 +17,9 @@ const page = (req: Request) => ({
 export function controlPlaneRoutes({ repositories, deployments, oauth }: ControlPlane, directory: WorkspaceDirectory): Route[] {
   const authed = <Body>(handler: AuthedHandler<Body>) => withAuth(directory, handler);
   return compileTable<operations>('control-plane', {
-    getOpenApiDocument: () => ({ body: contract().documents['control-plane'] }),
+    getOpenApiDocument: () => ({ body: contract().documents['control-plane'] }), // VERSION-CP-OPENAPI
     listIntegrations: authed((_req, { workspace }) => ({ body: repositories.list(workspace) })),
+    // AUTH-REPOS-SCHEMES: an API key alone, or a bearer token, with x-tenant-id.
     listRepositories: withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), [
       'api-key',
       'bearer',
