@@ -51,6 +51,8 @@ export class AgentServer {
       this.assistants,
       {
         onFinished: (run, thread) => {
+          // Every run notifies here, whichever endpoint created it (WEBHOOK-EMIT-CREATE-RUN, WEBHOOK-EMIT-STREAM-RUN,
+          // WEBHOOK-EMIT-WAIT-RUN, WEBHOOK-EMIT-STATELESS-STREAM, WEBHOOK-EMIT-STATELESS-WAIT).
           this.webhooks.notify(run, thread);
           hooks.onFinished?.(run, thread);
         },

@@ -4,7 +4,7 @@ import type { Assistant, AssistantSearch } from '../../specs/types/agent-server.
 import { ApiError, notFound } from '../http/errors.ts';
 import { GRAPHS } from './graphs.ts';
 
-/** An assistant as the simulator holds and answers it: every field of the reference set. */
+/** An assistant as the simulator holds and answers it: every field of the reference set (ASSISTANT-SHAPE, ASSISTANT-OTHER-FIELDS). */
 interface AssistantRecord extends Assistant {
   graph_id: string;
   name: string;
@@ -20,7 +20,7 @@ interface AssistantRecord extends Assistant {
 // The namespace the real server derives default assistant ids from (uuid5 of the graph id).
 const ASSISTANT_NAMESPACE = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
 
-/** RFC 4122 version-5 UUID: the same graph id always names the same default assistant. */
+/** RFC 4122 version-5 UUID: the same graph id always names the same default assistant (ASSISTANT-ID-UUID). */
 export function uuid5(name: string, namespace: string): string {
   const hash = createHash('sha1')
     .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
@@ -46,7 +46,7 @@ export class AssistantStore {
       graph_id: graph.graphId,
       name: graph.graphId,
       description: null,
-      config: {},
+      config: {}, // ASSISTANT-CONFIG
       context: {},
       metadata: { created_by: 'system' },
       version: 1,
@@ -55,7 +55,10 @@ export class AssistantStore {
     }));
   }
 
-  /** An assistant by UUID, or the default assistant of a graph by graph id. */
+  /**
+   * An assistant by UUID, or the default assistant of a graph by graph id (ASSISTANT-GET, ASSISTANT-GRAPH-ID-DEFAULT);
+   * 404 for neither (ASSISTANT-GET-UNKNOWN-404).
+   */
   get(idOrGraph: string): AssistantRecord {
     const found = this.assistants.find((a) => a.assistant_id === idOrGraph) ?? this.assistants.find((a) => a.graph_id === idOrGraph);
     if (!found) {
@@ -64,7 +67,7 @@ export class AssistantStore {
     return structuredClone(found);
   }
 
-  /** The assistant a run names: a UUID or a graph id (422 for anything else, as the reference). */
+  /** The assistant a run names: a UUID or a graph id (422 for anything else, as the reference; RUN-CREATE-ASSISTANT-ID, RUN-CREATE-UNKNOWN-ASSISTANT). */
   forRun(idOrGraph: string): AssistantRecord {
     const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrGraph);
     if (!isUuid && !GRAPHS.some((g) => g.graphId === idOrGraph)) {
@@ -76,6 +79,7 @@ export class AssistantStore {
     return this.get(idOrGraph);
   }
 
+  /** An array of assistants (ASSISTANT-SEARCH, ASSISTANT-SEARCH-FORMAT), offset then limit (ASSISTANT-SEARCH-OFFSET, ASSISTANT-SEARCH-LIMIT). */
   search(query: AssistantSearch): AssistantRecord[] {
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;

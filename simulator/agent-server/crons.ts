@@ -1,7 +1,7 @@
 // Cron jobs (§4.5, §6a; bodies and objects from the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json): a thread cron starts a
 // run on its thread at each time its schedule names, a stateless cron a stateless run. Times
 // come from the virtual clock; cron-parser reads the schedule. Each run carries the cron's
-// webhook, so it notifies like any other run. Plain state, no HTTP.
+// webhook, so it notifies like any other run (WEBHOOK-EMIT-CRON, WEBHOOK-EMIT-THREAD-CRON). Plain state, no HTTP.
 import { CronExpressionParser } from 'cron-parser';
 import type { Clock } from '../clock.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
@@ -16,7 +16,7 @@ type Values = Record<string, unknown>;
 /** Search defaults of the reference (Agent Server OpenAPI). */
 const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
 
-/** Keys of the cron itself; everything else in the body is the runs' body. */
+/** Keys of the cron itself; everything else in the body is the runs' body (the reference's bodies: CRON-BODIES). */
 const CRON_KEYS = ['schedule', 'end_time', 'enabled', 'timezone'];
 
 /** A cron as stored: the fields the API answers, all set but next_run_date (from nextAt), and the simulator's own. */
@@ -63,17 +63,18 @@ export class CronStore {
     this.seq = 0;
   }
 
-  /** POST /threads/{thread_id}/runs/crons. */
+  /** POST /threads/{thread_id}/runs/crons, webhook included (CRON-THREAD-CREATE). */
   createForThread(threadId: string, body: CronCreate): Cron {
     this.deps.threads.record(threadId);
     return this.create(threadId, body);
   }
 
-  /** POST /runs/crons. */
+  /** POST /runs/crons, webhook included (CRON-CREATE). */
   createStateless(body: CronCreate): Cron {
     return this.create(null, body);
   }
 
+  /** An array of crons filtered by assistant_id and thread_id, then offset and limit (CRON-SEARCH). */
   search(query: CronSearch): Cron[] {
     const assistantId = query.assistant_id === undefined ? undefined : this.assistantIdOf(query.assistant_id);
     const sortBy = query.sort_by ?? CRON_SEARCH_DEFAULTS.sort_by;
@@ -108,7 +109,7 @@ export class CronStore {
     if (timezone !== null && !isTimeZone(timezone)) {
       throw invalid('timezone', `Unknown timezone '${timezone}': give an IANA time zone such as 'Europe/Paris'`);
     }
-    // Parsed once now, so a bad schedule creates nothing.
+    // Parsed once now, so a bad schedule creates nothing (CRON-BAD-INPUT).
     nextTime(body.schedule, timezone, this.deps.clock.now());
     if (body.webhook !== undefined) this.deps.checkWebhook(body.webhook);
     const cronId = this.deps.ids.uuid();
@@ -141,6 +142,7 @@ export class CronStore {
     return view(record);
   }
 
+  /** One run at each time the schedule names, read in UTC unless timezone is given (CRON-RUNS-ON-SCHEDULE). */
   private scheduleNext(cron: CronRecord, after: number): void {
     const next = nextTime(cron.schedule, cron.timezone, after);
     const ended = cron.end_time !== null && next > Date.parse(cron.end_time);
@@ -212,6 +214,7 @@ function compare(a: unknown, b: unknown): number {
   return String(a) < String(b) ? -1 : 1;
 }
 
+/** A cron as answered, with cron_id, schedule and next_run_date (CRON-CREATE-SCHEDULE). */
 function view(record: CronRecord): Cron {
   const { nextAt, cancel: _cancel, seq: _seq, ...cron } = record;
   return structuredClone({ ...cron, next_run_date: nextAt === null ? null : new Date(nextAt).toISOString() });

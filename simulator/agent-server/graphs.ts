@@ -90,6 +90,7 @@ export function nextAfter(graph: GraphDefinition | undefined, asNode: string): s
   return index >= 0 && index + 1 < graph.nodes.length ? [graph.nodes[index + 1]] : [];
 }
 
+/** A superstep's as_node: __input__, __start__ or a node of the graph (THREAD-SUPERSTEPS-AS-NODE). */
 export function isKnownNode(graph: GraphDefinition, asNode: string): boolean {
   return asNode === INPUT_NODE || asNode === START_NODE || graph.nodes.includes(asNode);
 }

@@ -1,25 +1,31 @@
 // The agent server's route table (spec §4.5): one handler per operation of
-// specs/openapi/agent-server.yaml, which gives each its method, path and request schema.
+// specs/openapi/agent-server.yaml, which gives each its method, path (thread-scoped runs under
+// /threads/, RUN-PATH-THREADS-PLURAL) and request schema. No route asks for credentials (AUTH-AGENT-SERVER).
 import type { operations } from '../../specs/types/agent-server.ts';
 import { compileTable, type Request, type Route } from '../http/router.ts';
 import type { AgentServer } from './agent-server.ts';
 import { view, type RunRecord } from './runs.ts';
 import { modesOf, streamRun, waitForResult } from './stream.ts';
 
-/** The version the simulator answers as: it implements every feature of §9. */
+/**
+ * The version the simulator answers as (VERSION-AGENT-SERVER-INFO): it implements every feature of §9
+ * (VERSION-WEBHOOK-HEADERS-0-5-36, VERSION-DISABLE-WEBHOOKS-0-2-78).
+ */
 const SERVER_INFO = { version: '0.10.0', context: 'simulator', flags: { assistants: true, crons: true, langsmith: false } };
 
-/** Where a run lives: the SDK reads it to learn the run and thread ids (langgraph-api api/runs.py). */
+/** Where a run lives: the SDK reads it to learn the run and thread ids (langgraph-api api/runs.py; RUN-CONTENT-LOCATION). */
 const location = (run: RunRecord) => ({ 'content-location': run.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}` });
 
 export function agentServerRoutes(server: AgentServer): Route[] {
   const { threads, runs, assistants, crons } = server;
+  // STREAM-RUN, STREAM-STATELESS: the run is created first, so a refusal is a plain JSON answer (STREAM-ERRORS-BEFORE-STREAM).
   const stream = (run: RunRecord, req: Request) => {
     // Location lets the official SDK reconnect to the join stream with Last-Event-ID.
     const headers: Record<string, string> = location(run);
     if (!run.temporary) headers.location = `/threads/${run.thread_id}/runs/${run.run_id}/stream`;
     return streamRun(run, modesOf(run), headers, lastEventId(req));
   };
+  // Join and wait answer once the run has finished (RUN-JOIN, RUN-WAIT, RUN-WAIT-STATELESS).
   const wait = async (run: RunRecord) => ({ body: await waitForResult(runs, run), headers: location(run) });
 
   return compileTable<operations>('agent-server', {
@@ -48,6 +54,7 @@ export function agentServerRoutes(server: AgentServer): Route[] {
         status: req.query.get('status') ?? undefined,
       }),
     }),
+    // The service's path for one run (RUN-GET-PATH).
     getRun: (req) => ({ body: view(runs.get(req.params.thread_id, req.params.run_id)) }),
     joinRun: (req) => wait(runs.get(req.params.thread_id, req.params.run_id)),
     joinRunStream: (req) => stream(runs.get(req.params.thread_id, req.params.run_id), req),

@@ -11,7 +11,7 @@ import type { ThreadRecord, ThreadStore } from './threads.ts';
 
 type MultitaskStrategy = NonNullable<RunCreate['multitask_strategy']>;
 
-/** The documented default of the real service (LangSmith docs "Double texting", docs.langchain.com/langsmith/double-texting). */
+/** The documented default of the real service (LangSmith docs "Double texting", docs.langchain.com/langsmith/double-texting; MULTITASK-DEFAULT). */
 const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = 'enqueue';
 const DEFAULT_STREAM_MODES = ['values'];
 
@@ -58,6 +58,8 @@ export interface RunHooks {
   checkWebhook?: (url: string) => void;
 }
 
+// A run is pending, then running, then one of these, which it keeps (RUN-STATUS-VALUES, RUN-STATUS-FINAL,
+// RUN-STATUSES-TRANSITIONS).
 const FINAL: RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
 export const isFinal = (status: RunStatus) => FINAL.includes(status);
 
@@ -98,27 +100,34 @@ export class RunStore {
     this.order = this.order.filter((id) => this.runs.has(id));
   }
 
-  /** Creates a run on a thread, applying the multitask strategy when the thread is busy. */
+  /**
+   * Creates a run on a thread (RUN-CREATE), applying the multitask strategy when the thread is busy
+   * (MULTITASK-STRATEGIES). An unknown thread creates nothing (RUN-CREATE-UNKNOWN-THREAD-404).
+   */
   create(threadId: string, body: RunCreate): RunRecord {
     const thread = this.threads.record(threadId);
     const assistant = this.assistants.forRun(body.assistant_id);
+    // The wire name multitask_strategy (MULTITASK-WIRE-NAME).
     const strategy = body.multitask_strategy ?? DEFAULT_MULTITASK_STRATEGY;
     if (body.webhook !== undefined) this.hooks.checkWebhook?.(body.webhook);
     const inFlight = this.active(thread.thread_id);
     if (inFlight.length > 0) {
       if (strategy === 'reject') {
+        // 409 before anything is created; the run in progress goes on (MULTITASK-REJECT-409, MULTITASK-REJECT-NOT-CREATED,
+        // MULTITASK-REJECT-ORIGINAL-CONTINUES, MULTITASK-REJECT-BODY).
         throw conflict('Thread is already running a task. Wait for it to finish or choose a different multitask strategy.');
       }
       for (const earlier of inFlight) {
         if (strategy === 'rollback') this.rollback(earlier, thread);
+        // Kept, interrupted, with the steps it completed (MULTITASK-INTERRUPT-KEEPS, MULTITASK-INTERRUPT-STATUS).
         if (strategy === 'interrupt') this.finish(earlier, thread, 'interrupted', undefined, false);
       }
     }
     const run = this.record(thread, assistant.assistant_id, assistant.graph_id, body, strategy, false);
-    // As the reference: the thread keeps the configurable its runs were given (§2.7 config.configurable).
+    // As the reference: the thread keeps the configurable its runs were given (§2.7 config.configurable, THREAD-CONFIG-CONFIGURABLE).
     const configurable = (run.kwargs.config as Values).configurable as Values;
     thread.config = { ...thread.config, configurable: { ...((thread.config.configurable as Values | undefined) ?? {}), ...configurable } };
-    thread.status = 'busy';
+    thread.status = 'busy'; // THREAD-STATUS-BUSY-DURING-RUN
     thread.updated_at = this.env.clock.iso();
     this.startNext(thread);
     return run;
@@ -136,6 +145,11 @@ export class RunStore {
     return run;
   }
 
+  /**
+   * RUN-GET, RUN-LOOKUP. An unknown run, one of another thread or one deleted by rollback answers 404
+   * (RUN-GET-UNKNOWN-404, RUN-JOIN-UNKNOWN-404, MULTITASK-ROLLBACK-LOOKUP-FAILS, MULTITASK-ROLLBACK-LOOKUP-404,
+   * MULTITASK-ROLLBACK-LOOKUP-RESPONSE).
+   */
   get(threadId: string, runId: string): RunRecord {
     this.threads.record(threadId);
     const run = this.runs.get(runId);
@@ -169,7 +183,7 @@ export class RunStore {
     });
   }
 
-  /** What wait and join answer: the final state values, or the error. */
+  /** What wait and join answer: the final state values, or the error (RUN-JOIN-FORMAT, RUN-WAIT-FORMAT). */
   result(run: RunRecord): Values {
     if (run.status === 'error' && run.error) return { __error__: run.error };
     const last = [...run.events].reverse().find((e) => e.event === 'values');
@@ -179,6 +193,7 @@ export class RunStore {
   private record(thread: ThreadRecord, assistantId: string, graphId: string, body: RunCreate, strategy: MultitaskStrategy, temporary: boolean): RunRecord {
     const now = this.env.clock.iso();
     const runId = this.env.ids.uuid();
+    // The input object is the graph's input (RUN-CREATE-INPUT).
     const { update, controls } = splitInput(body.input ?? undefined);
     const streamMode = body.stream_mode === undefined ? DEFAULT_STREAM_MODES : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const metadata = { ...(body.metadata ?? {}) };
@@ -216,7 +231,7 @@ export class RunStore {
     };
     this.runs.set(runId, run);
     this.order.push(runId);
-    this.emit(run, 'metadata', { run_id: runId, attempt: 1 });
+    this.emit(run, 'metadata', { run_id: runId, attempt: 1 }); // STREAM-SSE-FIRST-METADATA
     return run;
   }
 
@@ -224,7 +239,7 @@ export class RunStore {
     return this.order.map((id) => this.runs.get(id)!).filter((r) => r.thread_id === threadId && !isFinal(r.status));
   }
 
-  /** Starts the thread's oldest pending run when nothing runs on it. */
+  /** Starts the thread's oldest pending run when nothing runs on it: runs apply in creation order (MULTITASK-ENQUEUE-ORDER). */
   private startNext(thread: ThreadRecord): void {
     const active = this.active(thread.thread_id);
     if (active.some((r) => r.status === 'running')) return;
@@ -272,6 +287,7 @@ export class RunStore {
         return;
       }
       waited = false;
+      // The events stream mode's events (STREAM-EVENTS-MODE).
       this.emit(run, 'events', {
         event: 'on_chain_start',
         name: node,
@@ -306,13 +322,17 @@ export class RunStore {
     return thread.checkpoints.at(-1)?.step ?? -1;
   }
 
+  /** A run's steps write the thread's state and history (RUN-WRITES-THREAD-STATE, RUN-WRITES-THREAD-HISTORY). */
   private checkpoint(run: RunRecord, thread: ThreadRecord, values: Values, next: string[], source: 'input' | 'loop', writes: Values): void {
     this.threads.writeCheckpoint(thread, { values, next, source, writes, extra: { run_id: run.run_id } });
     this.emit(run, 'values', values);
     this.emit(run, 'debug', { type: 'checkpoint', step: this.stepOf(thread), payload: { values, next } });
   }
 
-  /** Cancels an in-flight run for `rollback`: it and everything it wrote are deleted. */
+  /**
+   * Cancels an in-flight run for `rollback`: it and everything it wrote are deleted (MULTITASK-ROLLBACK-DELETES,
+   * MULTITASK-ROLLBACK-STATE), and, gone from the queue, it never runs again (MULTITASK-ROLLBACK-NO-RESTART).
+   */
   private rollback(run: RunRecord, thread: ThreadRecord): void {
     run.cancelDelay?.();
     thread.checkpoints = thread.checkpoints.filter((c) => c.extra.run_id !== run.run_id);
@@ -332,7 +352,8 @@ export class RunStore {
     run.run_started_at ??= this.env.clock.iso();
     run.run_ended_at = this.env.clock.iso();
     run.updated_at = run.run_ended_at;
-    if (error) this.emit(run, 'error', error);
+    if (error) this.emit(run, 'error', error); // STREAM-SSE-ERROR-EVENT, then the stream closes
+    // Busy while runs remain, else from how this one ended (THREAD-STATUS-AFTER-RUN, THREAD-STATUS-TRANSITIONS).
     const stillActive = this.active(thread.thread_id).length > 0;
     const last = thread.checkpoints.at(-1);
     thread.status = stillActive ? 'busy' : status === 'error' ? 'error' : last && last.next.length > 0 && status === 'success' ? 'interrupted' : 'idle';
@@ -354,7 +375,7 @@ export class RunStore {
   }
 }
 
-/** A run as the API answers it. */
+/** A run as the API answers it (RUN-SHAPE; its other fields are the reference's: RUN-OTHER-FIELDS, RUN-CREATE-OTHER-FIELDS). */
 export function view(run: RunRecord): Run {
   return structuredClone({
     run_id: run.run_id,

@@ -1,17 +1,22 @@
 // Server-sent events of a run (the open-source agent server, langgraph-api sse.py and api/runs.py): a first `metadata` event, then one
 // event per requested stream mode as the run progresses, `error` on failure; the stream
-// closes when the run ends. Each event carries its position in the run's log as `id`.
+// closes when the run ends (STREAM-SSE-CLOSE-AT-END). Each event carries its position in the run's log as `id`.
+// The format is the reference's (STREAM-FORMAT).
 import type { StreamReply } from '../http/router.ts';
 import type { RunEvent, RunRecord, RunStore } from './runs.ts';
 import { isFinal } from './runs.ts';
 
 const ALWAYS = new Set(['metadata', 'error']);
 
+/** An event name and JSON data (STREAM-SSE-JSON-DATA). */
 function format(event: RunEvent): string {
   return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\nid: ${event.id}\n\n`;
 }
 
-/** Streams a run's events from `afterId` on (the Last-Event-ID of a reconnecting client). */
+/**
+ * Streams a run's events from `afterId` on (the Last-Event-ID of a reconnecting client), as text/event-stream
+ * (STREAM-SSE-CONTENT-TYPE): metadata and error always, other events by the requested modes (STREAM-SSE-MODE-EVENTS).
+ */
 export function streamRun(run: RunRecord, modes: string[], headers: Record<string, string>, afterId = -1): StreamReply {
   const wanted = (event: RunEvent) => event.id > afterId && (ALWAYS.has(event.event) || modes.includes(event.event));
   return {

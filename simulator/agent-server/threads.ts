@@ -29,6 +29,7 @@ export interface ThreadRecord extends Pick<Thread, 'thread_id' | 'created_at' | 
   seq: number;
 }
 
+// THREAD-SEARCH-DEFAULTS: at most 10 threads from offset 0, newest created first.
 const SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort_order: 'desc' } as const;
 const HISTORY_DEFAULT_LIMIT = 10;
 
@@ -43,6 +44,11 @@ export class ThreadStore {
     this.seq = 0;
   }
 
+  /**
+   * THREAD-CREATE-EMPTY, THREAD-CREATE-IDLE, THREAD-CREATE-VALUES-METADATA: an idle thread, its metadata
+   * kept as given, graph_id included (THREAD-CREATE-METADATA, THREAD-CREATE-GRAPH-ID), prepopulated by
+   * its supersteps (THREAD-CREATE-SUPERSTEPS).
+   */
   create(input: ThreadCreate): Thread {
     const metadata = structuredClone(input.metadata ?? {});
     const supersteps = input.supersteps ?? [];
@@ -63,6 +69,7 @@ export class ThreadStore {
     return view(record);
   }
 
+  /** THREAD-GET. */
   get(threadId: string): Thread {
     return view(this.record(threadId));
   }
@@ -70,6 +77,7 @@ export class ThreadStore {
   /** The stored record, for other agent-server modules (runs) that change a thread. */
   record(threadId: string): ThreadRecord {
     const record = this.threads.get(threadId);
+    // Unknown threads answer 404 wherever a thread is named (THREAD-GET-UNKNOWN-404, THREAD-UNKNOWN-404, THREAD-COPY-UNKNOWN).
     if (!record) throw notFound(`Thread with ID ${threadId} not found`);
     return record;
   }
@@ -79,7 +87,10 @@ export class ThreadStore {
     this.threads.delete(threadId);
   }
 
-  /** A new thread holding the original's metadata, config and checkpoints; nothing is shared. */
+  /**
+   * A new thread (THREAD-COPY-NEW, THREAD-COPY-FORMAT) holding the original's metadata, config and
+   * checkpoints as they are now (THREAD-COPY-STATE); nothing is shared (THREAD-COPY-INDEPENDENT).
+   */
   copy(threadId: string): Thread {
     const source = this.record(threadId);
     const now = this.env.clock.iso();
@@ -95,6 +106,11 @@ export class ThreadStore {
     return view(copy);
   }
 
+  /**
+   * THREAD-SEARCH-ARRAY: threads matching status (THREAD-SEARCH-STATUS) and every metadata key
+   * (THREAD-SEARCH-METADATA), sorted (THREAD-SEARCH-SORT, THREAD-SEARCH-SORT-ORDER; asc and desc only,
+   * THREAD-SEARCH-SORT-ORDER-VALUES), then offset (THREAD-SEARCH-OFFSET) and limit (THREAD-SEARCH-LIMIT).
+   */
   search(query: ThreadSearch): Thread[] {
     const sortBy = query.sort_by ?? SEARCH_DEFAULTS.sort_by;
     const order = query.sort_order ?? SEARCH_DEFAULTS.sort_order;
@@ -116,6 +132,7 @@ export class ThreadStore {
       .map(view);
   }
 
+  /** THREAD-STATE; at a checkpoint, THREAD-STATE-CHECKPOINT (an unknown one: THREAD-STATE-CHECKPOINT-UNKNOWN). */
   state(threadId: string, checkpointId?: string): ThreadState {
     const record = this.record(threadId);
     if (checkpointId === undefined) return snapshot(record, record.checkpoints.at(-1));
@@ -124,7 +141,7 @@ export class ThreadStore {
     return snapshot(record, checkpoint);
   }
 
-  /** Snapshots most recent first. */
+  /** Snapshots most recent first, at most `limit` (THREAD-HISTORY, THREAD-HISTORY-ORDER, THREAD-HISTORY-LIMIT). */
   history(threadId: string, options: { limit?: number; before?: string } = {}): ThreadState[] {
     const record = this.record(threadId);
     let checkpoints = [...record.checkpoints].reverse();
@@ -154,6 +171,7 @@ export class ThreadStore {
     return written;
   }
 
+  /** One checkpoint per superstep {updates: [{values, as_node}]} (THREAD-SUPERSTEPS-SHAPE, THREAD-SUPERSTEPS-HISTORY). */
   private applySuperstep(record: ThreadRecord, graph: GraphDefinition | undefined, superstep: Superstep): void {
     let values = currentValues(record);
     const writes: Record<string, unknown> = {};
@@ -193,10 +211,12 @@ function requireGraphFor(metadata: Values, supersteps: Superstep[]): GraphDefini
   return graph;
 }
 
+/** An empty thread's values are {} (THREAD-VALUES-EMPTY). */
 function currentValues(record: ThreadRecord): Values {
   return record.checkpoints.at(-1)?.values ?? {};
 }
 
+/** A thread as answered (THREAD-SHAPE). */
 function view(record: ThreadRecord): Thread {
   return structuredClone({
     thread_id: record.thread_id,
@@ -213,6 +233,7 @@ function ref(record: ThreadRecord, checkpointId: string | null): CheckpointRef |
   return checkpointId === null ? null : { checkpoint_id: checkpointId, thread_id: record.thread_id, checkpoint_ns: '' };
 }
 
+/** A state snapshot (THREAD-STATE-SHAPE). */
 function snapshot(record: ThreadRecord, checkpoint: Checkpoint | undefined): ThreadState {
   const graphId = record.metadata.graph_id ?? null;
   if (!checkpoint) {

@@ -2,7 +2,7 @@
 // payload is built at once and POSTed as JSON. A receiver that fails with a 5xx, a 429 or a
 // network error is tried again on the virtual clock, 3 attempts in all as the reference does
 // (langgraph-api webhook.py and http.py); any other answer ends the delivery. A failed delivery changes nothing
-// else: it is only logged.
+// else: it is only logged (WEBHOOK-FAILURE-NO-EFFECT).
 import { request } from 'undici';
 import type { WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { Clock } from '../clock.ts';
@@ -10,6 +10,7 @@ import type { RunRecord } from './runs.ts';
 import type { ThreadRecord } from './threads.ts';
 import { isRelativeWebhook } from './webhook-policy.ts';
 
+// WEBHOOK-RETRY, WEBHOOK-RETRY-BEHAVIOUR: 3 attempts in all, 1 s then 2 s apart.
 const MAX_ATTEMPTS = 3;
 /** Virtual time between attempts n and n+1: 1 s, then 2 s. */
 const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
@@ -32,7 +33,11 @@ interface WebhookSenderOptions {
 
 type Outcome = { status: number } | { error: string };
 
-/** The payload of a finished run: exactly the fields of the §6 table. */
+/**
+ * The payload of a finished run: exactly the fields of the §6 table, its run fields those of the run
+ * (WEBHOOK-PAYLOAD-RUN-RECORD); no values for a stateless run (WEBHOOK-PAYLOAD-VALUES-STATELESS), no
+ * error for a run that did not fail (WEBHOOK-PAYLOAD-ERROR-ABSENT).
+ */
 function webhookPayload(run: RunRecord, thread: ThreadRecord | undefined, sentAt: string): WebhookPayload {
   return structuredClone({
     run_id: run.run_id,
@@ -61,7 +66,11 @@ export class WebhookSender {
 
   constructor(private readonly options: WebhookSenderOptions) {}
 
-  /** Called once when a run reaches its final status. */
+  /**
+   * Called once when a run reaches its final status: the server's one outbound notification (WEBHOOK-ONLY-EVENT),
+   * one POST per completion (WEBHOOK-TRIGGER, WEBHOOK-ONE-DELIVERY); none without a URL (WEBHOOK-NO-URL-NO-POST)
+   * or under http.disable_webhooks (WEBHOOK-CONFIG-DISABLE-WEBHOOKS).
+   */
   notify(run: RunRecord, thread: ThreadRecord | undefined): void {
     if (this.options.disabled || run.webhook === undefined) return;
     const body = JSON.stringify(webhookPayload(run, thread, this.options.clock.iso()));
@@ -86,7 +95,7 @@ export class WebhookSender {
       this.inFlight.delete(sending);
       if (generation !== this.generation) return;
       if (!retryable(outcome)) {
-        // Another 4xx ends the delivery at once; anything below 400 is a success.
+        // Another 4xx ends the delivery at once; anything below 400 is a success (WEBHOOK-RECEIVER-RESPONSE).
         if ('status' in outcome && outcome.status >= 400) this.failed(url, n, outcome);
         return;
       }
@@ -109,6 +118,7 @@ export class WebhookSender {
     this.inFlight.add(sending);
   }
 
+  /** JSON with the configured headers (WEBHOOK-CONTENT-TYPE, WEBHOOK-CONFIG-HEADERS); unsigned (WEBHOOK-SIGNING). */
   private async send(url: string, body: string): Promise<Outcome> {
     try {
       const response = await request(this.destination(url), {
@@ -125,6 +135,7 @@ export class WebhookSender {
     }
   }
 
+  /** The URL as given, its query (a receiver's secret) kept verbatim (AUTH-WEBHOOK-SECRET-QUERY). */
   private destination(url: string): URL {
     if (isRelativeWebhook(url)) {
       const self = this.options.selfUrl();
