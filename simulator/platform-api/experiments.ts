@@ -12,7 +12,7 @@ import { epochMs, normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
 
-/** How long after an upload its runs are persisted and its statistics filled (spec §2.6: "a few seconds"). */
+/** How long after an upload its runs are persisted and its statistics filled (spec §2.6: "a few seconds"; UPLOAD-STATS-FILLED-LATER). */
 export const PERSIST_DELAY_MS = 5_000;
 
 /** A dataset as stored: its type, counts and modification time always set. */
@@ -34,7 +34,10 @@ export class ExperimentStore {
 
   constructor(private readonly env: { clock: Clock; ids: IdGenerator; runs: TraceStore }) {}
 
-  /** POST /api/v1/datasets/upload-experiment: validates all six rules before changing anything. */
+  /**
+   * POST /api/v1/datasets/upload-experiment: validates all six rules before changing anything (UPLOAD-VIOLATION-4XX,
+   * ERROR-REFUSED-UNCHANGED-PLATFORM): 422 for a bad body, 409 for a dataset it may not join (UPLOAD-VIOLATION-RESPONSE).
+   */
   upload(workspaceId: string, body: ExperimentUploadRequest): { dataset: Dataset; experiment: Experiment } {
     const data = this.data(workspaceId);
     const window = checkTimes(body);
@@ -45,6 +48,7 @@ export class ExperimentStore {
       [byId, `dataset_id ${body.dataset_id}`],
       [byName, `dataset_name '${body.dataset_name}'`],
     ] as const) {
+      // Rules 5 and 6 (UPLOAD-EXTERNAL-IDENTIFIER, UPLOAD-EXTERNALLY-MANAGED-ONLY).
       if (found && !found.externally_managed) {
         throw conflict(
           `Rules 5 and 6 (§4.4): ${how} names the platform dataset '${found.name}' (${found.id}), which was not created through this endpoint; only externally managed datasets accept uploads.`,
@@ -61,6 +65,8 @@ export class ExperimentStore {
     }
 
     const now = this.env.clock.iso();
+    // Rules 2 and 3: the named dataset again (UPLOAD-SAME-DATASET), or a new one, its id generated when only a name
+    // is given (UPLOAD-GENERATE-ID), externally managed (UPLOAD-DATASET-EXTERNALLY-MANAGED).
     const dataset =
       byId ??
       byName ??
@@ -84,6 +90,7 @@ export class ExperimentStore {
         modified_at: now,
       });
     }
+    // UPLOAD-RESPONSE-EXPERIMENT-FIELDS
     const experiment: Experiment = {
       start_time: window.start,
       end_time: window.end,
@@ -157,6 +164,7 @@ export class ExperimentStore {
     this.workspaces.clear();
   }
 
+  /** Each workspace's datasets and experiments apart (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
   private data(workspaceId: string): WorkspaceExperiments {
     let data = this.workspaces.get(workspaceId);
     if (!data) this.workspaces.set(workspaceId, (data = { datasets: new Map(), examples: new Map(), experiments: new Map() }));
@@ -171,10 +179,11 @@ export class ExperimentStore {
     const names = new Set([...data.datasets.values()].map((d) => d.name));
     if (spec.name !== undefined && names.has(spec.name)) throw conflict(`A dataset named '${spec.name}' already exists in this workspace.`);
     if (data.datasets.has(spec.id)) throw conflict(`A dataset with id ${spec.id} already exists in this workspace.`);
-    // Rule 2: a dataset given only by id gets a generated name.
+    // Rule 2: a dataset given only by id gets a generated name (UPLOAD-GENERATE-NAME).
     let name = spec.name ?? `dataset-${spec.id.slice(0, 8)}`;
     for (let n = 2; spec.name === undefined && names.has(name); n++) name = `dataset-${spec.id.slice(0, 8)}-${n}`;
     const now = this.env.clock.iso();
+    // UPLOAD-RESPONSE-DATASET-FIELDS
     const dataset: DatasetRecord = {
       name,
       description: spec.description,
@@ -222,6 +231,7 @@ export class ExperimentStore {
   }
 }
 
+// Null until the runs are persisted (UPLOAD-STATS-INITIALLY-NULL).
 const EMPTY_STATS = {
   run_count: null,
   latency_p50: null,
@@ -244,11 +254,12 @@ const EMPTY_STATS = {
 } satisfies Partial<Experiment>;
 
 /**
- * Rule 4 (§4.4): every row's start_time and end_time lie between experiment_start_time and
+ * Rule 4 (§4.4, UPLOAD-ROW-TIMES-WITHIN): every row's start_time and end_time lie between experiment_start_time and
  * experiment_end_time (inclusive). A window or a row that ends before it starts is refused too.
  */
 function checkTimes(body: ExperimentUploadRequest): { start: string; end: string } {
   const issues: ValidationIssue[] = [];
+  // Rule 1 (UPLOAD-DATASET-ID-OR-NAME).
   if (body.dataset_id === undefined && body.dataset_name === undefined) {
     issues.push({ loc: ['body'], msg: 'rule 1 (§4.4): give dataset_id or dataset_name', type: 'missing' });
   }
@@ -288,7 +299,7 @@ function checkTimes(body: ExperimentUploadRequest): { start: string; end: string
   return { start, end };
 }
 
-/** What persisting the runs fills in: latency and feedback statistics; tokens and cost stay null. */
+/** What persisting the runs fills in: latency and feedback statistics; tokens and cost stay null (UPLOAD-TOKENS-COST-NULL). */
 function statistics(body: ExperimentUploadRequest, runs: Json[]): Partial<Experiment> {
   const latencies = body.results.map((row) => (epochMs(normalizeTime(row.end_time)!) - epochMs(normalizeTime(row.start_time)!)) / 1000).sort((a, b) => a - b);
   const starts = runs.map((r) => normalizeTime(r.start_time)!).sort();

@@ -1,8 +1,9 @@
 // The body of POST /runs/multipart, as the official client sends it (langsmith
 // JS client, langsmith-sdk js/src/client.ts; LangSmith API reference, api.smith.langchain.com/redoc): parts `post.<id>` and `patch.<id>` carry a run, parts
 // `post|patch.<id>.<field>` one of its out-of-band fields, `feedback.<id>` a feedback and
-// `attachment.<run id>.<name>` raw bytes. The whole body may be gzip (or zstd, where the
-// runtime has it) encoded and may arrive chunked. Parsed with busboy.
+// `attachment.<run id>.<name>` raw bytes, applied in order (TRACE-MULTIPART-LAYOUT). The whole body may be gzip (or zstd,
+// where the runtime has it) encoded and may arrive chunked (TRACE-MULTIPART-ENCODING). Parsed with busboy; a
+// broken body is a 4xx (TRACE-BAD-INPUT).
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';

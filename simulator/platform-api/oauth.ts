@@ -31,6 +31,7 @@ export class OAuthFlows {
 
   /** `origin` is the address the caller reached, to build a url it can visit. */
   authenticate(workspaceId: string, body: AuthenticateRequest, origin: string): AuthenticateResponse {
+    // provider and scopes required, as the real service (AUTHN-REQUIRED-FIELDS, AUTHN-REQUIRED-PROVIDER-SCOPES): 422 (ERROR-422-AUTHN).
     const issues: ValidationIssue[] = [];
     if (body.provider === undefined) issues.push({ loc: ['body', 'provider'], msg: 'Field required: provider names the OAuth provider', type: 'missing' });
     if (body.scopes === undefined) issues.push({ loc: ['body', 'scopes'], msg: 'Field required: scopes lists the requested scopes', type: 'missing' });
@@ -46,6 +47,7 @@ export class OAuthFlows {
       body.use_agent_builder_public_oauth ?? false,
     ]);
     const known = this.flows.get(this.current.get(key) ?? '');
+    // The same call answers the flow's token once completed (AUTHN-FLOW-COMPLETES); force_new starts another (AUTHN-FORCE-NEW).
     if (known && !body.force_new) return result(known);
     const authId = this.env.ids.uuid();
     const url = `${origin}${AUTHORIZE_PATH}?auth_id=${authId}&provider=${encodeURIComponent(body.provider!)}`;
@@ -73,6 +75,7 @@ export class OAuthFlows {
   }
 }
 
+/** A token once the flow completed, else its url and auth_id (AUTHN-TOKEN-OR-URL, AUTHN-RESULT-CONDITIONS). */
 function result(flow: Flow): AuthenticateResponse {
   return flow.token
     ? { status: 'completed', url: null, auth_id: flow.authId, token: flow.token, user_id: flow.userId }

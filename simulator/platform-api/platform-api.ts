@@ -29,7 +29,10 @@ export class PlatformApi {
     this.oauth = new OAuthFlows(env);
   }
 
-  /** GET /info as the official client reads it (langsmith JS client, langsmith-sdk js/src/client.ts; LangSmith API reference, api.smith.langchain.com/redoc). */
+  /**
+   * GET /info as the official client reads it (langsmith JS client, langsmith-sdk js/src/client.ts; LangSmith API
+   * reference, api.smith.langchain.com/redoc): version, batch_ingest_config, instance_flags (TRACE-INFO).
+   */
   info() {
     return {
       version: '0.16.0',

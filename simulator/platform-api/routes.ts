@@ -1,6 +1,7 @@
 // The platform API's route table (spec §4.2-§4.4): one handler per operation of
-// specs/openapi/platform-api.yaml, whose `x-base-paths` serves every route but
-// /v2/auth/authenticate also under /api/v1. All but GET /info need X-Api-Key, of an
+// specs/openapi/platform-api.yaml, at its paths (ingestion unversioned, the upload under /api/v1,
+// authentication under /v2: VERSION-PLATFORM-PATHS, VERSION-AUTHN-V2), whose `x-base-paths` serves every route but
+// /v2/auth/authenticate also under /api/v1 (VERSION-PLATFORM-API-V1-ALIAS). All but GET /info need X-Api-Key, of an
 // account of this region (spec §1: the other region stores none of its data).
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
@@ -13,6 +14,7 @@ import type { IngestOperation } from './traces.ts';
 
 type Json = Record<string, unknown>;
 
+/** The ingestion endpoints answer 202 with a small JSON object (TRACE-ACCEPTED-202; the simulator's bodies, TRACE-BODIES). */
 const accepted = (message: string): Reply => ({ status: 202, body: { message } });
 
 export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDirectory): Route[] {
@@ -21,8 +23,10 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
   const ws = (caller: Caller) => caller.workspace.id;
 
   return compileTable<operations>('platform-api', {
+    // Credentials required (the simulator's choice, AUTH-AUTHN-CREDENTIALS).
     authenticate: authed((req, caller) => ({ body: oauth.authenticate(ws(caller), req.body, `http://${req.headers.host ?? '127.0.0.1'}`) })),
-    getInfo: () => ({ body: platform.info() }),
+    getInfo: () => ({ body: platform.info() }), // no credentials (TRACE-INFO)
+    // TRACE-CREATE, TRACE-UPDATE, TRACE-MULTIPART: POST /runs, PATCH /runs/{run_id}, POST /runs/multipart.
     createRun: authed((req, caller) => {
       runs.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
       return accepted('Run created');
@@ -36,6 +40,7 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       runs.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
       return accepted('Accepted');
     }),
+    // The endpoints §4.3 names only in the rate-limit table, served as the service does (TRACE-OTHER-ENDPOINTS).
     ingestRunsBatch: authed((req, caller) => {
       runs.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
       return accepted('Runs batch ingested');
@@ -68,7 +73,7 @@ function list(req: Request, name: string): string[] | undefined {
 }
 
 /**
- * /runs/batch: its creates, then its updates (langsmith JS client, langsmith-sdk js/src/client.ts).
+ * /runs/batch: its creates, then its updates (langsmith JS client, langsmith-sdk js/src/client.ts; TRACE-BATCH).
  * The schema requires each update's id, a UUID.
  */
 function batchOperations(body: { post?: Json[]; patch?: Json[] }): IngestOperation[] {

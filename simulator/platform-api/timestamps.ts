@@ -1,4 +1,4 @@
-// Run times arrive as epoch milliseconds or as ISO 8601 strings with 0 to 6 fraction digits,
+// Run times arrive as epoch milliseconds or as ISO 8601 strings with 0 to 6 fraction digits (TRACE-TIME-FORMATS),
 // with or without a zone (langsmith JS client, langsmith-sdk js/src/run_trees.ts). They are kept as UTC ISO strings
 // with six fraction digits, so no microsecond a client sent is lost.
 

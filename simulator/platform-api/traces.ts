@@ -1,7 +1,7 @@
 // Trace runs and their feedback, per workspace (spec §2.5, §4.3). POST /runs lets the
 // service compute trace_id and dotted_order; the batch endpoints (/runs/multipart,
 // /runs/batch) take the caller's and require them consistent with the run and its parent.
-// A request is applied whole or not at all. Plain state, no HTTP.
+// A request is applied whole or not at all (ERROR-REFUSED-UNCHANGED-PLATFORM). Plain state, no HTTP.
 import { createHash } from 'node:crypto';
 import { contract } from '../../specs/contract.ts';
 import type { RunQuery } from '../../specs/types/platform-api.ts';
@@ -28,7 +28,7 @@ export type IngestOperation =
 
 /**
  * Who computes trace_id and dotted_order: the service fills in what POST /runs leaves out
- * (spec §4.3); the batch endpoints require the caller's.
+ * (spec §4.3); the batch endpoints require the caller's and keep them (TRACE-MULTIPART-CALLER-ORDER).
  */
 type Lineage = 'service' | 'caller';
 
@@ -45,6 +45,7 @@ interface WorkspaceRuns {
   projects: Map<string, string>;
 }
 
+// A run id is a UUID of any version, v7 included (TRACE-RUN-ID-UUID).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LINEAGE_KEYS = ['trace_id', 'dotted_order', 'parent_run_id'] as const;
 const DEFAULT_PROJECT = 'default';
@@ -54,7 +55,10 @@ export class TraceStore {
 
   constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
 
-  /** Applies a request's operations in order, all or none. */
+  /**
+   * Applies a request's operations in order, all or none: every ingestion endpoint comes here (TRACE-FLOW-BASIC,
+   * TRACE-FLOW-BATCH), and a malformed one ingests nothing (TRACE-BAD-INPUT, TRACE-MULTIPART-CONSISTENT).
+   */
   ingest(workspaceId: string, operations: IngestOperation[], lineage: Lineage): void {
     const data = this.data(workspaceId);
     const staged = new Map<string, StoredRun>();
@@ -68,7 +72,7 @@ export class TraceStore {
         posted.add(typeof op.run?.id === 'string' ? op.run.id.toLowerCase() : op.run?.id);
         const run = this.post(data, op.run, op.at, lineage, lookup, issues);
         if (!run) continue;
-        if (lookup(run.fields.id)) throw conflict(`Run ${run.fields.id} already exists`);
+        if (lookup(run.fields.id)) throw conflict(`Run ${run.fields.id} already exists`); // TRACE-DUPLICATE-409
         staged.set(run.fields.id, run);
       } else if (op.kind === 'patch') {
         const current = lookup(op.id);
@@ -112,6 +116,7 @@ export class TraceStore {
     if (issues.length > 0) throw new Error(`[simulator] uploaded experiment produced invalid runs: ${JSON.stringify(issues)}`);
   }
 
+  /** GET /runs/{run_id}: runs are persisted at once (TRACE-READ-RUN); an unknown one answers 404 (TRACE-READ-UNKNOWN-404). */
   read(workspaceId: string, runId: string): Json {
     const data = this.data(workspaceId);
     const run = data.runs.get(runId.toLowerCase());
@@ -119,6 +124,7 @@ export class TraceStore {
     return this.view(data, run);
   }
 
+  /** The runs matching the filter, a page at a time, next null on the last (TRACE-QUERY). */
   query(workspaceId: string, query: RunQuery): { runs: Json[]; cursors: { next: string | null } } {
     const data = this.data(workspaceId);
     const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
@@ -144,7 +150,7 @@ export class TraceStore {
     return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
   }
 
-  /** POST /feedback: one feedback, on its own. */
+  /** POST /feedback: one feedback, on its own (TRACE-FEEDBACK). */
   createFeedback(workspaceId: string, body: Json): Json {
     const data = this.data(workspaceId);
     const issues: ValidationIssue[] = [];
@@ -191,6 +197,7 @@ export class TraceStore {
     this.workspaces.clear();
   }
 
+  /** Each workspace's runs and feedback apart: another workspace finds none of them (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
   private data(workspaceId: string): WorkspaceRuns {
     let data = this.workspaces.get(workspaceId);
     if (!data) this.workspaces.set(workspaceId, (data = { runs: new Map(), feedback: new Map(), projects: new Map() }));
@@ -246,7 +253,10 @@ export class TraceStore {
     return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: new Map() };
   }
 
-  /** POST /runs without trace_id and dotted_order: the service derives them from the parent. */
+  /**
+   * POST /runs without trace_id and dotted_order: the service derives them from the parent (TRACE-CREATE-GENERATES-ORDER):
+   * the root's id (TRACE-TRACE-ID), the parent's dotted_order and this run's segment (TRACE-DOTTED-ORDER-CHAIN).
+   */
   private computeLineage(
     id: string,
     parentId: string | null,
@@ -269,7 +279,10 @@ export class TraceStore {
     return { trace_id: trace, dotted_order: parent ? `${parent.fields.dotted_order}.${own}` : own, parent_run_id: parentId, start_time: start };
   }
 
-  /** The caller's trace_id and dotted_order must describe this run under its parent (spec §2.5). */
+  /**
+   * The caller's trace_id and dotted_order must describe this run under its parent (spec §2.5): the root's id as
+   * trace_id (TRACE-TRACE-ID), the parent's segments then its own (TRACE-DOTTED-ORDER-CHAIN, TRACE-MULTIPART-CONSISTENT).
+   */
   private checkLineage(
     run: { id: string; parentId: string | null; traceId?: string; dotted?: string; start?: string; requireTrace: boolean },
     lookup: (id: string) => StoredRun | undefined,
@@ -310,6 +323,7 @@ export class TraceStore {
     return { trace_id: trace, dotted_order: dotted, parent_run_id: parentInOrder, start_time: start ?? normalizeTime(own.second)! };
   }
 
+  /** An update, e.g. outputs (TRACE-UPDATE); the lineage it was created with stays. */
   private patch(current: StoredRun, body: Json, at: Loc, id: string, issues: ValidationIssue[]): StoredRun | undefined {
     const before = issues.length;
     const issue = (field: string, msg: string, type = 'value_error') => issues.push({ loc: [...at, field], msg, type });
@@ -347,6 +361,7 @@ export class TraceStore {
     return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: current.attachments };
   }
 
+  /** start_time and end_time as epoch milliseconds or ISO 8601 (TRACE-TIME-FORMATS). */
   private times(body: Json, at: Loc, issues: ValidationIssue[]): { start?: string; end?: string | null } {
     const out: { start?: string; end?: string | null } = {};
     for (const [key, field] of [
@@ -407,6 +422,7 @@ export class TraceStore {
     return { id, name };
   }
 
+  /** A run as read: the fields it was sent with and the service's own (TRACE-OTHER-FIELDS). */
   private view(data: WorkspaceRuns, run: StoredRun): Json {
     const f = run.fields;
     const ancestors = f.dotted_order
@@ -436,7 +452,10 @@ export class TraceStore {
   }
 }
 
-/** thread_id: top level, or in extra.metadata under the keys the platform reads for threads (langsmith JS client, langsmith-sdk js/src/run_trees.ts). */
+/**
+ * thread_id: top level, or in extra.metadata under the keys the platform reads for threads (langsmith JS client,
+ * langsmith-sdk js/src/run_trees.ts), kept on parents and children alike (TRACE-THREAD-ID).
+ */
 function threadIdOf(fields: Json): string | null {
   if (typeof fields.thread_id === 'string') return fields.thread_id;
   const metadata = ((fields.extra as Json | undefined)?.metadata ?? {}) as Json;
