@@ -2,23 +2,12 @@
 // (§2.3, §3); the statuses and their order are the real control plane's (the
 // control plane's OpenAPI document, api.host.langchain.com/openapi.json). The delays are the simulator's choice: a build of about a minute and a half.
 
-// REVISION-STATUS-VALUES: a revision takes only these.
-export const REVISION_STATUSES = [
-  'CREATING',
-  'QUEUED',
-  'AWAITING_BUILD',
-  'BUILDING',
-  'AWAITING_DEPLOY',
-  'DEPLOYING',
-  'CREATE_FAILED',
-  'BUILD_FAILED',
-  'DEPLOY_FAILED',
-  'DEPLOYED',
-  'SKIPPED',
-  'INTERRUPTED',
-  'UNKNOWN',
-] as const;
-export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+import { contract } from '../../specs/contract.ts';
+import type { RevisionStatus } from '../../specs/types/control-plane.ts';
+
+// REVISION-STATUS-VALUES: a revision takes only the contract's RevisionStatus values.
+export const REVISION_STATUSES = (contract().documents['control-plane'].components!.schemas!.RevisionStatus as { enum: RevisionStatus[] }).enum;
+export type { RevisionStatus };
 
 export const FAILURES = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'] as const;
 export type Failure = (typeof FAILURES)[number];

@@ -348,6 +348,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description The statuses the real control plane gives a revision (its OpenAPI document, api.host.langchain.com/openapi.json). The spec names only DEPLOYED (§2.3, §3), so Revision.status does not reference this list: a target is not judged on it by schema, only by the SHOULD rule REVISION-STATUS-VALUES.
+         * @enum {string}
+         */
+        RevisionStatus: "CREATING" | "QUEUED" | "AWAITING_BUILD" | "BUILDING" | "AWAITING_DEPLOY" | "DEPLOYING" | "CREATE_FAILED" | "BUILD_FAILED" | "DEPLOY_FAILED" | "DEPLOYED" | "SKIPPED" | "INTERRUPTED" | "UNKNOWN";
         /** @description A revision of a deployment (§2.3). Fields other than `status` are not shown (§2.3, §4.1), so the object is open. */
         Revision: {
             /** @description Revision status (§2.3, §3). `DEPLOYED` is the only value given; states before DEPLOYED are not listed (§3), so no enum is imposed. */
@@ -412,6 +417,7 @@ export type DeploymentCreate = components['schemas']['DeploymentCreate'];
 export type DeploymentPatch = components['schemas']['DeploymentPatch'];
 export type DeploymentSecret = components['schemas']['DeploymentSecret'];
 export type Integration = components['schemas']['Integration'];
+export type RevisionStatus = components['schemas']['RevisionStatus'];
 export type Revision = components['schemas']['Revision'];
 export type AuthenticateRequest = components['schemas']['AuthenticateRequest'];
 export type AuthenticateResponse = components['schemas']['AuthenticateResponse'];

@@ -2,24 +2,12 @@
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { AdminClient } from '../../harness/admin-client.ts';
+import { contract } from '../../specs/contract.ts';
+import type { RevisionStatus } from '../../specs/types/control-plane.ts';
 import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
 
-/** The real control plane's revision statuses (the control plane's OpenAPI document, api.host.langchain.com/openapi.json). */
-const REVISION_STATUSES = [
-  'CREATING',
-  'QUEUED',
-  'AWAITING_BUILD',
-  'BUILDING',
-  'AWAITING_DEPLOY',
-  'DEPLOYING',
-  'CREATE_FAILED',
-  'BUILD_FAILED',
-  'DEPLOY_FAILED',
-  'DEPLOYED',
-  'SKIPPED',
-  'INTERRUPTED',
-  'UNKNOWN',
-];
+/** The real control plane's revision statuses: the contract's RevisionStatus list. */
+const REVISION_STATUSES = (contract().documents['control-plane'].components!.schemas!.RevisionStatus as { enum: RevisionStatus[] }).enum;
 
 test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({
   controlPlane,
