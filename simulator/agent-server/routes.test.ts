@@ -73,6 +73,9 @@ test('a run created answers content-location; get, join and the join stream find
   // Last-Event-ID resumes after the event it names.
   const resumed = await call('GET', `${where}/stream`, undefined, { 'last-event-id': String(all[1]) });
   expect(eventIds(await resumed.text())).toEqual(all.slice(2));
+  // A blank Last-Event-ID is no header: the whole stream again, metadata (id 0) first.
+  const blank = await call('GET', `${where}/stream`, undefined, { 'last-event-id': '' });
+  expect(eventIds(await blank.text())).toEqual(all);
 });
 
 test('stream and wait rows create a run on the thread, or a stateless one at /runs', async () => {

@@ -88,7 +88,8 @@ function int(value: string | null): number | undefined {
 }
 
 function lastEventId(req: Request): number {
-  const header = req.headers['last-event-id'];
-  const value = Number(Array.isArray(header) ? header[0] : header);
+  const header = (Array.isArray(req.headers['last-event-id']) ? req.headers['last-event-id'][0] : req.headers['last-event-id'])?.trim();
+  // A blank header is no header: Number('') would be 0 and skip the metadata event.
+  const value = header ? Number(header) : Number.NaN;
   return Number.isInteger(value) ? value : -1;
 }

@@ -27,8 +27,14 @@ export function presented(headers: IncomingHttpHeaders): Presented {
 
 /**
  * Wraps a handler so it runs only for a caller the directory accepts (spec §5); on a regional
- * server (the platform API), only for a credential of that region (spec §1).
+ * server (the platform API), only for a credential of that region (spec §1). The server runs
+ * `authenticate` before it validates the request, as the real services check credentials first.
  */
 export function withAuth<Body>(directory: WorkspaceDirectory, handler: AuthedHandler<Body>, schemes: Scheme[] = ['api-key'], region?: Region): Handler<Body> {
-  return (request) => handler(request, directory.resolve(presented(request.headers), schemes, region));
+  const caller = (headers: IncomingHttpHeaders) => directory.resolve(presented(headers), schemes, region);
+  return Object.assign((request: Request<Body>) => handler(request, caller(request.headers)), {
+    authenticate: (headers: IncomingHttpHeaders) => {
+      caller(headers);
+    },
+  });
 }

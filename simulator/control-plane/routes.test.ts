@@ -122,3 +122,10 @@ test("authenticate acts in the caller's workspace, on the flows the US platform 
   const elsewhere = await json<AuthenticateResponse>('POST', '/v2/auth/authenticate', body, { 'x-api-key': credentials.other });
   expect(elsewhere.auth_id).not.toBe(started.auth_id);
 });
+
+test('credentials are checked before the request is validated: a keyless bad request answers 401, not 422', async () => {
+  const { call } = controlPlane();
+  expect((await call('POST', '/v2/deployments', {}, {})).status).toBe(401);
+  expect((await call('GET', '/v2/deployments?limit=abc', undefined, {})).status).toBe(401);
+  expect((await call('POST', '/v2/deployments', {})).status, 'with a key, the same body is refused by validation').toBe(422);
+});

@@ -31,7 +31,13 @@ export interface StreamReply {
 }
 
 export type Reply = JsonReply | StreamReply;
-export type Handler<Body = unknown> = (request: Request<Body>) => Reply | Promise<Reply>;
+export type Handler<Body = unknown> = ((request: Request<Body>) => Reply | Promise<Reply>) & {
+  /**
+   * Refuses a request without acceptable credentials (throws an ApiError), run before the body
+   * is validated: a caller without credentials learns nothing of the schema (AUTH-*-MISSING-CREDENTIALS).
+   */
+  authenticate?: (headers: IncomingHttpHeaders) => void;
+};
 
 /** The JSON body an operation documents (undefined when it is optional), from the generated types. */
 type JsonBody<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } }

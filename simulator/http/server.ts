@@ -96,6 +96,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     }
     const { route, params } = match;
     const raw = await incoming.body(maxBody);
+    route.handler.authenticate?.(headers);
     const body = route.body === 'raw' ? raw : parseJsonBody(headers, raw);
     validateRequest(route.operation, params, query, body);
     const request: Request = { method, path, params, query, headers, body, raw };

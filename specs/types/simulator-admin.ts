@@ -394,6 +394,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The revision has already ended (deployed, failed or interrupted), so it cannot fail now. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     authorizeOAuthFlow: {
