@@ -1,6 +1,6 @@
 // Assistants broken at the agent server: reading one, searching them, and the ids that name them.
 import type { Mutation } from '../broken-target.ts';
-import { calls, json, object, param, UUID } from './support.ts';
+import { calls, json, object, param, redirect, UUID } from './support.ts';
 
 /** A UUID in its 32-hex-digit form, without hyphens. */
 const HEX_ID = /^[0-9a-f]{32}$/i;
@@ -48,8 +48,8 @@ export const ASSISTANT_MUTATIONS: Record<string, Mutation> = {
     description: 'assistants are named by 32 hex digits, not UUIDs, wherever the server answers or takes an assistant id',
     request: (req) => {
       const id = param(req, 'assistant_id');
-      const path = calls(req, 'getAssistant') && id && HEX_ID.test(id) ? req.path.replace(id, hyphenated(id)) : req.path;
-      return { ...req, path, body: assistantIds(req.body, fromHex) };
+      const named = calls(req, 'getAssistant') && id && HEX_ID.test(id) ? redirect(req, 'getAssistant', { assistant_id: hyphenated(id) }) : req;
+      return { ...named, body: assistantIds(req.body, fromHex) };
     },
     response: (res) => ({ ...res, body: assistantIds(res.body, toHex) }),
     stream: (text, headers) => ({
