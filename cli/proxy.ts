@@ -1,25 +1,34 @@
 // `proxy`: a standalone recording, validating proxy in front of any target.
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
-import { RecordingProxy, toHar } from '../harness/proxy/recording-proxy.ts';
+import { HarWriter } from '../harness/proxy/har.ts';
+import { RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { EXIT, integerOption, NAME, parse, untilSignal, UsageError } from './args.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 
 Starts a recording proxy on 127.0.0.1 in front of --target. Every exchange is validated
 against the plane's OpenAPI document (violations are printed and sent back in the
-x-apc-violations header) and recorded, secrets redacted; the HAR 1.2 file is written on exit.
+x-apc-violations header) and recorded, secrets redacted. The HAR 1.2 file is written as
+exchanges complete, so memory stays flat over a long session; it is a complete document once
+the proxy stops (Ctrl-C or SIGTERM). Bodies over 256 KiB are recorded cut, with a note.
 
 Options:
   --target <url>        the upstream base URL (required)
   --plane <name>        the plane the target serves: ${PLANES.join(', ')} (default: agent-server)
   --port <n>            port to listen on (default: a free port)
-  --har <file>          where to write the HAR on exit (default: exchanges.har)
+  --har <file>          where to write the HAR (default: exchanges.har)
+  --quiet               print only exchanges with violations, not every exchange
   -h, --help            this help`;
 
 export async function proxy(args: string[]): Promise<number> {
-  const values = parse(args, { target: { type: 'string' }, plane: { type: 'string' }, port: { type: 'string' }, har: { type: 'string' } });
+  const values = parse(args, {
+    target: { type: 'string' },
+    plane: { type: 'string' },
+    port: { type: 'string' },
+    har: { type: 'string' },
+    quiet: { type: 'boolean' },
+  });
   if (values.help) {
     console.log(PROXY_HELP);
     return EXIT.ok;
@@ -30,20 +39,24 @@ export async function proxy(args: string[]): Promise<number> {
   if (!PLANES.includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
   const port = integerOption(values, 'port', 0, 65_535) ?? 0;
   const harFile = resolve((values.har as string | undefined) ?? 'exchanges.har');
+  const har = new HarWriter(harFile);
   const recorder = new RecordingProxy({
     plane,
     target,
     port,
+    keep: false,
     onExchange: (e) => {
+      har.add(e);
+      if (values.quiet && e.violations.length === 0 && !e.error) return;
       const flag = e.violations.length > 0 ? `  ✖ ${e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; ')}` : '';
       console.log(`[proxy] ${e.request.method} ${e.request.url} → ${e.response.status}${e.operation ? ` (${e.operation})` : ''}${flag}`);
     },
   });
   const url = await recorder.start();
-  console.log(`[proxy] ${url} → ${target} (${plane}); HAR on exit: ${harFile}`);
+  console.log(`[proxy] ${url} → ${target} (${plane}); HAR: ${harFile}`);
   await untilSignal();
   await recorder.close();
-  writeFileSync(harFile, JSON.stringify(toHar(recorder.exchanges), null, 2));
-  console.log(`[proxy] wrote ${recorder.exchanges.length} exchanges to ${harFile}`);
+  await har.close();
+  console.log(`[proxy] wrote ${har.written} exchanges to ${harFile}`);
   return EXIT.ok;
 }

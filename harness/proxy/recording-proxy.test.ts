@@ -2,7 +2,8 @@
 import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RecordingProxy, toHar, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './recording-proxy.ts';
+import { toHar } from './har.ts';
+import { RecordingProxy, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './recording-proxy.ts';
 
 let upstream: Server;
 let upstreamUrl: string;

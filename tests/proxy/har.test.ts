@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startSimulator } from '../../simulator/simulator.ts';
-import { RecordingProxy, TEST_HEADER, toHar } from '../../harness/proxy/recording-proxy.ts';
+import { toHar } from '../../harness/proxy/har.ts';
+import { RecordingProxy, TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 
 const require = createRequire(import.meta.url);
 

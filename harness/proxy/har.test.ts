@@ -1,0 +1,40 @@
+// HAR output: the streamed file and the whole log describe the same exchanges, and the streamed
+// file is a complete document once closed, with or without entries.
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HarWriter, toHar } from './har.ts';
+import type { Exchange } from './recording-proxy.ts';
+
+const exchange = (n: number): Exchange => ({
+  id: `agent-server-${n}`,
+  plane: 'agent-server',
+  base: 'http://127.0.0.1:8123',
+  operation: 'getThread',
+  startedDateTime: '2026-01-01T00:00:00.000Z',
+  time: n,
+  request: { method: 'GET', url: `/threads/t${n}?limit=2`, headers: [['x-api-key', 'REDACTED']] },
+  response: { status: 200, headers: [['content-type', 'application/json']], body: `{"n":${n}}`, contentType: 'application/json' },
+  violations: [],
+});
+
+test('a streamed HAR file holds the same log as toHar, entry for entry', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'apc-har-')), 'out.har');
+  const writer = new HarWriter(file);
+  const exchanges = [exchange(1), exchange(2), exchange(3)];
+  for (const e of exchanges) writer.add(e);
+  await writer.close();
+  expect(writer.written).toBe(3);
+  const written = JSON.parse(readFileSync(file, 'utf8'));
+  expect(written).toEqual(toHar(exchanges));
+  expect(written.log.entries[1].request.url).toBe('http://127.0.0.1:8123/threads/t2?limit=2');
+  expect(written.log.entries[1].request.queryString).toEqual([{ name: 'limit', value: '2' }]);
+});
+
+test('a streamed HAR file with no exchanges is a valid, empty log', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'apc-har-')), 'empty.har');
+  const writer = new HarWriter(file);
+  await writer.close();
+  expect(JSON.parse(readFileSync(file, 'utf8')).log.entries).toEqual([]);
+});

@@ -1,0 +1,87 @@
+// Recordings as HAR 1.2: the whole log at once (a conformance run's report), or streamed to a
+// file one entry at a time (the standalone proxy, whose sessions can be long: its memory
+// must not grow with the number of exchanges).
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Exchange } from './recording-proxy.ts';
+
+const CREATOR = { name: 'agent-platform-conformance', version: '0.1.0' };
+
+/** The recordings as a HAR 1.2 log, each URL absolute (the target's base URL and the path). */
+export function toHar(exchanges: Exchange[], creator = CREATOR) {
+  return { log: { version: '1.2', creator, entries: exchanges.map(harEntry) } };
+}
+
+/** One exchange as a HAR entry; the underscored fields are ours (operation, test, violations). */
+function harEntry(e: Exchange) {
+  return {
+    startedDateTime: e.startedDateTime,
+    time: e.time,
+    request: {
+      method: e.request.method,
+      url: `${e.base}${e.request.url}`,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: e.request.headers.map(([name, value]) => ({ name, value })),
+      queryString: queryString(e.request.url),
+      ...(e.request.body !== undefined
+        ? { postData: { mimeType: e.request.headers.find(([n]) => n === 'content-type')?.[1] ?? '', text: e.request.body } }
+        : {}),
+      headersSize: -1,
+      bodySize: e.request.body?.length ?? 0,
+    },
+    response: {
+      status: e.response.status,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: e.response.headers.map(([name, value]) => ({ name, value })),
+      content: { size: e.response.body?.length ?? 0, mimeType: e.response.contentType ?? '', text: e.response.body ?? '' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: e.response.body?.length ?? 0,
+    },
+    cache: {},
+    timings: { send: 0, wait: e.time, receive: 0 },
+    _id: e.id,
+    _plane: e.plane,
+    _operation: e.operation,
+    _test: e.test,
+    _violations: e.violations,
+  };
+}
+
+function queryString(url: string): { name: string; value: string }[] {
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  return [...new URLSearchParams(url.slice(q + 1))].map(([name, value]) => ({ name, value }));
+}
+
+/**
+ * Writes a HAR file as exchanges complete: the log's head at once, each entry as it comes, the
+ * tail on close. Until then the file is an unfinished document; close() makes it a valid one.
+ */
+export class HarWriter {
+  private readonly out: WriteStream;
+  private count = 0;
+
+  constructor(file: string, creator = CREATOR) {
+    this.out = createWriteStream(file);
+    this.out.write(`{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"entries":[\n`);
+  }
+
+  /** Exchanges written so far. */
+  get written(): number {
+    return this.count;
+  }
+
+  add(exchange: Exchange): void {
+    this.out.write(`${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`);
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.out.once('error', reject);
+      this.out.end('\n]}}\n', () => resolve());
+    });
+  }
+}
