@@ -128,7 +128,9 @@ test(
     const window = new RateWindow(time);
     const who = key(scope, 0);
     await traffic.fill('platform-api-eu', STATS, who, 20);
-    expectStatus(await traffic.send('platform-api-eu', STATS, who), 429);
+    const refused = await traffic.send('platform-api-eu', STATS, who);
+    window.mustShare(10, 'the 21 run-stats requests of the first window');
+    expectStatus(refused, 429);
     await window.pass(10);
     await traffic.fill('platform-api-eu', STATS, who, 19);
     const last = await traffic.send('platform-api-eu', STATS, who);
