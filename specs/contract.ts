@@ -74,7 +74,8 @@ export interface Violation {
 export interface ServedPath {
   /** Path template, e.g. /threads/{thread_id}. */
   path: string;
-  pattern: RegExp;
+  /** The template's segments after the leading slash: a literal, or null for a parameter. */
+  segments: (string | null)[];
   paramNames: string[];
   /** Number of literal segments: more specific templates are matched first. */
   specificity: number;
@@ -197,20 +198,13 @@ function pathsServed(path: string, basePaths: string[] = ['']): string[] {
 
 function templatePattern(path: string): ServedPath {
   const paramNames: string[] = [];
-  let specificity = 0;
-  const source = path
-    .split('/')
-    .map((segment) => {
-      const param = /^\{(.+)\}$/.exec(segment);
-      if (param) {
-        paramNames.push(param[1]);
-        return '([^/]+)';
-      }
-      if (segment) specificity += 1;
-      return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return { path, pattern: new RegExp(`^${source}/?$`), paramNames, specificity };
+  const segments = splitPath(path).map((segment) => {
+    const param = /^\{(.+)\}$/.exec(segment);
+    if (!param) return segment;
+    paramNames.push(param[1]);
+    return null;
+  });
+  return { path, segments, paramNames, specificity: segments.filter((segment) => segment !== null && segment !== '').length };
 }
 
 /** The documented operations of one document, most specific path first. */
@@ -243,14 +237,30 @@ export function pathOf(operation: Operation<Api>, params: Record<string, string>
     .join('/');
 }
 
+/** A path's segments after the leading slash; a trailing slash adds none (/threads/ is /threads). */
+export function splitPath(path: string): string[] {
+  const segments = path.split('/');
+  segments.shift();
+  if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+  return segments;
+}
+
 /** Matches a concrete path against one served path: its path parameters, or undefined. */
 export function matchServedPath(served: ServedPath, path: string): Record<string, string> | undefined {
-  const match = served.pattern.exec(path);
-  if (!match) return undefined;
+  return matchSegments(served, splitPath(path));
+}
+
+/** Matches split path segments (splitPath) segment by segment: a literal equals, a parameter takes any non-empty one. */
+export function matchSegments(served: ServedPath, segments: string[]): Record<string, string> | undefined {
+  const template = served.segments;
+  if (template.length !== segments.length) return undefined;
+  for (let i = 0; i < template.length; i++) {
+    const literal = template[i];
+    if (literal === null ? segments[i] === '' : literal !== segments[i]) return undefined;
+  }
   const params: Record<string, string> = {};
-  served.paramNames.forEach((name, i) => {
-    params[name] = safeDecode(match[i + 1]);
-  });
+  let n = 0;
+  for (let i = 0; i < template.length; i++) if (template[i] === null) params[served.paramNames[n++]] = safeDecode(segments[i]);
   return params;
 }
 
@@ -337,10 +347,11 @@ class Contract {
 
   /** Finds the documented operation a concrete request addresses, if any. */
   findOperation(plane: Plane, method: string, path: string): OperationMatch | undefined {
-    const bare = path.split('?')[0];
+    const segments = splitPath(path.split('?')[0]);
+    const upper = method.toUpperCase();
     for (const { operation, served } of this.servedIndex) {
-      if (operation.plane !== plane || operation.method !== method.toUpperCase()) continue;
-      const params = matchServedPath(served, bare);
+      if (operation.plane !== plane || operation.method !== upper) continue;
+      const params = matchSegments(served, segments);
       if (params) return { operation, params };
     }
     return undefined;
@@ -366,17 +377,20 @@ class Contract {
 
   /** Validates a JSON request body against the operation's documented body schema. */
   validateRequestBody(operation: Operation<Api>, body: unknown): Violation[] {
-    const schema = operation.document.requestBody?.content?.['application/json']?.schema;
-    if (!schema) return [];
-    return this.runInline(`${operation.plane}:${operation.operationId}:request`, operation.plane, schema, body);
+    return this.requestBodyValidator(operation)?.(body) ?? [];
   }
 
-  /** Validates one path or query parameter against its documented schema. */
-  validateParameter(operation: Operation<Api>, location: 'path' | 'query', name: string, value: unknown): Violation[] {
+  /** The operation's JSON body schema as a validating function, if it documents one. */
+  requestBodyValidator(operation: Operation<Api>): ((body: unknown) => Violation[]) | undefined {
+    const schema = operation.document.requestBody?.content?.['application/json']?.schema;
+    return schema ? this.validator(`${operation.plane}:${operation.operationId}:request`, operation.plane, schema) : undefined;
+  }
+
+  /** One path or query parameter's documented schema as a validating function, if it has one. */
+  parameterValidator(operation: Operation<Api>, location: 'path' | 'query', name: string): ((value: unknown) => Violation[]) | undefined {
     const parameter = operation.document.parameters?.find((p) => p.in === location && p.name === name);
-    if (!parameter?.schema) return [];
-    const key = `${operation.plane}:${operation.operationId}:${location}:${name}`;
-    return this.runInline(key, operation.plane, parameter.schema, value);
+    if (!parameter?.schema) return undefined;
+    return this.validator(`${operation.plane}:${operation.operationId}:${location}:${name}`, operation.plane, parameter.schema);
   }
 
   /**
@@ -408,12 +422,18 @@ class Contract {
 
   /** Validates a value against a schema of the plane's document, compiled once under `key`. */
   runInline(key: string, plane: Api, schema: unknown, value: unknown): Violation[] {
+    return this.validator(key, plane, schema)(value);
+  }
+
+  /** A schema of the plane's document as a validating function, compiled once under `key`: for hot paths that keep it. */
+  validator(key: string, plane: Api, schema: unknown): (value: unknown) => Violation[] {
     let validate = this.compiled.get(key);
     if (!validate) {
       validate = this.ajv.compile(rewriteRefs(schema, plane) as object);
       this.compiled.set(key, validate);
     }
-    return validate(value) ? [] : toViolations(validate.errors);
+    const compiled = validate;
+    return (value) => (compiled(value) ? [] : toViolations(compiled.errors));
   }
 
   private run(ref: string, value: unknown): Violation[] {

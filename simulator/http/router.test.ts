@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { contract } from '../../specs/contract.ts';
 import type { operations } from '../../specs/types/agent-server.ts';
-import { byPrecedence, compileTable, matchRoute, type RouteTable } from './router.ts';
+import { compileTable, RouteIndex, type RouteTable } from './router.ts';
 
 const answer = () => ({ body: {} });
 const table = () =>
@@ -15,20 +15,20 @@ const table = () =>
 
 test('a table with one handler per operation binds each to its documented method and path', () => {
   const routes = compileTable<operations>('agent-server', table());
-  const found = matchRoute(byPrecedence(routes), 'GET', '/threads/t-1/runs/r-1');
+  const found = new RouteIndex(routes).match('GET', '/threads/t-1/runs/r-1');
   expect(found.kind === 'found' && found.route.operation.operationId).toBe('getRun');
   expect(found.kind === 'found' && found.params).toEqual({ thread_id: 't-1', run_id: 'r-1' });
 });
 
 test('a literal segment wins over a parameter: /threads/search is not a thread id', () => {
-  const found = matchRoute(byPrecedence(compileTable<operations>('agent-server', table())), 'POST', '/threads/search');
+  const found = new RouteIndex(compileTable<operations>('agent-server', table())).match('POST', '/threads/search');
   expect(found.kind === 'found' && found.route.operation.operationId).toBe('searchThreads');
 });
 
 test('a known path with another method is told apart from an unknown path', () => {
-  const routes = byPrecedence(compileTable<operations>('agent-server', table()));
-  expect(matchRoute(routes, 'PUT', '/threads/t-1')).toEqual({ kind: 'method-not-allowed', allow: expect.arrayContaining(['GET', 'DELETE']) });
-  expect(matchRoute(routes, 'GET', '/nowhere')).toEqual({ kind: 'not-found' });
+  const routes = new RouteIndex(compileTable<operations>('agent-server', table()));
+  expect(routes.match('PUT', '/threads/t-1')).toEqual({ kind: 'method-not-allowed', allow: expect.arrayContaining(['GET', 'DELETE']) });
+  expect(routes.match('GET', '/nowhere')).toEqual({ kind: 'not-found' });
 });
 
 test('a table missing an operation, or naming one the document lacks, is refused', () => {
@@ -48,6 +48,6 @@ test("the platform API's x-base-paths serve a route bare and under /api/v1, and 
 });
 
 test('malformed percent-encoding in a path parameter reaches validation as sent, not as a crash', () => {
-  const found = matchRoute(byPrecedence(compileTable<operations>('agent-server', table())), 'GET', '/threads/%E0%A4%A');
+  const found = new RouteIndex(compileTable<operations>('agent-server', table())).match('GET', '/threads/%E0%A4%A');
   expect(found.kind === 'found' && found.params.thread_id).toBe('%E0%A4%A');
 });

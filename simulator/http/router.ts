@@ -3,7 +3,7 @@
 // table's type (generated from the same document) makes a missing or unknown operation a
 // compile error, and compileTable checks it again at startup.
 import type { IncomingHttpHeaders } from 'node:http';
-import { contract, matchServedPath, type Api, type Operation, type ServedPath } from '../../specs/contract.ts';
+import { contract, matchSegments, splitPath, type Api, type Operation, type ServedPath } from '../../specs/contract.ts';
 
 export interface Request<Body = unknown> {
   method: string;
@@ -79,24 +79,38 @@ function jsonBody(operation: Operation<Api>): boolean {
 
 type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'not-found' };
 
-/** The route a request addresses; `routes` come most specific path first (byPrecedence). */
-export function matchRoute(routes: Route[], method: string, path: string): RouteMatch {
-  const allow = new Set<string>();
-  for (const candidate of routes) {
-    const params = matchServedPath(candidate.served, path);
-    if (!params) continue;
-    if (candidate.operation.method !== method) {
-      allow.add(candidate.operation.method);
-      continue;
-    }
-    return { kind: 'found', route: candidate, params };
-  }
-  return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
-}
+/**
+ * Routes grouped by their number of path segments, each group most specific first
+ * (/threads/search before /threads/{thread_id}): a request is compared only with the routes
+ * of its own length, segment by segment, with no regular expression.
+ */
+export class RouteIndex {
+  private readonly byLength = new Map<number, Route[]>();
 
-/** Orders routes most specific path first: /threads/search before /threads/{thread_id}. */
-export function byPrecedence(routes: Route[]): Route[] {
-  return [...routes].sort((a, b) => b.served.specificity - a.served.specificity);
+  constructor(routes: Route[]) {
+    for (const route of [...routes].sort((a, b) => b.served.specificity - a.served.specificity)) {
+      const length = route.served.segments.length;
+      const group = this.byLength.get(length);
+      if (group) group.push(route);
+      else this.byLength.set(length, [route]);
+    }
+  }
+
+  /** The route a request addresses, or why there is none (405 lists the methods the path allows). */
+  match(method: string, path: string): RouteMatch {
+    const segments = splitPath(path);
+    let allow: Set<string> | undefined;
+    for (const candidate of this.byLength.get(segments.length) ?? []) {
+      const params = matchSegments(candidate.served, segments);
+      if (!params) continue;
+      if (candidate.operation.method !== method) {
+        (allow ??= new Set()).add(candidate.operation.method);
+        continue;
+      }
+      return { kind: 'found', route: candidate, params };
+    }
+    return allow ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+  }
 }
 
 export function isStream(reply: Reply): reply is StreamReply {

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
-import { byPrecedence, isStream, matchRoute, type Reply, type Request, type Route } from './router.ts';
+import { isStream, RouteIndex, type Reply, type Request, type Route } from './router.ts';
 
 interface PlaneOptions {
   plane: Plane;
@@ -42,8 +42,8 @@ interface Incoming {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   ip: string;
-  /** Reads the body, refusing one over `limit` bytes with 413. */
-  body(limit: number): Promise<Buffer>;
+  /** Reads the body, refusing one over `limit` bytes with 413; a request that declares none answers at once. */
+  body(limit: number): Buffer | Promise<Buffer>;
   /** Discards the body of a request that is refused before it is read. */
   discard(): Promise<void>;
 }
@@ -65,37 +65,52 @@ const ADMIN_PREFIX = `/${contract().adminOperations[0].path.split('/')[1]}/`;
 const isAdminPath = (path: string) => path.startsWith(ADMIN_PREFIX);
 
 export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
-  const routes = byPrecedence(options.routes);
+  const routes = new RouteIndex(options.routes);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const onInternalError =
     options.onInternalError ?? ((error, request) => console.error(`[simulator] internal error on ${request.method} ${request.path}:`, error));
 
-  /** The reply to a request: a refusal (ApiError) is rendered in the plane's error style, any other throw is a 500. */
-  async function answer(incoming: Incoming): Promise<Reply> {
+  /** A refusal (ApiError) rendered in the plane's error style; any other throw is a 500. */
+  function refusal(error: unknown, incoming: Incoming): Reply {
+    if (error instanceof ApiError) return { status: error.status, body: errorBody(error, options.errorStyle), headers: error.headers };
+    onInternalError(error, { method: incoming.method, path: incoming.path });
+    return { status: 500, body: { detail: 'Internal simulator error; this is a bug in the simulator.' } };
+  }
+
+  /**
+   * The reply to a request. It stays synchronous as long as nothing waits (no body to read, a
+   * handler that answers at once): most requests then cost no promise at all.
+   */
+  function answer(incoming: Incoming): Reply | Promise<Reply> {
     try {
-      return await dispatch(incoming);
+      const reply = dispatch(incoming);
+      return reply instanceof Promise ? reply.catch((error: unknown) => refusal(error, incoming)) : reply;
     } catch (error) {
-      if (error instanceof ApiError) return { status: error.status, body: errorBody(error, options.errorStyle), headers: error.headers };
-      onInternalError(error, { method: incoming.method, path: incoming.path });
-      return { status: 500, body: { detail: 'Internal simulator error; this is a bug in the simulator.' } };
+      return refusal(error, incoming);
     }
   }
 
-  async function dispatch(incoming: Incoming): Promise<Reply> {
-    const { method, path, query, headers } = incoming;
+  function dispatch(incoming: Incoming): Reply | Promise<Reply> {
+    const { method, path } = incoming;
     // Rate limits refuse before routing, so a refused request changes nothing (RATE-UNCHANGED-STATE).
-    if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers, ip: incoming.ip });
-    const match = matchRoute(routes, method, path);
+    if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers: incoming.headers, ip: incoming.ip });
+    const match = routes.match(method, path);
     if (match.kind === 'not-found') {
-      await incoming.discard();
-      throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane`);
+      return incoming.discard().then(() => {
+        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane`);
+      });
     }
     if (match.kind === 'method-not-allowed') {
-      await incoming.discard();
-      throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
+      return incoming.discard().then(() => {
+        throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
+      });
     }
-    const { route, params } = match;
-    const raw = await incoming.body(maxBody);
+    const raw = incoming.body(maxBody);
+    return raw instanceof Promise ? raw.then((bytes) => handle(incoming, match.route, match.params, bytes)) : handle(incoming, match.route, match.params, raw);
+  }
+
+  function handle(incoming: Incoming, route: Route, params: Record<string, string>, raw: Buffer): Reply | Promise<Reply> {
+    const { method, path, query, headers } = incoming;
     route.handler.authenticate?.(headers);
     const body = route.body === 'raw' ? raw : parseJsonBody(headers, raw);
     validateRequest(route.operation, params, query, body);
@@ -104,25 +119,33 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   }
 
   const listener: RequestListener = (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    // The raw path, as a server routes it: no URL parsing, no dot-segment normalisation.
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
     const incoming: Incoming = {
-      method: (req.method ?? 'GET').toUpperCase(),
-      path: url.pathname,
-      query: url.searchParams,
+      method: req.method ?? 'GET',
+      path: q < 0 ? url : url.slice(0, q),
+      query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)),
       headers: req.headers,
       ip: req.socket.remoteAddress ?? '',
-      body: (limit) => readBody(req, limit),
+      body: (limit) => (declaresNoBody(req) ? EMPTY : readBody(req, limit)),
       discard: () => drain(req),
     };
-    void answer(incoming)
-      .then((reply) => send(res, reply))
-      .catch((error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path }));
+    const reply = answer(incoming);
+    if (!(reply instanceof Promise)) {
+      send(res, reply);
+      return;
+    }
+    reply.then(
+      (settled) => send(res, settled),
+      (error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path }),
+    );
   };
 
   async function request(path: string, init: RequestInit = {}): Promise<Response> {
     const url = new URL(path, 'http://in-process.invalid');
     const headers = Object.fromEntries(new Headers(init.headers).entries());
-    const bytes = init.body === undefined || init.body === null ? Buffer.alloc(0) : Buffer.from(await new Response(init.body).arrayBuffer());
+    const bytes = init.body === undefined || init.body === null ? EMPTY : Buffer.from(await new Response(init.body).arrayBuffer());
     if (bytes.length > 0) headers['content-length'] ??= String(bytes.length);
     const incoming: Incoming = {
       method: (init.method ?? 'GET').toUpperCase(),
@@ -130,7 +153,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       query: url.searchParams,
       headers,
       ip: '127.0.0.1',
-      body: async (limit) => {
+      body: (limit) => {
         if (bytes.length > limit) throw new ApiError(413, `Request body of ${bytes.length} bytes exceeds the limit of ${limit} bytes`);
         return bytes;
       },
@@ -142,6 +165,14 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   return { listener, request };
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3): nothing to wait for. */
+function declaresNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined;
+}
+
 /**
  * Refuses with 422 what the operation's schema refuses, before any handler runs: bad input is a
  * 4xx in the plane's error shape and reaches no state (ERROR-BAD-INPUT-CONTROL-PLANE,
@@ -149,6 +180,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
  * TRACE-BAD-INPUT, THREAD-BAD-INPUT, RUN-CREATE-BAD-INPUT, CRON-BAD-INPUT).
  */
 function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
+  const checks = requestChecks(operation);
   const issues: ValidationIssue[] = [];
   const add = (prefix: (string | number)[], violations: Violation[]) => {
     for (const v of violations) {
@@ -157,28 +189,60 @@ function validateRequest(operation: Operation<Api>, params: Record<string, strin
       issues.push({ loc, msg: v.message, type: v.missing === undefined ? 'value_error' : 'missing' });
     }
   };
-  for (const [name, value] of Object.entries(params)) {
-    add(['path', name], contract().validateParameter(operation, 'path', name, value));
+  for (const name in params) {
+    const check = checks.path.get(name);
+    if (check) add(['path', name], check(params[name]));
   }
-  for (const parameter of operation.document.parameters ?? []) {
-    if (parameter.in !== 'query') continue;
+  for (const parameter of checks.query) {
     const value = query.get(parameter.name);
     if (value === null) {
       if (parameter.required) issues.push({ loc: ['query', parameter.name], msg: 'Field required', type: 'missing' });
       continue;
     }
-    add(['query', parameter.name], contract().validateParameter(operation, 'query', parameter.name, coerceQuery(value, parameter.schema)));
+    if (parameter.check) add(['query', parameter.name], parameter.check(coerceQuery(value, parameter.schema)));
   }
-  const requestBody = operation.document.requestBody;
   if (body === undefined) {
-    if (requestBody?.required) issues.push({ loc: ['body'], msg: 'a JSON body is required', type: 'missing' });
-  } else if (!Buffer.isBuffer(body)) {
-    add(['body'], contract().validateRequestBody(operation, body));
+    if (checks.bodyRequired) issues.push({ loc: ['body'], msg: 'a JSON body is required', type: 'missing' });
+  } else if (!Buffer.isBuffer(body) && checks.body) {
+    add(['body'], checks.body(body));
   }
   if (issues.length > 0) {
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
     throw new ApiError(422, `Invalid request: ${summary}`, issues);
   }
+}
+
+type Check = (value: unknown) => Violation[];
+
+/** What validateRequest checks of one operation, looked up once: its parameters' and body's validators. */
+interface RequestChecks {
+  path: Map<string, Check>;
+  query: { name: string; required: boolean; schema: unknown; check?: Check }[];
+  body?: Check;
+  bodyRequired: boolean;
+}
+
+const compiledChecks = new WeakMap<Operation<Api>, RequestChecks>();
+
+function requestChecks(operation: Operation<Api>): RequestChecks {
+  let checks = compiledChecks.get(operation);
+  if (checks) return checks;
+  const parameters = operation.document.parameters ?? [];
+  const path = new Map<string, Check>();
+  for (const p of parameters) {
+    const check = p.in === 'path' ? contract().parameterValidator(operation, 'path', p.name) : undefined;
+    if (check) path.set(p.name, check);
+  }
+  checks = {
+    path,
+    query: parameters
+      .filter((p) => p.in === 'query')
+      .map((p) => ({ name: p.name, required: p.required === true, schema: p.schema, check: contract().parameterValidator(operation, 'query', p.name) })),
+    body: contract().requestBodyValidator(operation),
+    bodyRequired: operation.document.requestBody?.required === true,
+  };
+  compiledChecks.set(operation, checks);
+  return checks;
 }
 
 function pointerSegments(pointer: string): (string | number)[] {
