@@ -25,6 +25,8 @@ Options:
                         (default ${DEFAULT_REAL_RUN_DURATION_MS} with --clock real, 0 with the virtual clock)
   --no-admin            serve no admin path: /__sim answers 404, so a harness sees only the
                         documented API, as on a real service
+  --no-rate-limits      admit every request: no §8 row refuses one (for load tests of
+                        a client; the conformance suites expect the limits)
   --config <file>       deployment configuration file (langgraph.json, or YAML) whose
                         webhooks and http.disable_webhooks settings the agent server
                         follows; \${{ env.VAR }} in webhooks.headers is read from the
@@ -43,6 +45,7 @@ export async function simulate(args: string[]): Promise<number> {
     'time-scale': { type: 'string' },
     'run-duration': { type: 'string' },
     'no-admin': { type: 'boolean' },
+    'no-rate-limits': { type: 'boolean' },
     config: { type: 'string' },
   });
   if (values.help) {
@@ -79,6 +82,7 @@ export async function simulate(args: string[]): Promise<number> {
       timeScale,
       runDurationMs,
       admin: values['no-admin'] !== true,
+      rateLimits: values['no-rate-limits'] !== true,
       deploymentConfig,
     });
   } catch (error) {
@@ -90,6 +94,7 @@ export async function simulate(args: string[]): Promise<number> {
     throw error;
   }
   for (const line of describe(sim, values.config as string | undefined)) console.log(line);
+  if (values['no-rate-limits']) console.log('[simulator] rate limits off (--no-rate-limits): no §8 row refuses a request');
   const signal = await untilSignal();
   console.log(`[simulator] ${signal}: stopping`);
   await sim.close();
