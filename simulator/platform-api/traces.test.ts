@@ -96,3 +96,38 @@ test('query pages with a cursor until next is null', () => {
   const second = runs.query('w', { trace: ROOT, limit: 1, order: 'asc', cursor: first.cursors.next });
   expect([second.runs.map((r) => r.id), second.cursors.next]).toEqual([[CHILD], null]);
 });
+
+test('queries by trace, parent, session and id find the same runs as a filter over all of them, after patches and attachments too', () => {
+  const runs = store();
+  const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  const all: string[][] = [];
+  for (let t = 0; t < 5; t++) {
+    const rootId = uuid(t * 10);
+    const order = `20261122T05015${t}000000Z${rootId}`;
+    const kids = [1, 2, 3].map((k) => uuid(t * 10 + k));
+    runs.ingest(
+      'w',
+      [
+        post({ id: rootId, trace_id: rootId, dotted_order: order, start_time: `2026-11-22T05:01:5${t}Z`, session_name: t % 2 ? 'odd' : 'even' }),
+        ...kids.map((id) =>
+          post({ id, trace_id: rootId, parent_run_id: rootId, dotted_order: `${order}.20261122T05015${t}000000Z${id}`, session_name: t % 2 ? 'odd' : 'even' }),
+        ),
+        { kind: 'patch', id: kids[0], run: { outputs: { done: true }, end_time: `2026-11-22T05:01:5${t}Z` }, at: ['patch'] },
+        { kind: 'attachment', runId: kids[1], name: 'file', attachment: { mimeType: 'text/plain', data: Buffer.from('x') }, at: ['attachment'] },
+      ],
+      'caller',
+    );
+    all.push([rootId, ...kids]);
+  }
+  const ids = (result: { runs: Record<string, unknown>[] }) => result.runs.map((r) => r.id).sort();
+  expect(ids(runs.query('w', { trace: all[2][0] }))).toEqual([...all[2]].sort());
+  expect(ids(runs.query('w', { parent_run: all[3][0] }))).toEqual(all[3].slice(1).sort());
+  expect(ids(runs.query('w', { id: [all[1][2], all[4][0]] }))).toEqual([all[1][2], all[4][0]].sort());
+  const odd = runs.projects('w', 'odd')[0];
+  expect(odd.run_count, 'patches and attachments count a run once').toBe(8);
+  expect(ids(runs.query('w', { session: [String(odd.id)], limit: 100 }))).toEqual([...all[1], ...all[3]].sort());
+  const root = runs.read('w', all[0][0]);
+  expect([root.direct_child_run_ids, root.child_run_ids].map((list) => (list as string[]).sort())).toEqual([all[0].slice(1).sort(), all[0].slice(1).sort()]);
+  expect(runs.read('w', all[0][1])).toMatchObject({ outputs: { done: true }, status: 'success' });
+  expect(Object.keys(runs.read('w', all[0][2]).attachments as object)).toEqual(['file']);
+});

@@ -32,14 +32,85 @@ export type IngestOperation =
  */
 type Lineage = 'service' | 'caller';
 
-interface StoredRun {
-  /** Every field the caller sent (merged over its updates), with normalized times and lineage. */
-  fields: Json & { id: string; trace_id: string; dotted_order: string; parent_run_id: string | null; start_time: string };
-  attachments: Map<string, Attachment>;
+/** What a run is stored with besides its fields: its lineage and session, kept apart for lookups. */
+interface RunLineage {
+  id: string;
+  trace_id: string;
+  dotted_order: string;
+  parent_run_id: string | null;
+  start_time: string;
+  end_time: string | null;
+  session_id: string;
+  session_name: string | null;
+  thread_id: string | null;
+  run_type?: unknown;
+  reference_example_id?: unknown;
+}
+
+/**
+ * A run as stored, compact so that a million fit in memory: what queries filter on as plain
+ * properties, and every other field the caller sent as one JSON text (most of a run's size,
+ * read only when the run is).
+ */
+interface StoredRun extends RunLineage {
+  /** The other fields, as JSON text. */
+  rest: string;
+  /** Whether the run recorded an error (its status reads 'error' once it ends). */
+  failed: boolean;
+  attachments?: Map<string, Attachment>;
+}
+
+type RunFields = Json & RunLineage;
+
+const KEPT_APART = [
+  'id',
+  'trace_id',
+  'dotted_order',
+  'parent_run_id',
+  'start_time',
+  'end_time',
+  'session_id',
+  'session_name',
+  'thread_id',
+  'run_type',
+  'reference_example_id',
+] as const;
+
+/** A run's fields, stored compactly. */
+function compact(fields: RunFields, attachments: Map<string, Attachment> | undefined): StoredRun {
+  const rest: Json = {};
+  for (const key in fields) if (!(KEPT_APART as readonly string[]).includes(key)) rest[key] = fields[key];
+  const run: StoredRun = {
+    id: fields.id,
+    trace_id: fields.trace_id,
+    dotted_order: fields.dotted_order,
+    parent_run_id: fields.parent_run_id,
+    start_time: fields.start_time,
+    end_time: fields.end_time ?? null,
+    session_id: fields.session_id,
+    session_name: fields.session_name,
+    thread_id: fields.thread_id,
+    run_type: fields.run_type,
+    reference_example_id: fields.reference_example_id,
+    rest: JSON.stringify(rest),
+    failed: Boolean(fields.error),
+  };
+  if (attachments && attachments.size > 0) run.attachments = attachments;
+  return run;
+}
+
+/** A stored run's fields, whole again: a fresh object the caller may change. */
+function expand(run: StoredRun): RunFields {
+  const fields = JSON.parse(run.rest) as RunFields;
+  for (const key of KEPT_APART) if (run[key] !== undefined) (fields as Json)[key] = run[key];
+  return fields;
 }
 
 interface WorkspaceRuns {
   runs: Map<string, StoredRun>;
+  /** Run ids by trace, and by session (tracing project): reads and queries look there, not at every run. */
+  byTrace: Map<string, string[]>;
+  bySession: Map<string, string[]>;
   feedback: Map<string, Json>;
   /** Tracing projects by name: the session a run belongs to. */
   projects: Map<string, string>;
@@ -72,8 +143,8 @@ export class TraceStore {
         posted.add(typeof op.run?.id === 'string' ? op.run.id.toLowerCase() : op.run?.id);
         const run = this.post(data, op.run, op.at, lineage, lookup, issues);
         if (!run) continue;
-        if (lookup(run.fields.id)) throw conflict(`Run ${run.fields.id} already exists`); // TRACE-DUPLICATE-409
-        staged.set(run.fields.id, run);
+        if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
+        staged.set(run.id, run);
       } else if (op.kind === 'patch') {
         const current = lookup(op.id);
         if (!current && posted.has(op.id)) continue;
@@ -91,13 +162,13 @@ export class TraceStore {
           issues.push({ loc: op.at, msg: `attachment for run ${op.runId}, which this request does not post and which does not exist`, type: 'value_error' });
           continue;
         }
-        const copy = { fields: target.fields, attachments: new Map(target.attachments) };
-        copy.attachments.set(op.name, op.attachment);
-        staged.set(op.runId, copy);
+        const attachments = new Map(target.attachments);
+        attachments.set(op.name, op.attachment);
+        staged.set(op.runId, { ...target, attachments });
       }
     }
     if (issues.length > 0) throw unprocessable(`Invalid ingestion request: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
-    for (const [id, run] of staged) data.runs.set(id, run);
+    for (const run of staged.values()) store(data, run);
     for (const [id, item] of feedback) data.feedback.set(id, item);
   }
 
@@ -107,7 +178,7 @@ export class TraceStore {
     const issues: ValidationIssue[] = [];
     for (const run of runs) {
       const stored = this.post(data, run, ['run'], 'service', (id) => data.runs.get(id), issues);
-      if (stored) data.runs.set(stored.fields.id, stored);
+      if (stored) store(data, stored);
     }
     for (const item of feedback) {
       const stored = this.feedbackItem(item, ['feedback'], 'service', issues);
@@ -131,18 +202,20 @@ export class TraceStore {
     const ids = lower(query.id);
     const sessions = lower(query.session);
     const examples = lower(query.reference_example);
-    const matching = [...data.runs.values()].filter(
-      ({ fields: f }) =>
+    const trace = query.trace?.toLowerCase();
+    const parent = query.parent_run?.toLowerCase();
+    const matching = this.candidates(data, { ids, trace, parent, sessions }).filter(
+      (f) =>
         (!ids || ids.has(f.id)) &&
-        (!query.trace || f.trace_id === query.trace.toLowerCase()) &&
-        (!query.parent_run || f.parent_run_id === query.parent_run.toLowerCase()) &&
+        (!trace || f.trace_id === trace) &&
+        (!parent || f.parent_run_id === parent) &&
         (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
         (!sessions || sessions.has(String(f.session_id))) &&
         (!query.run_type || f.run_type === query.run_type) &&
         (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
     );
     const direction = query.order === 'asc' ? 1 : -1;
-    matching.sort((a, b) => direction * (a.fields.start_time.localeCompare(b.fields.start_time) || a.fields.dotted_order.localeCompare(b.fields.dotted_order)));
+    matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
     const offset = Number(query.cursor ?? 0) || 0;
     const limit = query.limit ?? 100;
     const page = matching.slice(offset, offset + limit);
@@ -189,7 +262,7 @@ export class TraceStore {
         name: projectName,
         tenant_id: workspaceId,
         reference_dataset_id: null,
-        run_count: [...data.runs.values()].filter((r) => r.fields.session_id === id).length,
+        run_count: data.bySession.get(id)?.length ?? 0,
       }));
   }
 
@@ -197,10 +270,22 @@ export class TraceStore {
     this.workspaces.clear();
   }
 
+  /** The runs a query can match, from the narrowest index its filter names; every run when it names none. */
+  private candidates(data: WorkspaceRuns, filter: { ids?: Set<string> | null; trace?: string; parent?: string; sessions?: Set<string> | null }): StoredRun[] {
+    const resolve = (ids: Iterable<string>) => [...ids].flatMap((id) => data.runs.get(id) ?? []);
+    if (filter.ids) return resolve(filter.ids);
+    const trace = filter.trace ?? (filter.parent ? data.runs.get(filter.parent)?.trace_id : undefined);
+    if (trace) return resolve(data.byTrace.get(trace) ?? []);
+    if (filter.parent) return [];
+    if (filter.sessions) return [...filter.sessions].flatMap((session) => resolve(data.bySession.get(session) ?? []));
+    return [...data.runs.values()];
+  }
+
   /** Each workspace's runs and feedback apart: another workspace finds none of them (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
   private data(workspaceId: string): WorkspaceRuns {
     let data = this.workspaces.get(workspaceId);
-    if (!data) this.workspaces.set(workspaceId, (data = { runs: new Map(), feedback: new Map(), projects: new Map() }));
+    if (!data)
+      this.workspaces.set(workspaceId, (data = { runs: new Map(), byTrace: new Map(), bySession: new Map(), feedback: new Map(), projects: new Map() }));
     return data;
   }
 
@@ -250,7 +335,7 @@ export class TraceStore {
       session_id: session.id,
       session_name: session.name,
     };
-    return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: new Map() };
+    return compact({ ...fields, thread_id: threadIdOf(fields) }, undefined);
   }
 
   /**
@@ -270,13 +355,13 @@ export class TraceStore {
       issue('parent_run_id', `parent run ${parentId} not found: post the parent first, or send trace_id and dotted_order`);
       return undefined;
     }
-    const trace = parent?.fields.trace_id ?? id;
+    const trace = parent?.trace_id ?? id;
     if (traceId && traceId !== trace) {
       issue('trace_id', `trace_id must be the id of the trace's root run, ${trace}`);
       return undefined;
     }
     const own = segmentOf(start, id);
-    return { trace_id: trace, dotted_order: parent ? `${parent.fields.dotted_order}.${own}` : own, parent_run_id: parentId, start_time: start };
+    return { trace_id: trace, dotted_order: parent ? `${parent.dotted_order}.${own}` : own, parent_run_id: parentId, start_time: start };
   }
 
   /**
@@ -315,8 +400,8 @@ export class TraceStore {
     if (start && toSecond(start) !== own.second)
       problems.push(['dotted_order', `the last segment's timestamp ${own.second} must be the run's start_time ${start}`]);
     const parent = parentInOrder ? lookup(parentInOrder) : undefined;
-    if (parent && dotted !== `${parent.fields.dotted_order}.${dotted.split('.').pop()}`) {
-      problems.push(['dotted_order', `must extend the parent's dotted_order ${parent.fields.dotted_order} by one segment`]);
+    if (parent && dotted !== `${parent.dotted_order}.${dotted.split('.').pop()}`) {
+      problems.push(['dotted_order', `must extend the parent's dotted_order ${parent.dotted_order} by one segment`]);
     }
     for (const [field, msg] of problems) issue(field, msg);
     if (problems.length > 0) return undefined;
@@ -334,13 +419,13 @@ export class TraceStore {
     if (body.id !== undefined && String(body.id).toLowerCase() !== id) issue('id', `id ${String(body.id)} differs from the run being updated, ${id}`);
     for (const key of LINEAGE_KEYS) {
       const value = body[key];
-      if (value === undefined || (key === 'parent_run_id' && value === null && current.fields.parent_run_id === null)) continue;
-      if (typeof value !== 'string' || value.toLowerCase() !== String(current.fields[key]).toLowerCase())
-        issue(key, `${key} cannot change after the run was created (it is ${String(current.fields[key])})`);
+      if (value === undefined || (key === 'parent_run_id' && value === null && current.parent_run_id === null)) continue;
+      if (typeof value !== 'string' || value.toLowerCase() !== String(current[key]).toLowerCase())
+        issue(key, `${key} cannot change after the run was created (it is ${String(current[key])})`);
     }
     const times = this.times(body, at, issues);
-    if (times.start && toSecond(times.start) !== toSecond(current.fields.start_time))
-      issue('start_time', `start_time cannot move to another second once the run's dotted_order is set (it is ${current.fields.start_time})`);
+    if (times.start && toSecond(times.start) !== toSecond(current.start_time))
+      issue('start_time', `start_time cannot move to another second once the run's dotted_order is set (it is ${current.start_time})`);
     if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra)))
       issue('extra', 'extra must be an object', 'dict_type');
     if (issues.length > before) return undefined;
@@ -356,9 +441,10 @@ export class TraceStore {
       parent_run_id: _p,
       ...changes
     } = body;
-    const fields: StoredRun['fields'] = { ...current.fields, ...changes, extra: mergeExtra(current.fields.extra, body.extra) };
+    const before_ = expand(current);
+    const fields: RunFields = { ...before_, ...changes, extra: mergeExtra(before_.extra, body.extra) };
     if (times.end !== undefined) fields.end_time = times.end;
-    return { fields: { ...fields, thread_id: threadIdOf(fields) }, attachments: current.attachments };
+    return compact({ ...fields, thread_id: threadIdOf(fields) }, current.attachments);
   }
 
   /** start_time and end_time as epoch milliseconds or ISO 8601 (TRACE-TIME-FORMATS). */
@@ -424,14 +510,14 @@ export class TraceStore {
 
   /** A run as read: the fields it was sent with and the service's own (TRACE-OTHER-FIELDS). */
   private view(data: WorkspaceRuns, run: StoredRun): Json {
-    const f = run.fields;
-    const ancestors = f.dotted_order
+    const ancestors = run.dotted_order
       .split('.')
       .slice(0, -1)
       .map((s) => s.slice(-36).toLowerCase());
-    const descendants = [...data.runs.values()].filter((r) => r.fields.trace_id === f.trace_id && r.fields.dotted_order.startsWith(`${f.dotted_order}.`));
+    const below = `${run.dotted_order}.`;
+    const descendants = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.runs.get(id) ?? []).filter((r) => r.dotted_order.startsWith(below));
     const attachments = Object.fromEntries(
-      [...run.attachments].map(([name, a]) => [
+      [...(run.attachments ?? [])].map(([name, a]) => [
         name,
         {
           mime_type: a.mimeType,
@@ -442,14 +528,34 @@ export class TraceStore {
       ]),
     );
     return {
-      ...structuredClone(f),
-      status: f.end_time ? (f.error ? 'error' : 'success') : 'pending',
+      ...expand(run),
+      status: run.end_time ? (run.failed ? 'error' : 'success') : 'pending',
       parent_run_ids: ancestors,
-      direct_child_run_ids: descendants.filter((r) => r.fields.parent_run_id === f.id).map((r) => r.fields.id),
-      child_run_ids: descendants.map((r) => r.fields.id),
+      direct_child_run_ids: descendants.filter((r) => r.parent_run_id === run.id).map((r) => r.id),
+      child_run_ids: descendants.map((r) => r.id),
       attachments,
     };
   }
+}
+
+/** Keeps a run, indexing it by trace and session the first time its id is stored. */
+function store(data: WorkspaceRuns, run: StoredRun): void {
+  if (!data.runs.has(run.id)) {
+    for (const [index, key] of [
+      [data.byTrace, run.trace_id],
+      [data.bySession, run.session_id],
+    ] as const) {
+      const ids = index.get(key);
+      if (ids) ids.push(run.id);
+      else index.set(key, [run.id]);
+    }
+  }
+  data.runs.set(run.id, run);
+}
+
+/** Orders ISO times and dotted orders (both compare as plain strings). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
