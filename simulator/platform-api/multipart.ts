@@ -21,6 +21,8 @@ const FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})\\.(${RUN_FIELD_PARTS.jo
 const FEEDBACK_PART = new RegExp(`^feedback\\.(${UUID})$`);
 const ATTACHMENT_PART = new RegExp(`^attachment\\.(${UUID})\\.([^.]+)$`);
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 interface Part {
   name: string;
   mimeType: string;
@@ -61,7 +63,9 @@ function decode(raw: Buffer, encoding: string | undefined): Buffer {
  * bytes one to one; where they agree, the text is the same either way.
  */
 async function parts(body: Buffer, contentType: string): Promise<Part[]> {
-  const [latin1, utf8] = await Promise.all([read(body, contentType, 'latin1'), read(body, contentType, 'utf8')]);
+  const latin1 = await read(body, contentType, 'latin1');
+  // Where every text is ASCII, both readings agree byte for byte: the second is needed only otherwise.
+  const utf8 = latin1.every((part) => part.text === undefined || ASCII.test(part.text)) ? latin1 : await read(body, contentType, 'utf8');
   return latin1.map((part, i) => ({
     name: part.name,
     mimeType: part.mimeType,
