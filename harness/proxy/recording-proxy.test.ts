@@ -91,3 +91,16 @@ test('an unreachable target answers 502 with a JSON body and is recorded', async
   await proxy.close();
   expect(proxy.exchanges[0].error).toBeTruthy();
 });
+
+test('malformed percent-encoding in a path or a query name neither crashes the proxy nor goes unrecorded', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
+  const url = await proxy.start();
+  for (const path of ['/threads/%00%ff', '/threads?%ff=1&x_token=%zz']) {
+    const res = await fetch(`${url}${path}`);
+    expect(res.status, path).toBe(200);
+  }
+  const after = await fetch(`${url}/other`);
+  await proxy.close();
+  expect(after.status, 'the proxy still answers').toBe(200);
+  expect(proxy.exchanges.map((e) => e.request.url)).toEqual(['/threads/%00%ff', '/threads?%ff=1&x_token=REDACTED', '/other']);
+});

@@ -5,8 +5,8 @@ import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, ty
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
-import { contract, type Plane, type Violation } from '../../specs/contract.ts';
-import { redactBody, redactHeader, redactUrl } from './redact.ts';
+import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { redactBody, redactHeader, redactParsedJson, redactUrl } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
 export const TEST_HEADER = 'x-apc-test';
@@ -79,12 +79,15 @@ export class RecordingProxy {
   private server?: Server;
   private counter = 0;
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
+  /** The target's base URL without a trailing slash, as recorded. */
+  private readonly base: string;
   private readonly proxy: httpProxy;
   // Reusing upstream connections is most of the proxy's speed.
   private readonly upstream: HttpAgent;
 
   constructor(private readonly options: ProxyOptions) {
     this.exchanges = options.store ?? [];
+    this.base = options.target.replace(/\/+$/, '');
     this.upstream = options.target.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.proxy = httpProxy.createProxyServer({
       target: options.target,
@@ -146,7 +149,7 @@ export class RecordingProxy {
         res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...(unreachable ? { [UNREACHABLE_HEADER]: '1' } : {}) });
         res.end(body);
       }
-      this.record(this.exchange(req, pending, 502, [['content-type', 'application/json']], body, [], error.message));
+      this.record(this.exchange(req, pending, this.operationOf(req), 502, [['content-type', 'application/json']], body, [], error.message));
     });
   }
 
@@ -169,8 +172,9 @@ export class RecordingProxy {
       const finish = () => {
         if (finished) return;
         finished = true;
-        const violations = this.validate(req, status, contentType, undefined);
-        this.record(this.exchange(req, pending, status, headers, Buffer.concat(chunks).toString('utf8'), violations));
+        const operation = this.operationOf(req);
+        const { violations } = this.validate(operation, status, contentType, undefined);
+        this.record(this.exchange(req, pending, operation, status, headers, Buffer.concat(chunks).toString('utf8'), violations));
         if (!res.writableEnded) res.end();
       };
       proxyRes.on('end', finish);
@@ -183,24 +187,29 @@ export class RecordingProxy {
     proxyRes.on('end', () => {
       const raw = Buffer.concat(chunks);
       const text = raw.length > 0 ? raw.toString('utf8') : undefined;
-      const violations = this.validate(req, status, contentType, text);
+      const operation = this.operationOf(req);
+      const { violations, json, parsed } = this.validate(operation, status, contentType, text);
       const out: Record<string, string | string[]> = { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id };
       if (violations.length > 0) out[VIOLATIONS_HEADER] = encodeURIComponent(JSON.stringify(violations));
       out['content-length'] = String(raw.length);
       res.writeHead(status, out);
       res.end(raw);
-      this.record(this.exchange(req, pending, status, headers, text, violations));
+      // A JSON body parsed for validation is redacted from that parse, not parsed again.
+      const recorded = json ? redactParsedJson(parsed) : text;
+      this.record(this.exchange(req, pending, operation, status, headers, recorded, violations, undefined, json));
     });
   }
 
   private exchange(
     req: IncomingMessage,
     pending: Pending,
+    operation: Operation | undefined,
     status: number,
     responseHeaders: [string, string][],
     body: string | undefined,
     violations: Violation[],
     error?: string,
+    bodyRedacted = false,
   ): Exchange {
     this.pending.delete(req);
     const method = req.method ?? 'GET';
@@ -211,8 +220,8 @@ export class RecordingProxy {
       id: pending.id,
       test: pending.test,
       plane: this.options.plane,
-      base: this.options.target.replace(/\/+$/, ''),
-      operation: contract().findOperation(this.options.plane, method, path)?.operation.operationId,
+      base: this.base,
+      operation: operation?.operationId,
       startedDateTime: new Date(pending.started).toISOString(),
       time: Date.now() - pending.started,
       request: {
@@ -224,7 +233,7 @@ export class RecordingProxy {
       response: {
         status,
         headers: responseHeaders.map(([name, value]) => [name, redactHeader(name, value)]),
-        body: body === undefined ? undefined : clip(redactBody(body, contentType)),
+        body: body === undefined ? undefined : clip(bodyRedacted ? body : redactBody(body, contentType)),
         contentType,
       },
       violations,
@@ -232,18 +241,29 @@ export class RecordingProxy {
     };
   }
 
-  private validate(req: IncomingMessage, status: number, contentType: string | undefined, body: string | undefined): Violation[] {
-    const match = contract().findOperation(this.options.plane, req.method ?? 'GET', req.url ?? '/');
-    if (!match) return [];
-    let parsed: unknown = body;
-    if (body !== undefined && /json/i.test(contentType ?? '')) {
+  /** The documented operation a request addresses, if any. */
+  private operationOf(req: IncomingMessage): Operation | undefined {
+    return contract().findOperation(this.options.plane, req.method ?? 'GET', req.url ?? '/')?.operation;
+  }
+
+  /** The response's contract violations, and its body parsed when it is JSON. */
+  private validate(
+    operation: Operation | undefined,
+    status: number,
+    contentType: string | undefined,
+    body: string | undefined,
+  ): { violations: Violation[]; json: boolean; parsed?: unknown } {
+    let value: unknown = body;
+    const json = body !== undefined && /json/i.test(contentType ?? '');
+    if (json) {
       try {
-        parsed = JSON.parse(body);
+        value = JSON.parse(body);
       } catch {
-        return [{ at: '', message: 'the body is not valid JSON although its content-type says JSON' }];
+        return { violations: operation ? [{ at: '', message: 'the body is not valid JSON although its content-type says JSON' }] : [], json: false };
       }
     }
-    return contract().validateResponse(match.operation, status, contentType, parsed);
+    const violations = operation ? contract().validateResponse(operation, status, contentType, value) : [];
+    return { violations, json, parsed: value };
   }
 
   private record(exchange: Exchange): void {

@@ -19,10 +19,19 @@ export function redactUrl(url: string): string {
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      const name = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
+      const name = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
       return eq >= 0 && SECRET_NAME.test(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
     });
   return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+/** A query parameter's name decoded; malformed percent-encoding is kept as sent (a proxy must survive any request). */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Redacts secret keys and secret query parameters inside URL strings, deep in a JSON value. */
@@ -35,6 +44,11 @@ function redactJson(value: unknown): unknown {
     out[key] = SECRET_NAME.test(key) && typeof inner === 'string' ? REDACTED : redactJson(inner);
   }
   return out;
+}
+
+/** A parsed JSON body, redacted, as text. */
+export function redactParsedJson(value: unknown): string {
+  return JSON.stringify(redactJson(value));
 }
 
 /** Redacts a body given as text: JSON bodies structurally, anything else as is. */
