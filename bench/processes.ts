@@ -1,0 +1,69 @@
+// The servers the bench measures, each in a process of its own and started the way a user
+// starts it, so that no server shares the load generator's event loop or cores unfairly.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+export const CLI = `${ROOT}bin/agent-platform-conformance.mjs`;
+
+export interface Server {
+  name: string;
+  child: ChildProcess;
+  /** Every line the process printed so far. */
+  lines: string[];
+  /** The process's resident set size, in bytes (Linux /proc). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <args>` and resolves once a line matches `ready`. Output is read line by line
+ * for the whole life of the process, so that a chatty server never blocks on a full pipe.
+ */
+export async function startProcess(name: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${lines.join('\n')}`)), 60_000);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        lines.push(line);
+        if (lines.length > 1000) lines.splice(0, lines.length - 1000);
+        if (ready.test(line)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    }
+    void exited.then(() => reject(new Error(`${name} exited before it was ready:\n${lines.join('\n')}`)));
+  });
+  return {
+    name,
+    child,
+    lines,
+    rss: () => rssOf(child.pid!),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** The first http URL in the line that matches `pattern`. */
+export function urlIn(server: Server, pattern: RegExp): string {
+  const line = server.lines.find((l) => pattern.test(l));
+  const url = line?.match(/https?:\/\/[^\s]+/)?.[0];
+  if (!url) throw new Error(`${server.name}: no URL printed for ${pattern}:\n${server.lines.join('\n')}`);
+  return url;
+}
+
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1] ?? Number.NaN);
+  return kb * 1024;
+}
