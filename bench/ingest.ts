@@ -11,7 +11,7 @@ const IN_FLIGHT = 8;
 const RUNS_PER_TRACE = 4;
 const BOUNDARY = 'bench-boundary-7f3a';
 
-export interface IngestTarget {
+interface IngestTarget {
   /** The platform API's base URL. */
   url: string;
   apiKey: string;
@@ -66,7 +66,7 @@ function batchBody(sequence: number, startMs: number): { body: Buffer; traces: T
   return { body: Buffer.from(chunks.join('')), traces };
 }
 
-export interface IngestResult {
+interface IngestResult {
   runs: number;
   seconds: number;
   runsPerSecond: number;
@@ -102,7 +102,7 @@ export async function ingest(target: IngestTarget, runs: number, startMs = Date.
   return { runs: batches * BATCH, seconds, runsPerSecond: (batches * BATCH) / seconds, failures, firstFailure, sample };
 }
 
-export interface LookupResult {
+interface LookupResult {
   /** Mean time of GET /runs/{id}, in ms, one request at a time. */
   readMs: number;
   /** Mean time of POST /runs/query for one trace's runs, in ms. */

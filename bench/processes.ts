@@ -62,7 +62,7 @@ export function urlIn(server: Server, pattern: RegExp): string {
   return url;
 }
 
-export function rssOf(pid: number): number {
+function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1] ?? Number.NaN);
   return kb * 1024;

@@ -21,8 +21,6 @@ const FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})\\.(${RUN_FIELD_PARTS.jo
 const FEEDBACK_PART = new RegExp(`^feedback\\.(${UUID})$`);
 const ATTACHMENT_PART = new RegExp(`^attachment\\.(${UUID})\\.([^.]+)$`);
 
-const ASCII = /^[\x00-\x7f]*$/;
-
 interface Part {
   name: string;
   mimeType: string;
@@ -65,7 +63,7 @@ function decode(raw: Buffer, encoding: string | undefined): Buffer {
 async function parts(body: Buffer, contentType: string): Promise<Part[]> {
   const latin1 = await read(body, contentType, 'latin1');
   // Where every text is ASCII, both readings agree byte for byte: the second is needed only otherwise.
-  const utf8 = latin1.every((part) => part.text === undefined || ASCII.test(part.text)) ? latin1 : await read(body, contentType, 'utf8');
+  const utf8 = latin1.every((part) => part.text === undefined || isAscii(part.text)) ? latin1 : await read(body, contentType, 'utf8');
   return latin1.map((part, i) => ({
     name: part.name,
     mimeType: part.mimeType,
@@ -79,6 +77,11 @@ interface ReadPart {
   mimeType: string;
   text?: string;
   bytes?: Buffer;
+}
+
+/** Whether a text is ASCII only: then each character is one UTF-8 byte. */
+function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, 'utf8') === text.length;
 }
 
 function read(body: Buffer, contentType: string, defCharset: string): Promise<ReadPart[]> {
