@@ -264,8 +264,8 @@ export function matchSegments(served: ServedPath, segments: string[]): Record<st
   return params;
 }
 
-/** A path segment decoded; malformed percent-encoding is kept as sent (validation then refuses it). */
-function safeDecode(segment: string): string {
+/** A percent-encoded text decoded; malformed encoding is kept as sent (validation then refuses it, and a proxy survives it). */
+export function safeDecode(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -149,7 +149,18 @@ export class RecordingProxy {
         res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...(unreachable ? { [UNREACHABLE_HEADER]: '1' } : {}) });
         res.end(body);
       }
-      this.record(this.exchange(req, pending, this.operationOf(req), 502, [['content-type', 'application/json']], body, [], error.message));
+      this.record(
+        this.exchange(
+          req,
+          pending,
+          this.operationOf(req),
+          502,
+          [['content-type', 'application/json']],
+          redactBody(body, 'application/json'),
+          [],
+          error.message,
+        ),
+      );
     });
   }
 
@@ -174,7 +185,7 @@ export class RecordingProxy {
         finished = true;
         const operation = this.operationOf(req);
         const { violations } = this.validate(operation, status, contentType, undefined);
-        this.record(this.exchange(req, pending, operation, status, headers, Buffer.concat(chunks).toString('utf8'), violations));
+        this.record(this.exchange(req, pending, operation, status, headers, redactBody(Buffer.concat(chunks).toString('utf8'), contentType), violations));
         if (!res.writableEnded) res.end();
       };
       proxyRes.on('end', finish);
@@ -195,8 +206,8 @@ export class RecordingProxy {
       res.writeHead(status, out);
       res.end(raw);
       // A JSON body parsed for validation is redacted from that parse, not parsed again.
-      const recorded = json ? redactParsedJson(parsed) : text;
-      this.record(this.exchange(req, pending, operation, status, headers, recorded, violations, undefined, json));
+      const recorded = json ? redactParsedJson(parsed) : text && redactBody(text, contentType);
+      this.record(this.exchange(req, pending, operation, status, headers, recorded, violations));
     });
   }
 
@@ -206,10 +217,10 @@ export class RecordingProxy {
     operation: Operation | undefined,
     status: number,
     responseHeaders: [string, string][],
+    /** The response body as recorded: already redacted. */
     body: string | undefined,
     violations: Violation[],
     error?: string,
-    bodyRedacted = false,
   ): Exchange {
     this.pending.delete(req);
     const method = req.method ?? 'GET';
@@ -233,7 +244,7 @@ export class RecordingProxy {
       response: {
         status,
         headers: responseHeaders.map(([name, value]) => [name, redactHeader(name, value)]),
-        body: body === undefined ? undefined : clip(bodyRedacted ? body : redactBody(body, contentType)),
+        body: body === undefined ? undefined : clip(body),
         contentType,
       },
       violations,

@@ -1,5 +1,6 @@
 // Secrets never reach a recording: API keys and credentials in headers, secret-looking
 // query parameters (webhook ?token=…) and secret-looking JSON keys are replaced.
+import { safeDecode } from '../../specs/contract.ts';
 
 const REDACTED = 'REDACTED';
 
@@ -23,15 +24,6 @@ export function redactUrl(url: string): string {
       return eq >= 0 && SECRET_NAME.test(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
     });
   return `${url.slice(0, q)}?${params.join('&')}`;
-}
-
-/** A query parameter's name decoded; malformed percent-encoding is kept as sent (a proxy must survive any request). */
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Redacts secret keys and secret query parameters inside URL strings, deep in a JSON value. */
