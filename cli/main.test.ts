@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/model.ts';
 import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/run-cli.ts';
+import { startStandIn } from '../tests/self-test/stand-in.ts';
 
 test('--help explains every command and the exit codes', async () => {
   const main = await runCli(['--help']);
@@ -65,51 +66,35 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
   }
 });
 
-/** Starts `simulate` with `args` and resolves with what it printed once it is ready. */
-function simulating(args: string[]): { child: ReturnType<typeof spawn>; ready: Promise<string> } {
-  const child = spawn(process.execPath, [CLI, 'simulate', ...args], { cwd: ROOT });
-  const ready = new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('Ctrl-C to stop')) resolve(out);
-    });
-    child.on('exit', () => reject(new Error(`simulate exited: ${out}`)));
-  });
-  return { child, ready };
-}
-
-const urlOf = (out: string, plane: string) => new RegExp(`${plane}\\s+(http://127\\.0\\.0\\.1:\\d+)`).exec(out)![1];
-
 test('simulate prints its URLs and serves the admin path', async () => {
-  const { child, ready } = simulating(['--seed', 's1']);
+  const sim = await startStandIn(['--seed', 's1']);
   try {
-    const url = urlOf(await ready, 'agent-server');
-    const info = (await (await fetch(`${url}/__sim/info`)).json()) as { seed: string; capabilities: string[] };
+    const info = (await (await fetch(`${sim.planes['agent-server']}/__sim/info`)).json()) as { seed: string; capabilities: string[] };
     expect(info.seed).toBe('s1');
     expect(info.capabilities).toContain('virtual-clock');
   } finally {
-    child.kill('SIGINT');
+    await sim.stop();
   }
 });
 
 test('simulate --no-rate-limits admits what a §8 row would refuse, and says so', async () => {
-  const { child, ready } = simulating(['--no-rate-limits']);
+  const sim = await startStandIn(['--no-rate-limits']);
   try {
-    const out = await ready;
-    expect(out).toContain('rate limits off');
-    const platform = urlOf(out, 'platform-api');
-    const key = /LANGSMITH_API_KEY=(\S+)/.exec(out)![1];
+    expect(sim.out).toContain('rate limits off');
     // POST /runs/query admits 15 per 10 s per key; the virtual clock never rolls the window.
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${platform}/runs/query`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${sim.planes['platform-api']}/runs/query`, {
+        method: 'POST',
+        headers: { 'x-api-key': sim.keys.primary, 'content-type': 'application/json' },
+        body: '{}',
+      });
       statuses.push(res.status);
     }
     expect(statuses.filter((status) => status === 429)).toEqual([]);
     expect(statuses.every((status) => status === 200)).toBe(true);
   } finally {
-    child.kill('SIGINT');
+    await sim.stop();
   }
 });
 

@@ -9,6 +9,8 @@ export interface StandIn {
   keys: Record<string, string>;
   workspaces: Record<string, string>;
   bearer: string;
+  /** Everything it printed until it was ready. */
+  out: string;
   /** Stops the simulator (as Ctrl-C would); resolves once it exited. */
   stop(): Promise<void>;
 }
@@ -37,5 +39,5 @@ export async function startStandIn(args: string[], env: Record<string, string> =
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
-  return { planes, keys, workspaces, bearer, stop };
+  return { planes, keys, workspaces, bearer, out, stop };
 }
