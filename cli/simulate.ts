@@ -93,16 +93,15 @@ export async function simulate(args: string[]): Promise<number> {
     }
     throw error;
   }
-  for (const line of describe(sim, values.config as string | undefined)) console.log(line);
-  if (values['no-rate-limits']) console.log('[simulator] rate limits off (--no-rate-limits): no §8 row refuses a request');
+  for (const line of describe(sim, values.config as string | undefined, values['no-rate-limits'] !== true)) console.log(line);
   const signal = await untilSignal();
   console.log(`[simulator] ${signal}: stopping`);
   await sim.close();
   return EXIT.ok;
 }
 
-/** What `simulate` prints: URLs, clock, admin path, credentials and environment lines. */
-function describe(sim: Simulator, configFile: string | undefined): string[] {
+/** What `simulate` prints: URLs, clock, admin path, rate limits, credentials and environment lines; `Ctrl-C to stop` last, once ready. */
+function describe(sim: Simulator, configFile: string | undefined, rateLimits: boolean): string[] {
   const info = sim.info();
   const lines: string[] = [];
   const clock = info.clock.kind === 'real' ? `real clock ×${info.clock.time_scale}` : 'virtual clock (moves only through the admin path)';
@@ -112,6 +111,7 @@ function describe(sim: Simulator, configFile: string | undefined): string[] {
   for (const [plane, url] of Object.entries(sim.urls)) lines.push(`[simulator] ${plane.padEnd(15)} ${url}`);
   const admin = sim.capabilities().length > 0 ? `${sim.urls['agent-server']}/__sim/info` : 'off (--no-admin): /__sim answers 404';
   lines.push(`[simulator] admin path      ${admin}`);
+  if (!rateLimits) lines.push('[simulator] rate limits off (--no-rate-limits): no §8 row refuses a request');
   const workspaceName = new Map(info.credentials.workspaces.map((w) => [w.id, w.name]));
   lines.push('[simulator] API keys (send as X-Api-Key; x-tenant-id selects a workspace; the platform API of a region knows only its own keys):');
   for (const key of info.credentials.api_keys) {
