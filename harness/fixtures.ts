@@ -20,6 +20,12 @@ const SHARED_EVIDENCE = 'apc-shared-evidence';
 
 export { expect, Time };
 
+// Playwright captures a source-mapped stack for every step (each fixture and each expect): a
+// sixth of a run's CPU, for locations the report never shows. The self-tests, which run the
+// suites dozens of times and read only verdicts, turn it off with APC_LEAN_STACKS=1; stacks
+// are then V8's own, unmapped.
+if (process.env.APC_LEAN_STACKS === '1') Reflect.deleteProperty(Error, 'prepareStackTrace');
+
 /** The virtual clock of the simulator's admin protocol (advanceClock). */
 class SimulatorAdmin {
   constructor(private readonly admin: AdminClient) {}

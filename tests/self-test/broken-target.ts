@@ -68,7 +68,7 @@ type MutationRouter = (testId: string | undefined) => Mutation | undefined;
 interface BrokenTarget {
   /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
   config: string;
-  /** The environment the conformance run needs: its receiver's port, the header variable, and the test attribution forwarded. */
+  /** The environment the conformance run needs: its receiver's port, the header variable, the test attribution forwarded, lean stacks. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -97,7 +97,7 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
       relayDelivery(`http://127.0.0.1:${receiverPort}`, req, res).catch(() => res.destroy());
     }),
   );
-  const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), APC_FORWARD_TEST: '1', ...EMBEDDED_HEADER_VARIABLE };
+  const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), APC_FORWARD_TEST: '1', APC_LEAN_STACKS: '1', ...EMBEDDED_HEADER_VARIABLE };
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await startSimulator({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
   const memories = new Map<Mutation, Map<string, unknown>>();

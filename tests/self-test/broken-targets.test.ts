@@ -3,33 +3,21 @@
 // are tried in groups (plan.ts): one broken target and one conformance run per group, each
 // mutation applied to the tests it can reach; a failing rule belongs to the mutation whose
 // tests failed it, and a failure in no mutation's tests is an error of the group.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { planeOf } from '../../specs/contract.ts';
 import type { ConformanceReport, RuleResult } from '../../reports/model.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
-import { MUTATIONS } from './mutations/index.ts';
 import { recordingKey } from './affected.ts';
-import { lanesOf, planGroups, sliceOf, type Group, type Trial } from './plan.ts';
-import { CLEAN_RUN, conformanceRun, MUTATION_SLICE, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
+import { lanesOf, loadPlan, mutationsOfThisRun, type Group, type Trial } from './plan.ts';
+import { conformanceRun, PLAN, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
 
 /** Playwright tests the groups are dealt to: the project's workers take them in parallel. */
 const LANES = 6;
 
 test.describe.configure({ mode: 'parallel' });
-
-let planned: Group[] | undefined;
-/** The groups of this run, planned once per worker (replaying the clean run through every mutation takes seconds). */
-const plannedGroups = () => (planned ??= planGroups(sliceOf(ALL, MUTATION_SLICE), cleanRun()));
-
-let clean: ConformanceReport | undefined;
-/** The clean run's report, read once per worker (it holds every exchange of the run). */
-function cleanRun(): ConformanceReport {
-  clean ??= JSON.parse(readFileSync(CLEAN_RUN, 'utf8')) as ConformanceReport;
-  return clean;
-}
 
 const sameRules = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 const failing = (rule: RuleResult) => rule.tests.filter((t) => t.status === 'failed' || t.status === 'timedOut');
@@ -95,15 +83,13 @@ async function tryGroup(group: Group, outcomes: TrialOutcome[], selection?: stri
 }
 
 const only = process.env.APC_MUTATION;
-// APC_MUTATIONS=<regex>: only the mutations whose names match, in lanes as usual (a quicker loop while writing them).
-const ALL = Object.fromEntries(Object.entries(MUTATIONS).filter(([name]) => new RegExp(process.env.APC_MUTATIONS ?? '').test(name)));
 
 if (only) {
   // APC_MUTATION=<name>: that mutation alone against every suite of its plane, worth it for a new
   // mutation: it shows what reaches other tests through the state it leaves behind.
   test(`${only}: alone against every suite of its plane`, async () => {
     test.setTimeout(10 * 60_000);
-    const mutation = ALL[only];
+    const mutation = mutationsOfThisRun('all')[only];
     expect(mutation, `no mutation is named ${only}`).toBeDefined();
     const plane = planeOf(mutation.endpoint ?? 'agent-server');
     await tryGroup({ trials: [{ name: only, mutation, tests: new Set(), recordings: new Set() }], testList: [], alone: true }, [], ['--plane', plane]);
@@ -113,7 +99,7 @@ if (only) {
 for (let lane = 0; lane < (only ? 0 : LANES); lane++) {
   test(`lane ${lane + 1} of ${LANES}: each broken target fails exactly the rules its mutation breaks`, async () => {
     test.setTimeout(20 * 60_000);
-    const groups = lanesOf(plannedGroups(), LANES)[lane];
+    const groups = lanesOf(loadPlan(PLAN), LANES)[lane];
     const outcomes: TrialOutcome[] = [];
     try {
       for (const group of groups) {

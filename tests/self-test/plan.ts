@@ -4,9 +4,12 @@
 // rate limits (whose bulk traffic goes straight to the target, outside the recording, so the
 // clean run cannot show what it reaches) gets a run of its own with the rate-limit suites.
 // Groups are then dealt to lanes, one Playwright test each, so the project's workers share them.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ConformanceReport } from '../../reports/model.ts';
 import { reach, recordingKey } from './affected.ts';
 import type { Mutation } from './broken-target.ts';
+import { MUTATIONS } from './mutations/index.ts';
 
 export interface Trial {
   name: string;
@@ -97,10 +100,19 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
 }
 
 /**
+ * The mutations this run tries: the slice (sliceOf) of those whose names match APC_MUTATIONS (a
+ * regex: a quicker loop while writing them).
+ */
+export function mutationsOfThisRun(slice: string): Record<string, Mutation> {
+  const names = new RegExp(process.env.APC_MUTATIONS ?? '');
+  return sliceOf(Object.fromEntries(Object.entries(MUTATIONS).filter(([name]) => names.test(name))), slice);
+}
+
+/**
  * The mutations one run tries. `npm test` tries a slice (`k/n`: every n-th mutation by name from the
  * k-th, the same from run to run); `npm run test:mutations` tries `all`.
  */
-export function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<string, Mutation> {
+function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<string, Mutation> {
   if (slice === 'all') return mutations;
   const match = /^(\d+)\/(\d+)$/.exec(slice);
   const [k, n] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
@@ -122,4 +134,37 @@ export function lanesOf(groups: Group[], lanes: number): Group[][] {
     lane.cost += cost(group);
   }
   return dealt.map((l) => l.groups);
+}
+
+interface SavedGroup {
+  trials: { name: string; tests: string[]; recordings: string[] }[];
+  testList: string[];
+  alone: boolean;
+}
+
+/**
+ * Writes the plan for the broken-target lanes. Replaying the clean run through every mutation
+ * takes seconds (ten for all of them), so the clean run's setup plans once instead of every lane's worker.
+ */
+export function savePlan(groups: Group[], file: string): void {
+  const saved: SavedGroup[] = groups.map((g) => ({
+    trials: g.trials.map((t) => ({ name: t.name, tests: [...t.tests], recordings: [...t.recordings] })),
+    testList: g.testList,
+    alone: g.alone,
+  }));
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(saved));
+}
+
+/** The plan savePlan wrote, its trials joined again to their mutations. */
+export function loadPlan(file: string): Group[] {
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedGroup[];
+  return saved.map((g) => ({
+    ...g,
+    trials: g.trials.map((t) => {
+      const mutation = MUTATIONS[t.name];
+      if (!mutation) throw new Error(`${file} names a mutation that no longer exists: ${t.name}; run the clean-run project again`);
+      return { name: t.name, mutation, tests: new Set(t.tests), recordings: new Set(t.recordings) };
+    }),
+  }));
 }

@@ -9,6 +9,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
 /** The report of the suites against a broken target that breaks nothing (clean-run.setup.ts). */
 export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
+/** The broken-target lanes' plan (plan.ts), made once by the clean run's setup. */
+export const PLAN = join(ROOT, 'test-results', 'clean-run', 'plan.json');
 /** Where each lane of the broken-target self-test writes what its mutations did (mutation-score.test.ts reads them). */
 export const SCORE_DIR = join(ROOT, 'test-results', 'mutation-score');
 
