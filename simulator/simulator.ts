@@ -1,6 +1,6 @@
 // The whole simulated platform in one process: one HTTP server per plane, all sharing
 // one clock (virtual, or real and scaled) and one seeded id stream.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
 import type { Capability, SimulatorInfo } from '../specs/types/simulator-admin.ts';
@@ -11,7 +11,7 @@ import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import { ApiError, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
-import { createPlaneHandler, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
+import { createPlaneHandler, createPlaneServer, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
 import { IdGenerator } from './ids.ts';
 import { WorkspaceDirectory } from './auth/workspaces.ts';
 import { ControlPlane } from './control-plane/control-plane.ts';
@@ -207,8 +207,7 @@ export class Simulator {
   private async listen(): Promise<void> {
     const host = this.options.host ?? '127.0.0.1';
     for (const definition of this.planes()) {
-      const server = createServer(this.handler(definition.endpoint).listener);
-      server.keepAliveTimeout = 5000;
+      const server = createPlaneServer(this.handler(definition.endpoint).listener);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(this.options.ports?.[definition.endpoint] ?? 0, host, () => resolve());

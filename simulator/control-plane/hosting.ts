@@ -1,8 +1,8 @@
 // Each deployment exposes an agent server of its own (spec §1, DEPLOY-AGENT-SERVER): the simulator starts one
 // simulated agent server per deployment, at its own URL, and stops them on reset and close.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestListener } from '../http/server.ts';
+import { createPlaneServer, type RequestListener } from '../http/server.ts';
 
 export class AgentServerHosting {
   private readonly servers = new Set<Server>();
@@ -11,8 +11,7 @@ export class AgentServerHosting {
   constructor(private readonly options: { host: string; listener: () => RequestListener }) {}
 
   async start(): Promise<string> {
-    const server = createServer(this.options.listener());
-    server.keepAliveTimeout = 5000;
+    const server = createPlaneServer(this.options.listener());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, this.options.host, () => resolve());

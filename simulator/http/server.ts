@@ -4,7 +4,8 @@
 // ERROR-REFUSED-UNCHANGED-PLATFORM, ERROR-REFUSED-UNCHANGED-AGENT; the state modules check before they write).
 // A plane answers over a socket (its Node listener) or in
 // process (`request`, like Hono's app.request): the same dispatch, with no port, for tests.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
 import { isStream, RouteIndex, type Reply, type Request, type Route } from './router.ts';
@@ -59,6 +60,8 @@ export interface AdmissionRequest {
 
 // RATE-MAX-SIZES: the simulator's choice of a maximum request size (413 above it).
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+// And of a maximum request head (431 above it): Node's default, made explicit.
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** The admin protocol's paths share one prefix (/__sim/), taken from its document. */
 const ADMIN_PREFIX = `/${contract().adminOperations[0].path.split('/')[1]}/`;
@@ -168,6 +171,33 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 const EMPTY = Buffer.alloc(0);
 
 /** A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3): nothing to wait for. */
+/**
+ * A plane's HTTP server: request heads over MAX_HEADER_BYTES get 431 and requests Node cannot
+ * parse 400, in the plane's error shape (`{"detail": "..."}` for both styles), not Node's bare status line.
+ */
+export function createPlaneServer(listener: RequestListener): Server {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, listener);
+  server.keepAliveTimeout = 5000;
+  server.on('clientError', refuseUnparsed);
+  return server;
+}
+
+function refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['431 Request Header Fields Too Large', `Request headers exceed the limit of ${MAX_HEADER_BYTES} bytes`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['408 Request Timeout', 'The request did not arrive in time']
+        : ['400 Bad Request', `Malformed HTTP request: ${error.message}`];
+  const body = JSON.stringify({ detail });
+  const head = `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  socket.end(head + body, () => socket.destroy());
+}
+
 function declaresNoBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined;
