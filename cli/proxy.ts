@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { HarWriter } from '../harness/proxy/har.ts';
-import { RecordingProxy } from '../harness/proxy/recording-proxy.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { EXIT, integerOption, NAME, parse, untilSignal, UsageError } from './args.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
@@ -13,12 +13,19 @@ x-apc-violations header) and recorded, secrets redacted. The HAR 1.2 file is wri
 exchanges complete, so memory stays flat over a long session; it is a complete document once
 the proxy stops (Ctrl-C or SIGTERM). Bodies over 256 KiB are recorded cut, with a note.
 
+Limits: a request body over --max-body-bytes is refused with 413 and never forwarded; a target's
+answer (other than an event stream, which passes through as it flows) over it is refused with
+502, as it is held to be validated; request headers over --max-header-bytes get 431. Every such
+refusal, and every exchange the target or the client broke off, is in the HAR with its _error.
+
 Options:
   --target <url>        the upstream base URL (required)
   --plane <name>        the plane the target serves: ${PLANES.join(', ')} (default: agent-server)
   --port <n>            port to listen on (default: a free port)
   --har <file>          where to write the HAR (default: exchanges.har)
-  --quiet               print only exchanges with violations, not every exchange
+  --max-body-bytes <n>  largest request body, and largest answer held to validate (default: ${DEFAULT_MAX_BODY_BYTES}, 16 MiB)
+  --max-header-bytes <n>  largest request head (default: ${DEFAULT_MAX_HEADER_BYTES}, 32 KiB)
+  --quiet               print only exchanges with violations or errors, not every exchange
   -h, --help            this help`;
 
 export async function proxy(args: string[]): Promise<number> {
@@ -28,6 +35,8 @@ export async function proxy(args: string[]): Promise<number> {
     port: { type: 'string' },
     har: { type: 'string' },
     quiet: { type: 'boolean' },
+    'max-body-bytes': { type: 'string' },
+    'max-header-bytes': { type: 'string' },
   });
   if (values.help) {
     console.log(PROXY_HELP);
@@ -38,6 +47,8 @@ export async function proxy(args: string[]): Promise<number> {
   const plane = ((values.plane as string | undefined) ?? 'agent-server') as Plane;
   if (!PLANES.includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
   const port = integerOption(values, 'port', 0, 65_535) ?? 0;
+  const maxBodyBytes = integerOption(values, 'max-body-bytes', 1);
+  const maxHeaderBytes = integerOption(values, 'max-header-bytes', 1024);
   const harFile = resolve((values.har as string | undefined) ?? 'exchanges.har');
   const har = new HarWriter(harFile);
   const recorder = new RecordingProxy({
@@ -45,11 +56,14 @@ export async function proxy(args: string[]): Promise<number> {
     target,
     port,
     keep: false,
+    maxBodyBytes,
+    maxHeaderBytes,
     onExchange: (e) => {
       har.add(e);
       if (values.quiet && e.violations.length === 0 && !e.error) return;
       const flag = e.violations.length > 0 ? `  ✖ ${e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; ')}` : '';
-      console.log(`[proxy] ${e.request.method} ${e.request.url} → ${e.response.status}${e.operation ? ` (${e.operation})` : ''}${flag}`);
+      const error = e.error ? `  ✖ ${e.error}` : '';
+      console.log(`[proxy] ${e.request.method} ${e.request.url} → ${e.response.status}${e.operation ? ` (${e.operation})` : ''}${flag}${error}`);
     },
   });
   const url = await recorder.start();

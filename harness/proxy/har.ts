@@ -39,6 +39,8 @@ function harEntry(e: Exchange) {
       redirectURL: '',
       headersSize: -1,
       bodySize: e.response.body?.length ?? 0,
+      // Why the exchange ended without the target's full answer, where Chromium's HAR says it too.
+      ...(e.error !== undefined ? { _error: e.error } : {}),
     },
     cache: {},
     timings: { send: 0, wait: e.time, receive: 0 },

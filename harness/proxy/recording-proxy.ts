@@ -1,11 +1,13 @@
 // The recording proxy: stands in front of any target, records every exchange (secrets
 // redacted), validates every response against specs/, and hands the exchanges to the
 // suites and the report. Streams (SSE) pass through as they flow.
-import { Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type ClientRequest, Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { BodyClip, clip } from './body-clip.ts';
 import { redactBody, redactHeader, redactParsedJson, redactUrl } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
@@ -19,14 +21,17 @@ export const UNREACHABLE_HEADER = 'x-apc-unreachable';
 export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target';
 /** What the proxy answers when the target dropped a connection without an answer (a finding, unless the target went away). */
 export const DROPPED_TEXT = 'The target closed the connection without answering';
+/** What the proxy answers when the target stayed silent past the proxy's timeout. */
+const SILENT_TEXT = 'The target did not answer in time';
+/** A stream the target cut off (recorded; the client's stream is cut too). */
+const CUT_TEXT = 'The target closed the connection in the middle of its answer';
+/** An exchange whose client went away before the answer (recorded with status 0, as browsers record it). */
+const CLIENT_GONE_TEXT = 'The client closed the connection before the answer';
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 /** Whether an error is a failure to connect at all (not an answer dropped once connected). */
 export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
 /** The proxy's own control path; never forwarded. */
 const CONTROL_PREFIX = '/__apc';
-
-/** Largest body kept in a recording; longer ones are cut (and say so). */
-const MAX_RECORDED_BODY = 256 * 1024;
 
 export interface Exchange {
   id: string;
@@ -41,15 +46,33 @@ export interface Exchange {
   response: { status: number; headers: [string, string][]; body?: string; contentType?: string };
   /** Response contract violations found by the proxy. */
   violations: Violation[];
-  /** Set when the target could not be reached. */
+  /** Why the exchange ended without the target's full answer (the target unreachable, silent or cut off, the client gone, a limit). */
   error?: string;
 }
 
 interface Pending {
   id: string;
   started: number;
-  requestChunks: Buffer[];
+  /** What the recording keeps of the request body. */
+  requestBody: BodyClip;
   test?: string;
+  /** The request to the target, once made: abandoned with the client's. */
+  upstream?: ClientRequest;
+  /** Set once recorded: an exchange is recorded once, however it ends. */
+  recorded?: boolean;
+}
+
+/** How an exchange ended, as recorded. */
+interface Outcome {
+  operation?: Operation;
+  /** The answer's status; 0 when the client went away before any. */
+  status: number;
+  headers?: [string, string][];
+  /** The response body as recorded: already redacted. */
+  body?: string;
+  violations?: Violation[];
+  /** Why the exchange ended without the target's full answer. */
+  error?: string;
 }
 
 interface ProxyOptions {
@@ -71,7 +94,19 @@ interface ProxyOptions {
    * targets apply each mutation to the requests of the tests it is tried on.
    */
   forwardTest?: boolean;
+  /** Largest request body forwarded (413 above it), and largest response body buffered to validate (502 above it). */
+  maxBodyBytes?: number;
+  /** Largest request head accepted (431 above it). */
+  maxHeaderBytes?: number;
+  /** How long the target may stay silent, before or while answering (504, or a cut stream, after it). */
+  timeoutMs?: number;
 }
+
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_HEADER_BYTES = 32 * 1024;
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+/** The code of the error a request to the target ends with when the target stays silent too long. */
+const TIMEOUT_CODE = 'APC_TARGET_TIMEOUT';
 
 export class RecordingProxy {
   readonly exchanges: Exchange[];
@@ -84,25 +119,32 @@ export class RecordingProxy {
   private readonly proxy: httpProxy;
   // Reusing upstream connections is most of the proxy's speed.
   private readonly upstream: HttpAgent;
+  private readonly maxBody: number;
+  private readonly maxHeader: number;
+  private readonly timeout: number;
 
   constructor(private readonly options: ProxyOptions) {
     this.exchanges = options.store ?? [];
     this.base = options.target.replace(/\/+$/, '');
+    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxHeader = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
+    this.timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.upstream = options.target.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.proxy = httpProxy.createProxyServer({
       target: options.target,
       changeOrigin: true,
       selfHandleResponse: true,
       xfwd: false,
-      proxyTimeout: 10 * 60 * 1000,
       agent: this.upstream,
     });
+    this.proxy.on('proxyReq', (proxyReq, req) => this.forwarded(proxyReq, req));
     this.proxy.on('proxyRes', (proxyRes, req, res) => this.respond(proxyRes, req, res as ServerResponse));
   }
 
   async start(): Promise<string> {
-    this.server = createServer((req, res) => this.handle(req, res));
+    this.server = createServer({ maxHeaderSize: this.maxHeader }, (req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
@@ -110,6 +152,11 @@ export class RecordingProxy {
     const { address, port } = this.server.address() as AddressInfo;
     this.url = `http://${address}:${port}`;
     return this.url;
+  }
+
+  /** The client connections open now (a leak shows here). */
+  connections(): Promise<number> {
+    return new Promise((resolve, reject) => this.server!.getConnections((error, count) => (error ? reject(error) : resolve(count))));
   }
 
   async close(): Promise<void> {
@@ -131,125 +178,196 @@ export class RecordingProxy {
     const pending: Pending = {
       id: `${this.options.name ?? this.options.plane}-${++this.counter}`,
       started: Date.now(),
-      requestChunks: [],
+      requestBody: new BodyClip(),
       test: header(req, TEST_HEADER),
     };
     // The test attribution is ours: the target never sees it (but a broken target of the self-tests).
     if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
+    // Node's server has answered the client's Expect: 100-continue already; forwarded, it would
+    // keep http-proxy from handing over the request to the target (forwarded() times it).
+    delete req.headers.expect;
     this.pending.set(req, pending);
-    req.on('data', (chunk: Buffer) => pending.requestChunks.push(chunk));
-    this.proxy.web(req, res, {}, (error: Error) => {
-      // No connection at all says nothing about the target's behaviour; a connection it dropped
-      // without an answer does (a crash on a request is a finding), so only the first is marked.
-      const unreachable = isConnectError(error);
-      const body = JSON.stringify({
-        detail: unreachable ? `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}` : `${DROPPED_TEXT}: ${error.message}`,
-      });
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...(unreachable ? { [UNREACHABLE_HEADER]: '1' } : {}) });
-        res.end(body);
-      }
-      this.record(
-        this.exchange(
-          req,
-          pending,
-          this.operationOf(req),
-          502,
-          [['content-type', 'application/json']],
-          redactBody(body, 'application/json'),
-          [],
-          error.message,
-        ),
-      );
+    // A client gone before its answer abandons the target's work too (a stream under way is the response path's).
+    res.on('close', () => {
+      if (pending.recorded || res.headersSent) return;
+      pending.upstream?.destroy();
+      this.record(req, pending, { status: 0, error: CLIENT_GONE_TEXT });
     });
+    const tooLarge = () => `Request body exceeds the proxy's limit of ${this.maxBody} bytes`;
+    if (Number(req.headers['content-length'] ?? 0) > this.maxBody) {
+      // Read and dropped, never forwarded: the client gets its 413 on a connection still usable.
+      req.resume();
+      this.refuse(req, res, pending, 413, tooLarge());
+      return;
+    }
+    req.on('data', (chunk: Buffer) => {
+      pending.requestBody.add(chunk);
+      if (pending.requestBody.size <= this.maxBody || pending.recorded) return;
+      // A body longer than it is allowed (chunked, so undeclared): the target gets none of the rest.
+      this.refuse(req, res, pending, 413, tooLarge());
+      pending.upstream?.destroy();
+      req.resume();
+    });
+    try {
+      this.proxy.web(req, res, {}, (error: Error) => this.failed(req, res, pending, error));
+    } catch (error) {
+      // Node refuses to send some requests its server accepted (a path it will not write).
+      this.refuse(req, res, pending, 400, `The recording proxy cannot forward this request: ${(error as Error).message}`);
+    }
+  }
+
+  /** The request to the target is under way: it may stay silent only so long. */
+  private forwarded(proxyReq: ClientRequest, req: IncomingMessage): void {
+    const pending = this.pending.get(req);
+    if (!pending) return;
+    pending.upstream = proxyReq;
+    proxyReq.setTimeout(this.timeout, () => {
+      proxyReq.destroy(Object.assign(new Error(`the target sent nothing for ${this.timeout} ms`), { code: TIMEOUT_CODE }));
+    });
+  }
+
+  /** The request to the target failed before its answer began. */
+  private failed(req: IncomingMessage, res: ServerResponse, pending: Pending, error: Error): void {
+    // No connection at all says nothing about the target's behaviour; a connection it dropped
+    // without an answer does (a crash on a request is a finding), so only the first is marked.
+    if (isConnectError(error)) {
+      this.refuse(req, res, pending, 502, `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}`, { [UNREACHABLE_HEADER]: '1' });
+    } else if ((error as NodeJS.ErrnoException).code === TIMEOUT_CODE) {
+      this.refuse(req, res, pending, 504, `${SILENT_TEXT}: ${error.message}`);
+    } else {
+      this.refuse(req, res, pending, 502, `${DROPPED_TEXT}: ${error.message}`);
+    }
+  }
+
+  /** The proxy's own answer, `{"detail": ...}`, when it has none of the target's to give; recorded with the detail as its error. */
+  private refuse(req: IncomingMessage, res: ServerResponse, pending: Pending, status: number, detail: string, extra: Record<string, string> = {}): void {
+    if (pending.recorded) return;
+    const body = JSON.stringify({ detail });
+    this.record(req, pending, { status, headers: [['content-type', 'application/json']], body, error: detail });
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...extra });
+    res.end(body);
   }
 
   /** The response path: stream SSE through as it flows; buffer anything else to validate it first. */
   private respond(proxyRes: IncomingMessage, req: IncomingMessage, res: ServerResponse): void {
     const pending = this.pending.get(req);
-    if (!pending) return;
+    if (!pending || pending.recorded) {
+      proxyRes.destroy();
+      return;
+    }
     const status = proxyRes.statusCode ?? 502;
     const headers = flatHeaders(proxyRes);
     const contentType = header(proxyRes, 'content-type');
-    const chunks: Buffer[] = [];
+    const operation = this.operationOf(req);
+    // Why the answer broke off, if it did (without an 'error' listener, Node keeps it to itself).
+    let broke = 'closed';
+    proxyRes.on('error', (error) => {
+      broke = error.message;
+    });
     if (/text\/event-stream/i.test(contentType ?? '')) {
       res.writeHead(status, { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id });
       res.flushHeaders();
+      const body = new BodyClip();
+      let clientGone = false;
       proxyRes.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
+        body.add(chunk);
         res.write(chunk);
       });
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        const operation = this.operationOf(req);
+      proxyRes.on('close', () => {
         const { violations } = this.validate(operation, status, contentType, undefined);
-        this.record(this.exchange(req, pending, operation, status, headers, redactBody(Buffer.concat(chunks).toString('utf8'), contentType), violations));
-        if (!res.writableEnded) res.end();
-      };
-      proxyRes.on('end', finish);
-      proxyRes.on('error', finish);
-      proxyRes.on('close', finish);
-      res.on('close', () => proxyRes.destroy());
+        const error = proxyRes.complete ? undefined : clientGone ? CLIENT_GONE_TEXT : `${CUT_TEXT}: ${broke}`;
+        this.record(req, pending, { operation, status, headers, body: body.recorded(contentType), violations, error });
+        // A stream the target cut is cut for the client too, not ended as if complete.
+        if (error) res.destroy();
+        else res.end();
+      });
+      res.on('close', () => {
+        clientGone = !proxyRes.complete && !proxyRes.destroyed;
+        proxyRes.destroy();
+      });
       return;
     }
-    proxyRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    proxyRes.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= this.maxBody) chunks.push(chunk);
+      else {
+        this.refuse(req, res, pending, 502, `The target's answer exceeds the proxy's limit of ${this.maxBody} bytes to validate`);
+        proxyRes.destroy();
+      }
+    });
+    proxyRes.on('close', () => {
+      if (!proxyRes.complete) this.refuse(req, res, pending, 502, `${DROPPED_TEXT}: ${broke}`);
+    });
     proxyRes.on('end', () => {
+      if (pending.recorded) return;
       const raw = Buffer.concat(chunks);
       const text = raw.length > 0 ? raw.toString('utf8') : undefined;
-      const operation = this.operationOf(req);
       const { violations, json, parsed } = this.validate(operation, status, contentType, text);
       const out: Record<string, string | string[]> = { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id };
       if (violations.length > 0) out[VIOLATIONS_HEADER] = encodeURIComponent(JSON.stringify(violations));
       out['content-length'] = String(raw.length);
-      res.writeHead(status, out);
-      res.end(raw);
       // A JSON body parsed for validation is redacted from that parse, not parsed again.
       const recorded = json ? redactParsedJson(parsed) : text && redactBody(text, contentType);
-      this.record(this.exchange(req, pending, operation, status, headers, recorded, violations));
+      this.record(req, pending, { operation, status, headers, body: recorded, violations });
+      res.writeHead(status, out);
+      res.end(raw);
     });
   }
 
-  private exchange(
-    req: IncomingMessage,
-    pending: Pending,
-    operation: Operation | undefined,
-    status: number,
-    responseHeaders: [string, string][],
-    /** The response body as recorded: already redacted. */
-    body: string | undefined,
-    violations: Violation[],
-    error?: string,
-  ): Exchange {
+  private record(req: IncomingMessage, pending: Pending, outcome: Outcome): void {
+    if (pending.recorded) return;
+    pending.recorded = true;
     this.pending.delete(req);
-    const method = req.method ?? 'GET';
-    const path = req.url ?? '/';
-    const requestBody = Buffer.concat(pending.requestChunks);
-    const contentType = responseHeaders.find(([name]) => name === 'content-type')?.[1];
+    const exchange = this.exchange(req, pending, outcome);
+    if (this.options.keep !== false) this.exchanges.push(exchange);
+    this.options.onExchange?.(exchange);
+  }
+
+  private exchange(req: IncomingMessage, pending: Pending, outcome: Outcome): Exchange {
+    const responseHeaders = outcome.headers ?? [];
     return {
       id: pending.id,
       test: pending.test,
       plane: this.options.plane,
       base: this.base,
-      operation: operation?.operationId,
+      operation: (outcome.operation ?? this.operationOf(req))?.operationId,
       startedDateTime: new Date(pending.started).toISOString(),
       time: Date.now() - pending.started,
       request: {
-        method,
-        url: redactUrl(path),
+        method: req.method ?? 'GET',
+        url: redactUrl(req.url ?? '/'),
         headers: Object.entries(req.headers).map(([name, value]) => [name, redactHeader(name, String(value))]),
-        body: requestBody.length > 0 ? clip(redactBody(requestBody.toString('utf8'), header(req, 'content-type'))) : undefined,
+        body: pending.requestBody.recorded(header(req, 'content-type')),
       },
       response: {
-        status,
+        status: outcome.status,
         headers: responseHeaders.map(([name, value]) => [name, redactHeader(name, value)]),
-        body: body === undefined ? undefined : clip(body),
-        contentType,
+        body: outcome.body === undefined ? undefined : clip(outcome.body),
+        contentType: responseHeaders.find(([name]) => name === 'content-type')?.[1],
       },
-      violations,
-      error,
+      violations: outcome.violations ?? [],
+      error: outcome.error,
     };
+  }
+
+  /** A request Node could not parse gets the documented error shape too; the connection then closes. */
+  private refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, detail] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['431 Request Header Fields Too Large', `Request headers exceed the proxy's limit of ${this.maxHeader} bytes`]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? ['408 Request Timeout', 'The request did not arrive in time']
+          : ['400 Bad Request', `Malformed HTTP request: ${error.message}`];
+    const body = JSON.stringify({ detail });
+    const head = `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+    socket.end(head + body, () => socket.destroy());
   }
 
   /** The documented operation a request addresses, if any. */
@@ -275,11 +393,6 @@ export class RecordingProxy {
     }
     const violations = operation ? contract().validateResponse(operation, status, contentType, value) : [];
     return { violations, json, parsed: value };
-  }
-
-  private record(exchange: Exchange): void {
-    if (this.options.keep !== false) this.exchanges.push(exchange);
-    this.options.onExchange?.(exchange);
   }
 
   /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test). */
@@ -316,8 +429,4 @@ function withoutHopHeaders(message: IncomingMessage): Record<string, string | st
     if (value !== undefined && !HOP_HEADERS.has(name)) out[name] = value;
   }
   return out;
-}
-
-function clip(text: string): string {
-  return text.length > MAX_RECORDED_BODY ? `${text.slice(0, MAX_RECORDED_BODY)}… [${text.length - MAX_RECORDED_BODY} more characters not recorded]` : text;
 }

@@ -52,3 +52,17 @@ export function redactBody(text: string, contentType: string | undefined): strin
     return text;
   }
 }
+
+/**
+ * Redacts a body that was cut short, so no longer parses: the values of secret-looking JSON keys
+ * (a value cut open included) and secret query parameters, found by pattern.
+ */
+export function redactCutText(text: string): string {
+  return text
+    .replace(/("((?:[^"\\]|\\.)*)"\s*:\s*)"(?:[^"\\]|\\.)*("|$)/g, (pair, head: string, key: string, close: string) =>
+      SECRET_NAME.test(key) ? `${head}"${REDACTED}${close}` : pair,
+    )
+    .replace(/([?&])([^=&#"\s]+)=[^&#"\s]*/g, (param, separator: string, name: string) =>
+      SECRET_NAME.test(safeDecode(name)) ? `${separator}${name}=${REDACTED}` : param,
+    );
+}
