@@ -312,8 +312,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
-      req.resume();
-      reject(new ApiError(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+      // Refused once the body is read: answered while the client still sends, the connection
+      // closes after the answer, and a client that reuses it sees a reset on its next request.
+      void drain(req).then(() => reject(new ApiError(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`)));
       return;
     }
     const chunks: Buffer[] = [];
@@ -321,15 +322,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     let refused = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit && !refused) {
-        refused = true;
-        reject(new ApiError(413, `Request body exceeds the limit of ${limit} bytes`));
-      }
+      if (size > limit) refused = true;
       if (!refused) chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!refused) resolve(Buffer.concat(chunks));
-    });
+    // Refused at the end too, for the same reason, keeping none of the rest.
+    req.on('end', () => (refused ? reject(new ApiError(413, `Request body exceeds the limit of ${limit} bytes`)) : resolve(Buffer.concat(chunks))));
     req.on('error', (error) => {
       if (!refused) reject(new ApiError(400, `Could not read the request body: ${error.message}`));
     });
