@@ -59,6 +59,11 @@ interface SimulatorOptions {
    * would: a stable public name keeps reports free of the receiver's port.
    */
   webhookTunnels?: Record<string, string>;
+  /**
+   * How long one webhook attempt may wait for the receiver, in real ms (default 30 s, as the
+   * reference); a receiver that hangs longer is cut off and tried again.
+   */
+  webhookAttemptTimeoutMs?: number;
   /** Enforce the §8 rate-limit table (default true; the bench measures without it too). */
   rateLimits?: boolean;
 }
@@ -135,6 +140,7 @@ export class Simulator {
       runDurationMs: options.runDurationMs ?? (this.clock.kind === 'real' ? DEFAULT_REAL_RUN_DURATION_MS : 0),
       deploymentConfig: options.deploymentConfig,
       webhookTunnels: options.webhookTunnels,
+      webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
       log: options.quiet ? undefined : (message: string) => console.warn(message),
     };
     this.agentServer = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => this.urls['agent-server'] });

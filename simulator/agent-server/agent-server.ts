@@ -16,6 +16,8 @@ export interface AgentServerOptions {
   selfUrl?: () => string | undefined;
   /** Webhook origins delivered elsewhere (see WebhookSenderOptions.tunnels). */
   webhookTunnels?: Record<string, string>;
+  /** The real-time limit of one webhook attempt (WebhookSenderOptions.attemptTimeoutMs). */
+  webhookAttemptTimeoutMs?: number;
   /** How long a run of a built-in graph takes, in simulated ms (RunStoreOptions.durationMs). */
   runDurationMs?: number;
   log?: (message: string) => void;
@@ -43,6 +45,7 @@ export class AgentServer {
       disabled: config.webhooks.disabled,
       selfUrl: options.selfUrl ?? (() => undefined),
       tunnels: options.webhookTunnels,
+      attemptTimeoutMs: options.webhookAttemptTimeoutMs,
       log: options.log,
     });
     this.runs = new RunStore(

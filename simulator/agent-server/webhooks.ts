@@ -15,8 +15,13 @@ const MAX_ATTEMPTS = 3;
 /** Virtual time between attempts n and n+1: 1 s, then 2 s. */
 const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
 
-// Real-time limits of one attempt, as the reference (the open-source agent server, langgraph-api webhook.py and http.py).
-const ATTEMPT_TIMEOUT_MS = 30_000;
+/**
+ * Real-time limit of one attempt, as the reference (the open-source agent server, langgraph-api webhook.py
+ * and http.py): a receiver that sends no answer (or stops sending its body) for this long is cut off, and the
+ * attempt counts as a network error, retried like one. It is wall-clock time on every clock, so that a
+ * hanging receiver never holds a delivery on a virtual clock that no one advances.
+ */
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
 
 interface WebhookSenderOptions {
   clock: Clock;
@@ -28,6 +33,8 @@ interface WebhookSenderOptions {
   selfUrl: () => string | undefined;
   /** Origins delivered to another origin, as a tunnel in front of a local receiver would. */
   tunnels?: Record<string, string>;
+  /** The real-time limit of one attempt (default DEFAULT_ATTEMPT_TIMEOUT_MS). */
+  attemptTimeoutMs?: number;
   log?: (message: string) => void;
 }
 
@@ -120,13 +127,14 @@ export class WebhookSender {
 
   /** JSON with the configured headers (WEBHOOK-CONTENT-TYPE, WEBHOOK-CONFIG-HEADERS); unsigned (WEBHOOK-SIGNING). */
   private async send(url: string, body: string): Promise<Outcome> {
+    const timeout = this.options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     try {
       const response = await request(this.destination(url), {
         method: 'POST',
         headers: { ...this.options.headers, 'content-type': 'application/json' },
         body,
-        headersTimeout: ATTEMPT_TIMEOUT_MS,
-        bodyTimeout: ATTEMPT_TIMEOUT_MS,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
       });
       await response.body.dump();
       return { status: response.statusCode };
