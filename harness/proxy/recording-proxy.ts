@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
 import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
-import { redactBody, redactHeader, redactParsedJson, redactUrl } from './redact.ts';
+import { Redaction } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
 export const TEST_HEADER = 'x-apc-test';
@@ -71,6 +71,8 @@ interface ProxyOptions {
    * targets apply each mutation to the requests of the tests it is tried on.
    */
   forwardTest?: boolean;
+  /** What is secret in a recording (default: the built-in list); proxies sharing one share the secrets it meets. */
+  redaction?: Redaction;
 }
 
 export class RecordingProxy {
@@ -84,9 +86,11 @@ export class RecordingProxy {
   private readonly proxy: httpProxy;
   // Reusing upstream connections is most of the proxy's speed.
   private readonly upstream: HttpAgent;
+  private readonly redaction: Redaction;
 
   constructor(private readonly options: ProxyOptions) {
     this.exchanges = options.store ?? [];
+    this.redaction = options.redaction ?? new Redaction();
     this.base = options.target.replace(/\/+$/, '');
     this.upstream = options.target.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.proxy = httpProxy.createProxyServer({
@@ -156,7 +160,7 @@ export class RecordingProxy {
           this.operationOf(req),
           502,
           [['content-type', 'application/json']],
-          redactBody(body, 'application/json'),
+          () => this.redaction.body(body, 'application/json'),
           [],
           error.message,
         ),
@@ -185,7 +189,8 @@ export class RecordingProxy {
         finished = true;
         const operation = this.operationOf(req);
         const { violations } = this.validate(operation, status, contentType, undefined);
-        this.record(this.exchange(req, pending, operation, status, headers, redactBody(Buffer.concat(chunks).toString('utf8'), contentType), violations));
+        const body = () => this.redaction.body(Buffer.concat(chunks).toString('utf8'), contentType);
+        this.record(this.exchange(req, pending, operation, status, headers, body, violations));
         if (!res.writableEnded) res.end();
       };
       proxyRes.on('end', finish);
@@ -206,7 +211,7 @@ export class RecordingProxy {
       res.writeHead(status, out);
       res.end(raw);
       // A JSON body parsed for validation is redacted from that parse, not parsed again.
-      const recorded = json ? redactParsedJson(parsed) : text && redactBody(text, contentType);
+      const recorded = () => (json ? this.redaction.parsedJson(parsed) : text && this.redaction.body(text, contentType));
       this.record(this.exchange(req, pending, operation, status, headers, recorded, violations));
     });
   }
@@ -217,8 +222,11 @@ export class RecordingProxy {
     operation: Operation | undefined,
     status: number,
     responseHeaders: [string, string][],
-    /** The response body as recorded: already redacted. */
-    body: string | undefined,
+    /**
+     * The response body as recorded, redacted: called once the request is, so that a secret the
+     * request carried is known when the target reflects it.
+     */
+    body: () => string | undefined,
     violations: Violation[],
     error?: string,
   ): Exchange {
@@ -227,6 +235,15 @@ export class RecordingProxy {
     const path = req.url ?? '/';
     const requestBody = Buffer.concat(pending.requestChunks);
     const contentType = responseHeaders.find(([name]) => name === 'content-type')?.[1];
+    const redaction = this.redaction;
+    const request = {
+      method,
+      url: redaction.url(path),
+      headers: Object.entries(req.headers).map(([name, value]): [string, string] => [name, redaction.header(name, String(value))]),
+      body: requestBody.length > 0 ? clip(redaction.body(requestBody.toString('utf8'), header(req, 'content-type'))) : undefined,
+    };
+    const recordedHeaders = responseHeaders.map(([name, value]): [string, string] => [name, redaction.header(name, value)]);
+    const recordedBody = body();
     return {
       id: pending.id,
       test: pending.test,
@@ -235,20 +252,16 @@ export class RecordingProxy {
       operation: operation?.operationId,
       startedDateTime: new Date(pending.started).toISOString(),
       time: Date.now() - pending.started,
-      request: {
-        method,
-        url: redactUrl(path),
-        headers: Object.entries(req.headers).map(([name, value]) => [name, redactHeader(name, String(value))]),
-        body: requestBody.length > 0 ? clip(redactBody(requestBody.toString('utf8'), header(req, 'content-type'))) : undefined,
-      },
+      request,
       response: {
         status,
-        headers: responseHeaders.map(([name, value]) => [name, redactHeader(name, value)]),
-        body: body === undefined ? undefined : clip(body),
-        contentType,
+        headers: recordedHeaders,
+        body: recordedBody === undefined ? undefined : clip(recordedBody),
+        contentType: contentType && redaction.text(contentType),
       },
-      violations,
-      error,
+      // A violation or an error may quote what the target sent.
+      violations: violations.map((v) => ({ ...v, at: redaction.text(v.at), message: redaction.text(v.message) })),
+      error: error && redaction.text(error),
     };
   }
 
