@@ -2,14 +2,19 @@
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { HarWriter } from '../harness/proxy/har.ts';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
+import { Redaction } from '../harness/proxy/redact.ts';
 import { EXIT, integerOption, NAME, parse, untilSignal, UsageError } from './args.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 
 Starts a recording proxy on 127.0.0.1 in front of --target. Every exchange is validated
 against the plane's OpenAPI document (violations are printed and sent back in the
-x-apc-violations header) and recorded, secrets redacted. The HAR 1.2 file is written as
+x-apc-violations header) and recorded, secrets redacted: the values of secret headers, query
+parameters and JSON or form fields (X-Api-Key, Authorization, Cookie, names ending in token,
+api_key, secret, password or signature, and those --redact adds), API keys (lsv2_...) and
+bearer tokens under any name, and every secret so met wherever the target reflects it. The
+same redacted text is what is printed. The HAR 1.2 file is written as
 exchanges complete, so memory stays flat over a long session; it is a complete document once
 the proxy stops (Ctrl-C or SIGTERM). Bodies over 256 KiB are recorded cut, with a note.
 
@@ -26,6 +31,8 @@ Options:
   --max-body-bytes <n>  largest request body, and largest answer held to validate (default: ${DEFAULT_MAX_BODY_BYTES}, 16 MiB)
   --max-header-bytes <n>  largest request head (default: ${DEFAULT_MAX_HEADER_BYTES}, 32 KiB)
   --quiet               print only exchanges with violations or errors, not every exchange
+  --redact <name>       one more header, query parameter or field name whose value is secret
+                        (any case; repeat the option for more names)
   -h, --help            this help`;
 
 export async function proxy(args: string[]): Promise<number> {
@@ -37,6 +44,7 @@ export async function proxy(args: string[]): Promise<number> {
     quiet: { type: 'boolean' },
     'max-body-bytes': { type: 'string' },
     'max-header-bytes': { type: 'string' },
+    redact: { type: 'string', multiple: true },
   });
   if (values.help) {
     console.log(PROXY_HELP);
@@ -58,12 +66,11 @@ export async function proxy(args: string[]): Promise<number> {
     keep: false,
     maxBodyBytes,
     maxHeaderBytes,
+    redaction: new Redaction({ names: values.redact as string[] | undefined }),
     onExchange: (e) => {
       har.add(e);
       if (values.quiet && e.violations.length === 0 && !e.error) return;
-      const flag = e.violations.length > 0 ? `  ✖ ${e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; ')}` : '';
-      const error = e.error ? `  ✖ ${e.error}` : '';
-      console.log(`[proxy] ${e.request.method} ${e.request.url} → ${e.response.status}${e.operation ? ` (${e.operation})` : ''}${flag}${error}`);
+      console.log(exchangeLine(e));
     },
   });
   const url = await recorder.start();
@@ -73,4 +80,11 @@ export async function proxy(args: string[]): Promise<number> {
   await har.close();
   console.log(`[proxy] wrote ${har.written} exchanges to ${harFile}`);
   return EXIT.ok;
+}
+
+/** The line printed per exchange, from the recorded (redacted) exchange only. */
+export function exchangeLine(e: Exchange): string {
+  const flag = e.violations.length > 0 ? `  ✖ ${e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; ')}` : '';
+  const error = e.error ? `  ✖ ${e.error}` : '';
+  return `[proxy] ${e.request.method} ${e.request.url} → ${e.response.status}${e.operation ? ` (${e.operation})` : ''}${flag}${error}`;
 }

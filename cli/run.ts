@@ -24,7 +24,8 @@ report.json, junit.xml, summary.md, report.html and exchanges.har into --out.
 Options:
   --target <url|file>   the target: an agent-server URL, a simulator URL, or a YAML
                         config file (planes, api_key_env, capabilities, time_scale,
-                        timeouts, deployment_config, credentials, webhook_receiver_url).
+                        timeouts, deployment_config, credentials, webhook_receiver_url,
+                        redact: more secret names kept out of the HAR and the report).
                         Default: the embedded simulator.
   --out <dir>           report folder (default: conformance-report)
   --profile <name>      what the run may create on the target:

@@ -6,6 +6,7 @@ import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { toHar } from './proxy/har.ts';
 import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
+import { Redaction } from './proxy/redact.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
@@ -43,6 +44,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     recordTargetLost(reason);
     process.kill(process.pid, 'SIGINT');
   });
+  // One redaction for every plane: a secret sent to one is known when another reflects it.
+  const redaction = new Redaction({ names: target.redact, secrets: secretsOf(target) });
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
     // APC_FORWARD_TEST=1: the project's broken targets mutate the requests of chosen tests only.
     const proxy = new RecordingProxy({
@@ -51,6 +54,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       target: url,
       store: exchanges,
       forwardTest: process.env.APC_FORWARD_TEST === '1',
+      redaction,
       onExchange: (exchange) => watch.seen(endpoint, exchange),
     });
     proxies[endpoint] = await proxy.start();
@@ -73,6 +77,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
     writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
   };
+}
+
+/** The secrets the target config names (API keys and bearer tokens), replaced wherever a recording shows them. */
+function secretsOf(target: Target): string[] {
+  const names = [target.apiKeyEnv, ...[...(target.credentials?.api_keys ?? []), ...(target.credentials?.bearer_tokens ?? [])].map((c) => c.env)];
+  return names.flatMap((name) => (name && process.env[name] ? [process.env[name]] : []));
 }
 
 /** The keys the cleanup deletes with: the target's, then those of its other workspaces. */

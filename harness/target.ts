@@ -58,6 +58,8 @@ export interface Target {
   deploymentConfig?: DeploymentConfigFile;
   /** Credentials beyond the API key (workspace rules), from the target config. */
   credentials?: { workspaces: { id: string; name?: string }[]; api_keys: ConfiguredCredential[]; bearer_tokens: ConfiguredCredential[] };
+  /** Header, query parameter and field names whose values the recordings redact, beyond the built-in list. */
+  redact?: string[];
 }
 
 export class TargetError extends Error {}
@@ -72,6 +74,7 @@ interface TargetFile {
   timeouts?: Partial<Record<keyof Timeouts, string>>;
   deployment_config?: string | Record<string, unknown>;
   credentials?: { workspaces?: { id: string; name?: string }[]; api_keys?: ConfiguredCredential[]; bearer_tokens?: ConfiguredCredential[] };
+  redact?: string[];
 }
 
 /** Options of the embedded simulator (run --clock, --time-scale, --run-duration). */
@@ -190,6 +193,7 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = process.env): Target {
       api_keys: file.credentials.api_keys ?? [],
       bearer_tokens: file.credentials.bearer_tokens ?? [],
     },
+    redact: file.redact,
   };
 }
 

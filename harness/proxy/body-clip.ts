@@ -1,6 +1,6 @@
 // What a recording keeps of a body: its first bytes and its size. The proxy keeps no more than
 // this of a request body or an event stream, however long either is.
-import { redactBody, redactCutText } from './redact.ts';
+import { type Redaction, redactCutText } from './redact.ts';
 
 /** Largest body kept in a recording; longer ones are cut (and say so). */
 const MAX_RECORDED_BODY = 256 * 1024;
@@ -20,12 +20,12 @@ export class BodyClip {
   }
 
   /** The body as recorded: redacted, and cut with a note when it was longer than the recording keeps. */
-  recorded(contentType: string | undefined): string | undefined {
+  recorded(contentType: string | undefined, redaction: Redaction): string | undefined {
     if (this.size === 0) return undefined;
     const text = Buffer.concat(this.kept).toString('utf8');
     const cut = this.size - this.keptBytes;
     // A cut JSON body no longer parses: it is redacted by pattern instead.
-    return cut > 0 ? `${redactCutText(text)}… [${cut} more bytes not recorded]` : redactBody(text, contentType);
+    return cut > 0 ? `${redaction.text(redactCutText(text))}… [${cut} more bytes not recorded]` : redaction.body(text, contentType);
   }
 }
 

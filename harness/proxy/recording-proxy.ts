@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { BodyClip, clip } from './body-clip.ts';
-import { redactBody, redactHeader, redactParsedJson, redactUrl } from './redact.ts';
+import { Redaction } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
 export const TEST_HEADER = 'x-apc-test';
@@ -68,8 +68,11 @@ interface Outcome {
   /** The answer's status; 0 when the client went away before any. */
   status: number;
   headers?: [string, string][];
-  /** The response body as recorded: already redacted. */
-  body?: string;
+  /**
+   * The response body as recorded, redacted: called once the request is, so that a secret the
+   * request carried is known when the target reflects it.
+   */
+  body?: () => string | undefined;
   violations?: Violation[];
   /** Why the exchange ended without the target's full answer. */
   error?: string;
@@ -100,6 +103,8 @@ interface ProxyOptions {
   maxHeaderBytes?: number;
   /** How long the target may stay silent, before or while answering (504, or a cut stream, after it). */
   timeoutMs?: number;
+  /** What is secret in a recording (default: the built-in list); proxies sharing one share the secrets it meets. */
+  redaction?: Redaction;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -122,9 +127,11 @@ export class RecordingProxy {
   private readonly maxBody: number;
   private readonly maxHeader: number;
   private readonly timeout: number;
+  private readonly redaction: Redaction;
 
   constructor(private readonly options: ProxyOptions) {
     this.exchanges = options.store ?? [];
+    this.redaction = options.redaction ?? new Redaction();
     this.base = options.target.replace(/\/+$/, '');
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxHeader = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
@@ -243,7 +250,12 @@ export class RecordingProxy {
   private refuse(req: IncomingMessage, res: ServerResponse, pending: Pending, status: number, detail: string, extra: Record<string, string> = {}): void {
     if (pending.recorded) return;
     const body = JSON.stringify({ detail });
-    this.record(req, pending, { status, headers: [['content-type', 'application/json']], body, error: detail });
+    this.record(req, pending, {
+      status,
+      headers: [['content-type', 'application/json']],
+      body: () => this.redaction.body(body, 'application/json'),
+      error: detail,
+    });
     if (res.headersSent || res.destroyed) return;
     res.writeHead(status, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...extra });
     res.end(body);
@@ -277,7 +289,7 @@ export class RecordingProxy {
       proxyRes.on('close', () => {
         const { violations } = this.validate(operation, status, contentType, undefined);
         const error = proxyRes.complete ? undefined : clientGone ? CLIENT_GONE_TEXT : `${CUT_TEXT}: ${broke}`;
-        this.record(req, pending, { operation, status, headers, body: body.recorded(contentType), violations, error });
+        this.record(req, pending, { operation, status, headers, body: () => body.recorded(contentType, this.redaction), violations, error });
         // A stream the target cut is cut for the client too, not ended as if complete.
         if (error) res.destroy();
         else res.end();
@@ -310,7 +322,7 @@ export class RecordingProxy {
       if (violations.length > 0) out[VIOLATIONS_HEADER] = encodeURIComponent(JSON.stringify(violations));
       out['content-length'] = String(raw.length);
       // A JSON body parsed for validation is redacted from that parse, not parsed again.
-      const recorded = json ? redactParsedJson(parsed) : text && redactBody(text, contentType);
+      const recorded = () => (json ? this.redaction.parsedJson(parsed) : text && this.redaction.body(text, contentType));
       this.record(req, pending, { operation, status, headers, body: recorded, violations });
       res.writeHead(status, out);
       res.end(raw);
@@ -328,6 +340,16 @@ export class RecordingProxy {
 
   private exchange(req: IncomingMessage, pending: Pending, outcome: Outcome): Exchange {
     const responseHeaders = outcome.headers ?? [];
+    const redaction = this.redaction;
+    // The request first: the secrets it carries are then known when the answer reflects them.
+    const request: Exchange['request'] = {
+      method: req.method ?? 'GET',
+      url: redaction.url(req.url ?? '/'),
+      headers: Object.entries(req.headers).map(([name, value]): [string, string] => [name, redaction.header(name, String(value))]),
+      body: pending.requestBody.recorded(header(req, 'content-type'), redaction),
+    };
+    const body = outcome.body?.();
+    const contentType = responseHeaders.find(([name]) => name === 'content-type')?.[1];
     return {
       id: pending.id,
       test: pending.test,
@@ -336,20 +358,16 @@ export class RecordingProxy {
       operation: (outcome.operation ?? this.operationOf(req))?.operationId,
       startedDateTime: new Date(pending.started).toISOString(),
       time: Date.now() - pending.started,
-      request: {
-        method: req.method ?? 'GET',
-        url: redactUrl(req.url ?? '/'),
-        headers: Object.entries(req.headers).map(([name, value]) => [name, redactHeader(name, String(value))]),
-        body: pending.requestBody.recorded(header(req, 'content-type')),
-      },
+      request,
       response: {
         status: outcome.status,
-        headers: responseHeaders.map(([name, value]) => [name, redactHeader(name, value)]),
-        body: outcome.body === undefined ? undefined : clip(outcome.body),
-        contentType: responseHeaders.find(([name]) => name === 'content-type')?.[1],
+        headers: responseHeaders.map(([name, value]): [string, string] => [name, redaction.header(name, value)]),
+        body: body === undefined ? undefined : clip(body),
+        contentType: contentType && redaction.text(contentType),
       },
-      violations: outcome.violations ?? [],
-      error: outcome.error,
+      // A violation or an error may quote what the target sent.
+      violations: (outcome.violations ?? []).map((v) => ({ ...v, at: redaction.text(v.at), message: redaction.text(v.message) })),
+      error: outcome.error && redaction.text(outcome.error),
     };
   }
 

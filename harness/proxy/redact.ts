@@ -1,55 +1,213 @@
-// Secrets never reach a recording: API keys and credentials in headers, secret-looking
-// query parameters (webhook ?token=…) and secret-looking JSON keys are replaced.
+// Secrets never reach a recording. Three rules, applied to every recorded string:
+// - by name: the values of secret headers, query parameters, JSON fields and form fields are
+//   replaced (a built-in list, and the names a user adds);
+// - by look: platform API keys (lsv2_…) and bearer tokens are replaced under any name;
+// - by value: a secret once redacted by name is remembered, and replaced wherever else it shows
+//   (a target that reflects the key in an error message or a header is the worst case).
 import { safeDecode } from '../../specs/contract.ts';
 
 const REDACTED = 'REDACTED';
 
-const SECRET_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-service-key']);
+const SECRET_HEADERS = ['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-service-key'];
 const SECRET_NAME = /(^|[_-])(token|api[_-]?key|secret|password|signature|client[_-]?secret)$/i;
+/** Values secret by their look, whatever their name. */
+const SECRET_LOOKS: [RegExp, string][] = [
+  [/lsv2_[A-Za-z0-9_-]+/g, REDACTED],
+  [/\b(bearer)\s+[A-Za-z0-9._~+/-]+=*/gi, `$1 ${REDACTED}`],
+];
+/** `name=value` or `"name": "value"` in free text (an HTML error page, a body that is not valid JSON). */
+const NAMED_VALUE = /([A-Za-z0-9_%-]+)(["']?\s*[:=]\s*["']?)([^\s"'&,;{}[\]<>]*)/g;
+const AUTH_SCHEME = /^(basic|bearer|digest|token|negotiate)$/i;
+/** Shorter values are not searched for elsewhere: they would match too much that is no secret. */
+const MIN_REMEMBERED = 8;
+/** Forms of secrets remembered at most (the oldest are forgotten), so a long proxy session stays flat. */
+const MAX_REMEMBERED = 1024;
 
-export function redactHeader(name: string, value: string): string {
-  return SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
+interface RedactionOptions {
+  /** More names whose values are secret, matched in any case as header, query parameter, JSON and form field names. */
+  names?: string[];
+  /** Secret values known beforehand (the run's API keys), replaced wherever they show. */
+  secrets?: string[];
 }
 
-/** Redacts secret query parameters of a URL or path, keeping everything else as written. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
-      return eq >= 0 && SECRET_NAME.test(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
-    });
-  return `${url.slice(0, q)}?${params.join('&')}`;
-}
+/** One redaction policy and the secrets it has met; proxies sharing one share what they learn. */
+export class Redaction {
+  private readonly names: Set<string>;
+  private readonly remembered = new Set<string>();
+  private rememberedPattern?: RegExp;
 
-/** Redacts secret keys and secret query parameters inside URL strings, deep in a JSON value. */
-function redactJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactJson);
-  if (typeof value === 'string') return /^(https?:)?\/\/|^\//.test(value) && value.includes('?') ? redactUrl(value) : value;
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = SECRET_NAME.test(key) && typeof inner === 'string' ? REDACTED : redactJson(inner);
+  constructor(options: RedactionOptions = {}) {
+    this.names = new Set([...SECRET_HEADERS, ...(options.names ?? [])].map((n) => n.toLowerCase()));
+    for (const secret of options.secrets ?? []) this.remember(secret);
   }
-  return out;
-}
 
-/** A parsed JSON body, redacted, as text. */
-export function redactParsedJson(value: unknown): string {
-  return JSON.stringify(redactJson(value));
-}
+  /** Whether the value under this name (header, query parameter or field, decoded) is secret. */
+  private isSecretName(name: string): boolean {
+    return this.names.has(name.toLowerCase()) || SECRET_NAME.test(name);
+  }
 
-/** Redacts a body given as text: JSON bodies structurally, anything else as is. */
-export function redactBody(text: string, contentType: string | undefined): string {
-  if (!/json/i.test(contentType ?? '') || text.length === 0) return text;
-  try {
-    return JSON.stringify(redactJson(JSON.parse(text)));
-  } catch {
-    return text;
+  header(name: string, value: string): string {
+    if (!this.isSecretName(name)) return this.text(value);
+    this.remember(value);
+    // The credential alone, as a target may reflect it without its scheme.
+    const credential = /^\s*[A-Za-z]+\s+(\S+)\s*$/.exec(value)?.[1];
+    if (credential) this.remember(credential);
+    return REDACTED;
+  }
+
+  /** A URL or path with its secret query parameters redacted, everything else as written. */
+  url(url: string): string {
+    const q = url.indexOf('?');
+    if (q < 0) return this.text(url);
+    return `${this.text(url.slice(0, q))}?${this.form(url.slice(q + 1))}`;
+  }
+
+  /** A body given as text: JSON structurally, forms field by field, event streams event by event, anything else as free text. */
+  body(text: string, contentType: string | undefined): string {
+    if (text.length === 0) return text;
+    const type = (contentType ?? '').toLowerCase();
+    if (type.includes('x-www-form-urlencoded')) return this.form(text);
+    if (type.includes('multipart/form-data')) return this.multipart(text, /boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1]);
+    if (type.includes('text/event-stream')) return this.eventStream(text);
+    // A JSON body labelled otherwise (fetch sends a string as text/plain) is still JSON.
+    if (type.includes('json') || /^\s*[[{]/.test(text)) {
+      try {
+        return this.parsedJson(JSON.parse(text));
+      } catch {
+        // Not JSON after all: free text.
+      }
+    }
+    return this.text(text);
+  }
+
+  /** A parsed JSON body, redacted, as text. */
+  parsedJson(value: unknown): string {
+    return this.known(JSON.stringify(this.json(value)));
+  }
+
+  /** Free text: secret-looking values, `name=value` pairs of secret names, and the secrets met so far. */
+  text(text: string): string {
+    return this.known(this.scrub(text));
+  }
+
+  /** Secret-looking values and `name=value` pairs of secret names replaced (not yet the secrets met). */
+  private scrub(text: string): string {
+    // Most strings have neither: they are left at one cheap test.
+    if (!/[:=]|lsv2_|bearer/i.test(text)) return text;
+    let out = text;
+    for (const [pattern, replacement] of SECRET_LOOKS) out = out.replace(pattern, replacement);
+    return this.namedValues(out);
+  }
+
+  /** The values of `name=value` pairs whose name is secret replaced. */
+  private namedValues(text: string): string {
+    const pattern = new RegExp(NAMED_VALUE);
+    let out = '';
+    let last = 0;
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      const [whole, name, separator, value] = m;
+      if (value && this.isSecretName(safeDecode(name))) {
+        const end = m.index + whole.length;
+        // `Authorization: Basic <credential>`: the scheme is kept, the credential after it is the secret.
+        const credential = AUTH_SCHEME.test(value) ? /^\s+([A-Za-z0-9._~+/-]+=*)/.exec(text.slice(end)) : null;
+        this.remember(credential ? credential[1] : value);
+        out += `${text.slice(last, m.index)}${name}${separator}${credential ? `${value} ` : ''}${REDACTED}`;
+        last = end + (credential?.[0].length ?? 0);
+        pattern.lastIndex = last;
+      } else {
+        // The value may be a name of its own (`a=token=x`): the search goes on from it.
+        pattern.lastIndex = m.index + name.length + separator.length;
+      }
+    }
+    return out + text.slice(last);
+  }
+
+  /** The secrets met so far replaced, in the forms a reflection may take. */
+  private known(text: string): string {
+    return this.rememberedPattern ? text.replace(this.rememberedPattern, REDACTED) : text;
+  }
+
+  private remember(value: string): void {
+    const forms = [value, safeDecode(value), safeDecode(value.replace(/\+/g, ' '))];
+    let changed = false;
+    for (const form of forms) {
+      if (form.length < MIN_REMEMBERED || form === REDACTED) continue;
+      for (const variant of [form, encodeURIComponent(form), encodeURIComponent(form).replace(/%20/g, '+'), JSON.stringify(form).slice(1, -1)]) {
+        if (this.remembered.has(variant)) continue;
+        this.remembered.add(variant);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    while (this.remembered.size > MAX_REMEMBERED) this.remembered.delete(this.remembered.values().next().value as string);
+    // Longest first, so that a secret is replaced whole rather than a shorter one inside it.
+    const alternatives = [...this.remembered].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    this.rememberedPattern = new RegExp(alternatives.join('|'), 'g');
+  }
+
+  /** A query string or form body: the values of secret names redacted, the pairs kept as written. */
+  private form(query: string): string {
+    return query
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        const name = eq < 0 ? pair : pair.slice(0, eq);
+        if (eq < 0 || !this.isSecretName(safeDecode(name.replace(/\+/g, ' ')))) return this.text(pair);
+        this.remember(pair.slice(eq + 1));
+        return `${name}=${REDACTED}`;
+      })
+      .join('&');
+  }
+
+  /** Secret keys' strings (however deep below them) and secret query parameters inside URL strings, deep in a JSON value. */
+  private json(value: unknown, secret = false): unknown {
+    if (Array.isArray(value)) return value.map((inner) => this.json(inner, secret));
+    if (typeof value === 'string') {
+      if (secret) {
+        this.remember(value);
+        return REDACTED;
+      }
+      // The secrets met are replaced once, in the whole body (parsedJson).
+      return /^(https?:)?\/\/|^\//.test(value) && value.includes('?') ? this.url(value) : this.scrub(value);
+    }
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) out[key] = this.json(inner, secret || this.isSecretName(key));
+    return out;
+  }
+
+  /** multipart/form-data: the text of secret fields redacted, other parts as bodies of their own type. */
+  private multipart(text: string, boundary: string | undefined): string {
+    if (!boundary) return this.text(text);
+    return text
+      .split(`--${boundary}`)
+      .map((part) => {
+        const end = part.indexOf('\r\n\r\n');
+        if (end < 0) return this.text(part);
+        const head = part.slice(0, end);
+        const body = part.slice(end + 4);
+        const name = /name="([^"]*)"/i.exec(head)?.[1];
+        const type = /content-type:\s*([^\r\n]+)/i.exec(head)?.[1];
+        const trailer = body.endsWith('\r\n') ? '\r\n' : '';
+        const content = body.slice(0, body.length - trailer.length);
+        if (name !== undefined && this.isSecretName(name)) {
+          this.remember(content);
+          return `${this.text(head)}\r\n\r\n${REDACTED}${trailer}`;
+        }
+        return `${this.text(head)}\r\n\r\n${this.body(content, type)}${trailer}`;
+      })
+      .join(`--${boundary}`);
+  }
+
+  /** An event stream: each data line as JSON when it is JSON, as free text otherwise. */
+  private eventStream(text: string): string {
+    return text
+      .split('\n')
+      .map((line) => {
+        const data = /^data: ?/.exec(line);
+        return data ? `${data[0]}${this.body(line.slice(data[0].length), 'application/json')}` : this.text(line);
+      })
+      .join('\n');
   }
 }
 
