@@ -15,8 +15,12 @@ const SECRET_LOOKS: [RegExp, string][] = [
   [/lsv2_[A-Za-z0-9_-]+/g, REDACTED],
   [/\b(bearer)\s+[A-Za-z0-9._~+/-]+=*/gi, `$1 ${REDACTED}`],
 ];
-/** `name=value` or `"name": "value"` in free text (an HTML error page, a body that is not valid JSON). */
-const NAMED_VALUE = /([A-Za-z0-9_%-]+)(["']?\s*[:=]\s*["']?)([^\s"'&,;{}[\]<>]*)/g;
+/**
+ * `name=value` or `"name": "value"` in free text (an HTML error page, a body that is not valid JSON).
+ * The separator is optional so that every run of name characters is one match: required, a long
+ * run without one would be tried from each of its characters (quadratic: a 256 KiB body hung the proxy).
+ */
+const NAMED_VALUE = /([A-Za-z0-9_%-]+)(?:(["']?\s*[:=]\s*["']?)([^\s"'&,;{}[\]<>]*))?/g;
 const AUTH_SCHEME = /^(basic|bearer|digest|token|negotiate)$/i;
 /** Shorter values are not searched for elsewhere: they would match too much that is no secret. */
 const MIN_REMEMBERED = 8;
@@ -105,7 +109,7 @@ export class Redaction {
     let out = '';
     let last = 0;
     for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-      const [whole, name, separator, value] = m;
+      const [whole, name, separator = '', value] = m;
       if (value && this.isSecretName(safeDecode(name))) {
         const end = m.index + whole.length;
         // `Authorization: Basic <credential>`: the scheme is kept, the credential after it is the secret.
