@@ -238,7 +238,9 @@ export class RecordingProxy {
     // No connection at all says nothing about the target's behaviour; a connection it dropped
     // without an answer does (a crash on a request is a finding), so only the first is marked.
     if (isConnectError(error)) {
-      this.refuse(req, res, pending, 502, `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}`, { [UNREACHABLE_HEADER]: '1' });
+      // Recorded as the socket's own message: a run stopped for it quotes that (target-watch.ts).
+      const headers = { [UNREACHABLE_HEADER]: '1' };
+      this.refuse(req, res, pending, 502, `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}`, { headers, error: error.message });
     } else if ((error as NodeJS.ErrnoException).code === TIMEOUT_CODE) {
       this.refuse(req, res, pending, 504, `${SILENT_TEXT}: ${error.message}`);
     } else {
@@ -246,15 +248,22 @@ export class RecordingProxy {
     }
   }
 
-  /** The proxy's own answer, `{"detail": ...}`, when it has none of the target's to give; recorded with the detail as its error. */
-  private refuse(req: IncomingMessage, res: ServerResponse, pending: Pending, status: number, detail: string, extra: Record<string, string> = {}): void {
+  /** The proxy's own answer, `{"detail": ...}`, when it has none of the target's to give; recorded with `error` (default: the detail). */
+  private refuse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pending: Pending,
+    status: number,
+    detail: string,
+    { headers: extra = {}, error = detail }: { headers?: Record<string, string>; error?: string } = {},
+  ): void {
     if (pending.recorded) return;
     const body = JSON.stringify({ detail });
     this.record(req, pending, {
       status,
       headers: [['content-type', 'application/json']],
       body: () => this.redaction.body(body, 'application/json'),
-      error: detail,
+      error,
     });
     if (res.headersSent || res.destroyed) return;
     res.writeHead(status, { 'content-type': 'application/json', [EXCHANGE_HEADER]: pending.id, ...extra });
