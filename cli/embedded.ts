@@ -24,8 +24,8 @@ export async function startEmbeddedSimulator(seed: string, options: EmbeddedOpti
   process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
   process.env.LG_WEBHOOK_APC_CONFORMANCE ??= EMBEDDED_HEADER_VARIABLE.LG_WEBHOOK_APC_CONFORMANCE;
   const webhooks = embeddedWebhookConfig(`http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}`, process.env);
-  // Quiet: its log (webhook deliveries the suites make fail on purpose) would clutter the run's output.
-  const simulator = await startSimulator({ seed, quiet: true, ...options, ...webhooks });
+  // Errors only: its info lines (webhook deliveries the suites make fail on purpose) would clutter the run's output.
+  const simulator = await startSimulator({ seed, logLevel: 'error', ...options, ...webhooks });
   return { simulator, target: embeddedTarget(simulator.info(), options) };
 }
 

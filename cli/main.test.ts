@@ -30,6 +30,9 @@ test('usage errors exit 2 and say what is wrong', async () => {
   expect(badTarget.stderr + badTarget.stdout).toContain('neither an http(s) URL nor an existing config file');
   const badPlane = await runCli(['run', '--plane', 'moon']);
   expect(badPlane.code).toBe(2);
+  const badLevel = await runCli(['simulate', '--log-level', 'verbose']);
+  expect(badLevel.code).toBe(2);
+  expect(badLevel.stderr).toContain("--log-level must be one of error, warn, info, debug, got 'verbose'");
 });
 
 test('inputs are strict: an unknown key, an unset variable, an unknown rule or report format exits 2 with the reason', async () => {

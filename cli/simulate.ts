@@ -2,6 +2,7 @@
 // the API keys and the workspaces they open, and ready environment lines.
 import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, startSimulator, type Simulator } from '../simulator/simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
+import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
 import type { Endpoint } from '../specs/contract.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
 
@@ -32,6 +33,12 @@ Options:
                         follows; \${{ env.VAR }} in webhooks.headers is read from the
                         environment. An invalid file or a missing variable stops startup
                         (exit 2).
+  --log-level <level>   error, warn, info (default) or debug: what the simulator tells of
+                        itself. error: its own bugs (a request it answered 500), on stderr;
+                        info adds what the simulated platform did that a client may want to
+                        know (a webhook the receiver refused to the last attempt, a cron
+                        that could not start its run), on stdout; debug adds each webhook
+                        attempt that will be retried
   -h, --help            this help`;
 
 const PORT_OFFSETS: Record<Endpoint, number> = { 'agent-server': 0, 'control-plane': 1, 'platform-api': 2, 'platform-api-eu': 3 };
@@ -47,6 +54,7 @@ export async function simulate(args: string[]): Promise<number> {
     'no-admin': { type: 'boolean' },
     'no-rate-limits': { type: 'boolean' },
     config: { type: 'string' },
+    'log-level': { type: 'string' },
   });
   if (values.help) {
     console.log(SIMULATE_HELP);
@@ -58,6 +66,8 @@ export async function simulate(args: string[]): Promise<number> {
   const timeScale = positiveOption(values, 'time-scale');
   if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
   const runDurationMs = integerOption(values, 'run-duration', 0);
+  const logLevel = values['log-level'] ?? DEFAULT_LOG_LEVEL;
+  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'`);
   let deploymentConfig: DeploymentConfig | undefined;
   if (values.config !== undefined) {
     try {
@@ -84,6 +94,7 @@ export async function simulate(args: string[]): Promise<number> {
       admin: values['no-admin'] !== true,
       rateLimits: values['no-rate-limits'] !== true,
       deploymentConfig,
+      logLevel,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

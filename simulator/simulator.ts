@@ -13,6 +13,7 @@ import { ApiError, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
 import { createPlaneHandler, createPlaneServer, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
 import { IdGenerator } from './ids.ts';
+import { createLog, DEFAULT_LOG_LEVEL, type Log, type LogLevel } from './log.ts';
 import { WorkspaceDirectory } from './auth/workspaces.ts';
 import { ControlPlane } from './control-plane/control-plane.ts';
 import { AgentServerHosting } from './control-plane/hosting.ts';
@@ -51,6 +52,9 @@ interface SimulatorOptions {
   host?: string;
   /** Fixed ports per plane; 0 or absent picks a free one. */
   ports?: Partial<Record<Endpoint, number>>;
+  /** What the simulator tells of itself (simulator/log.ts; default info). */
+  logLevel?: LogLevel;
+  /** Errors only: logLevel 'error' unless logLevel says otherwise. */
   quiet?: boolean;
   /** The deployment configuration file every agent server runs with (§6); none by default. */
   deploymentConfig?: DeploymentConfig;
@@ -124,6 +128,7 @@ export class Simulator {
   /** The platform API per region (§1), each holding its own data (REGION-TWO-REGIONS, REGION-DATA-RESIDENCY). */
   readonly platform: { us: PlatformApi; eu: PlatformApi };
   private seed: string;
+  private readonly log: Log;
   private servers = new Map<Endpoint, Server>();
   private readonly handlers = new Map<Endpoint, PlaneHandler>();
   /** One limiter per server (hosted deployments included), for the admin reset. */
@@ -132,6 +137,7 @@ export class Simulator {
 
   constructor(private readonly options: SimulatorOptions = {}) {
     this.seed = options.seed ?? DEFAULT_SEED;
+    this.log = createLog(options.logLevel ?? (options.quiet ? 'error' : DEFAULT_LOG_LEVEL));
     this.clock =
       options.clock === 'real' ? new RealClock({ scale: options.timeScale, epoch: options.epoch }) : new VirtualClock(options.epoch ?? DEFAULT_EPOCH);
     this.ids = new IdGenerator(this.seed);
@@ -141,7 +147,7 @@ export class Simulator {
       deploymentConfig: options.deploymentConfig,
       webhookTunnels: options.webhookTunnels,
       webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs,
-      log: options.quiet ? undefined : (message: string) => console.warn(message),
+      log: this.log,
     };
     this.agentServer = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => this.urls['agent-server'] });
     // Each deployment created on the control plane gets an agent server of its own.
@@ -156,6 +162,7 @@ export class Simulator {
           errorStyle: 'detail-string',
           routes: agentServerRoutes(server),
           admit: this.admission('agent-server'),
+          onInternalError: this.internalError,
         });
         return (req, res) => {
           self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
@@ -186,6 +193,10 @@ export class Simulator {
     return this;
   }
 
+  /** A request the simulator answered 500, or a stream that broke: its own bug, so an error. */
+  private readonly internalError = (error: unknown, request: { method: string; path: string }) =>
+    this.log.error(`internal error on ${request.method} ${request.path}: ${error instanceof Error ? error.stack : String(error)}`);
+
   /** Each endpoint's request handling, made once: served by start(), or used in process by request(). */
   private handler(endpoint: Endpoint): PlaneHandler {
     let handler = this.handlers.get(endpoint);
@@ -196,6 +207,7 @@ export class Simulator {
         errorStyle: definition.errorStyle,
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
         admit: this.admission(definition.endpoint),
+        onInternalError: this.internalError,
       });
       this.handlers.set(endpoint, handler);
     }

@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.ts';
 import { NO_DEPLOYMENT_CONFIG, type DeploymentConfig } from '../deployment-config.ts';
 import type { IdGenerator } from '../ids.ts';
+import type { Log } from '../log.ts';
 import { AssistantStore } from './assistants.ts';
 import { CronStore } from './crons.ts';
 import { RunStore, type RunHooks } from './runs.ts';
@@ -20,7 +21,8 @@ export interface AgentServerOptions {
   webhookAttemptTimeoutMs?: number;
   /** How long a run of a built-in graph takes, in simulated ms (RunStoreOptions.durationMs). */
   runDurationMs?: number;
-  log?: (message: string) => void;
+  /** Where webhook and cron outcomes are told (simulator/log.ts); none by default. */
+  log?: Log;
 }
 
 export class AgentServer {

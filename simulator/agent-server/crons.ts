@@ -6,6 +6,7 @@ import { CronExpressionParser } from 'cron-parser';
 import type { Clock } from '../clock.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
+import type { Log } from '../log.ts';
 import type { Cron, CronCreate, CronSearch, RunCreate } from '../../specs/types/agent-server.ts';
 import type { AssistantStore } from './assistants.ts';
 import type { RunStore } from './runs.ts';
@@ -48,7 +49,7 @@ interface CronStoreDeps {
   assistants: AssistantStore;
   /** The webhook URL policy; throws ApiError to refuse. */
   checkWebhook: (url: string) => void;
-  log?: (message: string) => void;
+  log?: Log;
 }
 
 export class CronStore {
@@ -159,7 +160,7 @@ export class CronStore {
     } catch (error) {
       // A refused run (its thread gone or busy under `reject`) skips this time, as a missed tick.
       if (!(error instanceof ApiError)) throw error;
-      this.deps.log?.(`[simulator] cron ${cron.cron_id} could not start a run: ${error.message}`);
+      this.deps.log?.info(`cron ${cron.cron_id} could not start a run: ${error.message}`);
     }
     this.scheduleNext(cron, at);
   }

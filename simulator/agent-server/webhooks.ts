@@ -6,6 +6,7 @@
 import { request } from 'undici';
 import type { WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { Clock } from '../clock.ts';
+import type { Log } from '../log.ts';
 import type { RunRecord } from './runs.ts';
 import type { ThreadRecord } from './threads.ts';
 import { isRelativeWebhook } from './webhook-policy.ts';
@@ -35,7 +36,7 @@ interface WebhookSenderOptions {
   tunnels?: Record<string, string>;
   /** The real-time limit of one attempt (default DEFAULT_ATTEMPT_TIMEOUT_MS). */
   attemptTimeoutMs?: number;
-  log?: (message: string) => void;
+  log?: Log;
 }
 
 type Outcome = { status: number } | { error: string };
@@ -112,6 +113,9 @@ export class WebhookSender {
       }
       let due = firstAt;
       for (let i = 1; i <= n; i++) due += backoffMs(i);
+      this.options.log?.debug(
+        `webhook to ${logged(url)}: attempt ${n} failed (${reason(outcome)}); attempt ${n + 1} due in ${Math.max(0, due - this.options.clock.now())} ms`,
+      );
       if (due <= this.options.clock.now()) {
         this.attempt(url, body, n + 1, firstAt);
         return;
@@ -156,12 +160,17 @@ export class WebhookSender {
   }
 
   private failed(url: string, attempts: number, outcome: Outcome): void {
-    // The query may carry the receiver's secret (§5): it is left out of the log.
-    const where = isRelativeWebhook(url) ? url.split('?')[0] : `${new URL(url).origin}${new URL(url).pathname}`;
-    const why = 'error' in outcome ? outcome.error : `status ${outcome.status}`;
-    this.options.log?.(`[simulator] webhook to ${where} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${why}`);
+    // The receiver's answer, not the simulator's fault: info (simulator/log.ts).
+    this.options.log?.info(`webhook to ${logged(url)} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${reason(outcome)}`);
   }
 }
+
+/** A webhook URL as logged: the query may carry the receiver's secret (§5), so it is left out. */
+function logged(url: string): string {
+  return isRelativeWebhook(url) ? url.split('?')[0] : `${new URL(url).origin}${new URL(url).pathname}`;
+}
+
+const reason = (outcome: Outcome) => ('error' in outcome ? outcome.error : `status ${outcome.status}`);
 
 function retryable(outcome: Outcome): boolean {
   return 'error' in outcome || outcome.status >= 500 || outcome.status === 429;

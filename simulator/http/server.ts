@@ -23,8 +23,8 @@ interface PlaneOptions {
    * limits before routing. Requests to the admin path are never passed here.
    */
   admit?: (request: AdmissionRequest) => void;
-  /** Called for a throw that is not an ApiError: a simulator bug. */
-  onInternalError?: (error: unknown, request: { method: string; path: string }) => void;
+  /** Told of a throw that is not an ApiError, and of a stream that broke: a simulator bug. */
+  onInternalError: (error: unknown, request: { method: string; path: string }) => void;
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -70,8 +70,7 @@ const isAdminPath = (path: string) => path.startsWith(ADMIN_PREFIX);
 export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   const routes = new RouteIndex(options.routes);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const onInternalError =
-    options.onInternalError ?? ((error, request) => console.error(`[simulator] internal error on ${request.method} ${request.path}:`, error));
+  const onInternalError = options.onInternalError;
 
   /** A refusal (ApiError) rendered in the plane's error style; any other throw is a 500. */
   function refusal(error: unknown, incoming: Incoming): Reply {
@@ -134,15 +133,13 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       body: (limit) => (declaresNoBody(req) ? EMPTY : readBody(req, limit)),
       discard: () => drain(req),
     };
+    const failed = (error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path });
     const reply = answer(incoming);
     if (!(reply instanceof Promise)) {
-      send(res, reply);
+      send(res, reply, failed);
       return;
     }
-    reply.then(
-      (settled) => send(res, settled),
-      (error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path }),
-    );
+    reply.then((settled) => send(res, settled, failed), failed);
   };
 
   async function request(path: string, init: RequestInit = {}): Promise<Response> {
@@ -342,7 +339,7 @@ function drain(req: IncomingMessage): Promise<void> {
   });
 }
 
-function send(res: ServerResponse, reply: Reply): void {
+function send(res: ServerResponse, reply: Reply, failed: (error: unknown) => void): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -358,7 +355,7 @@ function send(res: ServerResponse, reply: Reply): void {
       if (!res.writableEnded) res.end();
     };
     Promise.resolve(reply.stream(write, end, closed)).catch((error: unknown) => {
-      console.error('[simulator] stream failed:', error);
+      failed(error);
       end();
     });
     return;
