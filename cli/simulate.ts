@@ -30,8 +30,9 @@ Options:
   --config <file>       deployment configuration file (langgraph.json, or YAML) whose
                         webhooks and http.disable_webhooks settings the agent server
                         follows; \${{ env.VAR }} in webhooks.headers is read from the
-                        environment. An invalid file or a missing variable stops startup
-                        (exit 2).
+                        environment; a top-level faults list sets faults at startup, each
+                        as POST /__sim/faults takes it. An invalid file or a missing
+                        variable stops startup (exit 2).
   -h, --help            this help`;
 
 const PORT_OFFSETS: Record<Endpoint, number> = { 'agent-server': 0, 'control-plane': 1, 'platform-api': 2, 'platform-api-eu': 3 };
