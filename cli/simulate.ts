@@ -31,8 +31,9 @@ Options:
   --config <file>       deployment configuration file (langgraph.json, or YAML) whose
                         webhooks and http.disable_webhooks settings the agent server
                         follows; \${{ env.VAR }} in webhooks.headers is read from the
-                        environment. An invalid file or a missing variable stops startup
-                        (exit 2).
+                        environment; a top-level faults list sets faults at startup, each
+                        as POST /__sim/faults takes it. An invalid file or a missing
+                        variable stops startup (exit 2).
   --log-level <level>   error, warn, info (default) or debug: what the simulator tells of
                         itself. error: its own bugs (a request it answered 500), on stderr;
                         info adds what the simulated platform did that a client may want to

@@ -104,6 +104,23 @@ test('a file that does not match the schema, or does not parse, says where', () 
   expect(failure(() => loadDeploymentConfig(join(dir, 'absent.json'), {}))).toMatch(/absent.json cannot be read/);
 });
 
+test('a top-level faults list is set at startup, each checked as POST /__sim/faults checks one', async () => {
+  const config = loadDeploymentConfig(file('faults.yaml', 'faults:\n  - { method: POST, path: /threads, status: 503, count: 2 }\n'), {});
+  expect(config.faults).toEqual([{ method: 'POST', path: '/threads', status: 503, count: 2 }]);
+  expect(webhookSettings(config)).toEqual({});
+  const sim = await startSimulator({ deploymentConfig: config, quiet: true });
+  try {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', body: '{}' })).status);
+    expect(statuses).toEqual([503, 503, 200]);
+  } finally {
+    await sim.close();
+  }
+  expect(failure(() => resolveDeploymentConfig({ faults: { status: 503 } }, {}))).toMatch(/faults must be a list/);
+  expect(failure(() => resolveDeploymentConfig({ faults: [{ status: 503, count: 0 }] }, {}))).toMatch(/faults\[0\]: \/count must be >= 1/);
+  expect(failure(() => resolveDeploymentConfig({ faults: [{ path: '/threads' }] }, {}))).toMatch(/faults\[0\]: a fault needs an effect/);
+});
+
 test.describe('simulate --config', () => {
   test('stops with exit code 2 and the reason when a referenced variable is missing', async () => {
     const path = file('missing-var.json', JSON.stringify({ webhooks: { headers: { Authorization: 'Bearer ${{ env.LG_WEBHOOK_APC_UNSET }}' } } }));

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
 import type { DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
 import type { UrlPolicy } from '../specs/url-policy.ts';
+import { faultProblem, type Fault } from './faults.ts';
 
 /** The file as written (templates unresolved), as /__sim/info publishes it. Keys other than these are allowed and ignored. */
 export type { DeploymentConfigFile };
@@ -21,6 +22,8 @@ export interface DeploymentConfig {
     urlPolicy?: UrlPolicy;
     disabled: boolean;
   };
+  /** Faults set at startup: the simulator's own top-level `faults` key, each as POST /__sim/faults takes it. */
+  faults?: Fault[];
 }
 
 export class DeploymentConfigError extends Error {}
@@ -69,7 +72,26 @@ export function resolveDeploymentConfig(value: unknown, env: Env, source = 'depl
   for (const [name, template] of Object.entries(file.webhooks?.headers ?? {})) {
     headers[name] = resolveTemplate(template, env, prefix, `${source}: webhooks.headers.${name}`);
   }
-  return { file, webhooks: { headers, urlPolicy: file.webhooks?.url, disabled: file.http?.disable_webhooks === true } };
+  return {
+    file,
+    webhooks: { headers, urlPolicy: file.webhooks?.url, disabled: file.http?.disable_webhooks === true },
+    faults: faultsOf((value as { faults?: unknown }).faults, source),
+  };
+}
+
+/** The `faults` list, each checked as POST /__sim/faults checks one. */
+function faultsOf(value: unknown, source: string): Fault[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new DeploymentConfigError(`${source}: faults must be a list of faults, as POST /__sim/faults takes them`);
+  return value.map((fault, i) => {
+    const problem =
+      contract()
+        .validateSchema('simulator-admin', 'Fault', fault)
+        .map((v) => `${v.at || '(the fault)'} ${v.message}`)
+        .join('; ') || faultProblem(fault as Fault);
+    if (problem) throw new DeploymentConfigError(`${source}: faults[${i}]: ${problem}`);
+    return fault as Fault;
+  });
 }
 
 /** The webhook settings of a configuration as written, for the simulator's /__sim/info. */

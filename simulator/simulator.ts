@@ -9,6 +9,7 @@ import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
+import { Faults } from './faults.ts';
 import { ApiError, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
 import { createPlaneHandler, createPlaneServer, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
@@ -24,9 +25,8 @@ import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit
 
 // The powers of the admin path (/__sim), which a real service does not have: the Capability
 // enum of specs/openapi/simulator-admin.yaml, which says what each one is. The simulator has
-// them all but fault-injection, which only the self-tests' broken stand-ins claim.
-const ADMIN_CAPABILITIES = (contract().documents['simulator-admin'].components!.schemas!.Capability as { enum: Capability[] }).enum;
-const CAPABILITIES: readonly Capability[] = ADMIN_CAPABILITIES.filter((c) => c !== 'fault-injection');
+// them all.
+const CAPABILITIES = (contract().documents['simulator-admin'].components!.schemas!.Capability as { enum: readonly Capability[] }).enum;
 
 /** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
 export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;
@@ -127,6 +127,8 @@ export class Simulator {
   readonly controlPlane: ControlPlane;
   /** The platform API per region (§1), each holding its own data (REGION-TWO-REGIONS, REGION-DATA-RESIDENCY). */
   readonly platform: { us: PlatformApi; eu: PlatformApi };
+  /** Faults on demand (POST /__sim/faults), met by requests of every plane. */
+  readonly faults: Faults;
   private seed: string;
   private readonly log: Log;
   private servers = new Map<Endpoint, Server>();
@@ -141,6 +143,9 @@ export class Simulator {
     this.clock =
       options.clock === 'real' ? new RealClock({ scale: options.timeScale, epoch: options.epoch }) : new VirtualClock(options.epoch ?? DEFAULT_EPOCH);
     this.ids = new IdGenerator(this.seed);
+    this.faults = new Faults(this.clock);
+    // The configuration file's faults are checked when it is loaded (loadDeploymentConfig).
+    for (const fault of options.deploymentConfig?.faults ?? []) this.faults.add(fault);
     const env = { clock: this.clock, ids: this.ids };
     const agentOptions = {
       runDurationMs: options.runDurationMs ?? (this.clock.kind === 'real' ? DEFAULT_REAL_RUN_DURATION_MS : 0),
@@ -208,6 +213,7 @@ export class Simulator {
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
         admit: this.admission(definition.endpoint),
         onInternalError: this.internalError,
+        fault: (request) => this.faults.take({ ...request, endpoint }),
       });
       this.handlers.set(endpoint, handler);
     }
@@ -270,10 +276,11 @@ export class Simulator {
     for (const limiter of this.limiters) limiter.reset();
   }
 
-  /** Forgets all state and starts over: same seed unless a new one is given. */
+  /** Forgets all state, faults included, and starts over: same seed unless a new one is given. */
   reset(seed?: string): void {
     if (seed !== undefined) this.seed = seed;
     this.resetRateLimits();
+    this.faults.clear();
     this.clock.reset();
     this.ids.reseed(this.seed);
     this.agentServer.reset();

@@ -4,6 +4,7 @@
 // elsewhere.
 import type { operations } from '../../specs/types/simulator-admin.ts';
 import { failRevision } from '../control-plane/admin-routes.ts';
+import { unprocessable } from '../http/errors.ts';
 import { compileTable, type Route } from '../http/router.ts';
 import { authorizeOAuthFlow } from '../platform-api/admin-routes.ts';
 import type { Simulator } from '../simulator.ts';
@@ -25,6 +26,16 @@ export function adminRoutes(sim: Simulator): Route[] {
     resetRateLimits: () => {
       sim.resetRateLimits();
       return { body: { reset: true, now: sim.clock.iso() } };
+    },
+    listFaults: () => ({ body: { faults: sim.faults.list() } }),
+    setFault: (req) => {
+      const problem = sim.faults.add(req.body);
+      if (problem) throw unprocessable(`Invalid fault: ${problem}`, [{ loc: ['body'], msg: problem, type: 'value_error' }]);
+      return { body: { faults: sim.faults.list() } };
+    },
+    clearFaults: () => {
+      sim.faults.clear();
+      return { body: { faults: [] } };
     },
     failRevision: failRevision(sim.controlPlane),
     authorizeOAuthFlow: authorizeOAuthFlow([sim.platform.us, sim.platform.eu]),

@@ -7,8 +7,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import type { FaultEffect } from '../faults.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
-import { isStream, RouteIndex, type Reply, type Request, type Route } from './router.ts';
+import { isStream, RouteIndex, type Reply, type Request, type Route, type StreamReply } from './router.ts';
 
 interface PlaneOptions {
   plane: Plane;
@@ -23,6 +24,11 @@ interface PlaneOptions {
    * limits before routing. Requests to the admin path are never passed here.
    */
   admit?: (request: AdmissionRequest) => void;
+  /**
+   * Asked first for every request but the admin path's: the fault it meets (POST /__sim/faults),
+   * which then answers in its place (status, reset), delays it or cuts its answer short.
+   */
+  fault?: (request: { method: string; path: string; operation?: string }) => FaultEffect | undefined;
   /** Told of a throw that is not an ApiError, and of a stream that broke: a simulator bug. */
   onInternalError: (error: unknown, request: { method: string; path: string }) => void;
 }
@@ -83,13 +89,28 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
    * The reply to a request. It stays synchronous as long as nothing waits (no body to read, a
    * handler that answers at once): most requests then cost no promise at all.
    */
-  function answer(incoming: Incoming): Reply | Promise<Reply> {
+  function answer(incoming: Incoming, fault: FaultEffect | undefined): Reply | Promise<Reply> {
     try {
-      const reply = dispatch(incoming);
+      const reply = fault?.status === undefined ? dispatch(incoming) : refuseByFault(incoming, fault.status, fault.retry_after);
       return reply instanceof Promise ? reply.catch((error: unknown) => refusal(error, incoming)) : reply;
     } catch (error) {
       return refusal(error, incoming);
     }
+  }
+
+  /** The fault a request meets, if any; the admin path never meets one. */
+  function faultOf(incoming: Incoming): FaultEffect | undefined {
+    if (!options.fault || isAdminPath(incoming.path)) return undefined;
+    const match = routes.match(incoming.method, incoming.path);
+    return options.fault({ method: incoming.method, path: incoming.path, operation: match.kind === 'found' ? match.route.operation.operationId : undefined });
+  }
+
+  /** A status fault: answered in the plane's error shape before rate limits and routing, so the request changes nothing. */
+  function refuseByFault(incoming: Incoming, status: number, retryAfter: number | undefined): Promise<Reply> {
+    return incoming.discard().then(() => {
+      const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
+      throw new ApiError(status, `Fault injected through /__sim/faults: ${incoming.method} ${incoming.path} answers ${status}`, undefined, headers);
+    });
   }
 
   function dispatch(incoming: Incoming): Reply | Promise<Reply> {
@@ -133,14 +154,28 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       body: (limit) => (declaresNoBody(req) ? EMPTY : readBody(req, limit)),
       discard: () => drain(req),
     };
-    const failed = (error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path });
-    const reply = answer(incoming);
-    if (!(reply instanceof Promise)) {
-      send(res, reply, failed);
+    const fault = faultOf(incoming);
+    if (!fault) {
+      respond(res, incoming, undefined);
       return;
     }
-    reply.then((settled) => send(res, settled, failed), failed);
+    // Latency is real time even on the virtual clock: it is there for clients' timeouts.
+    afterLatency(fault, () => {
+      if (fault.reset) req.socket.destroy();
+      else respond(res, incoming, fault);
+    });
   };
+
+  function respond(res: ServerResponse, incoming: Incoming, fault: FaultEffect | undefined): void {
+    const failed = (error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path });
+    const reply = answer(incoming, fault);
+    const deliver = (settled: Reply) => (fault?.truncate ? sendTruncated(res, settled, failed) : send(res, settled, failed));
+    if (!(reply instanceof Promise)) {
+      deliver(reply);
+      return;
+    }
+    reply.then(deliver, failed);
+  }
 
   async function request(path: string, init: RequestInit = {}): Promise<Response> {
     const url = new URL(path, 'http://in-process.invalid');
@@ -159,7 +194,12 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       },
       discard: async () => {},
     };
-    return toResponse(await answer(incoming));
+    const fault = faultOf(incoming);
+    if (fault) await new Promise<void>((resolve) => afterLatency(fault, resolve));
+    // A reset fails the call as fetch fails on a connection closed without an answer.
+    if (fault?.reset) throw new TypeError('fetch failed', { cause: new Error('connection reset by a fault injected through /__sim/faults') });
+    const reply = await answer(incoming, fault);
+    return fault?.truncate ? truncatedResponse(reply) : toResponse(reply);
   }
 
   return { listener, request };
@@ -167,7 +207,64 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 
 const EMPTY = Buffer.alloc(0);
 
-/** A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3): nothing to wait for. */
+function afterLatency(fault: FaultEffect, then: () => void): void {
+  if (fault.latency_ms) setTimeout(then, fault.latency_ms);
+  else then();
+}
+
+/** An event stream that ends after its first write: the stream a client sees when a proxy cuts it. */
+function firstEventOnly(reply: StreamReply): StreamReply {
+  return {
+    ...reply,
+    stream: (write, end, closed) =>
+      reply.stream(
+        (chunk) => {
+          write(chunk);
+          end();
+        },
+        end,
+        closed,
+      ),
+  };
+}
+
+/** The first half of a JSON reply's body; undefined for a reply with no body. */
+function halfBody(reply: Reply): Buffer | undefined {
+  if (isStream(reply) || reply.body === undefined || reply.status === 204) return undefined;
+  const bytes = Buffer.from(JSON.stringify(reply.body));
+  return bytes.subarray(0, Math.floor(bytes.length / 2));
+}
+
+/** A truncate fault over a socket: a stream ends after its first event; a JSON body stops halfway and the connection is destroyed. */
+function sendTruncated(res: ServerResponse, reply: Reply, failed: (error: unknown) => void): void {
+  if (isStream(reply)) {
+    send(res, firstEventOnly(reply), failed);
+    return;
+  }
+  const half = halfBody(reply);
+  if (!half) {
+    res.socket?.destroy();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers, 'content-length': String(Buffer.byteLength(text)) });
+  res.write(half, () => res.socket?.destroy());
+}
+
+/** A truncate fault in process: the same cuts, a JSON body's stream erroring halfway as a destroyed connection does. */
+function truncatedResponse(reply: Reply): Response {
+  if (isStream(reply)) return toResponse(firstEventOnly(reply));
+  const half = halfBody(reply);
+  if (!half) throw new TypeError('fetch failed', { cause: new Error('connection reset by a truncate fault on a reply with no body') });
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(half);
+      controller.error(new TypeError('terminated', { cause: new Error('connection closed halfway by a truncate fault') }));
+    },
+  });
+  return new Response(body, { status: reply.status ?? 200, headers: { 'content-type': 'application/json', ...reply.headers } });
+}
+
 /**
  * A plane's HTTP server: request heads over MAX_HEADER_BYTES get 431 and requests Node cannot
  * parse 400, in the plane's error shape (`{"detail": "..."}` for both styles), not Node's bare status line.
@@ -195,6 +292,7 @@ function refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.end(head + body, () => socket.destroy());
 }
 
+/** A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3): nothing to wait for. */
 function declaresNoBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined;

@@ -120,15 +120,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__sim/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The faults in force, each with the requests it has left (capability fault-injection). */
+        get: operations["listFaults"];
+        put?: never;
+        /** Sets a fault: the requests it matches, on any plane but the admin path, get its effect until its count or window runs out (capability fault-injection). */
+        post: operations["setFault"];
+        /** Clears every fault; requests pass again (capability fault-injection). */
+        delete: operations["clearFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; fault-injection: a broken stand-in of the self-tests answers wrong on purpose.
+         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; fault-injection: setFault, listFaults and clearFaults.
          * @enum {unknown}
          */
         Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "fault-injection";
+        /** @description Makes the requests it matches fail on purpose, to see a client retry. It matches a request when every selector given matches (none given: every request but the admin path's); the first fault set that matches takes the request. It applies to its next `count` requests, for `for_ms` of simulated time from when it is set, or until cleared when neither is given (whichever ends first when both are). Its effect is at least one of status, latency_ms, reset and truncate, with at most one of status, reset and truncate. */
+        Fault: {
+            /**
+             * @description The plane whose requests it matches (default every plane).
+             * @enum {unknown}
+             */
+            endpoint?: "agent-server" | "control-plane" | "platform-api" | "platform-api-eu";
+            /** @description The HTTP method, any case (default any). */
+            method?: string;
+            /** @description The path: a segment `*` or `{name}` matches any one segment, a last segment `**` matches whatever follows (default any path). */
+            path?: string;
+            /** @description An operationId of the plane documents, such as createThread (default any). */
+            operation?: string;
+            /** @description The status answered instead, in the plane's error shape; the request does not reach the plane. */
+            status?: number;
+            /** @description Seconds, sent as Retry-After with the status. */
+            retry_after?: number;
+            /** @description A delay before the request is handled, in real ms even on the virtual clock (it is there for clients' timeouts). */
+            latency_ms?: number;
+            /** @description true: the connection is destroyed, with no answer. */
+            reset?: boolean;
+            /** @description true: the answer is cut short: an event stream ends after its first event, a JSON body stops halfway and the connection is destroyed (a reply with no body is reset). */
+            truncate?: boolean;
+            /** @description How many requests it applies to. */
+            count?: number;
+            /** @description How long it applies, in simulated ms from when it is set. */
+            for_ms?: number;
+        };
+        /** @description A fault in force, as set, with what it has left. */
+        ActiveFault: {
+            fault: components["schemas"]["Fault"];
+            /** @description The requests it still applies to (absent: no count). */
+            remaining?: number;
+            /**
+             * Format: date-time
+             * @description The simulated time its window ends (absent: no window).
+             */
+            until?: string;
+        };
+        FaultList: {
+            faults: components["schemas"]["ActiveFault"][];
+        };
         /** @enum {unknown} */
         Region: "us" | "eu";
         /**
@@ -231,6 +292,9 @@ export interface components {
     pathItems: never;
 }
 export type Capability = components['schemas']['Capability'];
+export type Fault = components['schemas']['Fault'];
+export type ActiveFault = components['schemas']['ActiveFault'];
+export type FaultList = components['schemas']['FaultList'];
 export type Region = components['schemas']['Region'];
 export type CredentialRole = components['schemas']['CredentialRole'];
 export type Credential = components['schemas']['Credential'];
@@ -433,6 +497,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The faults in force, in the order they were set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultList"];
+                };
+            };
+        };
+    };
+    setFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Fault"];
+            };
+        };
+        responses: {
+            /** @description The faults in force, the new one last. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultList"];
+                };
+            };
+            /** @description A fault with no effect, with two of status, reset and truncate, retry_after without status, or an unknown operation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    clearFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No fault is in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultList"];
+                };
             };
         };
     };
