@@ -26,6 +26,11 @@ export function adminRoutes(sim: Simulator): Route[] {
       sim.resetRateLimits();
       return { body: { reset: true, now: sim.clock.iso() } };
     },
+    getSnapshot: () => ({ body: sim.snapshot() }),
+    restoreSnapshot: async (req) => {
+      await sim.restore(req.body);
+      return { body: sim.info() };
+    },
     failRevision: failRevision(sim.controlPlane),
     authorizeOAuthFlow: authorizeOAuthFlow([sim.platform.us, sim.platform.eu]),
   });
