@@ -1,5 +1,8 @@
 // `simulate`: the simulator on loopback, with what a client needs printed: each plane's URL,
 // the API keys and the workspaces they open, and ready environment lines.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { ApiError } from '../simulator/http/errors.ts';
+import type { Snapshot } from '../specs/types/simulator-admin.ts';
 import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, startSimulator, type Simulator } from '../simulator/simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
@@ -40,6 +43,15 @@ Options:
                         know (a webhook the receiver refused to the last attempt, a cron
                         that could not start its run), on stdout; debug adds each webhook
                         attempt that will be retried
+  --state <file>        start from a snapshot (what GET /__sim/snapshot answers): its seed,
+                        time, id stream and every resource. A missing or invalid file stops
+                        startup (exit 2).
+  --persist <file>      keep the state across restarts: start from the file if it exists
+                        (as --state; --state, when given too, wins), and on Ctrl-C or SIGTERM
+                        save the state there (written whole, then renamed into place). Runs
+                        in progress and webhook deliveries under way hold the save back for
+                        up to 5 s; if they still have not ended, nothing is saved, the file
+                        keeps its previous state and the exit status is 1.
   -h, --help            this help`;
 
 const PORT_OFFSETS: Record<Endpoint, number> = { 'agent-server': 0, 'control-plane': 1, 'platform-api': 2, 'platform-api-eu': 3 };
@@ -56,6 +68,8 @@ export async function simulate(args: string[]): Promise<number> {
     'no-rate-limits': { type: 'boolean' },
     config: { type: 'string' },
     'log-level': { type: 'string' },
+    state: { type: 'string' },
+    persist: { type: 'string' },
   });
   if (values.help) {
     console.log(SIMULATE_HELP);
@@ -76,6 +90,17 @@ export async function simulate(args: string[]): Promise<number> {
     } catch (error) {
       if (!(error instanceof DeploymentConfigError)) throw error;
       console.error(`${NAME}: ${error.message}`);
+      return EXIT.usage;
+    }
+  }
+  const persist = values.persist as string | undefined;
+  const stateFile = (values.state as string | undefined) ?? (persist !== undefined && existsSync(persist) ? persist : undefined);
+  let snapshot: Snapshot | undefined;
+  if (stateFile !== undefined) {
+    try {
+      snapshot = JSON.parse(readFileSync(stateFile, 'utf8')) as Snapshot;
+    } catch (error) {
+      console.error(`${NAME}: cannot start from ${stateFile}: ${(error as Error).message}`);
       return EXIT.usage;
     }
   }
@@ -105,11 +130,47 @@ export async function simulate(args: string[]): Promise<number> {
     }
     throw error;
   }
+  if (snapshot !== undefined) {
+    try {
+      await sim.restore(snapshot);
+    } catch (error) {
+      await sim.close();
+      if (!(error instanceof ApiError)) throw error;
+      console.error(`${NAME}: cannot start from ${stateFile}: ${error.message}`);
+      return EXIT.usage;
+    }
+    console.log(`[simulator] state from ${stateFile}`);
+  }
   for (const line of describe(sim, values.config as string | undefined, values['no-rate-limits'] !== true)) console.log(line);
   const signal = await untilSignal();
   console.log(`[simulator] ${signal}: stopping`);
+  const saved = persist === undefined || (await save(sim, persist));
   await sim.close();
-  return EXIT.ok;
+  return saved ? EXIT.ok : EXIT.failed;
+}
+
+/** How long a save on exit waits for runs and webhook deliveries to end (real ms). */
+const SAVE_PATIENCE_MS = 5_000;
+
+/** Writes the snapshot to `file` whole (a crash never leaves half a file); false when work in progress kept it from being taken. */
+async function save(sim: Simulator, file: string): Promise<boolean> {
+  const giveUpAt = Date.now() + SAVE_PATIENCE_MS;
+  for (;;) {
+    try {
+      const snapshot = sim.snapshot();
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot)}\n`);
+      renameSync(`${file}.tmp`, file);
+      console.log(`[simulator] state saved to ${file}`);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      if (Date.now() >= giveUpAt) {
+        console.error(`${NAME}: state not saved to ${file} (it keeps its previous state): ${error.message}`);
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /** What `simulate` prints: URLs, clock, admin path, rate limits, credentials and environment lines; `Ctrl-C to stop` last, once ready. */

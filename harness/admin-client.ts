@@ -4,7 +4,7 @@
 // generated types (specs/types/simulator-admin.ts). The harness and the suites reach the admin
 // path through it alone, as they would any target's: tests/layout.test.ts fails on another way.
 import { contract } from '../specs/contract.ts';
-import type { ClockAdvance, operations, Reset } from '../specs/types/simulator-admin.ts';
+import type { ClockAdvance, operations, Reset, Snapshot } from '../specs/types/simulator-admin.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 
 type AdminOperationId = keyof operations;
@@ -55,6 +55,16 @@ export class AdminClient {
   /** Empties the rate-limit counters of every plane (capability rate-limit-reset). */
   resetRateLimits(): Promise<ApiResponse<AdminAnswer<'resetRateLimits'>>> {
     return this.call('resetRateLimits');
+  }
+
+  /** The whole state as JSON (capability snapshots); 409 while runs or webhook deliveries are under way. */
+  getSnapshot(): Promise<ApiResponse<AdminAnswer<'getSnapshot'>>> {
+    return this.call('getSnapshot');
+  }
+
+  /** Replaces the whole state with a snapshot (capability snapshots); 422 for one it cannot load. */
+  restoreSnapshot(body: Snapshot): Promise<ApiResponse<AdminAnswer<'restoreSnapshot'>>> {
+    return this.call('restoreSnapshot', { body });
   }
 
   /** Makes a revision that is not yet terminal fail (capability revision-faults). */

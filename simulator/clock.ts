@@ -14,8 +14,8 @@ export interface Clock {
   iso(): string;
   /** Schedules `fire` at simulated time `at` (as soon as possible if that time has passed); answers a cancel. */
   schedule(at: number, fire: () => void): () => void;
-  /** Forgets every timer and starts time over. */
-  reset(): void;
+  /** Forgets every timer and starts time over, at `at` if given (a snapshot's time). */
+  reset(at?: number): void;
 }
 
 interface Timer {
@@ -93,8 +93,8 @@ export class VirtualClock implements Clock {
     return this.current;
   }
 
-  reset(): void {
-    this.current = this.start;
+  reset(at: number = this.start): void {
+    this.current = at;
     this.queue.clear();
   }
 }
@@ -137,14 +137,14 @@ export class RealClock implements Clock {
     };
   }
 
-  reset(): void {
+  reset(at?: number): void {
     this.queue.clear();
     this.arm();
-    this.restart();
+    this.restart(at);
   }
 
-  private restart(): void {
-    this.epoch = this.options.epoch ?? Date.now();
+  private restart(at?: number): void {
+    this.epoch = at ?? this.options.epoch ?? Date.now();
     this.startedAt = performance.now();
   }
 

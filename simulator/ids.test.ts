@@ -58,3 +58,14 @@ test('reseeding starts the sequence over, with the current seed or with a new on
   ids.reseed();
   expect(draw(ids, 3), 'a reseed without a seed keeps the last one given').toEqual(second);
 });
+
+test('a restored state draws the ids the stream would have drawn next', () => {
+  const ids = new IdGenerator('apc');
+  draw(ids, 7);
+  const state = ids.state();
+  const next = draw(ids, 5);
+  const other = new IdGenerator('another seed');
+  other.restore(state);
+  expect(draw(other, 5)).toEqual(next);
+  expect(() => other.restore([1, 2, 3] as never)).toThrow(TypeError);
+});

@@ -1,24 +1,21 @@
 // Seeded id generation: the same seed gives the same sequence of UUIDs.
 
-/** sfc32, a small, fast PRNG with 128 bits of state. */
-function sfc32(a: number, b: number, c: number, d: number): () => number {
-  return () => {
-    a |= 0;
-    b |= 0;
-    c |= 0;
-    d |= 0;
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return t >>> 0;
-  };
+/** The four 32-bit words of the generator's state: where the id stream stands. */
+export type IdState = [number, number, number, number];
+
+/** sfc32, a small, fast PRNG with 128 bits of state, kept in `s` so that a snapshot can read it. */
+function sfc32(s: IdState): number {
+  const [a, b, c, d] = s;
+  const t = (((a + b) | 0) + d) | 0;
+  s[3] = (d + 1) | 0;
+  s[0] = b ^ (b >>> 9);
+  s[1] = (c + (c << 3)) | 0;
+  s[2] = (((c << 21) | (c >>> 11)) + t) | 0;
+  return t >>> 0;
 }
 
 /** cyrb128: spreads a seed string over four 32-bit words. */
-function hashSeed(seed: string): [number, number, number, number] {
+function hashSeed(seed: string): IdState {
   let h1 = 1779033703,
     h2 = 3144134277,
     h3 = 1013904242,
@@ -38,7 +35,7 @@ function hashSeed(seed: string): [number, number, number, number] {
 }
 
 export class IdGenerator {
-  private next!: () => number;
+  private words!: IdState;
 
   constructor(private seed: string) {
     this.reseed(seed);
@@ -46,15 +43,24 @@ export class IdGenerator {
 
   reseed(seed: string = this.seed): void {
     this.seed = seed;
-    const [a, b, c, d] = hashSeed(seed);
-    this.next = sfc32(a, b, c, d);
+    this.words = hashSeed(seed).map((w) => w | 0) as IdState;
+  }
+
+  /** Where the stream stands: restoring it draws the same ids from there on. */
+  state(): IdState {
+    return [...this.words];
+  }
+
+  restore(state: IdState): void {
+    if (state.length !== 4 || !state.every(Number.isInteger)) throw new TypeError('an id state is four 32-bit integers');
+    this.words = state.map((w) => w | 0) as IdState;
   }
 
   /** A version-4-shaped UUID drawn from the seeded stream. */
   uuid(): string {
     const bytes: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const word = this.next();
+      const word = sfc32(this.words);
       bytes.push(word >>> 24, (word >>> 16) & 0xff, (word >>> 8) & 0xff, word & 0xff);
     }
     bytes[6] = (bytes[6] & 0x0f) | 0x40;

@@ -3,17 +3,17 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
-import type { Capability, SimulatorInfo } from '../specs/types/simulator-admin.ts';
+import type { Capability, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import { Faults } from './faults.ts';
-import { ApiError, type ErrorStyle } from './http/errors.ts';
+import { ApiError, unprocessable, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
 import { createPlaneHandler, createPlaneServer, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
-import { IdGenerator } from './ids.ts';
+import { IdGenerator, type IdState } from './ids.ts';
 import { createLog, DEFAULT_LOG_LEVEL, type Log, type LogLevel } from './log.ts';
 import { WorkspaceDirectory } from './auth/workspaces.ts';
 import { ControlPlane } from './control-plane/control-plane.ts';
@@ -73,6 +73,13 @@ interface SimulatorOptions {
 }
 
 export const DEFAULT_SEED = '1';
+
+/** The planes of a snapshot as the stores write them (the admin document leaves them free). */
+interface SnapshotPlanes {
+  agent_server: ReturnType<AgentServer['snapshot']>;
+  control_plane: { deployments: ReturnType<ControlPlane['snapshot']> };
+  platform_api: { us: ReturnType<PlatformApi['snapshot']>; eu: ReturnType<PlatformApi['snapshot']> };
+}
 
 interface PlaneDefinition {
   endpoint: Endpoint;
@@ -158,20 +165,23 @@ export class Simulator {
     // Each deployment created on the control plane gets an agent server of its own.
     const hosting = new AgentServerHosting({
       host: options.host ?? '127.0.0.1',
-      listener: () => {
+      create: () => {
         // A hosted server learns its own address (for relative webhook URLs) from its first request.
         let self: string | undefined;
-        const server = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => self });
+        const agent = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => self });
         const handler = createPlaneHandler({
           plane: 'agent-server',
           errorStyle: 'detail-string',
-          routes: agentServerRoutes(server),
+          routes: agentServerRoutes(agent),
           admit: this.admission('agent-server'),
           onInternalError: this.internalError,
         });
-        return (req, res) => {
-          self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
-          handler.listener(req, res);
+        return {
+          agent,
+          listener: (req, res) => {
+            self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
+            handler.listener(req, res);
+          },
         };
       },
     });
@@ -287,6 +297,56 @@ export class Simulator {
     this.controlPlane.reset();
     this.platform.us.reset();
     this.platform.eu.reset();
+  }
+
+  /**
+   * The whole state as plain JSON (GET /__sim/snapshot): seed, time, the id stream's position and
+   * every plane's records. Refused (409) while runs or webhook deliveries are under way.
+   */
+  snapshot(): Snapshot {
+    return {
+      version: 1,
+      seed: this.seed,
+      clock: { now: this.clock.now() },
+      ids: this.ids.state(),
+      planes: {
+        agent_server: this.agentServer.snapshot(),
+        control_plane: { deployments: this.controlPlane.snapshot() },
+        platform_api: { us: this.platform.us.snapshot(), eu: this.platform.eu.snapshot() },
+      },
+    };
+  }
+
+  /**
+   * Replaces the whole state with a snapshot (PUT /__sim/snapshot, simulate --state); the
+   * rate-limit counters start empty. Deployments' agent servers listen again, each on its old
+   * port when it is free, else on a new one, which the deployment's URL then names.
+   */
+  async restore(snapshot: Snapshot): Promise<void> {
+    const violations = contract().validateSchema('simulator-admin', 'Snapshot', snapshot);
+    if (violations.length > 0) throw unprocessable(`Not a snapshot: ${violations.map((v) => `${v.at || '/'} ${v.message}`).join('; ')}`);
+    // Rehearsed on a scratch simulator first (virtual clock, no servers), so that a snapshot
+    // that does not load is refused with this simulator left as it was.
+    try {
+      new Simulator({ seed: snapshot.seed, quiet: true, rateLimits: false }).load(snapshot);
+    } catch (error) {
+      throw unprocessable(`Not a snapshot this simulator can load: ${(error as Error).message}`);
+    }
+    await this.controlPlane.close();
+    this.load(snapshot);
+    await this.controlPlane.rehost();
+  }
+
+  private load(snapshot: Snapshot): void {
+    const planes = snapshot.planes as SnapshotPlanes;
+    this.resetRateLimits();
+    this.clock.reset(snapshot.clock.now);
+    this.ids.restore(snapshot.ids as IdState);
+    this.agentServer.restore(planes.agent_server);
+    this.controlPlane.restore(planes.control_plane.deployments);
+    this.platform.us.restore(planes.platform_api.us);
+    this.platform.eu.restore(planes.platform_api.eu);
+    this.seed = snapshot.seed;
   }
 
   /** The powers this simulator offers: none without the admin path; no virtual clock on the real one. */

@@ -37,6 +37,11 @@ export function adminRoutes(sim: Simulator): Route[] {
       sim.faults.clear();
       return { body: { faults: [] } };
     },
+    getSnapshot: () => ({ body: sim.snapshot() }),
+    restoreSnapshot: async (req) => {
+      await sim.restore(req.body);
+      return { body: sim.info() };
+    },
     failRevision: failRevision(sim.controlPlane),
     authorizeOAuthFlow: authorizeOAuthFlow([sim.platform.us, sim.platform.eu]),
   });

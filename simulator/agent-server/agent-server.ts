@@ -1,5 +1,6 @@
 // One simulated agent server (a deployment): its stores share the simulator's clock and ids.
 import type { Clock } from '../clock.ts';
+import { conflict } from '../http/errors.ts';
 import { NO_DEPLOYMENT_CONFIG, type DeploymentConfig } from '../deployment-config.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { Log } from '../log.ts';
@@ -74,6 +75,20 @@ export class AgentServer {
     this.crons.forgetThread(threadId);
     this.runs.forgetThread(threadId);
     this.threads.delete(threadId);
+  }
+
+  /** Threads, runs, assistants and crons as plain JSON; refused (409) while runs or webhook deliveries are under way. */
+  snapshot() {
+    if (this.webhooks.busy()) throw conflict('Cannot snapshot while webhook deliveries are under way: wait for them to end and try again.');
+    return { threads: this.threads.snapshot(), assistants: this.assistants.snapshot(), runs: this.runs.snapshot(), crons: this.crons.snapshot() };
+  }
+
+  restore(snapshot: ReturnType<AgentServer['snapshot']>): void {
+    this.reset();
+    this.threads.restore(snapshot.threads);
+    this.assistants.restore(snapshot.assistants);
+    this.runs.restore(snapshot.runs);
+    this.crons.restore(snapshot.crons);
   }
 
   reset(): void {

@@ -55,6 +55,14 @@ export class AssistantStore {
     }));
   }
 
+  snapshot(): AssistantRecord[] {
+    return structuredClone(this.assistants);
+  }
+
+  restore(snapshot: AssistantRecord[]): void {
+    this.assistants = snapshot.map((a) => structuredClone(a));
+  }
+
   /**
    * An assistant by UUID, or the default assistant of a graph by graph id (ASSISTANT-GET, ASSISTANT-GRAPH-ID-DEFAULT);
    * 404 for neither (ASSISTANT-GET-UNKNOWN-404).

@@ -64,6 +64,20 @@ export class CronStore {
     this.seq = 0;
   }
 
+  /** The crons as plain JSON, without their timers. */
+  snapshot(): { crons: CronRecord[]; seq: number } {
+    return structuredClone({ crons: [...this.crons.values()].map(({ cancel: _cancel, ...cron }) => cron), seq: this.seq });
+  }
+
+  /** Puts the crons back, each due again at its next run date (the clock is set first). */
+  restore(snapshot: { crons: CronRecord[]; seq: number }): void {
+    const crons = new Map(snapshot.crons.map((c): [string, CronRecord] => [c.cron_id, structuredClone(c)]));
+    this.clear();
+    this.crons = crons;
+    this.seq = snapshot.seq;
+    for (const cron of crons.values()) if (cron.nextAt !== null) cron.cancel = this.deps.clock.schedule(cron.nextAt, () => this.fire(cron));
+  }
+
   /** POST /threads/{thread_id}/runs/crons, webhook included (CRON-THREAD-CREATE). */
   createForThread(threadId: string, body: CronCreate): Cron {
     this.deps.threads.record(threadId);

@@ -51,6 +51,9 @@ export interface RunRecord extends Run {
   cancelDelay?: () => void;
 }
 
+/** A run as a snapshot holds it: no listeners, no timer. */
+type StoredRunRecord = Omit<RunRecord, 'listeners' | 'cancelDelay'> & Pick<RunRecord, 'run_id'>;
+
 export interface RunHooks {
   /** Called once when a run reaches a final status (webhook delivery). */
   onFinished?: (run: RunRecord, thread: ThreadRecord | undefined) => void;
@@ -87,6 +90,27 @@ export class RunStore {
     for (const run of this.runs.values()) run.cancelDelay?.();
     this.runs.clear();
     this.order = [];
+  }
+
+  /**
+   * The runs as plain JSON. A run in progress is a position in a graph and a timer, which a
+   * snapshot does not capture: it is refused (409) until every run has ended.
+   */
+  snapshot(): { runs: StoredRunRecord[]; order: string[] } {
+    const active = [...this.runs.values()].filter((r) => !isFinal(r.status));
+    if (active.length > 0) {
+      const ids = active.map((r) => `${r.run_id} (${r.status})`).join(', ');
+      throw conflict(`Cannot snapshot while runs are in progress: ${ids}. Wait for them to end (or advance the virtual clock) and try again.`);
+    }
+    return structuredClone({ runs: [...this.runs.values()].map(({ listeners: _l, cancelDelay: _c, ...run }) => run), order: this.order });
+  }
+
+  restore(snapshot: { runs: StoredRunRecord[]; order: string[] }): void {
+    const runs = new Map(snapshot.runs.map((run): [string, RunRecord] => [run.run_id, { ...structuredClone(run), listeners: new Set() } as RunRecord]));
+    if (snapshot.order.some((id) => !runs.has(id))) throw new TypeError('runs.order names a run the snapshot does not hold');
+    this.clear();
+    this.runs = runs;
+    this.order = [...snapshot.order];
   }
 
   /** Forgets the runs of a deleted thread: those in progress stop, their streams end, no webhook is sent. */

@@ -44,6 +44,16 @@ export class ThreadStore {
     this.seq = 0;
   }
 
+  /** The whole store as plain JSON (GET /__sim/snapshot). */
+  snapshot(): { threads: ThreadRecord[]; seq: number } {
+    return structuredClone({ threads: [...this.threads.values()], seq: this.seq });
+  }
+
+  restore(snapshot: { threads: ThreadRecord[]; seq: number }): void {
+    this.threads = new Map(snapshot.threads.map((t) => [t.thread_id, structuredClone(t)]));
+    this.seq = snapshot.seq;
+  }
+
   /**
    * THREAD-CREATE-EMPTY, THREAD-CREATE-IDLE, THREAD-CREATE-VALUES-METADATA: an idle thread, its metadata
    * kept as given, graph_id included (THREAD-CREATE-METADATA, THREAD-CREATE-GRAPH-ID), prepopulated by

@@ -90,6 +90,11 @@ export class WebhookSender {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
+  /** Whether a delivery is on the wire or waiting for its next attempt. */
+  busy(): boolean {
+    return this.inFlight.size > 0 || this.cancels.size > 0;
+  }
+
   clear(): void {
     this.generation += 1;
     for (const cancel of this.cancels) cancel();

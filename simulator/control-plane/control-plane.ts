@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { OAuthFlows } from '../platform-api/oauth.ts';
 import { DeploymentStore } from './deployments.ts';
-import type { AgentServerHosting } from './hosting.ts';
+import type { AgentServerHosting, HostedAgentServer } from './hosting.ts';
 import { RepositoryCatalog } from './repositories.ts';
 
 export class ControlPlane {
@@ -19,6 +19,36 @@ export class ControlPlane {
     private readonly hosting?: AgentServerHosting,
   ) {
     this.deployments = new DeploymentStore({ ...env, repositories: this.repositories, host: hosting && (() => hosting.start()) });
+  }
+
+  /** Restored agent servers of deployments, served again by rehost(). */
+  private restored: { deploymentId: string; url: string; hosted: HostedAgentServer }[] = [];
+
+  /** The deployments, each with the state of the agent server it hosts. */
+  snapshot() {
+    return this.deployments.snapshot().map((d) => {
+      const agent = d.url === undefined ? undefined : this.hosting?.agentAt(d.url);
+      return { ...d, agentServer: agent?.snapshot() };
+    });
+  }
+
+  /** Puts the deployments back and prepares their agent servers; rehost() serves them (after close()). */
+  restore(snapshot: ReturnType<ControlPlane['snapshot']>): void {
+    this.restored = snapshot.flatMap(({ agentServer, ...d }) => {
+      if (!this.hosting || d.url === undefined || !agentServer) return [];
+      const hosted = this.hosting.create();
+      hosted.agent.restore(agentServer);
+      return [{ deploymentId: d.deployment.id, url: d.url, hosted }];
+    });
+    this.deployments.restore(snapshot.map(({ agentServer: _a, ...d }) => d));
+  }
+
+  /** Serves the restored agent servers, each on its old port when it is free (else its deployment's URL changes). */
+  async rehost(): Promise<void> {
+    for (const { deploymentId, url, hosted } of this.restored.splice(0)) {
+      const now = await this.hosting!.start(hosted, Number(new URL(url).port));
+      if (now !== url) this.deployments.moved(deploymentId, now);
+    }
   }
 
   reset(): void {

@@ -91,6 +91,8 @@ type AgentServerHost = () => Promise<string>;
 interface RevisionRecord {
   revision: Revision;
   createdAt: number;
+  /** The failure a test asked for (failRevision), which its remaining steps lead to. */
+  failure?: Failure;
   cancel: (() => void)[];
 }
 
@@ -102,6 +104,9 @@ interface DeploymentRecord {
   /** The hosted agent server, published as custom_url once a revision is DEPLOYED. */
   url?: string;
 }
+
+/** A deployment as a snapshot holds it: no timers. */
+type StoredDeployment = Omit<DeploymentRecord, 'revisions'> & { revisions: Omit<RevisionRecord, 'cancel'>[] };
 
 const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'custom_url', 'listener_id'] as const;
 const REVISION_FIELDS = ['repo_ref', 'langgraph_config_path', 'image_uri', 'source_tarball_path'] as const;
@@ -234,6 +239,7 @@ export class DeploymentStore {
     if (TERMINAL.has(found.revision.status) || steps[steps.length - 1]?.status !== failure) {
       throw conflict(`Revision ${revisionId} is ${found.revision.status}: too late for ${failure}.`);
     }
+    found.failure = failure;
     this.schedule(record, found, steps);
     return structuredClone(found.revision);
   }
@@ -243,6 +249,36 @@ export class DeploymentStore {
     const record = this.record(workspace, deploymentId);
     for (const r of record.revisions) for (const cancel of r.cancel) cancel();
     this.records.delete(record.deployment.id);
+  }
+
+  /** The deployments and their revisions as plain JSON, oldest first, each with its agent server's URL. */
+  snapshot(): StoredDeployment[] {
+    return [...this.records.values()].map((record) =>
+      structuredClone({ ...record, revisions: record.revisions.map(({ cancel: _cancel, ...revision }) => revision) }),
+    );
+  }
+
+  /** Puts the deployments back; a revision in progress takes its remaining steps from its creation time (the clock is set first). */
+  restore(snapshot: StoredDeployment[]): void {
+    const records = snapshot.map(
+      (d): DeploymentRecord => ({ ...structuredClone(d), revisions: d.revisions.map((r) => ({ ...structuredClone(r), cancel: [] })) }),
+    );
+    this.clear();
+    for (const record of records) {
+      this.records.set(record.deployment.id, record);
+      for (const revision of record.revisions) {
+        if (TERMINAL.has(revision.revision.status)) continue;
+        const steps = stepsOf(revision.failure);
+        this.schedule(record, revision, steps.slice(steps.findIndex((s) => s.status === revision.revision.status) + 1));
+      }
+    }
+  }
+
+  /** A restored deployment's agent server listens at another address: its URL follows. */
+  moved(deploymentId: string, url: string): void {
+    const record = this.records.get(deploymentId)!;
+    if (record.deployment.source_config.custom_url === record.url) record.deployment.source_config.custom_url = url;
+    record.url = url;
   }
 
   clear(): void {

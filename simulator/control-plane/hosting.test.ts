@@ -2,6 +2,7 @@
 // its own port, with a handler built for it; stopAll closes them all, promptly even while a request
 // is still waiting for its answer. These tests listen on the loopback interface, as the simulator does.
 import { expect, test } from '@playwright/test';
+import type { AgentServer } from '../agent-server/agent-server.ts';
 import { AgentServerHosting } from './hosting.ts';
 
 /** A hosting whose servers answer which start built them, except at /hang, which never answers. */
@@ -9,12 +10,16 @@ function hosting(host = '127.0.0.1') {
   let built = 0;
   const hosts = new AgentServerHosting({
     host,
-    listener: () => {
+    create: () => {
       const instance = ++built;
-      return (req, res) => {
-        if (req.url === '/hang') return;
-        res.setHeader('content-type', 'text/plain');
-        res.end(`server ${instance}`);
+      // These tests look at the HTTP side only: the agent server is a token to find again.
+      return {
+        agent: { instance } as unknown as AgentServer,
+        listener: (req, res) => {
+          if (req.url === '/hang') return;
+          res.setHeader('content-type', 'text/plain');
+          res.end(`server ${instance}`);
+        },
       };
     },
   });
@@ -65,4 +70,21 @@ test('a server that cannot listen makes start fail, and nothing is left to stop'
   const { hosts } = hosting('192.0.2.1');
   await expect(hosts.start()).rejects.toThrow();
   await hosts.stopAll();
+});
+
+test('a restored server asks for its old port and takes a free one when that is taken; agentAt finds it by URL', async () => {
+  const { hosts } = hosting();
+  try {
+    const taken = await hosts.start();
+    const hosted = { agent: { restored: true } as unknown as AgentServer, listener: hosts.create().listener };
+    const moved = await hosts.start(hosted, Number(new URL(taken).port));
+    expect(moved).not.toBe(taken);
+    expect(hosts.agentAt(moved)).toBe(hosted.agent);
+    expect(hosts.agentAt('http://127.0.0.1:1')).toBeUndefined();
+    await hosts.stopAll();
+    const again = await hosts.start(hosted, Number(new URL(moved).port));
+    expect(again, 'a free port is taken again').toBe(moved);
+  } finally {
+    await hosts.stopAll();
+  }
 });

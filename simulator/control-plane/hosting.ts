@@ -2,35 +2,64 @@
 // simulated agent server per deployment, at its own URL, and stops them on reset and close.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AgentServer } from '../agent-server/agent-server.ts';
 import { createPlaneServer, type RequestListener } from '../http/server.ts';
 
+/** A fresh agent server (its own threads and runs) and the HTTP handler that serves it. */
+export interface HostedAgentServer {
+  agent: AgentServer;
+  listener: RequestListener;
+}
+
 export class AgentServerHosting {
-  private readonly servers = new Set<Server>();
+  /** By URL. */
+  private readonly servers = new Map<string, { server: Server; agent: AgentServer }>();
 
-  /** `listener` builds the HTTP handler of a fresh agent server (its own threads and runs). */
-  constructor(private readonly options: { host: string; listener: () => RequestListener }) {}
+  constructor(private readonly options: { host: string; create: () => HostedAgentServer }) {}
 
-  async start(): Promise<string> {
-    const server = createPlaneServer(this.options.listener());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, this.options.host, () => resolve());
-    });
-    this.servers.add(server);
-    return `http://${this.options.host}:${(server.address() as AddressInfo).port}`;
+  create(): HostedAgentServer {
+    return this.options.create();
+  }
+
+  /** Serves an agent server (a fresh one by default) on `port`, or a free port if that one is taken, and answers its URL. */
+  async start(hosted: HostedAgentServer = this.create(), port = 0): Promise<string> {
+    let server: Server;
+    try {
+      server = await this.listen(hosted.listener, port);
+    } catch (error) {
+      if (port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      server = await this.listen(hosted.listener, 0);
+    }
+    const url = `http://${this.options.host}:${(server.address() as AddressInfo).port}`;
+    this.servers.set(url, { server, agent: hosted.agent });
+    return url;
+  }
+
+  /** The agent server served at `url`, if this hosting serves one there. */
+  agentAt(url: string): AgentServer | undefined {
+    return this.servers.get(url)?.agent;
   }
 
   async stopAll(): Promise<void> {
-    const servers = [...this.servers];
+    const servers = [...this.servers.values()];
     this.servers.clear();
     await Promise.all(
       servers.map(
-        (server) =>
+        ({ server }) =>
           new Promise<void>((resolve) => {
             server.closeAllConnections();
             server.close(() => resolve());
           }),
       ),
     );
+  }
+
+  private async listen(listener: RequestListener, port: number): Promise<Server> {
+    const server = createPlaneServer(listener);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.options.host, () => resolve());
+    });
+    return server;
   }
 }

@@ -23,10 +23,28 @@ interface DatasetRecord extends Dataset {
   modified_at: string;
 }
 
+/** An upload's runs, feedback and statistics, persisted at `at` (simulated ms). */
+interface PendingPersist {
+  at: number;
+  runs: Json[];
+  feedback: Json[];
+  statistics: Partial<Experiment>;
+}
+
 interface WorkspaceExperiments {
   datasets: Map<string, DatasetRecord>;
   examples: Map<string, Map<string, Example>>;
   experiments: Map<string, Experiment>;
+  /** By experiment id, until persisted. */
+  pending: Map<string, PendingPersist>;
+}
+
+/** One workspace as a snapshot holds it. */
+interface StoredWorkspaceExperiments {
+  datasets: DatasetRecord[];
+  examples: [string, Example[]][];
+  experiments: Experiment[];
+  pending: [string, PendingPersist][];
 }
 
 export class ExperimentStore {
@@ -112,10 +130,9 @@ export class ExperimentStore {
     if (!dataset.last_session_start_time || window.start > dataset.last_session_start_time) dataset.last_session_start_time = window.start;
 
     const persisted = this.runsOf(body, experiment, now);
-    this.env.clock.schedule(this.env.clock.now() + PERSIST_DELAY_MS, () => {
-      this.env.runs.insert(workspaceId, persisted.runs, persisted.feedback);
-      Object.assign(experiment, statistics(body, persisted.runs));
-    });
+    const pending = { at: this.env.clock.now() + PERSIST_DELAY_MS, ...persisted, statistics: statistics(body, persisted.runs) };
+    data.pending.set(experiment.id, pending);
+    this.persistLater(workspaceId, data, experiment.id, pending);
     return { dataset: structuredClone(dataset), experiment: structuredClone(experiment) };
   }
 
@@ -164,10 +181,54 @@ export class ExperimentStore {
     this.workspaces.clear();
   }
 
+  /** Datasets, examples and experiments per workspace as plain JSON, uploads not yet persisted included. */
+  snapshot(): Record<string, StoredWorkspaceExperiments> {
+    return structuredClone(
+      Object.fromEntries(
+        [...this.workspaces].map(([id, data]) => [
+          id,
+          {
+            datasets: [...data.datasets.values()],
+            examples: [...data.examples].map(([datasetId, examples]): [string, Example[]] => [datasetId, [...examples.values()]]),
+            experiments: [...data.experiments.values()],
+            pending: [...data.pending],
+          },
+        ]),
+      ),
+    );
+  }
+
+  /** Puts the workspaces back; an upload not yet persisted is persisted when it was due (the clock is set first). */
+  restore(snapshot: Record<string, StoredWorkspaceExperiments>): void {
+    const workspaces = Object.entries(structuredClone(snapshot)).map(([id, stored]): [string, WorkspaceExperiments] => [
+      id,
+      {
+        datasets: new Map(stored.datasets.map((d) => [d.id, d])),
+        examples: new Map(stored.examples.map(([datasetId, examples]) => [datasetId, new Map(examples.map((e) => [e.id, e]))])),
+        experiments: new Map(stored.experiments.map((e) => [e.id, e])),
+        pending: new Map(stored.pending),
+      },
+    ]);
+    this.workspaces.clear();
+    for (const [id, data] of workspaces) {
+      this.workspaces.set(id, data);
+      for (const [experimentId, pending] of data.pending) this.persistLater(id, data, experimentId, pending);
+    }
+  }
+
+  /** Stores an upload's runs and fills its experiment's statistics when they are due (UPLOAD-STATS-FILLED-LATER). */
+  private persistLater(workspaceId: string, data: WorkspaceExperiments, experimentId: string, pending: PendingPersist): void {
+    this.env.clock.schedule(pending.at, () => {
+      data.pending.delete(experimentId);
+      this.env.runs.insert(workspaceId, pending.runs, pending.feedback);
+      Object.assign(data.experiments.get(experimentId)!, pending.statistics);
+    });
+  }
+
   /** Each workspace's datasets and experiments apart (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
   private data(workspaceId: string): WorkspaceExperiments {
     let data = this.workspaces.get(workspaceId);
-    if (!data) this.workspaces.set(workspaceId, (data = { datasets: new Map(), examples: new Map(), experiments: new Map() }));
+    if (!data) this.workspaces.set(workspaceId, (data = { datasets: new Map(), examples: new Map(), experiments: new Map(), pending: new Map() }));
     return data;
   }
 

@@ -73,6 +73,18 @@ export class OAuthFlows {
     this.flows.clear();
     this.current.clear();
   }
+
+  snapshot(): { flows: Flow[]; current: [string, string][] } {
+    return structuredClone({ flows: [...this.flows.values()], current: [...this.current] });
+  }
+
+  restore(snapshot: { flows: Flow[]; current: [string, string][] }): void {
+    const flows = snapshot.flows.map((f): [string, Flow] => [f.authId, structuredClone(f)]);
+    const current = [...snapshot.current];
+    this.clear();
+    for (const [id, flow] of flows) this.flows.set(id, flow);
+    for (const [key, id] of current) this.current.set(key, id);
+  }
 }
 
 /** A token once the flow completed, else its url and auth_id (AUTHN-TOKEN-OR-URL, AUTHN-RESULT-CONDITIONS). */

@@ -52,6 +52,19 @@ export class PlatformApi {
     };
   }
 
+  /** Runs, feedback, datasets, experiments, OAuth flows and the instance flags, as plain JSON. */
+  snapshot() {
+    return { runs: this.runs.snapshot(), experiments: this.experiments.snapshot(), oauth: this.oauth.snapshot(), instanceFlags: { ...this.instanceFlags } };
+  }
+
+  restore(snapshot: ReturnType<PlatformApi['snapshot']>): void {
+    this.reset();
+    this.runs.restore(snapshot.runs);
+    this.experiments.restore(snapshot.experiments);
+    this.oauth.restore(snapshot.oauth);
+    this.instanceFlags = { ...snapshot.instanceFlags };
+  }
+
   reset(): void {
     this.runs.clear();
     this.experiments.clear();

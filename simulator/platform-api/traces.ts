@@ -116,6 +116,13 @@ interface WorkspaceRuns {
   projects: Map<string, string>;
 }
 
+/** One workspace's runs as a snapshot holds them. */
+interface StoredWorkspaceRuns {
+  runs: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
+  feedback: Json[];
+  projects: [string, string][];
+}
+
 // A run id is a UUID of any version, v7 included (TRACE-RUN-ID-UUID).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LINEAGE_KEYS = ['trace_id', 'dotted_order', 'parent_run_id'] as const;
@@ -268,6 +275,45 @@ export class TraceStore {
 
   clear(): void {
     this.workspaces.clear();
+  }
+
+  /** Runs (attachments in base64), feedback and tracing projects per workspace, as plain JSON. */
+  snapshot(): Record<string, StoredWorkspaceRuns> {
+    return Object.fromEntries(
+      [...this.workspaces].map(([workspaceId, data]) => [
+        workspaceId,
+        {
+          runs: [...data.runs.values()].map(({ attachments, ...run }) => ({
+            ...run,
+            attachments: [...(attachments ?? [])].map(([name, a]) => ({ name, mimeType: a.mimeType, data: a.data.toString('base64') })),
+          })),
+          feedback: structuredClone([...data.feedback.values()]),
+          projects: [...data.projects],
+        },
+      ]),
+    );
+  }
+
+  /** Puts the runs back in the order they were first stored, so that queries list them as before. */
+  restore(snapshot: Record<string, StoredWorkspaceRuns>): void {
+    const workspaces = Object.entries(snapshot).map(([workspaceId, stored]): [string, WorkspaceRuns] => {
+      const data: WorkspaceRuns = {
+        runs: new Map(),
+        byTrace: new Map(),
+        bySession: new Map(),
+        feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
+        projects: new Map(stored.projects),
+      };
+      for (const { attachments, ...run } of stored.runs) {
+        const restored: StoredRun = { ...run };
+        if (attachments.length > 0)
+          restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
+        store(data, restored);
+      }
+      return [workspaceId, data];
+    });
+    this.workspaces.clear();
+    for (const [id, data] of workspaces) this.workspaces.set(id, data);
   }
 
   /** The runs a query can match, from the narrowest index its filter names; every run when it names none. */

@@ -69,6 +69,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__sim/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole state as JSON (capability snapshots): the seed, the time, the id stream's position and every plane's resources, hosted deployments' agent servers included. Rate-limit counters are not part of it. */
+        get: operations["getSnapshot"];
+        /** Replaces the whole state with a snapshot (capability snapshots): the same snapshot and the same requests afterwards give the same ids and timestamps. */
+        put: operations["restoreSnapshot"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__sim/rate-limits/reset": {
         parameters: {
             query?: never;
@@ -144,10 +162,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; fault-injection: setFault, listFaults and clearFaults.
+         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults.
          * @enum {unknown}
          */
-        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "fault-injection";
+        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection";
         /** @description Makes the requests it matches fail on purpose, to see a client retry. It matches a request when every selector given matches (none given: every request but the admin path's); the first fault set that matches takes the request. It applies to its next `count` requests, for `for_ms` of simulated time from when it is set, or until cleared when neither is given (whichever ends first when both are). Its effect is at least one of status, latency_ms, reset and truncate, with at most one of status, reset and truncate. */
         Fault: {
             /**
@@ -280,6 +298,36 @@ export interface components {
             ms?: number;
             seconds?: number;
         };
+        /** @description The simulator's whole state. The planes' parts are the simulator's own records, read back as they were written: a snapshot is made by getSnapshot, not by hand. */
+        Snapshot: {
+            /** @constant */
+            version: 1;
+            seed: string;
+            clock: {
+                /** @description Simulated time in ms since the epoch. */
+                now: number;
+            };
+            /** @description The id stream's position (four 32-bit words). */
+            ids: number[];
+            planes: {
+                agent_server: {
+                    [key: string]: unknown;
+                };
+                control_plane: {
+                    deployments: {
+                        [key: string]: unknown;
+                    }[];
+                };
+                platform_api: {
+                    us: {
+                        [key: string]: unknown;
+                    };
+                    eu: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
         Reset: {
             /** @description A new seed; the current one when absent. */
             seed?: string | number;
@@ -304,6 +352,7 @@ export type DeploymentConfigFile = components['schemas']['DeploymentConfigFile']
 export type UrlPolicy = components['schemas']['UrlPolicy'];
 export type ClockReading = components['schemas']['ClockReading'];
 export type ClockAdvance = components['schemas']['ClockAdvance'];
+export type Snapshot = components['schemas']['Snapshot'];
 export type Reset = components['schemas']['Reset'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -392,6 +441,64 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SimulatorInfo"];
                 };
+            };
+        };
+    };
+    getSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot; restoreSnapshot takes it back as it is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Runs are in progress or webhook deliveries under way, which a snapshot does not capture: wait for them to end (on the virtual clock, advance it) and ask again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Snapshot"];
+            };
+        };
+        responses: {
+            /** @description The simulator after the restore. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulatorInfo"];
+                };
+            };
+            /** @description Not a snapshot this simulator can load; the state is left as it was. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
