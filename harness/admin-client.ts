@@ -4,7 +4,7 @@
 // generated types (specs/types/simulator-admin.ts). The harness and the suites reach the admin
 // path through it alone, as they would any target's: tests/layout.test.ts fails on another way.
 import { contract } from '../specs/contract.ts';
-import type { ClockAdvance, operations, Reset, Snapshot } from '../specs/types/simulator-admin.ts';
+import type { ClockAdvance, Fault, operations, Reset, Snapshot } from '../specs/types/simulator-admin.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 
 type AdminOperationId = keyof operations;
@@ -65,6 +65,21 @@ export class AdminClient {
   /** Replaces the whole state with a snapshot (capability snapshots); 422 for one it cannot load. */
   restoreSnapshot(body: Snapshot): Promise<ApiResponse<AdminAnswer<'restoreSnapshot'>>> {
     return this.call('restoreSnapshot', { body });
+  }
+
+  /** The faults in force, with what each has left (capability fault-injection). */
+  listFaults(): Promise<ApiResponse<AdminAnswer<'listFaults'>>> {
+    return this.call('listFaults');
+  }
+
+  /** Makes the requests a fault matches fail on purpose, to watch a client retry (capability fault-injection). */
+  setFault(body: Fault): Promise<ApiResponse<AdminAnswer<'setFault'>>> {
+    return this.call('setFault', { body });
+  }
+
+  /** Clears every fault (capability fault-injection). */
+  clearFaults(): Promise<ApiResponse<AdminAnswer<'clearFaults'>>> {
+    return this.call('clearFaults');
   }
 
   /** Makes a revision that is not yet terminal fail (capability revision-faults). */
