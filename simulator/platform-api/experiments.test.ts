@@ -88,3 +88,12 @@ test('rules 5 and 6: a platform dataset refuses uploads by name and by id', () =
   expect(experiments.readDataset('w', platform.id).session_count).toBe(0);
   expect(experiments.upload('other-workspace', upload({ dataset_name: 'made-here' })).dataset.externally_managed).toBe(true);
 });
+
+test('a dataset refused for its taken name draws no id: the next ids are those of a store that never saw it', () => {
+  const refused = setup().experiments;
+  const untouched = setup().experiments;
+  refused.createDataset('w', { name: 'taken' });
+  untouched.createDataset('w', { name: 'taken' });
+  expect(refusalOf(() => refused.createDataset('w', { name: 'taken' }))?.status).toBe(409);
+  expect(refused.createDataset('w', { name: 'next' }).id).toBe(untouched.createDataset('w', { name: 'next' }).id);
+});

@@ -139,6 +139,8 @@ export class ExperimentStore {
   /** POST /api/v1/datasets: a dataset created on the platform, not through the upload. */
   createDataset(workspaceId: string, body: DatasetCreate): Dataset {
     const data = this.data(workspaceId);
+    // Refused before an id is drawn: a refusal leaves the id stream, and so later ids, as they were.
+    refuseTakenName(data, body.name);
     const dataset = this.newDataset(data, workspaceId, {
       id: this.env.ids.uuid(),
       name: body.name,
@@ -237,8 +239,8 @@ export class ExperimentStore {
     workspaceId: string,
     spec: { id: string; name?: string; description: string | null; externallyManaged: boolean },
   ): DatasetRecord {
+    refuseTakenName(data, spec.name);
     const names = new Set([...data.datasets.values()].map((d) => d.name));
-    if (spec.name !== undefined && names.has(spec.name)) throw conflict(`A dataset named '${spec.name}' already exists in this workspace.`);
     if (data.datasets.has(spec.id)) throw conflict(`A dataset with id ${spec.id} already exists in this workspace.`);
     // Rule 2: a dataset given only by id gets a generated name (UPLOAD-GENERATE-NAME).
     let name = spec.name ?? `dataset-${spec.id.slice(0, 8)}`;
@@ -402,4 +404,9 @@ function feedbackStats(items: Json[]): Json {
     stats[key] = { n: group.length, avg, stdev, errors: 0, show_feedback_arrow: false, values };
   }
   return stats;
+}
+
+function refuseTakenName(data: WorkspaceExperiments, name: string | undefined): void {
+  if (name !== undefined && [...data.datasets.values()].some((d) => d.name === name))
+    throw conflict(`A dataset named '${name}' already exists in this workspace.`);
 }
