@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import { BodyClip, clip } from './body-clip.ts';
 import { Redaction } from './redact.ts';
 
@@ -151,7 +152,7 @@ export class RecordingProxy {
   async start(): Promise<string> {
     this.server = createServer({ maxHeaderSize: this.maxHeader }, (req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
-    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerUnparsed(error, socket, this.maxHeader, "the proxy's"));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
@@ -378,23 +379,6 @@ export class RecordingProxy {
       violations: (outcome.violations ?? []).map((v) => ({ ...v, at: redaction.text(v.at), message: redaction.text(v.message) })),
       error: outcome.error && redaction.text(outcome.error),
     };
-  }
-
-  /** A request Node could not parse gets the documented error shape too; the connection then closes. */
-  private refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const [status, detail] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? ['431 Request Header Fields Too Large', `Request headers exceed the proxy's limit of ${this.maxHeader} bytes`]
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? ['408 Request Timeout', 'The request did not arrive in time']
-          : ['400 Bad Request', `Malformed HTTP request: ${error.message}`];
-    const body = JSON.stringify({ detail });
-    const head = `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
-    socket.end(head + body, () => socket.destroy());
   }
 
   /** The documented operation a request addresses, if any. */

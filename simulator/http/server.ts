@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import type { FaultEffect } from '../faults.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
 import { isStream, RouteIndex, type Reply, type Request, type Route, type StreamReply } from './router.ts';
@@ -272,24 +273,8 @@ function truncatedResponse(reply: Reply): Response {
 export function createPlaneServer(listener: RequestListener): Server {
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, listener);
   server.keepAliveTimeout = 5000;
-  server.on('clientError', refuseUnparsed);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerUnparsed(error, socket, MAX_HEADER_BYTES, 'the'));
   return server;
-}
-
-function refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, detail] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? ['431 Request Header Fields Too Large', `Request headers exceed the limit of ${MAX_HEADER_BYTES} bytes`]
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? ['408 Request Timeout', 'The request did not arrive in time']
-        : ['400 Bad Request', `Malformed HTTP request: ${error.message}`];
-  const body = JSON.stringify({ detail });
-  const head = `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
-  socket.end(head + body, () => socket.destroy());
 }
 
 /** A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3): nothing to wait for. */
