@@ -1,7 +1,10 @@
 // npm run soak [-- --minutes 10]: mixed load for a long while against `simulate` and, at the same
 // time, through `proxy` in front of it; each in a process of its own, as a user starts them.
 // Passes with 0 errors (non-2xx, timeouts, dropped connections) and RSS growth under 10% per
-// process, measured from the end of a warm-up minute to the end. Not part of CI: it takes minutes.
+// process. RSS is sampled every second after a warm-up minute; growth compares the median of the
+// last minute's samples with the median of the first minute's. Single samples would not do: the
+// heap saws up and down by a fifth between major GCs, so two instants can differ by 25% with no
+// leak at all, while a leak lifts the whole saw. Not part of CI: it takes minutes.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,10 +49,16 @@ const round: autocannon.Request[] = [
   { method: 'DELETE', setupRequest: (req, context) => ({ ...req, path: `/threads/${(context as Context).thread}` }) },
 ];
 
+/** One RSS sample a second for each process, taken once the warm-up is over. */
 interface Sampled {
   server: Server;
-  start: number;
-  peak: number;
+  samples: number[];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 async function soak(url: string, seconds: number): Promise<autocannon.Result> {
@@ -65,11 +74,13 @@ const proxied = urlIn(proxy, /→/);
 try {
   log(`${MINUTES} min of mixed load (4 connections direct, 4 through the proxy); warm-up ${WARM_UP_S} s`);
   await Promise.all([soak(agent, WARM_UP_S), soak(proxied, WARM_UP_S)]);
-  const sampled: Sampled[] = [sim, proxy].map((server) => ({ server, start: server.rss(), peak: server.rss() }));
+  const sampled: Sampled[] = [sim, proxy].map((server) => ({ server, samples: [server.rss()] }));
   const sampler = setInterval(() => {
-    for (const s of sampled) s.peak = Math.max(s.peak, s.server.rss());
+    for (const s of sampled) s.samples.push(s.server.rss());
   }, 1000);
   const seconds = MINUTES * 60 - WARM_UP_S;
+  // A minute at each end, or a quarter of the measured time on a short soak.
+  const window = Math.max(1, Math.min(60, Math.floor(seconds / 4)));
   const [direct, through] = await Promise.all([soak(agent, seconds), soak(proxied, seconds)]);
   clearInterval(sampler);
   let failed = false;
@@ -82,11 +93,14 @@ try {
     log(`${name}: ${result.requests.total} requests, ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, ${errors} errors`);
   }
   for (const s of sampled) {
-    const end = s.server.rss();
-    const growth = (end - s.start) / s.start;
+    const start = median(s.samples.slice(0, window));
+    const end = median(s.samples.slice(-window));
+    const growth = (end - start) / start;
     failed ||= growth >= 0.1;
+    const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
     log(
-      `${s.server.name} RSS: ${(s.start / MiB).toFixed(0)} MiB after warm-up, ${(end / MiB).toFixed(0)} MiB at the end (${(100 * growth).toFixed(1)}%), peak ${(s.peak / MiB).toFixed(0)} MiB`,
+      `${s.server.name} RSS, median of ${window} s: ${mib(start)} after warm-up, ${mib(end)} at the end (${(100 * growth).toFixed(1)}%); ` +
+        `range ${mib(Math.min(...s.samples))} to ${mib(Math.max(...s.samples))} over ${s.samples.length} samples`,
     );
   }
   log(failed ? 'FAILED: errors, or RSS grew by 10% or more' : 'passed: 0 errors, RSS growth under 10%');
