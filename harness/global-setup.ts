@@ -6,7 +6,7 @@ import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { toHar } from './proxy/har.ts';
 import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
-import { Redaction } from './proxy/redact.ts';
+import { Redaction, shareRunRedaction } from './proxy/redact.ts';
 import { RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
@@ -46,6 +46,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
   // One redaction for every plane: a secret sent to one is known when another reflects it.
   const redaction = new Redaction({ names: target.redact, secrets: secretsOf(target) });
+  shareRunRedaction(redaction);
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
     // APC_FORWARD_TEST=1: the project's broken targets mutate the requests of chosen tests only.
     const proxy = new RecordingProxy({

@@ -20,7 +20,12 @@ export default defineConfig({
   timeout: 30_000,
   forbidOnly: true,
   // Playwright's own reporter shows progress (`run --quiet`: dots on one line); the conformance reporter the rest.
-  reporter: [[process.env.CI || process.env.APC_QUIET ? 'dot' : 'line'], [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }]],
+  // The redacting reporter comes first: it takes secrets out of each result before the others see it.
+  reporter: [
+    [resolve(import.meta.dirname, '../reports/redacting-reporter.ts')],
+    [process.env.CI || process.env.APC_QUIET ? 'dot' : 'line'],
+    [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }],
+  ],
   projects: [
     { name: 'agent-server', testMatch: 'agent-server/**/*.spec.ts' },
     { name: 'control-plane', testMatch: 'control-plane/**/*.spec.ts' },

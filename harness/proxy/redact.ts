@@ -34,6 +34,21 @@ interface RedactionOptions {
   secrets?: string[];
 }
 
+/**
+ * The run's redaction, set by the global setup for its proxies and read by the reporters, which
+ * redact what the tests say (errors, observations) with the secrets the proxies have met. Both run
+ * in Playwright's runner process.
+ */
+let shared: Redaction | undefined;
+
+export function shareRunRedaction(redaction: Redaction): void {
+  shared = redaction;
+}
+
+export function runRedaction(): Redaction | undefined {
+  return shared;
+}
+
 /** One redaction policy and the secrets it has met; proxies sharing one share what they learn. */
 export class Redaction {
   private readonly names: Set<string>;

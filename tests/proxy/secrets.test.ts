@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exchangeLine } from '../../cli/proxy.ts';
-import { CLI, cliEnv, ROOT } from '../self-test/run-cli.ts';
+import { CLI, cliEnv, conformanceRun, failedRules, ROOT } from '../self-test/run-cli.ts';
+import { startBrokenTarget } from '../self-test/broken-target.ts';
 import { buildReport } from '../../reports/build.ts';
 import { consoleSummary } from '../../reports/console.ts';
 import { writeReport } from '../../reports/write.ts';
@@ -315,4 +316,35 @@ test('the proxy command redacts the names --redact adds, in its HAR and in what 
   expect(JSON.parse(written).log.entries).toHaveLength(1);
   expect(out).toContain('/threads/search?X-Tenant-Auth=REDACTED');
   expect(`${written}${out}`).not.toContain(secret);
+});
+
+test('a failing test that quotes a secret the target answered says so with the secret redacted: in the console and every report file', async () => {
+  test.setTimeout(120_000);
+  const secret = 'q7Wz9XkPq2LmN4vB8rT6yH3jR5tY';
+  // The thread read back carries a secret under a secret name and again under a plain one, so
+  // THREAD-GET fails and its error quotes both.
+  const target = await startBrokenTarget({
+    breaks: ['THREAD-GET'],
+    description: 'a thread read back carries a secret',
+    response: (res, req) => {
+      if (req.operation !== 'getThread' || res.status >= 300) return res;
+      const thread = res.body as Record<string, unknown>;
+      return { ...res, body: { ...thread, metadata: { ...(thread.metadata as object), api_key: secret, note: `issued ${secret}` } } };
+    },
+  });
+  try {
+    const run = await conformanceRun(['--target', target.config, '--plane', 'agent-server', '--grep', 'answers the thread as created'], target.env);
+    expect(failedRules(run.report)).toEqual(['THREAD-GET']);
+    const error = run.report.rules.find((r) => r.id === 'THREAD-GET')!.tests[0]!.error ?? '';
+    expect(error, 'the error quotes both, redacted').toContain('"api_key": "REDACTED"');
+    expect(error).toContain('"note": "issued REDACTED"');
+    const written = readdirSync(run.out, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+    expect(written.length).toBeGreaterThanOrEqual(5);
+    expect(run.stdout, 'the progress reporter printed the failure').toContain('THREAD-GET');
+    expect(`${written.join('\n')}${run.stdout}${run.stderr}`).not.toContain(secret);
+  } finally {
+    await target.close();
+  }
 });

@@ -1,0 +1,46 @@
+// Keeps secrets out of what the tests say. A failing assertion may quote a target's answer that
+// reflects an API key, and an observation may too; the proxies redact the exchanges, this redacts
+// the words. It is listed first among the reporters and rewrites each result in place, so that
+// Playwright's progress reporter and the conformance report both get the redacted text. The
+// worker has already written text attachments (Playwright's error-context.md repeats the error)
+// into the report folder: those files are rewritten too.
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { type Redaction, runRedaction } from '../harness/proxy/redact.ts';
+
+export default class RedactingReporter implements Reporter {
+  printsToStdio(): boolean {
+    return false;
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const redaction = runRedaction();
+    if (!redaction) return;
+    for (const error of [...result.errors, ...(result.error ? [result.error] : [])]) redactError(error, redaction);
+    for (const annotation of [...test.annotations, ...result.annotations]) {
+      if (annotation.description) annotation.description = redaction.text(annotation.description);
+    }
+    for (const attachment of result.attachments) {
+      if (attachment.path && attachment.contentType.startsWith('text/')) redactFile(attachment.path, redaction);
+    }
+  }
+
+  onError(error: TestError): void {
+    const redaction = runRedaction();
+    if (redaction) redactError(error, redaction);
+  }
+}
+
+function redactError(error: TestError, redaction: Redaction): void {
+  for (const key of ['message', 'stack', 'value', 'snippet'] as const) {
+    const text = error[key];
+    if (text) error[key] = redaction.text(text);
+  }
+  if (error.cause) redactError(error.cause, redaction);
+}
+
+function redactFile(path: string, redaction: Redaction): void {
+  const text = readFileSync(path, 'utf8');
+  const redacted = redaction.text(text);
+  if (redacted !== text) writeFileSync(path, redacted);
+}
