@@ -140,7 +140,7 @@ export class Simulator {
   private readonly log: Log;
   private servers = new Map<Endpoint, Server>();
   private readonly handlers = new Map<Endpoint, PlaneHandler>();
-  /** One limiter per server (hosted deployments included), for the admin reset. */
+  /** One limiter per server (hosted deployments included, until they stop), for the admin reset. */
   private readonly limiters = new Set<RateLimiter>();
   readonly urls: Partial<Record<Endpoint, string>> = {};
 
@@ -169,15 +169,19 @@ export class Simulator {
         // A hosted server learns its own address (for relative webhook URLs) from its first request.
         let self: string | undefined;
         const agent = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => self });
+        const limiter = this.limiter('agent-server');
         const handler = createPlaneHandler({
           plane: 'agent-server',
           errorStyle: 'detail-string',
           routes: agentServerRoutes(agent),
-          admit: this.admission('agent-server'),
+          admit: limiter && admission(limiter),
           onInternalError: this.internalError,
         });
         return {
           agent,
+          dispose: () => {
+            if (limiter) this.limiters.delete(limiter);
+          },
           listener: (req, res) => {
             self ??= `http://${req.socket.localFamily === 'IPv6' ? `[${req.socket.localAddress}]` : req.socket.localAddress}:${req.socket.localPort}`;
             handler.listener(req, res);
@@ -217,11 +221,12 @@ export class Simulator {
     let handler = this.handlers.get(endpoint);
     if (!handler) {
       const definition = this.planes().find((p) => p.endpoint === endpoint)!;
+      const limiter = this.limiter(definition.endpoint);
       handler = createPlaneHandler({
         plane: definition.plane,
         errorStyle: definition.errorStyle,
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
-        admit: this.admission(definition.endpoint),
+        admit: limiter && admission(limiter),
         onInternalError: this.internalError,
         fault: (request) => this.faults.take({ ...request, endpoint }),
       });
@@ -267,11 +272,11 @@ export class Simulator {
   }
 
   /** A new limiter for one server, or none when rate limits are off. */
-  private admission(endpoint: Endpoint): ((request: AdmissionRequest) => void) | undefined {
+  private limiter(endpoint: Endpoint): RateLimiter | undefined {
     if (this.options.rateLimits === false) return undefined;
     const limiter = rateLimiter(endpoint, this.clock);
     this.limiters.add(limiter);
-    return admission(limiter);
+    return limiter;
   }
 
   /** Moves the virtual clock forward, firing what falls due (POST /__sim/clock/advance). */

@@ -18,7 +18,13 @@ export class ControlPlane {
     readonly oauth: OAuthFlows,
     private readonly hosting?: AgentServerHosting,
   ) {
-    this.deployments = new DeploymentStore({ ...env, repositories: this.repositories, host: hosting && (() => hosting.start()) });
+    this.deployments = new DeploymentStore({
+      ...env,
+      repositories: this.repositories,
+      host: hosting && (() => hosting.start()),
+      // A deleted deployment's agent server stops in the background.
+      unhost: hosting && ((url) => void hosting.stop(url)),
+    });
   }
 
   /** Restored agent servers of deployments, served again by rehost(). */

@@ -18,9 +18,9 @@ const body = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function setup(host?: () => Promise<string>) {
+function setup(host?: () => Promise<string>, unhost?: (url: string) => void) {
   const clock = new VirtualClock();
-  return { clock, store: new DeploymentStore({ clock, ids: new IdGenerator('deployments'), repositories, host }) };
+  return { clock, store: new DeploymentStore({ clock, ids: new IdGenerator('deployments'), repositories, host, unhost }) };
 }
 
 /** The status an action is refused with, if any. */
@@ -129,4 +129,19 @@ test('another workspace finds no deployment', async () => {
   expect(await refusal(() => store.get(beta, created.id))).toBe(404);
   expect(store.list(beta, {}).resources).toEqual([]);
   expect(store.list(alpha, { limit: 1 })).toEqual({ resources: [store.get(alpha, created.id)], offset: 1 });
+});
+
+test("a deleted deployment's agent server is let go, and only its own", async () => {
+  let port = 9000;
+  const unhosted: string[] = [];
+  const { store } = setup(
+    async () => `http://127.0.0.1:${++port}`,
+    (url) => unhosted.push(url),
+  );
+  const kept = await store.create(alpha, body());
+  const deleted = await store.create(alpha, body());
+  store.delete(alpha, deleted.id);
+  expect(unhosted).toEqual(['http://127.0.0.1:9002']);
+  expect(await refusal(() => store.get(alpha, deleted.id))).toBe(404);
+  expect(store.get(alpha, kept.id).id).toBe(kept.id);
 });

@@ -114,7 +114,9 @@ const REVISION_FIELDS = ['repo_ref', 'langgraph_config_path', 'image_uri', 'sour
 export class DeploymentStore {
   private readonly records = new Map<string, DeploymentRecord>();
 
-  constructor(private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost }) {}
+  constructor(
+    private readonly env: { clock: Clock; ids: IdGenerator; repositories: RepositoryCatalog; host?: AgentServerHost; unhost?: (url: string) => void },
+  ) {}
 
   /** DEPLOY-CREATE: a deployment and its first revision, which is also the latest. */
   async create(workspace: Workspace, body: CreateRequest): Promise<Deployment> {
@@ -244,11 +246,12 @@ export class DeploymentStore {
     return structuredClone(found.revision);
   }
 
-  /** Deletes a deployment and its revisions (control plane OpenAPI); its builds stop. */
+  /** Deletes a deployment and its revisions (control plane OpenAPI); its builds and its agent server stop. */
   delete(workspace: Workspace, deploymentId: string): void {
     const record = this.record(workspace, deploymentId);
     for (const r of record.revisions) for (const cancel of r.cancel) cancel();
     this.records.delete(record.deployment.id);
+    if (record.url !== undefined) this.env.unhost?.(record.url);
   }
 
   /** The deployments and their revisions as plain JSON, oldest first, each with its agent server's URL. */

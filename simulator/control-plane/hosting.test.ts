@@ -8,6 +8,7 @@ import { AgentServerHosting } from './hosting.ts';
 /** A hosting whose servers answer which start built them, except at /hang, which never answers. */
 function hosting(host = '127.0.0.1') {
   let built = 0;
+  const disposed: number[] = [];
   const hosts = new AgentServerHosting({
     host,
     create: () => {
@@ -20,10 +21,11 @@ function hosting(host = '127.0.0.1') {
           res.setHeader('content-type', 'text/plain');
           res.end(`server ${instance}`);
         },
+        dispose: () => disposed.push(instance),
       };
     },
   });
-  return { hosts, built: () => built };
+  return { hosts, built: () => built, disposed };
 }
 
 test('each start serves a handler built for it at a URL of its own', async () => {
@@ -87,4 +89,22 @@ test('a restored server asks for its old port and takes a free one when that is 
   } finally {
     await hosts.stopAll();
   }
+});
+
+test('stop closes the one server at a URL and disposes of it; stopAll disposes of the rest', async () => {
+  const { hosts, disposed } = hosting();
+  const first = await hosts.start();
+  const second = await hosts.start();
+  try {
+    await hosts.stop(first);
+    expect(disposed).toEqual([1]);
+    await expect(fetch(first)).rejects.toThrow();
+    expect(await (await fetch(second)).text()).toBe('server 2');
+    expect(hosts.agentAt(first)).toBeUndefined();
+    await hosts.stop(first);
+    expect(disposed, 'a second stop is no error, and disposes nothing').toEqual([1]);
+  } finally {
+    await hosts.stopAll();
+  }
+  expect(disposed).toEqual([1, 2]);
 });

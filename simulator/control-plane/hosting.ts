@@ -1,5 +1,6 @@
 // Each deployment exposes an agent server of its own (spec §1, DEPLOY-AGENT-SERVER): the simulator starts one
-// simulated agent server per deployment, at its own URL, and stops them on reset and close.
+// simulated agent server per deployment, at its own URL, and stops one when its deployment is
+// deleted, and them all on reset and close.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentServer } from '../agent-server/agent-server.ts';
@@ -9,11 +10,13 @@ import { createPlaneServer, type RequestListener } from '../http/server.ts';
 export interface HostedAgentServer {
   agent: AgentServer;
   listener: RequestListener;
+  /** Lets go of what the server holds outside itself (its rate limiter), once it stopped. */
+  dispose?: () => void;
 }
 
 export class AgentServerHosting {
   /** By URL. */
-  private readonly servers = new Map<string, { server: Server; agent: AgentServer }>();
+  private readonly servers = new Map<string, { server: Server; hosted: HostedAgentServer }>();
 
   constructor(private readonly options: { host: string; create: () => HostedAgentServer }) {}
 
@@ -31,27 +34,27 @@ export class AgentServerHosting {
       server = await this.listen(hosted.listener, 0);
     }
     const url = `http://${this.options.host}:${(server.address() as AddressInfo).port}`;
-    this.servers.set(url, { server, agent: hosted.agent });
+    this.servers.set(url, { server, hosted });
     return url;
   }
 
   /** The agent server served at `url`, if this hosting serves one there. */
   agentAt(url: string): AgentServer | undefined {
-    return this.servers.get(url)?.agent;
+    return this.servers.get(url)?.hosted.agent;
+  }
+
+  /** Stops the agent server at `url` (its deployment was deleted); none there is no error. */
+  async stop(url: string): Promise<void> {
+    const served = this.servers.get(url);
+    if (!served) return;
+    this.servers.delete(url);
+    await close(served);
   }
 
   async stopAll(): Promise<void> {
     const servers = [...this.servers.values()];
     this.servers.clear();
-    await Promise.all(
-      servers.map(
-        ({ server }) =>
-          new Promise<void>((resolve) => {
-            server.closeAllConnections();
-            server.close(() => resolve());
-          }),
-      ),
-    );
+    await Promise.all(servers.map(close));
   }
 
   private async listen(listener: RequestListener, port: number): Promise<Server> {
@@ -62,4 +65,15 @@ export class AgentServerHosting {
     });
     return server;
   }
+}
+
+/** Closes a server promptly, cutting off requests still in progress, then disposes of what it held. */
+function close({ server, hosted }: { server: Server; hosted: HostedAgentServer }): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => {
+      hosted.dispose?.();
+      resolve();
+    });
+  });
 }
