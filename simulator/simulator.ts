@@ -134,7 +134,7 @@ export class Simulator {
   readonly controlPlane: ControlPlane;
   /** The platform API per region (§1), each holding its own data (REGION-TWO-REGIONS, REGION-DATA-RESIDENCY). */
   readonly platform: { us: PlatformApi; eu: PlatformApi };
-  /** Faults on demand (POST /__sim/faults), met by requests of every plane. */
+  /** Faults on demand (POST /__sim/faults), met by requests of every plane, deployments' agent servers included. */
   readonly faults: Faults;
   private seed: string;
   private readonly log: Log;
@@ -176,6 +176,8 @@ export class Simulator {
           routes: agentServerRoutes(agent),
           admit: limiter && admission(limiter),
           onInternalError: this.internalError,
+          // A deployment's agent server is of the agent-server plane: its faults apply.
+          fault: (request) => this.faults.take({ ...request, endpoint: 'agent-server' }),
         });
         return {
           agent,

@@ -1,7 +1,8 @@
 // Faults at the HTTP layer, set through the admin path: a status fault answers in the plane's
 // error shape (Retry-After when given) and creates nothing; a reset closes the connection with no
 // answer; a truncate cuts a JSON body halfway and an event stream after its first event; the
-// admin path is never faulted; clearFaults and resetSimulator end them; a bad fault is a 422.
+// admin path is never faulted; clearFaults and resetSimulator end them; a bad fault is a 422;
+// the agent servers of created deployments meet the agent-server plane's faults.
 import { expect, test } from '@playwright/test';
 import type { FaultList } from '../../specs/types/simulator-admin.ts';
 import { Simulator, startSimulator } from '../simulator.ts';
@@ -113,4 +114,33 @@ test('over a socket: a reset closes the connection with no answer; a truncate cu
   const truncated = events(await stream());
   expect(whole.length).toBeGreaterThan(1);
   expect(truncated).toEqual(whole.slice(0, 1));
+});
+
+test('faults of the agent-server plane reach the agent servers of created deployments too', async () => {
+  const sim = await startSimulator({ seed: 'faults', quiet: true });
+  sims.push(sim);
+  const apiKey = sim.info().credentials.api_keys.find((k) => k.role === 'primary')!.key;
+  const call = (url: string, method = 'GET', body?: unknown) =>
+    fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-api-key': apiKey } });
+  const plane = sim.urls['control-plane']!;
+  const [integration] = (await (await call(`${plane}/v1/integrations/sourcehost/install`)).json()) as { id: string }[];
+  const [repo] = (await (await call(`${plane}/v1/integrations/sourcehost/${integration!.id}/repos`)).json()) as { url: string; default_branch: string }[];
+  const created = (await (
+    await call(`${plane}/v2/deployments`, 'POST', {
+      name: 'faulted',
+      integration_id: integration!.id,
+      source_config: { repo_url: repo!.url },
+      source_revision_config: { repo_ref: repo!.default_branch },
+    })
+  ).json()) as { id: string };
+  sim.advance(90_000);
+  const deployed = (await (await call(`${plane}/v2/deployments/${created.id}`)).json()) as { source_config: { custom_url: string } };
+  const hosted = deployed.source_config.custom_url;
+  expect((await call(`${hosted}/threads`, 'POST', {})).status).toBe(200);
+
+  await sim.request('agent-server', '/__sim/faults', json('POST', { endpoint: 'agent-server', method: 'POST', path: '/threads', status: 503, count: 1 }));
+  const faulted = await call(`${hosted}/threads`, 'POST', {});
+  expect(faulted.status).toBe(503);
+  expect(await faulted.json()).toEqual({ detail: expect.stringContaining('Fault injected') });
+  expect((await call(`${hosted}/threads`, 'POST', {})).status, 'the count is spent').toBe(200);
 });

@@ -169,7 +169,7 @@ export interface components {
         /** @description Makes the requests it matches fail on purpose, to see a client retry. It matches a request when every selector given matches (none given: every request but the admin path's); the first fault set that matches takes the request. It applies to its next `count` requests, for `for_ms` of simulated time from when it is set, or until cleared when neither is given (whichever ends first when both are). Its effect is at least one of status, latency_ms, reset and truncate, with at most one of status, reset and truncate. */
         Fault: {
             /**
-             * @description The plane whose requests it matches (default every plane).
+             * @description The plane whose requests it matches (default every plane); agent-server includes the agent servers of deployments created on the control plane.
              * @enum {unknown}
              */
             endpoint?: "agent-server" | "control-plane" | "platform-api" | "platform-api-eu";
