@@ -33,6 +33,10 @@ test('usage errors exit 2 and say what is wrong', async () => {
   const badLevel = await runCli(['simulate', '--log-level', 'verbose']);
   expect(badLevel.code).toBe(2);
   expect(badLevel.stderr).toContain("--log-level must be one of error, warn, info, debug, got 'verbose'");
+  const badHar = await runCli(['proxy', '--target', 'http://127.0.0.1:9', '--har', join(tmpdir(), 'no-such-folder', 'x.har')]);
+  expect(badHar.code, 'a HAR that cannot be created stops the proxy before it listens').toBe(2);
+  expect(badHar.stderr).toContain('cannot write the HAR file');
+  expect(badHar.stdout).not.toContain('→');
 });
 
 test('inputs are strict: an unknown key, an unset variable, an unknown rule or report format exits 2 with the reason', async () => {
@@ -76,6 +80,29 @@ test('simulate prints its URLs and serves the admin path', async () => {
     expect(info.seed).toBe('s1');
     expect(info.capabilities).toContain('virtual-clock');
   } finally {
+    await sim.stop();
+  }
+});
+
+test('a proxy whose HAR cannot be written on the way (a full disk) goes on forwarding, says so, and exits 1', async () => {
+  const sim = await startStandIn([]);
+  const child = spawn(process.execPath, [CLI, 'proxy', '--target', sim.planes['agent-server']!, '--har', '/dev/full'], { cwd: ROOT, env: cliEnv() });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await expect.poll(() => /^\[proxy\] (http:\/\/\S+) →/m.exec(out)?.[1]).toBeTruthy();
+    const url = /^\[proxy\] (http:\/\/\S+) →/m.exec(out)![1];
+    await expect.poll(() => out).toContain('failed (ENOSPC');
+    for (let i = 0; i < 2; i++)
+      expect((await fetch(`${url}/threads`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(1);
+    expect(out).toContain('is incomplete');
+    expect(out.match(/failed \(ENOSPC/g), 'said once').toHaveLength(1);
+  } finally {
+    child.kill('SIGKILL');
     await sim.stop();
   }
 });

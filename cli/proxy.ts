@@ -33,7 +33,11 @@ Options:
   --quiet               print only exchanges with violations or errors, not every exchange
   --redact <name>       one more header, query parameter or field name whose value is secret
                         (any case; repeat the option for more names)
-  -h, --help            this help`;
+  -h, --help            this help
+
+Exit codes: 0 stopped, the HAR complete; 1 writing the HAR failed on the way (a full disk: the
+proxy goes on forwarding, says so, and the HAR is incomplete); 2 usage error (a bad option, a
+HAR file that cannot be created).`;
 
 export async function proxy(args: string[]): Promise<number> {
   const values = parse(args, {
@@ -58,7 +62,13 @@ export async function proxy(args: string[]): Promise<number> {
   const maxBodyBytes = integerOption(values, 'max-body-bytes', 1);
   const maxHeaderBytes = integerOption(values, 'max-header-bytes', 1024);
   const harFile = resolve((values.har as string | undefined) ?? 'exchanges.har');
-  const har = new HarWriter(harFile);
+  let harFailed = false;
+  const har = await HarWriter.open(harFile, (error) => {
+    harFailed = true;
+    console.error(`[proxy] writing ${harFile} failed (${error.message}): later exchanges are not recorded; the proxy goes on forwarding`);
+  }).catch((error: Error) => {
+    throw new UsageError(`cannot write the HAR file ${harFile}: ${error.message}`);
+  });
   const recorder = new RecordingProxy({
     plane,
     target,
@@ -77,7 +87,11 @@ export async function proxy(args: string[]): Promise<number> {
   console.log(`[proxy] ${url} → ${target} (${plane}); HAR: ${harFile}`);
   await untilSignal();
   await recorder.close();
-  await har.close();
+  await har.close().catch(() => {});
+  if (harFailed) {
+    console.error(`[proxy] ${harFile} is incomplete: writing it failed`);
+    return EXIT.failed;
+  }
   console.log(`[proxy] wrote ${har.written} exchanges to ${harFile}`);
   return EXIT.ok;
 }

@@ -1,5 +1,6 @@
 // HAR output: the streamed file and the whole log describe the same exchanges, and the streamed
-// file is a complete document once closed, with or without entries.
+// file is a complete document once closed, with or without entries. A file that cannot be opened
+// throws at once; one whose writes fail (a full disk) says so once and throws at close.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ const exchange = (n: number): Exchange => ({
 
 test('a streamed HAR file holds the same log as toHar, entry for entry', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'apc-har-')), 'out.har');
-  const writer = new HarWriter(file);
+  const writer = await HarWriter.open(file);
   const exchanges = [exchange(1), exchange(2), exchange(3)];
   for (const e of exchanges) writer.add(e);
   await writer.close();
@@ -34,7 +35,21 @@ test('a streamed HAR file holds the same log as toHar, entry for entry', async (
 
 test('a streamed HAR file with no exchanges is a valid, empty log', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'apc-har-')), 'empty.har');
-  const writer = new HarWriter(file);
+  const writer = await HarWriter.open(file);
   await writer.close();
   expect(JSON.parse(readFileSync(file, 'utf8')).log.entries).toEqual([]);
+});
+
+test('a HAR file that cannot be opened throws at once', async () => {
+  await expect(HarWriter.open(join(tmpdir(), 'no-such-folder', 'out.har'))).rejects.toThrow(/ENOENT/);
+});
+
+test('a write that fails (a full disk: /dev/full) is reported once, later exchanges are dropped, and close throws it', async () => {
+  const errors: Error[] = [];
+  const writer = await HarWriter.open('/dev/full', (error) => errors.push(error));
+  writer.add(exchange(1));
+  await expect.poll(() => errors.length).toBe(1);
+  writer.add(exchange(2));
+  await expect(writer.close()).rejects.toThrow(/ENOSPC/);
+  expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['ENOSPC']);
 });

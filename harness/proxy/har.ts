@@ -63,12 +63,33 @@ function queryString(url: string): { name: string; value: string }[] {
  * tail on close. Until then the file is an unfinished document; close() makes it a valid one.
  */
 export class HarWriter {
-  private readonly out: WriteStream;
   private count = 0;
+  /** The first write error (a full disk): the file stops there, and close() throws it. */
+  private failure?: Error;
 
-  constructor(file: string, creator = CREATOR) {
-    this.out = createWriteStream(file);
-    this.out.write(`{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"entries":[\n`);
+  private constructor(
+    private readonly out: WriteStream,
+    onError: (error: Error) => void,
+  ) {
+    out.on('error', (error) => {
+      if (this.failure) return;
+      this.failure = error;
+      onError(error);
+    });
+    this.out.write(`{"log":{"version":"1.2","creator":${JSON.stringify(CREATOR)},"entries":[\n`);
+  }
+
+  /**
+   * Opens `file` for the log. A file that cannot be opened (no such folder, no permission) throws
+   * here, before any exchange; a write that fails later calls `onError` once, and close() throws it.
+   */
+  static async open(file: string, onError: (error: Error) => void = () => {}): Promise<HarWriter> {
+    const out = createWriteStream(file);
+    await new Promise<void>((resolve, reject) => {
+      out.once('open', () => resolve());
+      out.once('error', reject);
+    });
+    return new HarWriter(out, onError);
   }
 
   /** Exchanges written so far. */
@@ -77,13 +98,12 @@ export class HarWriter {
   }
 
   add(exchange: Exchange): void {
+    if (this.failure) return;
     this.out.write(`${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`);
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.out.once('error', reject);
-      this.out.end('\n]}}\n', () => resolve());
-    });
+    if (!this.failure) await new Promise<void>((resolve) => this.out.end('\n]}}\n', () => resolve()));
+    if (this.failure) throw this.failure;
   }
 }

@@ -37,7 +37,7 @@ export function contextFor(simulator: Simulator, endpoint: Endpoint): FuzzContex
 
 /** A recording proxy in front of one endpoint, streaming its HAR to a temporary file (as `proxy` does). */
 export async function startFuzzProxy(simulator: Simulator, endpoint: Endpoint): Promise<{ url: string; har: HarWriter; close(): Promise<void> }> {
-  const har = new HarWriter(join(mkdtempSync(join(tmpdir(), 'apc-fuzz-')), `${endpoint}.har`));
+  const har = await HarWriter.open(join(mkdtempSync(join(tmpdir(), 'apc-fuzz-')), `${endpoint}.har`));
   const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: simulator.urls[endpoint]!, keep: false, onExchange: (e) => har.add(e) });
   const url = await proxy.start();
   return {

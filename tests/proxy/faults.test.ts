@@ -32,7 +32,7 @@ async function rig(fault: (req: IncomingMessage, res: ServerResponse) => void, o
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', () => resolve()));
   const harFile = join(mkdtempSync(join(tmpdir(), 'apc-faults-')), 'exchanges.har');
-  const har = new HarWriter(harFile);
+  const har = await HarWriter.open(harFile);
   const proxy = new RecordingProxy({
     plane: 'agent-server',
     target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,

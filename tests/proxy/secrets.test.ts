@@ -228,7 +228,7 @@ test('no generated secret reaches the recordings, the HAR, the printed lines or 
     expect(leaked(JSON.stringify(exchanges), secrets), 'recorded exchanges').toEqual([]);
 
     const harFile = join(dir, `${run}.har`);
-    const har = new HarWriter(harFile);
+    const har = await HarWriter.open(harFile);
     for (const e of exchanges) har.add(e);
     await har.close();
     expect(leaked(readFileSync(harFile, 'utf8'), secrets), 'HAR').toEqual([]);
