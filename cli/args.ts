@@ -1,5 +1,6 @@
 // What every command shares: its name, exit codes, and option parsing that turns a
 // mistyped option into a usage error (exit 2) instead of a stack trace.
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -55,6 +56,19 @@ export function positiveOption(values: Values, name: string): number | undefined
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number, got '${String(raw)}'`);
   return n;
+}
+
+/**
+ * Makes sure `folder` exists and can be written (it is created if need be), so that an output
+ * that cannot be written is a usage error before any work, not a crash after it.
+ */
+export function writableFolder(folder: string, option: string): void {
+  try {
+    mkdirSync(folder, { recursive: true });
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`${option}: cannot write to ${folder}: ${(error as Error).message}`);
+  }
 }
 
 /** Resolves on the first SIGINT or SIGTERM, with its name. */

@@ -37,6 +37,13 @@ test('usage errors exit 2 and say what is wrong', async () => {
   expect(badHar.code, 'a HAR that cannot be created stops the proxy before it listens').toBe(2);
   expect(badHar.stderr).toContain('cannot write the HAR file');
   expect(badHar.stdout).not.toContain('→');
+  // A file where a folder should be: outputs that cannot be written are refused before any work.
+  const aFile = join(mkdtempSync(join(tmpdir(), 'apc-out-')), 'a-file');
+  writeFileSync(aFile, '');
+  const badOut = await runCli(['run', '--out', join(aFile, 'report')]);
+  expect([badOut.code, badOut.stderr]).toEqual([2, expect.stringContaining('--out: cannot write to')]);
+  const badPersist = await runCli(['simulate', '--persist', join(aFile, 'state.json')]);
+  expect([badPersist.code, badPersist.stderr]).toEqual([2, expect.stringContaining('--persist: cannot write to')]);
 });
 
 test('inputs are strict: an unknown key, an unset variable, an unknown rule or report format exits 2 with the reason', async () => {

@@ -13,7 +13,7 @@ import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
-import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError } from './args.ts';
+import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError, writableFolder } from './args.ts';
 import { startEmbeddedSimulator } from './embedded.ts';
 
 export const RUN_HELP = `Usage: ${NAME} run [options]
@@ -143,6 +143,7 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   const outDir = resolve((values.out as string | undefined) ?? 'conformance-report');
+  writableFolder(outDir, '--out');
   const reportFile = join(outDir, 'report.json');
   if (existsSync(reportFile)) writeFileSync(reportFile, '');
 

@@ -1,13 +1,14 @@
 // `simulate`: the simulator on loopback, with what a client needs printed: each plane's URL,
 // the API keys and the workspaces they open, and ready environment lines.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { ApiError } from '../simulator/http/errors.ts';
 import type { Snapshot } from '../specs/types/simulator-admin.ts';
 import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, startSimulator, type Simulator } from '../simulator/simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
 import type { Endpoint } from '../specs/contract.ts';
-import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
+import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError, writableFolder } from './args.ts';
 
 export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 
@@ -94,6 +95,7 @@ export async function simulate(args: string[]): Promise<number> {
     }
   }
   const persist = values.persist as string | undefined;
+  if (persist !== undefined) writableFolder(dirname(resolve(persist)), '--persist');
   const stateFile = (values.state as string | undefined) ?? (persist !== undefined && existsSync(persist) ? persist : undefined);
   let snapshot: Snapshot | undefined;
   if (stateFile !== undefined) {
@@ -163,7 +165,11 @@ async function save(sim: Simulator, file: string): Promise<boolean> {
       console.log(`[simulator] state saved to ${file}`);
       return true;
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      if (!(error instanceof ApiError)) {
+        console.error(`${NAME}: state not saved to ${file}: ${(error as Error).message}`);
+        return false;
+      }
+      if (error.status !== 409) throw error;
       if (Date.now() >= giveUpAt) {
         console.error(`${NAME}: state not saved to ${file} (it keeps its previous state): ${error.message}`);
         return false;
