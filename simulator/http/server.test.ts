@@ -1,7 +1,7 @@
 // Principle 5 at the HTTP layer: bad input gets a 4xx in the documented shape, never a 5xx.
 // In process (sim.request), with no port; one test checks the same answers over a socket.
 import { expect, test } from '@playwright/test';
-import { connect } from 'node:net';
+import { rawExchange } from '../../tests/raw-socket.ts';
 import { Simulator, startSimulator } from '../simulator.ts';
 
 const sim = new Simulator({ seed: 'http' });
@@ -73,24 +73,13 @@ test('over a socket, the listener answers as the in-process request does', async
 test('over a socket, request heads over 16 KiB answer 431 and unparsable requests 400, both {detail}', async () => {
   const served = await startSimulator({ seed: 'http' });
   const url = new URL(served.urls['agent-server']!);
-  const raw = (bytes: string) =>
-    new Promise<string>((resolve) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
-      let text = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      socket.on('error', () => {});
-      socket.on('close', () => resolve(text));
-    });
   try {
     expect((await fetch(`${url.origin}/ok`, { headers: { 'x-big': 'a'.repeat(12 * 1024) } })).status).toBe(200);
     for (const [bytes, status, detail] of [
       [`GET /threads HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`, 431, 'limit of 16384 bytes'],
       ['FROBNICATE /threads HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'Malformed HTTP request'],
     ] as const) {
-      const answer = await raw(bytes);
+      const answer = await rawExchange(url.origin, bytes);
       expect(answer.slice(0, 12)).toBe(`HTTP/1.1 ${status}`);
       expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.stringContaining(detail) });
     }

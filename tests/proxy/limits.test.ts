@@ -2,8 +2,9 @@
 // documented shape ({"detail": "..."}) or is recorded as broken off, and the proxy serves on.
 import { expect, test } from '@playwright/test';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
+import { rawExchange as raw } from '../raw-socket.ts';
 
 let target: Server;
 let targetUrl: string;
@@ -26,24 +27,6 @@ test.beforeAll(async () => {
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 });
 test.afterAll(() => new Promise<void>((resolve) => target.close(() => resolve())));
-
-/** Sends raw bytes on a connection of its own and answers everything that comes back until it closes. */
-function raw(url: string, bytes: string | Buffer, options: { thenClose?: boolean } = {}): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname, () => {
-      socket.write(bytes);
-      if (options.thenClose) socket.destroy();
-    });
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(text));
-  });
-}
 
 const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
 const detailOf = (answer: string) => (JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { detail: string }).detail;
