@@ -2,6 +2,8 @@
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/model.ts';
@@ -111,6 +113,29 @@ test('a proxy whose HAR cannot be written on the way (a full disk) goes on forwa
   } finally {
     child.kill('SIGKILL');
     await sim.stop();
+  }
+});
+
+test('proxy --timeout: a target silent that long gets the client a 504 in the documented error shape', async () => {
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+  const target = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const child = spawn(process.execPath, [CLI, 'proxy', '--target', target, '--timeout', '0.5', '--har', join(mkdtempSync(join(tmpdir(), 'apc-t-')), 'x.har')], {
+    cwd: ROOT,
+    env: cliEnv(),
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  try {
+    await expect.poll(() => /^\[proxy\] (http:\/\/\S+) →/m.exec(out)?.[1]).toBeTruthy();
+    const res = await fetch(`${/^\[proxy\] (http:\/\/\S+) →/m.exec(out)![1]}/threads/search`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toEqual({ detail: expect.stringContaining('500 ms') });
+    expect((await runCli(['proxy', '--target', target, '--timeout', '0'])).code, 'a timeout must be positive').toBe(2);
+  } finally {
+    child.kill('SIGKILL');
+    silent.closeAllConnections();
+    silent.close();
   }
 });
 

@@ -2,9 +2,9 @@
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { HarWriter } from '../harness/proxy/har.ts';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_TIMEOUT_MS, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
-import { EXIT, integerOption, NAME, parse, untilSignal, UsageError } from './args.ts';
+import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 
@@ -30,6 +30,8 @@ Options:
   --har <file>          where to write the HAR (default: exchanges.har)
   --max-body-bytes <n>  largest request body, and largest answer held to validate (default: ${DEFAULT_MAX_BODY_BYTES}, 16 MiB)
   --max-header-bytes <n>  largest request head (default: ${DEFAULT_MAX_HEADER_BYTES}, 32 KiB)
+  --timeout <s>         how long the target may stay silent, before its answer (then 504) or
+                        within a stream (then the stream is cut), in seconds (default: ${DEFAULT_TIMEOUT_MS / 1000})
   --quiet               print only exchanges with violations or errors, not every exchange
   --redact <name>       one more header, query parameter or field name whose value is secret
                         (any case; repeat the option for more names)
@@ -48,6 +50,7 @@ export async function proxy(args: string[]): Promise<number> {
     quiet: { type: 'boolean' },
     'max-body-bytes': { type: 'string' },
     'max-header-bytes': { type: 'string' },
+    timeout: { type: 'string' },
     redact: { type: 'string', multiple: true },
   });
   if (values.help) {
@@ -61,6 +64,7 @@ export async function proxy(args: string[]): Promise<number> {
   const port = integerOption(values, 'port', 0, 65_535) ?? 0;
   const maxBodyBytes = integerOption(values, 'max-body-bytes', 1);
   const maxHeaderBytes = integerOption(values, 'max-header-bytes', 1024);
+  const timeoutSeconds = positiveOption(values, 'timeout');
   const harFile = resolve((values.har as string | undefined) ?? 'exchanges.har');
   let harFailed = false;
   const har = await HarWriter.open(harFile, (error) => {
@@ -76,6 +80,7 @@ export async function proxy(args: string[]): Promise<number> {
     keep: false,
     maxBodyBytes,
     maxHeaderBytes,
+    timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
     redaction: new Redaction({ names: values.redact as string[] | undefined }),
     onExchange: (e) => {
       har.add(e);

@@ -110,7 +110,7 @@ interface ProxyOptions {
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_HEADER_BYTES = 32 * 1024;
-const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 /** The code of the error a request to the target ends with when the target stays silent too long. */
 const TIMEOUT_CODE = 'APC_TARGET_TIMEOUT';
 
