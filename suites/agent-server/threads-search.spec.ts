@@ -116,6 +116,7 @@ test('search answers an array of threads, each as GET /threads/{thread_id} reads
     precondition(read, 'read the thread');
     const known =
       read.json.created_at === created.created_at &&
+      read.json.metadata?.apc_scope === scope &&
       read.json.status === status &&
       (values === undefined || (isDeepStrictEqual(values, {}) ? isDeepStrictEqual(read.json.values, {}) : read.json.values?.topic === values.topic));
     if (!known)

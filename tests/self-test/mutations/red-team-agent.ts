@@ -2,7 +2,7 @@
 // the suites once let through (a field wrong only in list answers, a filter ignored only in
 // combination, a rule checked on one operation of several that share it).
 import type { Mutation, MutableRequest } from '../broken-target.ts';
-import { calls, isRecord, json, object, param, redirect, type Json } from './support.ts';
+import { calls, integerFrom, isRecord, json, object, param, redirect, type Json } from './support.ts';
 
 /** The query of a request path as a map, and the path rebuilt from one. */
 const queryOf = (req: MutableRequest) => new URLSearchParams(req.path.includes('?') ? req.path.slice(req.path.indexOf('?') + 1) : '');
@@ -73,7 +73,7 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
     description: 'thread search ignores offset unless limit is given too',
     request: (req) => {
       const body = object(req.body);
-      if (!calls(req, 'searchThreads') || 'limit' in body || !('offset' in body)) return req;
+      if (!calls(req, 'searchThreads') || 'limit' in body || !integerFrom(0)(body.offset)) return req;
       const { offset: _offset, ...rest } = body;
       return { ...req, body: rest };
     },
@@ -195,7 +195,7 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
     description: 'assistant search ignores offset unless limit is given too',
     request: (req) => {
       const body = object(req.body);
-      if (!calls(req, 'searchAssistants') || 'limit' in body || !('offset' in body)) return req;
+      if (!calls(req, 'searchAssistants') || 'limit' in body || !integerFrom(0)(body.offset)) return req;
       const { offset: _offset, ...rest } = body;
       return { ...req, body: rest };
     },
