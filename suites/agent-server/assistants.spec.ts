@@ -1,7 +1,7 @@
 // §2.10, §4.5: assistants and their default per graph.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
-import type { ApiClient } from '../../harness/client.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { Assistant, Run, Thread } from '../../specs/types/agent-server.ts';
 
@@ -63,14 +63,22 @@ test('which other fields an assistant has', { tag: '@ASSISTANT-OTHER-FIELDS' }, 
   );
 });
 
+// The read and every item of the search: a search may build its items apart from the read.
 test('an assistant has assistant_id, graph_id, config, created_at, updated_at and metadata', { tag: '@ASSISTANT-SHAPE' }, async ({ agent }) => {
   const res = await agent.get<Assistant>('/assistants/agent');
   expectStatus(res, 200);
-  expectSchema(res, 'agent-server', 'Assistant');
-  expect(res.json, res.describe('has config')).toHaveProperty('config');
-  // config may be null (§2.10); the others hold a value in the reference.
-  for (const field of ['assistant_id', 'graph_id', 'created_at', 'updated_at', 'metadata']) {
-    expect(res.json[field] ?? null, res.describe(`has ${field}`)).not.toBeNull();
+  const search = await agent.post<Assistant[]>('/assistants/search', { limit: 100 });
+  const assistants: [ApiResponse, Assistant][] = [
+    [res, res.json],
+    ...preconditionArray(search, 'search the assistants').map((a) => [search, a] as [ApiResponse, Assistant]),
+  ];
+  for (const [answer, assistant] of assistants) {
+    expectSchema(answer, 'agent-server', 'Assistant', assistant);
+    expect(assistant, answer.describe('has config')).toHaveProperty('config');
+    // config may be null (§2.10); the others hold a value in the reference.
+    for (const field of ['assistant_id', 'graph_id', 'created_at', 'updated_at', 'metadata']) {
+      expect(assistant[field] ?? null, answer.describe(`${assistant.assistant_id}: has ${field}`)).not.toBeNull();
+    }
   }
 });
 
@@ -126,6 +134,14 @@ test('offset skips that many assistants', { tag: '@ASSISTANT-SEARCH-OFFSET' }, a
       res.json.map((a) => a.assistant_id),
       res.describe(`offset ${offset}`),
     ).toEqual(all.slice(offset).map((a) => a.assistant_id));
+  }
+  // offset stands on its own: without limit it still skips (past the end, nothing is left).
+  for (const offset of new Set([1, all.length])) {
+    const res = await agent.post<Assistant[]>('/assistants/search', { offset });
+    expectStatus(res, '2xx');
+    const answered = res.json.map((a) => a.assistant_id);
+    expect(answered, res.describe(`offset ${offset} without limit`)).toEqual(all.slice(offset, offset + answered.length).map((a) => a.assistant_id));
+    expect(answered.length > 0, res.describe(`offset ${offset} of ${all.length}: some left`)).toBe(offset < all.length);
   }
 });
 

@@ -3,9 +3,11 @@
 // time a cron runs at most once a minute, so these tests wait for its times, up to the
 // target's cron timeout past each.
 import { expect, test } from '../../harness/fixtures.ts';
-import { preconditionArray } from '../../harness/checks/index.ts';
+import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { runMark } from '../../harness/run-context.ts';
 import { newThread } from './runs-steps.ts';
-import { createCron, deleteCrons, untilNextRun, type Payload } from './webhooks-steps.ts';
+import { createCron, deleteCrons, isDateTime, untilNextRun, type Cron, type Payload } from './webhooks-steps.ts';
 
 test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-SCHEDULE' }, () => {
   test('a thread cron starts one run on its thread each time, none in between', async ({ agent, time }) => {
@@ -50,4 +52,25 @@ test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-
       await deleteCrons(agent, cron);
     }
   });
+});
+
+// A timezone moves the times the schedule names: 04:30 in Asia/Kolkata (UTC+05:30 all year, no
+// daylight saving) is 23:00 UTC, the time of the cron's next run.
+test('a cron given a timezone reads its schedule there, not in UTC', { tag: '@CRON-RUNS-ON-SCHEDULE' }, async ({ agent }) => {
+  const threadId = await newThread(agent);
+  const res = await agent.post<Cron>(`/threads/${threadId}/runs/crons`, {
+    assistant_id: 'agent',
+    schedule: '30 4 * * *',
+    timezone: 'Asia/Kolkata',
+    metadata: runMark(),
+  });
+  try {
+    precondition(res, 'create a cron with a timezone');
+    const next = res.json.next_run_date;
+    if (!isDateTime(next)) skipForPrecondition(`precondition failed: the cron names no next_run_date to read its times from: ${res.describe()}`);
+    const at = new Date(next);
+    expect([at.getUTCHours(), at.getUTCMinutes()], res.describe('04:30 Asia/Kolkata is 23:00 UTC')).toEqual([23, 0]);
+  } finally {
+    await deleteCrons(agent, res.json);
+  }
 });

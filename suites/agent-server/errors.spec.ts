@@ -28,8 +28,29 @@ test('payloads other than streams are JSON, and JSON bodies are accepted', { tag
   }
 });
 
+// One shape for every error of the plane: each resource's unknown id and each endpoint's refused
+// body, as a server may build the errors of each route apart. An answer that is no error at all
+// is the rule of that endpoint's own, not this one's: only the errors are judged.
 test('an error body is a JSON object whose detail is a string', { tag: '@ERROR-SHAPE-AGENT' }, async ({ agent }) => {
-  for (const res of [await agent.get(`/threads/${UNKNOWN}`), await agent.post('/threads', { metadata: 'not an object' })]) {
+  const thread = await newThread(agent);
+  const errors = [
+    await agent.get(`/threads/${UNKNOWN}`),
+    await agent.post('/threads', { metadata: 'not an object' }),
+    await agent.post('/threads/search', { limit: 'ten' }),
+    await agent.get(`/threads/${thread}/state/${UNKNOWN}`),
+    await agent.post(`/threads/${thread}/history`, { limit: 'two' }),
+    await agent.get(`/threads/${thread}/runs/${UNKNOWN}`),
+    await agent.get(`/threads/${thread}/runs/${UNKNOWN}/join`),
+    await agent.post(`/threads/${thread}/runs`, { input: {} }),
+    await agent.post(`/threads/${thread}/runs/wait`, { input: {} }),
+    await agent.post('/runs/wait', { input: {} }),
+    await agent.get(`/assistants/${UNKNOWN}`),
+    await agent.post('/assistants/search', { limit: 'ten' }),
+    await agent.post(`/threads/${thread}/runs/crons`, { assistant_id: 'agent' }),
+    await agent.post('/runs/crons', { assistant_id: 'agent' }),
+    await agent.delete(`/runs/crons/${UNKNOWN}`),
+  ].filter((res) => res.status >= 400);
+  for (const res of errors) {
     expectJsonError(res);
     expect(typeof (res.json as { detail?: unknown }).detail, res.describe('detail is a string')).toBe('string');
   }

@@ -2,7 +2,7 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
-import type { Time } from '../../harness/time.ts';
+import { sleep, type Time } from '../../harness/time.ts';
 import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
 const listRuns = async (agent: ApiClient, thread: string) => {
@@ -15,9 +15,16 @@ test.describe('reject', () => {
     const thread = await newThread(agent);
     const first = await longRun(agent, time, thread);
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
-    expectStatus(res, 409);
+    // wait takes the create-run body (§4.5), multitask_strategy included: it refuses at once too.
+    // One that queued the run instead would answer only after both runs, so it gets a moment.
+    const pending = agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
+    const waited = await Promise.race([pending, sleep(time.virtual ? 1_000 : time.wall(time.timeouts.settle, 1_000)).then(() => undefined)]);
     await time.pass(time.hold);
     await join(agent, thread, first.run_id);
+    const answer = waited ?? (await pending);
+    expectStatus(res, 409);
+    expect(waited, answer.describe('wait with reject was refused at once, not queued')).toBeDefined();
+    expectStatus(answer, 409);
   });
 
   test('the refused run is not created: not listed, and the thread state never holds its data', { tag: '@MULTITASK-REJECT-NOT-CREATED' }, async ({
@@ -196,6 +203,7 @@ test('a run created without multitask_strategy behaves as enqueue', { tag: '@MUL
 test('an unknown multitask_strategy answers 4xx with a JSON error body and creates no run', { tag: '@MULTITASK-INVALID' }, async ({ agent }) => {
   const { thread, runId } = await threadWithRun(agent);
   expectJsonError(await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'bogus' }));
+  expectJsonError(await agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: {}, multitask_strategy: 'bogus' }));
   await expectOnlyRun(agent, thread, runId, 'multitask_strategy bogus');
 });
 

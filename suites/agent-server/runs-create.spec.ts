@@ -2,6 +2,7 @@
 import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import type { ApiResponse } from '../../harness/client.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
 import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
@@ -66,16 +67,25 @@ test('thread-scoped run paths are served under /threads/{thread_id}/', { tag: '@
   expectStatus(waited, '2xx');
 });
 
+// The run as read and each run of a list: a server may build a list's items apart from the
+// single read, and leave fields out or give them other types there.
 test('a run object has the fields of the reference Run', { tag: '@RUN-SHAPE' }, async ({ agent }) => {
   const thread = await newThread(agent);
-  const run = await startRun(agent, thread);
+  const run = await startRun(agent, thread, { input: { topic: 'shape' } });
+  await join(agent, thread, run.run_id);
   const read = await agent.get<Record<string, unknown>>(`/threads/${thread}/runs/${run.run_id}`);
   precondition(read, 'read the run');
-  // A field that is there but null holds nothing of what the reference's run carries.
-  for (const field of ['run_id', 'thread_id', 'assistant_id', 'created_at', 'updated_at', 'status', 'metadata', 'kwargs', 'multitask_strategy']) {
-    expect(read.json[field] ?? null, read.describe(`has ${field}`)).not.toBeNull();
-  }
-  expect(read.json.thread_id, read.describe('thread_id')).toBe(thread);
+  const judge = (res: ApiResponse, value: Record<string, unknown>, as: string) => {
+    // A field that is there but null holds nothing of what the reference's run carries.
+    for (const field of ['run_id', 'thread_id', 'assistant_id', 'created_at', 'updated_at', 'status', 'metadata', 'kwargs', 'multitask_strategy']) {
+      expect(value[field] ?? null, res.describe(`${as}: has ${field}`)).not.toBeNull();
+    }
+    expectSchema(res, 'agent-server', 'Run', value);
+    expect(value.thread_id, res.describe(`${as}: thread_id`)).toBe(thread);
+  };
+  judge(read, read.json, 'as read');
+  const list = await agent.get<Record<string, unknown>[]>(`/threads/${thread}/runs`);
+  for (const listed of preconditionArray(list, 'list the runs', 1)) judge(list, listed, 'as listed');
 });
 
 test('a run status is one of pending, running, error, success, timeout, interrupted', { tag: '@RUN-STATUS-VALUES' }, async ({ agent }) => {
@@ -104,6 +114,15 @@ test('run-creating answers carry Content-Location /threads/{thread_id}/runs/{run
   const stateless = await agent.post('/runs/wait', { assistant_id: 'agent', input: {} });
   precondition(stateless, 'a stateless wait');
   expect(stateless.headers['content-location'] ?? '', stateless.describe('stateless wait')).toMatch(/^(\/threads\/[0-9a-f-]{36})?\/runs\/[0-9a-f-]{36}$/);
+  // Streams create runs too, and their headers come before any event.
+  const streamed = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {} });
+  precondition(streamed, 'stream a run');
+  expect(streamed.headers['content-location'] ?? '', streamed.describe('stream')).toMatch(new RegExp(`^/threads/${thread}/runs/[0-9a-f-]{36}$`));
+  const statelessStream = await agent.post('/runs/stream', { assistant_id: 'agent', input: {} });
+  precondition(statelessStream, 'a stateless stream');
+  expect(statelessStream.headers['content-location'] ?? '', statelessStream.describe('stateless stream')).toMatch(
+    /^(\/threads\/[0-9a-f-]{36})?\/runs\/[0-9a-f-]{36}$/,
+  );
 });
 
 test('a completed run leaves its output in the thread: state and history include its checkpoints', {
@@ -112,6 +131,11 @@ test('a completed run leaves its output in the thread: state and history include
   const thread = await newThread(agent);
   const run = await startRun(agent, thread, { input: { topic: 'kept' } });
   await join(agent, thread, run.run_id);
+  // The thread's own values are its current state values (§2.7): read before readState, which
+  // skips a test where the two differ, so that a thread still showing its old values fails here.
+  const own = await agent.get<{ values?: Record<string, unknown> | null }>(`/threads/${thread}`);
+  precondition(own, 'read the thread');
+  await forRule('RUN-WRITES-THREAD-STATE', () => expect(texts({ values: own.json.values ?? {} }), own.describe("the thread's values")).toContain('echo: kept'));
   const state = await readState(agent, thread);
   await forRule('RUN-WRITES-THREAD-STATE', () => expect(texts(state), 'state values').toContain('echo: kept'));
   const history = await agent.post<{ values: Record<string, unknown> }[]>(`/threads/${thread}/history`, { limit: 10 });

@@ -62,6 +62,27 @@ test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, of
   const pending = await agent.get<Run[]>(`/threads/${thread}/runs?status=pending`);
   expectStatus(pending, 200);
   expect(pending.json, pending.describe('status pending')).toEqual([]);
+  // The filter and the page together: a page is taken from the matching runs, whatever their place among all.
+  const failing = await startRun(agent, thread, { input: { fail: true } });
+  await join(agent, thread, failing.run_id);
+  for (const [status, expected] of [
+    ['success', ids],
+    ['error', [failing.run_id]],
+  ] as const) {
+    const first = await agent.get<Run[]>(`/threads/${thread}/runs?status=${status}&limit=1`);
+    expectStatus(first, 200);
+    expect(
+      first.json.map((r) => r.run_id).filter((id) => expected.includes(id)),
+      first.describe(`status ${status} limit 1: one matching run`),
+    ).toHaveLength(1);
+    expect(first.json, first.describe(`status ${status} limit 1`)).toHaveLength(1);
+  }
+  const skipped = await agent.get<Run[]>(`/threads/${thread}/runs?status=success&limit=10&offset=3`);
+  expectStatus(skipped, 200);
+  expect(
+    skipped.json.map((r) => r.status),
+    skipped.describe('status success offset 3: the last of the 4 successful runs'),
+  ).toEqual(['success']);
 });
 
 test('where a single run is read', { tag: '@RUN-GET-PATH' }, async ({ agent, observe }) => {

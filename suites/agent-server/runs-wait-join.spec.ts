@@ -3,7 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { sleep } from '../../harness/time.ts';
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { Run } from '../../specs/types/agent-server.ts';
-import { discardingWebhook, longRun, newThread, readRun, readState, startRun, texts } from './runs-steps.ts';
+import { discardingWebhook, join, longRun, newThread, readRun, readState, startRun, texts } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -49,6 +49,11 @@ test('join answers the final state values, or {__error__: {error, message}} for 
 test('joining an unknown run answers 404 with a JSON error body', { tag: '@RUN-JOIN-UNKNOWN-404' }, async ({ agent }) => {
   const thread = await newThread(agent);
   expectJsonError(await agent.get(`/threads/${thread}/runs/${UNKNOWN}/join`), 404);
+  // A run is known on its own thread only, as a read of it is (RUN-GET-UNKNOWN-404).
+  const other = await newThread(agent);
+  const run = await startRun(agent, other);
+  await join(agent, other, run.run_id);
+  expectJsonError(await agent.get(`/threads/${thread}/runs/${run.run_id}/join`), 404);
 });
 
 test('POST /threads/{thread_id}/runs/wait answers the result after the run completed', { tag: '@RUN-WAIT' }, async ({ agent }) => {

@@ -4,7 +4,7 @@ import { expectJsonError, expectStatus, precondition } from '../../harness/check
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { sleep } from '../../harness/time.ts';
 import { dataOf, parseSse } from '../../harness/sse.ts';
-import type { ApiResponse } from '../../harness/client.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { discardingWebhook, join, longRun, newThread, readRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -46,11 +46,17 @@ test('what a stream answers', { tag: '@STREAM-FORMAT' }, async ({ agent, observe
   );
 });
 
+/** Both streaming endpoints of §4.5, on a new thread for the stateful one. */
+async function streamPaths(agent: ApiClient): Promise<string[]> {
+  return [`/threads/${await newThread(agent)}/runs/stream`, '/runs/stream'];
+}
+
 test('a stream answers 200 text/event-stream', { tag: '@STREAM-SSE-CONTENT-TYPE' }, async ({ agent }) => {
-  const thread = await newThread(agent);
-  const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {} });
-  expectStatus(res, 200);
-  expect(res.headers['content-type'] ?? '', res.describe('content-type')).toMatch(/^text\/event-stream/);
+  for (const path of await streamPaths(agent)) {
+    const res = await agent.post(path, { assistant_id: 'agent', input: {} });
+    expectStatus(res, 200);
+    expect(res.headers['content-type'] ?? '', res.describe('content-type')).toMatch(/^text\/event-stream/);
+  }
 });
 
 test('each stream event has a name and JSON data', { tag: '@STREAM-SSE-JSON-DATA' }, async ({ agent }) => {
@@ -76,6 +82,14 @@ test('the first stream event is metadata with {run_id, attempt}', { tag: '@STREA
   expect(typeof data.attempt, res.describe('metadata.attempt')).toBe('number');
   const run = await readRun(agent, thread, String(data.run_id));
   expect(run.run_id, 'metadata names the streamed run').toBe(data.run_id);
+  // A stateless stream starts the same way: its run has an id too, though no thread to read it on.
+  const stateless = await agent.post('/runs/stream', { assistant_id: 'agent', input: {} });
+  expectStatus(stateless, 200);
+  const [opening] = parseSse(stateless.text);
+  expect(opening?.event, stateless.describe('the first event of a stateless stream')).toBe('metadata');
+  const said = dataOf(opening) as { run_id?: unknown; attempt?: unknown };
+  expect(typeof said.run_id, stateless.describe('metadata.run_id')).toBe('string');
+  expect(typeof said.attempt, stateless.describe('metadata.attempt')).toBe('number');
 });
 
 test('after metadata, events are named after the requested stream modes', { tag: '@STREAM-SSE-MODE-EVENTS' }, async ({ agent }) => {

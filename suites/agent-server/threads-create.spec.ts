@@ -30,6 +30,17 @@ test('metadata given at creation is stored and answered unchanged', { tag: '@THR
   const read = await agent.get(`/threads/${(res.json as { thread_id: string }).thread_id}`);
   expectStatus(read, '2xx');
   expect((read.json as { metadata: unknown }).metadata, read.describe('metadata on read')).toEqual(metadata);
+  // The same metadata beside supersteps (which need graph_id): one creation path must not keep less than the other.
+  const withSteps = { ...metadata, graph_id: 'agent' };
+  const prepopulated = await agent.post<Thread>('/threads', {
+    metadata: withSteps,
+    supersteps: [{ updates: [{ values: { topic: 'm' }, as_node: 'prepare' }] }],
+  });
+  precondition(prepopulated, 'create a thread with supersteps');
+  expect(prepopulated.json.metadata, prepopulated.describe('metadata on create with supersteps')).toEqual(withSteps);
+  const readSteps = await agent.get<Thread>(`/threads/${prepopulated.json.thread_id}`);
+  expectStatus(readSteps, '2xx');
+  expect(readSteps.json.metadata, readSteps.describe('metadata on read, created with supersteps')).toEqual(withSteps);
 });
 
 test('graph_id set in the metadata of the raw request is kept', { tag: '@THREAD-CREATE-GRAPH-ID' }, async ({ agent }) => {

@@ -1,4 +1,5 @@
 // §4.5: POST /threads/search filters, sorts and pages threads.
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
@@ -89,12 +90,52 @@ function lookalike(threads: Thread[], key: SortKey): SortKey | undefined {
   );
 }
 
-test('search answers an array of threads', { tag: '@THREAD-SEARCH-ARRAY' }, async ({ agent, scope }) => {
-  const created = await createThreads(agent, scope, [{}, {}]);
+// Each item is the thread as it is: a list that answers a cached status or leaves out the values
+// (an empty object is a valid type) would still be "an array of threads" by shape alone. The
+// threads differ in status and values: an empty one, a prepopulated one, one whose run failed.
+// Each is compared with its own read, where that read shows what the thread must hold (else the
+// read is the one wrong, and other rules judge it).
+test('search answers an array of threads, each as GET /threads/{thread_id} reads it', { tag: '@THREAD-SEARCH-ARRAY' }, async ({ agent, scope }) => {
+  const [empty] = await createThreads(agent, scope, [{}]);
+  const prepopulated = await agent.post<Thread>('/threads', {
+    metadata: { graph_id: 'agent', apc_scope: scope },
+    supersteps: [{ updates: [{ values: { topic: 'listed' }, as_node: 'prepare' }] }],
+  });
+  precondition(prepopulated, 'create a thread with supersteps');
+  const [failed] = await createThreads(agent, scope, [{ graph_id: 'agent' }]);
+  await join(agent, failed.thread_id, (await startRun(agent, failed.thread_id, { input: { fail: true } })).run_id);
+  // What each thread must read: its status, and its values where they are known.
+  const expected: [Thread, string, Record<string, unknown> | undefined][] = [
+    [empty, 'idle', {}],
+    [prepopulated.json, 'idle', { topic: 'listed' }],
+    [failed, 'error', undefined],
+  ];
+  const reads: Record<string, Thread> = {};
+  for (const [created, status, values] of expected) {
+    const read = await agent.get<Thread>(`/threads/${created.thread_id}`);
+    precondition(read, 'read the thread');
+    const known =
+      read.json.created_at === created.created_at &&
+      read.json.metadata?.apc_scope === scope &&
+      read.json.status === status &&
+      (values === undefined || (isDeepStrictEqual(values, {}) ? isDeepStrictEqual(read.json.values, {}) : read.json.values?.topic === values.topic));
+    if (!known)
+      skipForPrecondition(`precondition failed: the thread does not read as made (status ${status}, values ${JSON.stringify(values)}): ${read.describe()}`);
+    reads[created.thread_id] = read.json;
+  }
   const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
   expectStatus(res, '2xx');
   expect(Array.isArray(res.json), res.describe('an array')).toBe(true);
-  expect(ids(res.json).sort(), res.describe('the threads of this test')).toEqual(ids(created).sort());
+  expect(ids(res.json).sort(), res.describe('the threads of this test')).toEqual(Object.keys(reads).sort());
+  for (const item of res.json) {
+    const read = reads[item.thread_id];
+    for (const field of ['thread_id', 'created_at', 'metadata', 'status'] as const) {
+      expect(item[field], res.describe(`${field} of thread ${item.thread_id} as GET reads it`)).toEqual(read[field]);
+    }
+    if (expected.find(([t]) => t.thread_id === item.thread_id)?.[2] !== undefined) {
+      expect(item.values, res.describe(`values of thread ${item.thread_id} as GET reads them`)).toEqual(read.values);
+    }
+  }
 });
 
 // Idle threads alone would let a filter that answers nothing for the other statuses pass.
@@ -136,6 +177,27 @@ test('a metadata filter answers only threads whose metadata contains every given
   expect(blue).toBeDefined();
 });
 
+// Metadata values are any JSON (§2.7): a filter must compare numbers, booleans and objects too,
+// not only strings. Each filter below matches one of two threads that differ in that key alone.
+test('a metadata filter compares numbers, booleans and nested objects, not only strings', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, scope }) => {
+  const [one, two] = await createThreads(agent, scope, [
+    { n: 1, flag: true, nested: { level: 1, tags: ['a'] } },
+    { n: 2, flag: false, nested: { level: 2, tags: ['b'] } },
+  ]);
+  const filters: [Record<string, unknown>, Thread][] = [
+    [{ n: 1 }, one],
+    [{ n: 2 }, two],
+    [{ flag: true }, one],
+    [{ flag: false }, two],
+    [{ nested: { level: 2, tags: ['b'] } }, two],
+  ];
+  for (const [filter, expected] of filters) {
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, ...filter } });
+    preconditionArray(res, 'search');
+    expect(ids(res.json), res.describe(`metadata ${JSON.stringify(filter)}`)).toEqual([expected.thread_id]);
+  }
+});
+
 test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' }, async ({ agent, scope }) => {
   await createThreads(agent, scope, [{}, {}, {}]);
   for (const limit of [1, 2, 3, 5]) {
@@ -153,6 +215,12 @@ test('offset skips that many matching threads', { tag: '@THREAD-SEARCH-OFFSET' }
     const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', limit: 10, offset });
     preconditionArray(res, 'search');
     expect(ids(res.json), res.describe(`offset ${offset}`)).toEqual(ids(all.json).slice(offset));
+  }
+  // offset stands on its own: without limit (the default, 10, exceeds these 4 threads) it still skips.
+  for (const offset of [1, 3]) {
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', offset });
+    preconditionArray(res, 'search');
+    expect(ids(res.json), res.describe(`offset ${offset} without limit`)).toEqual(ids(all.json).slice(offset));
   }
 });
 
@@ -190,6 +258,27 @@ test('sort_order accepts asc and desc and orders accordingly', { tag: '@THREAD-S
   );
   expect(ids(asc.json), asc.describe('asc: ascending by thread_id')).toEqual(sorted);
   expect(ids(desc.json), desc.describe('desc: descending by thread_id')).toEqual([...sorted].reverse());
+});
+
+// sort_order applies to every sort key, not only thread_id: by creation time, the threads made
+// one after another come oldest first under asc and newest first under desc.
+test('sort_order orders by created_at too', { tag: '@THREAD-SEARCH-SORT-ORDER' }, async ({ agent, scope, time }) => {
+  const made: Thread[] = [];
+  for (let i = 0; i < 3; i++) {
+    made.push(...(await createThreads(agent, scope, [{ apc_nth: i }])));
+    await time.pass(50);
+  }
+  if (new Set(made.map((t) => Date.parse(t.created_at))).size !== made.length) {
+    skipForPrecondition(`precondition failed: threads made one after another share a created_at: ${made.map((t) => t.created_at).join(', ')}`);
+  }
+  for (const [order, expected] of [
+    ['asc', ids(made)],
+    ['desc', ids(made).reverse()],
+  ] as const) {
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'created_at', sort_order: order });
+    preconditionArray(res, `search by created_at ${order}`, 3);
+    expect(ids(res.json), res.describe(`created_at ${order}`)).toEqual(expected);
+  }
 });
 
 test('which sort_order values a target accepts', { tag: '@THREAD-SEARCH-SORT-ORDER-VALUES' }, async ({ agent, scope, observe }) => {

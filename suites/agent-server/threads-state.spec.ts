@@ -57,6 +57,13 @@ test('GET /threads/{thread_id}/state/{checkpoint_id} answers the snapshot at tha
 test('an unknown checkpoint id answers 404 with a JSON error body', { tag: '@THREAD-STATE-CHECKPOINT-UNKNOWN' }, async ({ agent }) => {
   const id = await threadWithHistory(agent, 1);
   expectJsonError(await agent.get(`/threads/${id}/state/${UNKNOWN}`), 404);
+  // A checkpoint of another thread is no checkpoint of this one: a lookup by checkpoint id alone
+  // would answer the other thread's state under this thread's path.
+  const other = await threadWithHistory(agent, 1);
+  const state = await agent.get<State>(`/threads/${other}/state`);
+  precondition(state, "read the other thread's state");
+  if (typeof idOf(state.json) !== 'string') skipForPrecondition(`precondition failed: the other thread's state names no checkpoint: ${state.describe()}`);
+  expectJsonError(await agent.get(`/threads/${id}/state/${idOf(state.json)}`), 404);
 });
 
 test('history answers an array of state snapshots', { tag: '@THREAD-HISTORY' }, async ({ agent }) => {

@@ -3,6 +3,8 @@
 // simulator publishes it); how a server refuses a bad one at startup is checked by the
 // project test simulator/deployment-config.test.ts.
 import { expect, test } from '../../harness/fixtures.ts';
+import { precondition } from '../../harness/checks/index.ts';
+import { newThread } from './runs-steps.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 
 const TEMPLATE = /\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
@@ -18,12 +20,29 @@ test('every static header of webhooks.headers comes with every notification', { 
   agent,
   webhookReceiver,
   deploymentConfig,
+  time,
 }) => {
   const headers = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => references(value).length === 0);
   test.skip(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
   for (const name of ['first', 'second']) {
     const { delivery } = await deliveredRun(agent, webhookReceiver, name);
     for (const [header, value] of headers) expect(delivery.headers[header.toLowerCase()], `header ${header} on notification ${name}`).toBe(value);
+  }
+  // A retry is an outbound webhook request too (where the target retries: WEBHOOK-RETRY judges that).
+  await webhookReceiver.failNext(1, { status: 503 }, 'retried');
+  const threadId = await newThread(agent);
+  precondition(
+    await agent.post(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'retried' }, webhook: webhookReceiver.url('retried') }),
+    'create a run with a webhook',
+  );
+  if (time.virtual) {
+    await webhookReceiver.waitFor(1, 'retried');
+    await time.pass(60_000);
+  }
+  const attempts = await webhookReceiver.waitFor(2, 'retried');
+  for (const [i, attempt] of attempts.entries()) {
+    for (const [header, value] of headers)
+      expect(attempt.headers[header.toLowerCase()], `header ${header} on attempt ${i + 1} of a retried notification`).toBe(value);
   }
 });
 

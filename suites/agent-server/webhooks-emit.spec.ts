@@ -189,14 +189,16 @@ test('create cron with webhook notifies at the completion of each run it starts'
 
 test.describe("a secret in the webhook URL's query string reaches the receiver verbatim", { tag: '@AUTH-WEBHOOK-SECRET-QUERY' }, () => {
   const query = '?token=s3cr%2Bt%3D%3D&apc=a%20b';
-  for (const [operation, stateless] of [
-    ['create run', false],
-    ['stateless wait', true],
+  // Each kind of operation of §6a: a server may build the delivery URL apart for each.
+  for (const [operation, name, path] of [
+    ['create run', 'secret', (thread: string) => `/threads/${thread}/runs`],
+    ['stream run', 'secret-stream', (thread: string) => `/threads/${thread}/runs/stream`],
+    ['stateless wait', 'secret-stateless', () => '/runs/wait'],
+    ['stateless stream', 'secret-stateless-stream', () => '/runs/stream'],
   ] as const) {
     test(operation, async ({ agent, webhookReceiver: hooks }) => {
-      const name = stateless ? 'secret-stateless' : 'secret';
       const body = { assistant_id: 'agent', input: { topic: name }, webhook: `${hooks.url(name)}${query}` };
-      precondition(await agent.post(stateless ? '/runs/wait' : `/threads/${await newThread(agent)}/runs`, body), `run ${operation} with a webhook`);
+      precondition(await agent.post(path(await newThread(agent)), body), `run ${operation} with a webhook`);
       const { delivery } = await firstDelivery(hooks, name, operation);
       expect(delivery.url, 'path and query as given').toBe(`${new URL(hooks.url(name)).pathname}${query}`);
     });

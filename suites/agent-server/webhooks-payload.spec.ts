@@ -1,8 +1,10 @@
 // §2.9, §6: what the webhook notification carries.
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { readRun, readState, texts } from './runs-steps.ts';
-import { deliveredRun, deliveredStatelessRun, isDateTime, UUID } from './webhooks-steps.ts';
+import { forRule } from '../../harness/checks/attribution.ts';
+import { precondition } from '../../harness/checks/index.ts';
+import { newThread, readRun, readState, texts } from './runs-steps.ts';
+import { deliveredRun, deliveredStatelessRun, firstDelivery, isDateTime, UUID } from './webhooks-steps.ts';
 
 /** The run fields of the payload table, and those a run holds unchanged from its creation on. */
 const RUN_FIELDS = ['run_id', 'thread_id', 'assistant_id', 'status', 'created_at', 'updated_at', 'metadata', 'kwargs', 'multitask_strategy'];
@@ -68,12 +70,18 @@ test('run_ended_at of a finished run is a date-time, not before run_started_at',
   agent,
   webhookReceiver,
 }) => {
-  const { payload } = await deliveredRun(agent, webhookReceiver, 'ended');
-  expect(isDateTime(payload.run_ended_at), `run_ended_at: ${JSON.stringify(payload.run_ended_at)}`).toBe(true);
-  if (isDateTime(payload.run_started_at)) {
-    expect(Date.parse(payload.run_ended_at as string), 'run_ended_at is not before run_started_at').toBeGreaterThanOrEqual(
-      Date.parse(payload.run_started_at as string),
-    );
+  // A failed run has ended too: its end is not only the success path's to record.
+  for (const [name, input] of [
+    ['ended', { topic: 'ended' }],
+    ['ended-failed', { fail: true }],
+  ] as const) {
+    const { payload } = await deliveredRun(agent, webhookReceiver, name, { input });
+    expect(isDateTime(payload.run_ended_at), `${name}: run_ended_at: ${JSON.stringify(payload.run_ended_at)}`).toBe(true);
+    if (isDateTime(payload.run_started_at)) {
+      expect(Date.parse(payload.run_ended_at as string), `${name}: run_ended_at is not before run_started_at`).toBeGreaterThanOrEqual(
+        Date.parse(payload.run_started_at as string),
+      );
+    }
   }
 });
 
@@ -132,3 +140,76 @@ test('the notification is sent with Content-Type application/json', { tag: '@WEB
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'content-type');
   expect(delivery.headers['content-type'] ?? '(none)', "the notification's Content-Type").toMatch(/^application\/json\b/i);
 });
+
+// The tests above judge the notification of a run made by POST /threads/{thread_id}/runs. Every
+// other operation of §6a sends the same notification, whose fields a server may build on another
+// code path (a wait, a stream, a stateless run): each is judged here, field by field.
+const EMITTERS: [string, ((thread: string) => string) | string][] = [
+  ['wait run', (thread) => `/threads/${thread}/runs/wait`],
+  ['stream run', (thread) => `/threads/${thread}/runs/stream`],
+  ['stateless wait', '/runs/wait'],
+  ['stateless stream', '/runs/stream'],
+];
+const PAYLOAD_RULES = [
+  'WEBHOOK-PAYLOAD-RUN-ID',
+  'WEBHOOK-PAYLOAD-THREAD-ID',
+  'WEBHOOK-PAYLOAD-ASSISTANT-ID',
+  'WEBHOOK-PAYLOAD-STATUS',
+  'WEBHOOK-PAYLOAD-CREATED-AT',
+  'WEBHOOK-PAYLOAD-UPDATED-AT',
+  'WEBHOOK-PAYLOAD-RUN-STARTED-AT',
+  'WEBHOOK-PAYLOAD-RUN-ENDED-AT',
+  'WEBHOOK-PAYLOAD-WEBHOOK-SENT-AT',
+  'WEBHOOK-PAYLOAD-METADATA',
+  'WEBHOOK-PAYLOAD-KWARGS',
+  'WEBHOOK-PAYLOAD-VALUES',
+  'WEBHOOK-PAYLOAD-VALUES-STATELESS',
+  'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+  'WEBHOOK-PAYLOAD-ERROR-ABSENT',
+];
+test.describe('every emitting operation notifies with the payload of §6', { tag: PAYLOAD_RULES.map((r) => `@${r}`) }, () => {
+  for (const [operation, path] of EMITTERS) {
+    test(operation, async ({ agent, webhookReceiver: hooks }) => {
+      const name = operation.replace(/ /g, '-');
+      const thread = typeof path === 'string' ? undefined : await newThread(agent);
+      const input = { topic: name };
+      const res = await agent.post(thread ? (path as (t: string) => string)(thread) : (path as string), {
+        assistant_id: 'agent',
+        input,
+        webhook: hooks.url(name),
+      });
+      precondition(res, `run POST ${res.path} with a webhook`);
+      const { payload } = await firstDelivery(hooks, name, operation);
+      await forRule('WEBHOOK-PAYLOAD-RUN-ID', () => expect(payload.run_id, 'run_id').toMatch(UUID));
+      await forRule('WEBHOOK-PAYLOAD-THREAD-ID', () => expect(payload.thread_id, 'thread_id').toMatch(thread ? new RegExp(`^${thread}$`) : UUID));
+      await forRule('WEBHOOK-PAYLOAD-ASSISTANT-ID', () => expect(typeof payload.assistant_id, 'assistant_id').toBe('string'));
+      await forRule('WEBHOOK-PAYLOAD-STATUS', () => expect(payload.status, 'status of a run that succeeded').toBe('success'));
+      for (const [rule, field] of [
+        ['WEBHOOK-PAYLOAD-CREATED-AT', 'created_at'],
+        ['WEBHOOK-PAYLOAD-UPDATED-AT', 'updated_at'],
+        ['WEBHOOK-PAYLOAD-RUN-STARTED-AT', 'run_started_at'],
+        ['WEBHOOK-PAYLOAD-RUN-ENDED-AT', 'run_ended_at'],
+        ['WEBHOOK-PAYLOAD-WEBHOOK-SENT-AT', 'webhook_sent_at'],
+      ]) {
+        await forRule(rule, () => expect(isDateTime(payload[field]), `${field}: ${JSON.stringify(payload[field])}`).toBe(true));
+      }
+      await forRule('WEBHOOK-PAYLOAD-METADATA', () => expect(isObject(payload.metadata), `metadata: ${JSON.stringify(payload.metadata)}`).toBe(true));
+      await forRule('WEBHOOK-PAYLOAD-KWARGS', () =>
+        expect((payload.kwargs as { input?: unknown } | undefined)?.input, 'kwargs.input is the run input').toEqual(input),
+      );
+      if (thread) {
+        // Judged against a state that holds the run's answer: one that does not is the state rules' failure.
+        const state = await agent.get<{ values?: Record<string, unknown> }>(`/threads/${thread}/state`);
+        if (state.status === 200 && texts({ values: state.json.values ?? {} }).includes(`echo: ${name}`)) {
+          await forRule('WEBHOOK-PAYLOAD-VALUES', () => expect(payload.values, 'values as the thread state reads them').toEqual(state.json.values));
+        }
+        await forRule('WEBHOOK-PAYLOAD-MULTITASK-STRATEGY', () => expect(typeof payload.multitask_strategy, 'multitask_strategy').toBe('string'));
+      } else {
+        await forRule('WEBHOOK-PAYLOAD-VALUES-STATELESS', () => expect(Object.keys(payload), 'no values key').not.toContain('values'));
+      }
+      await forRule('WEBHOOK-PAYLOAD-ERROR-ABSENT', () => expect(payload.error ?? null, 'error of a run that succeeded').toBeNull());
+    });
+  }
+});
+
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);

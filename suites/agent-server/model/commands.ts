@@ -80,6 +80,12 @@ class SearchByStatus implements Command {
   constructor(readonly status: 'idle' | 'error') {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
+    // The scope is found by metadata: a target that loses a thread's metadata (THREAD-CREATE-METADATA
+    // judges that) leaves it out of every search of the scope, whatever its status.
+    const scoped = preconditionArray(await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.scope }, limit: 100 }), 'search the scope');
+    const missing = m.threads.filter((t) => !scoped.some((s) => s.thread_id === t.id));
+    if (missing.length > 0)
+      skipForPrecondition(`precondition failed: the search of the scope misses threads made in it: ${missing.map((t) => t.id).join(', ')}`);
     const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
     const found = preconditionArray(res, 'search by status');
     const expected = m.threads
