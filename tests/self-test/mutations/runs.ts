@@ -116,8 +116,9 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     },
   },
   'assistant-search-without-graph-id': {
-    breaks: [],
-    description: 'assistant search answers assistants without graph_id (§2.10 shows only the id and config)',
+    // ASSISTANT-SHAPE (SHOULD, from the service's OpenAPI) names both operations that answer assistants.
+    breaks: ['ASSISTANT-SHAPE'],
+    description: 'assistant search answers assistants without graph_id',
     response: (res, req) => {
       if (!calls(req, 'searchAssistants') || !Array.isArray(res.body)) return res;
       return { ...res, body: res.body.map((a) => (({ graph_id: _graph, ...rest }) => rest)(object(a))) };
