@@ -15,6 +15,7 @@ import { GENERATED_MUTATIONS } from './generated.ts';
 import { MULTITASK_MUTATIONS } from './multitask.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RATE_LIMIT_MUTATIONS, RATE_ROW_MUTATIONS } from './rate-limits.ts';
+import { RED_TEAM_PLATFORM_MUTATIONS } from './red-team-platform.ts';
 import { REGION_MUTATIONS } from './regions.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
@@ -68,4 +69,5 @@ export const MUTATIONS: Record<string, Mutation> = catalogue(
   WEBHOOK_CONFIG_MUTATIONS,
   CRON_BODY_MUTATIONS,
   STREAM_MUTATIONS,
+  RED_TEAM_PLATFORM_MUTATIONS,
 );
