@@ -22,8 +22,7 @@ const INTEGRATION_OWNER: Record<string, string> = {
 const SINGLE_WORKSPACE = new Set([KEYS.primary, KEYS.second]);
 
 /** A Validation error body (§2.2) with one item. */
-const validation = (loc: (string | number)[], msg: string): MutableResponse =>
-  json(422, { detail: [{ loc, msg, type: 'value_error' }] });
+const validation = (loc: (string | number)[], msg: string): MutableResponse => json(422, { detail: [{ loc, msg, type: 'value_error' }] });
 
 /** Whether the request carries no credential the target knows (no key, or an invalid one, and no bearer token). */
 const unauthenticated = (req: MutableRequest) => !req.headers.authorization && !KNOWN_KEYS.has(req.headers['x-api-key'] ?? '');
@@ -37,17 +36,18 @@ function withoutTenant(req: MutableRequest): MutableRequest {
   return { ...req, headers };
 }
 
-/** Records each deployment's revisions, and its latest, from the answers that name them. */
-function recordRevisions(res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>): void {
-  if (!calls(req, 'createDeployment', 'patchDeployment', 'getDeployment') || res.status >= 300) return;
+/** Records each deployment's revisions, and its latest, from the answers that name them; the answer goes on unchanged. */
+function recordRevisions(res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>): MutableResponse {
+  if (!calls(req, 'createDeployment', 'patchDeployment', 'getDeployment') || res.status >= 300) return res;
   const { id, latest_revision_id: latest } = object(res.body);
-  if (typeof id !== 'string' || typeof latest !== 'string') return;
+  if (typeof id !== 'string' || typeof latest !== 'string') return res;
   memory.set(`latest:${id}`, latest);
   memory.set(`owner:${latest}`, id);
   memory.set(`deployment:${id}`, true);
+  return res;
 }
 
-/** An ISO datetime with uppercase hex letters in its UUIDs. */
+/** Whether an id is written with uppercase hex digits. */
 const hasUppercase = (value: string | undefined) => value !== undefined && /[A-F]/.test(value);
 
 export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
@@ -75,7 +75,7 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
       const revision = param(req, 'revision_id') ?? '';
       return latest && revision !== latest && memory.get(`owner:${revision}`) === deployment ? redirect(req, 'getRevision', { revision_id: latest }) : req;
     },
-    response: (res, req, memory) => (recordRevisions(res, req, memory), res),
+    response: recordRevisions,
   },
   'rt-revision-get-any-deployment': {
     endpoint: 'control-plane',
@@ -86,14 +86,14 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
       const owner = memory.get(`owner:${param(req, 'revision_id')}`) as string | undefined;
       return owner && owner !== param(req, 'deployment_id') ? redirect(req, 'getRevision', { deployment_id: owner }) : req;
     },
-    response: (res, req, memory) => (recordRevisions(res, req, memory), res),
+    response: recordRevisions,
   },
   'rt-revision-of-unknown-deployment-500': {
     endpoint: 'control-plane',
     breaks: ['DEPLOY-UNKNOWN-404'],
     description: 'reading a revision under a deployment id that does not exist crashes the server',
     request: (req, memory) => (calls(req, 'getRevision') && !memory.has(`deployment:${param(req, 'deployment_id')}`) ? crash : req),
-    response: (res, req, memory) => (recordRevisions(res, req, memory), res),
+    response: recordRevisions,
   },
   'rt-cp-key-checked-on-create-only': {
     endpoint: 'control-plane',
@@ -107,7 +107,7 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'control-plane',
     keyedOnSecrets: true,
     breaks: ['AUTH-CP-WORKSPACE-ISOLATION'],
-    description: "listing the revisions of a deployment does not check its workspace: another workspace lists them",
+    description: 'listing the revisions of a deployment does not check its workspace: another workspace lists them',
     request: (req, memory) => {
       if (!calls(req, 'listRevisions')) return req;
       const creator = memory.get(`creator:${param(req, 'deployment_id')}`) as Record<string, string> | undefined;
@@ -211,7 +211,7 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
   'rt-upload-times-compared-as-text': {
     endpoint: 'platform-api',
     breaks: ['UPLOAD-ROW-TIMES-WITHIN'],
-    description: "rule 4 compares the datetime strings, not the instants: a row written in another offset or precision is judged out of range",
+    description: 'rule 4 compares the datetime strings, not the instants: a row written in another offset or precision is judged out of range',
     request: (req) => {
       if (!calls(req, 'uploadExperiment') || !isRecord(req.body)) return req;
       const { experiment_start_time: start, experiment_end_time: end, results } = req.body;
@@ -231,7 +231,9 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
       if (!calls(req, 'uploadExperiment') || !isRecord(req.body)) return req;
       const times = [req.body.experiment_start_time, req.body.experiment_end_time];
       for (const row of Array.isArray(req.body.results) ? req.body.results : []) times.push(object(row).start_time, object(row).end_time);
-      return times.some((t) => typeof t === 'string' && /[+-]\d\d:?\d\d$/.test(t)) ? validation(['body', 'experiment_start_time'], 'Input should be a valid datetime') : req;
+      return times.some((t) => typeof t === 'string' && /[+-]\d\d:?\d\d$/.test(t))
+        ? validation(['body', 'experiment_start_time'], 'Input should be a valid datetime')
+        : req;
     },
   },
   'rt-upload-dataset-id-case-sensitive': {
@@ -244,6 +246,28 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
       const hex = req.body.dataset_id.toLowerCase().replace(/-/g, '').split('').reverse().join('');
       const other = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`;
       return { ...req, body: { ...req.body, dataset_id: other } };
+    },
+  },
+  'rt-upload-id-ignored-beside-name': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-DATASET-ID'],
+    description: 'an upload naming a new dataset by dataset_id and dataset_name keeps the name and generates another id',
+    request: (req) => {
+      if (!calls(req, 'uploadExperiment') || !isRecord(req.body) || typeof req.body.dataset_id !== 'string' || typeof req.body.dataset_name !== 'string')
+        return req;
+      const { dataset_id: _id, ...body } = req.body;
+      return { ...req, body };
+    },
+  },
+  'rt-upload-name-ignored-beside-id': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-DATASET-NAME'],
+    description: 'an upload naming a new dataset by dataset_id and dataset_name keeps the id and generates a name',
+    request: (req) => {
+      if (!calls(req, 'uploadExperiment') || !isRecord(req.body) || typeof req.body.dataset_id !== 'string' || typeof req.body.dataset_name !== 'string')
+        return req;
+      const { dataset_name: _name, ...body } = req.body;
+      return { ...req, body };
     },
   },
   'rt-upload-summary-scores-lose-values': {
@@ -271,14 +295,16 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'platform-api',
     breaks: ['AUTHN-REQ-IS-DEFAULT'],
     description: 'is_default is only accepted as true: false is refused with 422',
-    request: (req) =>
-      calls(req, 'authenticate') && object(req.body).is_default === false ? validation(['body', 'is_default'], 'Input should be True') : req,
+    request: (req) => (calls(req, 'authenticate') && object(req.body).is_default === false ? validation(['body', 'is_default'], 'Input should be True') : req),
   },
   'rt-authn-flow-keyed-without-provider': {
     endpoint: 'platform-api',
     breaks: ['AUTHN-FLOW-COMPLETES'],
     description: "flows are kept by user alone: a user's token for one provider is answered for any other provider",
-    request: (req) => (calls(req, 'authenticate') && isRecord(req.body) && typeof req.body.provider === 'string' ? { ...req, body: { ...req.body, provider: 'apc-provider' } } : req),
+    request: (req) =>
+      calls(req, 'authenticate') && isRecord(req.body) && typeof req.body.provider === 'string'
+        ? { ...req, body: { ...req.body, provider: 'apc-provider' } }
+        : req,
   },
   'rt-read-run-uppercase-id-404': {
     endpoint: 'platform-api',
@@ -310,6 +336,7 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
     keyedOnSecrets: true,
     breaks: ['REGION-HOME-KEY-ONLY'],
     description: "the EU region refuses the US account's key on queries, but takes writes with it (into the EU account)",
-    request: (req) => (calls(req, 'createRun', 'updateRun', 'ingestRunsBatch', 'uploadExperiment') && req.headers['x-api-key'] === KEYS.primary ? withKey(req, KEYS.eu) : req),
+    request: (req) =>
+      calls(req, 'createRun', 'updateRun', 'ingestRunsBatch', 'uploadExperiment') && req.headers['x-api-key'] === KEYS.primary ? withKey(req, KEYS.eu) : req,
   },
 };
