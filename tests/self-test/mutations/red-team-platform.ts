@@ -2,7 +2,7 @@
 // plausibly make that the suites did not catch when they were written, kept as regressions of the
 // suite fixes that catch them now.
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { calls, crash, isRecord, json, jsonError, object, param, redirect, type Json } from './support.ts';
+import { calls, crash, isRecord, json, jsonError, object, param, redirect, UUID, type Json } from './support.ts';
 
 /** The simulator's credentials (fixtures/platform/workspaces.yaml): a key the broken target slips in for the caller. */
 const KEYS = {
@@ -106,8 +106,9 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
   'rt-revision-list-ignores-workspace': {
     endpoint: 'control-plane',
     keyedOnSecrets: true,
-    breaks: ['AUTH-CP-WORKSPACE-ISOLATION'],
-    description: 'listing the revisions of a deployment does not check its workspace: another workspace lists them',
+    // It does not check the caller at all: a caller without credentials lists them too.
+    breaks: ['AUTH-CP-WORKSPACE-ISOLATION', 'AUTH-CP-MISSING-CREDENTIALS'],
+    description: "listing the revisions of a deployment acts with its creator's credentials: another workspace, or no key, lists them",
     request: (req, memory) => {
       if (!calls(req, 'listRevisions')) return req;
       const creator = memory.get(`creator:${param(req, 'deployment_id')}`) as Record<string, string> | undefined;
@@ -199,8 +200,14 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'platform-api',
     keyedOnSecrets: true,
     breaks: ['AUTH-PLATFORM-MISSING-CREDENTIALS'],
-    description: 'the API key is checked on POST /runs, upload and query only: PATCH /runs/{id}, POST /runs/batch and POST /feedback need none',
-    request: (req) => (calls(req, 'updateRun', 'ingestRunsBatch', 'createFeedback') && unauthenticated(req) ? withKey(req, KEYS.primary) : req),
+    description:
+      'the API key is checked on POST /runs, upload and query only: PATCH /runs/{id}, POST /runs/batch and POST /feedback sent without one are taken',
+    // Only for callers with no identity at all (no key, no x-user-id, no forwarded client): a key slipped in for the
+    // made-up keys of the rate-limit suites would move their requests to another bucket, a breakage of its own.
+    request: (req) =>
+      calls(req, 'updateRun', 'ingestRunsBatch', 'createFeedback') && !req.headers['x-api-key'] && !req.headers['x-user-id'] && !req.headers['x-forwarded-for']
+        ? withKey(req, KEYS.primary)
+        : req,
   },
   'rt-platform-tenant-ignored-on-updates': {
     endpoint: 'platform-api',
@@ -251,9 +258,9 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
   'rt-upload-id-ignored-beside-name': {
     endpoint: 'platform-api',
     breaks: ['UPLOAD-DATASET-ID'],
-    description: 'an upload naming a new dataset by dataset_id and dataset_name keeps the name and generates another id',
+    description: 'an upload naming a new dataset by dataset_id and dataset_name keeps the name and generates another id (a malformed id is still refused)',
     request: (req) => {
-      if (!calls(req, 'uploadExperiment') || !isRecord(req.body) || typeof req.body.dataset_id !== 'string' || typeof req.body.dataset_name !== 'string')
+      if (!calls(req, 'uploadExperiment') || !isRecord(req.body) || !UUID.test(String(req.body.dataset_id)) || typeof req.body.dataset_name !== 'string')
         return req;
       const { dataset_id: _id, ...body } = req.body;
       return { ...req, body };
@@ -277,7 +284,12 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
     request: (req) => {
       if (!calls(req, 'uploadExperiment') || !isRecord(req.body) || !Array.isArray(req.body.summary_experiment_scores)) return req;
       const scores = req.body.summary_experiment_scores.map((f) =>
-        isRecord(f) ? Object.fromEntries(Object.entries(f).filter(([k]) => !['score', 'value', 'comment'].includes(k))) : f,
+        // Only values of the right type are dropped: an invalid one is still refused.
+        isRecord(f)
+          ? Object.fromEntries(
+              Object.entries(f).filter(([k, v]) => !(k === 'score' ? typeof v === 'number' : ['value', 'comment'].includes(k) && typeof v === 'string')),
+            )
+          : f,
       );
       return { ...req, body: { ...req.body, summary_experiment_scores: scores } };
     },
