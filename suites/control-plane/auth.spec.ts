@@ -50,6 +50,26 @@ test(
   },
 );
 
+test(
+  'every operation on an existing deployment refuses a missing or invalid API key with 401 or 403, and changes nothing',
+  { tag: '@AUTH-CP-MISSING-CREDENTIALS' },
+  async ({ controlPlane, run, scope }, testInfo) => {
+    const repo = await repository(controlPlane);
+    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+    const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+    precondition(before, 'read the deployment');
+    for (const key of [undefined, 'apc-not-a-valid-key']) {
+      const client = clientWithKey(run, 'control-plane', testInfo.testId, key)!;
+      expectJsonError(await client.get(`/v2/deployments/${deployment.id}`), [401, 403]);
+      expectJsonError(await client.patch(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-x` } }), [401, 403]);
+      expectJsonError(await client.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`), [401, 403]);
+      expectJsonError(await client.get(`/v2/deployments/${deployment.id}/revisions`), [401, 403]);
+    }
+    const after = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+    expect(after.json, after.describe('the deployment is unchanged')).toEqual(before.json);
+  },
+);
+
 test('the status code for missing or invalid credentials on the control plane', { tag: '@ERROR-CREDENTIALS-STATUS-CP' }, async ({ run, observe }, testInfo) => {
   const answers: string[] = [];
   for (const [what, key] of [
@@ -81,6 +101,18 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   const otherKey = credentials.client('control-plane', credentials.apiKey('second-workspace'));
   const seenByOwner = await otherKey.get(`/v2/deployments/${created.json.id}`);
   expect(seenByOwner.status, seenByOwner.describe("the selected workspace's own key sees it")).toBe(200);
+  // Every operation selects the workspace, not only create and read.
+  const selected = { headers: { 'x-tenant-id': other } };
+  const patched = await multi.patch<Deployment>(
+    `/v2/deployments/${created.json.id}`,
+    { source_revision_config: { repo_ref: `${inOther.default_branch}-apc-tenant` } },
+    selected,
+  );
+  expectStatus(patched, '2xx');
+  const revision = await multi.get(`/v2/deployments/${created.json.id}/revisions/${patched.json.latest_revision_id}`, selected);
+  expect(revision.status, revision.describe('its revision, read in the workspace named by x-tenant-id')).toBe(200);
+  const revisions = await multi.get(`/v2/deployments/${created.json.id}/revisions`, selected);
+  expect(revisions.status, revisions.describe('its revisions, listed in the workspace named by x-tenant-id')).toBe(200);
 });
 
 test('the tenant-ID scheme is the X-Tenant-Id header carrying the workspace id', { tag: '@AUTH-CP-TENANT-HEADER' }, async ({ credentials }) => {
@@ -153,6 +185,7 @@ test('a deployment of one workspace is invisible from another', { tag: '@AUTH-CP
   expectJsonError(await beta.get(`/v2/deployments/${deployment.id}`));
   expectJsonError(await beta.patch(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: false } }));
   expectJsonError(await beta.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`));
+  expectJsonError(await beta.get(`/v2/deployments/${deployment.id}/revisions`));
   const listed = await beta.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${deploymentName(scope)}`);
   expectStatus(listed, 200);
   expect(listed.json.resources, listed.describe("another workspace's list does not show it")).toEqual([]);

@@ -125,6 +125,12 @@ test('GET /v2/deployments answers {resources, offset} and honours limit and offs
   expect(first.json.resources.length, first.describe('limit 1')).toBe(1);
   expect(second.json.resources.length, second.describe('limit 1, offset 1')).toBe(1);
   expect(first.json.resources[0].id, second.describe('offset 1 is the other deployment')).not.toBe(second.json.resources[0].id);
+  // An offset at or past the end is a page with nothing on it, not an error.
+  for (const offset of [2, 50]) {
+    const past = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}&limit=1&offset=${offset}`);
+    expectStatus(past, 200);
+    expect(past.json.resources, past.describe(`offset ${offset}, past the two deployments`)).toEqual([]);
+  }
 });
 
 test('getting, patching or listing the revisions of an unknown deployment answers 404 with a JSON error body', { tag: '@DEPLOY-UNKNOWN-404' }, async ({
@@ -133,6 +139,8 @@ test('getting, patching or listing the revisions of an unknown deployment answer
   expectJsonError(await controlPlane.get(`/v2/deployments/${UNKNOWN}`), 404);
   expectJsonError(await controlPlane.patch(`/v2/deployments/${UNKNOWN}`, { source_config: { build_on_push: false } }), 404);
   expectJsonError(await controlPlane.get(`/v2/deployments/${UNKNOWN}/revisions`), 404);
+  // A revision path under an unknown deployment names that deployment too.
+  expectJsonError(await controlPlane.get(revisionPath({ id: UNKNOWN }, '00000000-0000-4000-8000-00000000beef')), 404);
 });
 
 test('the status code for unknown ids on the control plane', { tag: '@ERROR-UNKNOWN-ID-STATUS-CP' }, async ({ controlPlane, observe }) => {
@@ -174,7 +182,13 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
     const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
     const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(before, 'read the deployment');
-    for (const body of [{ source_revision_config: { repo_ref: 7 } }, { source_revision_config: 'main' }, { secrets: 'APC=1' }]) {
+    // The last body's valid field must not be applied either: a refused patch changes nothing (not part of it).
+    for (const body of [
+      { source_revision_config: { repo_ref: 7 } },
+      { source_revision_config: 'main' },
+      { secrets: 'APC=1' },
+      { source_config: { build_on_push: true }, source_revision_config: { repo_ref: 7 } },
+    ]) {
       expectJsonError(await controlPlane.patch(`/v2/deployments/${deployment.id}`, body), 422);
     }
     const after = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);

@@ -89,6 +89,8 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
     await controlPlane.post('/v2/deployments', { ...deploymentBody(repo, `${name}-refused`), source_revision_config: { repo_ref: 5 } }),
     await controlPlane.post('/v2/deployments', { ...deploymentBody(repo, `${name}-refused`), integration_id: '00000000-0000-4000-8000-0000000000aa' }),
     await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: ['main'] } }),
+    // A valid field beside the invalid one: refused, it is not applied either.
+    await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: true }, source_revision_config: { repo_ref: ['main'] } }),
     await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_config: { repo_url: 'https://sourcehost.example/someone/else' } }),
   ];
   for (const res of refused) await forRule('ERROR-REFUSED-UNCHANGED-CONTROL-PLANE', () => expectJsonError(res));

@@ -2,7 +2,7 @@
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts';
-import { baseTime, expectNotFound, isoWith, RunIds } from './traces.ts';
+import { baseTime, expectNotFound, isoWith, RunIds, runTree } from './traces.ts';
 import { createdNothing, experimentStart, uploadBody } from './uploads.ts';
 
 test(
@@ -50,6 +50,35 @@ test(
 );
 
 test(
+  'every write refuses a missing or invalid API key with 401 or 403 and changes nothing: updates, batches and feedback too',
+  { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
+  async ({ platform, run, scope }, testInfo) => {
+    const ids = new RunIds(scope, run);
+    const kept = ids.v7(baseTime(run));
+    precondition(
+      await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: { v: 1 } }),
+      'post a run',
+    );
+    const before = await platform.get(`/runs/${kept}`);
+    precondition(before, 'read the run');
+    for (const key of [undefined, 'apc-not-a-valid-key']) {
+      const client = clientWithKey(run, 'platform-api', testInfo.testId, key)!;
+      expectJsonError(await client.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: isoWith(baseTime(run) + 1000, 3) }), [401, 403]);
+      // A batch run carries the trace_id and dotted_order its caller computed (§4.3).
+      const [batched] = runTree(ids, [null], { start: baseTime(run) });
+      expectJsonError(await client.post('/runs/batch', { post: [batched] }), [401, 403]);
+      expectNotFound(await platform.get(`/runs/${batched.id}`), 'the run of the refused batch');
+      expectJsonError(await client.post('/feedback', { id: ids.v4(), run_id: kept, key: 'refused', score: 1 }), [401, 403]);
+    }
+    const after = await platform.get(`/runs/${kept}`);
+    expect(after.json, after.describe('the run is unchanged')).toEqual(before.json);
+    const feedback = await platform.get<unknown[]>(`/feedback?run=${kept}`);
+    precondition(feedback, "list the run's feedback");
+    expect(feedback.json, feedback.describe('no feedback was stored')).toEqual([]);
+  },
+);
+
+test(
   'the status code for missing or invalid credentials on the platform API',
   { tag: '@ERROR-CREDENTIALS-STATUS-PLATFORM' },
   async ({ run, observe }, testInfo) => {
@@ -84,6 +113,13 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   });
   expectStatus(answer, 200);
   expect(answer.json.dataset.tenant_id, answer.describe('the dataset belongs to the selected workspace')).toBe(other);
+  // Updates and batches select the workspace too, not only creates and reads.
+  expectStatus(await multi.patch(`/runs/${id}`, { outputs: { selected: true } }, { headers: { 'x-tenant-id': other } }), '2xx');
+  const updated = await multi.get<{ outputs?: unknown }>(`/runs/${id}`, { headers: { 'x-tenant-id': other } });
+  expect(updated.json.outputs, updated.describe('the update reached the run in the selected workspace')).toEqual({ selected: true });
+  const [batched] = runTree(ids, [null], { start: baseTime(run) + 1000 });
+  expectStatus(await multi.post('/runs/batch', { post: [batched] }, { headers: { 'x-tenant-id': other } }), '2xx');
+  expectStatus(await multi.get(`/runs/${batched.id}`, { headers: { 'x-tenant-id': other } }), 200);
   const orgKey = credentials.client('platform-api', credentials.apiKey('org-scoped'));
   expectStatus(await orgKey.get(`/runs/${id}`), '4xx');
   expectStatus(await orgKey.get(`/runs/${id}`, { headers: { 'x-tenant-id': other } }), 200);

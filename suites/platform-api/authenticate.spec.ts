@@ -46,8 +46,11 @@ const FIELDS: [string, string, unknown][] = [
 ];
 for (const [rule, field, value] of FIELDS) {
   test(`the body accepts ${field} as ${Array.isArray(value) ? 'an array of strings' : typeof value}`, { tag: `@${rule}` }, async ({ platform, scope }) => {
-    const res = await authenticate(platform, { ...request(scope), [field]: value });
-    expectStatus(res, 200);
+    // A boolean field takes either value: "illustrated as false" shows one, it does not forbid the other.
+    for (const sent of typeof value === 'boolean' ? [value, !value] : [value]) {
+      const res = await authenticate(platform, { ...request(scope), [field]: sent });
+      expectStatus(res, 200);
+    }
   });
 }
 
@@ -242,6 +245,20 @@ test.describe('the flow: a url to visit, then the token', () => {
     expect(forced.json.auth_id, forced.describe('another flow')).not.toBe(first.json.auth_id);
     expect(forced.json.token ?? null, forced.describe('not the existing token')).not.toBe(done.json.token);
   });
+});
+
+test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
+  requireCapability(run, 'oauth-completion');
+  const first = await authenticate(platform, request(scope));
+  precondition(first, 'start a flow');
+  const visit = await fetch(first.json.url!);
+  test.skip(visit.status !== 200, `precondition failed: completing the flow at ${first.json.url} answered ${visit.status}`);
+  const token = await authenticate(platform, request(scope));
+  test.skip(!present(token.json.token), `precondition failed: the completed flow answered no token: ${token.describe()}`);
+  const elsewhere = await authenticate(platform, request(scope, { provider: 'apc-other-provider' }));
+  expectStatus(elsewhere, 200);
+  expect(elsewhere.json.token ?? null, elsewhere.describe("another provider's call does not get the first provider's token")).not.toBe(token.json.token);
+  expect(present(elsewhere.json.url), elsewhere.describe('it starts a flow of its own')).toBe(true);
 });
 
 test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {

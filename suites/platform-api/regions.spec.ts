@@ -4,7 +4,7 @@
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, RunIds } from './traces.ts';
+import { baseTime, isoWith, RunIds, runTree } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
 
 /** The other region answers none of an account's data: no 2xx, whatever it says instead. */
@@ -49,7 +49,7 @@ test(
 test(
   "a key is known in its account's home region only: the other region refuses it as invalid",
   { tag: '@REGION-HOME-KEY-ONLY' },
-  async ({ credentials, run }, testInfo) => {
+  async ({ credentials, run, scope }, testInfo) => {
     const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
     test.skip(!euKey, `target '${run.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
     const usKey = credentials.apiKey('primary');
@@ -59,5 +59,26 @@ test(
     precondition(await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 }), 'the EU key at the EU address');
     expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
     expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
+    // Writes too: the other region stores nothing for a key it does not know.
+    const ids = new RunIds(scope, run);
+    const id = ids.v7(baseTime(run));
+    expectJsonError(
+      await at('platform-api-eu', usKey).post('/runs', { id, name: 'elsewhere', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }),
+      [401, 403],
+    );
+    expectJsonError(await at('platform-api-eu', usKey).post('/runs/batch', { post: runTree(ids, [null], { start: baseTime(run) }) }), [401, 403]);
+    expectJsonError(
+      await at('platform-api-eu', usKey).post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-eu`, ids, experimentStart(run))),
+      [401, 403],
+    );
+    expectJsonError(
+      await at('platform-api', euKey!).post('/runs', {
+        id: ids.v7(baseTime(run)),
+        name: 'elsewhere',
+        run_type: 'chain',
+        start_time: isoWith(baseTime(run), 3),
+      }),
+      [401, 403],
+    );
   },
 );

@@ -60,6 +60,13 @@ test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TR
   expect(read.json.outputs, read.describe('the outputs')).toEqual({ answer: 42 });
   expect(sameInstant(read.json.end_time, end), read.describe(`the end time ${end}`)).toBe(true);
   expect(read.json.inputs, read.describe('the inputs are kept')).toEqual({ q: 1 });
+  // Any field of the run is updated, not only outputs and end_time: a failed run gets its error.
+  const failed = new RunIds(`${scope}-failed`, run).v7(start);
+  precondition(await platform.post('/runs', { id: failed, name: 'to-fail', run_type: 'chain', start_time: isoWith(start, 3) }), 'post a second run');
+  expectStatus(await platform.patch(`/runs/${failed}`, { error: 'ValueError: boom', end_time: end }), '2xx');
+  const errored = await platform.get<ReadRun & { error?: unknown }>(`/runs/${failed}`);
+  expectStatus(errored, 200);
+  expect(errored.json.error, errored.describe('the error')).toBe('ValueError: boom');
 });
 
 test('the basic flow: post a parent chain run, post a child model run, then patch both', { tag: '@TRACE-FLOW-BASIC' }, async ({ platform, scope, run }) => {
@@ -112,6 +119,10 @@ test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_or
   expect(read.json.id, read.describe('id')).toBe(id);
   expect(read.json.trace_id, read.describe('trace_id')).toBe(id);
   expect(typeof read.json.dotted_order === 'string' && read.json.dotted_order.endsWith(id), read.describe('dotted_order')).toBe(true);
+  // A UUID is case-insensitive on input (RFC 9562): the id in uppercase reads the same run.
+  const upper = await platform.get<ReadRun>(`/runs/${id.toUpperCase()}`);
+  expectStatus(upper, 200);
+  expect(String(upper.json.id).toLowerCase(), upper.describe('the same run, read by its id in uppercase')).toBe(id);
 });
 
 test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { tag: '@TRACE-READ-UNKNOWN-404' }, async ({ platform, scope, run }) => {

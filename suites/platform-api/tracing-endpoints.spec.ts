@@ -23,6 +23,8 @@ test('POST /runs/batch with {post, patch} ingests the creates, then the updates'
     const read = await platform.get<TraceRun>(`/runs/${r.id}`);
     expectStatus(read, 200);
     expect([read.json.inputs, read.json.outputs, read.json.dotted_order], read.describe('created, then updated')).toEqual([r.inputs, { n: i }, r.dotted_order]);
+    const ended = (read.json as { end_time?: unknown }).end_time;
+    expect(typeof ended === 'string' && Date.parse(ended.replace(/(\.\d{3})\d+/, '$1')) === start + 9000, read.describe("the patch's end_time")).toBe(true);
   }
 });
 

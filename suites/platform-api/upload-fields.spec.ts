@@ -24,6 +24,13 @@ interface FieldRule {
 const sameInstant = (a: unknown, b: unknown) =>
   typeof a === 'string' && typeof b === 'string' && Math.abs(Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) - Date.parse(b)) < 1;
 const rows = (body: Json) => body.results as Json[];
+
+/** The instant of an ISO datetime written as local time at `minutes` from UTC, e.g. 2026-01-01T11:00:00+01:00. */
+function withOffset(iso: unknown, minutes: number): string {
+  const local = new Date(Date.parse(String(iso)) + minutes * 60_000).toISOString().slice(0, 19);
+  const abs = Math.abs(minutes);
+  return `${local}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
 const without = (key: string) => (body: Json) => Object.fromEntries(Object.entries(body).filter(([k]) => k !== key));
 const withField = (key: string, value: unknown) => (body: Json) => ({ ...body, [key]: value });
 const row = (patch: Json | ((r: Json) => Json)) => (body: Json) => ({
@@ -73,8 +80,9 @@ const RULES: FieldRule[] = [
   },
   {
     rule: 'UPLOAD-EXPERIMENT-START-TIME',
-    title: 'experiment_start_time is a required datetime',
-    set: (b) => b,
+    title: 'experiment_start_time is a required datetime, in any offset',
+    // Written behind UTC, so as text too it comes before the rows' UTC times.
+    set: (b) => ({ ...b, experiment_start_time: withOffset(b.experiment_start_time, -90) }),
     check: ({ body, answer }) =>
       expect(sameInstant(answer.experiment.start_time, body.experiment_start_time), `start_time ${String(answer.experiment.start_time)}`).toBe(true),
     broken: [
@@ -84,8 +92,9 @@ const RULES: FieldRule[] = [
   },
   {
     rule: 'UPLOAD-EXPERIMENT-END-TIME',
-    title: 'experiment_end_time is a required datetime',
-    set: (b) => b,
+    title: 'experiment_end_time is a required datetime, in any offset',
+    // Written ahead of UTC, so as text too it comes after the rows' UTC times.
+    set: (b) => ({ ...b, experiment_end_time: withOffset(b.experiment_end_time, 120) }),
     check: ({ body, answer }) =>
       expect(sameInstant(answer.experiment.end_time, body.experiment_end_time), `end_time ${String(answer.experiment.end_time)}`).toBe(true),
     broken: [
@@ -95,15 +104,17 @@ const RULES: FieldRule[] = [
   },
   {
     rule: 'UPLOAD-DATASET-ID',
-    title: 'dataset_id is a UUID naming the external dataset',
-    set: (b, ids) => ({ ...without('dataset_name')(b), dataset_id: ids.v4() }),
+    title: 'dataset_id is a UUID naming the external dataset, given alone or beside a dataset_name',
+    // Alone it is rule 2's case (UPLOAD-GENERATE-NAME); beside a name it still names the new dataset.
+    set: (b, ids) => ({ ...b, dataset_id: ids.v4() }),
     check: ({ body, answer }) => expect(answer.dataset.id).toBe(body.dataset_id),
     broken: [['not a UUID', (b) => ({ ...without('dataset_name')(b), dataset_id: 'external-dataset-1' })]],
   },
   {
     rule: 'UPLOAD-DATASET-NAME',
-    title: 'dataset_name is a string naming the dataset',
-    set: (b) => b,
+    title: 'dataset_name is a string naming the dataset, given alone or beside a dataset_id',
+    // Alone it is rule 2's case (UPLOAD-GENERATE-ID); beside an id it still names the new dataset.
+    set: (b, ids) => ({ ...b, dataset_id: ids.v4() }),
     check: ({ body, answer }) => expect(answer.dataset.name).toBe(body.dataset_name),
     broken: [['a number', withField('dataset_name', 42)]],
   },
@@ -134,6 +145,9 @@ const RULES: FieldRule[] = [
     check: async (seen) => {
       const { summary } = await seen.stored();
       expect(summary.map((f) => f.key).sort(), `experiment-level feedback: ${JSON.stringify(summary)}`).toEqual(['overall', 'verdict']);
+      // Each is a Feedback as given, not its key alone.
+      const byKey = new Map(summary.map((f) => [f.key, f as Json]));
+      expect([byKey.get('overall')?.score, byKey.get('verdict')?.value], `the summary scores as given: ${JSON.stringify(summary)}`).toEqual([0.25, 'pass']);
     },
     broken: [
       ['an object', withField('summary_experiment_scores', { key: 'overall' })],
@@ -209,8 +223,9 @@ const RULES: FieldRule[] = [
   },
   {
     rule: 'UPLOAD-ROW-START-TIME',
-    title: "a row's start_time is a required datetime, used with end_time for the run's latency",
-    set: (b) => b,
+    title: "a row's start_time is a required datetime in any offset, used with end_time for the run's latency",
+    // Written ahead of UTC, so as text too it comes after the experiment's UTC start.
+    set: row((r) => ({ ...r, start_time: withOffset(r.start_time, 60) })),
     check: async (seen) => {
       const { run } = await firstRow(seen);
       expect(sameInstant(run.start_time, rows(seen.body)[0].start_time), `the run starts at ${String(run.start_time)}`).toBe(true);
@@ -225,8 +240,9 @@ const RULES: FieldRule[] = [
   },
   {
     rule: 'UPLOAD-ROW-END-TIME',
-    title: "a row's end_time is a required datetime",
-    set: (b) => b,
+    title: "a row's end_time is a required datetime, in any offset",
+    // Written behind UTC, so as text too it comes before the experiment's UTC end.
+    set: row((r) => ({ ...r, end_time: withOffset(r.end_time, -60) })),
     check: async (seen) => {
       const { run } = await firstRow(seen);
       expect(sameInstant(run.end_time, rows(seen.body)[0].end_time), `the run ends at ${String(run.end_time)}`).toBe(true);

@@ -10,6 +10,14 @@ import { createdNothing, experimentStart, upload, uploadBody, type Json } from '
 
 const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
 
+/** The instant `ms` written as local time at `minutes` from UTC, e.g. 2026-01-01T11:00:00+01:00. */
+function withOffset(ms: number, minutes: number): string {
+  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, 19);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({
   platform,
   scope,
@@ -61,6 +69,10 @@ test('rule 3: uploading again with the same dataset_id or dataset_name adds an e
   const experiments = new Set([first, byName, byId].map((r) => r.json.experiment.id));
   expect(experiments.size, 'three experiments').toBe(3);
   expect(byId.json.dataset.session_count, byId.describe('the dataset counts three experiments')).toBe(3);
+  // A UUID is case-insensitive on input (RFC 9562): the same dataset_id in uppercase is the same dataset.
+  const upper = await upload(platform, { ...withoutDataset(uploadBody(`${scope}-4`, ids, at)), dataset_id: first.json.dataset.id.toUpperCase() });
+  expectStatus(upper, 200);
+  expect(upper.json.dataset.id.toLowerCase(), upper.describe('the same dataset, its id given in uppercase')).toBe(first.json.dataset.id.toLowerCase());
 });
 
 /** Moves row 0's start_time or end_time by `seconds` from the experiment's start or end. */
@@ -86,6 +98,26 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
       expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
     });
   }
+
+  // Datetimes are instants: the range holds whatever offset or precision each one is written in.
+  test('rows within by instant are within, whatever offset and precision their times are written in', async ({ platform, scope, run }) => {
+    const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+    const start = Date.parse(body.experiment_start_time);
+    const end = Date.parse(body.experiment_end_time);
+    const [first, second] = body.results;
+    const res = await upload(platform, {
+      ...body,
+      // The experiment's start written an hour ahead of UTC: as text it comes after its rows' UTC times.
+      experiment_start_time: withOffset(start, 60),
+      // Its end behind UTC: as text it comes before the rows' UTC times.
+      experiment_end_time: withOffset(end, -60),
+      results: [
+        { ...first, start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString().replace('.000Z', 'Z') },
+        { ...second, start_time: withOffset(start + 1000, 330), end_time: withOffset(end - 1000, -330) },
+      ],
+    });
+    expectStatus(res, 200);
+  });
 
   test('rows exactly on the bounds are within', async ({ platform, scope, run }) => {
     const body = rowAt(

@@ -16,6 +16,7 @@ import { MULTITASK_MUTATIONS } from './multitask.ts';
 import { PLATFORM_API_MUTATIONS } from './platform-api.ts';
 import { RATE_LIMIT_MUTATIONS, RATE_ROW_MUTATIONS } from './rate-limits.ts';
 import { RED_TEAM_AGENT_MUTATIONS } from './red-team-agent.ts';
+import { RED_TEAM_PLATFORM_MUTATIONS } from './red-team-platform.ts';
 import { REGION_MUTATIONS } from './regions.ts';
 import { RUN_MUTATIONS } from './runs.ts';
 import { RUN_LIFECYCLE_MUTATIONS } from './runs-lifecycle.ts';
@@ -70,4 +71,5 @@ export const MUTATIONS: Record<string, Mutation> = catalogue(
   CRON_BODY_MUTATIONS,
   STREAM_MUTATIONS,
   RED_TEAM_AGENT_MUTATIONS,
+  RED_TEAM_PLATFORM_MUTATIONS,
 );
