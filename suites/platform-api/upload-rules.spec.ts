@@ -102,8 +102,9 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
   // Datetimes are instants: the range holds whatever offset or precision each one is written in.
   test('rows within by instant are within, whatever offset and precision their times are written in', async ({ platform, scope, run }) => {
     const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
-    const start = Date.parse(body.experiment_start_time);
-    const end = Date.parse(body.experiment_end_time);
+    // Whole seconds inside the experiment's range: an offset is written to the second, and a real clock has milliseconds.
+    const start = Math.ceil(Date.parse(body.experiment_start_time) / 1000) * 1000;
+    const end = Math.floor(Date.parse(body.experiment_end_time) / 1000) * 1000;
     const [first, second] = body.results;
     const res = await upload(platform, {
       ...body,
