@@ -74,23 +74,23 @@ test('each stream event has a name and JSON data', { tag: '@STREAM-SSE-JSON-DATA
 test('the first stream event is metadata with {run_id, attempt}', { tag: '@STREAM-SSE-FIRST-METADATA' }, async ({ agent }) => {
   const thread = await newThread(agent);
   const res = await agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {} });
-  expectStatus(res, 200);
-  const [first] = parseSse(res.text);
-  expect(first?.event, res.describe('the first event')).toBe('metadata');
-  const data = dataOf(first) as { run_id?: unknown; attempt?: unknown };
-  expect(typeof data.run_id, res.describe('metadata.run_id')).toBe('string');
-  expect(typeof data.attempt, res.describe('metadata.attempt')).toBe('number');
+  const data = expectOpeningMetadata(res, 'the first event');
   const run = await readRun(agent, thread, String(data.run_id));
   expect(run.run_id, 'metadata names the streamed run').toBe(data.run_id);
   // A stateless stream starts the same way: its run has an id too, though no thread to read it on.
-  const stateless = await agent.post('/runs/stream', { assistant_id: 'agent', input: {} });
-  expectStatus(stateless, 200);
-  const [opening] = parseSse(stateless.text);
-  expect(opening?.event, stateless.describe('the first event of a stateless stream')).toBe('metadata');
-  const said = dataOf(opening) as { run_id?: unknown; attempt?: unknown };
-  expect(typeof said.run_id, stateless.describe('metadata.run_id')).toBe('string');
-  expect(typeof said.attempt, stateless.describe('metadata.attempt')).toBe('number');
+  expectOpeningMetadata(await agent.post('/runs/stream', { assistant_id: 'agent', input: {} }), 'the first event of a stateless stream');
 });
+
+/** A 200 stream whose first event is metadata with a string run_id and a number attempt; answers that data. */
+function expectOpeningMetadata(res: ApiResponse, what: string): { run_id?: unknown; attempt?: unknown } {
+  expectStatus(res, 200);
+  const [first] = parseSse(res.text);
+  expect(first?.event, res.describe(what)).toBe('metadata');
+  const data = dataOf(first) as { run_id?: unknown; attempt?: unknown };
+  expect(typeof data.run_id, res.describe('metadata.run_id')).toBe('string');
+  expect(typeof data.attempt, res.describe('metadata.attempt')).toBe('number');
+  return data;
+}
 
 test('after metadata, events are named after the requested stream modes', { tag: '@STREAM-SSE-MODE-EVENTS' }, async ({ agent }) => {
   const cases: [unknown, string[]][] = [

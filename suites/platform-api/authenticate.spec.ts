@@ -26,6 +26,18 @@ function authenticate(platform: ApiClient, body: unknown): Promise<ApiResponse<R
 /** A value present in an answer: null counts as absent. */
 const present = (value: unknown) => value !== undefined && value !== null;
 
+/**
+ * Starts a flow, completes it at its URL and asks again: answers the first call and the one after
+ * completion. A flow that cannot be completed skips the test (a precondition).
+ */
+async function completedFlow(platform: ApiClient, scope: string): Promise<{ first: ApiResponse<Result>; done: ApiResponse<Result> }> {
+  const first = await authenticate(platform, request(scope));
+  precondition(first, 'start a flow');
+  const visit = await fetch(first.json.url!);
+  test.skip(visit.status !== 200, `precondition failed: completing the flow at ${first.json.url} answered ${visit.status}`);
+  return { first, done: await authenticate(platform, request(scope)) };
+}
+
 test('a valid authenticate request answers 200 with a token or a started flow', { tag: '@AUTHN-ENDPOINT' }, async ({ platform, scope }) => {
   const res = await authenticate(platform, request(scope));
   expectStatus(res, 200);
@@ -231,11 +243,7 @@ test.describe('the flow: a url to visit, then the token', () => {
 
   test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, scope, run }) => {
     requireCapability(run, 'oauth-completion');
-    const first = await authenticate(platform, request(scope));
-    precondition(first, 'start a flow');
-    const visit = await fetch(first.json.url!);
-    test.skip(visit.status !== 200, `precondition failed: completing the flow at ${first.json.url} answered ${visit.status}`);
-    const done = await authenticate(platform, request(scope));
+    const { first, done } = await completedFlow(platform, scope);
     precondition(done, 'get the token');
     // Without an existing token there is nothing force_new could be answering instead.
     test.skip(!present(done.json.token), `precondition failed: the completed flow answered no token: ${done.describe()}`);
@@ -249,11 +257,7 @@ test.describe('the flow: a url to visit, then the token', () => {
 
 test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
   requireCapability(run, 'oauth-completion');
-  const first = await authenticate(platform, request(scope));
-  precondition(first, 'start a flow');
-  const visit = await fetch(first.json.url!);
-  test.skip(visit.status !== 200, `precondition failed: completing the flow at ${first.json.url} answered ${visit.status}`);
-  const token = await authenticate(platform, request(scope));
+  const { done: token } = await completedFlow(platform, scope);
   test.skip(!present(token.json.token), `precondition failed: the completed flow answered no token: ${token.describe()}`);
   const elsewhere = await authenticate(platform, request(scope, { provider: 'apc-other-provider' }));
   expectStatus(elsewhere, 200);
