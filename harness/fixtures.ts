@@ -12,6 +12,7 @@ import { runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts
 import type { ConfiguredCredential } from './target.ts';
 import { Time } from './time.ts';
 import { skipForPrecondition } from './checks/attribution.ts';
+import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { SharedDeployment } from '../suites/control-plane/steps.ts';
 
@@ -97,6 +98,9 @@ interface TestFixtures {
   webhookReceiver: WebhookChannel;
   /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
   deploymentConfig: DeploymentConfigFile;
+  /** Notes when the test started, so that a property stops shrinking before the test times out. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
+  testStart: void;
   /** Empties the target's rate-limit counters before each test, where it can (rate-limit-reset). */
   // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   rateLimitReset: void;
@@ -303,6 +307,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     test.skip(!config, `the deployment configuration of target '${run.target.name}' is unknown: name it as deployment_config in the target config`);
     await use(config!);
   },
+
+  testStart: [
+    async ({}, use) => {
+      markTestStart();
+      await use();
+    },
+    { auto: true },
+  ],
 
   // A conformance run sends thousands of requests in one frozen virtual instant: without this,
   // the §8 limits would refuse later tests for what earlier ones sent.

@@ -1,6 +1,7 @@
 // fast-check settings shared by the suites: the run's seed fixes every property, and a
 // failure prints its seed, path and shrunk counterexample, to replay with
-// APC_PROPERTY_REPLAY='{"seed":…,"path":"…"}'.
+// APC_PROPERTY_REPLAY='{"seed":…,"path":"…"}'. A failing property stops shrinking in time to say so
+// before its test's timeout: a timed-out test blames every rule it is tagged with, a counterexample only its own.
 import { test } from '@playwright/test';
 import fc from 'fast-check';
 import { attributeFailure, quietly } from './checks/attribution.ts';
@@ -13,11 +14,55 @@ function seedFor(title: string): number {
   return hash | 0;
 }
 
+let testStarted = performance.now();
+
+/** Called as each test starts (an automatic fixture), to know how much of its timeout is left. */
+export function markTestStart(): void {
+  testStarted = performance.now();
+}
+
+/** The test's time left now (waits on a real-time target extend it), less a tenth of its timeout (at least 2 s) to report in. */
+function timeLeftMs(): number {
+  const { timeout } = test.info();
+  if (timeout === 0) return Number.POSITIVE_INFINITY;
+  return timeout - (performance.now() - testStarted) - Math.max(2_000, timeout / 10);
+}
+
+/**
+ * Once a run has failed, shrinking stops when the test's time runs short: fast-check then reports
+ * the counterexample shrunk so far. Before any failure, the test's own timeout applies.
+ */
+function shrinkWithinTheTest<T>(): fc.Plugin<T> {
+  return () => {
+    let failed = false;
+    const interrupted = () => new fc.PreconditionFailure(true);
+    return {
+      // assertProperty takes async properties only, whose runs answer promises.
+      decorateRun: (nestedRun) => (value) => {
+        if (!failed) {
+          return Promise.resolve(nestedRun(value)).then((outcome) => {
+            if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failed = true;
+            return outcome;
+          });
+        }
+        const left = timeLeftMs();
+        if (left <= 0) return Promise.resolve(interrupted());
+        if (left === Number.POSITIVE_INFINITY) return Promise.resolve(nestedRun(value));
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<fc.PreconditionFailure>((resolve) => {
+          timer = setTimeout(() => resolve(interrupted()), left);
+        });
+        return Promise.race([nestedRun(value), deadline]).finally(() => clearTimeout(timer));
+      },
+    };
+  };
+}
+
 function propertyParameters<T>(overrides: fc.Parameters<T> = {}): fc.Parameters<T> {
   const replay = process.env.APC_PROPERTY_REPLAY ? (JSON.parse(process.env.APC_PROPERTY_REPLAY) as { seed: number; path: string }) : undefined;
-  const seed = replay?.seed ?? seedFor(test.info().titlePath.join(' › '));
+  const seed = overrides.seed ?? replay?.seed ?? seedFor(test.info().titlePath.join(' › '));
   test.info().annotations.push({ type: 'property-seed', description: String(seed) });
-  return { seed, path: replay?.path, ...overrides };
+  return { seed, path: replay?.path, plugins: [shrinkWithinTheTest<T>()], ...overrides };
 }
 
 /** fc.assert with the run's seed; a failure is attributed to the rule its counterexample broke. */

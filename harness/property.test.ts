@@ -1,0 +1,46 @@
+// The suites' property runner: a failing property whose shrinking would outlast its test stops in
+// time, so that it names its counterexample's rule instead of timing out and blaming every tagged rule.
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import { forRule, RULE_FAILED } from './checks/attribution.ts';
+import { assertProperty, markTestStart } from './property.ts';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const failedRules = () =>
+  test
+    .info()
+    .annotations.filter((a) => a.type === RULE_FAILED)
+    .map((a) => a.description);
+
+test('a failure whose shrinking would outlast the test is reported in time, with its rule and a counterexample', async () => {
+  test.setTimeout(5_000);
+  markTestStart();
+  const started = performance.now();
+  // Each run takes 100 ms and any array of 4 or more fails: shrinking 200 elements one run at a time takes far longer than 5 s.
+  const property = fc.asyncProperty(fc.array(fc.integer(), { minLength: 200, maxLength: 200 }), async (values) => {
+    await pause(100);
+    await forRule('RATE-COMBINE', () => expect(values.length).toBeLessThan(4));
+  });
+  const error = await assertProperty(property, { seed: 1 }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(error?.message).toContain('Counterexample');
+  expect(failedRules()).toEqual(['RATE-COMBINE']);
+  // The test's timeout less the margin for reporting (2 s of 5), and one run's pause.
+  expect(performance.now() - started).toBeLessThan(3_500);
+});
+
+test("before any failure a property is not cut short: waits on a real-time target extend the test's time", async () => {
+  test.setTimeout(3_000);
+  markTestStart();
+  let runs = 0;
+  // 40 runs of 100 ms outlast the first 3 s; each run gives the test the time it takes, as Time.allowWall does.
+  const property = fc.asyncProperty(fc.integer(), async () => {
+    test.info().setTimeout(test.info().timeout + 100);
+    await pause(100);
+    runs += 1;
+  });
+  await assertProperty(property, { seed: 1, numRuns: 40 });
+  expect(runs).toBe(40);
+});
