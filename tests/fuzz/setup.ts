@@ -1,7 +1,7 @@
 // The fuzz's targets: an in-process simulator (rate limits off, so ten thousand requests on a
 // clock that does not move reach past the limiter), optionally behind the recording proxy, and
 // what a well-formed request carries on each endpoint (its key, the workspaces, known ids).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -35,9 +35,13 @@ export function contextFor(simulator: Simulator, endpoint: Endpoint): FuzzContex
   };
 }
 
-/** A recording proxy in front of one endpoint, streaming its HAR to a temporary file (as `proxy` does). */
+/**
+ * A recording proxy in front of one endpoint, streaming its HAR to a temporary file (as `proxy` does). The HAR
+ * (tens of MB) is removed at close: the fuzz reads only how many exchanges were written.
+ */
 export async function startFuzzProxy(simulator: Simulator, endpoint: Endpoint): Promise<{ url: string; har: HarWriter; close(): Promise<void> }> {
-  const har = await HarWriter.open(join(mkdtempSync(join(tmpdir(), 'apc-fuzz-')), `${endpoint}.har`));
+  const folder = mkdtempSync(join(tmpdir(), 'apc-fuzz-'));
+  const har = await HarWriter.open(join(folder, `${endpoint}.har`));
   const proxy = new RecordingProxy({ plane: planeOf(endpoint), name: endpoint, target: simulator.urls[endpoint]!, keep: false, onExchange: (e) => har.add(e) });
   const url = await proxy.start();
   return {
@@ -46,6 +50,7 @@ export async function startFuzzProxy(simulator: Simulator, endpoint: Endpoint): 
     close: async () => {
       await proxy.close();
       await har.close();
+      rmSync(folder, { recursive: true, force: true });
     },
   };
 }
