@@ -4,8 +4,8 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { forRule, RULE_FAILED } from './checks/attribution.ts';
 import { assertProperty, markTestStart } from './property.ts';
+import { sleep } from './time.ts';
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const failedRules = () =>
   test
     .info()
@@ -18,7 +18,7 @@ test('a failure whose shrinking would outlast the test is reported in time, with
   const started = performance.now();
   // Each run takes 100 ms and any array of 4 or more fails: shrinking 200 elements one run at a time takes far longer than 5 s.
   const property = fc.asyncProperty(fc.array(fc.integer(), { minLength: 200, maxLength: 200 }), async (values) => {
-    await pause(100);
+    await sleep(100);
     await forRule('RATE-COMBINE', () => expect(values.length).toBeLessThan(4));
   });
   const error = await assertProperty(property, { seed: 1 }).then(
@@ -38,7 +38,7 @@ test("before any failure a property is not cut short: waits on a real-time targe
   // 40 runs of 100 ms outlast the first 3 s; each run gives the test the time it takes, as Time.allowWall does.
   const property = fc.asyncProperty(fc.integer(), async () => {
     test.info().setTimeout(test.info().timeout + 100);
-    await pause(100);
+    await sleep(100);
     runs += 1;
   });
   await assertProperty(property, { seed: 1, numRuns: 40 });
