@@ -7,15 +7,17 @@ import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 export const COMPARE_HELP = `Usage: ${NAME} compare <old> <new> [options]
 
 Compares two reports (report.json files, or the folders holding them) rule by rule: the
-regressions (rules that fail now and did not, or that passed and are gone), the fixes, the
-rules that pass against their expectations, and every verdict that changed.
+regressions (rules that fail now and did not, or that passed and are gone), the lost
+verdicts (rules judged before, skipped, not run or not tested now), the fixes, the rules
+that pass against their expectations, and every verdict that changed.
 
 Options:
   --format <f>          markdown (default, for a pull-request comment) or json
   --out <file>          write there instead of to standard output
   -h, --help            this help
 
-Exit codes: 0 no regression; 1 a regression; 2 a usage error or an unreadable report.`;
+Exit codes: 0 no regression and no MUST verdict lost; 1 a regression, or a MUST rule judged
+before and not now; 2 a usage error or an unreadable report.`;
 
 export async function compare(args: string[]): Promise<number> {
   const { values, positionals } = parseWithPositionals(args, { format: { type: 'string' }, out: { type: 'string' } }, 2);
@@ -40,5 +42,6 @@ export async function compare(args: string[]): Promise<number> {
       : `${comparisonMarkdown(comparison, { before: oldPath, after: newPath })}\n`;
   if (values.out) writeFileSync(values.out as string, text);
   else process.stdout.write(text);
-  return comparison.regressions.length > 0 ? EXIT.failed : EXIT.ok;
+  const lostMust = comparison.lost.some((c) => c.level === 'MUST');
+  return comparison.regressions.length > 0 || lostMust ? EXIT.failed : EXIT.ok;
 }

@@ -15,17 +15,20 @@ Every rule gets the tests of every shard, and the run's outcome is decided anew.
 
 Options:
   --out <dir>           the merged report folder (required)
+  --allow-partial       merge an incomplete set of shards: the missing shards' rules are
+                        not-run, and every output says the report is partial
   -h, --help            this help
 
 Exit codes: the merged run's, as 'run' would have exited (0, 1, 2, 3 or 130); 2 also for a
-usage error or reports that do not belong together.`;
+usage error, reports that do not belong together, or a set of shards with one missing or
+given twice.`;
 
 interface Har {
   log: { entries: { _id: string }[]; [key: string]: unknown };
 }
 
 export async function merge(args: string[]): Promise<number> {
-  const { values, positionals } = parseWithPositionals(args, { out: { type: 'string' } }, 1);
+  const { values, positionals } = parseWithPositionals(args, { out: { type: 'string' }, 'allow-partial': { type: 'boolean' } }, 1);
   if (values.help) {
     console.log(MERGE_HELP);
     return EXIT.ok;
@@ -33,7 +36,10 @@ export async function merge(args: string[]): Promise<number> {
   if (!values.out) throw new UsageError('--out <dir> is required');
   let merged: ConformanceReport | undefined;
   try {
-    merged = mergeReports(positionals.map((dir) => ({ name: dir, report: loadReport(dir) })));
+    merged = mergeReports(
+      positionals.map((dir) => ({ name: dir, report: loadReport(dir) })),
+      { allowPartial: values['allow-partial'] === true },
+    );
   } catch (error) {
     if (error instanceof ReportError || error instanceof MergeError) throw new UsageError(error.message);
     throw error;

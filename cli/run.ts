@@ -176,6 +176,11 @@ export async function run(args: string[]): Promise<number> {
   if (maxDuration !== undefined) playwrightArgs.push('--global-timeout', String(Math.round(maxDuration * 1000)));
   if (shard !== undefined) playwrightArgs.push('--shard', shard);
   const seed = (values.seed as string | undefined) ?? DEFAULT_SEED;
+  // What narrowed the selection, as given: every output says so, and the rules it left out are not-run, not judged.
+  const narrowed = [
+    ...planes.map((plane) => `--plane ${plane}`),
+    ...(['grep', 'grep-invert', 'test-list', 'shard'] as const).filter((name) => values[name] !== undefined).map((name) => `--${name} ${values[name]}`),
+  ];
   // Without --target the suites run against the embedded simulator, which lives in this process
   // for the run: the suites reach it over HTTP, as any target.
   const embedded = target
@@ -193,6 +198,7 @@ export async function run(args: string[]): Promise<number> {
     APC_QUIET: values.quiet ? '1' : '',
     APC_GITHUB_ANNOTATIONS: values['github-annotations'] ? '1' : '',
     APC_SHARD: shard ?? '',
+    APC_NARROWED: JSON.stringify(narrowed),
     APC_MAX_DURATION: maxDuration === undefined ? '' : String(maxDuration),
     ...(workers === undefined ? {} : { APC_WORKERS: String(workers) }),
   }).finally(() => embedded?.simulator.close());

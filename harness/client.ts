@@ -1,7 +1,7 @@
 // The suites' HTTP client (undici). Every request goes through the recording proxy and
 // carries the test's id, so the report can show the exchanges that prove each verdict.
 import { request } from 'undici';
-import type { Violation } from '../specs/contract.ts';
+import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { EXCHANGE_HEADER, isConnectError, TEST_HEADER, UNREACHABLE_HEADER, UNREACHABLE_TEXT, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
@@ -34,6 +34,10 @@ export interface ApiResponse<T = unknown> {
   violations: Violation[];
   method: string;
   path: string;
+  /** The plane the request went to, when the client knows it. */
+  plane?: Plane;
+  /** The documented operation the request addressed (its operationId), if any. */
+  operation?: string;
   /** One line naming the exchange, for assertion messages. */
   describe(what?: string): string;
 }
@@ -55,6 +59,8 @@ interface RequestOptions {
 const MAX_DESCRIBED_BODY = 600;
 
 interface ClientOptions {
+  /** The plane the client talks to: each answer then names its documented operation. */
+  plane?: Plane;
   /** Attributes the client's requests to a test (or a step tests share). */
   testId?: string;
   /** Sent as X-Api-Key unless a request sets its own. */
@@ -138,6 +144,7 @@ export class ApiClient {
       }
     }
     const status = response.statusCode;
+    const plane = this.options.plane;
     return {
       status,
       headers: flat,
@@ -147,6 +154,8 @@ export class ApiClient {
       violations,
       method,
       path,
+      plane,
+      operation: plane && contract().findOperation(plane, method, path)?.operation.operationId,
       describe(what?: string) {
         const shown = text.length > MAX_DESCRIBED_BODY ? `${text.slice(0, MAX_DESCRIBED_BODY)}…` : text;
         return `${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} [exchange ${exchange}]`;

@@ -11,7 +11,7 @@ import type { Exchange } from './proxy/recording-proxy.ts';
 import { runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { Time } from './time.ts';
-import { skipForPrecondition } from './checks/attribution.ts';
+import { skipDeclared } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { SharedDeployment } from '../suites/control-plane/steps.ts';
@@ -180,7 +180,7 @@ export function clientWithKey(
     if (effect) requireEffect(run, effect, `${method} ${path.split('?')[0]}`);
   };
   const retryAfter = rateLimited === 'wait' && !run.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(run) : undefined;
-  return url ? new ApiClient(url, { testId, apiKey, guard, retryAfter }) : undefined;
+  return url ? new ApiClient(url, { plane, testId, apiKey, guard, retryAfter }) : undefined;
 }
 
 /**
@@ -201,12 +201,12 @@ function waitOutRateLimit(run: RunContext): (res: ApiResponse, attempt: number) 
   };
 }
 
-/** Skips the test (or ends a property as skipped) unless the run's profile allows the effect (run --profile). */
+/** Skips the test unless the run's profile allows the effect (run --profile): the user declared what the run may create. */
 export function requireEffect(run: RunContext, effect: Effect, what: string): void {
-  if (!allows(run.profile, effect))
-    skipForPrecondition(
-      `the run's profile '${run.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`,
-    );
+  skipDeclared(
+    !allows(run.profile, effect),
+    `the run's profile '${run.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`,
+  );
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
@@ -223,7 +223,7 @@ function endpointApiKey(run: RunContext, credentials: PublishedCredentials | und
 
 function planeClient(run: RunContext, credentials: PublishedCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
   const api = clientWithKey(run, endpoint, testId, endpointApiKey(run, credentials, endpoint));
-  test.skip(!api, `target '${run.target.name}' names no ${endpoint} URL`);
+  skipDeclared(!api, `target '${run.target.name}' names no ${endpoint} URL`);
   return api!;
 }
 
@@ -233,7 +233,7 @@ export function receiverUrl(run: RunContext): string {
 }
 
 export function requireCapability(run: RunContext, capability: Capability): void {
-  test.skip(!run.target.capabilities.includes(capability), `needs the '${capability}' capability, which target '${run.target.name}' does not have`);
+  skipDeclared(!run.target.capabilities.includes(capability), `needs the '${capability}' capability, which target '${run.target.name}' does not have`);
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -272,13 +272,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 
   credentials: async ({ run, targetCredentials }, use, testInfo) => {
-    test.skip(!targetCredentials, `target '${run.target.name}' has no credentials beyond its API key: name them under 'credentials:' in the target config`);
+    skipDeclared(!targetCredentials, `target '${run.target.name}' has no credentials beyond its API key: name them under 'credentials:' in the target config`);
     await use(new Credentials(targetCredentials!, run, testInfo.testId));
   },
 
   agent: async ({ run }, use, testInfo) => {
     const api = client(run, 'agent-server', testInfo.testId);
-    test.skip(!api, `target '${run.target.name}' names no agent-server URL`);
+    skipDeclared(!api, `target '${run.target.name}' names no agent-server URL`);
     await use(api!);
   },
 
@@ -295,7 +295,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   webhookReceiver: async ({ run, time }, use, testInfo) => {
     const agentUrl = run.target.planes['agent-server'];
-    test.skip(
+    skipDeclared(
       !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
       `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (port APC_WEBHOOK_RECEIVER_PORT)`,
     );
@@ -304,7 +304,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   deploymentConfig: async ({ run }, use) => {
     const config = run.target.deploymentConfig;
-    test.skip(!config, `the deployment configuration of target '${run.target.name}' is unknown: name it as deployment_config in the target config`);
+    skipDeclared(!config, `the deployment configuration of target '${run.target.name}' is unknown: name it as deployment_config in the target config`);
     await use(config!);
   },
 
@@ -351,7 +351,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
 
   sharedDeployment: async ({ run, sharedDeploymentOfWorker }, use, testInfo) => {
-    test.skip(!sharedDeploymentOfWorker, `target '${run.target.name}' names no control-plane URL`);
+    skipDeclared(!sharedDeploymentOfWorker, `target '${run.target.name}' names no control-plane URL`);
     testInfo.annotations.push({ type: SHARED_EVIDENCE, description: sharedDeploymentOfWorker!.evidence });
     await use(sharedDeploymentOfWorker!);
   },

@@ -3,6 +3,7 @@ import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.t
 import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
 import { gateOf } from './gate.ts';
+import { markUnexplained, mustNotJudged } from './unjudged.ts';
 import {
   emptyVerdicts,
   REPORT_VERSION,
@@ -37,6 +38,9 @@ interface BuildInput {
   untested?: Record<string, string>;
 }
 
+/** A failed precondition that no rule of the run explains counts as an error: it may hide a finding. */
+const asJudged = (t: TestOutcome): TestOutcome => (t.unexplained ? { ...t, status: 'error', error: t.unexplained } : t);
+
 /**
  * A rule's verdict from its tests: any failure fails it; otherwise a test that could not reach
  * the target makes it `error`; otherwise any pass passes it; tests that were all skipped leave
@@ -44,8 +48,9 @@ interface BuildInput {
  * nothing: a rule with only such tests (and skipped ones) is not-run. An `unspecified` rule is
  * never failed: its verdict is `observed` once any test ran for it.
  */
-export function verdictOf(rule: Rule, tests: TestOutcome[]): Verdict {
-  if (tests.length === 0) return 'not-tested';
+export function verdictOf(rule: Rule, outcomes: TestOutcome[]): Verdict {
+  if (outcomes.length === 0) return 'not-tested';
+  const tests = outcomes.map(asJudged);
   const ran = tests.filter((t) => t.status !== 'skipped' && t.status !== 'not-run' && t.status !== 'interrupted');
   if (ran.length === 0) return tests.some((t) => t.status === 'not-run' || t.status === 'interrupted') ? 'not-run' : 'skipped';
   const judged = ran.filter((t) => t.status !== 'error');
@@ -66,7 +71,10 @@ export function buildReport(input: BuildInput): ConformanceReport {
   const scope = new Set<Plane>(input.scope ?? PLANES);
   const byRule = new Map<string, TestOutcome[]>();
   const unknown = new Map<string, string[]>();
-  for (const { outcome, ruleIds, failedRules = [] } of input.tests) {
+  for (const { outcome: given, ruleIds, failedRules = [] } of input.tests) {
+    // A precondition explains nothing about the rules of its own test; a merge asks again (unexplained is recomputed).
+    const { unexplained: _, ...outcome } = given;
+    if (outcome.skip?.explainedBy) outcome.skip = { ...outcome.skip, explainedBy: outcome.skip.explainedBy.filter((id) => !ruleIds.includes(id)) };
     for (const id of ruleIds) {
       if (!known.has(id)) {
         unknown.set(id, [...(unknown.get(id) ?? []), outcome.title]);
@@ -76,11 +84,20 @@ export function buildReport(input: BuildInput): ConformanceReport {
     }
   }
 
+  const narrowed = input.run.narrowed ?? [];
   const rules: RuleResult[] = input.rules.map((rule) => {
     const tests = (byRule.get(rule.id) ?? []).map((t) => ({
       ...t,
       observed: t.observed.filter((o) => o.startsWith(`${rule.id}:`)).map((o) => o.slice(rule.id.length + 1).trim()),
     }));
+    // A rule with no test in the run: none can check it, or the run was narrowed to leave its tests out.
+    const untested = input.untested?.[rule.id];
+    const unselected = tests.length === 0 && !untested && !rule.unobservable && narrowed.length > 0;
+    const reason = unselected
+      ? input.run.shard && narrowed.length === 1
+        ? `no test of this rule is in shard ${input.run.shard}`
+        : `not selected (${narrowed.join(' ')})`
+      : untested;
     return {
       id: rule.id,
       level: rule.level,
@@ -89,11 +106,19 @@ export function buildReport(input: BuildInput): ConformanceReport {
       area: rule.area,
       section: rule.section,
       text: rule.text,
-      verdict: !scope.has(rule.plane) ? 'out-of-scope' : tests.length === 0 && input.run.shard ? 'not-run' : verdictOf(rule, tests),
+      verdict: !scope.has(rule.plane) ? 'out-of-scope' : unselected ? 'not-run' : verdictOf(rule, tests),
       tests: scope.has(rule.plane) ? tests : [],
-      ...(input.untested?.[rule.id] ? { reason: input.untested[rule.id] } : {}),
+      ...(reason ? { reason } : {}),
+      ...(rule.unobservable ? { unobservable: rule.unobservable } : {}),
     };
   });
+  const expectedToFail = new Set((input.expectations?.expected ?? []).filter((e) => e.verdict === 'fail').map((e) => e.rule));
+  markUnexplained(rules, { expectedToFail, partial: input.run.shard !== undefined || input.run.status !== 'complete' });
+  for (const rule of rules) {
+    if (rule.verdict !== 'out-of-scope' && rule.verdict !== 'not-run' && rule.tests.some((t) => t.unexplained)) {
+      rule.verdict = verdictOf(input.rules.find((r) => r.id === rule.id)!, rule.tests);
+    }
+  }
   const unexpected: string[] = [];
   if (input.expectations) {
     const byId = new Map(input.expectations.expected.map((e) => [e.rule, e]));
@@ -144,6 +169,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
       mustFailures: failed('MUST'),
       shouldFailures: failed('SHOULD'),
       interpretationFailures: failures.filter((r) => r.source === 'interpretation').length,
+      mustNotJudged: mustNotJudged(rules, input.run),
       ...(input.expectations ? { unexpected } : {}),
       byPlane,
       bySource,
@@ -155,8 +181,8 @@ export function buildReport(input: BuildInput): ConformanceReport {
   if (input.baseline) {
     const before = new Map(input.baseline.report.rules.map((r) => [r.id, r.verdict]));
     for (const rule of rules) rule.baseline = before.get(rule.id) ?? 'missing';
-    const { regressions, fixes } = compareReports(input.baseline.report, report as ConformanceReport);
-    Object.assign(report.summary, { baseline: { file: input.baseline.file, regressions, fixes } });
+    const { regressions, fixes, lost } = compareReports(input.baseline.report, report as ConformanceReport);
+    Object.assign(report.summary, { baseline: { file: input.baseline.file, regressions, fixes, lost } });
   }
   return { ...report, summary: { ...report.summary, gate: gateOf(report) } };
 }

@@ -32,14 +32,21 @@ test('a regression is a rule that fails now and did not, or passed and is gone; 
   const comparison = compareReports(before, after);
   expect(comparison.regressions.map((c) => `${c.id} ${c.before}→${c.after}`)).toEqual(['R-A pass→fail', 'R-D skipped→fail']);
   expect(comparison.fixes.map((c) => c.id)).toEqual(['R-B']);
+  expect(
+    comparison.lost.map((c) => `${c.id} ${c.before}→${c.after}`),
+    'judged before, not now: shown apart from regressions',
+  ).toEqual(['R-C pass→not-tested']);
   expect(comparison.unexpectedPasses.map((c) => c.id)).toEqual(['R-E']);
   expect(comparison.changes.map((c) => c.id)).toEqual(['R-A', 'R-B', 'R-C', 'R-D', 'R-E']);
   const markdown = comparisonMarkdown(comparison, { before: 'main', after: 'branch' });
-  expect(markdown).toMatch(/^## Conformance: branch against main\n\n\*\*2 regressions\*\* · 1 fixed · 1 unexpected passes · 5 verdicts changed/);
   expect(markdown).toMatch(
-    /### Other verdict changes \(2\)\n\n\| rule \| level \| before \| now \|\n\|---\|---\|---\|---\|\n\| R-C \| MUST \| pass \| not-tested \|/,
+    /^## Conformance: branch against main\n\n\*\*2 regressions\*\* · \*\*1 verdicts lost\*\* \(1 MUST\) · 1 fixed · 1 unexpected passes · 5 verdicts changed/,
   );
-  expect(compareReports(after, after)).toEqual({ regressions: [], fixes: [], unexpectedPasses: comparison.unexpectedPasses, changes: [] });
+  expect(markdown).toMatch(
+    /### Lost verdicts [^\n]*\(1\)\n\n\| rule \| level \| before \| now \|\n\|---\|---\|---\|---\|\n\| R-C \| MUST \| pass \| not-tested \|/,
+  );
+  expect(markdown).toMatch(/### Other verdict changes \(1\)\n\n[^#]*\| R-E \| MUST \| not-tested \| pass \|/);
+  expect(compareReports(after, after)).toEqual({ regressions: [], fixes: [], lost: [], unexpectedPasses: comparison.unexpectedPasses, changes: [] });
 });
 
 test('a report of another major version, of another tool or off its schema is refused with the reason', () => {
@@ -49,7 +56,7 @@ test('a report of another major version, of another tool or off its schema is re
     return join(dir, name);
   };
   const report = reportOf({ A: 'passed' });
-  expect(loadReport(write('ok.json', report)).summary.gate.exitCode).toBe(0);
+  expect(loadReport(write('ok.json', report)).summary.gate).toEqual(report.summary.gate);
   expect(loadReport(write('minor.json', { ...report, reportVersion: '1.7' })).reportVersion, 'a newer minor version only adds').toBe('1.7');
   expect(() => loadReport(write('major.json', { ...report, reportVersion: '2.0' }))).toThrow(/format 2\.0; this version of the tool reads format 1\.x/);
   expect(() => loadReport(write('other.json', { rules: [] }))).toThrow(/no conformance report of this tool/);

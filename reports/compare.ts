@@ -7,11 +7,15 @@ export interface Comparison {
   regressions: Change[];
   /** Rules that failed before and pass now. */
   fixes: Change[];
+  /** Rules that had a verdict before (pass or observed) and have none now (skipped, not-run, not-tested): shown apart from regressions. */
+  lost: Change[];
   /** Rules the new report's expectations say fail, which pass. */
   unexpectedPasses: Change[];
   /** Every rule whose verdict differs. */
   changes: Change[];
 }
+
+const UNJUDGED: Change['after'][] = ['skipped', 'not-run', 'not-tested'];
 
 const change = (id: string, level: Change['level'], before: Change['before'], after: Change['after']): Change => ({ id, level, before, after });
 
@@ -30,6 +34,7 @@ export function compareReports(before: ConformanceReport, after: ConformanceRepo
   return {
     regressions: changes.filter((c) => (c.after === 'fail' && c.before !== 'fail') || (c.before === 'pass' && c.after === 'missing')),
     fixes: changes.filter((c) => c.before === 'fail' && c.after === 'pass'),
+    lost: changes.filter((c) => (c.before === 'pass' || c.before === 'observed') && UNJUDGED.includes(c.after)),
     unexpectedPasses: after.rules
       .filter((r: RuleResult) => r.verdict === 'pass' && r.expected?.verdict === 'fail')
       .map((r) => change(r.id, r.level, r.expected!.verdict, r.verdict)),
@@ -52,18 +57,21 @@ export function comparisonMarkdown(comparison: Comparison, names: { before: stri
         ];
   const head =
     comparison.regressions.length > 0 ? `**${comparison.regressions.length} regression${comparison.regressions.length === 1 ? '' : 's'}**` : 'No regression';
+  const lostMust = comparison.lost.filter((c) => c.level === 'MUST').length;
+  const lost = comparison.lost.length > 0 ? `**${comparison.lost.length} verdicts lost** (${lostMust} MUST)` : 'no verdict lost';
   return [
     `## Conformance: ${names.after} against ${names.before}`,
     '',
-    `${head} · ${comparison.fixes.length} fixed · ${comparison.unexpectedPasses.length} unexpected passes · ${comparison.changes.length} verdicts changed`,
+    `${head} · ${lost} · ${comparison.fixes.length} fixed · ${comparison.unexpectedPasses.length} unexpected passes · ${comparison.changes.length} verdicts changed`,
     '',
     ...list('Regressions', comparison.regressions),
+    ...list('Lost verdicts (judged before, not now: skipped, not run or not tested)', comparison.lost),
     ...list('Fixed', comparison.fixes),
     ...list('Passing against the expectations', comparison.unexpectedPasses),
     // The rest of the changes: those above are not listed twice.
     ...list(
       'Other verdict changes',
-      comparison.changes.filter((c) => !comparison.regressions.includes(c) && !comparison.fixes.includes(c)),
+      comparison.changes.filter((c) => !comparison.regressions.includes(c) && !comparison.fixes.includes(c) && !comparison.lost.includes(c)),
     ),
   ].join('\n');
 }

@@ -14,10 +14,43 @@ interface ConsoleOptions {
   githubAnnotations?: boolean;
 }
 
-/** The rules that decide the outcome: failures, then rules the target did not answer. */
+/** The rules that decide the outcome: failures, MUST rules not judged, then rules that could not be judged. */
 function shown(report: ConformanceReport): RuleResult[] {
   const kind = (r: RuleResult) => standingOf(report, r).kind;
-  return [...report.rules.filter((r) => kind(r) === 'failure'), ...report.rules.filter((r) => kind(r) === 'error')];
+  return (['failure', 'unjudged', 'error'] as const).flatMap((k) => report.rules.filter((r) => kind(r) === k));
+}
+
+/** One line of the MUST rules with no verdict: how many keep the run from passing, and why the others do not. */
+export function notJudgedLine(report: ConformanceReport): string {
+  const all = report.summary.mustNotJudged ?? [];
+  const counted = all.filter((n) => n.counted);
+  const excused = all.filter((n) => !n.counted);
+  const byCause = (list: typeof all) =>
+    [...new Set(list.map((n) => n.cause))].map((cause) => `${list.filter((n) => n.cause === cause).length} ${CAUSES[cause]}`).join(', ');
+  return (
+    `MUST rules not judged: ${counted.length}${counted.length ? ` (${byCause(counted)}: ${counted.map((n) => n.id).join(', ')})` : ''}` +
+    `${excused.length ? `; not counted: ${excused.length} (${byCause(excused)})` : ''}.`
+  );
+}
+
+const CAUSES: Record<string, string> = {
+  declared: 'ruled out by what the target declares',
+  unobservable: 'not observable on a running target',
+  expected: 'named by the expectations',
+  'not-selected': 'not selected',
+  precondition: 'a failed precondition',
+  machine: 'this machine could not check',
+  skipped: 'skipped',
+  untested: 'no test ran',
+  stopped: 'the run stopped first',
+};
+
+/** Says what narrowed the run, if anything: its verdicts are of the rules it selected only. */
+export function narrowedLine(report: ConformanceReport): string | undefined {
+  const narrowed = report.run.narrowed ?? [];
+  if (narrowed.length === 0) return undefined;
+  const unselected = report.rules.filter((r) => r.verdict === 'not-run' && r.tests.length === 0);
+  return `Narrowed run (${narrowed.join(' ')}): ${unselected.length} rules in scope not selected (${unselected.filter((r) => r.level === 'MUST').length} MUST), ${report.summary.outOfScope} out of scope; the verdicts are of the rules selected only.`;
 }
 
 function firstFailure(rule: RuleResult): { title: string; error: string } {
@@ -43,7 +76,12 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
         `Against the expectations: ${s.unexpected.length === 0 ? 'every verdict as expected' : `${s.unexpected.length} unexpected`}${expected ? `; ${expected} failures as expected` : ''}.`,
       );
     }
-    if (s.baseline) lines.push(`Against ${s.baseline.file}: ${s.baseline.regressions.length} regressions, ${s.baseline.fixes.length} fixed.`);
+    if (s.baseline) {
+      const lost = s.baseline.lost ?? [];
+      lines.push(
+        `Against ${s.baseline.file}: ${s.baseline.regressions.length} regressions, ${lost.length} verdicts lost (${lost.filter((c) => c.level === 'MUST').length} MUST), ${s.baseline.fixes.length} fixed.`,
+      );
+    }
     const warnings = report.rules.filter((r) => standingOf(report, r).kind === 'warning').map((r) => r.id);
     if (warnings.length > 0) lines.push(`Warnings (SHOULD rules failed, which do not fail the run): ${warnings.join(', ')}.`);
     const interpretations = report.rules.filter((r) => standingOf(report, r).kind === 'interpretation').map((r) => r.id);
@@ -55,10 +93,8 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
   for (const rule of rules) {
     const { title, error } = firstFailure(rule);
     const what = standingOf(report, rule).why ?? '';
-    lines.push(
-      `  ${standingOf(report, rule).kind === 'error' ? '?' : '✘'} ${rule.id} [${rule.level} §${rule.section}] ${title}`,
-      ...[what, error].filter(Boolean).map((l) => `      ${l}`),
-    );
+    const mark = { error: '?', unjudged: '∅' }[standingOf(report, rule).kind as string] ?? '✘';
+    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...[what, error].filter(Boolean).map((l) => `      ${l}`));
   }
   if (options.githubAnnotations) {
     for (const rule of rules) {
@@ -67,6 +103,10 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
       lines.push(`::error title=${property(`${rule.id} (${rule.level} §${rule.section})`)}::${data(`${rule.text} — ${message}`)}`);
     }
   }
+  // Even quiet: what the verdicts cover and what went unjudged are part of the outcome.
+  const narrowed = narrowedLine(report);
+  if (narrowed) lines.push(narrowed);
+  lines.push(notJudgedLine(report));
   lines.push(`Result: ${s.gate.passed ? 'passed' : 'failed'} (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`);
   lines.push(`Report: ${htmlPath}`);
   const must = rules.filter((r) => r.level === 'MUST' && r.verdict === 'fail').map((r) => r.id);

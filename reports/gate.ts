@@ -2,9 +2,11 @@
 // command line exits with it. In order of precedence:
 //   130 interrupted (Ctrl-C, SIGTERM)
 //   2   the target stopped answering (a partial report)
-//   1   a MUST rule failed (never an interpretation; with expectations: a verdict differs from them), a baseline
-//       regression, or a test tagged with an unknown rule
-//   2   rules that could not be judged (the target did not answer their tests)
+//   1   a MUST rule failed (never an interpretation; with expectations: a verdict differs from them), a MUST
+//       rule in scope was not judged for a reason the target did not declare, a baseline regression, or a
+//       test tagged with an unknown rule
+//   2   rules that could not be judged (the target did not answer their tests, or this machine could not
+//       make the check)
 //   3   --max-duration stopped the run
 //   0   otherwise
 import type { ConformanceReport, Gate } from './model.ts';
@@ -30,13 +32,25 @@ export function gateOf(report: Unjudged): Gate {
   const regressions = s.baseline?.regressions ?? [];
   if (regressions.length > 0)
     found.push([2, EXIT_CODES.failed, `${regressions.length} regressions against ${s.baseline!.file}: ${list(regressions.map((c) => c.id))}`]);
+  const notJudged = s.mustNotJudged.filter((n) => n.counted && n.cause !== 'stopped');
+  const byMachine = notJudged.filter((n) => n.cause === 'machine').map((n) => n.id);
+  const unjudged = notJudged.filter((n) => n.cause !== 'machine').map((n) => n.id);
+  if (unjudged.length > 0) found.push([2, EXIT_CODES.failed, `${unjudged.length} MUST rules were not judged: ${list(unjudged)}`]);
+  if (byMachine.length > 0) found.push([3, EXIT_CODES.unjudged, `${byMachine.length} MUST rules could not be judged on this machine: ${list(byMachine)}`]);
   if (report.unknownRuleTags.length > 0)
     found.push([2, EXIT_CODES.failed, `tests are tagged with rules not in the catalogue: ${list(report.unknownRuleTags.map((u) => u.tag))}`]);
   const errors = report.rules.filter((r) => r.verdict === 'error').map((r) => r.id);
   if (errors.length > 0)
     found.push([3, EXIT_CODES.unjudged, `${errors.length} rules could not be judged, the target did not answer their tests: ${list(errors)}`]);
   if (report.run.status === 'timed-out') found.push([4, EXIT_CODES.incomplete, report.run.reason ?? 'the run reached --max-duration']);
-  if (found.length === 0) return { exitCode: EXIT_CODES.ok, passed: true, reasons: [s.unexpected ? 'every verdict as expected' : 'no MUST rule failed'] };
+  if (found.length === 0) {
+    const narrowed = report.run.narrowed?.length ? ` among the rules selected (narrowed by ${report.run.narrowed.join(' ')})` : '';
+    return {
+      exitCode: EXIT_CODES.ok,
+      passed: true,
+      reasons: [`${s.unexpected ? 'every verdict as expected' : 'no MUST rule failed or went unjudged'}${narrowed}`],
+    };
+  }
   found.sort((a, b) => a[0] - b[0]);
   return { exitCode: found[0][1], passed: false, reasons: found.map(([, , reason]) => reason) };
 }

@@ -2,6 +2,7 @@
 // exchanges that prove the verdict. No external resources, so it opens from a CI artifact.
 // Each rule shows its source; interpretations (our reading, not the spec's or the service's)
 // have their own count and filter, and their failures are warnings.
+import { narrowedLine, notJudgedLine } from './console.ts';
 import { escapeXml as esc } from './escape.ts';
 import { standingOf } from './standing.ts';
 import type { ConformanceReport, RecordedExchange, RuleResult, TestOutcome } from './model.ts';
@@ -70,12 +71,20 @@ function ruleRow(report: ConformanceReport, rule: RuleResult): string {
   const standing = standingOf(report, rule);
   const shown =
     standing.kind === 'failure' ||
+    standing.kind === 'unjudged' ||
     standing.kind === 'error' ||
     standing.kind === 'expected' ||
     standing.kind === 'warning' ||
     standing.kind === 'interpretation';
-  const surprise = shown ? `<div class="${standing.kind === 'failure' ? 'v-fail' : 'muted'} standing">${esc(standing.why)}</div>` : '';
-  const none = rule.verdict === 'out-of-scope' ? 'its plane was not part of the run' : `no test checks this rule: ${rule.reason ?? 'none yet'}`;
+  const surprise = shown
+    ? `<div class="${standing.kind === 'failure' || standing.kind === 'unjudged' ? 'v-fail' : 'muted'} standing">${esc(standing.why)}</div>`
+    : '';
+  const none =
+    rule.verdict === 'out-of-scope'
+      ? 'its plane was not part of the run'
+      : rule.verdict === 'not-run'
+        ? (rule.reason ?? 'no test of this rule ran')
+        : `no test checks this rule: ${rule.unobservable ?? rule.reason ?? 'none yet'}`;
   const tests = rule.tests.length > 0 ? rule.tests.map((t) => testBlock(report, t)).join('') : `<div class="muted">${esc(none)}</div>`;
   return `<tr class="rule" id="${esc(rule.id)}" data-verdict="${rule.verdict}" data-source="${rule.source}">
 <td class="v v-${rule.verdict}">${esc(rule.verdict)}</td><td><code>${esc(rule.id)}</code></td><td>${esc(rule.level)}</td><td class="src-${rule.source}">${esc(rule.source)}</td><td>${esc(rule.plane)}</td><td>§${esc(rule.section)}</td>
@@ -117,7 +126,9 @@ export function toHtml(report: ConformanceReport): string {
 <div class="muted">${esc(report.target.kind)} · planes ${esc(report.target.planes.join(', ') || 'none')} · capabilities ${esc(report.target.capabilities.join(', ') || 'none')} · profile ${esc(report.run.profile)} · seed ${esc(report.seed)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</div></header>
 <main>
 <div class="gate ${s.gate.passed ? 'passed' : 'failed'}" id="gate">${s.gate.passed ? 'Passed' : 'Failed'} (exit ${s.gate.exitCode}): ${esc(s.gate.reasons.join('; '))}</div>
-${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})</div>` : ''}
+${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${(s.baseline.lost ?? []).length} verdicts lost (${esc((s.baseline.lost ?? []).map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})</div>` : ''}
+${narrowedLine(report) ? `<div class="partial" id="narrowed">${esc(narrowedLine(report)!)}</div>` : ''}
+<div class="${(s.mustNotJudged ?? []).some((n) => n.counted) ? 'partial' : 'muted'}" id="not-judged">${esc(notJudgedLine(report))}</div>
 ${report.run.status === 'complete' ? '' : `<div class="partial"><b>Partial report:</b> ${esc(report.run.reason ?? report.run.status)}; ${s.verdicts['not-run']} rules not run.</div>`}
 ${report.run.shard ? `<div class="partial"><b>Shard ${esc(report.run.shard)}</b> of a run: rules tested in the other shards are not-run here; <code>merge</code> joins the shards' reports.</div>` : ''}
 <div class="cards" id="summary">${card('rules in scope', s.rules)}${s.outOfScope ? card('out of scope', s.outOfScope, 'v-out-of-scope') : ''}${card('with a test', `${s.covered} (${(s.coverage * 100).toFixed(1)}%)`)}${card('pass', s.verdicts.pass, 'v-pass')}${card('fail', s.verdicts.fail, 'v-fail')}${card('MUST failures', s.mustFailures, 'v-fail')}${card('interpretations failed (warnings)', s.interpretationFailures, 'src-interpretation')}${s.verdicts.error ? card('not judged', s.verdicts.error, 'v-error') : ''}${card('skipped', s.verdicts.skipped, 'v-skipped')}${card('not tested', s.verdicts['not-tested'], 'v-not-tested')}${card('observed', s.verdicts.observed, 'v-observed')}${s.verdicts['not-run'] ? card('not run', s.verdicts['not-run'], 'v-not-run') : ''}</div>

@@ -22,6 +22,7 @@ function testcase(report: ConformanceReport, rule: RuleResult): { xml: string; k
   const open = `    <testcase ${attrs}>${properties}`;
   switch (standing.kind) {
     case 'failure':
+    case 'unjudged':
       return {
         kind: 'failure',
         xml: `${open}<failure type="${escapeXml(standing.why.split(':')[0])}" message="${escapeXml(firstLine(`${standing.why}${details ? `: ${details}` : ''}`))}">${escapeXml(`${standing.why}\n\n${details}`)}</failure></testcase>`,
@@ -29,7 +30,7 @@ function testcase(report: ConformanceReport, rule: RuleResult): { xml: string; k
     case 'error':
       return {
         kind: 'error',
-        xml: `${open}<error type="unreachable" message="${escapeXml(firstLine(`${standing.why}: ${details}`))}">${escapeXml(details)}</error></testcase>`,
+        xml: `${open}<error type="not-judged" message="${escapeXml(firstLine(`${standing.why}: ${details}`))}">${escapeXml(details)}</error></testcase>`,
       };
     case 'expected':
     case 'warning':

@@ -4,6 +4,7 @@
 // regressions, rules not judged), the expected failures, the warnings, the failed
 // interpretations, and every rule.
 import type { ConformanceReport, RuleResult } from './model.ts';
+import { narrowedLine, notJudgedLine } from './console.ts';
 import { standingOf, type Standing } from './standing.ts';
 
 const ICON: Record<string, string> = {
@@ -76,6 +77,9 @@ export function toMarkdown(report: ConformanceReport): string {
     ...(report.run.shard
       ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, '']
       : []),
+    ...[narrowedLine(report)].filter((l) => l !== undefined).flatMap((l) => [`> ${l}`, '']),
+    notJudgedLine(report),
+    '',
     `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures, ${s.interpretationFailures} interpretation failures`,
     '',
     `| plane | rules | tested | ${columns.join(' | ')} |`,
@@ -91,15 +95,32 @@ export function toMarkdown(report: ConformanceReport): string {
   ];
   lines.push(...leftovers(report));
   if (s.baseline) {
-    lines.push(`## Against ${s.baseline.file}`, '', `${s.baseline.regressions.length} regressions, ${s.baseline.fixes.length} fixed.`, '');
+    const lost = s.baseline.lost ?? [];
+    lines.push(
+      `## Against ${s.baseline.file}`,
+      '',
+      `${s.baseline.regressions.length} regressions, ${lost.length} verdicts lost, ${s.baseline.fixes.length} fixed.`,
+      '',
+    );
     for (const c of s.baseline.regressions) lines.push(`- ❌ regression **${c.id}** (${c.level}): ${c.before} → ${c.after}`);
+    for (const c of lost) lines.push(`- ⏸️ verdict lost **${c.id}** (${c.level}): ${c.before} → ${c.after}`);
     for (const c of s.baseline.fixes) lines.push(`- ✅ fixed **${c.id}** (${c.level}): ${c.before} → ${c.after}`);
     lines.push('');
   }
   const failures = of('failure');
   if (failures.length > 0) lines.push('## What fails the run', '', ...failures.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  const unjudged = of('unjudged');
+  if (unjudged.length > 0)
+    lines.push('## MUST rules not judged (they fail the run)', '', ...unjudged.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  const excused = (s.mustNotJudged ?? []).filter((n) => !n.counted);
+  if (excused.length > 0) lines.push('## MUST rules not judged, not counted', '', ...excused.map((n) => `- ${n.id} (${n.cause}): ${cell(n.why)}`), '');
   const errors = of('error');
-  if (errors.length > 0) lines.push('## Not judged: the target did not answer', '', ...errors.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  if (errors.length > 0)
+    lines.push(
+      '## Not judged: the target did not answer, or a skip hid what it would show',
+      '',
+      ...errors.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)),
+    );
   const expected = of('expected');
   if (expected.length > 0) lines.push('## Failures as expected', '', ...expected.map((r) => `- ${r.id} (${r.level}): ${r.expected?.reason ?? ''}`), '');
   const warnings = of('warning');

@@ -12,8 +12,36 @@ export class MergeError extends Error {}
 /** The exchange id a shard's exchange takes in the merged report. */
 export const mergedExchangeId = (shard: number, id: string) => `s${shard + 1}-${id}`;
 
-export function mergeReports(shards: { name: string; report: ConformanceReport }[]): ConformanceReport {
+/**
+ * Which shards of `n` the reports hold, checked: each is a shard of the same n, none is given twice,
+ * and every one is there unless `allowPartial` (then answers those missing).
+ */
+function checkShards(shards: { name: string; report: ConformanceReport }[], allowPartial: boolean): { missing: string[] } {
+  const parsed = shards.map(({ name, report }) => {
+    const match = /^(\d+)\/(\d+)$/.exec(report.run.shard ?? '');
+    if (!match) throw new MergeError(`${name} is not a shard's report (run --shard i/n wrote none of it): merge joins the shards of one run`);
+    return { name, i: Number(match[1]), n: Number(match[2]) };
+  });
+  const n = parsed[0].n;
+  const other = parsed.find((p) => p.n !== n);
+  if (other) throw new MergeError(`${other.name} is a shard of ${other.n}, ${parsed[0].name} of ${n}: shards of one run share their count`);
+  for (const p of parsed) {
+    const twice = parsed.find((q) => q !== p && q.i === p.i);
+    if (twice) throw new MergeError(`shard ${p.i}/${n} is given twice (${p.name} and ${twice.name})`);
+  }
+  const missing = Array.from({ length: n }, (_, k) => k + 1)
+    .filter((i) => !parsed.some((p) => p.i === i))
+    .map((i) => `${i}/${n}`);
+  if (missing.length > 0 && !allowPartial)
+    throw new MergeError(
+      `shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of the run ${missing.length === 1 ? 'is' : 'are'} missing: their rules would go unjudged (merge what there is with --allow-partial)`,
+    );
+  return { missing };
+}
+
+export function mergeReports(shards: { name: string; report: ConformanceReport }[], { allowPartial = false } = {}): ConformanceReport {
   if (shards.length === 0) throw new MergeError('no report to merge');
+  const { missing } = checkShards(shards, allowPartial);
   const [first] = shards;
   for (const { name, report } of shards) {
     if (report.target.name !== first.report.target.name)
@@ -53,11 +81,14 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
     target: { ...first.report.target, planes: [...new Set(shards.flatMap(({ report }) => report.target.planes))] },
     seed: first.report.seed,
     tool: first.report.tool,
-    run: mergeRuns(shards.map(({ report }) => report.run)),
+    run: mergeRuns(
+      shards.map(({ report }) => report.run),
+      missing,
+    ),
     scope,
     expectations,
     baseline: before && baselineFile ? { file: baselineFile, report: before } : undefined,
-    untested: Object.fromEntries(first.report.rules.filter((r) => r.reason).map((r) => [r.id, r.reason!])),
+    untested: Object.fromEntries(first.report.rules.filter((r) => r.verdict === 'not-tested' && r.reason).map((r) => [r.id, r.reason!])),
   });
   const unknown = new Map<string, string[]>();
   for (const { report } of shards) for (const u of report.unknownRuleTags) unknown.set(u.tag, [...(unknown.get(u.tag) ?? []), ...u.tests]);
@@ -66,8 +97,15 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
 
 type RuleVerdict = ConformanceReport['rules'][number]['verdict'];
 
-/** One run record of the shards: the first that did not complete says how the run ended; what they left adds up. */
-function mergeRuns(runs: RunRecord[]): RunRecord {
+/**
+ * One run record of the shards: the first that did not complete says how the run ended; what they left adds up;
+ * what narrowed them, but the sharding itself, narrows the whole (and so do the shards missing from a partial merge).
+ */
+function mergeRuns(runs: RunRecord[], missing: string[]): RunRecord {
+  const narrowed = [
+    ...new Set(runs.flatMap((r) => (r.narrowed ?? []).filter((option) => !option.startsWith('--shard ')))),
+    ...(missing.length > 0 ? [`merge --allow-partial (shards ${missing.join(', ')} missing)`] : []),
+  ];
   const partial = runs.find((r) => r.status !== 'complete');
   const add = (pick: (r: RunRecord) => RunRecord['created']) => {
     const total: RunRecord['created'] = {};
@@ -83,6 +121,7 @@ function mergeRuns(runs: RunRecord[]): RunRecord {
     status: partial?.status ?? 'complete',
     ...(partial?.reason ? { reason: partial.reason } : {}),
     profile: runs[0].profile,
+    ...(narrowed.length > 0 ? { narrowed } : {}),
     created: add((r) => r.created),
     cleanedUp: add((r) => r.cleanedUp),
     left: add((r) => r.left),

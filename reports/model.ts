@@ -2,9 +2,13 @@
 // JSON Schema is specs/schemas/report.schema.json).
 import type { Endpoint, Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
 import type { Exchange } from '../harness/proxy/recording-proxy.ts';
+import type { SkipKind } from '../harness/checks/attribution.ts';
 
-/** The report format's version: a reader refuses another major version (1.1 added the rules' sources). */
-export const REPORT_VERSION = '1.1';
+/**
+ * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
+ * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged and what narrowed a run).
+ */
+export const REPORT_VERSION = '1.2';
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);
@@ -27,6 +31,17 @@ export interface TestOutcome {
   error?: string;
   /** Why the test was skipped (missing capability, failed precondition…) or did not run. */
   reason?: string;
+  /**
+   * How a skipped test could not judge its rules (harness/checks/attribution.ts): declared by the
+   * target, a failed precondition naming the rules whose failure explains it, or the machine;
+   * unclassified: a skip that gave no kind.
+   */
+  skip?: { kind: SkipKind | 'unclassified'; explainedBy?: string[] };
+  /**
+   * Set by the report for a failed precondition that no rule of the run explains (none of those it
+   * names failed): the skip may hide a finding, so the test counts as an error.
+   */
+  unexplained?: string;
   /** What the test recorded for unspecified rules. */
   observed: string[];
   /** Ids of the exchanges this test made (see ConformanceReport.exchanges). */
@@ -50,8 +65,24 @@ export interface RuleResult {
   asExpected?: boolean;
   /** The rule's verdict in the baseline report (only with --baseline; 'missing' when it had none). */
   baseline?: Verdict | 'missing';
-  /** Why no test checks the rule (not-tested rules, from suites/untested-rules.yaml). */
+  /** Why no test checks the rule (not-tested rules), or why none ran (a narrowed run, another shard). */
   reason?: string;
+  /** Why no request to a running target can show the rule (the catalogue's `unobservable`). */
+  unobservable?: string;
+}
+
+/**
+ * A MUST rule in scope that got no verdict (skipped, not-run or not-tested). It keeps the run from
+ * passing (counted) unless the target declared why (a capability, profile, plane or configuration
+ * it lacks), the catalogue marks it unobservable, an expectation names it, or the run was narrowed
+ * to leave it out.
+ */
+export interface NotJudged {
+  id: string;
+  verdict: Verdict;
+  counted: boolean;
+  cause: 'declared' | 'unobservable' | 'expected' | 'not-selected' | 'precondition' | 'machine' | 'skipped' | 'untested' | 'stopped';
+  why: string;
 }
 
 /** How the run ended, and what it left on the target. */
@@ -65,6 +96,8 @@ export interface RunRecord {
   reason?: string;
   /** The share of the tests this report holds (run --shard i/n); merge joins the shards' reports. */
   shard?: string;
+  /** The options that narrowed what the run selected (--plane, --grep, --grep-invert, --test-list, --shard), as given. */
+  narrowed?: string[];
   profile: string;
   /** What the run's requests created on the target, per endpoint and kind (successful creations). */
   created: Partial<Record<Endpoint, Record<string, number>>>;
@@ -110,10 +143,15 @@ export interface ConformanceReport {
     shouldFailures: number;
     /** Interpretations (our reading, not stated by the spec or the service) that failed: warnings, apart. */
     interpretationFailures: number;
+    /** MUST rules in scope with no verdict, each with why and whether it keeps the run from passing. */
+    mustNotJudged: NotJudged[];
     /** Rules whose verdict differs from the expectations file, when one was given. */
     unexpected?: string[];
-    /** Against an earlier report (--baseline): rules that passed there and do not now, and the reverse. */
-    baseline?: { file: string; regressions: Change[]; fixes: Change[] };
+    /**
+     * Against an earlier report (--baseline): rules that failed now and did not, or are gone
+     * (regressions); that failed and pass (fixes); that passed and have no verdict now (lost).
+     */
+    baseline?: { file: string; regressions: Change[]; fixes: Change[]; lost: Change[] };
     gate: Gate;
     byPlane: Record<string, { rules: number; covered: number; verdicts: Record<Verdict, number> }>;
     /** The rules in scope per source, so interpretations are counted apart. */

@@ -5,7 +5,7 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED } from '../harness/checks/attribution.ts';
+import { RULE_FAILED, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
 import { RUN_ENV, type RunContext } from '../harness/run-context.ts';
 import { runEnd, targetLost } from '../harness/run-end.ts';
@@ -75,6 +75,7 @@ export default class ConformanceReporter implements Reporter {
         result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
       error: result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined,
       reason: result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined,
+      ...(result.status === 'skipped' ? { skip: skipOf(annotations.find((a) => a.type === SKIP_KIND)?.description) } : {}),
       observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
       exchanges: recorded.map((e) => e.id),
     };
@@ -151,6 +152,13 @@ function untestedReasons(): Record<string, string> {
   return Object.fromEntries(listed.map((r) => [r.id, r.reason]));
 }
 
+/** The kind of a skip from its annotation (`declared`, `machine`, `precondition: RULE RULE…`); none: unclassified. */
+function skipOf(annotation: string | undefined): TestOutcome['skip'] {
+  if (!annotation) return { kind: 'unclassified' };
+  const [kind, rules] = annotation.split(':', 2);
+  return kind === 'precondition' ? { kind, explainedBy: (rules ?? '').split(' ').filter(Boolean) } : { kind: kind as SkipKind };
+}
+
 function ruleIdsOf(test: TestCase): string[] {
   return test.tags.map((tag) => RULE_TAG.exec(tag)?.[1]).filter((id): id is string => id !== undefined);
 }
@@ -158,7 +166,13 @@ function ruleIdsOf(test: TestCase): string[] {
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
 function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
-  const base = { profile: run?.profile ?? 'unknown', ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}), ...runEnd() };
+  const narrowed = process.env.APC_NARROWED ? (JSON.parse(process.env.APC_NARROWED) as string[]) : [];
+  const base = {
+    profile: run?.profile ?? 'unknown',
+    ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}),
+    ...(narrowed.length > 0 ? { narrowed } : {}),
+    ...runEnd(),
+  };
   const lost = targetLost();
   if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };

@@ -43,6 +43,8 @@ export interface Rule {
   source: RuleSource;
   /** The public source a service rule comes from (documentation page, OpenAPI document or open-source code). */
   reference?: string;
+  /** Why no request to a running target can show the rule: a run is not faulted for leaving it unjudged. */
+  unobservable?: string;
 }
 
 export interface RateLimitRow {

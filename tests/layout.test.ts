@@ -130,3 +130,39 @@ test('the checks see what they look for: imports of every form, and the admin pa
   ]);
   expect(literalLines(source, ADMIN_PATH)).toEqual([7, 8, 9]);
 });
+
+/** The lines on which code calls `test.skip(…)` or `test.fixme(…)` itself. */
+export function rawSkipLines(source: ts.SourceFile): number[] {
+  const lines: number[] = [];
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ts.isIdentifier(node.expression.expression) &&
+      node.expression.expression.text === 'test' &&
+      ['skip', 'fixme'].includes(node.expression.name.text)
+    ) {
+      lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+/** The one file that may skip a test itself: it gives every skip its kind (declared, precondition, machine). */
+const ATTRIBUTION = 'harness/checks/attribution.ts';
+
+test(`every skip of the suites and the harness says its kind, through ${ATTRIBUTION}`, () => {
+  const offending = files
+    .filter((file) => relative(ROOT, file).split(sep).join('/') !== ATTRIBUTION)
+    .flatMap((file) =>
+      rawSkipLines(parse(file)).map(
+        (line) =>
+          `${relative(ROOT, file)}:${line} calls test.skip itself: use skipDeclared, skipForPrecondition (naming the rules that explain it) or skipForMachine, so the report can weigh the skip`,
+      ),
+    );
+  expect(offending, offending.join('\n')).toEqual([]);
+  const example = parse(join(ROOT, 'suites', 'example.ts'), "test.skip(true, 'a');\nskipDeclared(true, 'b');\ntest.fixme();\n");
+  expect(rawSkipLines(example), 'the check sees a raw skip').toEqual([1, 3]);
+});

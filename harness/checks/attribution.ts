@@ -1,8 +1,23 @@
 // A test that checks several rules says which one failed, so the report fails exactly
-// that rule; the test's other rules count as not reached.
+// that rule; the test's other rules count as not reached. A test that cannot judge its
+// rule says why, in one of a few kinds the report can weigh (skip kinds below).
 import { test } from '@playwright/test';
 
 export const RULE_FAILED = 'rule-failed';
+
+/** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
+export const SKIP_KIND = 'apc-skip';
+
+/**
+ * Why a test could not judge its rules:
+ * - declared: what the target declares rules it out: a capability or a profile it lacks, a plane
+ *   or configuration it does not name, a server version older than the feature;
+ * - precondition: a step the test needs (not the request it judges) failed; it names the rules
+ *   whose failure explains it, and the report checks that one of them failed;
+ * - machine: this machine or run could not make the check (requests that could not share a
+ *   rate-limit window, a compression this Node.js lacks).
+ */
+export type SkipKind = 'declared' | 'precondition' | 'machine';
 
 /** An assertion failure that names the rule it breaks. */
 class RuleViolation extends Error {
@@ -27,14 +42,41 @@ export async function quietly<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A setup step failed inside a property: the property ends as a skipped test. */
-class PreconditionFailed extends Error {}
+/** A skip asked for inside a property: fast-check sees an error, and the property ends as a skipped test. */
+class SkipRequested extends Error {
+  constructor(
+    message: string,
+    readonly kind: SkipKind,
+    readonly explainedBy: readonly string[],
+  ) {
+    super(message);
+  }
+}
 
-/** Skips the test as a failed precondition (or, inside a property, ends the property so). */
-export function skipForPrecondition(reason: string): never {
-  if (quiet > 0) throw new PreconditionFailed(reason);
+function skipAs(kind: SkipKind, reason: string, rules: readonly string[] = []): never {
+  if (quiet > 0) throw new SkipRequested(reason, kind, rules);
+  test.info().annotations.push({ type: SKIP_KIND, description: kind === 'precondition' ? `${kind}: ${rules.join(' ')}` : kind });
   test.skip(true, reason);
   throw new Error('unreachable: test.skip returned');
+}
+
+/**
+ * Skips the test (or, inside a property, ends the property so) because a step it needs failed.
+ * `explainedBy` names the rules whose failure explains it (never the rule the test judges): the
+ * report checks that one of them failed in the same run, and makes an unexplained skip an error.
+ */
+export function skipForPrecondition(reason: string, explainedBy: readonly string[]): never {
+  return skipAs('precondition', reason, explainedBy);
+}
+
+/** Skips the test when `condition` holds: what the target declares (capabilities, profile, planes, configuration, version) rules it out. */
+export function skipDeclared(condition: boolean, reason: string): void {
+  if (condition) skipAs('declared', reason);
+}
+
+/** Skips the test when `condition` holds: this machine or run could not make the check; the run then cannot pass. */
+export function skipForMachine(condition: boolean, reason: string): void {
+  if (condition) skipAs('machine', reason);
 }
 
 /** Runs checks for one rule; a failure is attributed to that rule. */
@@ -43,7 +85,7 @@ export async function forRule<T>(rule: string, check: () => T | Promise<T>): Pro
     return await check();
   } catch (error) {
     // A skip (a failed precondition, a profile that forbids a step) is no finding about the rule.
-    if (error instanceof RuleViolation || error instanceof PreconditionFailed || isSkip(error)) throw error;
+    if (error instanceof RuleViolation || error instanceof SkipRequested || isSkip(error)) throw error;
     const violation = new RuleViolation(rule, error);
     if (quiet === 0) attributeFailure(violation);
     throw violation;
@@ -58,7 +100,7 @@ function isSkip(error: unknown): boolean {
 /** Marks the rule named by a failure (found along its cause chain) as the one that failed. */
 export function attributeFailure(error: unknown): void {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (e instanceof PreconditionFailed) test.skip(true, e.message);
+    if (e instanceof SkipRequested) skipAs(e.kind, e.message, e.explainedBy);
     if (e instanceof RuleViolation) {
       test.info().annotations.push({ type: RULE_FAILED, description: e.rule });
       return;

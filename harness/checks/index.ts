@@ -5,6 +5,17 @@ import { contract, type Plane } from '../../specs/contract.ts';
 import type { ApiResponse } from '../client.ts';
 import { skipForPrecondition } from './attribution.ts';
 
+/**
+ * The rules a failed step of `res`'s operation would break (MUST and SHOULD rules about the
+ * operation): a precondition on it is explained when one of them failed in the same run.
+ */
+export function rulesOfStep(res: Pick<ApiResponse, 'plane' | 'operation'>): string[] {
+  if (!res.plane || !res.operation) return [];
+  return contract()
+    .rules.filter((r) => r.plane === res.plane && r.level !== 'unspecified' && r.operations?.includes(res.operation!))
+    .map((r) => r.id);
+}
+
 /** The response status is the expected one (a number, a list, or a class like '2xx'). */
 export function expectStatus(res: ApiResponse, expected: number | number[] | '2xx' | '4xx'): void {
   const ok =
@@ -25,7 +36,16 @@ export function expectSchema(res: ApiResponse, plane: Plane, schema: string, val
   expect(violations, res.describe(`expected a ${schema} (${plane}); violations: ${listed}`)).toEqual([]);
 }
 
-/** A refusal: a 4xx (never a 5xx) whose body is a JSON object saying what went wrong. */
+/**
+ * A refusal, as far as a MUST rule states one: the status (a 4xx unless the spec names one),
+ * never a 5xx. The body is judged only where the spec shows it; its shape is a SHOULD rule of its
+ * own (ERROR-SHAPE-*), checked by expectJsonError.
+ */
+export function expectRefused(res: ApiResponse, status: number | number[] | '4xx' = '4xx'): void {
+  expectStatus(res, status);
+}
+
+/** A refusal: a 4xx (never a 5xx) whose body is a JSON object saying what went wrong (the plane's SHOULD error shape). */
 export function expectJsonError(res: ApiResponse, status: number | number[] | '4xx' = '4xx'): void {
   expectStatus(res, status);
   expect(res.headers['content-type'] ?? '', res.describe('expected a JSON error body')).toMatch(/json/i);
@@ -36,11 +56,12 @@ export function expectJsonError(res: ApiResponse, status: number | number[] | '4
 }
 
 /**
- * A step the test needs but does not check: when it fails, the test is skipped as a
- * failed precondition, so only the rule actually broken fails.
+ * A step the test needs but does not judge (never the request its rule is about): when it fails,
+ * the test is skipped as a failed precondition, naming the rules whose failure explains it (by
+ * default the rules of the step's operation), so only the rule actually broken fails.
  */
-export function precondition(res: ApiResponse, what: string): void {
-  if (res.status < 200 || res.status >= 300) skipForPrecondition(`precondition failed: ${what}: ${res.describe()}`);
+export function precondition(res: ApiResponse, what: string, explainedBy: readonly string[] = rulesOfStep(res)): void {
+  if (res.status < 200 || res.status >= 300) skipForPrecondition(`precondition failed: ${what}: ${res.describe()}`, explainedBy);
 }
 
 /**
@@ -63,16 +84,16 @@ export function preconditionFields(res: ApiResponse, plane: Plane, schema: strin
           .runInline(`precondition:${plane}:${schema}:${field}`, plane, property ?? {}, record[field])
           .map((v) => v.message)
           .join('; ');
-    if (broken) skipForPrecondition(`precondition failed: ${rule}: ${what}: ${field} ${broken}: ${res.describe()}`);
+    if (broken) skipForPrecondition(`precondition failed: ${rule}: ${what}: ${field} ${broken}: ${res.describe()}`, [rule]);
   }
 }
 
 /** A step that must answer a JSON array (a list or search) for the test to go on. */
-export function preconditionArray<T>(res: ApiResponse<T[]>, what: string, length?: number): T[] {
-  precondition(res, what);
-  if (!Array.isArray(res.json)) skipForPrecondition(`precondition failed: ${what} did not answer an array: ${res.describe()}`);
+export function preconditionArray<T>(res: ApiResponse<T[]>, what: string, length?: number, explainedBy: readonly string[] = rulesOfStep(res)): T[] {
+  precondition(res, what, explainedBy);
+  if (!Array.isArray(res.json)) skipForPrecondition(`precondition failed: ${what} did not answer an array: ${res.describe()}`, explainedBy);
   if (length !== undefined && res.json.length !== length) {
-    skipForPrecondition(`precondition failed: ${what} answered ${res.json.length} items, not ${length}: ${res.describe()}`);
+    skipForPrecondition(`precondition failed: ${what} answered ${res.json.length} items, not ${length}: ${res.describe()}`, explainedBy);
   }
   return res.json;
 }

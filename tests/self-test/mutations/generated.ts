@@ -1,9 +1,14 @@
 // Mechanical mutations, generated from the contract. Where a schema property of specs/openapi
-// names the rule about it (`x-rule`), four broken targets follow from the schema alone:
+// names the rule about it (`x-rule`), broken targets follow from the schema alone:
+// - a request field whose valid value the target refuses (422): the request a rule judges must be
+//   judged, never taken as a precondition;
 // - a request field the target ignores (optional fields: a required one missing is refused anyway);
 // - a request field the target takes mistyped (it answers as if the body were valid);
 // - a response (or webhook delivery) field dropped;
 // - a response (or webhook delivery) field of another type.
+// What a request field's rule says (`x-rule-about` on the property, or `x-field-rules` for every
+// property of a schema) picks the request mutations: `type` (the default) all three, `effect`
+// (what the field does, not how it is typed) refusing and ignoring, `accepted` refusing only.
 // A schema lists in `x-shape-rules` the rules that check it whole (a mistyped field breaks them),
 // and in `x-required-rule` the rule that says its required fields are there (a dropped one breaks it).
 // An operation's documented status, or a query parameter, with an `x-rule` gives a mutation too: another
@@ -14,6 +19,9 @@ import { contract, type Endpoint, type Plane } from '../../../specs/contract.ts'
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
 import { json, jsonError } from './support.ts';
 
+/** What a request field's rule says: its type (and what it does), only what it does, or only that it is accepted. */
+type RuleAbout = 'type' | 'effect' | 'accepted';
+
 interface Schema {
   $ref?: string;
   type?: string | string[];
@@ -23,8 +31,10 @@ interface Schema {
   'x-rule'?: string;
   'x-shape-rules'?: string[];
   'x-required-rule'?: string;
-  /** `accepted`: its fields' rules say only that the field is accepted, so the one mutation is refusing it. */
-  'x-field-rules'?: 'accepted';
+  /** What its fields' rules say by default: see RuleAbout. */
+  'x-field-rules'?: RuleAbout;
+  /** What this field's rule says, over its schema's `x-field-rules`. */
+  'x-rule-about'?: RuleAbout;
   [key: string]: unknown;
 }
 
@@ -45,8 +55,8 @@ interface FieldSite {
   shapeRules: string[];
   /** Rules that say the enclosing object's required fields are there. */
   requiredRules: string[];
-  /** The field's rule says only that it is accepted (x-field-rules: accepted). */
-  acceptedOnly: boolean;
+  /** What the field's rule says (x-rule-about, else its schema's x-field-rules, else type). */
+  about: RuleAbout;
 }
 
 function resolve(plane: Plane, schema: Schema): Schema {
@@ -73,8 +83,8 @@ function sitesIn(plane: Plane, root: Schema, base: SiteBase): FieldSite[] {
       const required = (schema.required ?? []).includes(name);
       const requiredBy = required && schema['x-required-rule'] ? [...requiredRules, schema['x-required-rule']] : requiredRules;
       const rule = child['x-rule'] ?? resolve(plane, child)['x-rule'];
-      const acceptedOnly = schema['x-field-rules'] === 'accepted';
-      if (rule) found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy, acceptedOnly });
+      const about = child['x-rule-about'] ?? schema['x-field-rules'] ?? 'type';
+      if (rule) found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy, about });
       walk(child, [...path, name], shape, requiredBy, inside);
     }
   };
@@ -170,8 +180,8 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
     `${kind}:${site.plane}:${site.operationId}${site.status && site.status >= 300 ? `:${site.status}` : ''}:${site.path.join('.')}`;
   const drop = (parent: Record<string, unknown>, key: string) => void delete parent[key];
   const retype = (parent: Record<string, unknown>, key: string) => void (parent[key] = otherType(site, parent[key]));
-  if (site.direction === 'request' && site.acceptedOnly) {
-    return [
+  if (site.direction === 'request') {
+    const out: [string, Mutation][] = [
       [
         name('refuses'),
         {
@@ -183,10 +193,8 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
         },
       ],
     ];
-  }
-  if (site.direction === 'request') {
-    const out: [string, Mutation][] = [
-      [
+    if (site.about === 'type') {
+      out.push([
         name('accepts-mistyped'),
         {
           endpoint,
@@ -194,9 +202,9 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
           description: `${label(site)}: a mistyped value is accepted (answered 200)`,
           request: (req) => (isSite(site, req) && mistypedAt(site, req.body) ? json(200, {}) : req),
         },
-      ],
-    ];
-    if (!site.required) {
+      ]);
+    }
+    if (!site.required && site.about !== 'accepted') {
       out.push([
         name('ignores'),
         {
@@ -281,36 +289,55 @@ function withoutParameter(path: string, name: string): string {
 /** Another success status: what a target answers that does the work but not the documented status. */
 const otherSuccess = (status: number) => (status === 200 ? 203 : 200);
 
-function operationMutation(site: OperationSite): [string, Mutation] {
+/** Whether the request path carries the query parameter `name`. */
+function hasParameter(path: string, name: string): boolean {
+  const query = path.split('?', 2)[1];
+  return query !== undefined && query.split('&').some((pair) => pair.split('=')[0] === encodeURIComponent(name));
+}
+
+function operationMutations(site: OperationSite): [string, Mutation][] {
   if (site.parameter !== undefined) {
     const parameter = site.parameter;
     return [
-      `ignores-query:${site.plane}:${site.operationId}:${parameter}`,
-      {
-        endpoint: site.plane,
-        breaks: [site.rule],
-        description: `${site.operationId}: the query parameter ${parameter} is accepted and ignored`,
-        request: (req) => (req.operation === site.operationId ? { ...req, path: withoutParameter(req.path, parameter) } : req),
-      },
+      [
+        `refuses-query:${site.plane}:${site.operationId}:${parameter}`,
+        {
+          endpoint: site.plane,
+          breaks: [site.rule],
+          description: `${site.operationId}: a request with the query parameter ${parameter} is refused (422)`,
+          request: (req) => (req.operation === site.operationId && hasParameter(req.path, parameter) ? jsonError(422, `${parameter} is not accepted`) : req),
+        },
+      ],
+      [
+        `ignores-query:${site.plane}:${site.operationId}:${parameter}`,
+        {
+          endpoint: site.plane,
+          breaks: [site.rule],
+          description: `${site.operationId}: the query parameter ${parameter} is accepted and ignored`,
+          request: (req) => (req.operation === site.operationId ? { ...req, path: withoutParameter(req.path, parameter) } : req),
+        },
+      ],
     ];
   }
   const status = site.status!;
   return [
-    `status:${site.plane}:${site.operationId}:${status}`,
-    {
-      endpoint: site.plane,
-      breaks: [site.rule],
-      description: `${site.operationId}: answers ${otherSuccess(status)} where ${status} is documented`,
-      response: (res, req) => (req.operation === site.operationId && res.status === status ? { ...res, status: otherSuccess(status) } : res),
-    },
+    [
+      `status:${site.plane}:${site.operationId}:${status}`,
+      {
+        endpoint: site.plane,
+        breaks: [site.rule],
+        description: `${site.operationId}: answers ${otherSuccess(status)} where ${status} is documented`,
+        response: (res, req) => (req.operation === site.operationId && res.status === status ? { ...res, status: otherSuccess(status) } : res),
+      },
+    ],
   ];
 }
 
 /**
  * The generated mutations, by name: `<kind>:<plane>:<operationId>:<field path>` for fields,
- * `status:<plane>:<operationId>:<status>` and `ignores-query:<plane>:<operationId>:<parameter>` for operations.
+ * `status:<plane>:<operationId>:<status>`, `refuses-query:` and `ignores-query:<plane>:<operationId>:<parameter>` for operations.
  */
 export const GENERATED_MUTATIONS: Record<string, Mutation> = Object.fromEntries([
   ...fieldSites().flatMap(mutationsOf),
-  ...operationSites().map(operationMutation),
+  ...operationSites().flatMap(operationMutations),
 ]);
