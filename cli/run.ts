@@ -178,7 +178,7 @@ export async function run(args: string[]): Promise<number> {
   const seed = (values.seed as string | undefined) ?? DEFAULT_SEED;
   // What narrowed the selection, as given: every output says so, and the rules it left out are not-run, not judged.
   const narrowed = [
-    ...planes.map((plane) => `--plane ${plane}`),
+    ...(new Set(planes).size < PLANES.length ? planes.map((plane) => `--plane ${plane}`) : []),
     ...(['grep', 'grep-invert', 'test-list', 'shard'] as const).filter((name) => values[name] !== undefined).map((name) => `--${name} ${values[name]}`),
   ];
   // Without --target the suites run against the embedded simulator, which lives in this process
