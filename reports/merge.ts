@@ -34,7 +34,7 @@ function checkShards(shards: { name: string; report: ConformanceReport }[], allo
     .map((i) => `${i}/${n}`);
   if (missing.length > 0 && !allowPartial)
     throw new MergeError(
-      `shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of the run ${missing.length === 1 ? 'is' : 'are'} missing: their rules would go unjudged (merge what there is with --allow-partial)`,
+      `shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of the run ${missing.length === 1 ? 'is missing: its' : 'are missing: their'} rules would go unjudged (merge what there is with --allow-partial)`,
     );
   return { missing };
 }

@@ -1,23 +1,19 @@
 // The suites against the embedded simulator: every tested rule passes, the same seed gives the
-// same report, and the same run split into three shards and merged gives the same verdicts.
+// same report, and the run of every plane split into three shards and merged gives the same verdicts.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadReport, reportProblems } from '../../reports/load.ts';
 import type { ConformanceReport } from '../../reports/model.ts';
-import { conformanceRun, failedRules, runCli, type CliRun } from './run-cli.ts';
-
-// The second test compares with the first one's run: they run in order, in one worker.
-test.describe.configure({ mode: 'serial' });
+import { conformanceRun, failedRules, runCli } from './run-cli.ts';
 
 const RUN = ['--plane', 'agent-server', '--seed', '7'];
-let first: (CliRun & { report: ConformanceReport; out: string }) | undefined;
 
 test('every rule the suites test passes against the simulator, twice with the same report', async () => {
   // Generous: on a busy 2-core machine each run can take several times its 20 s.
   test.setTimeout(6 * 60_000);
-  first = await conformanceRun(RUN);
+  const first = await conformanceRun(RUN);
   expect(failedRules(first.report), first.stdout).toEqual([]);
   expect(first.code).toBe(0);
   expect(reportProblems(first.report), 'report.json matches specs/schemas/report.schema.json').toEqual([]);
@@ -34,10 +30,12 @@ test('every rule the suites test passes against the simulator, twice with the sa
 const verdicts = (report: ConformanceReport) =>
   Object.fromEntries(report.rules.map((r) => [r.id, { verdict: r.verdict, tests: r.tests.map((t) => `${t.title}: ${t.status}`).sort() }]));
 
-test('three shards of the run, merged, give the verdicts of the run in one piece', async () => {
-  test.setTimeout(6 * 60_000);
-  const whole = first!.report;
-  const shards = await Promise.all([1, 2, 3].map((i) => conformanceRun([...RUN, '--shard', `${i}/3`, '--quiet'])));
+test('three shards of a run of every plane, merged, give the verdicts of the run in one piece', async () => {
+  test.setTimeout(10 * 60_000);
+  const EVERY_PLANE = ['--seed', '7'];
+  const whole = (await conformanceRun(EVERY_PLANE)).report;
+  expect(Object.keys(whole.summary.byPlane).sort(), 'every plane is in the run').toEqual(['agent-server', 'control-plane', 'platform-api']);
+  const shards = await Promise.all([1, 2, 3].map((i) => conformanceRun([...EVERY_PLANE, '--shard', `${i}/3`, '--quiet'])));
   for (const [i, shard] of shards.entries()) {
     expect(shard.code, shard.stdout).toBe(0);
     expect(shard.report.run.shard).toBe(`${i + 1}/3`);
