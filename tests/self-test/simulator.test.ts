@@ -33,8 +33,18 @@ const verdicts = (report: ConformanceReport) =>
 test('three shards of a run of every plane, merged, give the verdicts of the run in one piece', async () => {
   test.setTimeout(10 * 60_000);
   const EVERY_PLANE = ['--seed', '7'];
-  const whole = (await conformanceRun(EVERY_PLANE)).report;
+  const run = await conformanceRun(EVERY_PLANE);
+  const whole = run.report;
   expect(Object.keys(whole.summary.byPlane).sort(), 'every plane is in the run').toEqual(['agent-server', 'control-plane', 'platform-api']);
+  // The reference simulator judges every MUST rule a running target can show, with no step failing.
+  expect(failedRules(whole), run.stdout).toEqual([]);
+  expect(
+    whole.summary.mustNotJudged.filter((n) => n.cause !== 'unobservable').map((n) => `${n.id} (${n.cause}): ${n.why}`),
+    'MUST rules the embedded run did not judge',
+  ).toEqual([]);
+  const preconditions = whole.rules.flatMap((r) => r.tests.filter((t) => t.skip?.kind === 'precondition').map((t) => `${r.id}: ${t.reason}`));
+  expect(preconditions, 'precondition skips on the reference simulator').toEqual([]);
+  expect(run.code, run.stdout.split('\n').slice(-10).join('\n')).toBe(0);
   const shards = await Promise.all([1, 2, 3].map((i) => conformanceRun([...EVERY_PLANE, '--shard', `${i}/3`, '--quiet'])));
   for (const [i, shard] of shards.entries()) {
     expect(shard.code, shard.stdout).toBe(0);
