@@ -11,6 +11,7 @@ import { checkTarget, EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Targ
 import { PROFILES } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
+import { SELECTION_ENV, type Selection } from '../reports/reporter.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError, writableFolder } from './args.ts';
@@ -198,7 +199,7 @@ export async function run(args: string[]): Promise<number> {
     APC_QUIET: values.quiet ? '1' : '',
     APC_GITHUB_ANNOTATIONS: values['github-annotations'] ? '1' : '',
     APC_SHARD: shard ?? '',
-    APC_NARROWED: JSON.stringify(narrowed),
+    [SELECTION_ENV]: JSON.stringify({ planes: planes.length > 0 ? (planes as Plane[]) : PLANES, narrowed } satisfies Selection),
     APC_MAX_DURATION: maxDuration === undefined ? '' : String(maxDuration),
     ...(workers === undefined ? {} : { APC_WORKERS: String(workers) }),
   }).finally(() => embedded?.simulator.close());

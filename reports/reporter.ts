@@ -19,6 +19,18 @@ import { REPORT_FILES, writeReport } from './write.ts';
 
 const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
 
+/** What `run` selected, handed to this reporter: the planes whose suites run, and the options that narrowed the selection. */
+export interface Selection {
+  planes: readonly Plane[];
+  narrowed: string[];
+}
+
+export const SELECTION_ENV = 'APC_SELECTION';
+
+function selection(): Selection {
+  return process.env[SELECTION_ENV] ? (JSON.parse(process.env[SELECTION_ENV]) as Selection) : { planes: PLANES, narrowed: [] };
+}
+
 interface Options {
   outputDir?: string;
 }
@@ -31,8 +43,6 @@ export default class ConformanceReporter implements Reporter {
   private readonly outsideErrors: TestError[] = [];
   /** Every test the run selected: those that never end (a stopped run) are reported not-run. */
   private selected: TestCase[] = [];
-  /** The planes whose suites (Playwright projects) the run selected. */
-  private projects: string[] = [];
 
   constructor(private readonly options: Options = {}) {}
 
@@ -43,7 +53,6 @@ export default class ConformanceReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.rootDir = config.rootDir;
     this.selected = suite.allTests();
-    this.projects = suite.suites.map((project) => project.title);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -128,7 +137,7 @@ export default class ConformanceReporter implements Reporter {
       seed: run?.seed ?? 'unknown',
       tool: TOOL,
       run: record,
-      scope: scopeOf(this.projects, run),
+      scope: scopeOf(run),
       expectations: process.env.APC_EXPECTATIONS ? loadExpectations(process.env.APC_EXPECTATIONS) : undefined,
       baseline: process.env.APC_BASELINE ? { file: process.env.APC_BASELINE, report: loadReport(process.env.APC_BASELINE) } : undefined,
       untested: untestedReasons(),
@@ -139,10 +148,13 @@ export default class ConformanceReporter implements Reporter {
   }
 }
 
-/** The planes the run covered: those whose suites it selected and whose URL the target names. */
-function scopeOf(projects: string[], run: RunContext | undefined): Plane[] {
+/**
+ * The planes the run covered: those whose suites it selected (--plane) and whose URL the target names. Not the
+ * planes a shard happened to hold tests of: a test may judge a rule of another plane.
+ */
+function scopeOf(run: RunContext | undefined): Plane[] {
   const named = new Set(Object.keys(run?.target.planes ?? {}).map((e) => planeOf(e as Endpoint)));
-  return PLANES.filter((plane) => projects.includes(plane) && (!run || named.has(plane)));
+  return PLANES.filter((plane) => selection().planes.includes(plane) && (!run || named.has(plane)));
 }
 
 /** Why no test checks each rule that has none (suites/untested-rules.yaml). */
@@ -166,7 +178,7 @@ function ruleIdsOf(test: TestCase): string[] {
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
 function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
-  const narrowed = process.env.APC_NARROWED ? (JSON.parse(process.env.APC_NARROWED) as string[]) : [];
+  const { narrowed } = selection();
   const base = {
     profile: run?.profile ?? 'unknown',
     ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}),
