@@ -2,6 +2,7 @@
 // carries the test's id, so the report can show the exchanges that prove each verdict.
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
+import { exchangeMark } from './exchange-mark.ts';
 import { EXCHANGE_HEADER, isConnectError, TEST_HEADER, UNREACHABLE_HEADER, UNREACHABLE_TEXT, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
@@ -158,7 +159,7 @@ export class ApiClient {
       operation: plane && contract().findOperation(plane, method, path)?.operation.operationId,
       describe(what?: string) {
         const shown = text.length > MAX_DESCRIBED_BODY ? `${text.slice(0, MAX_DESCRIBED_BODY)}…` : text;
-        return `${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} [exchange ${exchange}]`;
+        return `${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} ${exchangeMark(exchange)}`;
       },
     };
   }

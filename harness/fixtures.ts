@@ -6,9 +6,10 @@ import type { Capability, CredentialRole, Credentials as PublishedCredentials, D
 import { AdminClient, answered } from './admin-client.ts';
 import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
+import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
-import { runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts';
+import { receiverUrl, runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { Time } from './time.ts';
 import { skipDeclared } from './checks/attribution.ts';
@@ -19,7 +20,7 @@ import { SharedDeployment } from '../suites/control-plane/steps.ts';
 /** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
 const SHARED_EVIDENCE = 'apc-shared-evidence';
 
-export { expect, Time };
+export { expect, receiverUrl, Time };
 
 // Playwright captures a source-mapped stack for every step (each fixture and each expect): a
 // sixth of a run's CPU, for locations the report never shows. The self-tests, which run the
@@ -227,11 +228,6 @@ function planeClient(run: RunContext, credentials: PublishedCredentials | undefi
   return api!;
 }
 
-/** Where the target reaches the run's webhook receiver: through the configured tunnel, or on loopback. */
-export function receiverUrl(run: RunContext): string {
-  return (run.target.webhookReceiverUrl ?? run.receiver.url).replace(/\/+$/, '');
-}
-
 export function requireCapability(run: RunContext, capability: Capability): void {
   skipDeclared(!run.target.capabilities.includes(capability), `needs the '${capability}' capability, which target '${run.target.name}' does not have`);
 }
@@ -299,7 +295,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
       `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (port APC_WEBHOOK_RECEIVER_PORT)`,
     );
-    await use(new WebhookChannel(new ReceiverClient(run.receiver), receiverUrl(run), `/apc-hooks/${testInfo.testId}`, time));
+    await use(new WebhookChannel(new ReceiverClient(run.receiver), receiverUrl(run), hooksPath(testInfo.testId), time));
   },
 
   deploymentConfig: async ({ run }, use) => {

@@ -4,10 +4,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
+import { deliveryExchange, recordDeliveries } from './webhook-evidence.ts';
 import { toHar } from './proxy/har.ts';
 import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
 import { Redaction, shareRunRedaction } from './proxy/redact.ts';
-import { RUN_ENV, type RunContext } from './run-context.ts';
+import { receiverUrl, RUN_ENV, type RunContext } from './run-context.ts';
 import { defaultProfile, type Profile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
 import { recordRunEnd, recordTargetLost } from './run-end.ts';
@@ -65,7 +66,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const profile = (process.env.APC_PROFILE || defaultProfile(target)) as Profile;
   // One receiver for every worker, at the port APC_WEBHOOK_RECEIVER_PORT fixes (a URL policy or a tunnel names it).
   const token = randomUUID();
-  const receiver = await WebhookReceiver.start({ port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0), controlToken: token });
+  // Each delivery is an exchange of the run too, from the target to the receiver, redacted like the others.
+  const deliveries: Exchange[] = [];
+  const receiver = await WebhookReceiver.start({
+    port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0),
+    controlToken: token,
+    onRequest: (request, startedAt) => deliveries.push(deliveryExchange(request, receiverUrl(context), redaction, startedAt)),
+  });
   const context: RunContext = { target, proxies, seed, receiver: { url: receiver.url, token }, profile, runTag, outDir };
   process.env[RUN_ENV] = JSON.stringify(context);
 
@@ -76,7 +83,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // The embedded simulator goes with the run: nothing is left of it.
     recordRunEnd(embedded ? { ...end, left: {} } : end);
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
-    writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(exchanges), null, 2));
+    recordDeliveries(deliveries);
+    // In the order they began, as a browser's HAR: deliveries arrive while the suites' requests are under way.
+    const all = [...exchanges, ...deliveries].sort((a, b) => a.startedDateTime.localeCompare(b.startedDateTime));
+    writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(all), null, 2));
   };
 }
 

@@ -36,6 +36,11 @@ export function runMark(): Record<string, string> {
   return { [RUN_MARK]: runContext().runTag };
 }
 
+/** Where the target reaches the run's webhook receiver: through the configured tunnel, or on loopback. */
+export function receiverUrl(run: RunContext): string {
+  return (run.target.webhookReceiverUrl ?? run.receiver.url).replace(/\/+$/, '');
+}
+
 export function runContext(): RunContext {
   const raw = process.env[RUN_ENV];
   if (!raw) throw new Error(`${RUN_ENV} is not set: run the suites through the CLI (agent-platform-conformance run) or harness/playwright.config.ts`);

@@ -28,6 +28,8 @@ tr.rule[data-verdict=out-of-scope]{display:none}
 details summary{cursor:pointer}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all}
 .test{margin:6px 0 10px}
+.exchange.failed{border-left:3px solid #cf222e;padding-left:6px}
+.failed-mark{color:#fff;background:#cf222e;border-radius:3px;padding:0 5px;font-size:12px}
 .muted{color:#57606a}
 `;
 
@@ -47,14 +49,17 @@ document.querySelectorAll('.filters button').forEach(function (b) {
 });
 `;
 
-function exchangeBlock(e: RecordedExchange | undefined, id: string): string {
-  if (!e) return `<div class="muted">exchange ${esc(id)} (not recorded)</div>`;
+/** An exchange, folded; the one a failure names is marked, and open. A delivery says it went from the target to the receiver. */
+function exchangeBlock(e: RecordedExchange | undefined, id: string, failed: boolean): string {
+  if (!e) return `<div class="muted">exchange ${esc(id)} (not recorded)${failed ? ' <span class="failed-mark">failed</span>' : ''}</div>`;
   const headers = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}: ${v}`).join('\n');
   const violations =
     e.violations.length > 0
       ? `<div class="v-fail">contract violations: ${esc(e.violations.map((v) => `${v.at || '(body)'} ${v.message}`).join('; '))}</div>`
       : '';
-  return `<details class="exchange"><summary><code>${esc(id)}</code> ${esc(e.request.method)} ${esc(e.request.url)} → <b>${e.response.status}</b></summary>
+  const mark = failed ? '<span class="failed-mark">failed</span> ' : '';
+  const kind = e.delivery ? '<span class="muted">webhook delivery</span> ' : '';
+  return `<details class="exchange${failed ? ' failed' : ''}"${failed ? ' open' : ''}><summary>${mark}<code>${esc(id)}</code> ${kind}${esc(e.request.method)} ${esc(e.request.url)} → <b>${e.response.status}</b></summary>
 ${violations}<pre>${esc(`${e.request.method} ${e.request.url}\n${headers(e.request.headers)}\n\n${e.request.body ?? ''}`)}</pre>
 <pre>${esc(`${e.response.status}\n${headers(e.response.headers)}\n\n${e.response.body ?? ''}`)}</pre></details>`;
 }
@@ -63,7 +68,7 @@ function testBlock(report: ConformanceReport, test: TestOutcome): string {
   const detail = test.error ? `<pre class="v-fail">${esc(test.error)}</pre>` : test.reason ? `<div class="muted">${esc(test.reason)}</div>` : '';
   const observed = test.observed.map((o) => `<div class="v-observed">observed: ${esc(o)}</div>`).join('');
   return `<div class="test"><span class="v v-${test.status === 'passed' ? 'pass' : test.status === 'skipped' ? 'skipped' : 'fail'}">${esc(test.status)}</span> ${esc(test.title)} <span class="muted">${esc(test.file)}</span>
-${detail}${observed}${test.exchanges.map((id) => exchangeBlock(report.exchanges[id], id)).join('\n')}</div>`;
+${detail}${observed}${test.exchanges.map((id) => exchangeBlock(report.exchanges[id], id, id === test.failedExchange)).join('\n')}</div>`;
 }
 
 function ruleRow(report: ConformanceReport, rule: RuleResult): string {

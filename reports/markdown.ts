@@ -36,9 +36,13 @@ function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standi
         .map((l) => `  ${l}`),
       '  ```',
     );
-    for (const id of test.exchanges.slice(-3)) {
+    // The exchange the failure names first, marked; then the test's last ones.
+    const failed = test.failedExchange;
+    const shown = failed ? [failed, ...test.exchanges.filter((id) => id !== failed).slice(-2)] : test.exchanges.slice(-3);
+    for (const id of shown) {
       const e = report.exchanges[id];
-      if (e) lines.push(`  - exchange \`${id}\`: \`${e.request.method} ${e.request.url}\` → ${e.response.status}`);
+      const what = e?.delivery ? 'webhook delivery' : 'exchange';
+      if (e) lines.push(`  - ${id === failed ? '**failed:** ' : ''}${what} \`${id}\`: \`${e.request.method} ${e.request.url}\` → ${e.response.status}`);
     }
   }
   return [...lines, ''];

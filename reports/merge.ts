@@ -55,7 +55,13 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
   const exchanges: RecordedExchange[] = [];
   shards.forEach(({ report }, shard) => {
     for (const rule of report.rules) {
-      for (const t of rule.tests) tests.push({ outcome: { ...t, exchanges: t.exchanges.map((id) => mergedExchangeId(shard, id)) }, ruleIds: [rule.id] });
+      for (const t of rule.tests) {
+        const failedExchange = t.failedExchange && mergedExchangeId(shard, t.failedExchange);
+        tests.push({
+          outcome: { ...t, exchanges: t.exchanges.map((id) => mergedExchangeId(shard, id)), ...(failedExchange ? { failedExchange } : {}) },
+          ruleIds: [rule.id],
+        });
+      }
     }
     for (const [id, exchange] of Object.entries(report.exchanges)) exchanges.push({ ...exchange, id: mergedExchangeId(shard, id) });
   });

@@ -6,7 +6,8 @@ import type { SkipKind } from '../harness/checks/attribution.ts';
 
 /**
  * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
- * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged and what narrowed a run).
+ * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged, what narrowed a run,
+ * webhook deliveries among the exchanges and the exchange a failure names).
  */
 export const REPORT_VERSION = '1.2';
 
@@ -44,8 +45,16 @@ export interface TestOutcome {
   unexplained?: string;
   /** What the test recorded for unspecified rules. */
   observed: string[];
-  /** Ids of the exchanges this test made (see ConformanceReport.exchanges). */
+  /**
+   * Ids of the exchanges this test made (see ConformanceReport.exchanges): its requests, then the
+   * webhook deliveries its receiver path got (ids webhook:<path>#<n>), by path and in the order each path got them.
+   */
   exchanges: string[];
+  /**
+   * Which of them the failure names (`[exchange <id>]` in its message): the answer or delivery a
+   * failed assertion judged, or the step a failed precondition needed.
+   */
+  failedExchange?: string;
 }
 
 export interface RuleResult {

@@ -94,15 +94,30 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
     response: { status: 500, headers: [] as [string, string][], body: '<oops>' },
     violations: [{ at: '', message: 'status 500 is not documented' }],
   };
+  const delivery = {
+    id: 'webhook:/apc-hooks/t/x#1',
+    plane: 'agent-server' as const,
+    delivery: true as const,
+    request: { method: 'POST', url: '/apc-hooks/t/x', headers: [] as [string, string][], body: '{"status":"error"}' },
+    response: { status: 200, headers: [] as [string, string][], body: '{"received":true}' },
+    violations: [],
+  };
   writeReport(
     dir,
     buildReport({
       rules: [rule('R-PASS'), rule('R-FAIL'), rule('R-NONE', 'SHOULD'), rule('R-READING', 'SHOULD', 'interpretation')],
       tests: [
         { outcome: outcome('passed'), ruleIds: ['R-PASS'] },
-        { outcome: outcome('failed', { error: 'expected 200, got 500 <script>alert(1)</script>', exchanges: ['agent-server-1'] }), ruleIds: ['R-FAIL'] },
+        {
+          outcome: outcome('failed', {
+            error: `expected 200, got 500 <script>alert(1)</script> [exchange ${delivery.id}]`,
+            exchanges: ['agent-server-1', delivery.id],
+            failedExchange: delivery.id,
+          }),
+          ruleIds: ['R-FAIL'],
+        },
       ],
-      exchanges: [exchange],
+      exchanges: [exchange, delivery],
       target: { name: 'html target', kind: 'url', planes: ['agent-server'], capabilities: [] },
       seed: '9',
       run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
@@ -126,8 +141,16 @@ test('the HTML report shows the summary, filters by verdict and opens the eviden
     await expect(page.locator('tr.rule:visible')).toContainText('R-FAIL');
     await page.locator('#R-FAIL summary').first().click();
     await expect(page.locator('#R-FAIL')).toContainText('<script>alert(1)</script>');
-    await page.locator('#R-FAIL .exchange summary').click();
-    await expect(page.locator('#R-FAIL .exchange')).toContainText('status 500 is not documented');
+    // The exchange the failure names is marked and open; the others stay folded until clicked.
+    const failed = page.locator('#R-FAIL .exchange.failed');
+    await expect(failed).toHaveCount(1);
+    await expect(failed.locator('summary')).toContainText(`failed ${delivery.id} webhook delivery POST /apc-hooks/t/x → 200`);
+    await expect(failed.locator('pre').first()).toBeVisible();
+    await expect(failed.locator('pre').first()).toContainText('{"status":"error"}');
+    const other = page.locator('#R-FAIL .exchange:not(.failed)');
+    await expect(other.locator('pre').first()).toBeHidden();
+    await other.locator('summary').click();
+    await expect(other).toContainText('status 500 is not documented');
     await page.getByRole('button', { name: 'not-tested' }).click();
     await expect(page.locator('tr.rule:visible')).toContainText(['R-NONE', 'R-READING']);
     await page.getByRole('button', { name: 'interpretations (1)' }).click();
@@ -295,4 +318,51 @@ test('a target that fails only interpretations passes, and every format shows th
   expect(html).toMatch(/<b>2<\/b>interpretations failed \(warnings\)/);
   expect(html).toContain('<button data-source="interpretation">interpretations (2)</button>');
   expect(html).toMatch(/<tr class="rule" id="R-READING" data-verdict="fail" data-source="interpretation">[\s\S]*?interpretation failed \(a warning/);
+});
+
+test('the exchange a failure names is marked in the summary; a multi-rule test failed on another rule marks none for this one', () => {
+  const proxied = (n: number) => ({
+    id: `agent-server-${n}`,
+    plane: 'agent-server' as const,
+    request: { method: 'POST', url: `/threads/t/runs?n=${n}`, headers: [] as [string, string][] },
+    response: { status: 200, headers: [] as [string, string][] },
+    violations: [],
+  });
+  const delivery = {
+    ...proxied(0),
+    id: 'webhook:/apc-hooks/t/x#1',
+    delivery: true as const,
+    request: { method: 'POST', url: '/apc-hooks/t/x', headers: [] as [string, string][] },
+  };
+  const exchanges = [proxied(1), delivery, proxied(2), proxied(3), proxied(4)];
+  const report = buildReport({
+    rules: [rule('R-ONE'), rule('R-TWO')],
+    tests: [
+      {
+        outcome: outcome('failed', { error: `payload.status [exchange ${delivery.id}]`, exchanges: exchanges.map((e) => e.id), failedExchange: delivery.id }),
+        ruleIds: ['R-ONE', 'R-TWO'],
+        failedRules: ['R-ONE'],
+      },
+    ],
+    exchanges,
+    target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
+    seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+    tool: { name: 'x', version: '0' },
+  });
+  expect(reportProblems(report)).toEqual([]);
+  const [one, two] = report.rules;
+  expect(one.tests[0].failedExchange).toBe(delivery.id);
+  expect(two.tests[0]).toMatchObject({ status: 'skipped' });
+  expect(two.tests[0].failedExchange).toBeUndefined();
+  // The failed exchange first, marked, then the test's last ones: three in all.
+  const markdown = toMarkdown(report);
+  expect(markdown).toContain(
+    [
+      `  - **failed:** webhook delivery \`${delivery.id}\`: \`POST /apc-hooks/t/x\` → 200`,
+      '  - exchange `agent-server-3`: `POST /threads/t/runs?n=3` → 200',
+      '  - exchange `agent-server-4`: `POST /threads/t/runs?n=4` → 200',
+    ].join('\n'),
+  );
+  expect(markdown).not.toContain('agent-server-2');
 });

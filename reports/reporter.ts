@@ -7,8 +7,10 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { RULE_FAILED, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
+import { markedExchange } from '../harness/exchange-mark.ts';
 import { RUN_ENV, type RunContext } from '../harness/run-context.ts';
 import { runEnd, targetLost } from '../harness/run-end.ts';
+import { deliveryOrder, runDeliveries } from '../harness/webhook-evidence.ts';
 import { buildReport, RULE_TAG } from './build.ts';
 import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
@@ -75,6 +77,11 @@ export default class ConformanceReporter implements Reporter {
       .filter((a) => a.type === 'skip' || a.type === 'fixme')
       .map((a) => a.description)
       .filter(Boolean);
+    const error = result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined;
+    const reason = result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined;
+    const skipped = result.status === 'skipped' ? skipOf(annotations.find((a) => a.type === SKIP_KIND)?.description) : undefined;
+    // The exchange the failure names: what an assertion judged, or the step a precondition needed.
+    const failedExchange = result.status === 'passed' ? undefined : markedExchange(skipped ? (skipped.kind === 'precondition' ? reason : undefined) : error);
     const outcome: TestOutcome = {
       id: test.id,
       title: test.titlePath().slice(3).join(' › ') || test.title,
@@ -82,11 +89,12 @@ export default class ConformanceReporter implements Reporter {
       // A test that failed because the target could not be reached says nothing about the rule.
       status:
         result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
-      error: result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined,
-      reason: result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined,
-      ...(result.status === 'skipped' ? { skip: skipOf(annotations.find((a) => a.type === SKIP_KIND)?.description) } : {}),
+      error,
+      reason,
+      ...(skipped ? { skip: skipped } : {}),
       observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
       exchanges: recorded.map((e) => e.id),
+      ...(failedExchange ? { failedExchange } : {}),
     };
     const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
     this.tests.set(test.id, { outcome, ruleIds, failedRules });
@@ -94,6 +102,24 @@ export default class ConformanceReporter implements Reporter {
 
   onError(error: TestError): void {
     this.outsideErrors.push(error);
+  }
+
+  /**
+   * Lists each webhook delivery under the test whose receiver path it reached, after the test's
+   * requests, late ones included (global teardown has handed over the run's deliveries), in an
+   * order the same seed gives again. A failed exchange is kept only where the test lists it.
+   */
+  private addDeliveries(): void {
+    for (const delivery of [...runDeliveries()].sort(deliveryOrder)) {
+      const entry = delivery.test === undefined ? undefined : this.tests.get(delivery.test);
+      if (!entry) continue;
+      const recorded = forReport(delivery);
+      this.exchanges.set(recorded.id, recorded);
+      entry.outcome.exchanges.push(recorded.id);
+    }
+    for (const { outcome } of this.tests.values()) {
+      if (outcome.failedExchange && !outcome.exchanges.includes(outcome.failedExchange)) delete outcome.failedExchange;
+    }
   }
 
   onEnd(result: FullResult): void {
@@ -112,6 +138,7 @@ export default class ConformanceReporter implements Reporter {
         }
       }
     }
+    this.addDeliveries();
     for (const test of this.selected.filter((t) => !this.tests.has(t.id))) {
       const outcome: TestOutcome = {
         id: test.id,

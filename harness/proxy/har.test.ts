@@ -53,3 +53,21 @@ test('a write that fails (a full disk: /dev/full) is reported once, later exchan
   await expect(writer.close()).rejects.toThrow(/ENOSPC/);
   expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['ENOSPC']);
 });
+
+test('a webhook delivery is an entry like any other, marked _delivery, its URL as the target addressed the receiver', () => {
+  const delivery: Exchange = {
+    ...exchange(4),
+    id: 'webhook:/apc-hooks/t/trigger#1',
+    delivery: true,
+    base: 'https://hooks.example.com/apc',
+    operation: undefined,
+    request: { method: 'POST', url: '/apc-hooks/t/trigger?token=REDACTED', headers: [['content-type', 'application/json']], body: '{}' },
+  };
+  const [proxied, delivered] = toHar([exchange(1), delivery]).log.entries;
+  expect(proxied).not.toHaveProperty('_delivery');
+  expect(delivered).toMatchObject({
+    _id: 'webhook:/apc-hooks/t/trigger#1',
+    _delivery: true,
+    request: { url: 'https://hooks.example.com/apc/apc-hooks/t/trigger?token=REDACTED' },
+  });
+});

@@ -11,7 +11,7 @@ export function toHar(exchanges: Exchange[], creator = CREATOR) {
   return { log: { version: '1.2', creator, entries: exchanges.map(harEntry) } };
 }
 
-/** One exchange as a HAR entry; the underscored fields are ours (operation, test, violations). */
+/** One exchange as a HAR entry; the underscored fields are ours (operation, test, violations, whether it is a webhook delivery). */
 function harEntry(e: Exchange) {
   return {
     startedDateTime: e.startedDateTime,
@@ -48,6 +48,7 @@ function harEntry(e: Exchange) {
     _plane: e.plane,
     _operation: e.operation,
     _test: e.test,
+    ...(e.delivery ? { _delivery: true } : {}),
     _violations: e.violations,
   };
 }

@@ -37,8 +37,14 @@ const CONTROL_PREFIX = '/__apc';
 export interface Exchange {
   id: string;
   test?: string;
+  /** The plane the request went to; for a delivery, the plane that sent it. */
   plane: Plane;
-  /** The target's base URL the request went to; request.url is the path below it. */
+  /**
+   * A webhook delivery (harness/webhook-evidence.ts): the request the target sent to the run's
+   * receiver, and the receiver's answer. Other exchanges go from the suites to the target.
+   */
+  delivery?: true;
+  /** The base URL the request went to (the target's; for a delivery, the receiver's); request.url is the path below it. */
   base: string;
   operation?: string;
   startedDateTime: string;

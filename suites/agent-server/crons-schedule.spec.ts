@@ -6,8 +6,9 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { runMark } from '../../harness/run-context.ts';
+import { describeDelivery } from '../../harness/webhook-receiver.ts';
 import { newThread } from './runs-steps.ts';
-import { createCron, deleteCrons, isDateTime, untilNextRun, type Cron, type Payload } from './webhooks-steps.ts';
+import { createCron, deleteCrons, describeCount, isDateTime, untilNextRun, type Cron, type Payload } from './webhooks-steps.ts';
 
 test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-SCHEDULE' }, () => {
   test('a thread cron starts one run on its thread each time, none in between', async ({ agent, time }) => {
@@ -46,8 +47,8 @@ test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-
       if (time.virtual) await time.pass(60_000);
       const deliveries = await hooks.waitFor(2, 'stateless', time.virtual ? undefined : time.wall(60_000 + time.timeouts.cron));
       const threads = deliveries.map((d) => (d.json as Payload | undefined)?.thread_id);
-      expect(threads, 'one run for each of the two times').toHaveLength(2);
-      expect(threads[0], 'each on its own thread').not.toBe(threads[1]);
+      expect(threads, describeCount(deliveries, 2, 'one run for each of the two times')).toHaveLength(2);
+      expect(threads[0], describeDelivery(deliveries[1], 'each on its own thread')).not.toBe(threads[1]);
     } finally {
       await deleteCrons(agent, cron);
     }

@@ -3,8 +3,9 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
+import { describeDelivery } from '../../harness/webhook-receiver.ts';
 import { newThread } from './runs-steps.ts';
-import { deliveredRun } from './webhooks-steps.ts';
+import { deliveredRun, describeCount } from './webhooks-steps.ts';
 
 async function serverVersion(agent: ApiClient): Promise<number[]> {
   const res = await agent.get<{ version?: unknown }>('/info');
@@ -29,7 +30,8 @@ test('a server of 0.5.36 or later sends the configured webhooks.headers', { tag:
   const headers = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => !value.includes('${{'));
   test.skip(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'versioned');
-  for (const [header, value] of headers) expect(delivery.headers[header.toLowerCase()], `header ${header} on a ${version.join('.')} server`).toBe(value);
+  for (const [header, value] of headers)
+    expect(delivery.headers[header.toLowerCase()], describeDelivery(delivery, `header ${header} on a ${version.join('.')} server`)).toBe(value);
 });
 
 test('a server of 0.2.78 or later honours http.disable_webhooks', { tag: '@VERSION-DISABLE-WEBHOOKS-0-2-78' }, async ({
@@ -49,5 +51,8 @@ test('a server of 0.2.78 or later honours http.disable_webhooks', { tag: '@VERSI
   precondition(res, 'run with a webhook');
   if (!disabled) await hooks.waitFor(1, 'versioned-disable');
   await hooks.settle();
-  expect((await hooks.received('versioned-disable')).length, `http.disable_webhooks is ${disabled} on a ${version.join('.')} server`).toBe(disabled ? 0 : 1);
+  const received = await hooks.received('versioned-disable');
+  expect(received.length, describeCount(received, disabled ? 0 : 1, `http.disable_webhooks is ${disabled} on a ${version.join('.')} server`)).toBe(
+    disabled ? 0 : 1,
+  );
 });

@@ -4,6 +4,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import type { Run } from '../../specs/types/agent-server.ts';
 import { newThread, readRun } from './runs-steps.ts';
+import { describeCount } from './webhooks-steps.ts';
 
 test('with http.disable_webhooks true no notification is sent, and the run still executes; otherwise it is sent', {
   tag: '@WEBHOOK-CONFIG-DISABLE-WEBHOOKS',
@@ -21,5 +22,6 @@ test('with http.disable_webhooks true no notification is sent, and the run still
   expect((await readRun(agent, threadId, runs.json[0].run_id)).status, 'the run executed').toBe('success');
   if (!disabled) await hooks.waitFor(1, 'disable');
   await hooks.settle();
-  expect((await hooks.received('disable')).length, `http.disable_webhooks is ${disabled}`).toBe(disabled ? 0 : 1);
+  const received = await hooks.received('disable');
+  expect(received.length, describeCount(received, disabled ? 0 : 1, `http.disable_webhooks is ${disabled}`)).toBe(disabled ? 0 : 1);
 });

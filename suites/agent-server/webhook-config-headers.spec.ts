@@ -4,6 +4,7 @@
 // project test simulator/deployment-config.test.ts.
 import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
+import { describeDelivery } from '../../harness/webhook-receiver.ts';
 import { newThread } from './runs-steps.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 
@@ -26,7 +27,8 @@ test('every static header of webhooks.headers comes with every notification', { 
   test.skip(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
   for (const name of ['first', 'second']) {
     const { delivery } = await deliveredRun(agent, webhookReceiver, name);
-    for (const [header, value] of headers) expect(delivery.headers[header.toLowerCase()], `header ${header} on notification ${name}`).toBe(value);
+    for (const [header, value] of headers)
+      expect(delivery.headers[header.toLowerCase()], describeDelivery(delivery, `header ${header} on notification ${name}`)).toBe(value);
   }
   // A retry is an outbound webhook request too (where the target retries: WEBHOOK-RETRY judges that).
   await webhookReceiver.failNext(1, { status: 503 }, 'retried');
@@ -42,7 +44,7 @@ test('every static header of webhooks.headers comes with every notification', { 
   const attempts = await webhookReceiver.waitFor(2, 'retried');
   for (const [i, attempt] of attempts.entries()) {
     for (const [header, value] of headers)
-      expect(attempt.headers[header.toLowerCase()], `header ${header} on attempt ${i + 1} of a retried notification`).toBe(value);
+      expect(attempt.headers[header.toLowerCase()], describeDelivery(attempt, `header ${header} on attempt ${i + 1} of a retried notification`)).toBe(value);
   }
 });
 
@@ -59,7 +61,9 @@ test('a ${{ env.VAR }} reference in a header value arrives replaced by the varia
   test.skip(templated.length === 0, "the target's deployment configuration has no header referencing a variable set in this environment");
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'env');
   for (const [header, template] of templated) {
-    expect(delivery.headers[header.toLowerCase()], `header ${header} = ${template}`).toBe(template.replace(TEMPLATE, (_m, name: string) => process.env[name]!));
+    expect(delivery.headers[header.toLowerCase()], describeDelivery(delivery, `header ${header} = ${template}`)).toBe(
+      template.replace(TEMPLATE, (_m, name: string) => process.env[name]!),
+    );
   }
 });
 
@@ -77,7 +81,8 @@ test('a running server substitutes only variables under env_prefix, a vendor pre
     }
   }
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'prefix');
-  for (const [header] of templated) expect(delivery.headers[header.toLowerCase()] ?? '', `header ${header} is substituted`).not.toMatch(/\$\{\{/);
+  for (const [header] of templated)
+    expect(delivery.headers[header.toLowerCase()] ?? '', describeDelivery(delivery, `header ${header} is substituted`)).not.toMatch(/\$\{\{/);
 });
 
 test('a missing referenced variable blocks startup', { tag: '@WEBHOOK-CONFIG-ENV-MISSING' }, () => {

@@ -4,10 +4,10 @@
 import { expect, test } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
-import type { Failure } from '../../harness/webhook-receiver.ts';
+import { describeDelivery, type Failure, type ReceivedRequest } from '../../harness/webhook-receiver.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
 import { newThread, readRun, startRun } from './runs-steps.ts';
-import { deliveredRun, firstDelivery, type Payload } from './webhooks-steps.ts';
+import { deliveredRun, describeCount, firstDelivery, type Payload } from './webhooks-steps.ts';
 
 /**
  * Attempts that arrived under each name once the target had time to try again: virtual time
@@ -53,13 +53,25 @@ test('a failing receiver is tried again, up to 3 attempts in all; one answering 
     runIds[name] = (await runNotifying(agent, hooks, name)).runId;
   }
   const attempts = await attemptsAfterRetries(hooks, time, Object.fromEntries(cases.map(([name, , , count]) => [name, count])));
-  const wrong = cases
-    .filter(([name, , , , allowed]) => !allowed(attempts[name]))
-    .map(([name, , , , , said]) => `${name}: ${attempts[name]} attempt(s), expected ${said}`);
-  expect(wrong, 'receivers whose attempts were not as expected').toEqual([]);
+  const wrong = cases.filter(([name, , , , allowed]) => !allowed(attempts[name]));
+  // The attempt that shows the first wrong count: one past those allowed, or the last, which no retry followed.
+  let culprit: ReceivedRequest | undefined;
+  if (wrong.length > 0) {
+    const [name, , , most] = wrong[0];
+    const got = await hooks.received(name);
+    culprit = got[most] ?? got.at(-1);
+  }
+  const expected = 'receivers whose attempts were not as expected';
+  expect(
+    wrong.map(([name, , , , , said]) => `${name}: ${attempts[name]} attempt(s), expected ${said}`),
+    culprit ? describeDelivery(culprit, expected) : expected,
+  ).toEqual([]);
   for (const [name] of cases) {
-    const named = (await hooks.received(name)).map((r) => (r.json as Payload | undefined)?.run_id);
-    expect(named, `${name}: every attempt is for its run`).toEqual(named.map(() => runIds[name]));
+    const received = await hooks.received(name);
+    const named = received.map((r) => (r.json as Payload | undefined)?.run_id);
+    const other = received.find((_, i) => named[i] !== runIds[name]);
+    const each = `${name}: every attempt is for its run`;
+    expect(named, other ? describeDelivery(other, each) : each).toEqual(named.map(() => runIds[name]));
   }
 });
 
@@ -76,8 +88,9 @@ test('a receiver answering 2xx gets exactly one delivery per run completion', { 
     skipForPrecondition(`precondition failed: not both runs notified: ${arrived.join(', ')}`);
   if (time.virtual) await time.pass(60_000);
   await hooks.settle();
-  const runIds = (await hooks.received('one')).map((r) => (r.json as Payload | undefined)?.run_id);
-  expect(runIds.sort(), 'one delivery for each of the two runs').toEqual([first.runId, second.runId].sort());
+  const received = await hooks.received('one');
+  const runIds = received.map((r) => (r.json as Payload | undefined)?.run_id);
+  expect(runIds.sort(), describeCount(received, 2, 'one delivery for each of the two runs')).toEqual([first.runId, second.runId].sort());
 });
 
 test('a delivery that finally fails changes neither the run nor later runs', { tag: '@WEBHOOK-FAILURE-NO-EFFECT' }, async ({
@@ -96,7 +109,7 @@ test('a delivery that finally fails changes neither the run nor later runs', { t
   const later = await agent.post(`/threads/${failing.threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'after the failed deliveries' } });
   expect(later.status, later.describe('a later run on the same thread executes')).toBe(200);
   const elsewhere = await deliveredRun(agent, hooks, 'later');
-  expect(elsewhere.payload.status, 'a later run elsewhere executes and notifies').toBe('success');
+  expect(elsewhere.payload.status, describeDelivery(elsewhere.delivery, 'a later run elsewhere executes and notifies')).toBe('success');
 });
 
 test('how a failing receiver is retried', { tag: '@WEBHOOK-RETRY-BEHAVIOUR' }, async ({ agent, webhookReceiver: hooks, time, observe }) => {

@@ -5,7 +5,8 @@ import type { ApiClient } from '../../harness/client.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { IN_PROGRESS, newThread, readRun, type Run } from './runs-steps.ts';
-import { createCron, deleteCrons, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
+import { describeDelivery } from '../../harness/webhook-receiver.ts';
+import { createCron, deleteCrons, describeCount, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
 
 const FINAL = ['success', 'error', 'timeout', 'interrupted'];
 
@@ -25,16 +26,14 @@ async function expectNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path:
   expect(run, res.describe('the request created a run on the thread')).toBeDefined();
   const arrived = await hooks.waitFor(1, name);
   expect(arrived.length, `a POST to the webhook URL for run ${run.run_id}`).toBeGreaterThanOrEqual(1);
-  expect(FINAL, 'the run had finished when the notification came').toContain((await readRun(agent, threadId, run.run_id)).status);
+  expect(FINAL, describeDelivery(arrived[0], 'the run had finished when the notification came')).toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
   const deliveries = await hooks.received(name);
   expect(
     deliveries.map((d) => d.method),
-    'exactly one POST',
+    describeCount(deliveries, 1, 'exactly one POST'),
   ).toEqual(['POST']);
-  expect((deliveries[0].json as Payload | undefined)?.run_id, `the notification is for run ${run.run_id}: ${deliveries[0].body.slice(0, 200)}`).toBe(
-    run.run_id,
-  );
+  expect((deliveries[0].json as Payload | undefined)?.run_id, describeDelivery(deliveries[0], `the notification is for run ${run.run_id}`)).toBe(run.run_id);
 }
 
 /** A stateless run through `path` with the receiver's URL must bring exactly one POST for a finished run. */
@@ -46,11 +45,11 @@ async function expectStatelessNotifiedOnce(agent: ApiClient, hooks: WebhookChann
   const deliveries = await hooks.received(name);
   expect(
     deliveries.map((d) => d.method),
-    `exactly one POST to the webhook URL after POST ${path}`,
+    describeCount(deliveries, 1, `exactly one POST to the webhook URL after POST ${path}`),
   ).toEqual(['POST']);
   const payload = deliveries[0].json as Payload | undefined;
-  expect(typeof payload?.run_id, `the notification names the run: ${deliveries[0].body.slice(0, 200)}`).toBe('string');
-  expect(FINAL, 'the notification reports a final status').toContain(payload?.status);
+  expect(typeof payload?.run_id, describeDelivery(deliveries[0], 'the notification names the run')).toBe('string');
+  expect(FINAL, describeDelivery(deliveries[0], 'the notification reports a final status')).toContain(payload?.status);
 }
 
 test('create run with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-CREATE-RUN' }, async ({ agent, webhookReceiver }) => {
@@ -86,10 +85,11 @@ test('a completed run with a webhook URL brings one POST with a JSON body to tha
   precondition(res, 'create a run with a webhook');
   const { delivery } = await firstDelivery(hooks, 'trigger', 'the run');
   await hooks.settle();
-  expect(await hooks.received('trigger'), 'one request').toHaveLength(1);
-  expect(delivery.method).toBe('POST');
-  expect(delivery.query, 'the URL as given, query included').toEqual({ token: 'apc-secret', step: '1' });
-  expect(() => JSON.parse(delivery.body), `a JSON body: ${delivery.body.slice(0, 200)}`).not.toThrow();
+  const requests = await hooks.received('trigger');
+  expect(requests, describeCount(requests, 1, 'one request')).toHaveLength(1);
+  expect(delivery.method, describeDelivery(delivery, 'method')).toBe('POST');
+  expect(delivery.query, describeDelivery(delivery, 'the URL as given, query included')).toEqual({ token: 'apc-secret', step: '1' });
+  expect(() => JSON.parse(delivery.body), describeDelivery(delivery, 'a JSON body')).not.toThrow();
 });
 
 test("runs created without webhook send nothing, not even to an earlier run's URL", { tag: '@WEBHOOK-NO-URL-NO-POST' }, async ({
@@ -113,7 +113,8 @@ test("runs created without webhook send nothing, not even to an earlier run's UR
   if (runs.length !== 4) skipForPrecondition(`precondition failed: the thread lists ${runs.length} runs, not the 4 made on it`);
   for (const run of runs) expect(FINAL, `run ${run.run_id} finished`).toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
-  expect(await hooks.received('earlier'), 'only the run created with the webhook notified').toHaveLength(1);
+  const earlier = await hooks.received('earlier');
+  expect(earlier, describeCount(earlier, 1, 'only the run created with the webhook notified')).toHaveLength(1);
 });
 
 test('nothing is sent while a run is in progress; its completion is the one notification', { tag: '@WEBHOOK-ONLY-EVENT' }, async ({
@@ -136,7 +137,7 @@ test('nothing is sent while a run is in progress; its completion is the one noti
   if (IN_PROGRESS.includes(during.status ?? ''))
     expect(
       early.map((d) => d.body.slice(0, 200)),
-      'no request while the run is in progress',
+      describeCount(early, 0, 'no request while the run is in progress'),
     ).toEqual([]);
   else test.info().annotations.push({ type: 'note', description: `the run had ended (${during.status}) half-way through its hold: nothing to watch` });
   await time.pass(time.virtual ? time.hold : time.hold / 2);
@@ -147,7 +148,7 @@ test('nothing is sent while a run is in progress; its completion is the one noti
   const deliveries = await hooks.received('only');
   expect(
     deliveries.map((d) => `${d.method} ${(d.json as Payload | undefined)?.status}`),
-    'one POST, reporting the final status',
+    deliveries.length === 1 ? describeDelivery(deliveries[0], 'one POST, reporting the final status') : describeCount(deliveries, 1, 'one POST'),
   ).toEqual([`POST ${run.status}`]);
 });
 
@@ -165,11 +166,13 @@ async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time:
     if (time.virtual) await time.pass(60_000);
     const deliveries = await hooks.waitFor(runs, name);
     // A notification that names no run would count as one run however many came.
-    const runIds = new Set(deliveries.map((d) => (d.json as Payload | undefined)?.run_id));
-    const named = [...runIds].filter((id) => typeof id === 'string' && id !== '');
-    expect(named.length, `one notification for each of the ${runs} run(s) the cron started, each naming its run`).toBe(runs);
-    for (const d of deliveries) expect(FINAL, 'each reports a finished run').toContain((d.json as Payload | undefined)?.status);
-    if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, "on the cron's thread").toBe(threadId);
+    const runIdOf = (d: (typeof deliveries)[number]) => (d.json as Payload | undefined)?.run_id;
+    const named = [...new Set(deliveries.map(runIdOf))].filter((id) => typeof id === 'string' && id !== '');
+    const unnamed = deliveries.find((d) => !named.includes(runIdOf(d) as string));
+    const each = `one notification for each of the ${runs} run(s) the cron started, each naming its run`;
+    expect(named.length, unnamed ? describeDelivery(unnamed, each) : describeCount(deliveries, runs, each)).toBe(runs);
+    for (const d of deliveries) expect(FINAL, describeDelivery(d, 'each reports a finished run')).toContain((d.json as Payload | undefined)?.status);
+    if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, describeDelivery(d, "on the cron's thread")).toBe(threadId);
   } finally {
     await deleteCrons(agent, cron);
   }
@@ -200,7 +203,7 @@ test.describe("a secret in the webhook URL's query string reaches the receiver v
       const body = { assistant_id: 'agent', input: { topic: name }, webhook: `${hooks.url(name)}${query}` };
       precondition(await agent.post(path(await newThread(agent)), body), `run ${operation} with a webhook`);
       const { delivery } = await firstDelivery(hooks, name, operation);
-      expect(delivery.url, 'path and query as given').toBe(`${new URL(hooks.url(name)).pathname}${query}`);
+      expect(delivery.url, describeDelivery(delivery, 'path and query as given')).toBe(`${new URL(hooks.url(name)).pathname}${query}`);
     });
   }
 });

@@ -4,6 +4,7 @@ import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { forRule } from '../../harness/checks/attribution.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import { newThread, readRun, readState, texts } from './runs-steps.ts';
+import { describeDelivery } from '../../harness/webhook-receiver.ts';
 import { deliveredRun, deliveredStatelessRun, firstDelivery, isDateTime, UUID } from './webhooks-steps.ts';
 
 /** The run fields of the payload table, and those a run holds unchanged from its creation on. */
@@ -13,7 +14,7 @@ const FIXED_AT_CREATION = ['run_id', 'thread_id', 'assistant_id', 'created_at', 
 // Each field is compared with the run as read, or, where the read lacks it, as its creation
 // answered it: a read that answers little must not leave the payload compared with nothing.
 test("the payload's run fields equal those of the run", { tag: '@WEBHOOK-PAYLOAD-RUN-RECORD' }, async ({ agent, webhookReceiver }) => {
-  const { threadId, runId, created, payload } = await deliveredRun(agent, webhookReceiver, 'record', { metadata: { apc: 'record' } });
+  const { threadId, runId, created, delivery, payload } = await deliveredRun(agent, webhookReceiver, 'record', { metadata: { apc: 'record' } });
   const read = (await readRun(agent, threadId, runId)) as unknown as Record<string, unknown>;
   const compared = RUN_FIELDS.flatMap((field) => {
     if (field in read) return [{ field, run: read[field], as: 'read' }];
@@ -22,25 +23,25 @@ test("the payload's run fields equal those of the run", { tag: '@WEBHOOK-PAYLOAD
   if (compared.every(({ field }) => field === 'run_id')) {
     skipForPrecondition(`precondition failed: the run, as read and as created, has no field but run_id to compare the payload with: ${JSON.stringify(read)}`);
   }
-  for (const { field, run, as } of compared) expect(payload[field], `payload.${field} against the run as ${as}`).toEqual(run);
+  for (const { field, run, as } of compared) expect(payload[field], describeDelivery(delivery, `payload.${field} against the run as ${as}`)).toEqual(run);
 });
 
 test("run_id is a UUID string, the finished run's id", { tag: '@WEBHOOK-PAYLOAD-RUN-ID' }, async ({ agent, webhookReceiver }) => {
-  const { runId, payload } = await deliveredRun(agent, webhookReceiver, 'run-id');
-  expect(payload.run_id).toMatch(UUID);
-  expect(payload.run_id).toBe(runId);
+  const { runId, delivery, payload } = await deliveredRun(agent, webhookReceiver, 'run-id');
+  expect(payload.run_id, describeDelivery(delivery, 'run_id')).toMatch(UUID);
+  expect(payload.run_id, describeDelivery(delivery, 'run_id')).toBe(runId);
 });
 
 test("thread_id is a UUID string, the run's thread", { tag: '@WEBHOOK-PAYLOAD-THREAD-ID' }, async ({ agent, webhookReceiver }) => {
-  const { threadId, payload } = await deliveredRun(agent, webhookReceiver, 'thread-id');
-  expect(payload.thread_id).toMatch(UUID);
-  expect(payload.thread_id).toBe(threadId);
+  const { threadId, delivery, payload } = await deliveredRun(agent, webhookReceiver, 'thread-id');
+  expect(payload.thread_id, describeDelivery(delivery, 'thread_id')).toMatch(UUID);
+  expect(payload.thread_id, describeDelivery(delivery, 'thread_id')).toBe(threadId);
 });
 
 test('assistant_id is a string', { tag: '@WEBHOOK-PAYLOAD-ASSISTANT-ID' }, async ({ agent, webhookReceiver }) => {
-  const { payload } = await deliveredRun(agent, webhookReceiver, 'assistant-id');
-  expect(typeof payload.assistant_id, JSON.stringify(payload.assistant_id)).toBe('string');
-  expect(payload.assistant_id).not.toBe('');
+  const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'assistant-id');
+  expect(typeof payload.assistant_id, describeDelivery(delivery, `assistant_id: ${JSON.stringify(payload.assistant_id)}`)).toBe('string');
+  expect(payload.assistant_id, describeDelivery(delivery, 'assistant_id')).not.toBe('');
 });
 
 test("status is the run's final status: success for a run that succeeded, error for one that failed", { tag: '@WEBHOOK-PAYLOAD-STATUS' }, async ({
@@ -48,10 +49,10 @@ test("status is the run's final status: success for a run that succeeded, error 
   webhookReceiver,
 }) => {
   const ok = await deliveredRun(agent, webhookReceiver, 'status-ok');
-  expect(ok.payload.status).toBe('success');
-  expect(ok.payload.status, 'as the run reads').toBe((await readRun(agent, ok.threadId, ok.runId)).status);
+  expect(ok.payload.status, describeDelivery(ok.delivery, 'status')).toBe('success');
+  expect(ok.payload.status, describeDelivery(ok.delivery, 'status as the run reads')).toBe((await readRun(agent, ok.threadId, ok.runId)).status);
   const failed = await deliveredRun(agent, webhookReceiver, 'status-failed', { input: { fail: true } });
-  expect(failed.payload.status).toBe('error');
+  expect(failed.payload.status, describeDelivery(failed.delivery, 'status')).toBe('error');
 });
 
 for (const [rule, field] of [
@@ -61,8 +62,8 @@ for (const [rule, field] of [
   ['WEBHOOK-PAYLOAD-WEBHOOK-SENT-AT', 'webhook_sent_at'],
 ] as const) {
   test(`${field} is a date-time string`, { tag: `@${rule}` }, async ({ agent, webhookReceiver }) => {
-    const { payload } = await deliveredRun(agent, webhookReceiver, field);
-    expect(isDateTime(payload[field]), `${field}: ${JSON.stringify(payload[field])}`).toBe(true);
+    const { delivery, payload } = await deliveredRun(agent, webhookReceiver, field);
+    expect(isDateTime(payload[field]), describeDelivery(delivery, `${field}: ${JSON.stringify(payload[field])}`)).toBe(true);
   });
 }
 
@@ -75,70 +76,71 @@ test('run_ended_at of a finished run is a date-time, not before run_started_at',
     ['ended', { topic: 'ended' }],
     ['ended-failed', { fail: true }],
   ] as const) {
-    const { payload } = await deliveredRun(agent, webhookReceiver, name, { input });
-    expect(isDateTime(payload.run_ended_at), `${name}: run_ended_at: ${JSON.stringify(payload.run_ended_at)}`).toBe(true);
+    const { delivery, payload } = await deliveredRun(agent, webhookReceiver, name, { input });
+    expect(isDateTime(payload.run_ended_at), describeDelivery(delivery, `${name}: run_ended_at: ${JSON.stringify(payload.run_ended_at)}`)).toBe(true);
     if (isDateTime(payload.run_started_at)) {
-      expect(Date.parse(payload.run_ended_at as string), `${name}: run_ended_at is not before run_started_at`).toBeGreaterThanOrEqual(
-        Date.parse(payload.run_started_at as string),
-      );
+      expect(
+        Date.parse(payload.run_ended_at as string),
+        describeDelivery(delivery, `${name}: run_ended_at is not before run_started_at`),
+      ).toBeGreaterThanOrEqual(Date.parse(payload.run_started_at as string));
     }
   }
 });
 
 test("metadata is an object holding the run's custom metadata", { tag: '@WEBHOOK-PAYLOAD-METADATA' }, async ({ agent, webhookReceiver, scope }) => {
   const metadata = { apc_scope: scope, nested: { list: [1, 'two'], flag: true } };
-  const { payload } = await deliveredRun(agent, webhookReceiver, 'metadata', { metadata });
-  expect(payload.metadata).toMatchObject(metadata);
+  const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'metadata', { metadata });
+  expect(payload.metadata, describeDelivery(delivery, 'metadata')).toMatchObject(metadata);
 });
 
 test('kwargs is an object holding the run input and configuration', { tag: '@WEBHOOK-PAYLOAD-KWARGS' }, async ({ agent, webhookReceiver }) => {
   const input = { topic: 'kwargs', extra: { n: 1 } };
-  const { payload } = await deliveredRun(agent, webhookReceiver, 'kwargs', { input, config: { configurable: { apc_setting: 'on' } } });
+  const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'kwargs', { input, config: { configurable: { apc_setting: 'on' } } });
   const kwargs = payload.kwargs as { input?: unknown; config?: { configurable?: Record<string, unknown> } };
-  expect(kwargs && typeof kwargs === 'object', 'kwargs is an object').toBe(true);
-  expect(kwargs.input, 'kwargs.input is the run input').toEqual(input);
-  expect(kwargs.config?.configurable?.apc_setting, 'kwargs.config holds the run configuration').toBe('on');
+  expect(kwargs && typeof kwargs === 'object', describeDelivery(delivery, 'kwargs is an object')).toBe(true);
+  expect(kwargs.input, describeDelivery(delivery, 'kwargs.input is the run input')).toEqual(input);
+  expect(kwargs.config?.configurable?.apc_setting, describeDelivery(delivery, 'kwargs.config holds the run configuration')).toBe('on');
 });
 
 test("a stateful run's values are the state values of the thread's latest checkpoint", { tag: '@WEBHOOK-PAYLOAD-VALUES' }, async ({
   agent,
   webhookReceiver,
 }) => {
-  const { threadId, payload } = await deliveredRun(agent, webhookReceiver, 'values', { input: { topic: 'values' } });
-  expect(payload.values, 'values as GET /threads/{id}/state reads them').toEqual((await readState(agent, threadId)).values);
+  const { threadId, delivery, payload } = await deliveredRun(agent, webhookReceiver, 'values', { input: { topic: 'values' } });
+  expect(payload.values, describeDelivery(delivery, 'values as GET /threads/{id}/state reads them')).toEqual((await readState(agent, threadId)).values);
   // Equal and empty would prove nothing: the run wrote its answer.
   const values = payload.values as Record<string, unknown>;
-  expect(texts({ values }), "the values hold the run's answer").toContain('echo: values');
+  expect(texts({ values }), describeDelivery(delivery, "the values hold the run's answer")).toContain('echo: values');
 });
 
 test('a stateless run has no values', { tag: '@WEBHOOK-PAYLOAD-VALUES-STATELESS' }, async ({ agent, webhookReceiver }) => {
-  const { payload } = await deliveredStatelessRun(agent, webhookReceiver, 'stateless');
-  expect(Object.keys(payload), 'no values key').not.toContain('values');
+  const { delivery, payload } = await deliveredStatelessRun(agent, webhookReceiver, 'stateless');
+  expect(Object.keys(payload), describeDelivery(delivery, 'no values key')).not.toContain('values');
 });
 
 test('multitask_strategy is the strategy the run was created with', { tag: '@WEBHOOK-PAYLOAD-MULTITASK-STRATEGY' }, async ({ agent, webhookReceiver }) => {
   for (const strategy of ['reject', 'enqueue']) {
-    const { payload } = await deliveredRun(agent, webhookReceiver, `strategy-${strategy}`, { multitask_strategy: strategy });
-    expect(payload.multitask_strategy).toBe(strategy);
+    const { delivery, payload } = await deliveredRun(agent, webhookReceiver, `strategy-${strategy}`, { multitask_strategy: strategy });
+    expect(payload.multitask_strategy, describeDelivery(delivery, 'multitask_strategy')).toBe(strategy);
   }
 });
 
 test('a failed run reports error as {error, message}, both strings', { tag: '@WEBHOOK-PAYLOAD-ERROR' }, async ({ agent, webhookReceiver }) => {
-  const { payload } = await deliveredRun(agent, webhookReceiver, 'error', { input: { fail: true } });
+  const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'error', { input: { fail: true } });
   const error = payload.error as { error?: unknown; message?: unknown } | null | undefined;
-  expect(error && typeof error === 'object', `error is an object: ${JSON.stringify(payload.error)}`).toBe(true);
-  expect(typeof error?.error, 'error.error, the error type').toBe('string');
-  expect(typeof error?.message, 'error.message, the detail').toBe('string');
+  expect(error && typeof error === 'object', describeDelivery(delivery, `error is an object: ${JSON.stringify(payload.error)}`)).toBe(true);
+  expect(typeof error?.error, describeDelivery(delivery, 'error.error, the error type')).toBe('string');
+  expect(typeof error?.message, describeDelivery(delivery, 'error.message, the detail')).toBe('string');
 });
 
 test('a run that did not fail has no error, or a null one', { tag: '@WEBHOOK-PAYLOAD-ERROR-ABSENT' }, async ({ agent, webhookReceiver }) => {
-  const { payload } = await deliveredRun(agent, webhookReceiver, 'no-error');
-  expect(payload.error ?? null).toBeNull();
+  const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'no-error');
+  expect(payload.error ?? null, describeDelivery(delivery, 'error')).toBeNull();
 });
 
 test('the notification is sent with Content-Type application/json', { tag: '@WEBHOOK-CONTENT-TYPE' }, async ({ agent, webhookReceiver }) => {
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'content-type');
-  expect(delivery.headers['content-type'] ?? '(none)', "the notification's Content-Type").toMatch(/^application\/json\b/i);
+  expect(delivery.headers['content-type'] ?? '(none)', describeDelivery(delivery, "the notification's Content-Type")).toMatch(/^application\/json\b/i);
 });
 
 // The tests above judge the notification of a run made by POST /threads/{thread_id}/runs. Every
@@ -179,11 +181,13 @@ test.describe('every emitting operation notifies with the payload of §6', { tag
         webhook: hooks.url(name),
       });
       precondition(res, `run POST ${res.path} with a webhook`);
-      const { payload } = await firstDelivery(hooks, name, operation);
-      await forRule('WEBHOOK-PAYLOAD-RUN-ID', () => expect(payload.run_id, 'run_id').toMatch(UUID));
-      await forRule('WEBHOOK-PAYLOAD-THREAD-ID', () => expect(payload.thread_id, 'thread_id').toMatch(thread ? new RegExp(`^${thread}$`) : UUID));
-      await forRule('WEBHOOK-PAYLOAD-ASSISTANT-ID', () => expect(typeof payload.assistant_id, 'assistant_id').toBe('string'));
-      await forRule('WEBHOOK-PAYLOAD-STATUS', () => expect(payload.status, 'status of a run that succeeded').toBe('success'));
+      const { delivery, payload } = await firstDelivery(hooks, name, operation);
+      await forRule('WEBHOOK-PAYLOAD-RUN-ID', () => expect(payload.run_id, describeDelivery(delivery, 'run_id')).toMatch(UUID));
+      await forRule('WEBHOOK-PAYLOAD-THREAD-ID', () =>
+        expect(payload.thread_id, describeDelivery(delivery, 'thread_id')).toMatch(thread ? new RegExp(`^${thread}$`) : UUID),
+      );
+      await forRule('WEBHOOK-PAYLOAD-ASSISTANT-ID', () => expect(typeof payload.assistant_id, describeDelivery(delivery, 'assistant_id')).toBe('string'));
+      await forRule('WEBHOOK-PAYLOAD-STATUS', () => expect(payload.status, describeDelivery(delivery, 'status of a run that succeeded')).toBe('success'));
       for (const [rule, field] of [
         ['WEBHOOK-PAYLOAD-CREATED-AT', 'created_at'],
         ['WEBHOOK-PAYLOAD-UPDATED-AT', 'updated_at'],
@@ -191,23 +195,33 @@ test.describe('every emitting operation notifies with the payload of §6', { tag
         ['WEBHOOK-PAYLOAD-RUN-ENDED-AT', 'run_ended_at'],
         ['WEBHOOK-PAYLOAD-WEBHOOK-SENT-AT', 'webhook_sent_at'],
       ]) {
-        await forRule(rule, () => expect(isDateTime(payload[field]), `${field}: ${JSON.stringify(payload[field])}`).toBe(true));
+        await forRule(rule, () => expect(isDateTime(payload[field]), describeDelivery(delivery, `${field}: ${JSON.stringify(payload[field])}`)).toBe(true));
       }
-      await forRule('WEBHOOK-PAYLOAD-METADATA', () => expect(isObject(payload.metadata), `metadata: ${JSON.stringify(payload.metadata)}`).toBe(true));
+      await forRule('WEBHOOK-PAYLOAD-METADATA', () =>
+        expect(isObject(payload.metadata), describeDelivery(delivery, `metadata: ${JSON.stringify(payload.metadata)}`)).toBe(true),
+      );
       await forRule('WEBHOOK-PAYLOAD-KWARGS', () =>
-        expect((payload.kwargs as { input?: unknown } | undefined)?.input, 'kwargs.input is the run input').toEqual(input),
+        expect((payload.kwargs as { input?: unknown } | undefined)?.input, describeDelivery(delivery, 'kwargs.input is the run input')).toEqual(input),
       );
       if (thread) {
         // Judged against a state that holds the run's answer: one that does not is the state rules' failure.
         const state = await agent.get<{ values?: Record<string, unknown> }>(`/threads/${thread}/state`);
         if (state.status === 200 && texts({ values: state.json.values ?? {} }).includes(`echo: ${name}`)) {
-          await forRule('WEBHOOK-PAYLOAD-VALUES', () => expect(payload.values, 'values as the thread state reads them').toEqual(state.json.values));
+          await forRule('WEBHOOK-PAYLOAD-VALUES', () =>
+            expect(payload.values, describeDelivery(delivery, 'values as the thread state reads them')).toEqual(state.json.values),
+          );
         }
-        await forRule('WEBHOOK-PAYLOAD-MULTITASK-STRATEGY', () => expect(typeof payload.multitask_strategy, 'multitask_strategy').toBe('string'));
+        await forRule('WEBHOOK-PAYLOAD-MULTITASK-STRATEGY', () =>
+          expect(typeof payload.multitask_strategy, describeDelivery(delivery, 'multitask_strategy')).toBe('string'),
+        );
       } else {
-        await forRule('WEBHOOK-PAYLOAD-VALUES-STATELESS', () => expect(Object.keys(payload), 'no values key').not.toContain('values'));
+        await forRule('WEBHOOK-PAYLOAD-VALUES-STATELESS', () =>
+          expect(Object.keys(payload), describeDelivery(delivery, 'no values key')).not.toContain('values'),
+        );
       }
-      await forRule('WEBHOOK-PAYLOAD-ERROR-ABSENT', () => expect(payload.error ?? null, 'error of a run that succeeded').toBeNull());
+      await forRule('WEBHOOK-PAYLOAD-ERROR-ABSENT', () =>
+        expect(payload.error ?? null, describeDelivery(delivery, 'error of a run that succeeded')).toBeNull(),
+      );
     });
   }
 });

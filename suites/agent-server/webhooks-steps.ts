@@ -7,7 +7,7 @@ import { expect } from '@playwright/test';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { WebhookChannel } from '../../harness/fixtures.ts';
-import type { ReceivedRequest } from '../../harness/webhook-receiver.ts';
+import { describeDelivery, type ReceivedRequest } from '../../harness/webhook-receiver.ts';
 import type { Cron, Run } from '../../specs/types/agent-server.ts';
 import { newThread } from './runs-steps.ts';
 
@@ -46,6 +46,15 @@ export async function deliveredStatelessRun(agent: ApiClient, hooks: WebhookChan
   const res = await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
   precondition(res, 'run a stateless wait run with a webhook');
   return firstDelivery(hooks, name, 'the stateless run');
+}
+
+/**
+ * The message of an assertion on how many deliveries came: it names the first one past the
+ * `expected` number, the delivery that should not have come, when there is one.
+ */
+export function describeCount(deliveries: ReceivedRequest[], expected: number, what: string): string {
+  const extra = deliveries[expected];
+  return extra ? describeDelivery(extra, `${what}; one too many`) : what;
 }
 
 /** RFC 3339 date-time, as JSON Schema's `date-time` format. */

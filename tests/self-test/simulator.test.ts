@@ -22,6 +22,16 @@ test('every rule the suites test passes against the simulator, twice with the sa
   for (const rule of tested.filter((r) => r.area === 'threads' || r.area === 'state')) {
     expect(['pass', 'observed'], `${rule.id}: ${rule.verdict}`).toContain(rule.verdict);
   }
+  // Webhook deliveries are evidence: a webhook rule whose tests got one (the HAR says which) lists
+  // it among its exchanges, and every rule of the webhooks area judged got one.
+  const har = JSON.parse(readFileSync(join(first.out, 'exchanges.har'), 'utf8')) as { log: { entries: { _delivery?: true; _test?: string }[] } };
+  const delivered = new Set(har.log.entries.filter((e) => e._delivery).map((e) => e._test));
+  const webhookRules = first.report.rules.filter((r) => r.area === 'webhooks' || r.area === 'webhook-config');
+  const received = webhookRules.filter((r) => r.tests.some((t) => delivered.has(t.id)));
+  const listing = received.filter((r) => r.tests.some((t) => t.exchanges.some((id) => first!.report.exchanges[id]?.delivery)));
+  expect(received.length).toBeGreaterThan(30);
+  expect(received.filter((r) => !listing.includes(r)).map((r) => r.id)).toEqual([]);
+  expect(webhookRules.filter((r) => r.area === 'webhooks' && r.tests.length > 0 && !received.includes(r)).map((r) => r.id)).toEqual([]);
   const second = await conformanceRun(RUN);
   expect(readFileSync(join(second.out, 'report.json'), 'utf8')).toBe(readFileSync(join(first.out, 'report.json'), 'utf8'));
 });

@@ -1,0 +1,135 @@
+// The conformance reporter as Playwright drives it: each test's exchanges from its attachment,
+// the webhook deliveries global teardown hands over listed under the tests whose receiver path
+// they reached, and the exchange a failure names kept as the test's failed exchange.
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { SKIP_KIND } from '../harness/checks/attribution.ts';
+import { exchangeMark } from '../harness/exchange-mark.ts';
+import type { Exchange } from '../harness/proxy/recording-proxy.ts';
+import { Redaction } from '../harness/proxy/redact.ts';
+import { deliveryExchange, hooksPath, recordDeliveries } from '../harness/webhook-evidence.ts';
+import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
+import { reportProblems } from './load.ts';
+import type { ConformanceReport } from './model.ts';
+import ConformanceReporter from './reporter.ts';
+
+const testCase = (id: string, rule: string): TestCase =>
+  ({
+    id,
+    title: id,
+    tags: [`@${rule}`],
+    annotations: [],
+    location: { file: join(process.cwd(), 'suites/agent-server/x.spec.ts'), line: 1, column: 1 },
+    titlePath: () => ['', 'agent-server', 'suites/agent-server/x.spec.ts', id],
+  }) as unknown as TestCase;
+
+const proxied = (n: number, testId: string): Exchange => ({
+  id: `agent-server-${n}`,
+  test: testId,
+  plane: 'agent-server',
+  base: 'http://127.0.0.1:1',
+  startedDateTime: '2026-01-01T00:00:00.000Z',
+  time: 1,
+  request: { method: 'POST', url: '/threads/t/runs', headers: [['host', '127.0.0.1:1']] },
+  response: { status: 200, headers: [['date', 'today']], body: '{}' },
+  violations: [],
+});
+
+const result = (status: TestResult['status'], exchanges: Exchange[], extra: Partial<TestResult> = {}): TestResult =>
+  ({
+    status,
+    errors: [],
+    annotations: [],
+    attachments: [{ name: 'apc-exchanges', contentType: 'application/json', body: Buffer.from(JSON.stringify(exchanges)) }],
+    ...extra,
+  }) as unknown as TestResult;
+
+/** A delivery the receiver got, as global setup records it. */
+function delivery(seq: number, path: string, nth: number): Exchange {
+  const request = {
+    seq,
+    exchange: `webhook:${path}#${nth}`,
+    method: 'POST',
+    url: path,
+    path,
+    query: {},
+    headers: { host: 'r' },
+    body: '{}',
+    json: {},
+    answered: 200,
+  };
+  return deliveryExchange(request as ReceivedRequest, 'http://receiver.apc.test', new Redaction(), 0, 0);
+}
+
+test('deliveries are listed under the tests whose receiver path they reached, and the exchange a failure names is marked', () => {
+  const out = mkdtempSync(join(tmpdir(), 'apc-reporter-'));
+  const hooked = testCase('t-hooked', 'WEBHOOK-TRIGGER');
+  const other = testCase('t-other', 'WEBHOOK-RETRY');
+  const skipped = testCase('t-skipped', 'WEBHOOK-ONE-DELIVERY');
+  const reporter = new ConformanceReporter({ outputDir: out });
+  reporter.onBegin(
+    { rootDir: process.cwd() } as FullConfig,
+    { allTests: () => [hooked, other, skipped], suites: [{ title: 'agent-server' }] } as unknown as Suite,
+  );
+  const failing = delivery(3, `${hooksPath('t-hooked')}/b`, 1);
+  reporter.onTestEnd(
+    hooked,
+    result('failed', [proxied(1, 't-hooked')], {
+      errors: [{ message: `payload.status: POST /x delivered {} ${exchangeMark(failing.id)}\n\nExpected: "success"` }],
+    }),
+  );
+  // A failure naming an exchange the test does not list marks none.
+  reporter.onTestEnd(other, result('failed', [proxied(2, 't-other')], { errors: [{ message: `boom ${exchangeMark('agent-server-99')}` }] }));
+  reporter.onTestEnd(
+    skipped,
+    result('skipped', [proxied(3, 't-skipped')], {
+      annotations: [
+        { type: 'skip', description: `precondition failed: create a run: POST /threads/t/runs answered 500 {} ${exchangeMark('agent-server-3')}` },
+        { type: SKIP_KIND, description: 'precondition: RUN-CREATE' },
+      ],
+    }),
+  );
+  // Arrival order races between paths; one came after its test ended; others reached no test of the run.
+  recordDeliveries([
+    failing,
+    delivery(1, `${hooksPath('t-hooked')}/a`, 1),
+    delivery(2, '/apc-discard/accepted', 1),
+    delivery(4, `${hooksPath('t-hooked')}/a`, 2),
+    delivery(5, `${hooksPath('t-gone')}`, 1),
+  ]);
+  // The summary it prints is not what this test reads.
+  const log = console.log;
+  console.log = () => {};
+  try {
+    reporter.onEnd({ status: 'failed' } as Parameters<ConformanceReporter['onEnd']>[0]);
+  } finally {
+    console.log = log;
+    recordDeliveries([]);
+  }
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  expect(reportProblems(report)).toEqual([]);
+  const [trigger, retry, once] = ['WEBHOOK-TRIGGER', 'WEBHOOK-RETRY', 'WEBHOOK-ONE-DELIVERY'].map((id) => report.rules.find((r) => r.id === id)!.tests[0]);
+  expect(trigger.exchanges).toEqual([
+    'agent-server-1',
+    'webhook:/apc-hooks/t-hooked/a#1',
+    'webhook:/apc-hooks/t-hooked/a#2',
+    'webhook:/apc-hooks/t-hooked/b#1',
+  ]);
+  expect(trigger.failedExchange).toBe('webhook:/apc-hooks/t-hooked/b#1');
+  expect(retry.failedExchange).toBeUndefined();
+  expect(once.failedExchange).toBe('agent-server-3');
+  // As every exchange in the report: no clock, no address, no volatile header.
+  expect(report.exchanges['webhook:/apc-hooks/t-hooked/b#1']).toEqual({
+    id: 'webhook:/apc-hooks/t-hooked/b#1',
+    test: 't-hooked',
+    plane: 'agent-server',
+    delivery: true,
+    request: { method: 'POST', url: '/apc-hooks/t-hooked/b', headers: [], body: '{}' },
+    response: { status: 200, headers: [['content-type', 'application/json']], body: '{"received":true}', contentType: 'application/json' },
+    violations: [],
+  });
+  expect(Object.keys(report.exchanges).filter((id) => id.startsWith('webhook:'))).toHaveLength(3);
+});
