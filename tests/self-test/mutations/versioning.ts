@@ -13,7 +13,8 @@ const deploymentsOperation = (operationId: string | undefined) =>
 export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
   'cp-authn-under-v1': {
     endpoint: 'control-plane',
-    breaks: ['VERSION-CP-AUTHN-V2'],
+    // §9 says authentication is served under v2, not that v1 serves none of it.
+    breaks: [],
     description: 'the control plane serves authentication under /v1/auth/authenticate too',
     request: (req) => (req.method === 'POST' && req.path.split('?')[0] === '/v1/auth/authenticate' ? { ...req, path: '/v2/auth/authenticate' } : req),
   },
