@@ -4,7 +4,7 @@
 // one request, or a burst of the same request at one virtual instant: its first request goes
 // through the recording proxy, the rest of the burst straight to the target (see traffic.ts), in turn.
 import fc from 'fast-check';
-import { forRule } from '../../harness/checks/attribution.ts';
+import { forRule, skipDeclared } from '../../harness/checks/attribution.ts';
 import { AdminClient } from '../../harness/admin-client.ts';
 import { expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
@@ -82,7 +82,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
     { tag: ['@RATE-COMBINE', '@RATE-RETRY-AFTER'] },
     async ({ run, clock, scope }, testInfo) => {
       requireCapability(run, 'rate-limit-reset');
-      test.skip(!run.proxies[endpoint], `target '${run.target.name}' names no ${endpoint} URL`);
+      skipDeclared(!run.proxies[endpoint], `target '${run.target.name}' names no ${endpoint} URL`);
       const traffic = new Traffic(run, testInfo.testId);
       const admin = new AdminClient(run.target.adminUrl!);
       let round = 0;
