@@ -1,5 +1,5 @@
 // §4, §7: JSON payloads, the error shape, and bad input on every control-plane endpoint.
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { forRule } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
@@ -93,7 +93,8 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
     await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: true }, source_revision_config: { repo_ref: ['main'] } }),
     await controlPlane.patch(`/v2/deployments/${deployment.id}`, { source_config: { repo_url: 'https://sourcehost.example/someone/else' } }),
   ];
-  for (const res of refused) await forRule('ERROR-REFUSED-UNCHANGED-CONTROL-PLANE', () => expectJsonError(res));
+  // The rule is about what a refusal leaves unchanged: its body's shape is ERROR-SHAPE-CONTROL-PLANE's.
+  for (const res of refused) await forRule('ERROR-REFUSED-UNCHANGED-CONTROL-PLANE', () => expectRefused(res));
   const listed = await controlPlane.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}-refused`);
   precondition(listed, 'list the deployments of the test');
   expect(listed.json.resources, listed.describe('no deployment was created')).toEqual([]);

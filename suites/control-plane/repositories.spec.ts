@@ -1,33 +1,33 @@
 // §2.1, §4.1: the repositories available to an integration.
 import fc from 'fast-check';
 import { expectJsonError, expectSchema, expectStatus, preconditionFields } from '../../harness/checks/index.ts';
-import { forRule } from '../../harness/checks/attribution.ts';
+import { forRule, skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { deploymentBody, deploymentName, repositories, repositoriesOf, type Repository } from './steps.ts';
+import { deploymentBody, deploymentName, integrations, repositories, repositoriesOf, type Repository } from './steps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+// Every listing is judged: the test finds the integrations with their own listing, never through a listing of repositories.
 test('listing the repositories of an integration answers 200 with an array of its repositories', { tag: '@REPO-LIST' }, async ({ controlPlane }) => {
-  const [{ integrationId }] = await repositories(controlPlane);
-  const res = await controlPlane.get<Repository[]>(repositoriesOf(integrationId));
-  expectStatus(res, 200);
-  expect(Array.isArray(res.json), res.describe('an array')).toBe(true);
-  // The integration was just listed with repositories: an empty answer would leave the checks below nothing to check.
-  expect(res.json.length, res.describe('the repositories the integration reaches')).toBeGreaterThan(0);
-  for (const repo of res.json) expectSchema(res, 'control-plane', 'Repository', repo);
-  expect(
-    res.json.every((r) => r.host_integration_id.toLowerCase() === integrationId.toLowerCase()),
-    res.describe('every repository belongs to the integration listed'),
-  ).toBe(true);
-  // A UUID's hex digits are case-insensitive on input (RFC 9562): the same id in uppercase names the same integration.
-  const upper = await controlPlane.get<Repository[]>(repositoriesOf(integrationId.toUpperCase()));
-  expectStatus(upper, 200);
-  expect(
-    Array.isArray(upper.json) ? upper.json.map((r) => r.id).sort() : upper.json,
-    upper.describe('the id in uppercase lists the same repositories'),
-  ).toEqual(res.json.map((r) => r.id).sort());
+  for (const { id: integrationId } of await integrations(controlPlane)) {
+    const res = await controlPlane.get<Repository[]>(repositoriesOf(integrationId));
+    expectStatus(res, 200);
+    expect(Array.isArray(res.json), res.describe('an array')).toBe(true);
+    for (const repo of res.json) expectSchema(res, 'control-plane', 'Repository', repo);
+    expect(
+      res.json.every((r) => r.host_integration_id.toLowerCase() === integrationId.toLowerCase()),
+      res.describe('every repository belongs to the integration listed'),
+    ).toBe(true);
+    // A UUID's hex digits are case-insensitive on input (RFC 9562): the same id in uppercase names the same integration.
+    const upper = await controlPlane.get<Repository[]>(repositoriesOf(integrationId.toUpperCase()));
+    expectStatus(upper, 200);
+    expect(
+      Array.isArray(upper.json) ? upper.json.map((r) => r.id).sort() : upper.json,
+      upper.describe('the id in uppercase lists the same repositories'),
+    ).toEqual(res.json.map((r) => r.id).sort());
+  }
 });
 
 test('every repository carries all six fields', { tag: '@REPO-FIELDS-REQUIRED' }, async ({ controlPlane }) => {
@@ -97,12 +97,13 @@ test('listing the repositories of an unknown integration, or of another workspac
   const res = await controlPlane.get(repositoriesOf('00000000-0000-4000-8000-00000000a9c0'));
   expectJsonError(res, 404);
   // An integration of another workspace is none of this workspace's: unknown to it.
-  const mine = new Set((await repositories(credentials.client('control-plane', credentials.apiKey('primary')))).map((i) => i.integrationId.toLowerCase()));
-  const foreign = (await repositories(credentials.client('control-plane', credentials.apiKey('second-workspace')))).filter(
-    (i) => !mine.has(i.integrationId.toLowerCase()),
+  const primary = credentials.client('control-plane', credentials.apiKey('primary'));
+  const mine = new Set((await integrations(primary)).map((i) => i.id.toLowerCase()));
+  const foreign = (await integrations(credentials.client('control-plane', credentials.apiKey('second-workspace')))).filter(
+    (i) => !mine.has(i.id.toLowerCase()),
   );
-  test.skip(foreign.length === 0, 'precondition failed: the second workspace has no integration of its own that reaches a repository');
-  expectJsonError(await credentials.client('control-plane', credentials.apiKey('primary')).get(repositoriesOf(foreign[0].integrationId)), 404);
+  skipDeclared(foreign.length === 0, "the target's second workspace (credentials: second-workspace) has no integration of its own");
+  expectJsonError(await primary.get(repositoriesOf(foreign[0].id)), 404);
 });
 
 test('an integration_id that is not a UUID answers 422 with a Validation error body', { tag: '@ERROR-422-REPOS' }, async ({ controlPlane }) => {
@@ -115,10 +116,14 @@ test('an integration_id that is not a UUID answers 422 with a Validation error b
 /** Malformed integration ids: each listing answers 422 with a Validation error body. */
 const MALFORMED = ['12345', 'not-a-uuid', '0000000-0000-4000-8000-00000000000g'];
 
+/** The Validation error body is judged on the 422 that ERROR-422-REPOS asks for: another answer leaves it unjudged. */
+const notRefused422 = (res: ApiResponse): never =>
+  skipForPrecondition(`precondition failed: the repository listing did not refuse a malformed id with 422: ${res.describe()}`, ['ERROR-422-REPOS']);
+
 test('a Validation error body is a JSON object whose detail, when given, is an array', { tag: '@ERROR-VALIDATION-DETAIL' }, async ({ controlPlane }) => {
   for (const id of MALFORMED) {
     const res = await controlPlane.get(repositoriesOf(id));
-    test.skip(res.status !== 422, `precondition failed: the repository listing did not refuse a malformed id with 422: ${res.describe()}`);
+    if (res.status !== 422) notRefused422(res);
     const body = res.json as { detail?: unknown };
     expect(typeof body === 'object' && body !== null && !Array.isArray(body), res.describe('a JSON object')).toBe(true);
     expect(body.detail === undefined || Array.isArray(body.detail), res.describe('detail, when present, is an array')).toBe(true);
@@ -141,11 +146,11 @@ for (const [rule, what, holds] of ITEM_RULES) {
     const items: { res: ApiResponse; item: Record<string, unknown> }[] = [];
     for (const id of MALFORMED) {
       const res = await controlPlane.get(repositoriesOf(id));
-      test.skip(res.status !== 422, `precondition failed: the repository listing did not refuse a malformed id with 422: ${res.describe()}`);
+      if (res.status !== 422) notRefused422(res);
       const detail = (res.json as { detail?: unknown }).detail;
       for (const item of Array.isArray(detail) ? detail : []) items.push({ res, item: item as Record<string, unknown> });
     }
-    test.skip(items.length === 0, `no 422 answer named a ValidationError (detail is optional, §2.2), so ${what} cannot be judged`);
+    skipDeclared(items.length === 0, `no 422 answer of the target names a ValidationError (detail is optional, §2.2), so ${what} cannot be judged`);
     for (const { res, item } of items) expect(holds(item), res.describe(`${JSON.stringify(item)} has ${what}`)).toBe(true);
   });
 }

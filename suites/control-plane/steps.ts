@@ -1,7 +1,7 @@
 // Steps the control-plane suites share: find a repository to deploy, create a deployment
 // from it, and poll a revision until it settles (the typical flow of spec §4.1).
-import { test } from '@playwright/test';
-import { precondition, preconditionFields } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { precondition, preconditionArray, preconditionFields, rulesOfStep } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { Deployment as DocumentedDeployment, Repository, Revision } from '../../specs/types/control-plane.ts';
@@ -23,30 +23,33 @@ export const revisionPath = (deployment: Pick<Deployment, 'id'>, revisionId: str
 /** A status after which a revision does not move (the real CLI's terminal set, langgraph-cli langgraph_cli/deploy.py). */
 const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
 
+/** The integrations of the caller's workspace: a step (the rules of the integrations listing judge it), never empty. */
+export async function integrations(cp: ApiClient): Promise<{ id: string }[]> {
+  const listed = await cp.get<{ id: string }[]>(INTEGRATIONS);
+  const found = preconditionArray(listed, 'list the integrations');
+  if (found.length === 0) skipForPrecondition(`precondition failed: the workspace has no integration: ${listed.describe()}`, rulesOfStep(listed));
+  return found;
+}
+
 /**
- * The integrations of the caller's workspace (or of the workspace `tenant` selects) that reach at least one
- * repository, with those repositories.
+ * The integrations of the caller's workspace that reach at least one repository, with those repositories.
+ * A step: REPO-LIST judges the listing, so a listing that fails, answers no array or lists nothing anywhere
+ * skips the calling test naming it.
  */
-export async function repositories(
-  cp: ApiClient,
-  tenant?: string,
-): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
-  const options = tenant ? { headers: { 'x-tenant-id': tenant } } : undefined;
-  const listed = await cp.get<{ id: string }[]>(INTEGRATIONS, options);
-  precondition(listed, 'list the integrations');
+export async function repositories(cp: ApiClient): Promise<{ integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[]> {
   const found: { integrationId: string; repositories: Repository[]; res: ApiResponse<Repository[]> }[] = [];
-  for (const integration of listed.json) {
-    const repos = await cp.get<Repository[]>(repositoriesOf(integration.id), options);
-    precondition(repos, `list the repositories of integration ${integration.id}`);
-    if (Array.isArray(repos.json) && repos.json.length > 0) found.push({ integrationId: integration.id, repositories: repos.json, res: repos });
+  for (const integration of await integrations(cp)) {
+    const res = await cp.get<Repository[]>(repositoriesOf(integration.id));
+    const repos = preconditionArray(res, `list the repositories of integration ${integration.id}`, undefined, ['REPO-LIST']);
+    if (repos.length > 0) found.push({ integrationId: integration.id, repositories: repos, res });
   }
-  test.skip(found.length === 0, 'precondition failed: the target has no integration that reaches a repository');
+  if (found.length === 0) skipForPrecondition('precondition failed: no integration of the workspace reaches a repository', ['REPO-LIST']);
   return found;
 }
 
 /** The first repository, with the three fields a create-deployment body takes from it (§2.1) checked. */
-export async function repository(cp: ApiClient, tenant?: string): Promise<Repository> {
-  const [{ repositories: repos, res }] = await repositories(cp, tenant);
+export async function repository(cp: ApiClient): Promise<Repository> {
+  const [{ repositories: repos, res }] = await repositories(cp);
   preconditionFields(res, 'control-plane', 'Repository', repos[0], ['host_integration_id', 'url', 'default_branch'], 'the repository to deploy');
   return repos[0];
 }

@@ -1,8 +1,9 @@
 // §8 "not shown": what a target does when a limit is exceeded, which limits its thread, run,
 // assistant and deployment endpoints have beyond the default rows, and its size limits. Each
 // is recorded for the report, never failed.
+import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { caller, sendMany, Traffic, type Sample } from '../rate-limits/traffic.ts';
+import { caller, Refusal, sendMany, Traffic, type Sample } from '../rate-limits/traffic.ts';
 import { requireRateLimitTraffic } from '../rate-limits/window.ts';
 import { baseTime, isoWith, RunIds } from './traces.ts';
 
@@ -16,14 +17,14 @@ test(
     const traffic = new Traffic(run, testInfo.testId);
     const who = caller('api-key', 0, { scope });
     const stats: Sample = { method: 'POST', path: '/runs/stats' };
-    await traffic.fill('platform-api', stats, who, 1);
+    const admitted = await traffic.fill('platform-api', stats, who, 1);
     const res = await traffic.send('platform-api', stats, who);
     const shown = headerNames(res.headers).map((h) => `${h}: ${res.headers[h]}`);
     observe(
       'RATE-EXCEEDED-BEHAVIOUR',
       `the 2nd POST /runs/stats of a window answered ${res.status} (${res.headers['content-type'] ?? 'no content-type'}) with ${shown.length ? shown.join(', ') : 'no rate-limit headers'}; body ${res.text.slice(0, 300)}`,
     );
-    expect(res.status, res.describe('a refusal was provoked')).toBe(429);
+    new Refusal().expect(res, admitted, 'the 2nd POST /runs/stats of a window');
   },
 );
 
@@ -60,7 +61,7 @@ test('maximum request and batch sizes: what the target answers just past the siz
   observe,
   targetCredentials,
 }) => {
-  test.skip(!targetApiKey(run, targetCredentials), 'needs the target API key');
+  skipDeclared(!targetApiKey(run, targetCredentials), `target '${run.target.name}' names no API key, which run ingestion needs`);
   const info = await platform.get<{ batch_ingest_config?: { size_limit?: number; size_limit_bytes?: number } }>('/info');
   const config = info.json?.batch_ingest_config ?? {};
   const sizeLimit = config.size_limit ?? 100;

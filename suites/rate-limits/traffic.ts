@@ -7,6 +7,10 @@
 // the target sees the same requests either way; the requests a verdict rests on (the limit-th,
 // the refused one, the other caller's, the one after the window) go through the proxy and are
 // recorded. A refusal inside the fill is reported with its index, status and body.
+//
+// §7 and §8 leave the status of a refusal not shown (RATE-429 asks for 429): the suites know a
+// refusal as an answer that is no success and not what the same request answered within the limit
+// (Refusal); only RATE-429 and RATE-RETRY-AFTER are about the 429 itself.
 import { Pool } from 'undici';
 import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
@@ -188,12 +192,53 @@ export class Traffic {
     return this.client(endpoint).request(sample.method, sample.path, { headers: who.headers, body });
   }
 
-  /** `count` requests straight to the target, none of which may be refused. */
-  async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<void> {
-    const result = await fill(this.run.target.planes[endpoint]!, Array.isArray(samples) ? samples : [samples], who, count);
-    test
-      .info()
-      .annotations.push({ type: 'rate-limit-fill', description: `${count} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms` });
+  /**
+   * `count` requests (at least one) of `samples` in turn as `who`, none of which may be refused: the first through
+   * the recording proxy, the rest straight to the target. Answers the first: what the first sample answers admitted.
+   */
+  async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<ApiResponse> {
+    const [first, ...others] = Array.isArray(samples) ? samples : [samples];
+    const admitted = await this.send(endpoint, first, who);
+    const result = await fill(this.run.target.planes[endpoint]!, [...others, first], who, count - 1);
+    test.info().annotations.push({
+      type: 'rate-limit-fill',
+      description: `${count - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms, after one through the proxy`,
+    });
     expect(result.refused, result.refused && `${describeRefusal(result, who)}, within the limit`).toBeUndefined();
+    return admitted;
+  }
+}
+
+const success = (status: number) => status >= 200 && status < 300;
+
+/**
+ * How the target refuses a request over a limit, whatever its status (§7, §8 leave it not shown): a request is
+ * refused when it answers no success and not what the same request answered within the limit. The first refusal
+ * judged gives the status that tells the later answers of the test apart, refused or admitted.
+ */
+export class Refusal {
+  private status?: number;
+
+  /** `over` is refused: `admitted` is the same request's answer within the limit (the first of its window). */
+  expect(over: ApiResponse, admitted: { status: number }, what: string): void {
+    const refused = !success(over.status) && over.status !== admitted.status;
+    expect(refused, over.describe(`${what} is refused: no success, and not the ${admitted.status} the same request answered within the limit`)).toBe(true);
+    this.status ??= over.status;
+  }
+
+  /** Whether an answer is refused as the first refusal judged was. */
+  refuses(status: number): boolean {
+    if (this.status === undefined) throw new Error('Refusal.refuses: judge a refusal with expect() first');
+    return status === this.status;
+  }
+
+  /** `res` is refused as the first refusal judged was. */
+  expectAgain(res: ApiResponse, what: string): void {
+    expect(this.refuses(res.status), res.describe(`${what} is refused (${this.status}, as the first refusal)`)).toBe(true);
+  }
+
+  /** `res` is admitted: it is not refused as the first refusal judged was. */
+  expectAdmitted(res: ApiResponse, what: string): void {
+    expect(this.refuses(res.status), res.describe(`${what} is admitted (not refused ${this.status}, as the first refusal)`)).toBe(false);
   }
 }

@@ -46,6 +46,13 @@ export const ACCESS_MUTATIONS: Record<string, Mutation> = {
       return id && res.status >= 400 && res.status < 500 && memory.has(id) ? json(200, memory.get(id)) : res;
     },
   },
+  'cp-tenant-id-400': {
+    endpoint: 'control-plane',
+    // Each rule whose tests send x-tenant-id fails: no request carrying it is a step of theirs.
+    breaks: ['AUTH-CP-TENANT-ID', 'AUTH-CP-TENANT-HEADER', 'AUTH-CP-BEARER'],
+    description: 'the control plane refuses every request carrying x-tenant-id with 400',
+    request: (req) => (req.headers['x-tenant-id'] !== undefined ? jsonError(400, 'x-tenant-id is not accepted') : req),
+  },
   'repos-key-needs-tenant': {
     endpoint: 'control-plane',
     // Nearly every test lists repositories with the key alone: tried on the rule's own test.

@@ -8,8 +8,8 @@ const UNTYPED = ['user_id', 'ls_user_id', 'agent_id'];
 export const AUTHENTICATE_MUTATIONS: Record<string, Mutation> = {
   'cp-authn-not-served': {
     endpoint: 'control-plane',
-    // Where the control plane serves no authentication, VERSION-CP-AUTHN-V2 has nothing to judge: skipped.
-    breaks: ['AUTHN-CONTROL-PLANE'],
+    // §9 serves authentication under v2, at the one path the spec gives.
+    breaks: ['AUTHN-CONTROL-PLANE', 'VERSION-CP-AUTHN-V2'],
     description: 'the control plane does not serve POST /v2/auth/authenticate (404)',
     request: (req) => (calls(req, 'authenticate') ? jsonError(404, 'Not Found') : req),
   },

@@ -11,6 +11,13 @@ export const CONTROL_PLANE_MUTATIONS: Record<string, Mutation> = {
     response: (res, req) =>
       calls(req, 'listRepositories') && Array.isArray(res.body) ? { ...res, body: res.body.map((r) => ({ ...object(r), id: String(object(r).id) })) } : res,
   },
+  'repos-list-500': {
+    endpoint: 'control-plane',
+    // The rules that judge a listing fail; the tests that need a repository only as a step skip naming REPO-LIST.
+    breaks: ['REPO-LIST', 'AUTH-CP-API-KEY', 'AUTH-REPOS-SCHEMES', 'VERSION-CP-PATH-PREFIX'],
+    description: 'the repository listing of an integration crashes (500) where it would answer its repositories',
+    response: (res, req) => (calls(req, 'listRepositories') && res.status === 200 ? crash : res),
+  },
   'revision-never-deployed': {
     endpoint: 'control-plane',
     // DEPLOYED is the status the spec gives and the end of the §4.1 flow.

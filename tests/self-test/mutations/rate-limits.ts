@@ -27,17 +27,21 @@ const admits = (rule?: string) => (res: MutableResponse, req: MutableRequest) =>
   return by && (rule === undefined || by === rule) && !(req.method === 'GET' && knownKey(req)) ? json(200, {}) : res;
 };
 
-/** The table rules whose tests lean on a row, besides the row's own: measured, one run per row. */
+/**
+ * The table rules whose tests lean on a row, besides the row's own: measured, one run per row. RATE-429's test
+ * provokes a refusal on every row keyed by a key or user id whose limit is at most 100 (rate-limits-rules.spec.ts).
+ */
 const ALSO_BROKEN: Record<string, string[]> = {
   'RATE-HIGH-THROUGHPUT-META-IP': ['RATE-IDENTITY-KEYS', 'RATE-PATH-PREFIX'],
-  'RATE-RUN-QUERY-API-KEY': ['RATE-COMBINE', 'RATE-IDENTITY-KEYS', 'RATE-METHOD-SCOPE'],
+  'RATE-RUN-QUERY-API-KEY': ['RATE-429', 'RATE-COMBINE', 'RATE-IDENTITY-KEYS', 'RATE-METHOD-SCOPE'],
   'RATE-RUN-QUERY-USER-IP': ['RATE-COMBINE'],
-  'RATE-GENERATION-API-KEY': ['RATE-COMBINE', 'RATE-METHOD-SCOPE', 'RATE-RETRY-AFTER'],
-  'RATE-DELETION-API-KEY': ['RATE-COMBINE'],
-  'RATE-DELETION-USER-IP': ['RATE-COMBINE', 'RATE-IDENTITY-KEYS'],
+  'RATE-GENERATION-API-KEY': ['RATE-429', 'RATE-COMBINE', 'RATE-METHOD-SCOPE', 'RATE-RETRY-AFTER'],
+  'RATE-GENERATION-USER-IP': ['RATE-429'],
+  'RATE-DELETION-API-KEY': ['RATE-429', 'RATE-COMBINE'],
+  'RATE-DELETION-USER-IP': ['RATE-429', 'RATE-COMBINE', 'RATE-IDENTITY-KEYS'],
   'RATE-RUN-INGEST-CREATE-API-KEY': ['TRACE-MULTIPART-HIGHER-LIMIT'],
   'RATE-RUN-INGEST-UPDATE-API-KEY': ['TRACE-MULTIPART-HIGHER-LIMIT'],
-  'RATE-RUN-LOOKUP-API-KEY': ['RATE-COMBINE', 'RATE-PATH-PREFIX'],
+  'RATE-RUN-LOOKUP-API-KEY': ['RATE-429', 'RATE-COMBINE', 'RATE-PATH-PREFIX'],
   'RATE-DEFAULT-API-KEY': ['RATE-COMBINE'],
   'RATE-DEFAULT-USER-IP': ['RATE-UNCHANGED-STATE'],
   'RATE-STATS-API-KEY': ['RATE-429', 'RATE-COMBINE', 'RATE-PATH-PREFIX', 'RATE-REGION-VALUES', 'RATE-RETRY-AFTER'],
@@ -143,6 +147,15 @@ const PAST_LIMIT = 'x-apc-past-user-limit';
  */
 export const RATE_ROW_MUTATIONS: Record<string, Mutation> = {
   ...Object.fromEntries(ROW_RULES.map((rule) => [`rate-row-unenforced:${rule}`, unenforced(rule)])),
+  'rate-row-refuses-503:RATE-GENERATION-USER-IP': {
+    endpoint: 'platform-api',
+    rateLimits: true,
+    // The row refuses what it should: its own rule judges a refusal whatever its status (§7, §8 leave it not shown),
+    // and only the rule that asks for 429 fails. No other test leans on the row.
+    breaks: ['RATE-429'],
+    description: 'the Generation (user) row refuses with 503 Service Unavailable, not 429',
+    response: (res) => (refusedBy(res) === 'RATE-GENERATION-USER-IP' ? { ...res, status: 503 } : res),
+  },
   'rate-429-plain-text': {
     endpoint: 'platform-api',
     rateLimits: true,

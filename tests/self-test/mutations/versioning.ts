@@ -11,12 +11,6 @@ const deploymentsOperation = (operationId: string | undefined) =>
   operationId !== undefined && (contract().operation('control-plane', operationId).document.tags as string[] | undefined)?.includes('deployments') === true;
 
 export const VERSIONING_MUTATIONS: Record<string, Mutation> = {
-  'cp-authn-under-v1': {
-    endpoint: 'control-plane',
-    breaks: ['VERSION-CP-AUTHN-V2'],
-    description: 'the control plane serves authentication under /v1/auth/authenticate too',
-    request: (req) => (req.method === 'POST' && req.path.split('?')[0] === '/v1/auth/authenticate' ? { ...req, path: '/v2/auth/authenticate' } : req),
-  },
   'cp-unversioned-deployments': {
     endpoint: 'control-plane',
     breaks: ['VERSION-CP-PATH-PREFIX'],
