@@ -1,14 +1,17 @@
 // §3: a run created while another is in progress, under each multitask strategy.
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { sleep, type Time } from '../../harness/time.ts';
 import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, texts, threadWithRun, type Run } from './runs-steps.ts';
 
+/** The thread's runs, as the rules that say which runs exist judge them: a list that fails them fails the rule. */
 const listRuns = async (agent: ApiClient, thread: string) => {
   const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
-  return preconditionArray(res, 'list the runs');
+  expectStatus(res, 200);
+  expect(Array.isArray(res.json), res.describe('a list of runs')).toBe(true);
+  return res.json;
 };
 
 /**
@@ -68,8 +71,11 @@ test.describe('reject', () => {
       skipForPrecondition(`precondition failed: reject did not refuse, so there is no refusal to continue after: ${res.describe()}`, ['MULTITASK-REJECT-409']);
     }
     await time.pass(time.hold);
-    await join(agent, thread, first.run_id);
-    expect((await readRun(agent, thread, first.run_id)).status, 'the original run').toBe('success');
+    // The original run is the rule's subject: joining and reading it are judged.
+    expectStatus(await agent.get(`/threads/${thread}/runs/${first.run_id}/join`), '2xx');
+    const original = await agent.get<Run>(`/threads/${thread}/runs/${first.run_id}`);
+    expectStatus(original, 200);
+    expect(original.json.status, original.describe('the original run')).toBe('success');
     expect(texts(await readState(agent, thread)), 'its output is in the thread').toContain('echo: continues');
   });
 
