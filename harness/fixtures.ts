@@ -11,7 +11,7 @@ import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
 import { receiverUrl, runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts';
 import type { ConfiguredCredential } from './target.ts';
-import { Time } from './time.ts';
+import { sleep, Time } from './time.ts';
 import { skipDeclared } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
@@ -47,7 +47,6 @@ export class WebhookChannel {
     /** Base URL the target reaches the receiver at. */
     private readonly publicUrl: string,
     private readonly prefix: string,
-    /** On a virtual clock deliveries come at once; elsewhere within the target's webhook timeout. */
     private readonly time: Time,
   ) {}
 
@@ -59,8 +58,16 @@ export class WebhookChannel {
     return this.receiver.received(this.path(name));
   }
 
-  /** Waits until `count` requests arrived (or the target's webhook timeout passed) and answers what arrived. */
-  waitFor(count: number, name = '', timeoutMs = this.time.virtual ? 2_000 : this.time.wall(this.time.timeouts.webhook, 2_000)): Promise<ReceivedRequest[]> {
+  /**
+   * The wall ms a delivery has to arrive within once its run has ended: the target's webhook
+   * timeout; on a virtual clock, where deliveries leave at once, 2 s.
+   */
+  get deadline(): number {
+    return this.time.virtual ? 2_000 : this.time.wall(this.time.timeouts.webhook, 2_000);
+  }
+
+  /** Waits until `count` requests arrived (or `timeoutMs`, the delivery deadline by default, passed) and answers what arrived. */
+  waitFor(count: number, name = '', timeoutMs = this.deadline): Promise<ReceivedRequest[]> {
     this.time.allowWall(timeoutMs);
     return this.receiver.waitFor(count, this.path(name), timeoutMs);
   }
@@ -69,9 +76,14 @@ export class WebhookChannel {
     return this.receiver.failNext(count, failure, this.path(name));
   }
 
-  /** Waits long enough that a delivery still on its way would have arrived. */
+  /**
+   * Waits out the delivery deadline, so that a delivery that has not arrived by then counts as
+   * never sent: the wait an absence (no delivery, no second one) is judged over. Called once a
+   * test has made every request whose deliveries it counts: one wait serves them all.
+   */
   async settle(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, this.time.virtual ? 300 : this.time.wall(this.time.timeouts.settle, 300)));
+    this.time.allowWall(this.deadline);
+    await sleep(this.deadline);
   }
 
   private path(name: string): string {

@@ -3,7 +3,7 @@
 // time a cron runs at most once a minute, so these tests wait for its times, up to the
 // target's cron timeout past each.
 import { expect, test } from '../../harness/fixtures.ts';
-import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectStatus, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { runMark } from '../../harness/run-context.ts';
 import { describeDelivery } from '../../harness/webhook-receiver.ts';
@@ -56,22 +56,22 @@ test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-
 });
 
 // A timezone moves the times the schedule names: 04:30 in Asia/Kolkata (UTC+05:30 all year, no
-// daylight saving) is 23:00 UTC, the time of the cron's next run.
+// daylight saving) is 23:00 UTC, the time of the cron's next run. The cron made with it is the
+// request judged, for a thread cron and a stateless one.
 test('a cron given a timezone reads its schedule there, not in UTC', { tag: '@CRON-RUNS-ON-SCHEDULE' }, async ({ agent }) => {
   const threadId = await newThread(agent);
-  const res = await agent.post<Cron>(`/threads/${threadId}/runs/crons`, {
-    assistant_id: 'agent',
-    schedule: '30 4 * * *',
-    timezone: 'Asia/Kolkata',
-    metadata: runMark(),
-  });
-  try {
-    precondition(res, 'create a cron with a timezone');
-    const next = res.json.next_run_date;
-    if (!isDateTime(next)) skipForPrecondition(`precondition failed: the cron names no next_run_date to read its times from: ${res.describe()}`);
-    const at = new Date(next);
-    expect([at.getUTCHours(), at.getUTCMinutes()], res.describe('04:30 Asia/Kolkata is 23:00 UTC')).toEqual([23, 0]);
-  } finally {
-    await deleteCrons(agent, res.json);
+  for (const path of [`/threads/${threadId}/runs/crons`, '/runs/crons']) {
+    const res = await agent.post<Cron>(path, { assistant_id: 'agent', schedule: '30 4 * * *', timezone: 'Asia/Kolkata', metadata: runMark() });
+    try {
+      expectStatus(res, '2xx');
+      const next = res.json.next_run_date;
+      if (!isDateTime(next)) {
+        skipForPrecondition(`precondition failed: the cron names no next_run_date to read its times from: ${res.describe()}`, ['CRON-CREATE-SCHEDULE']);
+      }
+      const at = new Date(next);
+      expect([at.getUTCHours(), at.getUTCMinutes()], res.describe('04:30 Asia/Kolkata is 23:00 UTC')).toEqual([23, 0]);
+    } finally {
+      await deleteCrons(agent, res.json);
+    }
   }
 });

@@ -1,30 +1,44 @@
 // §3: a run created while another is in progress, under each multitask strategy.
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
-import type { ApiClient } from '../../harness/client.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { sleep, type Time } from '../../harness/time.ts';
-import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
+import { expectEnded, expectOnlyRun, join, longRun, newThread, readRun, readState, texts, threadWithRun, type Run } from './runs-steps.ts';
 
+/** The thread's runs, as the rules that say which runs exist judge them: a list that fails them fails the rule. */
 const listRuns = async (agent: ApiClient, thread: string) => {
   const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
-  return preconditionArray(res, 'list the runs');
+  expectStatus(res, 200);
+  expect(Array.isArray(res.json), res.describe('a list of runs')).toBe(true);
+  return res.json;
 };
 
+/**
+ * POSTs `body` to `path` on a thread whose run is in progress. A refusal, or a run that ended the
+ * one in progress, is answered at once; a wait or a stream queued behind that run (its strategy
+ * ignored) only once the run's hold has passed, which is then let pass. `atOnce` says which.
+ */
+async function whileBusy(agent: ApiClient, time: Time, path: string, body: Record<string, unknown>): Promise<{ res: ApiResponse; atOnce: boolean }> {
+  const pending = agent.post(path, body);
+  const early = await Promise.race([pending, sleep(time.virtual ? 1_000 : time.wall(time.timeouts.settle, 1_000)).then(() => undefined)]);
+  if (early) return { res: early, atOnce: true };
+  await time.pass(time.hold);
+  return { res: await pending, atOnce: false };
+}
+
 test.describe('reject', () => {
+  // Each refusal is judged as it comes: a target that took reject for another strategy may have
+  // ended or deleted the run in progress, so nothing the test does after may depend on that run.
   test('a run created with reject while another is in progress answers 409', { tag: '@MULTITASK-REJECT-409' }, async ({ agent, time }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, time, thread);
-    const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
+    await longRun(agent, time, thread);
+    const body = { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' };
+    expectStatus(await agent.post(`/threads/${thread}/runs`, body), 409);
     // wait takes the create-run body (§4.5), multitask_strategy included: it refuses at once too.
-    // One that queued the run instead would answer only after both runs, so it gets a moment.
-    const pending = agent.post(`/threads/${thread}/runs/wait`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
-    const waited = await Promise.race([pending, sleep(time.virtual ? 1_000 : time.wall(time.timeouts.settle, 1_000)).then(() => undefined)]);
-    await time.pass(time.hold);
-    await join(agent, thread, first.run_id);
-    const answer = waited ?? (await pending);
+    const { res, atOnce } = await whileBusy(agent, time, `/threads/${thread}/runs/wait`, body);
+    expect(atOnce, res.describe('wait with reject was refused at once, not queued')).toBe(true);
     expectStatus(res, 409);
-    expect(waited, answer.describe('wait with reject was refused at once, not queued')).toBeDefined();
-    expectStatus(answer, 409);
   });
 
   test('the refused run is not created: not listed, and the thread state never holds its data', { tag: '@MULTITASK-REJECT-NOT-CREATED' }, async ({
@@ -34,7 +48,7 @@ test.describe('reject', () => {
     const thread = await newThread(agent);
     const first = await longRun(agent, time, thread, { topic: 'original' });
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'refused' }, multitask_strategy: 'reject' });
-    test.skip(res.status < 400, `precondition failed: reject did not refuse: ${res.describe()}`);
+    if (res.status < 400) skipForPrecondition(`precondition failed: reject did not refuse: ${res.describe()}`, ['MULTITASK-REJECT-409']);
     await time.pass(time.hold);
     await join(agent, thread, first.run_id);
     expect(
@@ -53,20 +67,23 @@ test.describe('reject', () => {
     const thread = await newThread(agent);
     const first = await longRun(agent, time, thread, { topic: 'continues' });
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
-    test.skip(res.status < 400, `precondition failed: reject did not refuse, so there is no refusal to continue after: ${res.describe()}`);
+    if (res.status < 400) {
+      skipForPrecondition(`precondition failed: reject did not refuse, so there is no refusal to continue after: ${res.describe()}`, ['MULTITASK-REJECT-409']);
+    }
     await time.pass(time.hold);
-    await join(agent, thread, first.run_id);
-    expect((await readRun(agent, thread, first.run_id)).status, 'the original run').toBe('success');
+    // The original run is the rule's subject: joining and reading it are judged.
+    expectStatus(await agent.get(`/threads/${thread}/runs/${first.run_id}/join`), '2xx');
+    const original = await agent.get<Run>(`/threads/${thread}/runs/${first.run_id}`);
+    expectStatus(original, 200);
+    expect(original.json.status, original.describe('the original run')).toBe('success');
     expect(texts(await readState(agent, thread)), 'its output is in the thread').toContain('echo: continues');
   });
 
   test('what the reject refusal says', { tag: '@MULTITASK-REJECT-BODY' }, async ({ agent, time, observe }) => {
     const thread = await newThread(agent);
-    const first = await longRun(agent, time, thread);
+    await longRun(agent, time, thread);
     const res = await agent.post(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
     observe('MULTITASK-REJECT-BODY', `status ${res.status}, content-type ${res.headers['content-type'] ?? '(none)'}, body ${res.text.slice(0, 200)}`);
-    await time.pass(time.hold);
-    await join(agent, thread, first.run_id);
   });
 });
 
@@ -84,7 +101,7 @@ test.describe('rollback', () => {
     const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'second' }, multitask_strategy: 'rollback' });
     if (created === 'checked') expectStatus(res, '2xx');
     else precondition(res, 'create the rollback run');
-    await expectEnded(agent, time, thread, first.run_id, 'rollback was accepted', created === 'observed' ? 'precondition' : 'checked');
+    await expectEnded(agent, time, thread, first.run_id, 'rollback was accepted', created === 'observed' ? ['MULTITASK-ROLLBACK-DELETES'] : undefined);
     await join(agent, thread, res.json.run_id);
     precondition(await agent.get(`/threads/${thread}/runs/${res.json.run_id}`), 'look up the new run');
     return { thread, first, res };
@@ -177,7 +194,9 @@ test.describe('interrupt', () => {
 test('enqueue: the new run waits until the earlier one finishes, then both apply in order', { tag: '@MULTITASK-ENQUEUE-ORDER' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const first = await longRun(agent, time, thread, { topic: 'one' });
-  const second = await startRun(agent, thread, { input: { topic: 'two' }, multitask_strategy: 'enqueue' });
+  const created = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'two' }, multitask_strategy: 'enqueue' });
+  expectStatus(created, '2xx');
+  const second = created.json;
   expect((await readRun(agent, thread, second.run_id)).status, 'queued behind the first').toBe('pending');
   await time.pass(time.hold);
   await join(agent, thread, second.run_id);
@@ -207,25 +226,40 @@ test('an unknown multitask_strategy answers 4xx with a JSON error body and creat
   await expectOnlyRun(agent, thread, runId, 'multitask_strategy bogus');
 });
 
-// On an idle thread every strategy just creates a run, as does a target that ignores them:
-// only a run in progress shows each one taken for what it is.
-test('multitask_strategy accepts reject, rollback and interrupt', { tag: '@MULTITASK-STRATEGIES' }, async ({ agent, time }) => {
-  for (const strategy of ['reject', 'rollback', 'interrupt']) {
-    const thread = await newThread(agent);
-    const idle = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: strategy });
-    expectStatus(idle, '2xx');
-    await join(agent, thread, idle.json.run_id);
-    const first = await longRun(agent, time, thread);
-    const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: {}, multitask_strategy: strategy });
-    if (strategy === 'reject') {
-      expect(res.status >= 400 && res.status < 500, res.describe('reject, accepted on the idle thread, refuses while a run is in progress')).toBe(true);
-      await time.pass(time.hold);
-      await join(agent, thread, first.run_id);
-    } else {
-      expectStatus(res, '2xx');
-      await expectEnded(agent, time, thread, first.run_id, `${strategy} was accepted`);
-      await join(agent, thread, res.json.run_id);
-    }
+/** The run in progress was stopped by the later run: deleted, or ended without running to its end. */
+async function expectStopped(agent: ApiClient, time: Time, thread: string, runId: string, why: string): Promise<void> {
+  await expectEnded(agent, time, thread, runId, why);
+  const read = await agent.get<Run>(`/threads/${thread}/runs/${runId}`);
+  const completed = read.status >= 200 && read.status < 300 && read.json.status === 'success';
+  expect(completed, read.describe(`${why}, yet the earlier run ran to its end`)).toBe(false);
+}
+
+// On an idle thread every strategy just creates a run, as does a target that ignores them: only a
+// run in progress shows each one taken for what it is. Each operation that takes the create-run
+// body takes the strategy (§4.5).
+test.describe('multitask_strategy accepts reject, rollback and interrupt', { tag: '@MULTITASK-STRATEGIES' }, () => {
+  for (const [operation, path] of [
+    ['create run', 'runs'],
+    ['stream run', 'runs/stream'],
+    ['wait run', 'runs/wait'],
+  ] as const) {
+    test(operation, async ({ agent, time }) => {
+      for (const strategy of ['reject', 'rollback', 'interrupt']) {
+        const thread = await newThread(agent);
+        const body = { assistant_id: 'agent', input: {}, multitask_strategy: strategy };
+        const idle = await agent.post<Run>(`/threads/${thread}/${path}`, body);
+        expectStatus(idle, '2xx');
+        if (path === 'runs') await join(agent, thread, idle.json.run_id);
+        const first = await longRun(agent, time, thread);
+        const { res } = await whileBusy(agent, time, `/threads/${thread}/${path}`, body);
+        if (strategy === 'reject') {
+          expect(res.status >= 400 && res.status < 500, res.describe('reject, accepted on the idle thread, refuses while a run is in progress')).toBe(true);
+        } else {
+          expectStatus(res, '2xx');
+          await expectStopped(agent, time, thread, first.run_id, `${strategy} was accepted`);
+        }
+      }
+    });
   }
 });
 

@@ -59,20 +59,14 @@ const inProgress = (res: ApiResponse<Run>) => res.status >= 200 && res.status < 
  * and waiting on the later run would only wait out the earlier one. A lookup that fails counts
  * as ended (rollback deletes the run). On a virtual clock one read decides, as nothing moves
  * until told; in real time the target gets a moment, well within the run's hold, to stop it.
+ * With `explainedBy`, a run still in progress is a failed precondition those rules explain.
  */
-export async function expectEnded(
-  agent: ApiClient,
-  time: Time,
-  threadId: string,
-  runId: string,
-  why: string,
-  as: 'checked' | 'precondition' = 'checked',
-): Promise<void> {
+export async function expectEnded(agent: ApiClient, time: Time, threadId: string, runId: string, why: string, explainedBy?: string[]): Promise<void> {
   const read = () => agent.get<Run>(`/threads/${threadId}/runs/${runId}`);
   const polled = time.virtual ? undefined : await time.poll(read, (res) => !inProgress(res), { deadline: time.hold / 4, first: 20 * time.scale });
   const last = polled?.value ?? (await read());
   const said = last.describe(`${why}, yet the earlier run is still in progress`);
-  if (as === 'precondition' && inProgress(last)) skipForPrecondition(`precondition failed: ${said}`);
+  if (explainedBy && inProgress(last)) skipForPrecondition(`precondition failed: ${said}`, explainedBy);
   expect(inProgress(last), said).toBe(false);
 }
 
@@ -98,7 +92,9 @@ export async function expectOnlyRun(agent: ApiClient, thread: string, runId: str
   const res = await agent.get<Run[]>(`/threads/${thread}/runs`);
   const ids = preconditionArray(res, 'list the runs').map((r) => r.run_id);
   if (!ids.includes(runId)) {
-    skipForPrecondition(`precondition failed: the list does not show the thread's earlier run ${runId}, so cannot show no other was made: ${res.describe()}`);
+    skipForPrecondition(`precondition failed: the list does not show the thread's earlier run ${runId}, so cannot show no other was made: ${res.describe()}`, [
+      'RUN-LIST',
+    ]);
   }
   expect(ids, res.describe(`no run was created by ${what}`)).toEqual([runId]);
 }
@@ -112,15 +108,16 @@ export async function readRun(agent: ApiClient, threadId: string, runId: string)
 /**
  * The thread's current state. Its values must agree with the thread's own `values` (§2.7:
  * the current state values): where they do not, the target contradicts itself and rules
- * checked through the state are skipped, leaving the failure to the state and thread rules.
+ * checked through the state are skipped, leaving the failure to the rules `explainedBy` names
+ * (by default the one that reads both after a run).
  */
-export async function readState(agent: ApiClient, threadId: string): Promise<ThreadState> {
+export async function readState(agent: ApiClient, threadId: string, explainedBy = ['RUN-WRITES-THREAD-STATE']): Promise<ThreadState> {
   const res = await agent.get<ThreadState>(`/threads/${threadId}/state`);
   precondition(res, 'read the thread state');
   const thread = await agent.get<Thread>(`/threads/${threadId}`);
   precondition(thread, 'read the thread');
   if (!isDeepStrictEqual(thread.json.values ?? {}, res.json.values ?? {})) {
-    skipForPrecondition(`precondition failed: the thread's values and its state's values differ: ${thread.describe()} / ${res.describe()}`);
+    skipForPrecondition(`precondition failed: the thread's values and its state's values differ: ${thread.describe()} / ${res.describe()}`, explainedBy);
   }
   return res.json;
 }

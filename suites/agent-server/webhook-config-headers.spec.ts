@@ -1,10 +1,11 @@
 // §5, §6: webhooks.headers of the deployment configuration, with ${{ env.VAR }} references
 // under webhooks.env_prefix. A suite sees the configuration the target runs with (only a
-// simulator publishes it); how a server refuses a bad one at startup is checked by the
-// project test simulator/deployment-config.test.ts.
+// simulator publishes it); how a server refuses a bad one at startup (WEBHOOK-CONFIG-ENV-MISSING,
+// which a running target cannot show) is checked by the project test simulator/deployment-config.test.ts.
 import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import { describeDelivery } from '../../harness/webhook-receiver.ts';
+import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { newThread } from './runs-steps.ts';
 import { deliveredRun } from './webhooks-steps.ts';
 
@@ -24,7 +25,7 @@ test('every static header of webhooks.headers comes with every notification', { 
   time,
 }) => {
   const headers = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => references(value).length === 0);
-  test.skip(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
+  skipDeclared(headers.length === 0, "the target's deployment configuration sets no static webhooks.headers");
   for (const name of ['first', 'second']) {
     const { delivery } = await deliveredRun(agent, webhookReceiver, name);
     for (const [header, value] of headers)
@@ -58,7 +59,7 @@ test('a ${{ env.VAR }} reference in a header value arrives replaced by the varia
     const names = references(value);
     return names.length > 0 && names.every((n) => process.env[n] !== undefined);
   });
-  test.skip(templated.length === 0, "the target's deployment configuration has no header referencing a variable set in this environment");
+  skipDeclared(templated.length === 0, "the target's deployment configuration has no header referencing a variable set in this environment");
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'env');
   for (const [header, template] of templated) {
     expect(delivery.headers[header.toLowerCase()], describeDelivery(delivery, `header ${header} = ${template}`)).toBe(
@@ -72,7 +73,7 @@ test('a running server substitutes only variables under env_prefix, a vendor pre
 }, async ({ agent, webhookReceiver, deploymentConfig }) => {
   const prefix = deploymentConfig.webhooks?.env_prefix;
   const templated = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => references(value).length > 0);
-  test.skip(templated.length === 0, "the target's deployment configuration references no environment variable");
+  skipDeclared(templated.length === 0, "the target's deployment configuration references no environment variable");
   // A reference outside the prefix should have stopped the server; one inside it is substituted.
   for (const [header, template] of templated) {
     for (const name of references(template)) {
@@ -83,11 +84,4 @@ test('a running server substitutes only variables under env_prefix, a vendor pre
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'prefix');
   for (const [header] of templated)
     expect(delivery.headers[header.toLowerCase()] ?? '', describeDelivery(delivery, `header ${header} is substituted`)).not.toMatch(/\$\{\{/);
-});
-
-test('a missing referenced variable blocks startup', { tag: '@WEBHOOK-CONFIG-ENV-MISSING' }, () => {
-  test.skip(
-    true,
-    'a running target has already started, so its startup cannot be observed: the project test simulator/deployment-config.test.ts starts `simulate --config` with a missing variable',
-  );
 });

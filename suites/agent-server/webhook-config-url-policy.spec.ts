@@ -5,11 +5,11 @@
 // all). A URL that is accepted stays behind a run that keeps its thread busy on the virtual
 // clock, so nothing is sent to the made-up hosts.
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectJsonError, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectJsonError, expectRefused, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
-import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { newThread } from './runs-steps.ts';
 import { expectNoOtherCron } from './webhooks-steps.ts';
 
@@ -32,7 +32,7 @@ async function tryWebhook(agent: ApiClient, time: Time, webhook: string, path = 
   precondition(first, 'a first run on the thread');
   const count = async () => preconditionArray(await agent.get<unknown[]>(`/threads/${threadId}/runs`), 'list the runs').length;
   const runsBefore = await count();
-  if (runsBefore !== 1) skipForPrecondition(`precondition failed: the thread lists ${runsBefore} runs, not the 1 made on it`);
+  if (runsBefore !== 1) skipForPrecondition(`precondition failed: the thread lists ${runsBefore} runs, not the 1 made on it`, ['RUN-LIST']);
   const res = await agent.post(path(threadId), { assistant_id: 'agent', input: {}, webhook, multitask_strategy: 'enqueue' });
   return { res, runsBefore, runsAfter: await count() };
 }
@@ -41,8 +41,9 @@ function expectAccepted({ res }: Attempt, why: string): void {
   expect(res.status >= 200 && res.status < 300, res.describe(`accepted: ${why}`)).toBe(true);
 }
 
-function expectRefused(attempt: Attempt, why: string, status: number | '4xx' = '4xx'): void {
-  expectJsonError(attempt.res, status);
+/** Refused, as far as §6 says (a URL is refused: no status, no body is shown), and no run was created. */
+function expectUrlRefused(attempt: Attempt, why: string): void {
+  expectRefused(attempt.res);
   expect(attempt.runsAfter, attempt.res.describe(`no run was created (${why})`)).toBe(attempt.runsBefore);
 }
 
@@ -65,7 +66,10 @@ function compliant(policy: UrlPolicy, path = '/hook'): string {
 
 function urlPolicy(config: { webhooks?: { url?: UrlPolicy } }): UrlPolicy {
   const policy = config.webhooks?.url;
-  test.skip(!policy, "the target's deployment configuration sets no webhooks.url policy (simulator/agent-server/webhook-policy.test.ts checks one that does)");
+  skipDeclared(
+    !policy,
+    "the target's deployment configuration sets no webhooks.url policy (simulator/agent-server/webhook-policy.test.ts checks one that does)",
+  );
   return policy!;
 }
 
@@ -76,8 +80,8 @@ test('allowed_domains admits its hosts, *.<domain> its subdomains, and refuses a
 }) => {
   const policy = urlPolicy(deploymentConfig);
   const domains = policy.allowed_domains ?? [];
-  test.skip(domains.length === 0, "the target's webhooks.url sets no allowed_domains");
-  test.skip(
+  skipDeclared(domains.length === 0, "the target's webhooks.url sets no allowed_domains");
+  skipDeclared(
     domains.some((d) => hostMatches(DENIED_HOST, d)),
     `the allowlist admits ${DENIED_HOST}`,
   );
@@ -85,7 +89,7 @@ test('allowed_domains admits its hosts, *.<domain> its subdomains, and refuses a
     const host = domain.startsWith('*.') ? `apc-hooks${domain.slice(1)}` : domain;
     expectAccepted(await tryWebhook(agent, time, `https://${host}${allowedPortSuffix(policy)}/hook`), `${host} is allowed by '${domain}'`);
   }
-  expectRefused(
+  expectUrlRefused(
     await tryWebhook(agent, time, `https://${DENIED_HOST}${allowedPortSuffix(policy)}/hook`),
     `${DENIED_HOST} is in no entry of ${domains.join(', ')}`,
   );
@@ -101,7 +105,7 @@ test('with require_https true an http:// URL is refused; without it, it is accep
   const port = !ports || ports.includes(80) ? '' : `:${ports[0]}`;
   const http = await tryWebhook(agent, time, `http://${allowedHost(policy)}${port}/hook`);
   if (policy.require_https === true) {
-    expectRefused(http, 'require_https is true');
+    expectUrlRefused(http, 'require_https is true');
     expectAccepted(await tryWebhook(agent, time, compliant(policy)), 'the same host over https');
   } else {
     expectAccepted(http, 'require_https is not true');
@@ -115,14 +119,14 @@ test('allowed_ports admits the ports it lists, 443 when an https URL names none,
 }) => {
   const policy = urlPolicy(deploymentConfig);
   const ports = policy.allowed_ports;
-  test.skip(!ports, "the target's webhooks.url sets no allowed_ports");
+  skipDeclared(!ports, "the target's webhooks.url sets no allowed_ports");
   const host = allowedHost(policy);
   for (const port of ports!) expectAccepted(await tryWebhook(agent, time, `https://${host}:${port}/hook`), `port ${port} is listed`);
   const outside = [8443, 9443, 10443, 2].find((p) => !ports!.includes(p))!;
-  expectRefused(await tryWebhook(agent, time, `https://${host}:${outside}/hook`), `port ${outside} is not in ${ports!.join(', ')}`);
+  expectUrlRefused(await tryWebhook(agent, time, `https://${host}:${outside}/hook`), `port ${outside} is not in ${ports!.join(', ')}`);
   const implied = await tryWebhook(agent, time, `https://${host}/hook`);
   if (ports!.includes(443)) expectAccepted(implied, 'an https URL without a port is on 443, which is listed');
-  else expectRefused(implied, 'an https URL without a port is on 443, which is not listed');
+  else expectUrlRefused(implied, 'an https URL without a port is on 443, which is not listed');
 });
 
 test('with disable_loopback true a relative webhook URL is refused; with false it is accepted', { tag: '@WEBHOOK-CONFIG-DISABLE-LOOPBACK' }, async ({
@@ -131,9 +135,9 @@ test('with disable_loopback true a relative webhook URL is refused; with false i
   deploymentConfig,
 }) => {
   const policy = urlPolicy(deploymentConfig);
-  test.skip(policy.disable_loopback === undefined, "the target's webhooks.url does not set disable_loopback, and the spec gives no default");
+  skipDeclared(policy.disable_loopback === undefined, "the target's webhooks.url does not set disable_loopback, and the spec gives no default");
   const relative = await tryWebhook(agent, time, '/threads/search');
-  if (policy.disable_loopback) expectRefused(relative, 'disable_loopback is true');
+  if (policy.disable_loopback) expectUrlRefused(relative, 'disable_loopback is true');
   else expectAccepted(relative, 'disable_loopback is false');
 });
 
@@ -144,12 +148,12 @@ test('a URL of max_url_length characters is accepted and a longer one refused', 
 }) => {
   const policy = urlPolicy(deploymentConfig);
   const max = policy.max_url_length;
-  test.skip(max === undefined, "the target's webhooks.url sets no max_url_length");
+  skipDeclared(max === undefined, "the target's webhooks.url sets no max_url_length");
   const base = compliant(policy, '/');
-  test.skip(base.length >= max!, `max_url_length ${max} is shorter than any URL the policy admits`);
+  skipDeclared(base.length >= max!, `max_url_length ${max} is shorter than any URL the policy admits`);
   const padded = (length: number) => `${base}${'x'.repeat(length - base.length)}`;
   expectAccepted(await tryWebhook(agent, time, padded(max!)), `${max} characters`);
-  expectRefused(await tryWebhook(agent, time, padded(max! + 1)), `${max! + 1} characters`);
+  expectUrlRefused(await tryWebhook(agent, time, padded(max! + 1)), `${max! + 1} characters`);
 });
 
 test('the longest webhook URL a target accepts', { tag: '@WEBHOOK-CONFIG-MAX-URL-LENGTH-VALUE' }, async ({ agent, time, webhookReceiver, observe }) => {
@@ -183,7 +187,7 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
   ] as const) {
     test(`${operation}`, async ({ agent, time, deploymentConfig }) => {
       const webhook = violating(urlPolicy(deploymentConfig));
-      test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
+      skipDeclared(!webhook, "the target's webhooks.url sets nothing a URL can break");
       // No run holds the thread: a wait or stream wrongly accepted must end.
       const attempt = await tryWebhook(agent, time, webhook!, path, false);
       expectJsonError(attempt.res, 422);
@@ -197,14 +201,14 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
   ] as const) {
     test(`${operation}`, async ({ agent, deploymentConfig }) => {
       const webhook = violating(urlPolicy(deploymentConfig));
-      test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
+      skipDeclared(!webhook, "the target's webhooks.url sets nothing a URL can break");
       expectJsonError(await agent.post(path, { assistant_id: 'agent', input: {}, webhook }), 422);
     });
   }
 
   test('create thread cron', async ({ agent, deploymentConfig }) => {
     const webhook = violating(urlPolicy(deploymentConfig));
-    test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
+    skipDeclared(!webhook, "the target's webhooks.url sets nothing a URL can break");
     const threadId = await newThread(agent);
     expectJsonError(await agent.post(`/threads/${threadId}/runs/crons`, { assistant_id: 'agent', schedule: '0 0 * * *', webhook }), 422);
     await expectNoOtherCron(agent, threadId, '', 'the refused webhook');
@@ -212,7 +216,7 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
 
   test('create cron', async ({ agent, deploymentConfig, scope }) => {
     const webhook = violating(urlPolicy(deploymentConfig));
-    test.skip(!webhook, "the target's webhooks.url sets nothing a URL can break");
+    skipDeclared(!webhook, "the target's webhooks.url sets nothing a URL can break");
     expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook, metadata: { apc_scope: scope } }), 422);
     await expectNoOtherCron(agent, null, scope, 'the refused webhook');
   });

@@ -1,12 +1,13 @@
-// §3, §6, §6a: which requests make the service notify the webhook, and when.
+// §3, §5, §6, §6a: which requests make the service notify the webhook, and when.
 import { expect, test } from '../../harness/fixtures.ts';
-import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
-import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { runMark } from '../../harness/run-context.ts';
 import { IN_PROGRESS, newThread, readRun, type Run } from './runs-steps.ts';
 import { describeDelivery } from '../../harness/webhook-receiver.ts';
-import { createCron, deleteCrons, describeCount, firstDelivery, untilNextRun, type Payload } from './webhooks-steps.ts';
+import { deleteCrons, describeCount, firstDelivery, untilNextRun, type EmittingOperation, notifiedBy, payloadOf, type Cron } from './webhooks-steps.ts';
 
 const FINAL = ['success', 'error', 'timeout', 'interrupted'];
 
@@ -21,7 +22,7 @@ async function runsOf(agent: ApiClient, threadId: string): Promise<Run[]> {
 async function expectNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path: (thread: string) => string, name: string): Promise<void> {
   const threadId = await newThread(agent);
   const res = await agent.post(path(threadId), { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
-  precondition(res, `create a run with POST ${path(threadId)}`);
+  expectStatus(res, '2xx');
   const [run] = await runsOf(agent, threadId);
   expect(run, res.describe('the request created a run on the thread')).toBeDefined();
   const arrived = await hooks.waitFor(1, name);
@@ -33,13 +34,13 @@ async function expectNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path:
     deliveries.map((d) => d.method),
     describeCount(deliveries, 1, 'exactly one POST'),
   ).toEqual(['POST']);
-  expect((deliveries[0].json as Payload | undefined)?.run_id, describeDelivery(deliveries[0], `the notification is for run ${run.run_id}`)).toBe(run.run_id);
+  expect(payloadOf(deliveries[0]).run_id, describeDelivery(deliveries[0], `the notification is for run ${run.run_id}`)).toBe(run.run_id);
 }
 
 /** A stateless run through `path` with the receiver's URL must bring exactly one POST for a finished run. */
 async function expectStatelessNotifiedOnce(agent: ApiClient, hooks: WebhookChannel, path: string, name: string): Promise<void> {
   const res = await agent.post(path, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
-  precondition(res, `run POST ${path}`);
+  expectStatus(res, '2xx');
   await hooks.waitFor(1, name);
   await hooks.settle();
   const deliveries = await hooks.received(name);
@@ -47,9 +48,9 @@ async function expectStatelessNotifiedOnce(agent: ApiClient, hooks: WebhookChann
     deliveries.map((d) => d.method),
     describeCount(deliveries, 1, `exactly one POST to the webhook URL after POST ${path}`),
   ).toEqual(['POST']);
-  const payload = deliveries[0].json as Payload | undefined;
-  expect(typeof payload?.run_id, describeDelivery(deliveries[0], 'the notification names the run')).toBe('string');
-  expect(FINAL, describeDelivery(deliveries[0], 'the notification reports a final status')).toContain(payload?.status);
+  const payload = payloadOf(deliveries[0]);
+  expect(typeof payload.run_id, describeDelivery(deliveries[0], 'the notification names the run')).toBe('string');
+  expect(FINAL, describeDelivery(deliveries[0], 'the notification reports a final status')).toContain(payload.status);
 }
 
 test('create run with webhook notifies once at run completion', { tag: '@WEBHOOK-EMIT-CREATE-RUN' }, async ({ agent, webhookReceiver }) => {
@@ -72,25 +73,75 @@ test('stateless wait with webhook notifies once at run completion', { tag: '@WEB
   await expectStatelessNotifiedOnce(agent, webhookReceiver, '/runs/wait', 'stateless-wait');
 });
 
-test('a completed run with a webhook URL brings one POST with a JSON body to that URL, query included', { tag: '@WEBHOOK-TRIGGER' }, async ({
-  agent,
-  webhookReceiver: hooks,
-}) => {
-  const threadId = await newThread(agent);
-  const res = await agent.post(`/threads/${threadId}/runs`, {
-    assistant_id: 'agent',
-    input: { topic: 'trigger' },
-    webhook: `${hooks.url('trigger')}?token=apc-secret&step=1`,
-  });
-  precondition(res, 'create a run with a webhook');
-  const { delivery } = await firstDelivery(hooks, 'trigger', 'the run');
-  await hooks.settle();
-  const requests = await hooks.received('trigger');
-  expect(requests, describeCount(requests, 1, 'one request')).toHaveLength(1);
-  expect(delivery.method, describeDelivery(delivery, 'method')).toBe('POST');
-  expect(delivery.query, describeDelivery(delivery, 'the URL as given, query included')).toEqual({ token: 'apc-secret', step: '1' });
-  expect(() => JSON.parse(delivery.body), describeDelivery(delivery, 'a JSON body')).not.toThrow();
+/** Each operation of §6a, creating with `webhook` what notifies it: a run, or a cron that starts one every minute. */
+const EMITTERS: { label: string; operation: EmittingOperation; path: (thread: string) => string; thread: boolean; cron: boolean }[] = [
+  { label: 'create run', operation: 'createRun', path: (t) => `/threads/${t}/runs`, thread: true, cron: false },
+  { label: 'stream run', operation: 'streamRun', path: (t) => `/threads/${t}/runs/stream`, thread: true, cron: false },
+  { label: 'wait run', operation: 'waitRun', path: (t) => `/threads/${t}/runs/wait`, thread: true, cron: false },
+  { label: 'stateless stream', operation: 'streamStatelessRun', path: () => '/runs/stream', thread: false, cron: false },
+  { label: 'stateless wait', operation: 'waitStatelessRun', path: () => '/runs/wait', thread: false, cron: false },
+  { label: 'create thread cron', operation: 'createThreadCron', path: (t) => `/threads/${t}/runs/crons`, thread: true, cron: true },
+  { label: 'create cron', operation: 'createCron', path: () => '/runs/crons', thread: false, cron: true },
+];
+
+/** A secret in the query, with characters a server must not decode or re-encode on the way. */
+const SECRET_QUERY = '?token=s3cr%2Bt%3D%3D&apc=a%20b';
+
+// Two of each, one notifying a plain URL (the trigger), one a URL with a secret in its query
+// (§5): a delivery that never comes to the second while the first came is the query's failure.
+test.describe('a run created with a webhook URL notifies that URL once, with a JSON POST, query included', {
+  tag: ['@WEBHOOK-TRIGGER', '@AUTH-WEBHOOK-SECRET-QUERY'],
+}, () => {
+  for (const emitter of EMITTERS) {
+    test(emitter.label, async ({ agent, webhookReceiver: hooks, time }) => {
+      const create = async (webhook: string) => {
+        const path = emitter.path(emitter.thread ? await newThread(agent) : '');
+        const body = { assistant_id: 'agent', input: { topic: emitter.label }, webhook };
+        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: '* * * * *', metadata: runMark() } : body);
+      };
+      const plain = await create(hooks.url('plain'));
+      const secret = await create(`${hooks.url('secret')}${SECRET_QUERY}`);
+      try {
+        await forRule('WEBHOOK-TRIGGER', () => expectStatus(plain, '2xx'));
+        await forRule('AUTH-WEBHOOK-SECRET-QUERY', () => expectStatus(secret, '2xx'));
+        const deadline = emitter.cron ? await untilCronsNotified(time, hooks, [plain.json, secret.json]) : hooks.deadline;
+        const [toPlain, toSecret] = await Promise.all([hooks.waitFor(1, 'plain', deadline), hooks.waitFor(1, 'secret', deadline)]);
+        await hooks.settle();
+        const plainAll = await hooks.received('plain');
+        await forRule('WEBHOOK-TRIGGER', () => {
+          expect(toPlain.length, `a request to the webhook URL once the run of ${emitter.label} completed`).toBeGreaterThan(0);
+          // A cron may start its next run meanwhile on a real target: the POSTs are counted for the first run.
+          const forRun = emitter.cron ? plainAll.filter((d) => payloadOf(d).run_id === payloadOf(toPlain[0]).run_id) : plainAll;
+          expect(
+            forRun.map((d) => d.method),
+            forRun.length === 1 ? describeDelivery(forRun[0], 'one POST for the run') : describeCount(forRun, 1, 'one POST for the run'),
+          ).toEqual(['POST']);
+          expect(() => JSON.parse(forRun[0].body), describeDelivery(forRun[0], 'a JSON body')).not.toThrow();
+        });
+        await forRule('AUTH-WEBHOOK-SECRET-QUERY', () => {
+          expect(toSecret.length, `a request to the webhook URL with a query once the run of ${emitter.label} completed`).toBeGreaterThan(0);
+          expect(toSecret[0].url, describeDelivery(toSecret[0], 'path and query as given')).toBe(`${new URL(hooks.url('secret')).pathname}${SECRET_QUERY}`);
+        });
+      } finally {
+        if (emitter.cron) await deleteCrons(agent, plain.json, secret.json);
+      }
+    });
+  }
 });
+
+/**
+ * Lets the crons' first run come (on a virtual clock, at once) and answers how long, in wall ms,
+ * its notification may then take: on a real target, until the schedule's next minute, the run
+ * and its delivery.
+ */
+async function untilCronsNotified(time: Time, hooks: WebhookChannel, crons: Cron[]): Promise<number> {
+  const until = Math.max(...crons.map(untilNextRun));
+  if (time.virtual) {
+    await time.pass(until);
+    return hooks.deadline;
+  }
+  return time.wall(until + time.timeouts.cron + time.timeouts.webhook);
+}
 
 test("runs created without webhook send nothing, not even to an earlier run's URL", { tag: '@WEBHOOK-NO-URL-NO-POST' }, async ({
   agent,
@@ -101,16 +152,17 @@ test("runs created without webhook send nothing, not even to an earlier run's UR
     await agent.post(`/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: { topic: 'with' }, webhook: hooks.url('earlier') }),
     'run with a webhook',
   );
-  await firstDelivery(hooks, 'earlier', 'the run with a webhook');
+  await firstDelivery(hooks, 'earlier', 'the run with a webhook', notifiedBy('waitRun'));
+  // The runs without webhook are those the rule speaks of: each must be created.
   for (const path of ['runs', 'runs/wait', 'runs/stream']) {
     // enqueue: the background run may still be in progress when the next one is created.
     const body = { assistant_id: 'agent', input: { topic: `without ${path}` }, multitask_strategy: 'enqueue' };
-    precondition(await agent.post(`/threads/${threadId}/${path}`, body), `POST /threads/{id}/${path} without webhook`);
+    expectStatus(await agent.post(`/threads/${threadId}/${path}`, body), '2xx');
   }
-  precondition(await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless without' } }), 'a stateless run without webhook');
+  expectStatus(await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless without' } }), '2xx');
   // Only once every run has finished can the quiet that follows say none of them notified.
   const runs = await runsOf(agent, threadId);
-  if (runs.length !== 4) skipForPrecondition(`precondition failed: the thread lists ${runs.length} runs, not the 4 made on it`);
+  if (runs.length !== 4) skipForPrecondition(`precondition failed: the thread lists ${runs.length} runs, not the 4 made on it`, ['RUN-LIST']);
   for (const run of runs) expect(FINAL, `run ${run.run_id} finished`).toContain((await readRun(agent, threadId, run.run_id)).status);
   await hooks.settle();
   const earlier = await hooks.received('earlier');
@@ -128,10 +180,10 @@ test('nothing is sent while a run is in progress; its completion is the one noti
     input: { topic: 'only', delay_ms: time.hold },
     webhook: hooks.url('only'),
   });
-  precondition(res, 'create a run that stays in progress');
-  // What arrived while part of the hold passed came during the run, as long as a read just after
-  // finds it still in progress (on a virtual clock it stays so until told).
-  await (time.virtual ? hooks.settle() : time.pass(time.hold / 2));
+  expectStatus(res, '2xx');
+  // What arrived while half the hold passed came during the run, as long as a read just after
+  // finds it still in progress. One sent then that arrives later is counted at the end.
+  await time.pass(time.hold / 2);
   const early = await hooks.received('only');
   const during = await readRun(agent, threadId, res.json.run_id);
   if (IN_PROGRESS.includes(during.status ?? ''))
@@ -141,13 +193,13 @@ test('nothing is sent while a run is in progress; its completion is the one noti
     ).toEqual([]);
   else test.info().annotations.push({ type: 'note', description: `the run had ended (${during.status}) half-way through its hold: nothing to watch` });
   await time.pass(time.virtual ? time.hold : time.hold / 2);
-  // A notification that never comes is the emission rule's failure; this one judges what else comes.
-  await firstDelivery(hooks, 'only', 'the run');
+  // A notification that never comes is the emission rules' failure; this one judges what else comes.
+  await firstDelivery(hooks, 'only', 'the run', notifiedBy('createRun'));
   await hooks.settle();
   const run = await readRun(agent, threadId, res.json.run_id);
   const deliveries = await hooks.received('only');
   expect(
-    deliveries.map((d) => `${d.method} ${(d.json as Payload | undefined)?.status}`),
+    deliveries.map((d) => `${d.method} ${payloadOf(d).status}`),
     deliveries.length === 1 ? describeDelivery(deliveries[0], 'one POST, reporting the final status') : describeCount(deliveries, 1, 'one POST'),
   ).toEqual([`POST ${run.status}`]);
 });
@@ -157,24 +209,30 @@ test('nothing is sent while a run is in progress; its completion is the one noti
  * two on the virtual clock; on a real target, whose crons run once a minute, the first.
  */
 async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time: Time, threadId: string | null, name: string): Promise<void> {
-  const cron = await createCron(agent, threadId, { schedule: '* * * * *', input: { topic: name }, webhook: hooks.url(name) });
+  const res = await agent.post<Cron>(threadId === null ? '/runs/crons' : `/threads/${threadId}/runs/crons`, {
+    assistant_id: 'agent',
+    schedule: '* * * * *',
+    input: { topic: name },
+    webhook: hooks.url(name),
+    metadata: runMark(),
+  });
   try {
+    expectStatus(res, '2xx');
     const runs = time.virtual ? 2 : 1;
-    time.allowFor(untilNextRun(cron), 'cron', 'webhook');
-    if (time.virtual) await time.pass(untilNextRun(cron));
-    await hooks.waitFor(1, name, time.virtual ? undefined : time.wall(untilNextRun(cron) + time.timeouts.cron + time.timeouts.webhook));
+    time.allowFor(untilNextRun(res.json), 'cron', 'webhook');
+    await hooks.waitFor(1, name, await untilCronsNotified(time, hooks, [res.json]));
     if (time.virtual) await time.pass(60_000);
     const deliveries = await hooks.waitFor(runs, name);
     // A notification that names no run would count as one run however many came.
-    const runIdOf = (d: (typeof deliveries)[number]) => (d.json as Payload | undefined)?.run_id;
+    const runIdOf = (d: (typeof deliveries)[number]) => payloadOf(d).run_id;
     const named = [...new Set(deliveries.map(runIdOf))].filter((id) => typeof id === 'string' && id !== '');
     const unnamed = deliveries.find((d) => !named.includes(runIdOf(d) as string));
     const each = `one notification for each of the ${runs} run(s) the cron started, each naming its run`;
     expect(named.length, unnamed ? describeDelivery(unnamed, each) : describeCount(deliveries, runs, each)).toBe(runs);
-    for (const d of deliveries) expect(FINAL, describeDelivery(d, 'each reports a finished run')).toContain((d.json as Payload | undefined)?.status);
-    if (threadId) for (const d of deliveries) expect((d.json as Payload | undefined)?.thread_id, describeDelivery(d, "on the cron's thread")).toBe(threadId);
+    for (const d of deliveries) expect(FINAL, describeDelivery(d, 'each reports a finished run')).toContain(payloadOf(d).status);
+    if (threadId) for (const d of deliveries) expect(payloadOf(d).thread_id, describeDelivery(d, "on the cron's thread")).toBe(threadId);
   } finally {
-    await deleteCrons(agent, cron);
+    await deleteCrons(agent, res.json);
   }
 }
 
@@ -188,22 +246,4 @@ test('create thread cron with webhook notifies at the completion of each run it 
 
 test('create cron with webhook notifies at the completion of each run it starts', { tag: '@WEBHOOK-EMIT-CRON' }, async ({ agent, webhookReceiver, time }) => {
   await expectCronNotifies(agent, webhookReceiver, time, null, 'cron');
-});
-
-test.describe("a secret in the webhook URL's query string reaches the receiver verbatim", { tag: '@AUTH-WEBHOOK-SECRET-QUERY' }, () => {
-  const query = '?token=s3cr%2Bt%3D%3D&apc=a%20b';
-  // Each kind of operation of §6a: a server may build the delivery URL apart for each.
-  for (const [operation, name, path] of [
-    ['create run', 'secret', (thread: string) => `/threads/${thread}/runs`],
-    ['stream run', 'secret-stream', (thread: string) => `/threads/${thread}/runs/stream`],
-    ['stateless wait', 'secret-stateless', () => '/runs/wait'],
-    ['stateless stream', 'secret-stateless-stream', () => '/runs/stream'],
-  ] as const) {
-    test(operation, async ({ agent, webhookReceiver: hooks }) => {
-      const body = { assistant_id: 'agent', input: { topic: name }, webhook: `${hooks.url(name)}${query}` };
-      precondition(await agent.post(path(await newThread(agent)), body), `run ${operation} with a webhook`);
-      const { delivery } = await firstDelivery(hooks, name, operation);
-      expect(delivery.url, describeDelivery(delivery, 'path and query as given')).toBe(`${new URL(hooks.url(name)).pathname}${query}`);
-    });
-  }
 });

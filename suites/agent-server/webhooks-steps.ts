@@ -1,5 +1,5 @@
 // Steps the webhook, webhook-config and cron suites share. Each is a precondition: when it
-// fails, the test is skipped as such, so only the rule under test can fail.
+// fails, the test is skipped naming the rules that explain it, so only the rule under test can fail.
 import { CronExpressionParser } from 'cron-parser';
 import type { ApiClient } from '../../harness/client.ts';
 import { runMark } from '../../harness/run-context.ts';
@@ -22,15 +22,44 @@ interface Delivered {
   payload: Payload;
 }
 
-/** The first delivery under `name`, parsed; skips the test when none arrives. */
-export async function firstDelivery(hooks: WebhookChannel, name: string, what: string): Promise<{ delivery: ReceivedRequest; payload: Payload }> {
+/** The rule that says each operation of §6a emits the notification, by operationId. */
+const EMITS = {
+  createRun: 'WEBHOOK-EMIT-CREATE-RUN',
+  streamRun: 'WEBHOOK-EMIT-STREAM-RUN',
+  waitRun: 'WEBHOOK-EMIT-WAIT-RUN',
+  streamStatelessRun: 'WEBHOOK-EMIT-STATELESS-STREAM',
+  waitStatelessRun: 'WEBHOOK-EMIT-STATELESS-WAIT',
+  createCron: 'WEBHOOK-EMIT-CRON',
+  createThreadCron: 'WEBHOOK-EMIT-THREAD-CRON',
+} as const;
+
+export type EmittingOperation = keyof typeof EMITS;
+
+/** The rules whose failure explains that a run made by `operation` with a webhook sent no notification. */
+export function notifiedBy(operation: EmittingOperation): string[] {
+  return ['WEBHOOK-TRIGGER', EMITS[operation]];
+}
+
+/** The payload of a delivery: its JSON object, or `{}` (a body that is none breaks every payload field). */
+export function payloadOf(delivery: ReceivedRequest): Payload {
+  const json = delivery.json;
+  return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Payload) : {};
+}
+
+/**
+ * The first delivery under `name`, for tests of what a delivery carries or what else is sent: one
+ * that never comes is the failure of the rules that make the run notify (`explainedBy`), so the
+ * test is skipped naming them.
+ */
+export async function firstDelivery(
+  hooks: WebhookChannel,
+  name: string,
+  what: string,
+  explainedBy: string[],
+): Promise<{ delivery: ReceivedRequest; payload: Payload }> {
   const [delivery] = await hooks.waitFor(1, name);
-  if (!delivery) skipForPrecondition(`precondition failed: no webhook delivery arrived for ${what} at ${hooks.url(name)}`);
-  const payload = delivery.json;
-  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
-    skipForPrecondition(`precondition failed: the webhook delivery for ${what} is not a JSON object: ${delivery.body.slice(0, 200)}`);
-  }
-  return { delivery, payload: payload as Payload };
+  if (!delivery) skipForPrecondition(`precondition failed: no webhook delivery arrived for ${what} at ${hooks.url(name)}`, explainedBy);
+  return { delivery, payload: payloadOf(delivery) };
 }
 
 /** A background run on a new thread, created with a webhook, and the delivery its completion sent. */
@@ -38,14 +67,14 @@ export async function deliveredRun(agent: ApiClient, hooks: WebhookChannel, name
   const threadId = await newThread(agent);
   const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name), ...body });
   precondition(res, 'create a run with a webhook');
-  return { threadId, runId: res.json.run_id, created: res.json, ...(await firstDelivery(hooks, name, `run ${res.json.run_id}`)) };
+  return { threadId, runId: res.json.run_id, created: res.json, ...(await firstDelivery(hooks, name, `run ${res.json.run_id}`, notifiedBy('createRun'))) };
 }
 
 /** A stateless wait run created with a webhook, and the delivery its completion sent. */
 export async function deliveredStatelessRun(agent: ApiClient, hooks: WebhookChannel, name: string): Promise<{ delivery: ReceivedRequest; payload: Payload }> {
   const res = await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: name }, webhook: hooks.url(name) });
   precondition(res, 'run a stateless wait run with a webhook');
-  return firstDelivery(hooks, name, 'the stateless run');
+  return firstDelivery(hooks, name, 'the stateless run', notifiedBy('waitStatelessRun'));
 }
 
 /**
@@ -85,7 +114,9 @@ export async function expectNoOtherCron(agent: ApiClient, threadId: string | nul
     const res = await agent.post<Cron[]>('/runs/crons/search', threadId === null ? { limit: 1000 } : { thread_id: threadId });
     const found = preconditionArray(res, 'search the crons').filter((c) => threadId !== null || c.metadata?.apc_scope === marker);
     if (!found.some((c) => c.cron_id === control.cron_id)) {
-      skipForPrecondition(`precondition failed: the search misses the cron just made (${control.cron_id}), so cannot show no other was: ${res.describe()}`);
+      skipForPrecondition(`precondition failed: the search misses the cron just made (${control.cron_id}), so cannot show no other was: ${res.describe()}`, [
+        'CRON-SEARCH',
+      ]);
     }
     expect(
       found.map((c) => c.cron_id),

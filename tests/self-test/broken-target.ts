@@ -16,6 +16,7 @@ import { startSimulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
+import type { DeploymentConfigFile } from '../../specs/types/simulator-admin.ts';
 
 export interface MutableRequest {
   method: string;
@@ -56,10 +57,16 @@ export interface Mutation {
   response?: (res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>) => MutableResponse;
   /** Changes an event-stream response (whole, once it ended) and its headers. */
   stream?: (text: string, headers: Record<string, string>) => { text: string; headers: Record<string, string> };
-  /** Changes a webhook delivery on its way to the receiver. */
-  delivery?: (req: MutableRequest) => MutableRequest;
+  /** Changes a webhook delivery on its way to the receiver (or holds it back a while). */
+  delivery?: (req: MutableRequest) => MutableRequest | Promise<MutableRequest>;
   /** Changes the receiver's answer to a delivery, as the sending server sees it. */
   deliveryAnswer?: (res: MutableResponse) => MutableResponse;
+  /**
+   * The deployment configuration the target says it runs with, changed from the one it runs with:
+   * a server that ignores a setting. The suites read it once per run, in no test, so the mutation
+   * gets a broken target of its own (plan.ts).
+   */
+  deploymentConfig?: (config: DeploymentConfigFile) => DeploymentConfigFile;
 }
 
 /** The mutation that applies to what a test sends or receives (undefined: none, pass through). */
@@ -119,10 +126,14 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
     fronts.set(endpoint, await listen(server));
   }
 
-  /** The simulator's info names its own URLs; a suite must reach the fronts instead. */
+  const declared = typeof mutations === 'function' ? undefined : mutations.deploymentConfig;
+
+  /** The simulator's info names its own URLs; a suite must reach the fronts instead. It states the configuration the mutation declares. */
   function pointInfoAtFronts(res: MutableResponse): MutableResponse {
     const planes = Object.fromEntries([...fronts].map(([endpoint, front]) => [endpoint, front.url]));
-    return { ...res, body: { ...object(res.body), planes } };
+    const body = object(res.body);
+    const config = declared && body.deployment_config ? { deployment_config: declared(body.deployment_config as DeploymentConfigFile) } : {};
+    return { ...res, body: { ...body, planes, ...config } };
   }
 
   /** Bytes through unchanged (multipart and gzip bodies included), but for the info rewrite. */
@@ -193,7 +204,7 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
       headers,
       body: parse(Buffer.concat(chunks).toString('utf8'), headers['content-type']),
     };
-    const sent = mutation?.delivery ? mutation.delivery(delivery) : delivery;
+    const sent = mutation?.delivery ? await mutation.delivery(delivery) : delivery;
     const response = await request(`${receiver}${sent.path}`, { method: sent.method as 'POST', headers: sent.headers, body: serialize(sent.body) });
     const answerHeaders = answerable(response.headers);
     const answer: MutableResponse = {

@@ -37,7 +37,7 @@ export interface Group {
   trials: Trial[];
   /** Playwright --test-list lines: the tests to run, or whole files. */
   testList: string[];
-  /** One mutation applied to every request (the rate-limit suites): not routed by test. */
+  /** One mutation applied to every request (the rate-limit suites, a declared configuration): not routed by test. */
   alone: boolean;
 }
 
@@ -78,12 +78,10 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
   const uses = new Map<Trial, Set<string>>(trials.map((t) => [t, new Set([...t.tests].flatMap((id) => shown.get(id) ?? []))]));
   const groups: Group[] = [];
   for (const trial of trials) {
-    if (trial.mutation.rateLimits) {
-      groups.push({
-        trials: [trial],
-        testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`)],
-        alone: true,
-      });
+    // A mutation of what the target declares (read once per run) needs a broken target of its own too.
+    if (trial.mutation.rateLimits || trial.mutation.deploymentConfig) {
+      const rateLimitSuites = trial.mutation.rateLimits ? RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`) : [];
+      groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...rateLimitSuites], alone: true });
       continue;
     }
     // Apart: no test in common, and neither breaks requests the other's tests make or lean on.
@@ -126,7 +124,7 @@ function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<str
 
 /** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */
 export function lanesOf(groups: Group[], lanes: number): Group[][] {
-  const cost = (g: Group) => 60 + g.testList.length + (g.alone ? 600 : 0);
+  const cost = (g: Group) => 60 + g.testList.length + (g.trials.some((t) => t.mutation.rateLimits) ? 600 : 0);
   const dealt: { groups: Group[]; cost: number }[] = Array.from({ length: lanes }, () => ({ groups: [], cost: 0 }));
   for (const group of [...groups].sort((a, b) => cost(b) - cost(a))) {
     const lane = dealt.reduce((min, l) => (l.cost < min.cost ? l : min));

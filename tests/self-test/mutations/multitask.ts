@@ -35,6 +35,12 @@ const withoutAnswer = (values: unknown) => {
 };
 
 export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
+  'reject-as-rollback': {
+    // Every test of these rules makes a reject request on a thread with a run in progress and judges its refusal.
+    breaks: ['MULTITASK-REJECT-409', 'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-ERRORS-BEFORE-STREAM'],
+    description: 'reject behaves as rollback: the run in progress is deleted and the new run created, with no 409',
+    request: (req) => (calls(req, ...CREATES) && strategy(req) === 'reject' ? { ...req, body: { ...object(req.body), multitask_strategy: 'rollback' } } : req),
+  },
   'interrupt-deletes-run': {
     breaks: ['MULTITASK-INTERRUPT-KEEPS'],
     description: 'interrupt behaves as rollback: the run in progress is deleted, not kept',

@@ -6,8 +6,8 @@ const CREATES = ['createRun', 'streamRun', 'waitRun'];
 
 export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
   'run-created-at-epoch': {
-    // The create test is the one that holds the answer to the Run schema.
-    breaks: ['RUN-CREATE'],
+    // The shape test holds the created run to the Run schema.
+    breaks: ['RUN-SHAPE'],
     description: "a created run's answer gives created_at in epoch milliseconds, not a date-time",
     response: (res, req) => {
       const run = object(res.body);

@@ -148,7 +148,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'MULTITASK-ROLLBACK-DELETES',
       'RUN-LIST',
       'RUN-WAIT',
-      'WEBHOOK-CONFIG-DISABLE-WEBHOOKS',
       'WEBHOOK-EMIT-CREATE-RUN',
       'WEBHOOK-EMIT-STREAM-RUN',
       'WEBHOOK-EMIT-WAIT-RUN',

@@ -1,6 +1,8 @@
-// The deployment configuration's webhooks.url policy (§6) left unenforced at run and cron creation:
-// a URL breaking one setting is taken as one that keeps it.
+// The deployment configuration's webhook settings (§6) left unenforced: a webhooks.url policy at
+// run and cron creation (a URL breaking one setting is taken as one that keeps it), and
+// http.disable_webhooks.
 import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
+import { sleep } from '../../../harness/time.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { object } from './support.ts';
 
@@ -16,7 +18,23 @@ const webhookChanged =
 
 const absolute = (url: string) => /^https?:\/\//i.test(url);
 
+/**
+ * How late a delivery comes, in wall ms: past the 300 ms the suites once waited for a delivery
+ * that should not come (on a virtual clock, as the broken target's), within the 2 s a delivery
+ * has to arrive within there (WebhookChannel.deadline).
+ */
+const LATE_MS = 1_500;
+
 export const WEBHOOK_CONFIG_MUTATIONS: Record<string, Mutation> = {
+  'disabled-webhooks-delivered-late': {
+    breaks: ['WEBHOOK-CONFIG-DISABLE-WEBHOOKS'],
+    description: 'http.disable_webhooks is true in the configuration the server states, and it notifies all the same, late',
+    deploymentConfig: (config) => ({ ...config, http: { ...config.http, disable_webhooks: true } }),
+    delivery: async (req) => {
+      await sleep(LATE_MS);
+      return req;
+    },
+  },
   'loopback-not-disabled': {
     breaks: ['WEBHOOK-CONFIG-DISABLE-LOOPBACK'],
     description: 'webhooks.url.disable_loopback is not enforced: a relative webhook URL is accepted (and never called)',

@@ -3,6 +3,9 @@ import { EMBEDDED_RECEIVER_URL } from '../../../harness/target.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { allowedHost, calls, object, param, type Json } from './support.ts';
 
+/** The operations that take `webhook` and notify it (§6a). */
+const EMITTING = ['createRun', 'streamRun', 'waitRun', 'streamStatelessRun', 'waitStatelessRun', 'createCron', 'createThreadCron'];
+
 /** A webhook payload changed on its way to the receiver. */
 const payload =
   (change: (payload: Json) => Json) =>
@@ -76,10 +79,17 @@ export const WEBHOOK_MUTATIONS: Record<string, Mutation> = {
     delivery: payload(({ run_ended_at: _ended, ...p }) => p),
   },
   'webhook-query-dropped': {
-    // The trigger test sends to a URL with a query and checks it arrives whole.
-    breaks: ['AUTH-WEBHOOK-SECRET-QUERY', 'WEBHOOK-TRIGGER'],
+    breaks: ['AUTH-WEBHOOK-SECRET-QUERY'],
     description: "the webhook URL's query string is dropped from the delivery",
     delivery: (req) => ({ ...req, path: req.path.split('?')[0] }),
+  },
+  'webhook-query-url-never-notified': {
+    breaks: ['AUTH-WEBHOOK-SECRET-QUERY'],
+    description: 'a webhook URL that carries a query (?token=...) is accepted at creation and never notified',
+    request: (req) => {
+      const { webhook, ...body } = object(req.body);
+      return calls(req, ...EMITTING) && typeof webhook === 'string' && webhook.includes('?') ? { ...req, body } : req;
+    },
   },
   'webhook-static-header-dropped': {
     // The version rule checks the same header as the feature it dates.
