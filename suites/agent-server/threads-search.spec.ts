@@ -9,15 +9,11 @@ import { assertProperty } from '../../harness/property.ts';
 import type { Time } from '../../harness/time.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
 import { join, longRun, startRun } from './runs-steps.ts';
+import { SCOPE_SEARCH } from './threads-steps.ts';
 
 type SortKey = 'thread_id' | 'status' | 'created_at' | 'updated_at';
 const SORT_KEYS: SortKey[] = ['thread_id', 'status', 'created_at', 'updated_at'];
 
-/**
- * The rules whose failure explains a search of the test's scope (a setup step: it carries no
- * field under test) that does not answer the threads made in it.
- */
-const SCOPE_SEARCH = ['THREAD-SEARCH-ARRAY', 'THREAD-SEARCH-METADATA', 'THREAD-SEARCH-LIMIT', 'THREAD-CREATE-METADATA'];
 /** The rules whose failure explains threads whose runs did not give them the statuses (and times) intended. */
 const RUN_STATUSES = ['THREAD-STATUS-AFTER-RUN', 'THREAD-STATUS-BUSY-DURING-RUN', 'THREAD-SEARCH-ARRAY'];
 

@@ -2,10 +2,11 @@
 // asserts, then updates the model (fast-check model-based testing).
 import fc from 'fast-check';
 import { expect } from '@playwright/test';
-import { precondition, preconditionArray } from '../../../harness/checks/index.ts';
+import { expectArray, expectStatus, precondition, preconditionArray } from '../../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
 import type { Thread } from '../../../specs/types/agent-server.ts';
 import { readState, texts, threadStatus } from '../runs-steps.ts';
+import { SCOPE_SEARCH } from '../threads-steps.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;
@@ -27,10 +28,13 @@ class CopyThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const source = m.threads[this.index % m.threads.length];
+    // The copy is the request THREAD-COPY-INDEPENDENT is about: a refusal fails it.
     const res = await r.agent.post<Thread>(`/threads/${source.id}/copy`);
-    precondition(res, 'copy a thread');
+    await forRule('THREAD-COPY-INDEPENDENT', () => expectStatus(res, '2xx'));
     // A copy that is not a new thread is THREAD-COPY-NEW's failure; the model needs new ones.
-    if (m.threads.some((t) => t.id === res.json.thread_id)) skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`);
+    if (m.threads.some((t) => t.id === res.json.thread_id)) {
+      skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`, ['THREAD-COPY-NEW']);
+    }
     m.threads.push({ ...structuredClone(source), id: res.json.thread_id, status: 'idle' });
   }
   toString = () => `POST /threads/{#${this.index}}/copy`;
@@ -82,17 +86,30 @@ class SearchByStatus implements Command {
   async run(m: Model, r: Real): Promise<void> {
     // The scope is found by metadata: a target that loses a thread's metadata (THREAD-CREATE-METADATA
     // judges that) leaves it out of every search of the scope, whatever its status.
-    const scoped = preconditionArray(await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.scope }, limit: 100 }), 'search the scope');
+    const scoped = preconditionArray(
+      await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.scope }, limit: 100 }),
+      'search the scope',
+      undefined,
+      SCOPE_SEARCH,
+    );
     const missing = m.threads.filter((t) => !scoped.some((s) => s.thread_id === t.id));
-    if (missing.length > 0)
-      skipForPrecondition(`precondition failed: the search of the scope misses threads made in it: ${missing.map((t) => t.id).join(', ')}`);
+    if (missing.length > 0) {
+      skipForPrecondition(`precondition failed: the search of the scope misses threads made in it: ${missing.map((t) => t.id).join(', ')}`, SCOPE_SEARCH);
+    }
+    // The search carrying the generated status is the one the rule judges.
     const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
-    const found = preconditionArray(res, 'search by status');
     const expected = m.threads
       .filter((t) => t.status === this.status)
       .map((t) => t.id)
       .sort();
-    await forRule('THREAD-SEARCH-STATUS', () => expect(found.map((t) => t.thread_id).sort(), res.describe(`status ${this.status}`)).toEqual(expected));
+    await forRule('THREAD-SEARCH-STATUS', () =>
+      expect(
+        expectArray(res, 'search by status')
+          .map((t) => t.thread_id)
+          .sort(),
+        res.describe(`status ${this.status}`),
+      ).toEqual(expected),
+    );
   }
   toString = () => `POST /threads/search {status: ${this.status}}`;
 }
