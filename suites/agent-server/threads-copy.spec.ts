@@ -48,9 +48,12 @@ test('after the copy, a change to either thread does not change the other', { ta
   expectStatus(copy, '2xx');
   const before = await readState(agent, original.json.thread_id);
 
-  // A run on the copy is the documented way to change its state (§4.5).
+  // A run on the copy is the documented way to change its state (§4.5). The original is judged
+  // first: a run that went to it instead is the finding, not a run that changed nothing.
   const run = await agent.post(`/threads/${copy.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'changed in the copy' } });
   precondition(run, 'run on the copy');
+  const after = await readState(agent, original.json.thread_id);
+  expect(after.values, "the original's state is unchanged by a run on the copy").toEqual(before.values);
   const changed = await readState(agent, copy.json.thread_id);
   if (changed.values.topic !== 'changed in the copy') {
     skipForPrecondition(`precondition failed: a run did not change the copy's state (topic ${JSON.stringify(changed.values.topic)})`, [
@@ -58,8 +61,6 @@ test('after the copy, a change to either thread does not change the other', { ta
       'RUN-WAIT',
     ]);
   }
-  const after = await readState(agent, original.json.thread_id);
-  expect(after.values, "the original's state is unchanged by a run on the copy").toEqual(before.values);
 
   const runOnOriginal = await agent.post(`/threads/${original.json.thread_id}/runs/wait`, {
     assistant_id: 'agent',

@@ -68,6 +68,18 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
         : res;
     },
   },
+  'copy-runs-write-original': {
+    breaks: ['THREAD-COPY-INDEPENDENT'],
+    description: "a run on a copy writes to its original's state, as a copy that shares its original's store would",
+    request: (req, memory) => {
+      const original = memory.get(`copy:${param(req, 'thread_id')}`);
+      return calls(req, 'createRun', 'streamRun', 'waitRun') && typeof original === 'string' ? redirect(req, req.operation!, { thread_id: original }) : req;
+    },
+    response: (res, req, memory) => {
+      if (calls(req, 'copyThread') && res.status < 300) memory.set(`copy:${String(object(res.body).thread_id)}`, param(req, 'thread_id'));
+      return res;
+    },
+  },
   'copy-unknown-500': {
     breaks: ['THREAD-COPY-UNKNOWN'],
     description: 'copying an unknown thread crashes',
