@@ -5,12 +5,20 @@ import fc from 'fast-check';
 import { expect } from '@playwright/test';
 import { expectArray, expectStatus, precondition, preconditionArray } from '../../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
-import type { Thread } from '../../../specs/types/agent-server.ts';
-import { readState, threadStatus } from '../runs-steps.ts';
+import type { ApiClient } from '../../../harness/client.ts';
+import type { Thread, ThreadState } from '../../../specs/types/agent-server.ts';
+import { threadStatus } from '../runs-steps.ts';
 import { SCOPE_SEARCH } from '../threads-steps.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;
+
+/** The thread's state values, read alone (a step: THREAD-STATE's rules judge the read; whether the thread's own values agree is others'). */
+async function stateValues(agent: ApiClient, threadId: string): Promise<Record<string, unknown>> {
+  const res = await agent.get<ThreadState>(`/threads/${threadId}/state`);
+  precondition(res, 'read the thread state');
+  return res.json.values;
+}
 
 class CreateThread implements Command {
   constructor(readonly topic: string | undefined) {}
@@ -19,8 +27,7 @@ class CreateThread implements Command {
     const supersteps = this.topic === undefined ? undefined : [{ updates: [{ values: { topic: this.topic }, as_node: 'prepare' }] }];
     const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.scope }, ...(supersteps ? { supersteps } : {}) });
     precondition(res, 'create a thread');
-    const { values } = await readState(r.agent, res.json.thread_id);
-    m.threads.push({ id: res.json.thread_id, values, afterRun: undefined });
+    m.threads.push({ id: res.json.thread_id, values: await stateValues(r.agent, res.json.thread_id), afterRun: undefined });
   }
   toString = () => `POST /threads ${this.topic === undefined ? '{}' : `(topic ${JSON.stringify(this.topic)})`}`;
 }
@@ -37,7 +44,7 @@ class CopyThread implements Command {
     if (m.threads.some((t) => t.id === res.json.thread_id)) {
       skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`, ['THREAD-COPY-NEW']);
     }
-    const { values } = await readState(r.agent, res.json.thread_id);
+    const values = await stateValues(r.agent, res.json.thread_id);
     if (!isDeepStrictEqual(values, source.values)) {
       skipForPrecondition(`precondition failed: the copy's state ${JSON.stringify(values)} is not its original's ${JSON.stringify(source.values)}`, [
         'THREAD-COPY-STATE',
@@ -63,7 +70,7 @@ class RunOnThread implements Command {
       input: { topic: this.topic, ...(this.fail ? { fail: true } : {}) },
     });
     precondition(res, 'run and wait');
-    thread.values = (await readState(r.agent, thread.id)).values;
+    thread.values = await stateValues(r.agent, thread.id);
     thread.afterRun = this.fail ? 'error' : 'idle';
   }
   toString = () => `POST /threads/{#${this.index}}/runs/wait ${JSON.stringify({ topic: this.topic, fail: this.fail })}`;
@@ -74,9 +81,9 @@ class CheckThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const thread: ThreadModel = m.threads[this.index % m.threads.length];
-    const state = await readState(r.agent, thread.id);
+    const values = await stateValues(r.agent, thread.id);
     await forRule('THREAD-COPY-INDEPENDENT', () =>
-      expect(state.values, `thread #${this.index % m.threads.length}: the state its own last operation left`).toEqual(thread.values),
+      expect(values, `thread #${this.index % m.threads.length}: the state its own last operation left`).toEqual(thread.values),
     );
     if (thread.afterRun === undefined) return;
     const status = await threadStatus(r.agent, thread.id);
