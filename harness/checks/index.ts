@@ -88,6 +88,17 @@ export function preconditionFields(res: ApiResponse, plane: Plane, schema: strin
   }
 }
 
+/**
+ * The JSON array a judged request answers (the list or search a rule is about): a refusal, or a
+ * body that is not an array (of `length` items, when given), fails the test.
+ */
+export function expectArray<T>(res: ApiResponse<T[]>, what: string, length?: number): T[] {
+  expectStatus(res, '2xx');
+  expect(Array.isArray(res.json), res.describe(`${what}: expected a JSON array`)).toBe(true);
+  if (length !== undefined) expect(res.json.length, res.describe(`${what}: expected ${length} items`)).toBe(length);
+  return res.json;
+}
+
 /** A step that must answer a JSON array (a list or search) for the test to go on. */
 export function preconditionArray<T>(res: ApiResponse<T[]>, what: string, length?: number, explainedBy: readonly string[] = rulesOfStep(res)): T[] {
   precondition(res, what, explainedBy);

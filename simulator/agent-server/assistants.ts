@@ -1,4 +1,6 @@
-// Assistants (§2.10): a default assistant per graph, found by its UUID or its graph id.
+// Assistants (§2.10): a default assistant per graph, found by its UUID or its graph id, and a few
+// configured assistants of the built-in graph beside it (a graph id selects the default one, so a
+// deployment may hold others): assistant search then has several assistants to page through.
 import { createHash } from 'node:crypto';
 import type { Assistant, AssistantSearch } from '../../specs/types/agent-server.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -20,6 +22,15 @@ interface AssistantRecord extends Assistant {
 // The namespace the real server derives default assistant ids from (uuid5 of the graph id).
 const ASSISTANT_NAMESPACE = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
 
+/**
+ * The configured assistants seeded beside each graph's default: a name and the configuration it
+ * gives its runs. Their ids are name-based too, so every run of the simulator holds the same ones.
+ */
+const CONFIGURED: { graphId: string; name: string; configurable: Record<string, unknown> }[] = [
+  { graphId: 'agent', name: 'agent (formal)', configurable: { tone: 'formal' } },
+  { graphId: 'agent', name: 'agent (brief)', configurable: { tone: 'brief' } },
+];
+
 /** RFC 4122 version-5 UUID: the same graph id always names the same default assistant (ASSISTANT-ID-UUID). */
 export function uuid5(name: string, namespace: string): string {
   const hash = createHash('sha1')
@@ -32,6 +43,9 @@ export function uuid5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The id of a graph's default assistant, as the real server derives it (uuid5 of the graph id). */
+const defaultAssistantId = (graphId: string) => uuid5(graphId, ASSISTANT_NAMESPACE);
+
 export class AssistantStore {
   private assistants: AssistantRecord[] = [];
 
@@ -41,18 +55,29 @@ export class AssistantStore {
 
   clear(): void {
     const at = this.now();
-    this.assistants = GRAPHS.map((graph) => ({
-      assistant_id: uuid5(graph.graphId, ASSISTANT_NAMESPACE),
-      graph_id: graph.graphId,
-      name: graph.graphId,
+    const record = (assistantId: string, graphId: string, fields: Partial<AssistantRecord>): AssistantRecord => ({
+      assistant_id: assistantId,
+      graph_id: graphId,
+      name: graphId,
       description: null,
       config: {}, // ASSISTANT-CONFIG
       context: {},
-      metadata: { created_by: 'system' },
+      metadata: {},
       version: 1,
       created_at: at,
       updated_at: at,
-    }));
+      ...fields,
+    });
+    this.assistants = [
+      ...GRAPHS.map((graph) => record(defaultAssistantId(graph.graphId), graph.graphId, { metadata: { created_by: 'system' } })),
+      ...CONFIGURED.map((c) =>
+        record(uuid5(`${c.graphId}/${c.name}`, ASSISTANT_NAMESPACE), c.graphId, {
+          name: c.name,
+          description: `An assistant of graph ${c.graphId} configured with ${JSON.stringify(c.configurable)}.`,
+          config: { configurable: c.configurable },
+        }),
+      ),
+    ];
   }
 
   snapshot(): AssistantRecord[] {
@@ -68,7 +93,8 @@ export class AssistantStore {
    * 404 for neither (ASSISTANT-GET-UNKNOWN-404).
    */
   get(idOrGraph: string): AssistantRecord {
-    const found = this.assistants.find((a) => a.assistant_id === idOrGraph) ?? this.assistants.find((a) => a.graph_id === idOrGraph);
+    const byGraph = GRAPHS.some((g) => g.graphId === idOrGraph) ? defaultAssistantId(idOrGraph) : undefined;
+    const found = this.assistants.find((a) => a.assistant_id === idOrGraph || a.assistant_id === byGraph);
     if (!found) {
       throw notFound(`No assistant found for "${idOrGraph}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
     }

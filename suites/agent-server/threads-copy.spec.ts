@@ -5,6 +5,9 @@ import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { Thread, ThreadState as State } from '../../specs/types/agent-server.ts';
 import { readState } from './runs-steps.ts';
 
+/** The rules whose failure explains an original that does not read as its supersteps made it. */
+const ORIGINAL_STATE = ['THREAD-STATE', 'THREAD-CREATE-SUPERSTEPS'];
+
 const prepopulated = (scope: string) => ({
   metadata: { graph_id: 'agent', apc_scope: scope },
   supersteps: [{ updates: [{ values: { topic: 'original', count: 1 }, as_node: 'prepare' }] }],
@@ -25,13 +28,14 @@ test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-ST
   const original = await agent.post<Thread>('/threads', prepopulated(scope));
   precondition(original, 'create a thread');
   const originalState = await agent.get<State>(`/threads/${original.json.thread_id}/state`);
-  precondition(originalState, "read the original's state");
+  precondition(originalState, "read the original's state", ORIGINAL_STATE);
   // An original that reads empty would make an empty copy look right.
   if (originalState.json.values?.topic !== 'original') {
-    skipForPrecondition(`precondition failed: the original's state does not hold its supersteps: ${originalState.describe()}`);
+    skipForPrecondition(`precondition failed: the original's state does not hold its supersteps: ${originalState.describe()}`, ORIGINAL_STATE);
   }
+  // The copy is the request the rule is about: a refusal fails it.
   const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
-  precondition(copy, 'copy the thread');
+  expectStatus(copy, '2xx');
   const copyState = await agent.get<State>(`/threads/${copy.json.thread_id}/state`);
   expectStatus(copyState, '2xx');
   expect(copyState.json.values, copyState.describe("the copy's state values")).toEqual(originalState.json.values);
@@ -41,17 +45,22 @@ test('after the copy, a change to either thread does not change the other', { ta
   const original = await agent.post<Thread>('/threads', prepopulated(scope));
   precondition(original, 'create a thread');
   const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
-  precondition(copy, 'copy the thread');
+  expectStatus(copy, '2xx');
   const before = await readState(agent, original.json.thread_id);
 
-  // A run on the copy is the documented way to change its state (§4.5).
+  // A run on the copy is the documented way to change its state (§4.5). The original is judged
+  // first: a run that went to it instead is the finding, not a run that changed nothing.
   const run = await agent.post(`/threads/${copy.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'changed in the copy' } });
   precondition(run, 'run on the copy');
-  const changed = await readState(agent, copy.json.thread_id);
-  if (changed.values.topic !== 'changed in the copy')
-    skipForPrecondition(`precondition failed: a run did not change the copy's state (topic ${JSON.stringify(changed.values.topic)})`);
   const after = await readState(agent, original.json.thread_id);
   expect(after.values, "the original's state is unchanged by a run on the copy").toEqual(before.values);
+  const changed = await readState(agent, copy.json.thread_id);
+  if (changed.values.topic !== 'changed in the copy') {
+    skipForPrecondition(`precondition failed: a run did not change the copy's state (topic ${JSON.stringify(changed.values.topic)})`, [
+      'RUN-WRITES-THREAD-STATE',
+      'RUN-WAIT',
+    ]);
+  }
 
   const runOnOriginal = await agent.post(`/threads/${original.json.thread_id}/runs/wait`, {
     assistant_id: 'agent',

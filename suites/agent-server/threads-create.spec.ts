@@ -3,6 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
+import { expectNoOtherThread, SCOPE_SEARCH } from './threads-steps.ts';
 
 test('POST /threads with an empty object creates a thread and answers it', { tag: '@THREAD-CREATE-EMPTY' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});
@@ -15,7 +16,7 @@ test('POST /threads with an empty object creates a thread and answers it', { tag
 
 test('a thread created empty is idle', { tag: '@THREAD-CREATE-IDLE' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});
-  precondition(res, 'create a thread');
+  expectStatus(res, '2xx');
   expect((res.json as { status: unknown }).status, res.describe('status on create')).toBe('idle');
   const read = await agent.get(`/threads/${(res.json as { thread_id: string }).thread_id}`);
   precondition(read, 'read the thread');
@@ -36,7 +37,7 @@ test('metadata given at creation is stored and answered unchanged', { tag: '@THR
     metadata: withSteps,
     supersteps: [{ updates: [{ values: { topic: 'm' }, as_node: 'prepare' }] }],
   });
-  precondition(prepopulated, 'create a thread with supersteps');
+  expectStatus(prepopulated, '2xx');
   expect(prepopulated.json.metadata, prepopulated.describe('metadata on create with supersteps')).toEqual(withSteps);
   const readSteps = await agent.get<Thread>(`/threads/${prepopulated.json.thread_id}`);
   expectStatus(readSteps, '2xx');
@@ -62,14 +63,15 @@ test('a thread has every field of §2.7 with its type, on create, get, copy and 
   expectSchema(copy, 'agent-server', 'Thread');
   // The search must find the thread: every item of an empty answer would pass.
   const found = await agent.post<{ thread_id?: unknown }[]>('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });
-  const threads = preconditionArray(found, 'search the test scope');
-  if (!threads.some((t) => t.thread_id === id)) skipForPrecondition(`precondition failed: the search does not find the thread ${id}: ${found.describe()}`);
+  const threads = preconditionArray(found, 'search the test scope', undefined, SCOPE_SEARCH);
+  if (!threads.some((t) => t.thread_id === id))
+    skipForPrecondition(`precondition failed: the search does not find the thread ${id}: ${found.describe()}`, SCOPE_SEARCH);
   for (const thread of threads) expectSchema(found, 'agent-server', 'Thread', thread);
 });
 
 test("an empty thread's values is an empty object", { tag: '@THREAD-VALUES-EMPTY' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});
-  precondition(res, 'create a thread');
+  expectStatus(res, '2xx');
   expect((res.json as { values?: unknown }).values, res.describe('values of an empty thread')).toEqual({});
 });
 
@@ -101,15 +103,7 @@ test.describe('bad input is refused with a JSON error and creates nothing', { ta
       const res = await agent.post('/threads', undefined, { rawBody: body(scope), headers: { 'content-type': 'application/json' } });
       expectJsonError(res);
       if (scoped === 'unscoped') return;
-      // A thread made with the scope must be found, so that finding none says none was made.
-      const control = await agent.post<Thread>('/threads', { metadata: { apc_scope: scope } });
-      precondition(control, 'create a thread in the test scope');
-      const after = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
-      const found = preconditionArray(after, 'search the test scope').map((t) => t.thread_id);
-      if (!found.includes(control.json.thread_id)) {
-        skipForPrecondition(`precondition failed: the search does not find the thread just made in the scope: ${after.describe()}`);
-      }
-      expect(found, after.describe('no thread was created')).toEqual([control.json.thread_id]);
+      await expectNoOtherThread(agent, scope, name);
     });
   }
 });

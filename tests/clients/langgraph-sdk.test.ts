@@ -280,20 +280,24 @@ test.describe('runs', () => {
 });
 
 test.describe('assistants', () => {
-  test("search answers the graph's default assistant, identified by a UUID; limit and offset page it (§2.10, §4.5)", async () => {
+  test("search answers the graph's default assistant first, then its configured ones, each identified by a UUID; limit and offset page them (§2.10, §4.5)", async () => {
     const assistants = await client.assistants.search();
-    expect(assistants.map((a) => a.graph_id)).toEqual(['agent']);
-    expect(assistants[0].assistant_id).toMatch(UUID);
-    expect(assistants[0].config === null || typeof assistants[0].config === 'object').toBe(true);
-    expect(await client.assistants.search({ limit: 1 })).toEqual(assistants);
-    expect(await client.assistants.search({ offset: 1 })).toEqual([]);
+    expect(assistants.map((a) => a.graph_id)).toEqual(['agent', 'agent', 'agent']);
+    expect(assistants[0].metadata).toEqual({ created_by: 'system' });
+    for (const assistant of assistants) {
+      expect(assistant.assistant_id).toMatch(UUID);
+      expect(assistant.config === null || typeof assistant.config === 'object').toBe(true);
+    }
+    expect(await client.assistants.search({ limit: 1 })).toEqual(assistants.slice(0, 1));
+    expect(await client.assistants.search({ offset: 1 })).toEqual(assistants.slice(1));
     expect(await client.assistants.search({ graphId: 'agent' })).toEqual(assistants);
   });
 
   test('get answers the assistant by its UUID and by its graph id; an unknown one fails with 404 (§2.10)', async () => {
-    const [assistant] = await client.assistants.search({ graphId: 'agent' });
+    const [assistant, configured] = await client.assistants.search({ graphId: 'agent' });
     expect(await client.assistants.get(assistant.assistant_id)).toEqual(assistant);
-    expect(await client.assistants.get('agent')).toEqual(assistant);
+    expect(await client.assistants.get(configured.assistant_id)).toEqual(configured);
+    expect(await client.assistants.get('agent'), "a graph id names the graph's default assistant").toEqual(assistant);
     expect(await httpStatus(client.assistants.get(UNKNOWN))).toBe(404);
   });
 });

@@ -1,14 +1,24 @@
 // One command per operation: check() says when it may run, run() acts on the target,
 // asserts, then updates the model (fast-check model-based testing).
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { expect } from '@playwright/test';
-import { precondition, preconditionArray } from '../../../harness/checks/index.ts';
+import { expectArray, expectStatus, precondition, preconditionArray } from '../../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
-import type { Thread } from '../../../specs/types/agent-server.ts';
-import { readState, texts, threadStatus } from '../runs-steps.ts';
+import type { ApiClient } from '../../../harness/client.ts';
+import type { Thread, ThreadState } from '../../../specs/types/agent-server.ts';
+import { threadStatus } from '../runs-steps.ts';
+import { SCOPE_SEARCH } from '../threads-steps.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;
+
+/** The thread's state values, read alone (a step: THREAD-STATE's rules judge the read; whether the thread's own values agree is others'). */
+async function stateValues(agent: ApiClient, threadId: string): Promise<Record<string, unknown>> {
+  const res = await agent.get<ThreadState>(`/threads/${threadId}/state`);
+  precondition(res, 'read the thread state');
+  return res.json.values;
+}
 
 class CreateThread implements Command {
   constructor(readonly topic: string | undefined) {}
@@ -17,7 +27,7 @@ class CreateThread implements Command {
     const supersteps = this.topic === undefined ? undefined : [{ updates: [{ values: { topic: this.topic }, as_node: 'prepare' }] }];
     const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.scope }, ...(supersteps ? { supersteps } : {}) });
     precondition(res, 'create a thread');
-    m.threads.push({ id: res.json.thread_id, topic: this.topic, answers: [], status: 'idle' });
+    m.threads.push({ id: res.json.thread_id, values: await stateValues(r.agent, res.json.thread_id), afterRun: undefined });
   }
   toString = () => `POST /threads ${this.topic === undefined ? '{}' : `(topic ${JSON.stringify(this.topic)})`}`;
 }
@@ -27,11 +37,20 @@ class CopyThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const source = m.threads[this.index % m.threads.length];
+    // The copy is the request THREAD-COPY-INDEPENDENT is about: a refusal fails it.
     const res = await r.agent.post<Thread>(`/threads/${source.id}/copy`);
-    precondition(res, 'copy a thread');
-    // A copy that is not a new thread is THREAD-COPY-NEW's failure; the model needs new ones.
-    if (m.threads.some((t) => t.id === res.json.thread_id)) skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`);
-    m.threads.push({ ...structuredClone(source), id: res.json.thread_id, status: 'idle' });
+    await forRule('THREAD-COPY-INDEPENDENT', () => expectStatus(res, '2xx'));
+    // A copy that is not a new thread, or does not start with its original's state, is another rule's failure.
+    if (m.threads.some((t) => t.id === res.json.thread_id)) {
+      skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`, ['THREAD-COPY-NEW']);
+    }
+    const values = await stateValues(r.agent, res.json.thread_id);
+    if (!isDeepStrictEqual(values, source.values)) {
+      skipForPrecondition(`precondition failed: the copy's state ${JSON.stringify(values)} is not its original's ${JSON.stringify(source.values)}`, [
+        'THREAD-COPY-STATE',
+      ]);
+    }
+    m.threads.push({ id: res.json.thread_id, values, afterRun: undefined });
   }
   toString = () => `POST /threads/{#${this.index}}/copy`;
 }
@@ -45,14 +64,14 @@ class RunOnThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const thread = m.threads[this.index % m.threads.length];
+    // A step: what a run writes is RUN-WRITES-THREAD-STATE's; the model keeps what the thread holds after it.
     const res = await r.agent.post(`/threads/${thread.id}/runs/wait`, {
       assistant_id: 'agent',
       input: { topic: this.topic, ...(this.fail ? { fail: true } : {}) },
     });
     precondition(res, 'run and wait');
-    thread.topic = this.topic;
-    if (!this.fail) thread.answers.push(`echo: ${this.topic}`);
-    thread.status = this.fail ? 'error' : 'idle';
+    thread.values = await stateValues(r.agent, thread.id);
+    thread.afterRun = this.fail ? 'error' : 'idle';
   }
   toString = () => `POST /threads/{#${this.index}}/runs/wait ${JSON.stringify({ topic: this.topic, fail: this.fail })}`;
 }
@@ -62,16 +81,13 @@ class CheckThread implements Command {
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const thread: ThreadModel = m.threads[this.index % m.threads.length];
-    const state = await readState(r.agent, thread.id);
-    await forRule('THREAD-COPY-INDEPENDENT', () => {
-      expect(state.values.topic, `topic of thread #${this.index % m.threads.length}`).toEqual(thread.topic);
-      expect(
-        texts(state).filter((t) => t.startsWith('echo:')),
-        'the answers of exactly its own runs',
-      ).toEqual(thread.answers);
-    });
+    const values = await stateValues(r.agent, thread.id);
+    await forRule('THREAD-COPY-INDEPENDENT', () =>
+      expect(values, `thread #${this.index % m.threads.length}: the state its own last operation left`).toEqual(thread.values),
+    );
+    if (thread.afterRun === undefined) return;
     const status = await threadStatus(r.agent, thread.id);
-    await forRule('THREAD-STATUS-AFTER-RUN', () => expect(status, 'status after its last run').toBe(thread.status));
+    await forRule('THREAD-STATUS-AFTER-RUN', () => expect(status, 'status after its last run').toBe(thread.afterRun));
   }
   toString = () => `check thread #${this.index}`;
 }
@@ -82,17 +98,31 @@ class SearchByStatus implements Command {
   async run(m: Model, r: Real): Promise<void> {
     // The scope is found by metadata: a target that loses a thread's metadata (THREAD-CREATE-METADATA
     // judges that) leaves it out of every search of the scope, whatever its status.
-    const scoped = preconditionArray(await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.scope }, limit: 100 }), 'search the scope');
+    const scoped = preconditionArray(
+      await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.scope }, limit: 100 }),
+      'search the scope',
+      undefined,
+      SCOPE_SEARCH,
+    );
     const missing = m.threads.filter((t) => !scoped.some((s) => s.thread_id === t.id));
-    if (missing.length > 0)
-      skipForPrecondition(`precondition failed: the search of the scope misses threads made in it: ${missing.map((t) => t.id).join(', ')}`);
+    if (missing.length > 0) {
+      skipForPrecondition(`precondition failed: the search of the scope misses threads made in it: ${missing.map((t) => t.id).join(', ')}`, SCOPE_SEARCH);
+    }
+    // The search carrying the generated status is the one the rule judges, against the statuses the
+    // unfiltered search gives (other rules judge those).
     const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
-    const found = preconditionArray(res, 'search by status');
-    const expected = m.threads
+    const expected = scoped
       .filter((t) => t.status === this.status)
-      .map((t) => t.id)
+      .map((t) => t.thread_id)
       .sort();
-    await forRule('THREAD-SEARCH-STATUS', () => expect(found.map((t) => t.thread_id).sort(), res.describe(`status ${this.status}`)).toEqual(expected));
+    await forRule('THREAD-SEARCH-STATUS', () =>
+      expect(
+        expectArray(res, 'search by status')
+          .map((t) => t.thread_id)
+          .sort(),
+        res.describe(`status ${this.status}`),
+      ).toEqual(expected),
+    );
   }
   toString = () => `POST /threads/search {status: ${this.status}}`;
 }

@@ -1,5 +1,6 @@
-// Model-based: any sequence of thread creations, copies and runs leaves every thread with
-// exactly its own runs' data and the status its last run gives it, and search agrees.
+// Model-based: after any sequence of thread creations, copies and runs, every thread holds the
+// state its own last operation left (no other thread's changes it), has the status its last run
+// gives it, and a status search answers the threads the search reports with that status.
 import fc from 'fast-check';
 import { test } from '../../../harness/fixtures.ts';
 import { assertProperty } from '../../../harness/property.ts';

@@ -1,6 +1,6 @@
 // Threads broken at the agent server: create, read, copy, search, state and history.
 import type { Mutation } from '../broken-target.ts';
-import { calls, crash, integerFrom, json, jsonError, object, oneOf, param, redirect, UUID, type Json } from './support.ts';
+import { calls, crash, json, jsonError, object, oneOf, param, redirect, UUID, type Json } from './support.ts';
 
 /** Rewrites a field of a thread answered by create or get. */
 function threadField(breaks: string, description: string, change: (thread: Json) => Json): Mutation {
@@ -8,22 +8,6 @@ function threadField(breaks: string, description: string, change: (thread: Json)
     breaks: [breaks],
     description,
     response: (res, req) => (calls(req, 'createThread', 'getThread') && res.status < 300 ? { ...res, body: change(object(res.body)) } : res),
-  };
-}
-
-/** Drops a valid field from the search request, so the target ignores it (invalid values are still refused). */
-function searchIgnores(breaks: string[], field: string, valid: (value: unknown) => boolean, keep?: (value: unknown) => unknown): Mutation {
-  return {
-    breaks,
-    description: `thread search ignores ${field}`,
-    request: (req) => {
-      if (!calls(req, 'searchThreads')) return req;
-      const body = { ...object(req.body) };
-      if (!(field in body) || !valid(body[field])) return req;
-      if (keep) body[field] = keep(body[field]);
-      else delete body[field];
-      return { ...req, body };
-    },
   };
 }
 
@@ -84,6 +68,18 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
         : res;
     },
   },
+  'copy-runs-write-original': {
+    breaks: ['THREAD-COPY-INDEPENDENT'],
+    description: "a run on a copy writes to its original's state, as a copy that shares its original's store would",
+    request: (req, memory) => {
+      const original = memory.get(`copy:${param(req, 'thread_id')}`);
+      return calls(req, 'createRun', 'streamRun', 'waitRun') && typeof original === 'string' ? redirect(req, req.operation!, { thread_id: original }) : req;
+    },
+    response: (res, req, memory) => {
+      if (calls(req, 'copyThread') && res.status < 300) memory.set(`copy:${String(object(res.body).thread_id)}`, param(req, 'thread_id'));
+      return res;
+    },
+  },
   'copy-unknown-500': {
     breaks: ['THREAD-COPY-UNKNOWN'],
     description: 'copying an unknown thread crashes',
@@ -94,21 +90,18 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     description: 'search answers {threads: [...]} instead of an array',
     response: (res, req) => (calls(req, 'searchThreads') && res.status === 200 ? { ...res, body: { threads: res.body } } : res),
   },
-  'search-ignores-status': searchIgnores(['THREAD-SEARCH-STATUS'], 'status', oneOf('idle', 'busy', 'interrupted', 'error')),
-  'search-ignores-metadata': searchIgnores(
-    ['THREAD-SEARCH-METADATA'],
-    'metadata',
-    (m) => typeof m === 'object' && m !== null,
-    (m) => {
-      // Keeps the test's scope, so only the other keys are ignored.
-      const scope = object(m).apc_scope;
-      return scope === undefined ? {} : { apc_scope: scope };
+  // A search that drops a field it is given is generated from the contract (ignores:agent-server:searchThreads:<field>);
+  // this one keeps the test's scope and ignores only the other keys of the filter.
+  'search-ignores-metadata': {
+    breaks: ['THREAD-SEARCH-METADATA'],
+    description: 'thread search filters by apc_scope alone and ignores the other metadata keys',
+    request: (req) => {
+      const metadata = object(req.body).metadata;
+      if (!calls(req, 'searchThreads') || typeof metadata !== 'object' || metadata === null) return req;
+      const scope = object(metadata).apc_scope;
+      return { ...req, body: { ...object(req.body), metadata: scope === undefined ? {} : { apc_scope: scope } } };
     },
-  ),
-  'search-ignores-limit': searchIgnores(['THREAD-SEARCH-LIMIT'], 'limit', integerFrom(1)),
-  'search-ignores-offset': searchIgnores(['THREAD-SEARCH-OFFSET'], 'offset', integerFrom(0)),
-  'search-ignores-sort-by': searchIgnores(['THREAD-SEARCH-SORT'], 'sort_by', oneOf('thread_id', 'status', 'created_at', 'updated_at')),
-  'search-ignores-sort-order': searchIgnores(['THREAD-SEARCH-SORT-ORDER'], 'sort_order', oneOf('asc', 'desc')),
+  },
   'search-accepts-bogus': {
     breaks: ['THREAD-SEARCH-INVALID', 'ERROR-BAD-INPUT-AGENT'],
     description: 'search answers 200 [] to invalid input',
@@ -151,11 +144,6 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     breaks: ['THREAD-HISTORY-ORDER'],
     description: 'history is oldest first',
     response: (res, req) => (calls(req, 'getThreadHistory') && Array.isArray(res.body) ? { ...res, body: [...res.body].reverse() } : res),
-  },
-  'history-ignores-limit': {
-    breaks: ['THREAD-HISTORY-LIMIT'],
-    description: 'history ignores limit',
-    request: (req) => (calls(req, 'getThreadHistory') && integerFrom(1)(object(req.body).limit) ? { ...req, body: { ...object(req.body), limit: 1000 } } : req),
   },
   'unknown-thread-state-empty': {
     breaks: ['THREAD-UNKNOWN-404'],
