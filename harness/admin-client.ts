@@ -57,6 +57,11 @@ export class AdminClient {
     return this.call('resetRateLimits');
   }
 
+  /** How many webhook deliveries are on the wire or waiting for their next attempt (capability webhook-activity). */
+  getWebhookActivity(): Promise<ApiResponse<AdminAnswer<'getWebhookActivity'>>> {
+    return this.call('getWebhookActivity');
+  }
+
   /** The whole state as JSON (capability snapshots); 409 while runs or webhook deliveries are under way. */
   getSnapshot(): Promise<ApiResponse<AdminAnswer<'getSnapshot'>>> {
     return this.call('getSnapshot');

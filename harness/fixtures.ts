@@ -48,6 +48,8 @@ export class WebhookChannel {
     private readonly publicUrl: string,
     private readonly prefix: string,
     private readonly time: Time,
+    /** How many deliveries the target has under way, where it can tell (capability webhook-activity). */
+    private readonly underWay?: () => Promise<number>,
   ) {}
 
   url(name = ''): string {
@@ -79,11 +81,15 @@ export class WebhookChannel {
   /**
    * Waits out the delivery deadline, so that a delivery that has not arrived by then counts as
    * never sent: the wait an absence (no delivery, no second one) is judged over. Called once a
-   * test has made every request whose deliveries it counts: one wait serves them all.
+   * test has made every request whose deliveries it counts: one wait serves them all. A target
+   * that says what it has under way (webhook-activity) is waited for only until nothing is.
    */
   async settle(): Promise<void> {
     this.time.allowWall(this.deadline);
-    await sleep(this.deadline);
+    if (!this.underWay) return sleep(this.deadline);
+    // A target that tells what it has under way has nothing more to send once that is none.
+    const until = Date.now() + this.deadline;
+    while ((await this.underWay()) > 0 && Date.now() < until) await sleep(25);
   }
 
   private path(name: string): string {
@@ -307,7 +313,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
       `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (port APC_WEBHOOK_RECEIVER_PORT)`,
     );
-    await use(new WebhookChannel(new ReceiverClient(run.receiver), receiverUrl(run), hooksPath(testInfo.testId), time));
+    const admin = run.target.capabilities.includes('webhook-activity') && run.target.adminUrl ? new AdminClient(run.target.adminUrl) : undefined;
+    const underWay = admin && (async () => answered(await admin.getWebhookActivity(), 'reading the webhook deliveries under way').under_way);
+    await use(new WebhookChannel(new ReceiverClient(run.receiver), receiverUrl(run), hooksPath(testInfo.testId), time, underWay));
   },
 
   deploymentConfig: async ({ run }, use) => {

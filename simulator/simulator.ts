@@ -142,6 +142,8 @@ export class Simulator {
   private readonly handlers = new Map<Endpoint, PlaneHandler>();
   /** One limiter per server (hosted deployments included, until they stop), for the admin reset. */
   private readonly limiters = new Set<RateLimiter>();
+  /** The agent servers of deployments created on the control plane. */
+  private readonly hosting: AgentServerHosting;
   readonly urls: Partial<Record<Endpoint, string>> = {};
 
   constructor(private readonly options: SimulatorOptions = {}) {
@@ -163,7 +165,7 @@ export class Simulator {
     };
     this.agentServer = new AgentServer(env, {}, { ...agentOptions, selfUrl: () => this.urls['agent-server'] });
     // Each deployment created on the control plane gets an agent server of its own.
-    const hosting = new AgentServerHosting({
+    const hosting = (this.hosting = new AgentServerHosting({
       host: options.host ?? '127.0.0.1',
       create: () => {
         // A hosted server learns its own address (for relative webhook URLs) from its first request.
@@ -190,7 +192,7 @@ export class Simulator {
           },
         };
       },
-    });
+    }));
     this.platform = { us: new PlatformApi('us', env), eu: new PlatformApi('eu', env) };
     this.controlPlane = new ControlPlane(env, this.platform.us.oauth, hosting);
   }
@@ -291,6 +293,11 @@ export class Simulator {
   /** Empties every rate-limit counter (POST /__sim/rate-limits/reset). */
   resetRateLimits(): void {
     for (const limiter of this.limiters) limiter.reset();
+  }
+
+  /** Webhook deliveries of every agent server on the wire or waiting for their next attempt (GET /__sim/webhooks). */
+  webhooksUnderWay(): number {
+    return [this.agentServer, ...this.hosting.agents()].reduce((sum, agent) => sum + agent.webhooks.underWay(), 0);
   }
 
   /** Forgets all state, faults included, and starts over: same seed unless a new one is given. */

@@ -27,6 +27,7 @@ export function adminRoutes(sim: Simulator): Route[] {
       sim.resetRateLimits();
       return { body: { reset: true, now: sim.clock.iso() } };
     },
+    getWebhookActivity: () => ({ body: { under_way: sim.webhooksUnderWay() } }),
     listFaults: () => ({ body: { faults: sim.faults.list() } }),
     setFault: (req) => {
       const problem = sim.faults.add(req.body);

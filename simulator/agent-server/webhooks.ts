@@ -92,7 +92,12 @@ export class WebhookSender {
 
   /** Whether a delivery is on the wire or waiting for its next attempt. */
   busy(): boolean {
-    return this.inFlight.size > 0 || this.cancels.size > 0;
+    return this.underWay() > 0;
+  }
+
+  /** How many deliveries are on the wire or waiting for their next attempt. */
+  underWay(): number {
+    return this.inFlight.size + this.cancels.size;
   }
 
   clear(): void {

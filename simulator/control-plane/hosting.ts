@@ -43,6 +43,11 @@ export class AgentServerHosting {
     return this.servers.get(url)?.hosted.agent;
   }
 
+  /** The agent servers it serves, one per deployment. */
+  agents(): AgentServer[] {
+    return [...this.servers.values()].map((served) => served.hosted.agent);
+  }
+
   /** Stops the agent server at `url` (its deployment was deleted); none there is no error. */
   async stop(url: string): Promise<void> {
     const served = this.servers.get(url);

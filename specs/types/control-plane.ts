@@ -309,7 +309,7 @@ export interface components {
             }) | null;
             /** @description Source revision configuration to change; any of its fields starts a new revision (control plane OpenAPI). */
             source_revision_config?: ({
-                /** @description Git reference to deploy, a branch or refs/tags/<tag>; not blank (control plane OpenAPI). */
+                /** @description Git reference to deploy, a branch or refs/tags/<tag>; not blank (control plane OpenAPI). The update the typical flow makes (§4.1). */
                 repo_ref?: string | null;
                 /** @description Path of the application's configuration file; langgraph.json when left out (control plane OpenAPI). */
                 langgraph_config_path?: string | null;

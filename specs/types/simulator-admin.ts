@@ -104,6 +104,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__sim/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many webhook deliveries of every agent server are under way: on the wire, or waiting for their next attempt (capability webhook-activity). A harness judging that no delivery comes waits until none is, instead of a fixed time. */
+        get: operations["getWebhookActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__sim/deployments/{deployment_id}/revisions/{revision_id}/fail": {
         parameters: {
             query?: never;
@@ -162,10 +179,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults.
+         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity.
          * @enum {unknown}
          */
-        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection";
+        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection" | "webhook-activity";
         /** @description Makes the requests it matches fail on purpose, to see a client retry. It matches a request when every selector given matches (none given: every request but the admin path's); the first fault set that matches takes the request. It applies to its next `count` requests, for `for_ms` of simulated time from when it is set, or until cleared when neither is given (whichever ends first when both are). Its effect is at least one of status, latency_ms, reset and truncate, with at most one of status, reset and truncate. */
         Fault: {
             /**
@@ -522,6 +539,28 @@ export interface operations {
                         reset: true;
                         /** Format: date-time */
                         now: string;
+                    };
+                };
+            };
+        };
+    };
+    getWebhookActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries under way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        under_way: number;
                     };
                 };
             };

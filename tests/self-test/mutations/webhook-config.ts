@@ -27,7 +27,8 @@ const LATE_MS = 1_500;
 
 export const WEBHOOK_CONFIG_MUTATIONS: Record<string, Mutation> = {
   'disabled-webhooks-delivered-late': {
-    breaks: ['WEBHOOK-CONFIG-DISABLE-WEBHOOKS'],
+    // The server states a version that has the option (0.2.78 or later), so its version rule breaks too.
+    breaks: ['VERSION-DISABLE-WEBHOOKS-0-2-78', 'WEBHOOK-CONFIG-DISABLE-WEBHOOKS'],
     description: 'http.disable_webhooks is true in the configuration the server states, and it notifies all the same, late',
     deploymentConfig: (config) => ({ ...config, http: { ...config.http, disable_webhooks: true } }),
     delivery: async (req) => {
