@@ -30,8 +30,11 @@ test('POST /runs/batch with {post, patch} ingests the creates, then the updates'
 });
 
 test('POST /runs/query answers {runs, cursors: {next}} and pages until next is null', { tag: '@TRACE-QUERY' }, async ({ platform, scope, run, time }) => {
-  const runs = runTree(new RunIds(scope, run), [null, 0, 0, 1, 1], { start: baseTime(run) });
-  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
+  const ids = new RunIds(scope, run);
+  const runs = runTree(ids, [null, 0, 0, 1, 1], { start: baseTime(run) });
+  // Another trace beside it, which a query by trace must leave out.
+  const other = runTree(ids, [null, 0], { start: baseTime(run) + 60_000 });
+  precondition(await platform.post('/runs/batch', { post: [...runs, ...other] }), 'ingest two traces');
   // The trace is paged once it is all persisted: until then an eventually consistent service may answer part of it.
   await untilWritten(
     time,
@@ -49,7 +52,7 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
     if (cursor === null) break;
   }
   expect(cursor, 'the last page has next null').toBeNull();
-  expect(found.sort(), 'every run of the trace, once').toEqual(runs.map((r) => r.id).sort());
+  expect(found.sort(), "every run of the trace, once, and none of the other trace's").toEqual(runs.map((r) => r.id).sort());
   const roots = await platform.post<{ runs: TraceRun[] }>('/runs/query', { trace: runs[0].id, is_root: true });
   expectStatus(roots, 200);
   expect(

@@ -88,15 +88,6 @@ export const TRACING_MUTATIONS: Record<string, Mutation> = {
       return calls(req, 'ingestRunsBatch') && Array.isArray(object(req.body).patch) ? { ...req, body } : req;
     },
   },
-  'query-ignores-is-root': {
-    endpoint: 'platform-api',
-    breaks: ['TRACE-QUERY'],
-    description: 'POST /runs/query ignores is_root: it answers every run of the trace',
-    request: (req) => {
-      const { is_root: _ignored, ...body } = object(req.body);
-      return calls(req, 'queryRuns') && 'is_root' in object(req.body) ? { ...req, body } : req;
-    },
-  },
   'feedback-drops-score': {
     endpoint: 'platform-api',
     breaks: ['TRACE-FEEDBACK'],
