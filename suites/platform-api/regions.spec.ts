@@ -8,6 +8,9 @@ import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixture
 import { baseTime, isoWith, readRun, readWritten, RunIds, runTree } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
 
+/** What explains a step at the EU address that failed: its operation's rules, and REGION-TWO-REGIONS where the address serves nothing. */
+const atEu = (res: ApiResponse) => [...rulesOfStep(res), 'REGION-TWO-REGIONS'];
+
 /** The other region answers none of an account's data: no 2xx, whatever it says instead. */
 const answersNone = (res: ApiResponse, what: string) => expect(res.status >= 200 && res.status < 300, res.describe(what)).toBe(false);
 
@@ -28,8 +31,6 @@ test(
     const ids = new RunIds(scope, run);
     const usRun = ids.v7(baseTime(run));
     const euRun = ids.v7(baseTime(run));
-    // Writing at the EU address is a step: where it is not served, REGION-TWO-REGIONS fails.
-    const atEu = (res: ApiResponse) => [...rulesOfStep(res), 'REGION-TWO-REGIONS'];
     precondition(await platform.post('/runs', { id: usRun, name: 'us', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the US');
     const euPost = await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(run), 3) });
     precondition(euPost, 'post a run in the EU', atEu(euPost));
@@ -62,7 +63,8 @@ test(
     const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(run, endpoint, testInfo.testId, key)!;
     // Each key works at home, so a refusal elsewhere is the region's, not the key's.
     precondition(await at('platform-api', usKey).post('/runs/query', { limit: 1 }), 'the US key at the US address');
-    precondition(await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 }), 'the EU key at the EU address');
+    const euHome = await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 });
+    precondition(euHome, 'the EU key at the EU address', atEu(euHome));
     expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
     expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
     // Writes too: the other region stores nothing for a key it does not know.
