@@ -15,6 +15,7 @@ export interface Timeouts {
   run: number;
   webhook: number;
   stats: number;
+  ingest: number;
   cron: number;
   settle: number;
   hold: number;
@@ -26,6 +27,7 @@ const DEFAULT_TIMEOUTS: Timeouts = {
   run: 5 * 60_000,
   webhook: 30_000,
   stats: 3 * 60_000,
+  ingest: 60_000,
   cron: 2 * 60_000,
   settle: 3_000,
   hold: 1_500,

@@ -3,9 +3,8 @@
 import fc from 'fast-check';
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import type { ApiResponse } from '../../harness/client.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { baseTime, expectNotFound, isoWith, readRun, RunIds } from './traces.ts';
+import { baseTime, expectNotFound, isoWith, readWritten, RunIds } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
 
 type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; pick: number };
@@ -33,17 +32,22 @@ test("for any interleaving of two workspaces' operations, each sees only its own
     fc.asyncProperty(fc.array(op, { minLength: 2, maxLength: 8 }).filter(writesInBoth), async (ops: Op[]) => {
       const runs: { id: string; owner: 0 | 1 }[] = [];
       const datasets: { id: string; name: string; experiment: string; owner: 0 | 1 }[] = [];
-      /** Each workspace reads its own data; another's is not found (any 4xx: the status for unknown ids is not shown, §7). */
+      /**
+       * Each workspace reads its own data, once it is persisted; another's is not found (any 4xx: the
+       * status for unknown ids is not shown, §7).
+       */
       const readAll = async (workspace: 0 | 1) => {
         const client = clients[workspace];
-        const check = (res: ApiResponse, owner: 0 | 1, what: string) => {
-          if (owner === workspace) expect(res.status, res.describe(`workspace ${workspace} reads its own ${what}`)).toBe(200);
-          else expectNotFound(res, `workspace ${owner}'s ${what}, read by workspace ${workspace},`);
+        const check = async (path: string, owner: 0 | 1, what: string) => {
+          if (owner === workspace) {
+            const res = await readWritten(client, time, path);
+            expect(res.status, res.describe(`workspace ${workspace} reads its own ${what}`)).toBe(200);
+          } else expectNotFound(await client.get(path), `workspace ${owner}'s ${what}, read by workspace ${workspace},`);
         };
-        for (const r of runs) check(await readRun(client, time, r.id), r.owner, 'run');
+        for (const r of runs) await check(`/runs/${r.id}`, r.owner, 'run');
         for (const d of datasets) {
-          check(await client.get(`/api/v1/datasets/${d.id}`), d.owner, 'dataset');
-          check(await client.get(`/api/v1/sessions/${d.experiment}`), d.owner, 'experiment');
+          await check(`/api/v1/datasets/${d.id}`, d.owner, 'dataset');
+          await check(`/api/v1/sessions/${d.experiment}`, d.owner, 'experiment');
         }
       };
       for (const { workspace, kind, pick } of ops) {

@@ -1,11 +1,15 @@
 // §1: the platform API in two regions, US and EU, each at its own address; an account's data is
 // stored in the region where it signed up. The suites send the EU address an EU account's key
 // (role eu-primary) where the target names one, and the US address the target's key.
-import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expectJsonError, expectStatus, precondition, rulesOfStep } from '../../harness/checks/index.ts';
+import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, RunIds, runTree } from './traces.ts';
+import { baseTime, isoWith, readRun, readWritten, RunIds, runTree } from './traces.ts';
 import { experimentStart, upload, uploadBody } from './uploads.ts';
+
+/** What explains a step at the EU address that failed: its operation's rules, and REGION-TWO-REGIONS where the address serves nothing. */
+const atEu = (res: ApiResponse) => [...rulesOfStep(res), 'REGION-TWO-REGIONS'];
 
 /** The other region answers none of an account's data: no 2xx, whatever it says instead. */
 const answersNone = (res: ApiResponse, what: string) => expect(res.status >= 200 && res.status < 300, res.describe(what)).toBe(false);
@@ -23,21 +27,24 @@ test('the platform API is served in a US and an EU region, each at its own addre
 test(
   "an account's data is held by its home region, and the other region's address answers none of it",
   { tag: '@REGION-DATA-RESIDENCY' },
-  async ({ platform, platformEu, scope, run, targetCredentials }, testInfo) => {
+  async ({ platform, platformEu, scope, run, time, targetCredentials }, testInfo) => {
     const ids = new RunIds(scope, run);
     const usRun = ids.v7(baseTime(run));
     const euRun = ids.v7(baseTime(run));
     precondition(await platform.post('/runs', { id: usRun, name: 'us', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the US');
-    precondition(await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the EU');
-    expectStatus(await platform.get(`/runs/${usRun}`), 200);
-    expectStatus(await platformEu.get(`/runs/${euRun}`), 200);
+    const euPost = await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(run), 3) });
+    precondition(euPost, 'post a run in the EU', atEu(euPost));
+    // Each home region holds what was written there, once it is persisted.
+    expectStatus(await readRun(platform, time, usRun), 200);
+    expectStatus(await readRun(platformEu, time, euRun), 200);
     // Asked by the other region's account, and by the run's own key at the other address.
     answersNone(await platformEu.get(`/runs/${usRun}`), 'the US run asked by the EU account');
     answersNone(await platform.get(`/runs/${euRun}`), 'the EU run asked by the US account');
     const usKeyInEu = clientWithKey(run, 'platform-api-eu', testInfo.testId, targetApiKey(run, targetCredentials))!;
     answersNone(await usKeyInEu.get(`/runs/${usRun}`), 'the US run asked at the EU address with its own key');
     const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(run)));
-    precondition(eu, 'upload an experiment in the EU');
+    precondition(eu, 'upload an experiment in the EU', atEu(eu));
+    expectStatus(await readWritten(platformEu, time, `/api/v1/datasets/${eu.json.dataset.id}`), 200);
     answersNone(await platform.get(`/api/v1/datasets/${eu.json.dataset.id}`), 'the EU dataset asked at the US address');
     answersNone(await platform.get(`/api/v1/sessions/${eu.json.experiment.id}`), 'the EU experiment asked at the US address');
     const us = await upload(platform, { ...uploadBody(`${scope}-us`, ids, experimentStart(run)), dataset_name: eu.json.dataset.name });
@@ -51,12 +58,13 @@ test(
   { tag: '@REGION-HOME-KEY-ONLY' },
   async ({ credentials, run, scope }, testInfo) => {
     const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
-    test.skip(!euKey, `target '${run.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
+    skipDeclared(!euKey, `target '${run.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
     const usKey = credentials.apiKey('primary');
     const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(run, endpoint, testInfo.testId, key)!;
     // Each key works at home, so a refusal elsewhere is the region's, not the key's.
     precondition(await at('platform-api', usKey).post('/runs/query', { limit: 1 }), 'the US key at the US address');
-    precondition(await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 }), 'the EU key at the EU address');
+    const euHome = await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 });
+    precondition(euHome, 'the EU key at the EU address', atEu(euHome));
     expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
     expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
     // Writes too: the other region stores nothing for a key it does not know.

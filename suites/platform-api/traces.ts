@@ -143,14 +143,39 @@ export function expectNotFound(res: ApiResponse, what: string): void {
   expect(res.status >= 400 && res.status < 500, res.describe(`${what} is not found (a 4xx)`)).toBe(true);
 }
 
+interface ReadOptions<T> {
+  headers?: Record<string, string>;
+  /** Whether the body shows the write (an update applied); by default any 200 does. */
+  ready?: (body: T) => boolean;
+}
+
 /**
- * GET /runs/{id}, waiting out the run-lookup limit of §8 (30 per 60 s per key) when a test
- * reads more runs than that: time passes as long as the answer's Retry-After says.
+ * Reads what the test just wrote, as a user of an eventually consistent service does: until the
+ * read answers 200 and `ready` accepts its body, or the target's deadline (`ingest` unless named)
+ * passes. A 404 for a moment (the write not persisted yet) is no answer yet; a 429 (the run-lookup
+ * limit of §8) waits out its Retry-After. Answers the last read, which the test judges.
  */
-export async function readRun<T = TraceRun>(platform: ApiClient, time: Time, id: string): Promise<ApiResponse<T>> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await platform.get<T>(`/runs/${id}`);
-    if (res.status !== 429 || attempt === 3) return res;
-    await time.pass((Number(res.headers['retry-after']) || 60) * 1000);
-  }
+export async function untilWritten<T>(
+  time: Time,
+  read: () => Promise<ApiResponse<T>>,
+  ready: (body: T) => boolean = () => true,
+  deadline: 'ingest' | 'stats' = 'ingest',
+): Promise<ApiResponse<T>> {
+  time.allow(deadline);
+  const once = async () => {
+    const res = await read();
+    if (res.status === 429) await time.pass((Number(res.headers['retry-after']) || 60) * 1000);
+    return res;
+  };
+  return (await time.poll(once, (res) => res.status === 200 && ready(res.json), { deadline })).value;
+}
+
+/** GET of what the test just wrote: see untilWritten. */
+export function readWritten<T>(client: ApiClient, time: Time, path: string, { headers, ready }: ReadOptions<T> = {}): Promise<ApiResponse<T>> {
+  return untilWritten(time, () => client.get<T>(path, { headers }), ready);
+}
+
+/** GET /runs/{id} of a run the test wrote: see untilWritten. */
+export function readRun<T = TraceRun>(client: ApiClient, time: Time, id: string, options?: ReadOptions<T>): Promise<ApiResponse<T>> {
+  return readWritten<T>(client, time, `/runs/${id}`, options);
 }

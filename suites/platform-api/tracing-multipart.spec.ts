@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { request } from 'undici';
-import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
+import { expectJsonError, expectRefused, expectStatus } from '../../harness/checks/index.ts';
+import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.ts';
 import { expect, requireEffect, targetApiKey, test } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
-import { baseTime, expectNotFound, multipartBody, readRun, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
+import { baseTime, expectNotFound, multipartBody, readRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
 
@@ -39,13 +40,17 @@ async function download(url: string | undefined): Promise<Buffer> {
   return Buffer.from(await res.arrayBuffer());
 }
 
+/** Whether a read shows a patch applied: until then, an eventually consistent service may answer the run as posted. */
+const showsPatch = (run: ReadRun) => (run.outputs ?? null) !== null || (run.end_time ?? null) !== null;
+
 /** A time as epoch ms, to the millisecond (fraction digits beyond it dropped). */
 const instant = (value: unknown) => (typeof value === 'number' ? value : Date.parse(String(value).replace(/(\.\d{3})\d+/, '$1')));
 
-async function readAll(platform: ApiClient, time: Time, runs: TraceRun[]): Promise<ReadRun[]> {
+/** Each run read back once it shows what was written: with `ready`, an update applied too. */
+async function readAll(platform: ApiClient, time: Time, runs: TraceRun[], ready?: (run: ReadRun) => boolean): Promise<ReadRun[]> {
   const read: ReadRun[] = [];
   for (const run of runs) {
-    const res = await readRun<ReadRun>(platform, time, run.id);
+    const res = await readRun<ReadRun>(platform, time, run.id, { ready });
     expectStatus(res, 200);
     read.push(res.json);
   }
@@ -99,7 +104,7 @@ test('the batch flow: create several runs in one multipart request, then patch t
   }));
   const patched = multipartBody(patches.flatMap((p) => runParts('patch', p)));
   expectStatus(await postMultipart(platform, patched.body, patched.contentType), '2xx');
-  const read = await readAll(platform, time, runs);
+  const read = await readAll(platform, time, runs, showsPatch);
   expect(
     read.map((r) => r.outputs),
     'every run has its outputs',
@@ -130,7 +135,7 @@ test('dotted_order segments with a fraction of up to six digits are accepted and
 });
 
 test.describe("the official client's part layout is accepted and applied in order", { tag: '@TRACE-MULTIPART-LAYOUT' }, () => {
-  test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, run }) => {
+  test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, run, time }) => {
     const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), new RunIds(scope, run));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const [parent, child, feedback] = [
@@ -138,21 +143,21 @@ test.describe("the official client's part layout is accepted and applied in orde
       '01a201a1-c30c-7000-8000-01e94325254c',
       '01a201a1-c323-71ae-a234-35ff7c006a06',
     ].map((id) => idMap.get(id));
-    const p = await platform.get<ReadRun>(`/runs/${parent}`);
+    const p = await readRun<ReadRun>(platform, time, parent!);
     expectStatus(p, 200);
     expect(p.json.outputs, p.describe('the merged outputs')).toEqual({ answer: 'z' });
     expect(p.json.inputs, p.describe('the inputs part')).toEqual({ q: 'batched' });
-    const c = await platform.get<ReadRun>(`/runs/${child}`);
+    const c = await readRun<ReadRun>(platform, time, child!);
     expectStatus(c, 200);
     const attachment = c.json.attachments?.notes_txt;
     expect(attachment?.mime_type, c.describe('the attachment notes_txt is kept with its type')).toBe('text/plain');
     expect((await download(attachment?.presigned_url)).toString('utf8'), c.describe('with its bytes')).toBe('hello attachment');
-    const f = await platform.get<{ key?: string; run_id?: string; score?: number }>(`/feedback/${feedback}`);
+    const f = await readWritten<{ key?: string; run_id?: string; score?: number }>(platform, time, `/feedback/${feedback}`);
     expectStatus(f, 200);
     expect([f.json.key, f.json.run_id, f.json.score], f.describe('the feedback part')).toEqual(['correctness', parent, 0.5]);
   });
 
-  test('posts, then patches in a second request', async ({ platform, scope, run }) => {
+  test('posts, then patches in a second request', async ({ platform, scope, run, time }) => {
     const ids = new RunIds(scope, run);
     const first = withFreshIds(capture('post-then-patch.1'), ids);
     expectStatus(await postMultipart(platform, first.body, first.contentType), '2xx');
@@ -163,7 +168,7 @@ test.describe("the official client's part layout is accepted and applied in orde
     const second = Buffer.from(text, 'latin1');
     expectStatus(await postMultipart(platform, second, `multipart/form-data; boundary=${text.split('\r\n')[0].slice(2)}`), '2xx');
     const [parent, child] = ['01a201a1-c8c8-7000-8000-00ed570352be', '01a201a1-c8cc-7000-8000-0024b7a2766d'].map((id) => first.idMap.get(id)!);
-    const c = await platform.get<ReadRun>(`/runs/${child}`);
+    const c = await readRun<ReadRun>(platform, time, child, { ready: showsPatch });
     expectStatus(c, 200);
     expect([c.json.inputs, c.json.outputs], c.describe('the child: inputs from the post, outputs from the patch')).toEqual([
       { prompt: 'x' },
@@ -173,7 +178,7 @@ test.describe("the official client's part layout is accepted and applied in orde
       (c.json.events as { name?: string }[] | undefined)?.map((e) => e.name),
       c.describe("and the events part's new_token event"),
     ).toEqual(['new_token']);
-    const p = await platform.get<ReadRun & { error?: unknown }>(`/runs/${parent}`);
+    const p = await readRun<ReadRun & { error?: unknown }>(platform, time, parent, { ready: showsPatch });
     expectStatus(p, 200);
     expect([p.json.inputs, p.json.error], p.describe('the parent: inputs from the post, the error part (a JSON string) from the patch')).toEqual([
       { q: 'split' },
@@ -183,7 +188,7 @@ test.describe("the official client's part layout is accepted and applied in orde
     expect(instant(p.json.end_time), p.describe("and the patch's end time, 2026-11-22T05:01:49.966Z")).toBe(1795323709966);
   });
 
-  test('posts and patches of the same runs in one request, post first', async ({ platform, scope, run }) => {
+  test('posts and patches of the same runs in one request, post first', async ({ platform, scope, run, time }) => {
     const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), new RunIds(scope, run));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const expected: [string, unknown, unknown][] = [
@@ -191,20 +196,20 @@ test.describe("the official client's part layout is accepted and applied in orde
       ['01a201a1-d5f4-7000-8000-01cfd3dcbf56', { prompt: 'x' }, { generations: [{ text: 'y' }] }],
     ];
     for (const [captured, inputs, outputs] of expected) {
-      const res = await platform.get<ReadRun>(`/runs/${idMap.get(captured)}`);
+      const res = await readRun<ReadRun>(platform, time, idMap.get(captured)!, { ready: showsPatch });
       expectStatus(res, 200);
       expect([res.json.inputs, res.json.outputs], res.describe('the post gave the inputs, the patch the outputs')).toEqual([inputs, outputs]);
     }
   });
 
-  test('nested traceable runs with a thread_id', async ({ platform, scope, run }) => {
+  test('nested traceable runs with a thread_id', async ({ platform, scope, run, time }) => {
     const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), new RunIds(scope, run));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const ids = [...idMap.values()];
-    const root = await platform.get<ReadRun>(`/runs/${ids[0]}`);
+    const root = await readRun<ReadRun>(platform, time, ids[0]);
     expectStatus(root, 200);
     for (const id of ids.slice(1, 3)) {
-      const child = await platform.get<ReadRun>(`/runs/${id}`);
+      const child = await readRun<ReadRun>(platform, time, id);
       expectStatus(child, 200);
       expect(child.json.parent_run_id, child.describe('each inner call is a child of the outer one')).toBe(ids[0]);
       expect(child.json.dotted_order.startsWith(`${root.json.dotted_order}.`), child.describe('under its dotted order')).toBe(true);
@@ -254,9 +259,9 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
   for (const encoding of ['gzip', 'zstd'] as const) {
     test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, run, time }) => {
       const compress = encoding === 'gzip' ? zlib.gzipSync : (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
-      test.skip(!compress, `this Node.js (${process.version}) cannot compress ${encoding}`);
+      skipForMachine(!compress, `this Node.js (${process.version}) cannot compress ${encoding}`);
       const info = await platform.get<{ instance_flags?: Record<string, unknown> }>('/info');
-      test.skip(encoding === 'zstd' && info.json?.instance_flags?.zstd_compression_enabled !== true, 'the target does not advertise zstd in /info');
+      skipDeclared(encoding === 'zstd' && info.json?.instance_flags?.zstd_compression_enabled !== true, 'the target does not advertise zstd in /info');
       const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
       expectStatus(await postMultipart(platform, compress!(body), contentType, { 'content-encoding': encoding }), '2xx');
@@ -289,7 +294,8 @@ test.describe('a batch run whose lineage is missing or contradicts itself is ref
       const ids = new RunIds(scope, run);
       const runs = broken(runTree(ids, [null, 0], { start: baseTime(run) }), ids);
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', JSON.parse(JSON.stringify(r)))));
-      expectJsonError(await postMultipart(platform, body, contentType));
+      // The rule asks for a refusal (a 4xx); the error body is ERROR-SHAPE-PLATFORM's.
+      expectRefused(await postMultipart(platform, body, contentType));
       for (const r of runs) expectNotFound(await platform.get(`/runs/${r.id}`), `${r.name} of the refused request`);
     });
   }
@@ -331,7 +337,7 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
   });
 });
 
-test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, run }) => {
+test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, run, time }) => {
   const runs = runTree(new RunIds(scope, run), [null], { start: baseTime(run) });
   const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
   const { body, contentType } = multipartBody([
@@ -339,7 +345,7 @@ test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }
     { name: `attachment.${runs[0].id}.image_png`, contentType: 'image/png', data: bytes },
   ]);
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
-  const read = await platform.get<ReadRun & { attachments?: Record<string, { presigned_url?: string; sha256?: string }> }>(`/runs/${runs[0].id}`);
+  const read = await readRun<ReadRun & { attachments?: Record<string, { presigned_url?: string; sha256?: string }> }>(platform, time, runs[0].id);
   expectStatus(read, 200);
   const attachment = read.json.attachments?.image_png;
   expect(attachment, read.describe('the attachment is listed')).toBeTruthy();

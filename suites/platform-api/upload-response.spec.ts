@@ -1,7 +1,7 @@
 // §2.6, §4.4: what an experiment upload answers, and the statistics filled in later.
-import { expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expectSchema, expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { RunIds } from './traces.ts';
+import { readWritten, RunIds } from './traces.ts';
 import { experimentStart, persisted, upload, uploadBody, type Json } from './uploads.ts';
 
 const LATENCY_AND_FEEDBACK = ['latency_p50', 'latency_p99', 'feedback_stats', 'session_feedback_stats'];
@@ -16,28 +16,28 @@ test('a valid upload answers 200 with an object holding dataset and experiment',
 
 test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-DATASET-FIELDS' }, async ({ platform, scope, run }) => {
   const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
-  precondition(res, 'upload an experiment');
+  expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Dataset', res.json.dataset);
 });
 
 test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-EXPERIMENT-FIELDS' }, async ({ platform, scope, run }) => {
   const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
-  precondition(res, 'upload an experiment');
+  expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Experiment', res.json.experiment);
 });
 
-test('a dataset created through the upload is externally managed', { tag: '@UPLOAD-DATASET-EXTERNALLY-MANAGED' }, async ({ platform, scope, run }) => {
+test('a dataset created through the upload is externally managed', { tag: '@UPLOAD-DATASET-EXTERNALLY-MANAGED' }, async ({ platform, scope, run, time }) => {
   const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
-  precondition(res, 'upload an experiment');
+  expectStatus(res, 200);
   expect(res.json.dataset.externally_managed, res.describe('externally_managed')).toBe(true);
-  const read = await platform.get<Json>(`/api/v1/datasets/${res.json.dataset.id}`);
-  precondition(read, 'read the dataset back');
+  const read = await readWritten<Json>(platform, time, `/api/v1/datasets/${res.json.dataset.id}`);
+  expectStatus(read, 200);
   expect(read.json.externally_managed, read.describe('and stays so')).toBe(true);
 });
 
 test('right after the upload, latency and feedback statistics are null', { tag: '@UPLOAD-STATS-INITIALLY-NULL' }, async ({ platform, scope, run }) => {
   const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
-  precondition(res, 'upload an experiment');
+  expectStatus(res, 200);
   for (const field of LATENCY_AND_FEEDBACK) expect(res.json.experiment[field], res.describe(field)).toBeNull();
 });
 
@@ -49,7 +49,7 @@ test('once the runs are persisted, latency and feedback statistics are filled in
 }) => {
   const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
   const res = await upload(platform, body);
-  precondition(res, 'upload an experiment');
+  expectStatus(res, 200);
   const { experiment } = await persisted(platform, time, res.json);
   // The rows last 2 s and 4 s.
   const [p50, p99] = [experiment.latency_p50 as number, experiment.latency_p99 as number];
@@ -64,7 +64,7 @@ test('once the runs are persisted, latency and feedback statistics are filled in
 
 test('token and cost fields stay null, the upload carrying no such data', { tag: '@UPLOAD-TOKENS-COST-NULL' }, async ({ platform, scope, run, time }) => {
   const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
-  precondition(res, 'upload an experiment');
+  expectStatus(res, 200);
   for (const field of TOKENS_AND_COST) expect(res.json.experiment[field], res.describe(`${field} on upload`)).toBeNull();
   const { experiment } = await persisted(platform, time, res.json);
   for (const field of TOKENS_AND_COST) expect(experiment[field], `${field} once persisted: ${JSON.stringify(experiment)}`).toBeNull();

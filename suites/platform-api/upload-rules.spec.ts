@@ -1,12 +1,12 @@
 // §4.4: the six rules of experiment upload.
 import fc from 'fast-check';
-import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectJsonError, expectRefused, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Dataset } from '../../specs/types/platform-api.ts';
 import { RunIds, UUID } from './traces.ts';
-import { createdNothing, experimentStart, upload, uploadBody, type Json } from './uploads.ts';
+import { expectCreatedNothing, experimentStart, upload, uploadBody, type Json } from './uploads.ts';
 
 const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
 
@@ -24,8 +24,9 @@ test('rule 1: an upload with neither dataset_id nor dataset_name is refused and 
   run,
 }) => {
   const body = withoutDataset(uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
-  expectJsonError(await upload(platform, body));
-  expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+  // §7 leaves the error status and body of upload-rule violations not shown: a refusal is all the rule states.
+  expectRefused(await upload(platform, body));
+  await expectCreatedNothing(platform, body, 'the refused upload');
 });
 
 test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({
@@ -94,8 +95,8 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
   for (const [name, field, edge, seconds] of cases) {
     test(name, async ({ platform, scope, run }) => {
       const body = rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), field, edge, seconds);
-      expectJsonError(await upload(platform, body));
-      expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+      expectRefused(await upload(platform, body));
+      await expectCreatedNothing(platform, body, 'the refused upload');
     });
   }
 
@@ -156,8 +157,8 @@ test('rule 4: for any times, an upload is accepted exactly when every row lies w
       if (within) {
         expectStatus(res, 200);
       } else {
-        expectJsonError(res);
-        expect(await createdNothing(platform, body), res.describe('a refused upload creates nothing')).toEqual([]);
+        expectRefused(res);
+        await expectCreatedNothing(platform, body, 'the refused upload');
       }
     }),
     { numRuns: 20 },
@@ -177,16 +178,18 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
         name,
         description: 'made on the platform',
       });
-      precondition(created, 'create a dataset on the platform');
+      // The rules are about a dataset made on the platform: a target that cannot make one cannot show it refuses uploads to it.
+      expectStatus(created, '2xx');
       const base = withoutDataset(uploadBody(scope, ids, experimentStart(run)));
       const naming: Json =
         by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
       const body = { ...base, ...naming };
-      expectJsonError(await upload(platform, body));
-      expect(await createdNothing(platform, { experiment_name: body.experiment_name }), 'no experiment was created').toEqual([]);
-      // Its examples, listed, rather than counts a read may not show.
-      const examples = preconditionArray(await platform.get<Json[]>(`/api/v1/examples?dataset=${created.json.id}`), "list the platform dataset's examples");
-      expect(examples, 'the platform dataset is untouched: no example was added').toEqual([]);
+      expectRefused(await upload(platform, body));
+      await expectCreatedNothing(platform, { experiment_name: body.experiment_name }, 'the refused upload');
+      // Its examples, listed, rather than counts a read may not show: a list that cannot be read cannot show it untouched.
+      const examples = await platform.get<Json[]>(`/api/v1/examples?dataset=${created.json.id}`);
+      expectStatus(examples, 200);
+      expect(examples.json, examples.describe('the platform dataset is untouched: no example was added')).toEqual([]);
       if (by === 'both') {
         await forRule(rule, async () => {
           const external = await upload(platform, uploadBody(`${scope}-ext`, ids, experimentStart(run)));
@@ -232,7 +235,7 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
     test(name, async ({ platform, scope, run }) => {
       const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, new RunIds(scope, run), experimentStart(run))))) as Json;
       expectJsonError(await upload(platform, body));
-      expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+      await expectCreatedNothing(platform, body, 'the refused upload');
     });
   }
 
@@ -244,6 +247,6 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
         headers: { 'content-type': 'application/json' },
       }),
     );
-    expect(await createdNothing(platform, body), 'nothing was created').toEqual([]);
+    await expectCreatedNothing(platform, body, 'the refused upload');
   });
 });

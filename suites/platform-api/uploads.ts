@@ -1,12 +1,12 @@
 // Experiment uploads for the suites (spec §2.6, §4.4): a valid body to start from, and the
 // reads that show what an upload created once its runs are persisted.
-import { precondition } from '../../harness/checks/index.ts';
-import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { expect } from '@playwright/test';
+import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { RunContext } from '../../harness/run-context.ts';
 import type { Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
-import type { RunIds } from './traces.ts';
+import { type RunIds, untilWritten } from './traces.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -69,58 +69,62 @@ export function upload(platform: ApiClient, body: Json): Promise<ApiResponse<Upl
   return platform.post<UploadAnswer>(UPLOAD, body);
 }
 
-/** Neither the dataset nor the experiment of a refused upload exists. */
-export async function createdNothing(platform: ApiClient, body: Json): Promise<string[]> {
-  const created: string[] = [];
-  if (typeof body.dataset_name === 'string') {
-    const datasets = await platform.get<Json[]>(`/api/v1/datasets?name=${encodeURIComponent(body.dataset_name)}`);
-    precondition(datasets, 'list datasets by name');
-    if (datasets.json.length > 0) created.push(`dataset '${body.dataset_name}'`);
-  }
+/** A list a check reads: it must answer one, or the check cannot be made (it fails). */
+function listed<T>(res: ApiResponse<T[]>, what: string): T[] {
+  expect(res.status === 200 && Array.isArray(res.json), res.describe(`${what} answers a list`)).toBe(true);
+  return res.json;
+}
+
+/**
+ * Neither the dataset nor the experiment of a refused upload exists. The lists and reads that show
+ * it are part of the check: one that cannot be read fails it, since it cannot show that nothing
+ * was created.
+ */
+export async function expectCreatedNothing(platform: ApiClient, body: Json, what: string): Promise<void> {
+  const none = async (path: string, thing: string) => {
+    const found = listed(await platform.get<Json[]>(path), `${what}: listing ${thing}`);
+    expect(found, `${what}: no ${thing} was created`).toEqual([]);
+  };
+  if (typeof body.dataset_name === 'string') await none(`/api/v1/datasets?name=${encodeURIComponent(body.dataset_name)}`, `dataset '${body.dataset_name}'`);
   if (typeof body.dataset_id === 'string') {
     const dataset = await platform.get(`/api/v1/datasets/${body.dataset_id}`);
     // Any 4xx is not found (the status for unknown ids is not shown, §7); another answer cannot tell.
-    if (dataset.status < 200 || (dataset.status >= 300 && dataset.status < 400) || dataset.status >= 500) {
-      skipForPrecondition(`precondition failed: read dataset ${body.dataset_id} to see whether it was created: ${dataset.describe()}`);
-    }
-    if (dataset.status < 300) created.push(`dataset ${body.dataset_id}`);
+    expect(dataset.status >= 400 && dataset.status < 500, dataset.describe(`${what}: dataset ${body.dataset_id} is not found (a 4xx)`)).toBe(true);
   }
-  if (typeof body.experiment_name === 'string') {
-    const sessions = await platform.get<Json[]>(`/api/v1/sessions?name=${encodeURIComponent(body.experiment_name)}`);
-    precondition(sessions, 'list sessions by name');
-    if (sessions.json.length > 0) created.push(`experiment '${body.experiment_name}'`);
-  }
-  return created;
+  if (typeof body.experiment_name === 'string')
+    await none(`/api/v1/sessions?name=${encodeURIComponent(body.experiment_name)}`, `experiment '${body.experiment_name}'`);
 }
 
-/** Reads the experiment until its statistics are filled in (its runs persisted), then what the upload created. */
+/**
+ * What an upload created, once its runs are persisted: the experiment is read until its statistics
+ * are filled in, and its runs queried until they are all there, as a user of an eventually
+ * consistent service would. The reads are how a test sees where the upload's data landed: a list
+ * that cannot be read fails the check.
+ */
 export async function persisted(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<Persisted> {
-  time.allow('stats');
-  const read = async () => {
-    const res = await platform.get<Experiment>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`);
-    precondition(res, 'read the experiment');
-    return res;
-  };
-  const { value: experiment } = await time.poll(read, (res) => res.json.latency_p50 !== null && res.json.run_count !== null && res.json.run_count !== 0, {
-    deadline: 'stats',
-  });
-  const runs = await platform.post<{ runs: TraceRun[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 });
+  const experiment = await untilWritten(
+    time,
+    () => platform.get<Experiment>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`),
+    (e) => e.latency_p50 !== null && e.run_count !== null && e.run_count !== 0,
+    'stats',
+  );
+  expectStatus(experiment, 200);
+  const rows = experiment.json.run_count ?? 1;
+  const runs = await untilWritten(
+    time,
+    () => platform.post<{ runs: TraceRun[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 }),
+    (body) => Array.isArray(body.runs) && body.runs.length >= rows,
+  );
   precondition(runs, "query the experiment's runs");
-  const examples = await platform.get<Example[]>(`/api/v1/examples?dataset=${answer.dataset.id}`);
-  precondition(examples, "list the dataset's examples");
+  const examples = listed(await platform.get<Example[]>(`/api/v1/examples?dataset=${answer.dataset.id}`), "the dataset's examples");
   const feedback = new Map<string, Feedback[]>();
-  for (const r of runs.json.runs) {
-    const res = await platform.get<Feedback[]>(`/feedback?run=${r.id}`);
-    precondition(res, "list a run's feedback");
-    feedback.set(r.id!, res.json);
-  }
-  const session = await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`);
-  precondition(session, "list the experiment's feedback");
+  for (const r of runs.json.runs) feedback.set(r.id!, listed(await platform.get<Feedback[]>(`/feedback?run=${r.id}`), `the feedback of run ${r.id}`));
+  const session = listed(await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`), "the experiment's feedback");
   return {
     experiment: experiment.json,
     runs: runs.json.runs,
-    examples: examples.json,
+    examples,
     feedback,
-    summary: session.json.filter((f) => f.run_id === null || f.run_id === undefined),
+    summary: session.filter((f) => f.run_id === null || f.run_id === undefined),
   };
 }

@@ -1,7 +1,7 @@
 // §9: the version segments of platform API paths.
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, multipartBody, RunIds, runParts, runTree } from './traces.ts';
+import { baseTime, isoWith, multipartBody, readRun, readWritten, RunIds, runParts, runTree } from './traces.ts';
 import { experimentStart, uploadBody } from './uploads.ts';
 
 test('run ingestion is served without a version segment and the upload under /api/v1', { tag: '@VERSION-PLATFORM-PATHS' }, async ({ platform, scope, run }) => {
@@ -14,13 +14,13 @@ test('run ingestion is served without a version segment and the upload under /ap
   expectStatus(await platform.post('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run))), 200);
 });
 
-test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-API-V1-ALIAS' }, async ({ platform, scope, run }) => {
+test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-API-V1-ALIAS' }, async ({ platform, scope, run, time }) => {
   const ids = new RunIds(scope, run);
   const tree = runTree(ids, [null, 0], { start: baseTime(run) });
   const id = ids.v7(baseTime(run));
   expectStatus(await platform.post('/api/v1/runs', { id, name: 'prefixed', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
   expectStatus(await platform.patch(`/api/v1/runs/${id}`, { outputs: { ok: true } }), '2xx');
-  const read = await platform.get<{ outputs?: unknown }>(`/api/v1/runs/${id}`);
+  const read = await readWritten<{ outputs?: unknown }>(platform, time, `/api/v1/runs/${id}`, { ready: (r) => (r.outputs ?? null) !== null });
   expectStatus(read, 200);
   expect(read.json.outputs, read.describe('the prefixed routes reach the same runs')).toEqual({ ok: true });
   const { body, contentType } = multipartBody(tree.flatMap((r) => runParts('post', r)));
@@ -29,5 +29,5 @@ test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-
   expectStatus(await platform.post('/api/v1/runs/query', { id: [tree[0].id] }), 200);
   expectStatus(await platform.get('/api/v1/info'), 200);
   expectStatus(await platform.post('/api/v1/feedback', { run_id: tree[0].id, key: 'prefixed' }), '2xx');
-  expectStatus(await platform.get(`/runs/${tree[1].id}`), 200);
+  expectStatus(await readRun(platform, time, tree[1].id), 200);
 });

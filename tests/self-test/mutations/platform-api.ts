@@ -223,9 +223,9 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
   },
   'dataset-read-500': {
     endpoint: 'platform-api',
-    // The checks that need a dataset read to tell what exists are skipped, none passes; the isolation
-    // property reads its own datasets, and bad input may never answer 5xx.
-    breaks: ['AUTH-PLATFORM-WORKSPACE-ISOLATION', 'ERROR-BAD-INPUT-PLATFORM'],
+    // Every check that reads a dataset fails: the isolation property reads its own, bad input may never
+    // answer 5xx, a refused upload's dataset_id is read to show it was not created, an uploaded dataset is read back.
+    breaks: ['AUTH-PLATFORM-WORKSPACE-ISOLATION', 'ERROR-BAD-INPUT-PLATFORM', 'UPLOAD-DATASET-EXTERNALLY-MANAGED', 'UPLOAD-DATASET-ID', 'UPLOAD-VIOLATION-4XX'],
     description: 'GET /api/v1/datasets/{id} answers 500',
     response: (res, req) => (calls(req, 'readDataset') ? crash : res),
   },

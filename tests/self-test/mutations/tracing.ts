@@ -1,7 +1,7 @@
 // Trace ingestion broken (§2.5, §4.3). The front passes multipart bodies through unchanged, so the
 // multipart mutations change what later JSON reads answer about runs no JSON request named.
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { calls, json, jsonError, object, UUID, type Json } from './support.ts';
+import { calls, json, jsonError, object, param, UUID, type Json } from './support.ts';
 
 const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
@@ -27,6 +27,23 @@ function multipartRuns(change: (run: Json) => Json): Pick<Mutation, 'request' | 
     response: (res, req, memory) => {
       const run = multipartRead(res, req, memory);
       return run ? { ...res, body: change(run) } : res;
+    },
+  };
+}
+
+/**
+ * A run persisted late: the first `reads` reads of a run `late` picks answer 404, then it reads as
+ * stored. Reads are counted, not time, so it behaves the same on a virtual clock.
+ */
+function readableAfter(reads: number, late: (run: Json) => boolean): Pick<Mutation, 'response'> {
+  return {
+    response: (res, req, memory) => {
+      const id = calls(req, 'readRun') ? param(req, 'run_id')?.toLowerCase() : undefined;
+      if (!id || res.status !== 200 || !late(object(res.body))) return res;
+      const seen = Number(memory.get(`reads:${id}`) ?? 0);
+      if (seen >= reads) return res;
+      memory.set(`reads:${id}`, seen + 1);
+      return jsonError(404, 'Run not found');
     },
   };
 }
@@ -69,15 +86,6 @@ export const TRACING_MUTATIONS: Record<string, Mutation> = {
     request: (req) => {
       const { patch: _ignored, ...body } = object(req.body);
       return calls(req, 'ingestRunsBatch') && Array.isArray(object(req.body).patch) ? { ...req, body } : req;
-    },
-  },
-  'query-ignores-is-root': {
-    endpoint: 'platform-api',
-    breaks: ['TRACE-QUERY'],
-    description: 'POST /runs/query ignores is_root: it answers every run of the trace',
-    request: (req) => {
-      const { is_root: _ignored, ...body } = object(req.body);
-      return calls(req, 'queryRuns') && 'is_root' in object(req.body) ? { ...req, body } : req;
     },
   },
   'feedback-drops-score': {
@@ -159,5 +167,19 @@ export const TRACING_MUTATIONS: Record<string, Mutation> = {
       if (!id || res.status !== 404 || !UUID.test(id) || id[14] !== '7' || memory.has(`named:${id}`)) return res;
       return json(200, { id, trace_id: id, name: 'ingested', run_type: 'chain', inputs: {}, outputs: null });
     },
+  },
+  'runs-readable-late': {
+    endpoint: 'platform-api',
+    // Reads of what a test wrote poll as a user of an eventually consistent service does: a run persisted a moment late breaks nothing.
+    breaks: [],
+    description: 'a trace run is readable only a moment after it was written: the first two reads of each run answer 404',
+    ...readableAfter(2, () => true),
+  },
+  'tool-runs-never-readable': {
+    endpoint: 'platform-api',
+    // The same lag that never ends, for tool runs (only TRACE-READ-RUN's test posts one): polling gives up at the deadline and fails the rule.
+    breaks: ['TRACE-READ-RUN'],
+    description: 'a tool run is never readable: every read of it answers 404',
+    ...readableAfter(Number.POSITIVE_INFINITY, (run) => run.run_type === 'tool'),
   },
 };
