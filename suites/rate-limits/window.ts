@@ -35,7 +35,7 @@ export function requireRateLimitTraffic(run: RunContext): void {
   else requireEffect(run, 'rate-limit-probe', 'rate-limit checks send hundreds to thousands of requests to the target');
 }
 
-export class RateWindow {
+class RateWindow {
   private started = performance.now();
 
   constructor(private readonly time: Time) {}

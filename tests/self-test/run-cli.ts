@@ -25,7 +25,7 @@ export interface TrialOutcome {
   killed: boolean;
 }
 
-export interface CliRun {
+interface CliRun {
   code: number;
   stdout: string;
   stderr: string;

@@ -292,7 +292,7 @@ const otherSuccess = (status: number) => (status === 200 ? 203 : 200);
 /** Whether the request path carries the query parameter `name`. */
 function hasParameter(path: string, name: string): boolean {
   const query = path.split('?', 2)[1];
-  return query !== undefined && query.split('&').some((pair) => pair.split('=')[0] === encodeURIComponent(name));
+  return query?.split('&').some((pair) => pair.split('=')[0] === encodeURIComponent(name)) ?? false;
 }
 
 function operationMutations(site: OperationSite): [string, Mutation][] {
