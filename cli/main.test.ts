@@ -177,8 +177,9 @@ function expectPartial(report: ConformanceReport, status: 'interrupted' | 'timed
 }
 
 test('--max-duration stops the run, writes a partial report and exits 3', async () => {
-  // 20 s: the suites take some seconds to start, more on a busy machine, and some tests must end before the stop.
-  const run = await conformanceRun(['--plane', 'agent-server', '--max-duration', '20']);
+  // 20 s: the suites take some seconds to start, more on a busy machine, and some tests must end before the stop;
+  // every plane takes twice that, so the stop comes first.
+  const run = await conformanceRun(['--max-duration', '20']);
   expect(run.code, run.stderr).toBe(3);
   expect(run.stdout).toContain('Result: failed (exit 3): the run reached --max-duration 20 s');
   expectPartial(run.report, 'timed-out', /--max-duration 20 s/);

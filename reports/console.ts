@@ -39,7 +39,7 @@ const CAUSES: Record<string, string> = {
   expected: 'named by the expectations',
   'not-selected': 'not selected',
   precondition: 'a failed precondition',
-  machine: 'this machine could not check',
+  machine: 'could not be checked here',
   skipped: 'skipped',
   untested: 'no test ran',
   stopped: 'the run stopped first',

@@ -5,7 +5,7 @@
 //   1   a MUST rule failed (never an interpretation; with expectations: a verdict differs from them), a MUST
 //       rule in scope was not judged for a reason the target did not declare, a baseline regression, or a
 //       test tagged with an unknown rule
-//   2   rules that could not be judged (the target did not answer their tests, or this machine could not
+//   2   rules that could not be judged (the target did not answer their tests, or this machine or what the target holds could not
 //       make the check)
 //   3   --max-duration stopped the run
 //   0   otherwise
@@ -36,7 +36,12 @@ export function gateOf(report: Unjudged): Gate {
   const byMachine = notJudged.filter((n) => n.cause === 'machine').map((n) => n.id);
   const unjudged = notJudged.filter((n) => n.cause !== 'machine').map((n) => n.id);
   if (unjudged.length > 0) found.push([2, EXIT_CODES.failed, `${unjudged.length} MUST rules were not judged: ${list(unjudged)}`]);
-  if (byMachine.length > 0) found.push([3, EXIT_CODES.unjudged, `${byMachine.length} MUST rules could not be judged on this machine: ${list(byMachine)}`]);
+  if (byMachine.length > 0)
+    found.push([
+      3,
+      EXIT_CODES.unjudged,
+      `${byMachine.length} MUST rules could not be judged here (this machine, or what the target holds, could not make the check): ${list(byMachine)}`,
+    ]);
   if (report.unknownRuleTags.length > 0)
     found.push([2, EXIT_CODES.failed, `tests are tagged with rules not in the catalogue: ${list(report.unknownRuleTags.map((u) => u.tag))}`]);
   const errors = report.rules.filter((r) => r.verdict === 'error').map((r) => r.id);

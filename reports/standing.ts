@@ -31,7 +31,7 @@ export function standingOf(report: ConformanceReport, rule: RuleResult): Standin
   const notJudged = (report.summary.mustNotJudged ?? []).find((n) => n.id === rule.id && n.counted && n.cause !== 'stopped');
   if (notJudged)
     return notJudged.cause === 'machine'
-      ? { kind: 'error', why: `MUST rule not judged on this machine: ${notJudged.why}` }
+      ? { kind: 'error', why: `MUST rule not judged here (the machine or what the target holds): ${notJudged.why}` }
       : { kind: 'unjudged', why: `MUST rule not judged (${notJudged.cause}): ${notJudged.why}` };
   if (rule.verdict === 'fail' && rule.source === 'interpretation') return { kind: 'interpretation', why: INTERPRETATION_FAILED };
   if (rule.verdict === 'fail')

@@ -135,11 +135,14 @@ test('a MUST rule with no verdict counts unless the target declared why, the cat
   expect(report.summary.gate).toEqual({
     exitCode: 1,
     passed: false,
-    reasons: ['2 MUST rules were not judged: R-UNCLASSIFIED, R-NO-TEST', '1 MUST rules could not be judged on this machine: R-MACHINE'],
+    reasons: [
+      '2 MUST rules were not judged: R-UNCLASSIFIED, R-NO-TEST',
+      '1 MUST rules could not be judged here (this machine, or what the target holds, could not make the check): R-MACHINE',
+    ],
   });
   const lines = consoleSummary(report, 'r.html', { quiet: true });
   expect(lines).toContain(
-    'MUST rules not judged: 3 (1 this machine could not check, 1 skipped, 1 no test ran: R-MACHINE, R-UNCLASSIFIED, R-NO-TEST); not counted: 3 (1 ruled out by what the target declares, 1 not observable on a running target, 1 named by the expectations).',
+    'MUST rules not judged: 3 (1 could not be checked here, 1 skipped, 1 no test ran: R-MACHINE, R-UNCLASSIFIED, R-NO-TEST); not counted: 3 (1 ruled out by what the target declares, 1 not observable on a running target, 1 named by the expectations).',
   );
   expect(lines.filter((l) => l.startsWith('  ∅')).map((l) => l.trim().split(' ')[1])).toEqual(['R-UNCLASSIFIED', 'R-NO-TEST']);
   const junit = toJUnit(report);

@@ -14,8 +14,9 @@ export const SKIP_KIND = 'apc-skip';
  *   or configuration it does not name, a server version older than the feature;
  * - precondition: a step the test needs (not the request it judges) failed; it names the rules
  *   whose failure explains it, and the report checks that one of them failed;
- * - machine: this machine or run could not make the check (requests that could not share a
- *   rate-limit window, a compression this Node.js lacks).
+ * - machine: this machine, or what the target holds, could not make the check (requests that could
+ *   not share a rate-limit window, a compression this Node.js lacks, a single assistant to page):
+ *   no rule's failure explains it, and the run cannot pass (exit 2).
  */
 export type SkipKind = 'declared' | 'precondition' | 'machine';
 
@@ -74,7 +75,7 @@ export function skipDeclared(condition: boolean, reason: string): void {
   if (condition) skipAs('declared', reason);
 }
 
-/** Skips the test when `condition` holds: this machine or run could not make the check; the run then cannot pass. */
+/** Skips the test when `condition` holds: this machine, or what the target holds, could not make the check; the run then cannot pass. */
 export function skipForMachine(condition: boolean, reason: string): void {
   if (condition) skipAs('machine', reason);
 }

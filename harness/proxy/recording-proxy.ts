@@ -120,6 +120,9 @@ export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 /** The code of the error a request to the target ends with when the target stays silent too long. */
 const TIMEOUT_CODE = 'APC_TARGET_TIMEOUT';
 
+/** How long an idle connection to the target is kept for reuse. */
+const UPSTREAM_IDLE_MS = 4_000;
+
 export class RecordingProxy {
   readonly exchanges: Exchange[];
   url = '';
@@ -143,7 +146,10 @@ export class RecordingProxy {
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxHeader = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
     this.timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.upstream = options.target.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    // An idle connection is let go after 4 s, before a server closes it (Node's default, and many
+    // others', is 5 s): reusing one the server is closing resets the request, which the target never saw.
+    const agent = { keepAlive: true, timeout: UPSTREAM_IDLE_MS };
+    this.upstream = options.target.startsWith('https:') ? new HttpsAgent(agent) : new HttpAgent(agent);
     this.proxy = httpProxy.createProxyServer({
       target: options.target,
       changeOrigin: true,
