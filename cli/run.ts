@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { PLANES, type Plane } from '../specs/contract.ts';
+import { planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
 import { checkTarget, EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from '../harness/target.ts';
 import { PROFILES } from '../harness/profile.ts';
@@ -148,6 +148,8 @@ export async function run(args: string[]): Promise<number> {
   const reportFile = join(outDir, 'report.json');
   if (existsSync(reportFile)) writeFileSync(reportFile, '');
 
+  // The planes the target serves (the embedded simulator serves them all).
+  let served: Plane[] = [...PLANES];
   if (target) {
     let resolved: Target;
     try {
@@ -162,6 +164,7 @@ export async function run(args: string[]): Promise<number> {
       for (const p of problems) console.error(`  ${p.endpoint.padEnd(15)} ${p.url}: ${p.problem}`);
       return EXIT.usage;
     }
+    served = PLANES.filter((plane) => Object.keys(resolved.planes).some((endpoint) => planeOf(endpoint as Endpoint) === plane));
   }
 
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -179,7 +182,7 @@ export async function run(args: string[]): Promise<number> {
   const seed = (values.seed as string | undefined) ?? DEFAULT_SEED;
   // What narrowed the selection, as given: every output says so, and the rules it left out are not-run, not judged.
   const narrowed = [
-    ...(new Set(planes).size < PLANES.length ? planes.map((plane) => `--plane ${plane}`) : []),
+    ...(planes.length > 0 && served.some((plane) => !planes.includes(plane)) ? planes.map((plane) => `--plane ${plane}`) : []),
     ...(['grep', 'grep-invert', 'test-list', 'shard'] as const).filter((name) => values[name] !== undefined).map((name) => `--${name} ${values[name]}`),
   ];
   // Without --target the suites run against the embedded simulator, which lives in this process
