@@ -10,7 +10,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'multitask-ignored': {
     breaks: [
-      'ERROR-REFUSED-UNCHANGED-AGENT',
       'MULTITASK-INTERRUPT-KEEPS',
       'MULTITASK-INTERRUPT-STATUS',
       'MULTITASK-INVALID',
@@ -33,7 +32,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   },
   'multitask-ignored-default-reject': {
     breaks: [
-      'ERROR-REFUSED-UNCHANGED-AGENT',
       'MULTITASK-DEFAULT',
       'MULTITASK-INTERRUPT-KEEPS',
       'MULTITASK-INVALID',
@@ -142,7 +140,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
   'run-list-empty': {
     breaks: [
       'CRON-RUNS-ON-SCHEDULE',
-      'ERROR-REFUSED-UNCHANGED-AGENT',
       'MULTITASK-INTERRUPT-KEEPS',
       'MULTITASK-REJECT-NOT-CREATED',
       'MULTITASK-ROLLBACK-DELETES',
@@ -165,8 +162,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'RUN-LIST',
       'RUN-STATUS-VALUES',
       'RUN-WAIT-VALUES',
-      'THREAD-SEARCH-SORT-ORDER',
-      'THREAD-SUPERSTEPS-HISTORY',
       'VERSION-AGENT-SERVER-INFO',
       'WEBHOOK-FAILURE-NO-EFFECT',
     ],
