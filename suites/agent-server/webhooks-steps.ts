@@ -1,5 +1,6 @@
 // Steps the webhook, webhook-config and cron suites share. Each is a precondition: when it
 // fails, the test is skipped naming the rules that explain it, so only the rule under test can fail.
+import { contract } from '../../specs/contract.ts';
 import { CronExpressionParser } from 'cron-parser';
 import type { ApiClient } from '../../harness/client.ts';
 import { runMark } from '../../harness/run-context.ts';
@@ -22,22 +23,16 @@ interface Delivered {
   payload: Payload;
 }
 
-/** The rule that says each operation of §6a emits the notification, by operationId. */
-const EMITS = {
-  createRun: 'WEBHOOK-EMIT-CREATE-RUN',
-  streamRun: 'WEBHOOK-EMIT-STREAM-RUN',
-  waitRun: 'WEBHOOK-EMIT-WAIT-RUN',
-  streamStatelessRun: 'WEBHOOK-EMIT-STATELESS-STREAM',
-  waitStatelessRun: 'WEBHOOK-EMIT-STATELESS-WAIT',
-  createCron: 'WEBHOOK-EMIT-CRON',
-  createThreadCron: 'WEBHOOK-EMIT-THREAD-CRON',
-} as const;
+/** The operations of §6a that emit the notification when given `webhook`. */
+export type EmittingOperation = 'createRun' | 'streamRun' | 'waitRun' | 'streamStatelessRun' | 'waitStatelessRun' | 'createCron' | 'createThreadCron';
 
-export type EmittingOperation = keyof typeof EMITS;
-
-/** The rules whose failure explains that a run made by `operation` with a webhook sent no notification. */
+/**
+ * The rules whose failure explains that a run made by `operation` with a webhook sent no notification:
+ * the trigger, and the rule that says this operation emits (the WEBHOOK-EMIT-* rule about it in specs/rules.yaml).
+ */
 export function notifiedBy(operation: EmittingOperation): string[] {
-  return ['WEBHOOK-TRIGGER', EMITS[operation]];
+  const emits = contract().rules.filter((r) => r.id.startsWith('WEBHOOK-EMIT-') && r.operations?.includes(operation));
+  return ['WEBHOOK-TRIGGER', ...emits.map((r) => r.id)];
 }
 
 /** The payload of a delivery: its JSON object, or `{}` (a body that is none breaks every payload field). */
