@@ -185,6 +185,10 @@ export async function run(args: string[]): Promise<number> {
     ...(planes.length > 0 && served.some((plane) => !planes.includes(plane)) ? planes.map((plane) => `--plane ${plane}`) : []),
     ...(['grep', 'grep-invert', 'test-list', 'shard'] as const).filter((name) => values[name] !== undefined).map((name) => `--${name} ${values[name]}`),
   ];
+  // What a rerun of one failed test repeats (its report's `run --grep` command), as given: the seed and plane it adds itself.
+  const rerun = (['target', 'profile', 'clock', 'time-scale', 'run-duration'] as const).flatMap((name) =>
+    values[name] === undefined ? [] : [`--${name}`, String(values[name])],
+  );
   // Without --target the suites run against the embedded simulator, which lives in this process
   // for the run: the suites reach it over HTTP, as any target.
   const embedded = target
@@ -202,7 +206,7 @@ export async function run(args: string[]): Promise<number> {
     APC_QUIET: values.quiet ? '1' : '',
     APC_GITHUB_ANNOTATIONS: values['github-annotations'] ? '1' : '',
     APC_SHARD: shard ?? '',
-    [SELECTION_ENV]: JSON.stringify({ planes: planes.length > 0 ? (planes as Plane[]) : PLANES, narrowed } satisfies Selection),
+    [SELECTION_ENV]: JSON.stringify({ planes: planes.length > 0 ? (planes as Plane[]) : PLANES, narrowed, rerun } satisfies Selection),
     APC_MAX_DURATION: maxDuration === undefined ? '' : String(maxDuration),
     ...(workers === undefined ? {} : { APC_WORKERS: String(workers) }),
   }).finally(() => embedded?.simulator.close());

@@ -63,7 +63,7 @@ export function verdictOf(rule: Rule, outcomes: TestOutcome[]): Verdict {
 /** A multi-rule test that failed on another of its rules says nothing about this one. */
 function forThisRule(outcome: TestOutcome, id: string, failedRules: string[]): TestOutcome {
   if (outcome.status !== 'failed' || failedRules.length === 0 || failedRules.includes(id)) return outcome;
-  const { failedExchange: _, ...rest } = outcome;
+  const { failedExchange: _, reproduce: __, ...rest } = outcome;
   return { ...rest, status: 'skipped', error: undefined, reason: `not reached: ${failedRules.join(', ')} failed first in this test` };
 }
 

@@ -7,9 +7,9 @@ import type { SkipKind } from '../harness/checks/attribution.ts';
 /**
  * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
  * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged, what narrowed a run,
- * webhook deliveries among the exchanges and the exchange a failure names).
+ * webhook deliveries among the exchanges and the exchange a failure names; 1.3 the lines that reproduce a failure).
  */
-export const REPORT_VERSION = '1.2';
+export const REPORT_VERSION = '1.3';
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);
@@ -55,6 +55,15 @@ export interface TestOutcome {
    * failed assertion judged, or the step a failed precondition needed.
    */
   failedExchange?: string;
+  /** For a test that failed: the lines that reproduce it (reports/reproduce.ts). */
+  reproduce?: Reproduction;
+}
+
+export interface Reproduction {
+  /** The `run --grep` command that reruns this test alone, on the run's target with its seed and profile. */
+  command: string;
+  /** A curl of the failed exchange's request, each secret an environment variable reference (none for a webhook delivery). */
+  curl?: string;
 }
 
 export interface RuleResult {

@@ -16,15 +16,20 @@ import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
 import { isTransportError } from '../harness/client.ts';
-import type { RecordedExchange, RunRecord, TestOutcome } from './model.ts';
+import type { RecordedExchange, Reproduction, RunRecord, TestOutcome } from './model.ts';
+import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 
 const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
 
-/** What `run` selected, handed to this reporter: the planes whose suites run, and the options that narrowed the selection. */
+/**
+ * What `run` selected, handed to this reporter: the planes whose suites run, the options that narrowed
+ * the selection, and those a rerun of one test repeats (--target, --profile…), as given.
+ */
 export interface Selection {
   planes: readonly Plane[];
   narrowed: string[];
+  rerun?: string[];
 }
 
 export const SELECTION_ENV = 'APC_SELECTION';
@@ -67,11 +72,12 @@ export default class ConformanceReporter implements Reporter {
       return true;
     });
     const ruleIds = ruleIdsOf(test);
-    const recorded: RecordedExchange[] = [];
+    const raw: Exchange[] = [];
     for (const attachment of result.attachments) {
       if (attachment.name !== 'apc-exchanges' || !attachment.body) continue;
-      for (const exchange of JSON.parse(attachment.body.toString('utf8')) as Exchange[]) recorded.push(forReport(exchange));
+      raw.push(...(JSON.parse(attachment.body.toString('utf8')) as Exchange[]));
     }
+    const recorded = raw.map(forReport);
     for (const exchange of recorded) this.exchanges.set(exchange.id, exchange);
     const skip = annotations
       .filter((a) => a.type === 'skip' || a.type === 'fixme')
@@ -96,6 +102,12 @@ export default class ConformanceReporter implements Reporter {
       exchanges: recorded.map((e) => e.id),
       ...(failedExchange ? { failedExchange } : {}),
     };
+    if (outcome.status === 'failed' || outcome.status === 'timedOut' || outcome.status === 'error') {
+      outcome.reproduce = reproduction(
+        test,
+        raw.find((e) => e.id === failedExchange),
+      );
+    }
     const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
     this.tests.set(test.id, { outcome, ruleIds, failedRules });
   }
@@ -173,6 +185,20 @@ export default class ConformanceReporter implements Reporter {
     const options = { quiet: process.env.APC_QUIET === '1', githubAnnotations: process.env.APC_GITHUB_ANNOTATIONS === '1' };
     console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html), options).join('\n')}`);
   }
+}
+
+/** The rerun command of a failed test and a curl of the exchange it failed on. */
+function reproduction(test: TestCase, failed: Exchange | undefined): Reproduction {
+  const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
+  const [, project = '', file = '', ...titles] = test.titlePath();
+  const command = rerunCommand({ project, file, titles }, selection().rerun ?? [], run?.seed ?? 'apc');
+  if (!failed) return { command };
+  // The embedded simulator's ports change from run to run: its URL is a variable (AGENT_SERVER_URL…), so the report stays the same.
+  const endpoint = Object.entries(run?.target.planes ?? {}).find(([, url]) => url === failed.base)?.[0];
+  const base: Base =
+    run?.target.kind === 'embedded-simulator' ? { env: `${(endpoint ?? failed.plane).replace(/-/g, '_').toUpperCase()}_URL` } : { url: failed.base };
+  const curl = curlOf(forReport(failed), base, { apiKeyEnv: run?.target.apiKeyEnv });
+  return curl ? { command, curl } : { command };
 }
 
 /**
