@@ -3,9 +3,10 @@
 // the run left on the target, what decides the outcome (failures, unexpected verdicts,
 // regressions, rules not judged), the expected failures, the warnings, the failed
 // interpretations, and every rule.
-import type { ConformanceReport, RuleResult } from './model.ts';
+import type { ConformanceReport, Reproduction, RuleResult } from './model.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
 import { standingOf, type Standing } from './standing.ts';
+import { sectionLabel } from '../specs/sections.ts';
 
 const ICON: Record<string, string> = {
   pass: '✅',
@@ -23,7 +24,7 @@ function cell(text: string): string {
 }
 
 function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standing): string[] {
-  const heading = `### ${ICON[rule.verdict]} ${rule.id} (${rule.level}, ${rule.source}, §${rule.section})`;
+  const heading = `### ${ICON[rule.verdict]} ${rule.id} (${rule.level}, ${rule.source}, ${sectionLabel(rule.section)})`;
   const lines = [heading, '', rule.text, '', `*${standing.why ?? rule.verdict}*`, ''];
   for (const test of rule.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped')) {
     lines.push(
@@ -44,8 +45,24 @@ function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standi
       const what = e?.delivery ? 'webhook delivery' : 'exchange';
       if (e) lines.push(`  - ${id === failed ? '**failed:** ' : ''}${what} \`${id}\`: \`${e.request.method} ${e.request.url}\` → ${e.response.status}`);
     }
+    if (test.reproduce && rule.level === 'MUST' && rule.verdict === 'fail') lines.push('', ...reproduction(test.reproduce));
   }
   return [...lines, ''];
+}
+
+/** The most of a curl this summary shows: a long body would crowd out the rest (CI pages cap a summary's size). */
+const MAX_CURL = 4000;
+
+/** A MUST failure's reproduction lines, as a shell block inside its list item. */
+function reproduction(repro: Reproduction): string[] {
+  const curl =
+    repro.curl && repro.curl.length > MAX_CURL
+      ? `# the curl of the failed request is ${repro.curl.length} characters: report.html and report.json hold it`
+      : repro.curl;
+  const text = [repro.command, ...(curl ? [curl] : [])].join('\n');
+  // A fence longer than any run of backticks in the text, so no body can close it.
+  const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return ['  Reproduce (set the environment variables the curl names):', '', `  ${fence}sh`, ...text.split('\n').map((l) => `  ${l}`), `  ${fence}`];
 }
 
 /** What the run created on the target, what its cleanup deleted and what is left, per endpoint and kind. */
@@ -146,7 +163,7 @@ export function toMarkdown(report: ConformanceReport): string {
     ...report.rules.map((r) => {
       const standing = standings.get(r.id)!;
       const note = standing.kind === 'expected' ? ' (expected)' : standing.kind === 'failure' && r.verdict !== 'fail' ? ' (unexpected)' : '';
-      return `| ${ICON[r.verdict]} ${r.verdict}${note} | ${r.id} | ${r.level} | ${r.source} | ${r.section} | ${cell(r.text)} |`;
+      return `| ${ICON[r.verdict]} ${r.verdict}${note} | ${r.id} | ${r.level} | ${r.source} | ${cell(sectionLabel(r.section).slice(1))} | ${cell(r.text)} |`;
     }),
     '',
   );
