@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { mergedExchangeId, MergeError, mergeReports } from '../reports/merge.ts';
 import { writeReport } from '../reports/write.ts';
+import { harText } from '../harness/proxy/har.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
@@ -50,7 +51,7 @@ export async function merge(args: string[]): Promise<number> {
   if (hars.length > 0) {
     const logs = hars.map((file) => JSON.parse(readFileSync(file, 'utf8')) as Har);
     const entries = logs.flatMap((har, shard) => har.log.entries.map((entry) => ({ ...entry, _id: mergedExchangeId(shard, entry._id) })));
-    writeFileSync(join(out, 'exchanges.har'), JSON.stringify({ log: { ...logs[0].log, entries } }, null, 2));
+    writeFileSync(join(out, 'exchanges.har'), harText({ log: { ...logs[0].log, entries } }));
   }
   console.log(
     `${NAME}: merged ${positionals.length} reports into ${out}: ${merged.summary.gate.passed ? 'passed' : 'failed'} (exit ${merged.summary.gate.exitCode}): ${merged.summary.gate.reasons.join('; ')}`,

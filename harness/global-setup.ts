@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { deliveryExchange, recordDeliveries } from './webhook-evidence.ts';
-import { toHar } from './proxy/har.ts';
+import { harText, toHar } from './proxy/har.ts';
 import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
 import { Redaction, shareRunRedaction } from './proxy/redact.ts';
 import { receiverUrl, RUN_ENV, type RunContext } from './run-context.ts';
@@ -86,7 +86,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     recordDeliveries(deliveries);
     // In the order they began, as a browser's HAR: deliveries arrive while the suites' requests are under way.
     const all = [...exchanges, ...deliveries].sort((a, b) => a.startedDateTime.localeCompare(b.startedDateTime));
-    writeFileSync(join(outDir, 'exchanges.har'), JSON.stringify(toHar(all), null, 2));
+    writeFileSync(join(outDir, 'exchanges.har'), harText(toHar(all)));
   };
 }
 

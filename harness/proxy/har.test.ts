@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HarWriter, toHar } from './har.ts';
+import { harText, HarWriter, toHar } from './har.ts';
 import type { Exchange } from './recording-proxy.ts';
 
 const exchange = (n: number): Exchange => ({
@@ -31,6 +31,9 @@ test('a streamed HAR file holds the same log as toHar, entry for entry', async (
   expect(written).toEqual(toHar(exchanges));
   expect(written.log.entries[1].request.url).toBe('http://127.0.0.1:8123/threads/t2?limit=2');
   expect(written.log.entries[1].request.queryString).toEqual([{ name: 'limit', value: '2' }]);
+  // The whole log as text has the same layout as the streamed file: one entry a line.
+  expect(harText(toHar(exchanges))).toBe(readFileSync(file, 'utf8'));
+  expect(JSON.parse(harText(toHar([]))).log.entries).toEqual([]);
 });
 
 test('a streamed HAR file with no exchanges is a valid, empty log', async () => {
