@@ -155,7 +155,7 @@ function testBlock(test: TestOutcome): string {
   const detail = test.error ? `<pre class="v-fail">${esc(test.error)}</pre>` : test.reason ? `<div class="muted">${esc(test.reason)}</div>` : '';
   const observed = test.observed.map((o) => `<div class="v-observed">observed: ${esc(o)}</div>`).join('');
   const repro = test.reproduce
-    ? `<div class="repro">${reproLine('Rerun this test:', test.reproduce.command)}${test.reproduce.curl ? reproLine('Replay the failed request (set the variables it names first):', test.reproduce.curl) : ''}</div>`
+    ? `<div class="repro">${reproLine('Rerun this test:', test.reproduce.command)}${test.reproduce.curl ? reproLine(`Replay the failed request${test.reproduce.curl.includes('${') ? ' (set the environment variables it names first)' : ''}:`, test.reproduce.curl) : ''}</div>`
     : '';
   const exchanges =
     test.exchanges.length > 0

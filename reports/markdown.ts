@@ -62,7 +62,13 @@ function reproduction(repro: Reproduction): string[] {
   const text = [repro.command, ...(curl ? [curl] : [])].join('\n');
   // A fence longer than any run of backticks in the text, so no body can close it.
   const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-  return ['  Reproduce (set the environment variables the curl names):', '', `  ${fence}sh`, ...text.split('\n').map((l) => `  ${l}`), `  ${fence}`];
+  return [
+    `  Reproduce${curl?.includes('${') ? ' (set the environment variables the curl names first)' : ''}:`,
+    '',
+    `  ${fence}sh`,
+    ...text.split('\n').map((l) => `  ${l}`),
+    `  ${fence}`,
+  ];
 }
 
 /** What the run created on the target, what its cleanup deleted and what is left, per endpoint and kind. */

@@ -19,7 +19,7 @@ function literal(text: string): string {
 }
 
 /** What the command needs of a test: its Playwright project (the plane), file below the suites, and titles. */
-export interface TestPlace {
+interface TestPlace {
   project: string;
   /** The spec file as Playwright names it (agent-server/threads-get.spec.ts). */
   file: string;
@@ -43,7 +43,7 @@ export function rerunCommand(place: TestPlace, given: string[], seed: string): s
 export type Base = { url: string } | { env: string };
 
 /** How a secret is named as an environment variable: X-Api-Key as the target config names it. */
-export interface SecretNames {
+interface SecretNames {
   /** The target config's api_key_env, when known. */
   apiKeyEnv?: string;
 }
