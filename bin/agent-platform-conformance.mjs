@@ -6,12 +6,20 @@
 import { existsSync } from 'node:fs';
 
 const sources = new URL('../cli/main.ts', import.meta.url);
+const built = new URL('../dist/cli/main.js', import.meta.url);
 let main;
 if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import(sources.href));
+} else if (existsSync(built)) {
+  ({ main } = await import(built.href));
 } else {
-  ({ main } = await import('../dist/cli/main.js'));
+  // A git install whose build npm did not run: npm 12 runs a git dependency's prepare script only when allowed.
+  console.error(
+    'agent-platform-conformance: this installation has no dist/: npm did not run its build (prepare).\n' +
+      'From git, allow it first: npm approve-scripts agent-platform-conformance, then npm rebuild agent-platform-conformance; or install a packed tarball.',
+  );
+  process.exit(2);
 }
 process.exitCode = await main(process.argv.slice(2));

@@ -3,6 +3,7 @@
 // the package, and when it installs the package from git. dist/ mirrors the source tree, and the data
 // files the code reads by a path relative to itself (the contract's YAML and JSON, the simulator's
 // fixtures, suites/untested-rules.yaml) are copied beside it, so those paths resolve as in the sources.
+// Plain JavaScript: a build from git needs Node and TypeScript only, not tsx and its esbuild binary.
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
