@@ -148,6 +148,9 @@ test('a run of one plane against the embedded simulator passes and writes the re
   const report = JSON.parse(readFileSync(join(project, 'report', 'report.json'), 'utf8'));
   expect(report.summary.gate.exitCode).toBe(0);
   expect(report.rules.some((r: { plane: string; verdict: string }) => r.plane === 'control-plane' && r.verdict === 'pass')).toBe(true);
+  // The package exports the report's model (with its types, dist/reports/model.d.ts): the version it reads.
+  const exported = await run(process.execPath, ['--input-type=module', '-e', `console.log((await import('${NAME}/report')).REPORT_VERSION)`], project);
+  expect(exported.stdout.trim(), exported.stderr).toBe(report.reportVersion);
 });
 
 // junit.xml and summary.md for a run that stopped before any test come with the "outputs" part of issue 23.
