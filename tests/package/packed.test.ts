@@ -5,7 +5,7 @@
 // tarball holds. One pack and one install serve the file's tests, which run in order.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,14 @@ test.describe.configure({ mode: 'default' });
 
 const NAME = 'agent-platform-conformance';
 const RECIPE = join(ROOT, 'examples', 'ci');
+/** The temporary folders this file made: each install holds some 40 MB. */
+const made: string[] = [];
+
+function temporary(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
 
 interface Packed {
   filename: string;
@@ -44,7 +52,7 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 
 /** An empty project with the tarball installed (or none, for a recipe that installs it itself). */
 async function emptyProject(tarball?: string): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'apc-consumer-'));
+  const dir = temporary('apc-consumer-');
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'apc-consumer', private: true })}\n`);
   if (tarball) {
     // The local npm cache serves the dependencies: seconds, not a download.
@@ -96,7 +104,7 @@ const cli = (args: string[]) => run(process.execPath, [join(project, 'node_modul
 
 test.beforeAll(async () => {
   const started = Date.now();
-  const dir = mkdtempSync(join(tmpdir(), 'apc-pack-'));
+  const dir = temporary('apc-pack-');
   const pack = await run('npm', ['pack', '--json', '--pack-destination', dir], ROOT);
   expect(pack.code, pack.stderr).toBe(0);
   [packed] = JSON.parse(pack.stdout) as Packed[];
@@ -105,6 +113,10 @@ test.beforeAll(async () => {
   console.log(
     `${packed.filename}: ${packed.entryCount} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked; packed and installed in ${Date.now() - started} ms`,
   );
+});
+
+test.afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 test('the tarball holds the built package and what users need, not the project tests and tools', () => {
