@@ -1,7 +1,25 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so the package needs no build step.
-import { register } from 'tsx/esm/api';
+// In the clone, the CLI runs from its TypeScript sources through tsx, so a change needs no build
+// and dist/ is never stale. An installed package ships no sources, only dist/ (npm run build, run by
+// npm before it packs the package or installs it from git): Playwright compiles no TypeScript
+// under node_modules, so there the CLI and the suites run as JavaScript.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../cli/main.ts');
+const sources = new URL('../cli/main.ts', import.meta.url);
+const built = new URL('../dist/cli/main.js', import.meta.url);
+let main;
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(sources.href));
+} else if (existsSync(built)) {
+  ({ main } = await import(built.href));
+} else {
+  // A git install whose build npm did not run: npm 12 runs a git dependency's prepare script only when allowed.
+  console.error(
+    'agent-platform-conformance: this installation has no dist/: npm did not run its build (prepare).\n' +
+      'From git, allow it first: npm approve-scripts agent-platform-conformance, then npm rebuild agent-platform-conformance; or install a packed tarball.',
+  );
+  process.exit(2);
+}
 process.exitCode = await main(process.argv.slice(2));

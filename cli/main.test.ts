@@ -20,6 +20,12 @@ test('--help explains every command and the exit codes', async () => {
   expect(run.stdout).toContain('Exit codes');
 });
 
+test('--version and -V print the version of package.json, and the help lists them', async () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V']) expect(await runCli([flag])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  expect((await runCli(['--help'])).stdout).toContain('-V, --version');
+});
+
 test('usage errors exit 2 and say what is wrong', async () => {
   const unknown = await runCli(['launch']);
   expect(unknown.code).toBe(2);

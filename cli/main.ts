@@ -1,6 +1,6 @@
 // The command line: run (suites against a target, report written), simulate (the
 // simulator on loopback) and proxy (a standalone recording, validating proxy).
-import { EXIT, NAME, UsageError } from './args.ts';
+import { EXIT, NAME, UsageError, VERSION } from './args.ts';
 import { compare, COMPARE_HELP } from './compare.ts';
 import { merge, MERGE_HELP } from './merge.ts';
 import { proxy, PROXY_HELP } from './proxy.ts';
@@ -20,6 +20,10 @@ Commands:
   compare   compare two reports rule by rule (regressions, fixes, changes)
   merge     join the report folders of a run's shards (run --shard i/n) into one
 
+Options:
+  -V, --version  print the version
+  -h, --help     this help
+
 Run '${NAME} <command> --help' for a command's options.`;
 
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help: string }> = {
@@ -35,6 +39,10 @@ export async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     console.log(MAIN_HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '-V' || name === '--version') {
+    console.log(VERSION);
+    return EXIT.ok;
   }
   const command = COMMANDS[name];
   try {

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { DEFAULT_SEED } from '../simulator/simulator.ts';
 import { checkTarget, EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from '../harness/target.ts';
@@ -168,7 +168,8 @@ export async function run(args: string[]): Promise<number> {
   }
 
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'harness', 'playwright.config.ts')];
+  // The config beside this module's own kind: .ts in the clone, .js in the installed package (dist/).
+  const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'harness', `playwright.config${extname(import.meta.filename)}`)];
   for (const plane of planes) playwrightArgs.push('--project', plane);
   if (values.grep) playwrightArgs.push('--grep', values.grep as string);
   if (values['grep-invert']) playwrightArgs.push('--grep-invert', values['grep-invert'] as string);

@@ -1,16 +1,19 @@
 // The conformance run: suites per plane (a Playwright project each) against the target
 // that global setup resolves, with the conformance reporter writing the report.
 import { defineConfig } from '@playwright/test';
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 
+// TypeScript in the clone, JavaScript in the installed package (dist/, npm run build): the files
+// this config names have its own extension.
+const EXT = extname(import.meta.filename);
 const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
 
 export default defineConfig({
   testDir: '../suites',
-  testMatch: '**/*.spec.ts',
+  testMatch: `**/*.spec${EXT}`,
   // The self-tests' clean run leaves out the rate-limit suites (APC_TEST_IGNORE, a file pattern).
   testIgnore: process.env.APC_TEST_IGNORE ? new RegExp(process.env.APC_TEST_IGNORE) : undefined,
-  globalSetup: resolve(import.meta.dirname, 'global-setup.ts'),
+  globalSetup: resolve(import.meta.dirname, `global-setup${EXT}`),
   outputDir: resolve(outDir, 'test-results'),
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
   // `run --workers` (APC_WORKERS) runs files in parallel where that order does not matter (a real target).
@@ -22,13 +25,13 @@ export default defineConfig({
   // Playwright's own reporter shows progress (`run --quiet`: dots on one line); the conformance reporter the rest.
   // The redacting reporter comes first: it takes secrets out of each result before the others see it.
   reporter: [
-    [resolve(import.meta.dirname, '../reports/redacting-reporter.ts')],
+    [resolve(import.meta.dirname, `../reports/redacting-reporter${EXT}`)],
     [process.env.CI || process.env.APC_QUIET ? 'dot' : 'line'],
-    [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }],
+    [resolve(import.meta.dirname, `../reports/reporter${EXT}`), { outputDir: outDir }],
   ],
   projects: [
-    { name: 'agent-server', testMatch: 'agent-server/**/*.spec.ts' },
-    { name: 'control-plane', testMatch: 'control-plane/**/*.spec.ts' },
-    { name: 'platform-api', testMatch: 'platform-api/**/*.spec.ts' },
+    { name: 'agent-server', testMatch: `agent-server/**/*.spec${EXT}` },
+    { name: 'control-plane', testMatch: `control-plane/**/*.spec${EXT}` },
+    { name: 'platform-api', testMatch: `platform-api/**/*.spec${EXT}` },
   ],
 });

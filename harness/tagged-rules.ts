@@ -1,7 +1,7 @@
 // Which rules the suites' tests are tagged with, read from Playwright's own test list.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { RULE_TAG } from '../reports/build.ts';
 
 interface ListedSuite {
@@ -12,12 +12,16 @@ interface ListedSuite {
 /** Rule id → titles of the tests tagged with it. */
 export function taggedRules(): Map<string, string[]> {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const out = execFileSync(process.execPath, [cli, 'test', '-c', join(import.meta.dirname, 'playwright.config.ts'), '--list', '--reporter=json'], {
-    cwd: join(import.meta.dirname, '..'),
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, APC_OUT: join(import.meta.dirname, '..', 'test-results', 'coverage-list') },
-  });
+  const out = execFileSync(
+    process.execPath,
+    [cli, 'test', '-c', join(import.meta.dirname, `playwright.config${extname(import.meta.filename)}`), '--list', '--reporter=json'],
+    {
+      cwd: join(import.meta.dirname, '..'),
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, APC_OUT: join(import.meta.dirname, '..', 'test-results', 'coverage-list') },
+    },
+  );
   const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };
   const byRule = new Map<string, string[]>();
   const visit = (suite: ListedSuite) => {

@@ -1,6 +1,6 @@
 // The simulator's built-in graphs: node order, what each node writes, and how each state
 // key combines an update with the current value (LangGraph's channel reducers). The same
-// graph exists as a real LangGraph JS graph in tests/real-server/langgraph-graph for real deployments.
+// graph exists as a real LangGraph JS graph in fixtures/langgraph-graph for real deployments.
 //
 // Behaviour a run can ask for through its input (never stored in state):
 //   delay_ms   the graph waits this long (on the virtual clock) before its last node

@@ -1,5 +1,5 @@
 // The agent-server suites against the open-source agent server (@langchain/langgraph-api,
-// started with tests/real-server/langgraph-graph), judged by expectations/langgraph-api-js.yaml: a
+// started with fixtures/langgraph-graph), judged by expectations/langgraph-api-js.yaml: a
 // verdict that differs from it fails this test, an unexpected pass as much as a new failure.
 // The report stays in test-results/real-server-report/ for CI to keep.
 import { expect, test } from '@playwright/test';
@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { startRealServer, type RealServer } from './langgraph-graph/start.ts';
+import { startRealServer, type RealServer } from './start.ts';
 import type { ConformanceReport } from '../../reports/model.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
 

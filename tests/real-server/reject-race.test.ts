@@ -5,7 +5,7 @@
 // to differ (expectations/langgraph-api-js.yaml), that test is marked as an expected failure.
 import { expect, test } from '@playwright/test';
 import { rejectRace, statusCounts, WAVE, type RaceOutcome } from '../concurrency/reject-race.ts';
-import { startRealServer, type RealServer } from './langgraph-graph/start.ts';
+import { startRealServer, type RealServer } from './start.ts';
 
 test.describe.configure({ mode: 'serial' });
 

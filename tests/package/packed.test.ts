@@ -1,0 +1,238 @@
+// The package as a user gets it: packed (npm pack, which builds dist/), installed from the tarball
+// into an empty temporary project, and run from there, where Playwright compiles no TypeScript:
+// --version, a run of one plane against the embedded simulator, a run against a dead target,
+// simulate, and the CI recipe of examples/ci/ (its workflow's shell step, as written). And what the
+// tarball holds. One pack and one install serve the file's tests, which run in order.
+import { expect, test } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { cliEnv, ROOT } from '../self-test/run-cli.ts';
+
+test.describe.configure({ mode: 'default' });
+
+const NAME = 'agent-platform-conformance';
+const RECIPE = join(ROOT, 'examples', 'ci');
+/** The temporary folders this file made: each install holds some 40 MB. */
+const made: string[] = [];
+
+function temporary(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+  files: { path: string }[];
+}
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd, env: cliEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** An empty project with the tarball installed (or none, for a recipe that installs it itself). */
+async function emptyProject(tarball?: string): Promise<string> {
+  const dir = temporary('apc-consumer-');
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'apc-consumer', private: true })}\n`);
+  if (tarball) {
+    // The local npm cache serves the dependencies: seconds, not a download.
+    const installed = await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], dir);
+    expect(installed.code, installed.stderr).toBe(0);
+  }
+  return dir;
+}
+
+/** A port nothing listens on: one the system gave and took back. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The installed package's `simulate`, once it printed its URLs; answers them and how to stop it. */
+async function simulate(project: string): Promise<{ urls: Record<string, string>; output: () => string; stop: () => Promise<number | null> }> {
+  // The bin itself, not npx: a signal must reach the simulator's process.
+  const child = spawn(process.execPath, [join(project, 'node_modules', NAME, 'bin', `${NAME}.mjs`), 'simulate'], { cwd: project, env: cliEnv() });
+  let output = '';
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal === 'SIGTERM' ? 0 : code)));
+  await new Promise<void>((ready, failed) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (/^\[simulator\] admin path/m.test(output)) ready();
+    });
+    child.on('exit', () => failed(new Error(`simulate exited before it listened:\n${output}`)));
+  });
+  const urls = Object.fromEntries([...output.matchAll(/^\[simulator\] (\S+)\s+(http:\/\/127\.0\.0\.1:\d+)$/gm)].map(([, plane, url]) => [plane, url]));
+  return {
+    urls,
+    output: () => output,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+let packed: Packed;
+let tarball: string;
+let project: string;
+const cli = (args: string[]) => run(process.execPath, [join(project, 'node_modules', '.bin', NAME), ...args], project);
+
+test.beforeAll(async () => {
+  const started = Date.now();
+  const dir = temporary('apc-pack-');
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', dir], ROOT);
+  expect(pack.code, pack.stderr).toBe(0);
+  [packed] = JSON.parse(pack.stdout) as Packed[];
+  tarball = join(dir, packed.filename);
+  project = await emptyProject(tarball);
+  console.log(
+    `${packed.filename}: ${packed.entryCount} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked; packed and installed in ${Date.now() - started} ms`,
+  );
+});
+
+test.afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+test('the tarball holds the built package and what users need, not the project tests and tools', () => {
+  const paths = packed.files.map((f) => f.path);
+  expect(packed.entryCount).toBeGreaterThan(150);
+  expect(packed.entryCount).toBeLessThan(300);
+  expect(packed.size, 'packed bytes').toBeLessThan(1_000_000);
+  for (const left of ['tests/', 'bench/', '.ci/', 'scripts/', 'cli/', 'harness/', 'suites/', 'node_modules/'])
+    expect(
+      paths.filter((p) => p.startsWith(left)),
+      `nothing under ${left}`,
+    ).toEqual([]);
+  for (const file of ['biome.jsonc', 'knip.json', 'tsconfig.json', 'package-lock.json', 'playwright.config.ts']) expect(paths).not.toContain(file);
+  for (const file of [
+    'package.json',
+    'README.md',
+    `bin/${NAME}.mjs`,
+    'dist/cli/main.js',
+    'dist/harness/playwright.config.js',
+    'dist/specs/rules.yaml',
+    'dist/suites/untested-rules.yaml',
+    'dist/fixtures/platform/workspaces.yaml',
+    'dist/reports/model.d.ts',
+    'dist/specs/schemas/report.schema.json',
+    'expectations/langgraph-api-js.yaml',
+    'fixtures/langgraph-graph/graph.ts',
+  ])
+    expect(paths).toContain(file);
+  // TypeScript ships only as types and as the fixture graph users deploy.
+  expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith('fixtures/langgraph-graph/'))).toEqual([]);
+});
+
+test('--version prints the version', async () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+});
+
+test('a run of one plane against the embedded simulator passes and writes the report', async () => {
+  const ran = await cli(['run', '--plane', 'control-plane', '--out', 'report', '--quiet']);
+  expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+  const report = JSON.parse(readFileSync(join(project, 'report', 'report.json'), 'utf8'));
+  expect(report.summary.gate.exitCode).toBe(0);
+  expect(report.rules.some((r: { plane: string; verdict: string }) => r.plane === 'control-plane' && r.verdict === 'pass')).toBe(true);
+  // The package exports the report's model (with its types, dist/reports/model.d.ts): the version it reads.
+  const exported = await run(process.execPath, ['--input-type=module', '-e', `console.log((await import('${NAME}/report')).REPORT_VERSION)`], project);
+  expect(exported.stdout.trim(), exported.stderr).toBe(report.reportVersion);
+});
+
+// junit.xml and summary.md for a run that stopped before any test come with the "outputs" part of issue 23.
+test('a run against a dead target exits 2, and its junit.xml and summary.md say why', async () => {
+  const target = `http://127.0.0.1:${await closedPort()}`;
+  const ran = await cli(['run', '--target', target, '--out', 'dead']);
+  expect(ran.code, ran.stdout + ran.stderr).toBe(2);
+  expect(ran.stderr).toContain('cannot be reached');
+  for (const file of ['junit.xml', 'summary.md']) {
+    const text = existsSync(join(project, 'dead', file)) ? readFileSync(join(project, 'dead', file), 'utf8') : '';
+    expect(text, `${file} names the target and why`).toContain(target);
+    expect(text, `${file} names the target and why`).toContain('cannot be reached');
+  }
+});
+
+test('simulate starts, answers, and stops on SIGTERM', async () => {
+  const simulator = await simulate(project);
+  expect(Object.keys(simulator.urls)).toEqual(expect.arrayContaining(['agent-server', 'control-plane', 'platform-api']));
+  const res = await fetch(`${simulator.urls['agent-server']}/threads`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'lsv2_sk_apcsim_alpha_0001' },
+    body: '{}',
+  });
+  expect(res.status, simulator.output()).toBe(200);
+  expect(((await res.json()) as { thread_id?: string }).thread_id).toBeTruthy();
+  expect(await simulator.stop()).toBe(0);
+});
+
+test('the CI recipe: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
+  const workflow = parseYaml(readFileSync(join(RECIPE, 'github-actions.yml'), 'utf8')) as {
+    jobs: { conformance: { steps: { run?: string; uses?: string; if?: string; env?: Record<string, string>; with?: Record<string, string> }[] } };
+  };
+  const { steps } = workflow.jobs.conformance;
+  const shell = steps.filter((s) => s.run);
+  expect(shell, 'one shell step: the recipe script').toHaveLength(1);
+  const [step] = shell;
+  const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
+  expect(upload?.if, 'the report is uploaded whatever the outcome').toBe('always()');
+
+  // The repository the workflow checks out: the script where the workflow runs it, and a target
+  // file naming the installed package's simulator, whose key stands in for the secret.
+  const simulator = await simulate(project);
+  try {
+    const repository = await emptyProject();
+    mkdirSync(join(repository, 'ci'));
+    copyFileSync(join(RECIPE, 'conformance.sh'), join(repository, 'ci', 'conformance.sh'));
+    writeFileSync(
+      join(repository, 'target.yaml'),
+      `name: recipe\nplanes:\n  control-plane: ${simulator.urls['control-plane']}\napi_key_env: LANGSMITH_API_KEY\n`,
+    );
+    const summary = join(repository, 'step-summary.md');
+    const env = {
+      ...Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, value.includes('${{') ? 'lsv2_sk_apcsim_alpha_0001' : value])),
+      APC_PACKAGE: tarball,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    };
+    expect(Object.keys(step.env ?? {})).toContain('APC_PACKAGE');
+    // As GitHub runs a step: bash -e, from the repository's root.
+    const ran = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], repository, env);
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    const out = join(repository, upload!.with!.path);
+    for (const file of ['report.json', 'junit.xml', 'summary.md', 'report.html']) expect(existsSync(join(out, file)), file).toBe(true);
+    expect(readFileSync(summary, 'utf8')).toBe(readFileSync(join(out, 'summary.md'), 'utf8'));
+
+    // The gate: a run that fails fails the step with its exit code.
+    const dead = await run('sh', ['ci/conformance.sh', '--target', `http://127.0.0.1:${await closedPort()}`], repository, { ...env, APC_PACKAGE: '' });
+    expect(dead.code, dead.stdout + dead.stderr).toBe(2);
+  } finally {
+    await simulator.stop();
+  }
+});
