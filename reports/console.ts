@@ -5,9 +5,8 @@
 // get a line of their own, apart from the SHOULD warnings. Quiet: the failures and the last lines only. GitHub: each failing rule
 // also as an error annotation.
 import type { ConformanceReport, RuleResult } from './model.ts';
+import { wholeMessage } from './message.ts';
 import { standingOf } from './standing.ts';
-
-const MAX_ERROR = 240;
 
 interface ConsoleOptions {
   quiet?: boolean;
@@ -55,7 +54,7 @@ export function narrowedLine(report: ConformanceReport): string | undefined {
 
 function firstFailure(rule: RuleResult): { title: string; error: string } {
   const test = rule.tests.find((t) => t.status === 'failed' || t.status === 'timedOut' || t.status === 'error');
-  return { title: test?.title ?? '', error: (test?.error ?? '').split('\n')[0].slice(0, MAX_ERROR) };
+  return { title: test?.title ?? '', error: wholeMessage(test?.error ?? '') };
 }
 
 export function consoleSummary(report: ConformanceReport, htmlPath: string, options: ConsoleOptions = {}): string[] {
@@ -94,7 +93,8 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
     const { title, error } = firstFailure(rule);
     const what = standingOf(report, rule).why ?? '';
     const mark = { error: '?', unjudged: '∅' }[standingOf(report, rule).kind as string] ?? '✘';
-    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...[what, error].filter(Boolean).map((l) => `      ${l}`));
+    const details = [what, error].filter(Boolean).flatMap((text) => text.split('\n'));
+    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...details.map((l) => (l ? `      ${l}` : '')));
   }
   if (options.githubAnnotations) {
     for (const rule of rules) {

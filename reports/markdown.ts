@@ -5,6 +5,7 @@
 // interpretations, and every rule.
 import type { ConformanceReport, RuleResult } from './model.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
+import { wholeMessage } from './message.ts';
 import { standingOf, type Standing } from './standing.ts';
 
 const ICON: Record<string, string> = {
@@ -30,9 +31,8 @@ function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standi
       `- **${test.title}** (${test.file})`,
       '',
       '  ```',
-      ...(test.error ?? test.reason ?? test.status)
+      ...wholeMessage(test.error ?? test.reason ?? test.status)
         .split('\n')
-        .slice(0, 12)
         .map((l) => `  ${l}`),
       '  ```',
     );
