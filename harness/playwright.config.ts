@@ -19,11 +19,12 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   forbidOnly: true,
-  // Playwright's own reporter shows progress (`run --quiet`: dots on one line); the conformance reporter the rest.
-  // The redacting reporter comes first: it takes secrets out of each result before the others see it.
+  // The progress reporter shows progress only (`run --quiet` and CI: dots), never a tally of tests beside the
+  // conformance reporter's verdicts. The redacting reporter comes first: it takes secrets out of each result
+  // before the others see it.
   reporter: [
     [resolve(import.meta.dirname, '../reports/redacting-reporter.ts')],
-    [process.env.CI || process.env.APC_QUIET ? 'dot' : 'line'],
+    [resolve(import.meta.dirname, '../reports/progress.ts'), { style: process.env.CI || process.env.APC_QUIET ? 'dots' : 'line' }],
     [resolve(import.meta.dirname, '../reports/reporter.ts'), { outputDir: outDir }],
   ],
   projects: [
