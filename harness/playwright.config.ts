@@ -11,7 +11,9 @@ export default defineConfig({
   // The self-tests' clean run leaves out the rate-limit suites (APC_TEST_IGNORE, a file pattern).
   testIgnore: process.env.APC_TEST_IGNORE ? new RegExp(process.env.APC_TEST_IGNORE) : undefined,
   globalSetup: resolve(import.meta.dirname, 'global-setup.ts'),
-  outputDir: resolve(outDir, 'test-results'),
+  // Playwright's per-test output folders: `run` puts them in a temporary folder it removes afterwards
+  // (APC_TEST_RESULTS), or in the report folder with --keep-test-results.
+  outputDir: process.env.APC_TEST_RESULTS || resolve(outDir, 'test-results'),
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
   // `run --workers` (APC_WORKERS) runs files in parallel where that order does not matter (a real target).
   workers: Number(process.env.APC_WORKERS) || 1,

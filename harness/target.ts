@@ -122,6 +122,15 @@ export async function resolveTarget(spec: string): Promise<Target> {
   throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
 }
 
+/**
+ * How many spec files a run takes at a time when --workers is not given: one on a simulator (the
+ * embedded one included, `undefined`), whose ids and clock follow one order (same seed, same
+ * report); four on any other target, where a run spends its time waiting for answers.
+ */
+export function defaultWorkers(target: Pick<Target, 'kind' | 'capabilities'> | undefined): number {
+  return !target || target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : 4;
+}
+
 /** The environment variable in which `run` names the embedded simulator it started (a Target, as JSON). */
 export const EMBEDDED_TARGET_ENV = 'APC_EMBEDDED_TARGET';
 

@@ -59,6 +59,9 @@ function firstFailure(rule: RuleResult): { title: string; error: string } {
 
 export function consoleSummary(report: ConformanceReport, htmlPath: string, options: ConsoleOptions = {}): string[] {
   const s = report.summary;
+  // No test ran: there are no verdicts to count, only why.
+  if (report.run.status === 'not-started')
+    return [`Result: ${s.gate.passed ? 'passed' : 'failed'} (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`, `Report: ${htmlPath}`];
   const lines: string[] = [];
   if (!options.quiet) {
     lines.push(

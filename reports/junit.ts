@@ -71,6 +71,18 @@ export function toJUnit(report: ConformanceReport): string {
       '  </testsuite>',
     ].join('\n');
   });
+  // A run that stopped before any test: one error says why, so a CI page does not show a run of skips only.
+  if (report.run.status === 'not-started') {
+    count.tests += 1;
+    count.error += 1;
+    suites.unshift(
+      [
+        '  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0">',
+        `    <testcase classname="run" name="the run started"><error type="not-started" message="${attribute(`no test ran: ${report.run.reason ?? ''}`)}">${escapeXml(report.run.reason ?? '')}</error></testcase>`,
+        '  </testsuite>',
+      ].join('\n'),
+    );
+  }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="Agent Platform API conformance: ${escapeXml(report.target.name)}" tests="${count.tests}" failures="${count.failure}" errors="${count.error}" skipped="${count.skipped}">`,

@@ -77,13 +77,16 @@ export function toMarkdown(report: ConformanceReport): string {
     '',
     `**${s.gate.passed ? 'Passed' : 'Failed'}** (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`,
     '',
-    ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
+    ...(report.run.status === 'complete'
+      ? []
+      : report.run.status === 'not-started'
+        ? [`> **No test ran**: ${report.run.reason}. Every rule in scope is not-run (${s.verdicts['not-run']}).`, '']
+        : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
     ...(report.run.shard
       ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, '']
       : []),
     ...[narrowedLine(report)].filter((l) => l !== undefined).flatMap((l) => [`> ${l}`, '']),
-    notJudgedLine(report),
-    '',
+    ...(report.run.status === 'not-started' ? [] : [notJudgedLine(report), '']),
     `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures, ${s.interpretationFailures} interpretation failures`,
     '',
     `| plane | rules | tested | ${columns.join(' | ')} |`,

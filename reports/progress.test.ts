@@ -66,3 +66,9 @@ test('an error outside the tests (a global setup that failed) is printed with wh
   reporter.onError({ message: 'No tests found' });
   expect(err.text).toBe("TargetError: target 't' is not ready\n    at /x/global-setup.ts:3:5\nError: No tests found\n");
 });
+
+test("a log gets Playwright's code snippet without colour codes", () => {
+  const err = capture();
+  new ProgressReporter({}, capture(), err).onError({ message: 'Error: boom', snippet: '\u001b[31m> 1 |\u001b[39m throw' });
+  expect(err.text).toBe('Error: boom\n\n> 1 | throw\n');
+});

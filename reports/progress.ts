@@ -80,7 +80,9 @@ export default class ProgressReporter implements Reporter {
 
   onError(error: TestError): void {
     this.endLine();
-    this.err.write(`${formatError(error)}\n`);
+    const text = formatError(error);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes of Playwright's code snippet.
+    this.err.write(`${this.err.isTTY ? text : text.replace(/\u001b\[[0-9;]*m/g, '')}\n`);
   }
 
   onEnd(_result: FullResult): void {
