@@ -17,7 +17,7 @@ import { notStartedReport } from '../reports/not-started.ts';
 import { REPORT_FILES, writeReport } from '../reports/write.ts';
 import { type Durations, readDurations } from '../reports/durations.ts';
 import { balancedShares, specFiles, testListOf } from './shards.ts';
-import { unknownName } from './suggest.ts';
+import { unknownName } from '../harness/suggest.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError, writableFolder } from './args.ts';
@@ -26,7 +26,10 @@ import { startEmbeddedSimulator } from './embedded.ts';
 export const RUN_HELP = `Usage: ${NAME} run [options]
 
 Runs the conformance suites against a target through a recording proxy and writes
-report.json, junit.xml, summary.md, report.html and exchanges.har into --out.
+report.json, junit.xml, summary.md, report.html, exchanges.har and durations.json (how long
+each spec file took) into --out. A run that stops before any test (a target that is not
+ready, an input refused) still writes report.json, junit.xml, summary.md and report.html,
+saying why (exit 2).
 
 Options:
   --target <url|file>   the target: an agent-server URL, a simulator URL, or a YAML
@@ -45,17 +48,25 @@ Options:
                         would create what the profile forbids is skipped and says so.
   --seed <seed>         seed for the simulator's ids and the property tests
                         (default: ${DEFAULT_SEED}); the same seed gives the same report
-  --plane <name>        run one plane's suites only (${PLANES.join(', ')}); repeatable
+  --plane <name>        run one plane's suites only: ${PLANES.join(', ')}; repeatable.
+                        platform-api covers both regions, the platform-api (US) and
+                        platform-api-eu (EU) endpoints of a target config
   --grep <regexp>       run only tests whose title or rule tag matches
   --grep-invert <re>    leave out tests whose title or tag matches
   --test-list <file>    run only the tests a file lists, one per line as Playwright lists
                         them ([plane] › file › title), or whole files ([plane] › file)
-  --workers <n>         run n spec files at a time (default 1, which keeps a shared
-                        target's ids and clock in one order: same seed, same report)
+  --workers <n>         run n spec files at a time. Default: 1 on a simulator (the embedded
+                        one included), whose ids and clock keep one order: same seed, same
+                        report; 4 on any other target, where a run spends its time waiting
   --max-duration <s>    stop after s seconds and write a partial report: what did not run
                         is 'not-run' with the reason (exit 3)
   --shard <i/n>         run the i-th of n shares of the tests (on n machines); join the
-                        n report folders with '${NAME} merge'
+                        n report folders with '${NAME} merge'. Shares hold about as many
+                        tests each, unless --durations is given
+  --durations <path>    with --shard: split the spec files into shares of about equal time,
+                        as an earlier run measured them (its durations.json, or its report
+                        folder; merge writes one for the whole run). Every shard must get
+                        the same file: the split is computed alike in each
   --quiet               print a progress line, then the failures only
   --github-annotations  also print each failing rule as a GitHub Actions error annotation
   --baseline <file>     an earlier report.json (or its folder): every output shows the
@@ -66,6 +77,9 @@ Options:
   --clock <kind>        the embedded simulator's clock: virtual (default) or real
   --time-scale <n>      with --clock real: the embedded simulator's time runs n times faster
   --run-duration <ms>   how long the embedded simulator's runs take (simulated ms)
+  --keep-test-results   keep Playwright's per-test output folders (attachments, error
+                        context) in <out>/test-results; by default they go to a temporary
+                        folder removed after the run
   -h, --help            this help
 
 Before any test, each plane the target names is probed; one that cannot be reached,
