@@ -109,7 +109,7 @@ function title(test: TestCase): string {
 }
 
 /** An error outside the tests: its message, the code it points at, and where. */
-export function formatError(error: TestError): string {
+function formatError(error: TestError): string {
   const location = error.location ? `\n    at ${error.location.file}:${error.location.line}:${error.location.column}` : '';
   const message = error.message ?? error.value ?? 'unknown error';
   return [/^\w*Error\b/.test(message) ? message : `Error: ${message}`, error.snippet].filter(Boolean).join('\n\n') + location;
