@@ -69,7 +69,7 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
         `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST, ${s.interpretationFailures} interpretations), ` +
         `${s.verdicts.error ? `${s.verdicts.error} not judged (target unreachable), ` : ''}` +
         `${s.verdicts.skipped} skipped, ${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed` +
-        (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${report.run.reason})` : '') +
+        (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${report.run.reason ?? 'not selected'})` : '') +
         '.',
     );
     if (s.unexpected) {
