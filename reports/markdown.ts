@@ -119,6 +119,8 @@ export function toMarkdown(report: ConformanceReport): string {
   const unjudged = of('unjudged');
   if (unjudged.length > 0)
     lines.push('## MUST rules not judged (they fail the run)', '', ...unjudged.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  // No test ran: every rule is not-run for the one reason above; listing them would bury it.
+  if (report.run.status === 'not-started' && s.covered === 0) return lines.join('\n');
   const excused = (s.mustNotJudged ?? []).filter((n) => !n.counted);
   if (excused.length > 0) lines.push('## MUST rules not judged, not counted', '', ...excused.map((n) => `- ${n.id} (${n.cause}): ${cell(n.why)}`), '');
   const errors = of('error');

@@ -44,6 +44,7 @@ test('the console, JUnit and the Markdown summary say the same: no test ran, and
   const markdown = toMarkdown(report);
   expect(markdown).toContain(`**Failed** (exit 2): no test ran: ${reason}.`);
   expect(markdown).toContain(`> **No test ran**: ${reason}.`);
+  expect(markdown, 'the reason, not a list of rules that did not run').not.toContain('## All rules');
 });
 
 test('a shard that did not start makes the merged run exit 2 naming it; the other shard keeps its verdicts', () => {
