@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closest } from '../harness/suggest.ts';
 
 export const NAME = 'agent-platform-conformance';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,7 +37,10 @@ export function parseWithPositionals(args: string[], options: ParseArgsConfig['o
       positionals: string[];
     };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // A mistyped option: the known one it is closest to.
+    const given = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'--([^'=]+)'/.exec((error as Error).message)?.[1] : undefined;
+    const guess = given && closest(given, [...Object.keys(options ?? {}), 'help']);
+    throw new UsageError(`${(error as Error).message}${guess ? `; did you mean '--${guess}'?` : ''}`);
   }
   if (!parsed.values.help && parsed.positionals.length < minimum)
     throw new UsageError(`expected at least ${minimum} argument${minimum === 1 ? '' : 's'}, got ${parsed.positionals.length}`);

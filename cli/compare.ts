@@ -17,7 +17,8 @@ Options:
   -h, --help            this help
 
 Exit codes: 0 no regression and no MUST verdict lost; 1 a regression, or a MUST rule judged
-before and not now; 2 a usage error or an unreadable report.`;
+before and not now; 2 a usage error, an unreadable report, or the report of a run that stopped
+before any test (it has no verdicts).`;
 
 export async function compare(args: string[]): Promise<number> {
   const { values, positionals } = parseWithPositionals(args, { format: { type: 'string' }, out: { type: 'string' } }, 2);
@@ -31,7 +32,14 @@ export async function compare(args: string[]): Promise<number> {
   const [oldPath, newPath] = positionals;
   let comparison: Comparison | undefined;
   try {
-    comparison = compareReports(loadReport(oldPath), loadReport(newPath));
+    const [before, after] = [oldPath, newPath].map((path) => {
+      const report = loadReport(path);
+      // A run that stopped before any test has no verdict: comparing it would show every rule as lost.
+      if (report.run.status === 'not-started')
+        throw new ReportError(`${path}: no test ran in that run (${report.run.reason}), so it has no verdicts to compare`);
+      return report;
+    });
+    comparison = compareReports(before, after);
   } catch (error) {
     if (error instanceof ReportError) throw new UsageError(error.message);
     throw error;

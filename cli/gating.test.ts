@@ -3,7 +3,7 @@
 // report.html, the console) tells the same outcome, with a baseline and with `compare`.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,7 @@ function configFile(config: Record<string, unknown>): string {
   return file;
 }
 
-test('a target with nothing listening exits 2 before any test, one line per plane, and writes no verdict', async () => {
+test('a target with nothing listening exits 2 before any test, one line per plane, and writes a report saying why with no verdict', async () => {
   const [agent, control, platform] = [await freePort(), await freePort(), await freePort()];
   const config = configFile({
     name: 'nothing there',
@@ -42,6 +42,20 @@ test('a target with nothing listening exits 2 before any test, one line per plan
   const lines = run.stderr.split('\n').filter((l) => /cannot be reached: .*ECONNREFUSED/.test(l));
   expect(lines.map((l) => l.trim().split(/\s+/)[0]).sort()).toEqual(['agent-server', 'control-plane', 'platform-api']);
   expect(run.stdout, 'no test ran').not.toMatch(/passed|failed/);
+  // Still a report folder a CI page can show, saying why, with nothing else in it.
+  expect(readdirSync(out).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  expect(report.run.status).toBe('not-started');
+  expect(report.summary.gate.exitCode).toBe(2);
+  expect(report.summary.gate.reasons[0]).toMatch(
+    /^no test ran: target 'nothing there' is not ready: agent-server http\S+: cannot be reached: connect ECONNREFUSED/,
+  );
+  expect(new Set(report.rules.map((r) => r.verdict))).toEqual(new Set(['not-run']));
+  expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toMatch(/<error type="not-started" message="no test ran: target &apos;nothing there&apos; is not ready/);
+  expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain("**Failed** (exit 2): no test ran: target 'nothing there' is not ready");
+  // compare refuses it clearly: it has no verdicts.
+  const compared = await runCli(['compare', out, out]);
+  expect([compared.code, compared.stderr]).toEqual([2, expect.stringContaining('no test ran in that run')]);
 
   // The case that used to pass: one rule, one plane, a URL.
   const one = await runCli(['run', '--target', `http://127.0.0.1:${agent}`, '--plane', 'agent-server', '--grep', 'THREAD-GET', '--out', out]);

@@ -38,6 +38,27 @@ test('usage errors exit 2 and say what is wrong', async () => {
   expect(badTarget.stderr + badTarget.stdout).toContain('neither an http(s) URL nor an existing config file');
   const badPlane = await runCli(['run', '--plane', 'moon']);
   expect(badPlane.code).toBe(2);
+  // A typo gets the fix: flags, planes, profiles, and (below) target-config keys.
+  const out = mkdtempSync(join(tmpdir(), 'apc-typo-'));
+  const typos: [string[], string][] = [
+    [['run', '--targett', 'x'], "Unknown option '--targett'; did you mean '--target'?"],
+    [
+      ['run', '--plane', 'agent_server', '--out', out],
+      "unknown plane 'agent_server' (one of control-plane, platform-api, agent-server): did you mean 'agent-server'?",
+    ],
+    [['run', '--profile', 'saef', '--out', out], "unknown profile 'saef' (one of read-only, safe, full): did you mean 'safe'?"],
+    [['proxy', '--target', 'http://127.0.0.1:9', '--plane', 'platfrom-api'], "did you mean 'platform-api'?"],
+    [['simulate', '--sed', '2'], "did you mean '--seed'?"],
+  ];
+  for (const [args, said] of typos) {
+    const typo = await runCli(args);
+    expect([typo.code, typo.stderr], args.join(' ')).toEqual([2, expect.stringContaining(said)]);
+  }
+  for (const command of ['run', 'proxy']) {
+    const help = (await runCli([command, '--help'])).stdout;
+    for (const plane of ['agent-server', 'control-plane', 'platform-api']) expect(help, `${command} --help names ${plane}`).toContain(plane);
+  }
+  expect((await runCli(['run', '--help'])).stdout).toContain('platform-api-eu (EU)');
   const badLevel = await runCli(['simulate', '--log-level', 'verbose']);
   expect(badLevel.code).toBe(2);
   expect(badLevel.stderr).toContain("--log-level must be one of error, warn, info, debug, got 'verbose'");
@@ -67,7 +88,10 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
     expect(run.stderr, 'the reason, not the whole help').not.toContain('Options:');
   };
   const target = (extra: string) => file('target.yaml', `name: t\nplanes:\n  agent-server: http://127.0.0.1:1\n${extra}`);
-  await refused(['run', '--target', target('api_key_envv: KEY\n')], /target config \S+target.yaml: \(top level\) must not have property 'api_key_envv'/);
+  await refused(
+    ['run', '--target', target('api_key_envv: KEY\n')],
+    /target config \S+target.yaml: \(top level\) must not have property 'api_key_envv' \(did you mean 'api_key_env'\?\)/,
+  );
   await refused(['run', '--target', target('api_key_env: APC_STRICT_UNSET\n')], /names environment variables that are not set: APC_STRICT_UNSET/);
   const expectations = (entry: string) => file('expected.yaml', `target: t\nexpected:\n  - ${entry}\n`);
   await refused(

@@ -5,14 +5,17 @@ import { loadReport, ReportError } from '../reports/load.ts';
 import { mergedExchangeId, MergeError, mergeReports } from '../reports/merge.ts';
 import { writeReport } from '../reports/write.ts';
 import { harText } from '../harness/proxy/har.ts';
+import { addDurations, DURATIONS_FILE, readDurations, writeDurations } from '../reports/durations.ts';
 import type { ConformanceReport } from '../reports/model.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
 export const MERGE_HELP = `Usage: ${NAME} merge <report folder>... --out <dir>
 
 Joins the report folders of the shards of one run (run --shard i/n on n machines) into one
-complete report folder: report.json, junit.xml, summary.md, report.html and exchanges.har.
-Every rule gets the tests of every shard, and the run's outcome is decided anew.
+complete report folder: report.json, junit.xml, summary.md, report.html, exchanges.har and
+durations.json. Every rule gets the tests of every shard, and the run's outcome is decided anew.
+A shard that stopped before any test (its target was not ready) leaves its rules not-run, and
+the merged run exits 2 with its reason.
 
 Options:
   --out <dir>           the merged report folder (required)
@@ -53,6 +56,9 @@ export async function merge(args: string[]): Promise<number> {
     const entries = logs.flatMap((har, shard) => har.log.entries.map((entry) => ({ ...entry, _id: mergedExchangeId(shard, entry._id) })));
     writeFileSync(join(out, 'exchanges.har'), harText({ log: { ...logs[0].log, entries } }));
   }
+  // The shards' durations together, so that a later run can balance its shards by them (run --durations).
+  const durations = positionals.filter((dir) => existsSync(join(dir, DURATIONS_FILE))).map((dir) => readDurations(dir));
+  if (durations.length > 0) writeDurations(out, addDurations(durations));
   console.log(
     `${NAME}: merged ${positionals.length} reports into ${out}: ${merged.summary.gate.passed ? 'passed' : 'failed'} (exit ${merged.summary.gate.exitCode}): ${merged.summary.gate.reasons.join('; ')}`,
   );

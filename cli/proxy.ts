@@ -5,6 +5,7 @@ import { HarWriter } from '../harness/proxy/har.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_TIMEOUT_MS, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
+import { unknownName } from '../harness/suggest.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 
@@ -25,7 +26,8 @@ refusal, and every exchange the target or the client broke off, is in the HAR wi
 
 Options:
   --target <url>        the upstream base URL (required)
-  --plane <name>        the plane the target serves: ${PLANES.join(', ')} (default: agent-server)
+  --plane <name>        the plane the target serves: ${PLANES.join(', ')} (default: agent-server);
+                        platform-api is the platform API of either region (US or EU)
   --port <n>            port to listen on (default: a free port)
   --har <file>          where to write the HAR (default: exchanges.har)
   --max-body-bytes <n>  largest request body, and largest answer held to validate (default: ${DEFAULT_MAX_BODY_BYTES}, 16 MiB)
@@ -60,7 +62,7 @@ export async function proxy(args: string[]): Promise<number> {
   const target = values.target as string | undefined;
   if (!target || !/^https?:\/\//i.test(target)) throw new UsageError('--target <http(s) URL> is required');
   const plane = ((values.plane as string | undefined) ?? 'agent-server') as Plane;
-  if (!PLANES.includes(plane)) throw new UsageError(`unknown plane '${plane}'`);
+  if (!PLANES.includes(plane)) throw new UsageError(unknownName('plane', plane, PLANES));
   const port = integerOption(values, 'port', 0, 65_535) ?? 0;
   const maxBodyBytes = integerOption(values, 'max-body-bytes', 1);
   const maxHeaderBytes = integerOption(values, 'max-header-bytes', 1024);

@@ -14,7 +14,9 @@ export default defineConfig({
   // The self-tests' clean run leaves out the rate-limit suites (APC_TEST_IGNORE, a file pattern).
   testIgnore: process.env.APC_TEST_IGNORE ? new RegExp(process.env.APC_TEST_IGNORE) : undefined,
   globalSetup: resolve(import.meta.dirname, `global-setup${EXT}`),
-  outputDir: resolve(outDir, 'test-results'),
+  // Playwright's per-test output folders: `run` puts them in a temporary folder it removes afterwards
+  // (APC_TEST_RESULTS), or in the report folder with --keep-test-results.
+  outputDir: process.env.APC_TEST_RESULTS || resolve(outDir, 'test-results'),
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
   // `run --workers` (APC_WORKERS) runs files in parallel where that order does not matter (a real target).
   workers: Number(process.env.APC_WORKERS) || 1,
@@ -22,11 +24,12 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   forbidOnly: true,
-  // Playwright's own reporter shows progress (`run --quiet`: dots on one line); the conformance reporter the rest.
-  // The redacting reporter comes first: it takes secrets out of each result before the others see it.
+  // The progress reporter shows progress only (`run --quiet` and CI: dots), never a tally of tests beside the
+  // conformance reporter's verdicts. The redacting reporter comes first: it takes secrets out of each result
+  // before the others see it.
   reporter: [
     [resolve(import.meta.dirname, `../reports/redacting-reporter${EXT}`)],
-    [process.env.CI || process.env.APC_QUIET ? 'dot' : 'line'],
+    [resolve(import.meta.dirname, `../reports/progress${EXT}`), { style: process.env.CI || process.env.APC_QUIET ? 'dots' : 'line' }],
     [resolve(import.meta.dirname, `../reports/reporter${EXT}`), { outputDir: outDir }],
   ],
   projects: [

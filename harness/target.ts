@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { contract, type Endpoint } from '../specs/contract.ts';
 import type { Capability, CredentialRole, DeploymentConfigFile, SimulatorInfo } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
+import { closest } from './suggest.ts';
 
 /** How long the suites wait for the target's processes, in the target's ms (hold: wall ms). */
 export interface Timeouts {
@@ -122,6 +123,15 @@ export async function resolveTarget(spec: string): Promise<Target> {
   throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
 }
 
+/**
+ * How many spec files a run takes at a time when --workers is not given: one on a simulator (the
+ * embedded one included, `undefined`), whose ids and clock follow one order (same seed, same
+ * report); four on any other target, where a run spends its time waiting for answers.
+ */
+export function defaultWorkers(target: Pick<Target, 'kind' | 'capabilities'> | undefined): number {
+  return !target || target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : 4;
+}
+
 /** The environment variable in which `run` names the embedded simulator it started (a Target, as JSON). */
 export const EMBEDDED_TARGET_ENV = 'APC_EMBEDDED_TARGET';
 
@@ -167,7 +177,7 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = process.env): Target {
   }
   const violations = contract().validateTargetConfig(parsed);
   if (violations.length > 0) {
-    throw new TargetError(`target config ${path}: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`);
+    throw new TargetError(`target config ${path}: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}${didYouMean(v)}`).join('; ')}`);
   }
   const file = parsed as TargetFile;
   const planes: Partial<Record<Endpoint, string>> = {};
@@ -197,6 +207,25 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = process.env): Target {
     },
     redact: file.redact,
   };
+}
+
+/** For a key the target config schema does not allow: the allowed key at that place it is closest to. */
+function didYouMean(violation: { at: string; message: string }): string {
+  const key = /^must not have property '(.+)'$/.exec(violation.message)?.[1];
+  if (key === undefined) return '';
+  const schema = contract().targetConfigSchema as Schema;
+  const resolveRef = (node: Schema | undefined) => (node?.$ref?.startsWith('#/$defs/') ? schema.$defs?.[node.$ref.slice('#/$defs/'.length)] : node);
+  let node: Schema | undefined = schema;
+  for (const step of violation.at.split('/').filter(Boolean)) node = resolveRef(/^\d+$/.test(step) ? node?.items : node?.properties?.[step]);
+  const guess = closest(key, Object.keys(node?.properties ?? {}));
+  return guess ? ` (did you mean '${guess}'?)` : '';
+}
+
+interface Schema {
+  $ref?: string;
+  $defs?: Record<string, Schema>;
+  properties?: Record<string, Schema>;
+  items?: Schema;
 }
 
 /** The deployment configuration a target config names, as written (its templates unresolved). */

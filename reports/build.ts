@@ -93,12 +93,16 @@ export function buildReport(input: BuildInput): ConformanceReport {
     }));
     // A rule with no test in the run: none can check it, or the run was narrowed to leave its tests out.
     const untested = input.untested?.[rule.id];
-    const unselected = tests.length === 0 && !untested && !rule.unobservable && narrowed.length > 0;
-    const reason = unselected
-      ? input.run.shard && narrowed.length === 1
-        ? `no test of this rule is in shard ${input.run.shard}`
-        : `not selected (${narrowed.join(' ')})`
-      : untested;
+    // Or the run stopped before any test (of this rule's share, in a merge): the rule is not-run, for that reason.
+    const notStarted = tests.length === 0 && !untested && input.run.status === 'not-started';
+    const unselected = !notStarted && tests.length === 0 && !untested && !rule.unobservable && narrowed.length > 0;
+    const reason = notStarted
+      ? `no test ran: ${input.run.reason ?? 'the run stopped before any test'}`
+      : unselected
+        ? input.run.shard && narrowed.length === 1
+          ? `no test of this rule is in shard ${input.run.shard}`
+          : `not selected (${narrowed.join(' ')})`
+        : untested;
     return {
       id: rule.id,
       level: rule.level,
@@ -107,7 +111,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
       area: rule.area,
       section: rule.section,
       text: rule.text,
-      verdict: !scope.has(rule.plane) ? 'out-of-scope' : unselected ? 'not-run' : verdictOf(rule, tests),
+      verdict: !scope.has(rule.plane) ? 'out-of-scope' : notStarted || unselected ? 'not-run' : verdictOf(rule, tests),
       tests: scope.has(rule.plane) ? tests : [],
       ...(reason ? { reason } : {}),
       ...(rule.unobservable ? { unobservable: rule.unobservable } : {}),

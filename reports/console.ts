@@ -5,9 +5,8 @@
 // get a line of their own, apart from the SHOULD warnings. Quiet: the failures and the last lines only. GitHub: each failing rule
 // also as an error annotation.
 import type { ConformanceReport, RuleResult } from './model.ts';
+import { wholeMessage } from './message.ts';
 import { standingOf } from './standing.ts';
-
-const MAX_ERROR = 240;
 
 interface ConsoleOptions {
   quiet?: boolean;
@@ -55,11 +54,14 @@ export function narrowedLine(report: ConformanceReport): string | undefined {
 
 function firstFailure(rule: RuleResult): { title: string; error: string } {
   const test = rule.tests.find((t) => t.status === 'failed' || t.status === 'timedOut' || t.status === 'error');
-  return { title: test?.title ?? '', error: (test?.error ?? '').split('\n')[0].slice(0, MAX_ERROR) };
+  return { title: test?.title ?? '', error: wholeMessage(test?.error ?? '') };
 }
 
 export function consoleSummary(report: ConformanceReport, htmlPath: string, options: ConsoleOptions = {}): string[] {
   const s = report.summary;
+  // No test ran: there are no verdicts to count, only why.
+  if (report.run.status === 'not-started')
+    return [`Result: ${s.gate.passed ? 'passed' : 'failed'} (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`, `Report: ${htmlPath}`];
   const lines: string[] = [];
   if (!options.quiet) {
     lines.push(
@@ -67,7 +69,7 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
         `${s.verdicts.pass} pass, ${s.verdicts.fail} fail (${s.mustFailures} MUST, ${s.interpretationFailures} interpretations), ` +
         `${s.verdicts.error ? `${s.verdicts.error} not judged (target unreachable), ` : ''}` +
         `${s.verdicts.skipped} skipped, ${s.verdicts['not-tested']} not tested, ${s.verdicts.observed} observed` +
-        (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${report.run.reason})` : '') +
+        (s.verdicts['not-run'] ? `, ${s.verdicts['not-run']} not run (${report.run.reason ?? 'not selected'})` : '') +
         '.',
     );
     if (s.unexpected) {
@@ -94,7 +96,8 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
     const { title, error } = firstFailure(rule);
     const what = standingOf(report, rule).why ?? '';
     const mark = { error: '?', unjudged: '∅' }[standingOf(report, rule).kind as string] ?? '✘';
-    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...[what, error].filter(Boolean).map((l) => `      ${l}`));
+    const details = [what, error].filter(Boolean).flatMap((text) => text.split('\n'));
+    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...details.map((l) => (l ? `      ${l}` : '')));
   }
   if (options.githubAnnotations) {
     for (const rule of rules) {

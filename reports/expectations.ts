@@ -20,8 +20,9 @@ export interface ExpectationsFile {
 /** Reads an expectations file, refusing what its schema does not allow and rules the catalogue does not have. */
 export function loadExpectations(path: string): ExpectationsFile {
   let parsed: unknown;
+  const text = readFileSync(path, 'utf8');
   try {
-    parsed = parseYaml(readFileSync(path, 'utf8'));
+    parsed = parseYaml(text);
   } catch (error) {
     throw new Error(`${path} is not valid YAML: ${(error as Error).message}`);
   }
@@ -32,7 +33,17 @@ export function loadExpectations(path: string): ExpectationsFile {
   if (unknown.length > 0) throw new Error(`${path} names rules that are not in the catalogue (specs/rules.yaml): ${unknown.join(', ')}`);
   const twice = file.expected.map((e) => e.rule).filter((id, i, all) => all.indexOf(id) !== i);
   if (twice.length > 0) throw new Error(`${path} lists a rule twice: ${[...new Set(twice)].join(', ')}`);
+  const uncited = unknownSections(text);
+  if (uncited.length > 0)
+    throw new Error(`${path} cites sections the spec does not have (specs/rules.yaml gives each rule's section): ${uncited.map((s) => `§${s}`).join(', ')}`);
   return { target: file.target ?? path, expected: file.expected };
+}
+
+/** The sections `text` cites (§4.5, §6a) that no rule of the catalogue is in: a citation of another document, or a typo. */
+export function unknownSections(text: string): string[] {
+  const known = new Set(contract().rules.map((r) => r.section));
+  const cited = [...text.matchAll(/§\s?([0-9]+[a-z]?(?:\.[0-9]+)*)/g)].map((m) => m[1]);
+  return [...new Set(cited)].filter((section) => !known.has(section));
 }
 
 /**

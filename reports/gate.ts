@@ -1,7 +1,7 @@
 // The run's outcome for CI, decided once from the report: every format states it, and the
 // command line exits with it. In order of precedence:
 //   130 interrupted (Ctrl-C, SIGTERM)
-//   2   the target stopped answering (a partial report)
+//   2   the run stopped before any test, or the target stopped answering (a partial report)
 //   1   a MUST rule failed (never an interpretation; with expectations: a verdict differs from them), a MUST
 //       rule in scope was not judged for a reason the target did not declare, a baseline regression, or a
 //       test tagged with an unknown rule
@@ -21,6 +21,7 @@ export function gateOf(report: Unjudged): Gate {
   // [precedence, exit code, reason]
   const found: [number, number, string][] = [];
   if (report.run.status === 'interrupted') found.push([0, EXIT_CODES.interrupted, report.run.reason ?? 'interrupted']);
+  if (report.run.status === 'not-started') found.push([1, EXIT_CODES.unjudged, `no test ran: ${report.run.reason ?? 'the run stopped before any test'}`]);
   if (report.run.status === 'target-unreachable') found.push([1, EXIT_CODES.unjudged, report.run.reason ?? 'the target stopped answering']);
   if (s.unexpected) {
     if (s.unexpected.length > 0) found.push([2, EXIT_CODES.failed, `${s.unexpected.length} verdicts differ from the expectations: ${list(s.unexpected)}`]);

@@ -5,6 +5,7 @@
 // (our reading, not stated by the spec or the service) have a test suite of their own, so a CI
 // page never counts them with the spec's rules; every case names its level and source.
 import { escapeXml } from './escape.ts';
+import { wholeMessage } from './message.ts';
 import type { ConformanceReport, RuleResult } from './model.ts';
 import { standingOf } from './standing.ts';
 
@@ -25,12 +26,12 @@ function testcase(report: ConformanceReport, rule: RuleResult): { xml: string; k
     case 'unjudged':
       return {
         kind: 'failure',
-        xml: `${open}<failure type="${escapeXml(standing.why.split(':')[0])}" message="${escapeXml(firstLine(`${standing.why}${details ? `: ${details}` : ''}`))}">${escapeXml(`${standing.why}\n\n${details}`)}</failure></testcase>`,
+        xml: `${open}<failure type="${escapeXml(standing.why.split(':')[0])}" message="${attribute(`${standing.why}${details ? `: ${details}` : ''}`)}">${escapeXml(`${standing.why}\n\n${details}`)}</failure></testcase>`,
       };
     case 'error':
       return {
         kind: 'error',
-        xml: `${open}<error type="not-judged" message="${escapeXml(firstLine(`${standing.why}: ${details}`))}">${escapeXml(details)}</error></testcase>`,
+        xml: `${open}<error type="not-judged" message="${attribute(`${standing.why}: ${details}`)}">${escapeXml(details)}</error></testcase>`,
       };
     case 'expected':
     case 'warning':
@@ -38,15 +39,19 @@ function testcase(report: ConformanceReport, rule: RuleResult): { xml: string; k
     case 'skipped':
       return {
         kind: 'skipped',
-        xml: `${open}<skipped message="${escapeXml(firstLine(`${standing.why}${standing.kind !== 'skipped' && details ? `: ${details}` : ''}`))}"/></testcase>`,
+        xml: `${open}<skipped message="${attribute(`${standing.why}${standing.kind !== 'skipped' && details ? `: ${details}` : ''}`)}"/></testcase>`,
       };
     default:
       return { kind: 'passed', xml: standing.why ? `${open}<system-out>${escapeXml(standing.why)}</system-out></testcase>` : `${open}</testcase>` };
   }
 }
 
-function firstLine(text: string): string {
-  return text.split('\n')[0].slice(0, 300);
+/**
+ * A message attribute: the whole message (within a few KB), its line breaks written as character
+ * references, since an XML parser turns a literal line break in an attribute into a space.
+ */
+function attribute(text: string): string {
+  return escapeXml(wholeMessage(text)).replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
 export function toJUnit(report: ConformanceReport): string {
@@ -66,6 +71,18 @@ export function toJUnit(report: ConformanceReport): string {
       '  </testsuite>',
     ].join('\n');
   });
+  // A run that stopped before any test: one error says why, so a CI page does not show a run of skips only.
+  if (report.run.status === 'not-started') {
+    count.tests += 1;
+    count.error += 1;
+    suites.unshift(
+      [
+        '  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0">',
+        `    <testcase classname="run" name="the run started"><error type="not-started" message="${attribute(`no test ran: ${report.run.reason ?? ''}`)}">${escapeXml(report.run.reason ?? '')}</error></testcase>`,
+        '  </testsuite>',
+      ].join('\n'),
+    );
+  }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="Agent Platform API conformance: ${escapeXml(report.target.name)}" tests="${count.tests}" failures="${count.failure}" errors="${count.error}" skipped="${count.skipped}">`,

@@ -5,6 +5,7 @@
 // interpretations, and every rule.
 import type { ConformanceReport, Reproduction, RuleResult } from './model.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
+import { wholeMessage } from './message.ts';
 import { standingOf, type Standing } from './standing.ts';
 import { sectionLabel } from '../specs/sections.ts';
 
@@ -31,9 +32,8 @@ function ruleBlock(report: ConformanceReport, rule: RuleResult, standing: Standi
       `- **${test.title}** (${test.file})`,
       '',
       '  ```',
-      ...(test.error ?? test.reason ?? test.status)
+      ...wholeMessage(test.error ?? test.reason ?? test.status)
         .split('\n')
-        .slice(0, 12)
         .map((l) => `  ${l}`),
       '  ```',
     );
@@ -100,13 +100,16 @@ export function toMarkdown(report: ConformanceReport): string {
     '',
     `**${s.gate.passed ? 'Passed' : 'Failed'}** (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`,
     '',
-    ...(report.run.status === 'complete' ? [] : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
+    ...(report.run.status === 'complete'
+      ? []
+      : report.run.status === 'not-started'
+        ? [`> **No test ran**: ${report.run.reason}. Every rule in scope is not-run (${s.verdicts['not-run']}).`, '']
+        : [`> **Partial report**: ${report.run.reason}; ${s.verdicts['not-run']} rules not run.`, '']),
     ...(report.run.shard
       ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, '']
       : []),
     ...[narrowedLine(report)].filter((l) => l !== undefined).flatMap((l) => [`> ${l}`, '']),
-    notJudgedLine(report),
-    '',
+    ...(report.run.status === 'not-started' ? [] : [notJudgedLine(report), '']),
     `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures, ${s.interpretationFailures} interpretation failures`,
     '',
     `| plane | rules | tested | ${columns.join(' | ')} |`,
@@ -139,6 +142,8 @@ export function toMarkdown(report: ConformanceReport): string {
   const unjudged = of('unjudged');
   if (unjudged.length > 0)
     lines.push('## MUST rules not judged (they fail the run)', '', ...unjudged.flatMap((r) => ruleBlock(report, r, standings.get(r.id)!)));
+  // No test ran: every rule is not-run for the one reason above; listing them would bury it.
+  if (report.run.status === 'not-started' && s.covered === 0) return lines.join('\n');
   const excused = (s.mustNotJudged ?? []).filter((n) => !n.counted);
   if (excused.length > 0) lines.push('## MUST rules not judged, not counted', '', ...excused.map((n) => `- ${n.id} (${n.cause}): ${cell(n.why)}`), '');
   const errors = of('error');

@@ -104,7 +104,8 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
 type RuleVerdict = ConformanceReport['rules'][number]['verdict'];
 
 /**
- * One run record of the shards: the first that did not complete says how the run ended; what they left adds up;
+ * One run record of the shards: the first that did not start, else the first that did not complete, says how the
+ * run ended (and which shard); what they left adds up;
  * what narrowed them, but the sharding itself, narrows the whole (and so do the shards missing from a partial merge).
  */
 function mergeRuns(runs: RunRecord[], missing: string[]): RunRecord {
@@ -112,7 +113,8 @@ function mergeRuns(runs: RunRecord[], missing: string[]): RunRecord {
     ...new Set(runs.flatMap((r) => (r.narrowed ?? []).filter((option) => !option.startsWith('--shard ')))),
     ...(missing.length > 0 ? [`merge --allow-partial (shards ${missing.join(', ')} missing)`] : []),
   ];
-  const partial = runs.find((r) => r.status !== 'complete');
+  // A shard that never started (its target was not ready) decides first: its share of the rules has no verdict.
+  const partial = runs.find((r) => r.status === 'not-started') ?? runs.find((r) => r.status !== 'complete');
   const add = (pick: (r: RunRecord) => RunRecord['created']) => {
     const total: RunRecord['created'] = {};
     for (const run of runs) {
@@ -125,7 +127,7 @@ function mergeRuns(runs: RunRecord[], missing: string[]): RunRecord {
   };
   return {
     status: partial?.status ?? 'complete',
-    ...(partial?.reason ? { reason: partial.reason } : {}),
+    ...(partial?.reason ? { reason: partial.shard ? `shard ${partial.shard}: ${partial.reason}` : partial.reason } : {}),
     profile: runs[0].profile,
     ...(narrowed.length > 0 ? { narrowed } : {}),
     created: add((r) => r.created),

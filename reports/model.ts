@@ -7,13 +7,14 @@ import type { SkipKind } from '../harness/checks/attribution.ts';
 /**
  * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
  * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged, what narrowed a run,
- * webhook deliveries among the exchanges and the exchange a failure names; 1.3 the lines that reproduce a failure).
+ * webhook deliveries among the exchanges and the exchange a failure names; 1.3 the lines that reproduce a failure,
+ * and runs that stopped before any test).
  */
 export const REPORT_VERSION = '1.3';
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);
- * not-run: the run stopped (--max-duration, Ctrl-C, SIGTERM) before the rule's tests ran;
+ * not-run: the run stopped (--max-duration, Ctrl-C, SIGTERM) before the rule's tests ran, or before any test;
  * out-of-scope: the rule's plane was not part of the run (--plane, or no URL for it).
  */
 export type Verdict = 'pass' | 'fail' | 'error' | 'skipped' | 'not-tested' | 'observed' | 'not-run' | 'out-of-scope';
@@ -107,9 +108,11 @@ export interface NotJudged {
 export interface RunRecord {
   /**
    * complete: every selected test ran; otherwise the report is partial: interrupted (Ctrl-C,
-   * SIGTERM), timed-out (--max-duration), target-unreachable (the target stopped answering).
+   * SIGTERM), timed-out (--max-duration), target-unreachable (the target stopped answering),
+   * not-started (the run stopped before any test: the target was not ready, an input was
+   * refused, global setup failed; every rule in scope is not-run).
    */
-  status: 'complete' | 'interrupted' | 'timed-out' | 'target-unreachable';
+  status: 'complete' | 'interrupted' | 'timed-out' | 'target-unreachable' | 'not-started';
   /** Why a partial run stopped. */
   reason?: string;
   /** The share of the tests this report holds (run --shard i/n); merge joins the shards' reports. */

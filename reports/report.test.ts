@@ -177,6 +177,37 @@ test('without expectations a failed MUST rule fails the run and a failed SHOULD 
   expect(consoleSummary(report, 'r.html').at(-1)).toBe('Failing MUST rules: R-MUST');
 });
 
+test('a failure message is shown whole in the console, the GitHub annotations and JUnit, not cut at its first line', () => {
+  const error = 'POST /threads answered 200 {\n  "thread_id": "t-1",\n  "status": "busy"\n}: 100% sure\r\n\nExpected: "idle"';
+  const report = buildReport({
+    rules: [rule('R-MUST')],
+    tests: [{ outcome: outcome('failed', { id: 'a', error }), ruleIds: ['R-MUST'] }],
+    exchanges: [],
+    target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
+    seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+    tool: { name: 'x', version: '0' },
+  });
+  const lines = consoleSummary(report, 'r.html', { githubAnnotations: true });
+  for (const line of ['      POST /threads answered 200 {', '        "status": "busy"', '      Expected: "idle"']) expect(lines).toContain(line);
+  const annotation = lines.find((l) => l.startsWith('::error '));
+  expect(annotation, 'one line, its line breaks, carriage returns and percent signs encoded').toContain(
+    'POST /threads answered 200 {%0A  "thread_id": "t-1",%0A  "status": "busy"%0A}: 100%25 sure%0D%0A%0AExpected: "idle"',
+  );
+  const junit = toJUnit(report);
+  expect(junit).toContain(
+    'message="MUST rule failed: a failed test: POST /threads answered 200 {&#10;  &quot;thread_id&quot;: &quot;t-1&quot;,&#10;  &quot;status&quot;: &quot;busy&quot;&#10;}: 100% sure&#13;&#10;&#10;Expected: &quot;idle&quot;"',
+  );
+  const long = buildReport({
+    ...{ rules: [rule('R-MUST')], exchanges: [], seed: '1', tool: { name: 'x', version: '0' } },
+    target: report.target,
+    run: report.run,
+    tests: [{ outcome: outcome('failed', { id: 'a', error: `${error}\n${'z'.repeat(10_000)}` }), ruleIds: ['R-MUST'] }],
+  });
+  expect(consoleSummary(long, 'r.html').join('\n')).toMatch(/\[… \d+ more characters cut; the whole message is in report\.json\]/);
+  expect(toJUnit(long)).toMatch(/message="[^"]*\[… \d+ more characters cut/);
+});
+
 test('a target that fails only interpretations passes, and every format shows them apart as warnings', () => {
   const report = buildReport({
     rules: [rule('R-MUST'), rule('R-SERVICE', 'SHOULD'), rule('R-READING', 'SHOULD', 'interpretation'), rule('R-ODD', 'MUST', 'interpretation')],

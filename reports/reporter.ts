@@ -16,11 +16,14 @@ import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
 import { isTransportError } from '../harness/client.ts';
-import type { RecordedExchange, Reproduction, RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceReport, RecordedExchange, Reproduction, RunRecord, TestOutcome } from './model.ts';
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
+import { type NotStarted, notStartedReport } from './not-started.ts';
+import { type Durations, writeDurations } from './durations.ts';
+import { EMBEDDED_TARGET_ENV, type Target } from '../harness/target.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 
-const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
+export const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
 
 /**
  * What `run` selected, handed to this reporter: the planes whose suites run, the options that narrowed
@@ -50,6 +53,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly outsideErrors: TestError[] = [];
   /** Every test the run selected: those that never end (a stopped run) are reported not-run. */
   private selected: TestCase[] = [];
+  /** How long each spec file took (durations.json, for shards balanced by time). */
+  private readonly durations: Durations = {};
 
   constructor(private readonly options: Options = {}) {}
 
@@ -108,6 +113,7 @@ export default class ConformanceReporter implements Reporter {
         raw.find((e) => e.id === failedExchange),
       );
     }
+    this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
     const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
     this.tests.set(test.id, { outcome, ruleIds, failedRules });
   }
@@ -135,11 +141,23 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
-    // The run failed before any test ended, on an error outside the tests (the global setup): no verdict, no
-    // report; the CLI exits 2. A run stopped early (interrupted, --max-duration) still reports what it did not run.
-    if (result.status === 'failed' && this.tests.size === 0 && this.outsideErrors.length > 0) return;
     const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
     const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
+    // The run failed before any test ended, on an error outside the tests (the global setup, no test found): no
+    // verdict, and a report that says why (exit 2). A run stopped early (interrupted, --max-duration) still
+    // reports what it did not run.
+    if (result.status === 'failed' && this.tests.size === 0 && this.outsideErrors.length > 0) {
+      const why = this.outsideErrors
+        .map((e) =>
+          stripAnsi(e.message ?? e.value ?? 'error')
+            .trim()
+            .split('\n')[0]
+            .replace(/^Error: /, ''),
+        )
+        .join('; ');
+      this.write(outDir, notStartedReport({ ...notStartedTarget(run), reason: why, tool: TOOL, planes: scopeOf(run), ...runOptions() }));
+      return;
+    }
     const record = runRecord(result, run);
     // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
     if (record.status === 'target-unreachable') {
@@ -181,6 +199,11 @@ export default class ConformanceReporter implements Reporter {
       baseline: process.env.APC_BASELINE ? { file: process.env.APC_BASELINE, report: loadReport(process.env.APC_BASELINE) } : undefined,
       untested: untestedReasons(),
     });
+    this.write(outDir, report);
+    writeDurations(outDir, this.durations);
+  }
+
+  private write(outDir: string, report: ConformanceReport): void {
     writeReport(outDir, report);
     const options = { quiet: process.env.APC_QUIET === '1', githubAnnotations: process.env.APC_GITHUB_ANNOTATIONS === '1' };
     console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html), options).join('\n')}`);
@@ -199,6 +222,26 @@ function reproduction(test: TestCase, failed: Exchange | undefined): Reproductio
     run?.target.kind === 'embedded-simulator' ? { env: `${(endpoint ?? failed.plane).replace(/-/g, '_').toUpperCase()}_URL` } : { url: failed.base };
   const curl = curlOf(forReport(failed), base, { apiKeyEnv: run?.target.apiKeyEnv });
   return curl ? { command, curl } : { command };
+}
+
+/** The target, seed and profile of a run whose global setup may not have named them (it failed). */
+function notStartedTarget(run: RunContext | undefined): Pick<NotStarted, 'target' | 'seed' | 'profile'> {
+  const target = run?.target ?? (process.env[EMBEDDED_TARGET_ENV] ? (JSON.parse(process.env[EMBEDDED_TARGET_ENV]) as Target) : undefined);
+  return {
+    target: {
+      name: target?.name ?? (process.env.APC_TARGET || 'unknown'),
+      kind: target?.kind ?? 'unknown',
+      planes: Object.keys(target?.planes ?? {}) as Endpoint[],
+      capabilities: target?.capabilities ?? [],
+    },
+    seed: run?.seed ?? process.env.APC_SEED ?? 'unknown',
+    profile: run?.profile ?? (process.env.APC_PROFILE || 'unknown'),
+  };
+}
+
+/** What narrowed the run and its shard, as `run` handed them over. */
+function runOptions(): Pick<NotStarted, 'narrowed' | 'shard'> {
+  return { narrowed: selection().narrowed, ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}) };
 }
 
 /**

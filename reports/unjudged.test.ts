@@ -170,5 +170,6 @@ test('a narrowed run says so, and the rules it left out are not-run, not counted
   expect(report.summary.gate.reasons).toEqual(['no MUST rule failed or went unjudged among the rules selected (narrowed by --grep R-SELECTED)']);
   const narrowedLine = 'Narrowed run (--grep R-SELECTED): 1 rules in scope not selected (1 MUST), 0 out of scope; the verdicts are of the rules selected only.';
   expect(consoleSummary(report, 'r.html', { quiet: true })).toContain(narrowedLine);
+  expect(consoleSummary(report, 'r.html')[0], 'the count line says why the rule did not run').toMatch(/, 1 not run \(not selected\)\.$/);
   expect(toMarkdown(report)).toContain(`> ${narrowedLine}`);
 });

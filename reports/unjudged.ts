@@ -62,7 +62,8 @@ export function mustNotJudged(rules: RuleResult[], run: RunRecord): NotJudged[] 
       continue;
     }
     if (rule.verdict === 'not-run') {
-      if (rule.tests.length === 0 && run.narrowed?.length) entry(false, 'not-selected', rule.reason ?? `not selected (${run.narrowed.join(' ')})`);
+      if (rule.tests.length === 0 && run.narrowed?.length && run.status !== 'not-started')
+        entry(false, 'not-selected', rule.reason ?? `not selected (${run.narrowed.join(' ')})`);
       else entry(true, 'stopped', reasons(rule.tests) || (run.reason ?? 'the run stopped before its tests'));
       continue;
     }

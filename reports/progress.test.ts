@@ -1,0 +1,74 @@
+// The progress reporter as Playwright drives it: progress, failures as they happen, errors outside
+// the tests, and no tally of tests at the end.
+import { expect, test } from '@playwright/test';
+import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import ProgressReporter, { type Output } from './progress.ts';
+
+const testCase = (n: number): TestCase =>
+  ({
+    id: `t${n}`,
+    title: `test ${n}`,
+    location: { file: '/x/suites/agent-server/threads.spec.ts', line: n, column: 1 },
+    titlePath: () => ['', 'agent-server', 'agent-server/threads.spec.ts', `test ${n}`],
+  }) as unknown as TestCase;
+const tests = [1, 2, 3].map(testCase);
+const suite = { allTests: () => tests } as unknown as Suite;
+const config = { workers: 2, metadata: {}, shard: null } as unknown as FullConfig;
+const result = (status: TestResult['status']) => ({ status, errors: [] }) as unknown as TestResult;
+
+function capture(isTTY = false): Output & { text: string } {
+  const out = { text: '', isTTY, columns: 60, write: (t: string) => void (out.text += t) };
+  return out;
+}
+
+function drive(reporter: ProgressReporter, statuses: TestResult['status'][]): void {
+  reporter.onBegin(config, suite);
+  tests.forEach((t, i) => {
+    reporter.onTestBegin(t);
+    reporter.onTestEnd(t, result(statuses[i]));
+  });
+  reporter.onEnd({ status: 'failed' } as FullResult);
+}
+
+test('a log gets a line per test and one per failure, and no tally of tests', () => {
+  const out = capture();
+  drive(new ProgressReporter({ style: 'line' }, out, capture()), ['passed', 'failed', 'skipped']);
+  expect(out.text).toBe(
+    [
+      'Running 3 tests using 2 workers',
+      '[1/3] [agent-server] › agent-server/threads.spec.ts:1 › test 1',
+      '[2/3] [agent-server] › agent-server/threads.spec.ts:2 › test 2',
+      '  ✘ [agent-server] › agent-server/threads.spec.ts:2 › test 2 (failed)',
+      '[3/3] [agent-server] › agent-server/threads.spec.ts:3 › test 3',
+      '',
+    ].join('\n'),
+  );
+  expect(out.text).not.toMatch(/\d+ (passed|skipped|failed)\b/);
+});
+
+test('a terminal gets one line rewritten in place, failures kept', () => {
+  const out = capture(true);
+  drive(new ProgressReporter({ style: 'line' }, out, capture(true)), ['passed', 'timedOut', 'passed']);
+  const kept = out.text.split('\n').map((l) => l.split('\r\u001b[2K').at(-1));
+  expect(kept).toEqual(['Running 3 tests using 2 workers', '  ✘ [agent-server] › agent-server/threads.spec.ts:2 › test 2 (timed out)', '']);
+});
+
+test('dots: one per test, then the line ends', () => {
+  const out = capture();
+  drive(new ProgressReporter({ style: 'dots' }, out, capture()), ['passed', 'failed', 'skipped']);
+  expect(out.text).toBe('Running 3 tests using 2 workers\n·F°\n');
+});
+
+test('an error outside the tests (a global setup that failed) is printed with where it happened', () => {
+  const err = capture();
+  const reporter = new ProgressReporter({ style: 'dots' }, capture(), err);
+  reporter.onError({ message: "TargetError: target 't' is not ready", location: { file: '/x/global-setup.ts', line: 3, column: 5 } });
+  reporter.onError({ message: 'No tests found' });
+  expect(err.text).toBe("TargetError: target 't' is not ready\n    at /x/global-setup.ts:3:5\nError: No tests found\n");
+});
+
+test("a log gets Playwright's code snippet without colour codes", () => {
+  const err = capture();
+  new ProgressReporter({}, capture(), err).onError({ message: 'Error: boom', snippet: '\u001b[31m> 1 |\u001b[39m throw' });
+  expect(err.text).toBe('Error: boom\n\n> 1 | throw\n');
+});

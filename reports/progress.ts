@@ -1,0 +1,116 @@
+// Progress while the suites run, and nothing more: a line per test (rewritten in place on a
+// terminal), or dots (run --quiet, and in CI). Playwright's own line and dot reporters end with
+// their tally of tests ("39 skipped, 189 passed"), which reads as a second outcome beside the
+// conformance verdicts: the count line is the conformance reporter's alone. Errors outside any
+// test (a global setup that failed, no test found) are printed here, so a run that never
+// started says why.
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+
+interface Options {
+  /** dots: one character per test; line: the test under way. */
+  style?: 'line' | 'dots';
+}
+
+/** The stream progress is written to: a terminal rewrites the current line, a log gets whole lines. */
+export interface Output {
+  write(text: string): void;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+const DOTS_PER_LINE = 80;
+
+export default class ProgressReporter implements Reporter {
+  private total = 0;
+  private started = 0;
+  private dots = 0;
+  /** Something is on the current line that a full line must first end (a dot row, a rewritten line). */
+  private open = false;
+
+  constructor(
+    private readonly options: Options = {},
+    private readonly out: Output = process.stdout,
+    private readonly err: Output = process.stderr,
+  ) {}
+
+  printsToStdio(): boolean {
+    return true;
+  }
+
+  onBegin(config: FullConfig, suite: Suite): void {
+    this.total = suite.allTests().length;
+    if (this.total === 0) return;
+    const workers = (config.metadata.actualWorkers as number | undefined) ?? config.workers;
+    const shard = config.shard ? `, shard ${config.shard.current} of ${config.shard.total}` : '';
+    this.line(`Running ${this.total} tests using ${workers} worker${workers === 1 ? '' : 's'}${shard}`);
+  }
+
+  onTestBegin(test: TestCase): void {
+    this.started += 1;
+    if (this.options.style === 'dots') return;
+    const text = `[${this.started}/${this.total}] ${title(test)}`;
+    if (this.out.isTTY) {
+      this.out.write(`\r\u001b[2K${text.slice(0, Math.max(20, (this.out.columns ?? 100) - 1))}`);
+      this.open = true;
+    } else this.line(text);
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const failed = result.status === 'failed' || result.status === 'timedOut' || result.status === 'interrupted';
+    if (this.options.style === 'dots') {
+      if (this.dots === DOTS_PER_LINE) this.endLine();
+      this.out.write(result.status === 'skipped' ? '°' : result.status === 'timedOut' ? 'T' : failed ? 'F' : '·');
+      this.dots += 1;
+      this.open = true;
+      return;
+    }
+    // The failure's message comes with its rule in the conformance summary at the end.
+    if (failed) this.line(`  ✘ ${title(test)} (${result.status === 'timedOut' ? 'timed out' : result.status})`);
+  }
+
+  onStdOut(chunk: string | Buffer): void {
+    this.endLine();
+    this.out.write(chunk.toString());
+  }
+
+  onStdErr(chunk: string | Buffer): void {
+    this.endLine();
+    this.err.write(chunk.toString());
+  }
+
+  onError(error: TestError): void {
+    this.endLine();
+    const text = formatError(error);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes of Playwright's code snippet.
+    this.err.write(`${this.err.isTTY ? text : text.replace(/\u001b\[[0-9;]*m/g, '')}\n`);
+  }
+
+  onEnd(_result: FullResult): void {
+    this.endLine();
+  }
+
+  private line(text: string): void {
+    this.endLine();
+    this.out.write(`${text}\n`);
+  }
+
+  private endLine(): void {
+    if (!this.open) return;
+    this.out.write(this.out.isTTY && this.options.style !== 'dots' ? '\r\u001b[2K' : '\n');
+    this.open = false;
+    this.dots = 0;
+  }
+}
+
+/** `[plane] › file › title`, as Playwright lists a test. */
+function title(test: TestCase): string {
+  const [, project, file, ...rest] = test.titlePath();
+  return `[${project}] › ${file}:${test.location.line} › ${rest.join(' › ')}`;
+}
+
+/** An error outside the tests: its message, the code it points at, and where. */
+function formatError(error: TestError): string {
+  const location = error.location ? `\n    at ${error.location.file}:${error.location.line}:${error.location.column}` : '';
+  const message = error.message ?? error.value ?? 'unknown error';
+  return [/^\w*Error\b/.test(message) ? message : `Error: ${message}`, error.snippet].filter(Boolean).join('\n\n') + location;
+}
