@@ -301,7 +301,7 @@ async function runIn(values: Values, outDir: string, stopped: (reason: string, t
     APC_WORKERS: String(workers),
   }).finally(() => {
     embedded?.simulator.close();
-    rmSync(scratch, { recursive: true, force: true });
+    removeScratch(scratch);
   });
 
   const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
@@ -324,6 +324,18 @@ async function runIn(values: Values, outDir: string, stopped: (reason: string, t
   const { gate } = report.summary;
   if (code.signal) console.error(`${NAME}: interrupted by ${code.signal}; the partial report is in ${outDir}`);
   return code.signal ? EXIT.interrupted : gate.exitCode;
+}
+
+/**
+ * Removes Playwright's per-test folders. A worker stopped by --max-duration or a signal may still be
+ * writing there, so removal is retried, and a leftover temporary folder never changes the run's outcome.
+ */
+function removeScratch(folder: string): void {
+  try {
+    rmSync(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  } catch (error) {
+    console.error(`${NAME}: could not remove the temporary folder ${folder}: ${(error as Error).message}`);
+  }
 }
 
 /**
