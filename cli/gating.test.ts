@@ -115,7 +115,10 @@ test('a target that stops answering mid-run stops the run: exit 2, a partial rep
   expect(await exited, output).toBe(2);
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
   expect(report.run.status).toBe('target-unreachable');
-  expect(report.run.reason).toMatch(/the target stopped answering: agent-server http:\/\/127\.0\.0\.1:\d+ \(connect ECONNREFUSED/);
+  // Refused when a request came after the stop; reset when several workers had requests in flight.
+  expect(report.run.reason).toMatch(
+    /the target stopped answering: agent-server http:\/\/127\.0\.0\.1:\d+ \((connect ECONNREFUSED|The target closed the connection without answering: read ECONNRESET)/,
+  );
   expect(report.summary.verdicts.fail, 'a lost target is no failure of its rules').toBe(0);
   expect(report.summary.verdicts.pass, 'what ran before is judged').toBeGreaterThan(0);
   expect(report.summary.verdicts['not-run'], 'the rest did not run').toBeGreaterThan(100);

@@ -29,7 +29,10 @@ export default defineConfig({
   // before the others see it.
   reporter: [
     [resolve(import.meta.dirname, `../reports/redacting-reporter${EXT}`)],
-    [resolve(import.meta.dirname, `../reports/progress${EXT}`), { style: process.env.CI || process.env.APC_QUIET ? 'dots' : 'line' }],
+    [
+      resolve(import.meta.dirname, `../reports/progress${EXT}`),
+      { style: process.env.CI || process.env.APC_QUIET ? 'dots' : 'line', expectations: process.env.APC_EXPECTATIONS || undefined },
+    ],
     [resolve(import.meta.dirname, `../reports/reporter${EXT}`), { outputDir: outDir }],
   ],
   projects: [

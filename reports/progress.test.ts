@@ -1,20 +1,26 @@
 // The progress reporter as Playwright drives it: progress, failures as they happen, errors outside
 // the tests, and no tally of tests at the end.
 import { expect, test } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { RULE_FAILED } from '../harness/checks/attribution.ts';
 import ProgressReporter, { type Output } from './progress.ts';
 
-const testCase = (n: number): TestCase =>
+const testCase = (n: number, tags: string[] = []): TestCase =>
   ({
     id: `t${n}`,
     title: `test ${n}`,
+    tags,
+    annotations: [],
     location: { file: '/x/suites/agent-server/threads.spec.ts', line: n, column: 1 },
     titlePath: () => ['', 'agent-server', 'agent-server/threads.spec.ts', `test ${n}`],
   }) as unknown as TestCase;
-const tests = [1, 2, 3].map(testCase);
+const tests = [1, 2, 3].map((n) => testCase(n));
 const suite = { allTests: () => tests } as unknown as Suite;
 const config = { workers: 2, metadata: {}, shard: null } as unknown as FullConfig;
-const result = (status: TestResult['status']) => ({ status, errors: [] }) as unknown as TestResult;
+const result = (status: TestResult['status'], annotations: TestResult['annotations'] = []) => ({ status, errors: [], annotations }) as unknown as TestResult;
 
 function capture(isTTY = false): Output & { text: string } {
   const out = { text: '', isTTY, columns: 60, write: (t: string) => void (out.text += t) };
@@ -71,4 +77,33 @@ test("a log gets Playwright's code snippet without colour codes", () => {
   const err = capture();
   new ProgressReporter({}, capture(), err).onError({ message: 'Error: boom', snippet: '\u001b[31m> 1 |\u001b[39m throw' });
   expect(err.text).toBe('Error: boom\n\n> 1 | throw\n');
+});
+
+test('a failure the expectations file lists is counted at the end, not shown as a failure; any other failure is', () => {
+  const expectations = join(mkdtempSync(join(tmpdir(), 'apc-progress-')), 'expectations.yaml');
+  writeFileSync(expectations, 'target: t\nexpected:\n  - rule: THREAD-SHAPE\n    verdict: fail\n    reason: known\n');
+  const listed = testCase(1, ['@THREAD-SHAPE']);
+  const named = testCase(2, ['@THREAD-SHAPE', '@THREAD-CREATE-IDLE']);
+  const other = testCase(3, ['@THREAD-SHAPE', '@THREAD-CREATE-IDLE']);
+  const line = capture();
+  const dots = capture();
+  for (const [reporter] of [
+    [new ProgressReporter({ style: 'line', expectations }, line, capture())],
+    [new ProgressReporter({ style: 'dots', expectations }, dots, capture())],
+  ]) {
+    reporter.onBegin(config, { allTests: () => [listed, named, other] } as unknown as Suite);
+    for (const [t, r] of [
+      [listed, result('failed')],
+      // The test says which of its rules failed: the one expected to.
+      [named, result('failed', [{ type: RULE_FAILED, description: 'THREAD-SHAPE' }])],
+      // Failed without naming a rule: all its rules count, and one of them is not expected to fail.
+      [other, result('failed')],
+    ] as const) {
+      reporter.onTestBegin(t);
+      reporter.onTestEnd(t, r);
+    }
+    reporter.onEnd({ status: 'failed' } as FullResult);
+  }
+  expect(line.text.match(/✘.*/g)).toEqual(['✘ [agent-server] › agent-server/threads.spec.ts:3 › test 3 (failed)']);
+  expect(dots.text).toBe('Running 3 tests using 2 workers\nxxF\n');
 });

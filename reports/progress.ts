@@ -3,12 +3,17 @@
 // their tally of tests ("39 skipped, 189 passed"), which reads as a second outcome beside the
 // conformance verdicts: the count line is the conformance reporter's alone. Errors outside any
 // test (a global setup that failed, no test found) are printed here, so a run that never
-// started says why.
+// started says why. A failure the expectations file (run --expectations) lists is counted by the
+// conformance reporter, not listed: only an unexpected failure gets its ✘ line.
+import { RULE_FAILED } from '../harness/checks/attribution.ts';
+import { loadExpectations } from './expectations.ts';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 
 interface Options {
   /** dots: one character per test; line: the test under way. */
   style?: 'line' | 'dots';
+  /** The expectations file of the run, if any: the failures it lists are not shown as failures. */
+  expectations?: string;
 }
 
 /** The stream progress is written to: a terminal rewrites the current line, a log gets whole lines. */
@@ -26,12 +31,17 @@ export default class ProgressReporter implements Reporter {
   private dots = 0;
   /** Something is on the current line that a full line must first end (a dot row, a rewritten line). */
   private open = false;
+  /** The rules the expectations file says fail. */
+  private readonly expectedToFail: Set<string>;
 
   constructor(
     private readonly options: Options = {},
     private readonly out: Output = process.stdout,
     private readonly err: Output = process.stderr,
-  ) {}
+  ) {
+    const listed = options.expectations ? loadExpectations(options.expectations).expected : [];
+    this.expectedToFail = new Set(listed.filter((e) => e.verdict === 'fail').map((e) => e.rule));
+  }
 
   printsToStdio(): boolean {
     return true;
@@ -57,15 +67,24 @@ export default class ProgressReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const failed = result.status === 'failed' || result.status === 'timedOut' || result.status === 'interrupted';
+    const expected = failed && this.failedAsExpected(test, result);
     if (this.options.style === 'dots') {
       if (this.dots === DOTS_PER_LINE) this.endLine();
-      this.out.write(result.status === 'skipped' ? '°' : result.status === 'timedOut' ? 'T' : failed ? 'F' : '·');
+      this.out.write(result.status === 'skipped' ? '°' : expected ? 'x' : result.status === 'timedOut' ? 'T' : failed ? 'F' : '·');
       this.dots += 1;
       this.open = true;
       return;
     }
     // The failure's message comes with its rule in the conformance summary at the end.
-    if (failed) this.line(`  ✘ ${title(test)} (${result.status === 'timedOut' ? 'timed out' : result.status})`);
+    if (failed && !expected) this.line(`  ✘ ${title(test)} (${result.status === 'timedOut' ? 'timed out' : result.status})`);
+  }
+
+  /** Whether every rule the test failed (those it names, or else all it is tagged with) is expected to fail. */
+  private failedAsExpected(test: TestCase, result: TestResult): boolean {
+    if (this.expectedToFail.size === 0) return false;
+    const named = [...test.annotations, ...result.annotations].filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
+    const rules = named.length > 0 ? named : test.tags.map((tag) => tag.replace(/^@/, ''));
+    return rules.length > 0 && rules.every((rule) => this.expectedToFail.has(rule));
   }
 
   onStdOut(chunk: string | Buffer): void {
