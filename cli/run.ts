@@ -267,7 +267,7 @@ async function runIn(values: Values, outDir: string, stopped: (reason: string, t
   if (shard !== undefined && durations) {
     // Every shard computes the same split from the same durations, and runs its share's files.
     const [i, n] = shard.split('/').map(Number);
-    const files = specFiles(join(ROOT, 'suites'), planes.length > 0 ? planes : PLANES);
+    const files = specFiles(join(ROOT, 'suites'), planes.length > 0 ? planes : PLANES, extname(import.meta.filename));
     const list = join(scratch, 'shard.txt');
     writeFileSync(list, testListOf(balancedShares(files, durations, n)[i - 1]));
     playwrightArgs.push('--test-list', list);

@@ -34,8 +34,10 @@ test('shares are balanced by time, not by count: the longest file gets a share o
 });
 
 test("the suites' spec files, as a Playwright test list of whole files", () => {
-  const listed = specFiles(join(ROOT, 'suites'), ['control-plane']);
+  const listed = specFiles(join(ROOT, 'suites'), ['control-plane'], '.ts');
   expect(listed).toContain('control-plane/repositories.spec.ts');
   expect(listed.every((f) => f.startsWith('control-plane/') && f.endsWith('.spec.ts'))).toBe(true);
+  // At any depth: a file left out of every share would run in none.
+  expect(specFiles(join(ROOT, 'suites'), ['agent-server'], '.ts')).toContain('agent-server/model/threads-and-runs.spec.ts');
   expect(testListOf(['control-plane/auth.spec.ts'])).toBe('[control-plane] › control-plane/auth.spec.ts\n');
 });

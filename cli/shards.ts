@@ -4,19 +4,20 @@
 // inputs: the files in name order, each placed in turn, longest first, in the share with the least
 // time so far (the lowest-numbered on a tie).
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Durations } from '../reports/durations.ts';
 
 /**
- * The spec files of the given planes, as paths under suites/ (agent-server/threads-create.spec.ts),
- * in name order.
+ * The spec files of the given planes, at any depth, as paths under suites/
+ * (agent-server/threads-create.spec.ts, agent-server/model/threads-and-runs.spec.ts), in name order.
+ * `ext` is the suites' own: .ts in the clone, .js in the installed package.
  */
-export function specFiles(suitesDir: string, planes: readonly string[]): string[] {
+export function specFiles(suitesDir: string, planes: readonly string[], ext: string): string[] {
   return planes
     .flatMap((plane) =>
-      readdirSync(join(suitesDir, plane))
-        .filter((name) => name.endsWith('.spec.ts'))
-        .map((name) => `${plane}/${name}`),
+      readdirSync(join(suitesDir, plane), { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith(`.spec${ext}`))
+        .map((name) => `${plane}/${name.split(sep).join('/')}`),
     )
     .sort();
 }

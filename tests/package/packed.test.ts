@@ -165,6 +165,23 @@ test('a run of one plane against the embedded simulator passes and writes the re
   expect(exported.stdout.trim(), exported.stderr).toBe(report.reportVersion);
 });
 
+test('two shards split by the measured durations of that run, merged, give its verdicts', async () => {
+  const verdicts = (folder: string) =>
+    Object.fromEntries(
+      (JSON.parse(readFileSync(join(project, folder, 'report.json'), 'utf8')) as { rules: { id: string; verdict: string }[] }).rules.map((r) => [
+        r.id,
+        r.verdict,
+      ]),
+    );
+  for (const share of ['1/2', '2/2']) {
+    const ran = await cli(['run', '--plane', 'control-plane', '--shard', share, '--durations', 'report', '--out', `shard-${share[0]}`, '--quiet']);
+    expect(ran.code, ran.stdout + ran.stderr).not.toBe(2);
+  }
+  const merged = await cli(['merge', 'shard-1', 'shard-2', '--out', 'merged']);
+  expect(merged.code, merged.stdout + merged.stderr).toBe(0);
+  expect(verdicts('merged')).toEqual(verdicts('report'));
+});
+
 test('a run against a dead target exits 2, and its junit.xml and summary.md say why', async () => {
   const target = `http://127.0.0.1:${await closedPort()}`;
   const ran = await cli(['run', '--target', target, '--out', 'dead']);
