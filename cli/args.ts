@@ -1,16 +1,14 @@
 // What every command shares: its name, exit codes, and option parsing that turns a
 // mistyped option into a usage error (exit 2) instead of a stack trace.
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closest } from '../harness/suggest.ts';
+import { TOOL } from '../harness/tool.ts';
 
-export const NAME = 'agent-platform-conformance';
+export const NAME = TOOL.name;
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** The package's version: its package.json, found by the package's name from the sources and from dist/ alike. */
-export const VERSION = (createRequire(import.meta.url)(`${NAME}/package.json`) as { version: string }).version;
 
 /**
  * ok: no MUST rule failed; failed: a MUST rule failed, or a verdict differs from the

@@ -1,6 +1,7 @@
 // The command line: run (suites against a target, report written), simulate (the
 // simulator on loopback) and proxy (a standalone recording, validating proxy).
-import { EXIT, NAME, UsageError, VERSION } from './args.ts';
+import { EXIT, NAME, UsageError } from './args.ts';
+import { TOOL } from '../harness/tool.ts';
 import { compare, COMPARE_HELP } from './compare.ts';
 import { merge, MERGE_HELP } from './merge.ts';
 import { proxy, PROXY_HELP } from './proxy.ts';
@@ -41,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '-V' || name === '--version') {
-    console.log(VERSION);
+    console.log(TOOL.version);
     return EXIT.ok;
   }
   const command = COMMANDS[name];

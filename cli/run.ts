@@ -12,7 +12,8 @@ import { checkTarget, defaultWorkers, EMBEDDED_TARGET_ENV, resolveTarget, Target
 import { defaultProfile, PROFILES } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
-import { SELECTION_ENV, type Selection, TOOL } from '../reports/reporter.ts';
+import { SELECTION_ENV, type Selection } from '../reports/reporter.ts';
+import { TOOL } from '../harness/tool.ts';
 import { notStartedReport } from '../reports/not-started.ts';
 import { REPORT_FILES, writeReport } from '../reports/write.ts';
 import { type Durations, readDurations } from '../reports/durations.ts';

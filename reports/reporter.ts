@@ -22,8 +22,7 @@ import { type NotStarted, notStartedReport } from './not-started.ts';
 import { type Durations, writeDurations } from './durations.ts';
 import { EMBEDDED_TARGET_ENV, type Target } from '../harness/target.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
-
-export const TOOL = { name: 'agent-platform-conformance', version: '0.1.0' };
+import { TOOL } from '../harness/tool.ts';
 
 /**
  * What `run` selected, handed to this reporter: the planes whose suites run, the options that narrowed

@@ -3,8 +3,8 @@
 // secret), so each secret becomes a reference to an environment variable the user sets: no
 // redacted value is ever printed as if it were the secret.
 import type { RecordedExchange } from './model.ts';
+import { TOOL } from '../harness/tool.ts';
 
-const NAME = 'agent-platform-conformance';
 const REDACTED = 'REDACTED';
 
 /** A word for a POSIX shell: as is when nothing in it is special, otherwise in single quotes. */
@@ -36,7 +36,9 @@ interface TestPlace {
 export function rerunCommand(place: TestPlace, given: string[], seed: string): string {
   const tags = '(?: @\\S+)*';
   const grep = `${literal(place.file)} ${place.titles.filter(Boolean).map(literal).join(`${tags} `)}${tags}$`;
-  return [`npx ${NAME} run`, ...given.map(shellQuote), '--seed', shellQuote(seed), '--plane', shellQuote(place.project), '--grep', shellQuote(grep)].join(' ');
+  return [`npx ${TOOL.name} run`, ...given.map(shellQuote), '--seed', shellQuote(seed), '--plane', shellQuote(place.project), '--grep', shellQuote(grep)].join(
+    ' ',
+  );
 }
 
 /** Where a curl sends its request: the target's URL, or an environment variable for one that moves (the embedded simulator's ports). */

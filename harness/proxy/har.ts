@@ -3,11 +3,10 @@
 // must not grow with the number of exchanges).
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Exchange } from './recording-proxy.ts';
-
-const CREATOR = { name: 'agent-platform-conformance', version: '0.1.0' };
+import { TOOL } from '../tool.ts';
 
 /** The recordings as a HAR 1.2 log, each URL absolute (the target's base URL and the path). */
-export function toHar(exchanges: Exchange[], creator = CREATOR) {
+export function toHar(exchanges: Exchange[], creator = TOOL) {
   return { log: { version: '1.2', creator, entries: exchanges.map(harEntry) } };
 }
 
@@ -86,7 +85,7 @@ export class HarWriter {
       this.failure = error;
       onError(error);
     });
-    this.out.write(`{"log":{"version":"1.2","creator":${JSON.stringify(CREATOR)},"entries":[\n`);
+    this.out.write(`{"log":{"version":"1.2","creator":${JSON.stringify(TOOL)},"entries":[\n`);
   }
 
   /**
