@@ -6,7 +6,7 @@
 // started says why. A failure the expectations file (run --expectations) lists is counted by the
 // conformance reporter, not listed: only an unexpected failure gets its ✘ line.
 import { RULE_FAILED } from '../harness/checks/attribution.ts';
-import { loadExpectations } from './expectations.ts';
+import { type Expectation, isExpected, loadExpectations } from './expectations.ts';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 
 interface Options {
@@ -31,8 +31,8 @@ export default class ProgressReporter implements Reporter {
   private dots = 0;
   /** Something is on the current line that a full line must first end (a dot row, a rewritten line). */
   private open = false;
-  /** The rules the expectations file says fail. */
-  private readonly expectedToFail: Set<string>;
+  /** The expectations file's entries, by rule. */
+  private readonly expectations: Map<string, Expectation>;
 
   constructor(
     private readonly options: Options = {},
@@ -40,7 +40,7 @@ export default class ProgressReporter implements Reporter {
     private readonly err: Output = process.stderr,
   ) {
     const listed = options.expectations ? loadExpectations(options.expectations).expected : [];
-    this.expectedToFail = new Set(listed.filter((e) => e.verdict === 'fail').map((e) => e.rule));
+    this.expectations = new Map(listed.map((e) => [e.rule, e]));
   }
 
   printsToStdio(): boolean {
@@ -81,10 +81,10 @@ export default class ProgressReporter implements Reporter {
 
   /** Whether every rule the test failed (those it names, or else all it is tagged with) is expected to fail. */
   private failedAsExpected(test: TestCase, result: TestResult): boolean {
-    if (this.expectedToFail.size === 0) return false;
+    if (this.expectations.size === 0) return false;
     const named = [...test.annotations, ...result.annotations].filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
     const rules = named.length > 0 ? named : test.tags.map((tag) => tag.replace(/^@/, ''));
-    return rules.length > 0 && rules.every((rule) => this.expectedToFail.has(rule));
+    return rules.length > 0 && rules.every((rule) => isExpected('fail', this.expectations.get(rule)));
   }
 
   onStdOut(chunk: string | Buffer): void {
