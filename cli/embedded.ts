@@ -9,24 +9,27 @@ import {
   EMBEDDED_HEADER_VARIABLE,
   EMBEDDED_RECEIVER_URL,
   embeddedTarget,
-  freePort,
   type EmbeddedOptions,
   type Target,
 } from '../harness/target.ts';
+import { environment, secret } from '../harness/environment.ts';
 
 /**
  * Starts the embedded simulator with the run's seed and clock. It reaches the run's webhook
- * receiver at the port APC_WEBHOOK_RECEIVER_PORT fixes (picked here when unset), and resolves
- * its templated webhook header from the environment: both are set in this process's
- * environment, which the suites inherit.
+ * receiver at `receiverPort`, and resolves its templated webhook header from the environment
+ * (the value the suites give it, unless the user's environment sets one): the suites' process
+ * gets the same `variables`.
  */
-export async function startEmbeddedSimulator(seed: string, options: EmbeddedOptions = {}): Promise<{ target: Target; simulator: Simulator }> {
-  process.env.APC_WEBHOOK_RECEIVER_PORT ??= String(await freePort());
-  process.env.LG_WEBHOOK_APC_CONFORMANCE ??= EMBEDDED_HEADER_VARIABLE.LG_WEBHOOK_APC_CONFORMANCE;
-  const webhooks = embeddedWebhookConfig(`http://127.0.0.1:${process.env.APC_WEBHOOK_RECEIVER_PORT}`, process.env);
+export async function startEmbeddedSimulator(
+  seed: string,
+  receiverPort: number,
+  options: EmbeddedOptions = {},
+): Promise<{ target: Target; simulator: Simulator; variables: Record<string, string> }> {
+  const variables = Object.fromEntries(Object.entries(EMBEDDED_HEADER_VARIABLE).map(([name, value]) => [name, secret(name) ?? value]));
+  const webhooks = embeddedWebhookConfig(`http://127.0.0.1:${receiverPort}`, { ...environment(), ...variables });
   // Errors only: its info lines (webhook deliveries the suites make fail on purpose) would clutter the run's output.
   const simulator = await startSimulator({ seed, logLevel: 'error', ...options, ...webhooks });
-  return { simulator, target: embeddedTarget(simulator.info(), options) };
+  return { simulator, target: embeddedTarget(simulator.info(), options), variables };
 }
 
 /** The embedded simulator's deployment configuration, its receiver name tunnelled to `receiverUrl`. */

@@ -5,23 +5,33 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve } from 'node:path';
+import { extname, join } from 'node:path';
 import { planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { DEFAULT_SEED } from '../simulator/simulator.ts';
-import { checkTarget, defaultWorkers, EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from '../harness/target.ts';
-import { defaultProfile, PROFILES } from '../harness/profile.ts';
+import { checkTarget, defaultWorkers, freePort, resolveTarget, TargetError, type Target } from '../harness/target.ts';
+import {
+  DEFAULT_SEED,
+  flagOf,
+  inCi,
+  OptionError,
+  readRunOptions,
+  RUN_OPTIONS,
+  runOptionsHelp,
+  suitesEnvironment,
+  type RunOptionName,
+  type RunOptions,
+  type RunPlan,
+} from '../harness/run-options.ts';
+import { defaultProfile } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/model.ts';
-import { SELECTION_ENV, type Selection } from '../reports/reporter.ts';
 import { TOOL } from '../harness/tool.ts';
 import { notStartedReport } from '../reports/not-started.ts';
 import { REPORT_FILES, writeReport } from '../reports/write.ts';
-import { type Durations, readDurations } from '../reports/durations.ts';
+import { readDurations } from '../reports/durations.ts';
 import { balancedShares, specFiles, testListOf } from './shards.ts';
-import { unknownName } from '../harness/suggest.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
-import { EXIT, integerOption, NAME, parse, positiveOption, ROOT, UsageError, writableFolder } from './args.ts';
+import { EXIT, NAME, parse, ROOT, UsageError, writableFolder } from './args.ts';
 import { startEmbeddedSimulator } from './embedded.ts';
 
 export const RUN_HELP = `Usage: ${NAME} run [options]
@@ -33,54 +43,7 @@ ready, an input refused) still writes report.json, junit.xml, summary.md and rep
 saying why (exit 2).
 
 Options:
-  --target <url|file>   the target: an agent-server URL, a simulator URL, or a YAML
-                        config file (planes, api_key_env, capabilities, time_scale,
-                        timeouts, deployment_config, credentials, webhook_receiver_url,
-                        redact: more secret names kept out of the HAR and the report).
-                        Default: the embedded simulator.
-  --out <dir>           report folder (default: conformance-report)
-  --profile <name>      what the run may create on the target:
-                          read-only  nothing: only requests that create no resource
-                          safe       threads, runs, assistants, crons, traces and experiments;
-                                     no deployments, no OAuth flows, no rate-limit probes
-                          full       everything, deployments, OAuth flows and rate-limit
-                                     probes included (these spend money and real quota)
-                        Default: full on a simulator, safe on any other target. A test that
-                        would create what the profile forbids is skipped and says so.
-  --seed <seed>         seed for the simulator's ids and the property tests
-                        (default: ${DEFAULT_SEED}); the same seed gives the same report
-  --plane <name>        run one plane's suites only: ${PLANES.join(', ')}; repeatable.
-                        platform-api covers both regions, the platform-api (US) and
-                        platform-api-eu (EU) endpoints of a target config
-  --grep <regexp>       run only tests whose title or rule tag matches
-  --grep-invert <re>    leave out tests whose title or tag matches
-  --test-list <file>    run only the tests a file lists, one per line as Playwright lists
-                        them ([plane] › file › title), or whole files ([plane] › file)
-  --workers <n>         run n spec files at a time. Default: 1 on a simulator (the embedded
-                        one included), whose ids and clock keep one order: same seed, same
-                        report; 4 on any other target, where a run spends its time waiting
-  --max-duration <s>    stop after s seconds and write a partial report: what did not run
-                        is 'not-run' with the reason (exit 3)
-  --shard <i/n>         run the i-th of n shares of the tests (on n machines); join the
-                        n report folders with '${NAME} merge'. Shares hold about as many
-                        tests each, unless --durations is given
-  --durations <path>    with --shard: split the spec files into shares of about equal time,
-                        as an earlier run measured them (its durations.json, or its report
-                        folder; merge writes one for the whole run). Every shard must get
-                        the same file: the split is computed alike in each
-  --quiet               print a progress line, then the failures only
-  --github-annotations  also print each failing rule as a GitHub Actions error annotation
-  --baseline <file>     an earlier report.json (or its folder): every output shows the
-                        regressions and fixes, and a regression exits 1
-  --expectations <file> a YAML list of the rules this target is known not to pass, with
-                        reasons: exit 1 only on a verdict that differs from it (unexpected
-                        passes included)
-  --clock <kind>        the embedded simulator's clock: virtual (default) or real
-  --time-scale <n>      with --clock real: the embedded simulator's time runs n times faster
-  --run-duration <ms>   how long the embedded simulator's runs take (simulated ms)
-  --keep-test-results   keep Playwright's per-test output folders (attachments, error
-                        context) in <out>/test-results; by default they go to a temporary
-                        folder removed after the run
+${runOptionsHelp()}
   -h, --help            this help
 
 Before any test, each plane the target names is probed; one that cannot be reached,
@@ -97,33 +60,12 @@ Exit codes: 0   no MUST rule failed (with --expectations: every verdict as expec
 Every output (report.json, junit.xml, summary.md, report.html) states the same outcome.`;
 
 export async function run(args: string[]): Promise<number> {
-  const values = parse(args, {
-    target: { type: 'string' },
-    out: { type: 'string' },
-    profile: { type: 'string' },
-    seed: { type: 'string' },
-    plane: { type: 'string', multiple: true },
-    grep: { type: 'string' },
-    'grep-invert': { type: 'string' },
-    'test-list': { type: 'string' },
-    workers: { type: 'string' },
-    'max-duration': { type: 'string' },
-    shard: { type: 'string' },
-    durations: { type: 'string' },
-    quiet: { type: 'boolean' },
-    'github-annotations': { type: 'boolean' },
-    baseline: { type: 'string' },
-    expectations: { type: 'string' },
-    clock: { type: 'string' },
-    'time-scale': { type: 'string' },
-    'run-duration': { type: 'string' },
-    'keep-test-results': { type: 'boolean' },
-  });
+  const values = parse(args, Object.fromEntries(Object.entries(RUN_OPTIONS).map(([name, d]) => [flagOf(name as RunOptionName).slice(2), parseConfigOf(d)])));
   if (values.help) {
     console.log(RUN_HELP);
     return EXIT.ok;
   }
-  const outDir = resolve((values.out as string | undefined) ?? 'conformance-report');
+  const outDir = RUN_OPTIONS.out.read(values.out, '--out');
   writableFolder(outDir, '--out');
   const reportFile = join(outDir, 'report.json');
   if (existsSync(reportFile)) writeFileSync(reportFile, '');
@@ -149,7 +91,7 @@ export async function run(args: string[]): Promise<number> {
     return report;
   };
   try {
-    return await runIn(values, outDir, stopped);
+    return await runWith(readOptions(values), values, stopped);
   } catch (error) {
     if (error instanceof UsageError) stopped(error.message);
     throw error;
@@ -157,6 +99,59 @@ export async function run(args: string[]): Promise<number> {
 }
 
 type Values = ReturnType<typeof parse>;
+
+/** How node:util's parseArgs reads a declared option. */
+const parseConfigOf = (d: { arg?: string; multiple?: boolean }) => ({
+  type: d.arg ? ('string' as const) : ('boolean' as const),
+  multiple: d.multiple ?? false,
+});
+
+/** The command line as RunOptions, each option checked alone and the options checked together, or a usage error. */
+function readOptions(values: Values): RunOptions {
+  let options: RunOptions;
+  try {
+    options = readRunOptions(values);
+    if (options.target !== undefined) options.target = checkTarget(options.target);
+  } catch (error) {
+    if (error instanceof OptionError || error instanceof TargetError) throw new UsageError(error.message);
+    throw error;
+  }
+  const { target, clock, timeScale, runDuration } = options;
+  if (target && (clock ?? timeScale ?? runDuration) !== undefined)
+    throw new UsageError('--clock, --time-scale and --run-duration set up the embedded simulator: they do not go with --target');
+  if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
+  if (options.durations !== undefined) {
+    if (options.shard === undefined) throw new UsageError('--durations balances the shares of --shard i/n: give --shard too');
+    if (options.testList !== undefined) throw new UsageError('--durations splits the whole run into shares: it does not go with --test-list');
+  }
+  if (options.testList !== undefined && !existsSync(options.testList)) throw new UsageError(`--test-list ${options.testList} does not exist`);
+  checkFiles(options);
+  return options;
+}
+
+/** The files the options name can be read: a usage error now, not a crash in the reporter after the whole run. */
+function checkFiles({ baseline, expectations, durations }: RunOptions): void {
+  if (baseline) {
+    try {
+      const earlier = loadReport(baseline);
+      if (earlier.run.status === 'not-started')
+        throw new ReportError(`${baseline}: no test ran in that run (${earlier.run.reason}), so it has no verdicts to compare with`);
+    } catch (error) {
+      if (error instanceof ReportError) throw new UsageError(`--baseline: ${error.message}`);
+      throw error;
+    }
+  }
+  for (const [flag, file, load] of [
+    ['--durations', durations, readDurations],
+    ['--expectations', expectations, loadExpectations],
+  ] as const) {
+    try {
+      if (file) load(file);
+    } catch (error) {
+      throw new UsageError(`${flag}: ${(error as Error).message}`);
+    }
+  }
+}
 
 /** The planes a target names a URL for. */
 const servedBy = (target: Target): Plane[] => PLANES.filter((plane) => Object.keys(target.planes).some((endpoint) => planeOf(endpoint as Endpoint) === plane));
@@ -169,149 +164,94 @@ function narrowedBy(values: Values, planes: readonly string[], served: readonly 
   ];
 }
 
-async function runIn(values: Values, outDir: string, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<number> {
-  let target: string | undefined;
+/**
+ * The target of --target, once each plane it names answered as this API; undefined for the embedded
+ * simulator. A target that is not ready stops the run before any test: its report says why (exit 2).
+ */
+async function readyTarget(options: RunOptions, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<Target | number | undefined> {
+  if (!options.target) return undefined;
+  let target: Target;
   try {
-    target = values.target === undefined ? undefined : checkTarget(values.target as string);
+    target = await resolveTarget(options.target);
   } catch (error) {
     if (error instanceof TargetError) throw new UsageError(error.message);
     throw error;
   }
-  const planes = (values.plane as string[] | undefined) ?? [];
-  for (const plane of planes) if (!(PLANES as readonly string[]).includes(plane)) throw new UsageError(unknownName('plane', plane, PLANES));
-  const profile = values.profile as string | undefined;
-  if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) throw new UsageError(unknownName('profile', profile, PROFILES));
-  const clock = values.clock as string | undefined;
-  if (clock !== undefined && clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${clock}'`);
-  const timeScale = positiveOption(values, 'time-scale');
-  const runDuration = integerOption(values, 'run-duration', 0);
-  if (target && (clock ?? timeScale ?? runDuration) !== undefined)
-    throw new UsageError('--clock, --time-scale and --run-duration set up the embedded simulator: they do not go with --target');
-  if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
-  const workersGiven = integerOption(values, 'workers', 1, 64);
-  const maxDuration = positiveOption(values, 'max-duration');
-  const baseline = values.baseline === undefined ? undefined : resolve(values.baseline as string);
-  if (baseline) {
-    try {
-      const earlier = loadReport(baseline);
-      if (earlier.run.status === 'not-started')
-        throw new ReportError(`${baseline}: no test ran in that run (${earlier.run.reason}), so it has no verdicts to compare with`);
-    } catch (error) {
-      if (error instanceof ReportError) throw new UsageError(`--baseline: ${error.message}`);
-      throw error;
-    }
-  }
-  const shard = values.shard as string | undefined;
-  if (shard !== undefined) {
-    const [i, n] = shard.split('/').map(Number);
-    if (!/^\d+\/\d+$/.test(shard) || i < 1 || i > n) throw new UsageError(`--shard must be i/n with 1 <= i <= n, got '${shard}'`);
-  }
-  let durations: Durations | undefined;
-  if (values.durations !== undefined) {
-    if (shard === undefined) throw new UsageError('--durations balances the shares of --shard i/n: give --shard too');
-    if (values['test-list'] !== undefined) throw new UsageError('--durations splits the whole run into shares: it does not go with --test-list');
-    try {
-      durations = readDurations(resolve(values.durations as string));
-    } catch (error) {
-      throw new UsageError(`--durations: ${(error as Error).message}`);
-    }
-  }
-  const expectations = values.expectations === undefined ? undefined : resolve(values.expectations as string);
-  if (expectations) {
-    try {
-      loadExpectations(expectations);
-    } catch (error) {
-      throw new UsageError(`--expectations: ${(error as Error).message}`);
-    }
-  }
-  const reportFile = join(outDir, 'report.json');
+  const problems = await preflight(target, options.plane.length > 0 ? options.plane : PLANES);
+  if (problems.length === 0) return target;
+  console.error(`${NAME}: target '${target.name}' is not ready; no test was run:`);
+  for (const p of problems) console.error(`  ${p.endpoint.padEnd(15)} ${p.url}: ${p.problem}`);
+  const report = stopped(`target '${target.name}' is not ready: ${problems.map((p) => `${p.endpoint} ${p.url}: ${p.problem}`).join('; ')}`, target);
+  console.error(`Report: ${join(options.out, REPORT_FILES.html)} (exit ${report.summary.gate.exitCode})`);
+  return report.summary.gate.exitCode;
+}
 
-  // The planes the target serves (the embedded simulator serves them all).
-  let served: Plane[] = [...PLANES];
-  let resolved: Target | undefined;
-  if (target) {
-    try {
-      resolved = await resolveTarget(target);
-    } catch (error) {
-      if (error instanceof TargetError) throw new UsageError(error.message);
-      throw error;
-    }
-    const problems = await preflight(resolved, planes.length > 0 ? (planes as Plane[]) : PLANES);
-    if (problems.length > 0) {
-      console.error(`${NAME}: target '${resolved.name}' is not ready; no test was run:`);
-      for (const p of problems) console.error(`  ${p.endpoint.padEnd(15)} ${p.url}: ${p.problem}`);
-      const report = stopped(`target '${resolved.name}' is not ready: ${problems.map((p) => `${p.endpoint} ${p.url}: ${p.problem}`).join('; ')}`, resolved);
-      console.error(`Report: ${join(outDir, REPORT_FILES.html)} (exit ${report.summary.gate.exitCode})`);
-      return report.summary.gate.exitCode;
-    }
-    served = servedBy(resolved);
-  }
-  // A simulator keeps one order of ids and clock (same seed, same report): one worker. Any other
-  // target spends the run waiting for answers: several files at a time.
-  const workers = workersGiven ?? defaultWorkers(resolved);
-
+/** Playwright's command line for the plan: the config, the selection, the time limit. */
+function playwrightArgs(plan: RunPlan): string[] {
+  const { options } = plan;
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
   // The config beside this module's own kind: .ts in the clone, .js in the installed package (dist/).
-  const playwrightArgs = [playwright, 'test', '-c', join(ROOT, 'harness', `playwright.config${extname(import.meta.filename)}`)];
-  for (const plane of planes) playwrightArgs.push('--project', plane);
-  if (values.grep) playwrightArgs.push('--grep', values.grep as string);
-  if (values['grep-invert']) playwrightArgs.push('--grep-invert', values['grep-invert'] as string);
-  if (values['test-list']) {
-    const list = resolve(values['test-list'] as string);
-    if (!existsSync(list)) throw new UsageError(`--test-list ${list} does not exist`);
-    playwrightArgs.push('--test-list', list);
-  }
-  if (maxDuration !== undefined) playwrightArgs.push('--global-timeout', String(Math.round(maxDuration * 1000)));
-  // Scratch space for Playwright's per-test output folders: removed after the run unless asked for.
-  const scratch = mkdtempSync(join(tmpdir(), 'apc-scratch-'));
-  const testResults = values['keep-test-results'] ? join(outDir, 'test-results') : join(scratch, 'test-results');
-  if (shard !== undefined && durations) {
+  const args = [playwright, 'test', '-c', join(ROOT, 'harness', `playwright.config${extname(import.meta.filename)}`)];
+  for (const plane of options.plane) args.push('--project', plane);
+  if (options.grep) args.push('--grep', options.grep);
+  if (options.grepInvert) args.push('--grep-invert', options.grepInvert);
+  if (options.testList) args.push('--test-list', options.testList);
+  if (options.maxDuration !== undefined) args.push('--global-timeout', String(Math.round(options.maxDuration * 1000)));
+  const { shard, durations } = options;
+  if (shard && durations) {
     // Every shard computes the same split from the same durations, and runs its share's files.
-    const [i, n] = shard.split('/').map(Number);
-    const files = specFiles(join(ROOT, 'suites'), planes.length > 0 ? planes : PLANES, extname(import.meta.filename));
-    const list = join(scratch, 'shard.txt');
-    writeFileSync(list, testListOf(balancedShares(files, durations, n)[i - 1]));
-    playwrightArgs.push('--test-list', list);
-  } else if (shard !== undefined) playwrightArgs.push('--shard', shard);
-  const seed = (values.seed as string | undefined) ?? DEFAULT_SEED;
-  const narrowed = narrowedBy(values, planes, served);
-  // What a rerun of one failed test repeats (its report's `run --grep` command), as given: the seed and plane it adds itself.
-  const rerun = (['target', 'profile', 'clock', 'time-scale', 'run-duration'] as const).flatMap((name) =>
-    values[name] === undefined ? [] : [`--${name}`, String(values[name])],
-  );
+    const files = specFiles(join(ROOT, 'suites'), plan.planes, extname(import.meta.filename));
+    const list = join(plan.scratch, 'shard.txt');
+    writeFileSync(list, testListOf(balancedShares(files, readDurations(durations), shard.count)[shard.index - 1]));
+    args.push('--test-list', list);
+  } else if (shard) args.push('--shard', `${shard.index}/${shard.count}`);
+  return args;
+}
+
+async function runWith(options: RunOptions, values: Values, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<number> {
+  const target = await readyTarget(options, stopped);
+  if (typeof target === 'number') return target;
+  // Scratch space: the run's hand-over from global setup to the workers, and Playwright's per-test folders unless kept.
+  const scratch = mkdtempSync(join(tmpdir(), 'apc-scratch-'));
+  const receiverPort = options.webhookReceiverPort ?? (await freePort());
   // Without --target the suites run against the embedded simulator, which lives in this process
   // for the run: the suites reach it over HTTP, as any target.
   const embedded = target
     ? undefined
-    : await startEmbeddedSimulator(seed, { clock: clock === 'real' ? 'real' : 'virtual', timeScale, runDurationMs: runDuration });
-  const code = await suites(playwrightArgs, {
-    ...process.env,
-    APC_TARGET: target ?? '',
-    [EMBEDDED_TARGET_ENV]: embedded ? JSON.stringify(embedded.target) : '',
-    APC_OUT: outDir,
-    APC_TEST_RESULTS: testResults,
-    APC_SEED: seed,
-    APC_PROFILE: profile ?? '',
-    APC_EXPECTATIONS: expectations ?? '',
-    APC_BASELINE: baseline ?? '',
-    APC_QUIET: values.quiet ? '1' : '',
-    APC_GITHUB_ANNOTATIONS: values['github-annotations'] ? '1' : '',
-    APC_SHARD: shard ?? '',
-    [SELECTION_ENV]: JSON.stringify({ planes: planes.length > 0 ? (planes as Plane[]) : PLANES, narrowed, rerun } satisfies Selection),
-    APC_MAX_DURATION: maxDuration === undefined ? '' : String(maxDuration),
-    APC_WORKERS: String(workers),
-  }).finally(() => {
+    : await startEmbeddedSimulator(options.seed, receiverPort, { clock: options.clock, timeScale: options.timeScale, runDurationMs: options.runDuration });
+  const plan: RunPlan = {
+    options: { ...options, webhookReceiverPort: receiverPort },
+    embedded: embedded?.target,
+    planes: options.plane.length > 0 ? options.plane : [...PLANES],
+    narrowed: narrowedBy(values, options.plane, target ? servedBy(target) : [...PLANES]),
+    // What a rerun of one failed test repeats (its report's `run --grep` command), as given: the seed and plane it adds itself.
+    rerun: (['target', 'profile', 'clock', 'time-scale', 'run-duration'] as const).flatMap((name) =>
+      values[name] === undefined ? [] : [`--${name}`, String(values[name])],
+    ),
+    // A simulator keeps one order of ids and clock (same seed, same report): one worker. Any other
+    // target spends the run waiting for answers: several files at a time.
+    workers: options.workers ?? defaultWorkers(target),
+    scratch,
+    testResults: options.keepTestResults ? join(options.out, 'test-results') : join(scratch, 'test-results'),
+    progress: options.quiet || inCi() ? 'dots' : 'line',
+  };
+  const code = await suites(playwrightArgs(plan), suitesEnvironment(plan, embedded?.variables)).finally(() => {
     embedded?.simulator.close();
     removeScratch(scratch);
   });
+  return outcome(code, options.out, (reason) => stopped(reason, target));
+}
 
+/** The run's exit code, from the report the reporter wrote (or, when it wrote none, the report of a run that did not start). */
+function outcome(code: { status: number; signal?: NodeJS.Signals }, outDir: string, stopped: (reason: string) => ConformanceReport): number {
+  const reportFile = join(outDir, 'report.json');
   const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
   if (!text) {
     const reason = code.signal
       ? `interrupted by ${code.signal} before the suites started`
       : `the suites did not start (Playwright exited with ${code.status}; see the output above)`;
     console.error(`${NAME}: ${reason}.`);
-    const report = stopped(reason, resolved);
+    const report = stopped(reason);
     return code.signal ? EXIT.interrupted : report.summary.gate.exitCode;
   }
   const report = JSON.parse(text) as ConformanceReport;
@@ -322,9 +262,8 @@ async function runIn(values: Values, outDir: string, stopped: (reason: string, t
     return EXIT.usage;
   }
   // The report's gate is the one outcome: the exit code says what every output says.
-  const { gate } = report.summary;
   if (code.signal) console.error(`${NAME}: interrupted by ${code.signal}; the partial report is in ${outDir}`);
-  return code.signal ? EXIT.interrupted : gate.exitCode;
+  return code.signal ? EXIT.interrupted : report.summary.gate.exitCode;
 }
 
 /**

@@ -1,5 +1,6 @@
 // `simulate`: the simulator on loopback, with what a client needs printed: each plane's URL,
 // the API keys and the workspaces they open, and ready environment lines.
+import { environment } from '../harness/environment.ts';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ApiError } from '../simulator/http/errors.ts';
@@ -87,7 +88,7 @@ export async function simulate(args: string[]): Promise<number> {
   let deploymentConfig: DeploymentConfig | undefined;
   if (values.config !== undefined) {
     try {
-      deploymentConfig = loadDeploymentConfig(values.config as string, process.env);
+      deploymentConfig = loadDeploymentConfig(values.config as string, environment());
     } catch (error) {
       if (!(error instanceof DeploymentConfigError)) throw error;
       console.error(`${NAME}: ${error.message}`);

@@ -73,6 +73,8 @@ interface ClientOptions {
    * as a user's client does, or undefined to hand the 429 to the caller.
    */
   retryAfter?: (res: ApiResponse, attempt: number) => number | undefined;
+  /** The metadata that marks what the conformance run creates, so that it can be found again (runMarkOf). */
+  runMark?: Record<string, string>;
 }
 
 export class ApiClient {
@@ -80,6 +82,11 @@ export class ApiClient {
     readonly baseUrl: string,
     private readonly options: ClientOptions = {},
   ) {}
+
+  /** The metadata to put on what a step creates: the conformance run's mark (`{apc_run: <run tag>}`). */
+  get runMark(): Record<string, string> {
+    return this.options.runMark ?? {};
+  }
 
   get<T = unknown>(path: string, options?: RequestOptions) {
     return this.request<T>('GET', path, options);

@@ -1,6 +1,6 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's powers where the target has them, and the evidence of each test.
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type TestInfo } from '@playwright/test';
 import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
 import type { Capability, CredentialRole, Credentials as PublishedCredentials, DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
 import { AdminClient, answered } from './admin-client.ts';
@@ -9,24 +9,19 @@ import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
-import { receiverUrl, runContext, SHARED_DEPLOYMENT, type RunContext } from './run-context.ts';
+import { readRunContext, receiverUrl, runMarkOf, type RunContext } from './run-context.ts';
+import { planOf } from './run-options.ts';
+import { secret } from './environment.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { sleep, Time } from './time.ts';
 import { skipDeclared } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
-import { SharedDeployment } from '../suites/control-plane/steps.ts';
 
 /** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
 const SHARED_EVIDENCE = 'apc-shared-evidence';
 
 export { expect, receiverUrl, Time };
-
-// Playwright captures a source-mapped stack for every step (each fixture and each expect): a
-// sixth of a run's CPU, for locations the report never shows. The self-tests, which run the
-// suites dozens of times and read only verdicts, turn it off with APC_LEAN_STACKS=1; stacks
-// are then V8's own, unmapped.
-if (process.env.APC_LEAN_STACKS === '1') Reflect.deleteProperty(Error, 'prepareStackTrace');
 
 /** The virtual clock of the simulator's admin protocol (advanceClock). */
 class SimulatorAdmin {
@@ -127,13 +122,12 @@ interface TestFixtures {
   evidence: void;
   // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   findingsExpected: void;
-  /** The deployment the tests of this worker share (control plane). */
-  sharedDeployment: SharedDeployment;
 }
 
 interface WorkerFixtures {
   run: RunContext;
-  sharedDeploymentOfWorker: SharedDeployment | undefined;
+  // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
+  leanStacks: void;
   /**
    * The target's credentials beyond its API key: those a simulator publishes (getSimulatorInfo), or
    * those the target config names (their secrets read from the environment).
@@ -176,7 +170,7 @@ class Credentials {
 }
 
 function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient | undefined {
-  const apiKey = run.target.apiKeyEnv ? process.env[run.target.apiKeyEnv] : undefined;
+  const apiKey = run.target.apiKeyEnv ? secret(run.target.apiKeyEnv) : undefined;
   return clientWithKey(run, endpoint, testId, apiKey);
 }
 
@@ -199,7 +193,7 @@ export function clientWithKey(
     if (effect) requireEffect(run, effect, `${method} ${path.split('?')[0]}`);
   };
   const retryAfter = rateLimited === 'wait' && !run.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(run) : undefined;
-  return url ? new ApiClient(url, { plane, testId, apiKey, guard, retryAfter }) : undefined;
+  return url ? new ApiClient(url, { plane, testId, apiKey, guard, retryAfter, runMark: runMarkOf(run) }) : undefined;
 }
 
 /**
@@ -230,7 +224,7 @@ export function requireEffect(run: RunContext, effect: Effect, what: string): vo
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
 export function targetApiKey(run: RunContext, credentials: PublishedCredentials | undefined): string | undefined {
-  if (run.target.apiKeyEnv) return process.env[run.target.apiKeyEnv];
+  if (run.target.apiKeyEnv) return secret(run.target.apiKeyEnv);
   return credentials?.api_keys.find((k) => k.role === 'primary')?.key;
 }
 
@@ -250,8 +244,32 @@ export function requireCapability(run: RunContext, capability: Capability): void
   skipDeclared(!run.target.capabilities.includes(capability), `needs the '${capability}' capability, which target '${run.target.name}' does not have`);
 }
 
+/** The target's time as a test (or a step tests share, `testId`) sees it: moved on a virtual clock, scaled on a real one. */
+export function timeOf(run: RunContext, testId: string): Time {
+  const virtual = run.target.capabilities.includes('virtual-clock');
+  const admin = virtual ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId })) : undefined;
+  return new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts);
+}
+
+/** Shows with this test the exchanges recorded under `id`: a step tests share (a shared deployment). */
+export function recordedUnder(testInfo: TestInfo, id: string): void {
+  testInfo.annotations.push({ type: SHARED_EVIDENCE, description: id });
+}
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
-  run: [async ({}, use) => use(runContext()), { scope: 'worker' }],
+  run: [async ({}, use, workerInfo) => use(readRunContext(planOf(workerInfo.config))), { scope: 'worker' }],
+
+  // Playwright captures a source-mapped stack for every step (each fixture and each expect): a
+  // sixth of a run's CPU, for locations the report never shows. The self-tests, which run the
+  // suites dozens of times and read only verdicts, turn it off (--lean-stacks); stacks are then
+  // V8's own, unmapped.
+  leanStacks: [
+    async ({ run }, use) => {
+      if (run.plan.options.leanStacks) Reflect.deleteProperty(Error, 'prepareStackTrace');
+      await use();
+    },
+    { scope: 'worker', auto: true },
+  ],
 
   targetCredentials: [
     async ({ run }, use) => {
@@ -261,8 +279,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         return use({
           organization: { id: '', name: '' },
           workspaces: configured.workspaces.map((w) => ({ id: w.id, name: w.name ?? w.id })),
-          api_keys: configured.api_keys.map((c) => ({ key: process.env[c.env]!, ...entry(c) })),
-          bearer_tokens: configured.bearer_tokens.map((c) => ({ token: process.env[c.env]!, ...entry(c) })),
+          api_keys: configured.api_keys.map((c) => ({ key: secret(c.env)!, ...entry(c) })),
+          bearer_tokens: configured.bearer_tokens.map((c) => ({ token: secret(c.env)!, ...entry(c) })),
         });
       }
       if (!run.target.capabilities.includes('workspace-credentials') || !run.target.adminUrl) return use(undefined);
@@ -302,16 +320,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 
   time: async ({ run }, use, testInfo) => {
-    const virtual = run.target.capabilities.includes('virtual-clock');
-    const admin = virtual ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: testInfo.testId })) : undefined;
-    await use(new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts));
+    await use(timeOf(run, testInfo.testId));
   },
 
   webhookReceiver: async ({ run, time }, use, testInfo) => {
     const agentUrl = run.target.planes['agent-server'];
     skipDeclared(
       !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
-      `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (port APC_WEBHOOK_RECEIVER_PORT)`,
+      `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (run --webhook-receiver-port)`,
     );
     const admin = run.target.capabilities.includes('webhook-activity') && run.target.adminUrl ? new AdminClient(run.target.adminUrl) : undefined;
     const underWay = admin && (async () => answered(await admin.getWebhookActivity(), 'reading the webhook deliveries under way').under_way);
@@ -352,24 +368,6 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   scope: async ({ run }, use, testInfo) => {
     await use(`${testInfo.testId}-${run.runTag}`);
-  },
-
-  sharedDeploymentOfWorker: [
-    async ({ run, targetCredentials }, use, workerInfo) => {
-      const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${run.runTag}`;
-      const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
-      const admin = run.target.capabilities.includes('virtual-clock')
-        ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: evidence }))
-        : undefined;
-      await use(cp && new SharedDeployment(cp, new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts), evidence));
-    },
-    { scope: 'worker' },
-  ],
-
-  sharedDeployment: async ({ run, sharedDeploymentOfWorker }, use, testInfo) => {
-    skipDeclared(!sharedDeploymentOfWorker, `target '${run.target.name}' names no control-plane URL`);
-    testInfo.annotations.push({ type: SHARED_EVIDENCE, description: sharedDeploymentOfWorker!.evidence });
-    await use(sharedDeploymentOfWorker!);
   },
 
   // A rule the target breaks is what a conformance run is for, not an error of the run: Playwright

@@ -1,37 +1,37 @@
 // Finds the target and puts a recording proxy in front of each of its planes.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { deliveryExchange, recordDeliveries } from './webhook-evidence.ts';
 import { harText, toHar } from './proxy/har.ts';
 import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
 import { Redaction, shareRunRedaction } from './proxy/redact.ts';
-import { receiverUrl, RUN_ENV, type RunContext } from './run-context.ts';
-import { defaultProfile, type Profile } from './profile.ts';
+import { receiverUrl, shareRunContext, type RunContext } from './run-context.ts';
+import { planOf } from './run-options.ts';
+import { secret } from './environment.ts';
+import { defaultProfile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
 import { recordRunEnd, recordTargetLost } from './run-end.ts';
 import { TargetWatch } from './target-watch.ts';
 import { AdminClient, answered } from './admin-client.ts';
-import { EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from './target.ts';
+import { resolveTarget, TargetError, type Target } from './target.ts';
+import type { FullConfig } from '@playwright/test';
 
-export default async function globalSetup(): Promise<() => Promise<void>> {
-  // The CLI sets both: `run` without --target has started the embedded simulator and names it.
-  const seed = process.env.APC_SEED;
-  const spec = process.env.APC_TARGET;
-  const named = process.env[EMBEDDED_TARGET_ENV];
-  if (!seed || (!spec && !named)) {
-    throw new TargetError(`no ${seed ? 'target' : 'seed'}: run the suites through the CLI (agent-platform-conformance run), or set APC_SEED and APC_TARGET`);
-  }
-  const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
+export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
+  const plan = planOf(config);
+  const { options } = plan;
+  const outDir = options.out;
   mkdirSync(outDir, { recursive: true });
-  const target = spec ? await resolveTarget(spec) : (JSON.parse(named!) as Target);
+  // Without --target, the CLI has started the embedded simulator and names it in the plan.
+  const target = plan.embedded ?? (await resolveTarget(options.target!));
   // The embedded simulator starts with the run's seed and goes with the run (the CLI closes it).
   const embedded = target.kind === 'embedded-simulator';
-  if (Number(process.env.APC_WORKERS ?? 1) > 1 && target.capabilities.includes('virtual-clock')) {
+  if (plan.workers > 1 && target.capabilities.includes('virtual-clock')) {
     throw new TargetError(`target '${target.name}' has a virtual clock, which every test moves: it takes one worker (leave out --workers)`);
   }
+  const { seed } = options;
 
   // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report.
   if (!embedded && target.capabilities.includes('reset') && target.adminUrl) {
@@ -49,13 +49,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const redaction = new Redaction({ names: target.redact, secrets: secretsOf(target) });
   shareRunRedaction(redaction);
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
-    // APC_FORWARD_TEST=1: the project's broken targets mutate the requests of chosen tests only.
+    // --forward-test-id: the project's broken targets mutate the requests of chosen tests only.
     const proxy = new RecordingProxy({
       plane: planeOf(endpoint),
       name: endpoint,
       target: url,
       store: exchanges,
-      forwardTest: process.env.APC_FORWARD_TEST === '1',
+      forwardTest: options.forwardTestId,
       redaction,
       onExchange: (exchange) => watch.seen(endpoint, exchange),
     });
@@ -63,18 +63,18 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     running.push(proxy);
   }
   const runTag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
-  const profile = (process.env.APC_PROFILE || defaultProfile(target)) as Profile;
-  // One receiver for every worker, at the port APC_WEBHOOK_RECEIVER_PORT fixes (a URL policy or a tunnel names it).
+  const profile = options.profile ?? defaultProfile(target);
+  // One receiver for every worker, at the port --webhook-receiver-port fixes (a URL policy or a tunnel names it).
   const token = randomUUID();
   // Each delivery is an exchange of the run too, from the target to the receiver, redacted like the others.
   const deliveries: Exchange[] = [];
   const receiver = await WebhookReceiver.start({
-    port: Number(process.env.APC_WEBHOOK_RECEIVER_PORT ?? 0),
+    port: options.webhookReceiverPort ?? 0,
     controlToken: token,
     onRequest: (request, startedAt) => deliveries.push(deliveryExchange(request, receiverUrl(context), redaction, startedAt)),
   });
-  const context: RunContext = { target, proxies, seed, receiver: { url: receiver.url, token }, profile, runTag, outDir };
-  process.env[RUN_ENV] = JSON.stringify(context);
+  const context: RunContext = { plan, target, proxies, receiver: { url: receiver.url, token }, profile, runTag };
+  shareRunContext(context);
 
   return async () => {
     // A simulator is reset before its next run: only other targets are cleaned up.
@@ -93,11 +93,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 /** The secrets the target config names (API keys and bearer tokens), replaced wherever a recording shows them. */
 function secretsOf(target: Target): string[] {
   const names = [target.apiKeyEnv, ...[...(target.credentials?.api_keys ?? []), ...(target.credentials?.bearer_tokens ?? [])].map((c) => c.env)];
-  return names.flatMap((name) => (name && process.env[name] ? [process.env[name]] : []));
+  return names.flatMap((name) => {
+    const value = name && secret(name);
+    return value ? [value] : [];
+  });
 }
 
 /** The keys the cleanup deletes with: the target's, then those of its other workspaces. */
 function apiKeysOf(target: Target): string[] {
   const names = [target.apiKeyEnv, ...(target.credentials?.api_keys ?? []).map((c) => c.env)].filter((n): n is string => n !== undefined);
-  return [...new Set(names.map((name) => process.env[name]).filter((key): key is string => !!key))];
+  return [...new Set(names.map(secret).filter((key): key is string => !!key))];
 }

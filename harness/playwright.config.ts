@@ -1,25 +1,29 @@
 // The conformance run: suites per plane (a Playwright project each) against the target
-// that global setup resolves, with the conformance reporter writing the report.
+// that global setup resolves, with the conformance reporter writing the report. The run's plan
+// comes from the CLI; this config hands it on, typed: to global setup and the fixtures as its
+// metadata (planOf), to the reporters as their options.
 import { defineConfig } from '@playwright/test';
 import { extname, resolve } from 'node:path';
+import { handedPlan } from './run-options.ts';
 
 // TypeScript in the clone, JavaScript in the installed package (dist/, npm run build): the files
 // this config names have its own extension.
 const EXT = extname(import.meta.filename);
-const outDir = resolve(process.env.APC_OUT ?? 'conformance-report');
+const plan = handedPlan();
 
 export default defineConfig({
   testDir: '../suites',
   testMatch: `**/*.spec${EXT}`,
-  // The self-tests' clean run leaves out the rate-limit suites (APC_TEST_IGNORE, a file pattern).
-  testIgnore: process.env.APC_TEST_IGNORE ? new RegExp(process.env.APC_TEST_IGNORE) : undefined,
+  // The self-tests' clean run leaves out the rate-limit suites (a file pattern).
+  testIgnore: plan.options.ignoreFiles ? new RegExp(plan.options.ignoreFiles) : undefined,
   globalSetup: resolve(import.meta.dirname, `global-setup${EXT}`),
-  // Playwright's per-test output folders: `run` puts them in a temporary folder it removes afterwards
-  // (APC_TEST_RESULTS), or in the report folder with --keep-test-results.
-  outputDir: process.env.APC_TEST_RESULTS || resolve(outDir, 'test-results'),
+  metadata: { plan },
+  // Playwright's per-test output folders: a temporary folder `run` removes afterwards, or the
+  // report folder with --keep-test-results.
+  outputDir: plan.testResults,
   // One worker keeps a shared target's ids and clock in a fixed order: same seed, same report.
-  // `run --workers` (APC_WORKERS) runs files in parallel where that order does not matter (a real target).
-  workers: Number(process.env.APC_WORKERS) || 1,
+  // `run --workers` runs files in parallel where that order does not matter (a real target).
+  workers: plan.workers,
   fullyParallel: false,
   retries: 0,
   timeout: 30_000,
@@ -29,11 +33,8 @@ export default defineConfig({
   // before the others see it.
   reporter: [
     [resolve(import.meta.dirname, `../reports/redacting-reporter${EXT}`)],
-    [
-      resolve(import.meta.dirname, `../reports/progress${EXT}`),
-      { style: process.env.CI || process.env.APC_QUIET ? 'dots' : 'line', expectations: process.env.APC_EXPECTATIONS || undefined },
-    ],
-    [resolve(import.meta.dirname, `../reports/reporter${EXT}`), { outputDir: outDir }],
+    [resolve(import.meta.dirname, `../reports/progress${EXT}`), { style: plan.progress, expectations: plan.options.expectations }],
+    [resolve(import.meta.dirname, `../reports/reporter${EXT}`), { plan }],
   ],
   projects: [
     { name: 'agent-server', testMatch: `agent-server/**/*.spec${EXT}` },

@@ -1,6 +1,7 @@
 // Before any test, every plane a target names is probed: reachable, answering as this API, and
 // accepting the key. A target that is not ready stops the run with one line per plane (exit 2)
 // instead of turning into hundreds of failures. Each probe creates nothing.
+import { secret } from './environment.ts';
 import { request } from 'undici';
 import { planeOf, type Endpoint, type Plane } from '../specs/contract.ts';
 import type { CredentialRole } from '../specs/types/simulator-admin.ts';
@@ -43,7 +44,7 @@ const isThisApi = (status: number, json: unknown) =>
 async function apiKeysOf(target: Target): Promise<{ primary?: string; eu?: string; euEnv?: string }> {
   const euConfigured = target.credentials?.api_keys.find((c) => c.role === 'eu-primary')?.env;
   if (target.apiKeyEnv || target.credentials) {
-    return { primary: target.apiKeyEnv && process.env[target.apiKeyEnv], eu: euConfigured && process.env[euConfigured], euEnv: euConfigured };
+    return { primary: target.apiKeyEnv && secret(target.apiKeyEnv), eu: euConfigured && secret(euConfigured), euEnv: euConfigured };
   }
   if (!target.capabilities.includes('workspace-credentials') || !target.adminUrl) return {};
   try {

@@ -1,16 +1,16 @@
 // fast-check settings shared by the suites: the run's seed fixes every property, and a
 // failure prints its seed, path and shrunk counterexample, to replay with
-// APC_PROPERTY_REPLAY='{"seed":…,"path":"…"}'. A failing property stops shrinking in time to say so
+// `run --replay-property <seed>:<path>`. A failing property stops shrinking in time to say so
 // before its test's timeout: a timed-out test blames every rule it is tagged with, a counterexample only its own.
 import { test } from '@playwright/test';
 import fc from 'fast-check';
 import { attributeFailure, quietly } from './checks/attribution.ts';
-import { runContext } from './run-context.ts';
+import { planOf } from './run-options.ts';
 
 /** A 32-bit seed derived from the run's seed and the current test's title. */
-function seedFor(title: string): number {
+function seedFor(runSeed: string, title: string): number {
   let hash = 2166136261;
-  for (const ch of `${runContext().seed}:${title}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619);
+  for (const ch of `${runSeed}:${title}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619);
   return hash | 0;
 }
 
@@ -59,8 +59,10 @@ function shrinkWithinTheTest<T>(): fc.Plugin<T> {
 }
 
 function propertyParameters<T>(overrides: fc.Parameters<T> = {}): fc.Parameters<T> {
-  const replay = process.env.APC_PROPERTY_REPLAY ? (JSON.parse(process.env.APC_PROPERTY_REPLAY) as { seed: number; path: string }) : undefined;
-  const seed = overrides.seed ?? replay?.seed ?? seedFor(test.info().titlePath.join(' › '));
+  // A property given its own seed needs no run: the project's own tests run it.
+  const options = overrides.seed === undefined ? planOf(test.info().config).options : undefined;
+  const replay = options?.replayProperty;
+  const seed = overrides.seed ?? replay?.seed ?? seedFor(options!.seed, test.info().titlePath.join(' › '));
   test.info().annotations.push({ type: 'property-seed', description: String(seed) });
   return { seed, path: replay?.path, plugins: [shrinkWithinTheTest<T>()], ...overrides };
 }

@@ -1,20 +1,22 @@
-// What global setup hands every worker (through one environment variable): the target,
-// the proxy URL per plane, the seed and the output folder.
+// What global setup hands the workers and the reporter: the plan, the target it resolved, the
+// proxy URL per plane and the run's webhook receiver. The reporter shares global setup's process
+// and reads it from memory; the workers read the file global setup leaves in the run's scratch folder.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Endpoint } from '../specs/contract.ts';
 import type { Profile } from './profile.ts';
 import type { ReceiverAccess } from './receiver-client.ts';
+import type { RunPlan } from './run-options.ts';
 import type { Target } from './target.ts';
 
-export const RUN_ENV = 'APC_RUN';
-
 export interface RunContext {
+  plan: RunPlan;
   target: Target;
   /** Recording-proxy URL per endpoint: tests reach the target only through these. */
   proxies: Partial<Record<Endpoint, string>>;
-  seed: string;
   /** The run's one webhook receiver (its local URL and control token). */
   receiver: ReceiverAccess;
-  /** What the run may create on the target (run --profile). */
+  /** What the run may create on the target: --profile, or the target's default. */
   profile: Profile;
   /**
    * Keeps this run's data apart from earlier runs' on a target that keeps state: the seed
@@ -22,7 +24,6 @@ export interface RunContext {
    * elsewhere.
    */
   runTag: string;
-  outDir: string;
 }
 
 /** What a shared deployment's exchanges are recorded under, with the worker and the run tag (`shared-deployment-w0-<tag>`). */
@@ -31,9 +32,9 @@ export const SHARED_DEPLOYMENT = 'shared-deployment';
 /** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */
 const RUN_MARK = 'apc_run';
 
-/** The mark of this run's resources: metadata `{apc_run: <run tag>}`, names starting `apc-<run tag>`. */
-export function runMark(): Record<string, string> {
-  return { [RUN_MARK]: runContext().runTag };
+/** The mark of a run's resources: metadata `{apc_run: <run tag>}`, names starting `apc-<run tag>`. */
+export function runMarkOf(run: RunContext): Record<string, string> {
+  return { [RUN_MARK]: run.runTag };
 }
 
 /** Where the target reaches the run's webhook receiver: through the configured tunnel, or on loopback. */
@@ -41,8 +42,21 @@ export function receiverUrl(run: RunContext): string {
   return (run.target.webhookReceiverUrl ?? run.receiver.url).replace(/\/+$/, '');
 }
 
-export function runContext(): RunContext {
-  const raw = process.env[RUN_ENV];
-  if (!raw) throw new Error(`${RUN_ENV} is not set: run the suites through the CLI (agent-platform-conformance run) or harness/playwright.config.ts`);
-  return JSON.parse(raw) as RunContext;
+const SHARED = Symbol.for('agent-platform-conformance.run-context');
+const fileOf = (plan: RunPlan) => join(plan.scratch, 'run-context.json');
+
+/** Global setup's part: the run, for the reporter (this process) and the workers (the file). */
+export function shareRunContext(run: RunContext): void {
+  (globalThis as Record<symbol, unknown>)[SHARED] = run;
+  writeFileSync(fileOf(run.plan), JSON.stringify(run));
+}
+
+/** The run global setup shared; undefined in the runner process before it did (it failed). */
+export function sharedRunContext(): RunContext | undefined {
+  return (globalThis as Record<symbol, unknown>)[SHARED] as RunContext | undefined;
+}
+
+/** In a worker: the run global setup left in the plan's scratch folder. */
+export function readRunContext(plan: RunPlan): RunContext {
+  return JSON.parse(readFileSync(fileOf(plan), 'utf8')) as RunContext;
 }

@@ -3,6 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { RULE_TAG } from '../reports/build.ts';
+import { PLANES } from '../specs/contract.ts';
+import { readRunOptions, suitesEnvironment, type RunPlan } from './run-options.ts';
+
+/** The plan of a run that only lists its tests: the defaults, its folders under test-results/. */
+function listingPlan(): RunPlan {
+  const out = join(import.meta.dirname, '..', 'test-results', 'coverage-list');
+  return { options: readRunOptions({ out }), planes: [...PLANES], narrowed: [], rerun: [], workers: 1, scratch: out, testResults: out, progress: 'line' };
+}
 
 interface ListedSuite {
   specs: { tags: string[]; title: string }[];
@@ -19,7 +27,7 @@ export function taggedRules(): Map<string, string[]> {
       cwd: join(import.meta.dirname, '..'),
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, APC_OUT: join(import.meta.dirname, '..', 'test-results', 'coverage-list') },
+      env: suitesEnvironment(listingPlan()),
     },
   );
   const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };

@@ -9,6 +9,7 @@ import { contract, type Endpoint } from '../specs/contract.ts';
 import type { Capability, CredentialRole, DeploymentConfigFile, SimulatorInfo } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
 import { closest } from './suggest.ts';
+import { environment } from './environment.ts';
 
 /** How long the suites wait for the target's processes, in the target's ms (hold: wall ms). */
 export interface Timeouts {
@@ -92,7 +93,7 @@ export interface EmbeddedOptions {
  * a config file that exists, parses, matches its schema and whose variables are set.
  * Answers the form the run should use (absolute path).
  */
-export function checkTarget(spec: string, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+export function checkTarget(spec: string, cwd = process.cwd(), env: NodeJS.ProcessEnv = environment()): string {
   if (/^https?:\/\//i.test(spec)) {
     try {
       new URL(spec);
@@ -109,7 +110,7 @@ export function checkTarget(spec: string, cwd = process.cwd(), env: NodeJS.Proce
 
 /**
  * Resolves `--target`: a URL or a config file. The embedded simulator is not resolved here: `run`
- * without --target starts it (cli/embedded.ts) and names it to the suites (EMBEDDED_TARGET_ENV),
+ * without --target starts it (cli/embedded.ts) and names it to the suites in the run plan,
  * so the harness runs no simulator code and reaches every simulator through its admin protocol.
  */
 export async function resolveTarget(spec: string): Promise<Target> {
@@ -131,9 +132,6 @@ export async function resolveTarget(spec: string): Promise<Target> {
 export function defaultWorkers(target: Pick<Target, 'kind' | 'capabilities'> | undefined): number {
   return !target || target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : 4;
 }
-
-/** The environment variable in which `run` names the embedded simulator it started (a Target, as JSON). */
-export const EMBEDDED_TARGET_ENV = 'APC_EMBEDDED_TARGET';
 
 /** The embedded simulator as a target, from what it publishes (getSimulatorInfo). */
 export function embeddedTarget(info: SimulatorInfo, embedded: EmbeddedOptions = {}): Target {
@@ -168,7 +166,7 @@ async function fromUrl(url: string): Promise<Target> {
   return { name: url, kind: 'url', planes: { 'agent-server': url }, capabilities: [], timeScale: 1, timeouts: DEFAULT_TIMEOUTS };
 }
 
-function fromFile(path: string, env: NodeJS.ProcessEnv = process.env): Target {
+function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target {
   let parsed: unknown;
   try {
     parsed = parseYaml(readFileSync(path, 'utf8')) ?? {};

@@ -2,6 +2,8 @@
 // the webhook deliveries global teardown hands over listed under the tests whose receiver path
 // they reached, and the exchange a failure names kept as the test's failed exchange.
 import { expect, test } from '@playwright/test';
+import { readRunOptions, type RunPlan } from '../harness/run-options.ts';
+import { PLANES } from '../specs/contract.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,7 +71,17 @@ test('deliveries are listed under the tests whose receiver path they reached, an
   const hooked = testCase('t-hooked', 'WEBHOOK-TRIGGER');
   const other = testCase('t-other', 'WEBHOOK-RETRY');
   const skipped = testCase('t-skipped', 'WEBHOOK-ONE-DELIVERY');
-  const reporter = new ConformanceReporter({ outputDir: out });
+  const plan: RunPlan = {
+    options: readRunOptions({ out }),
+    planes: [...PLANES],
+    narrowed: [],
+    rerun: [],
+    workers: 1,
+    scratch: out,
+    testResults: out,
+    progress: 'line',
+  };
+  const reporter = new ConformanceReporter({ plan });
   reporter.onBegin(
     { rootDir: process.cwd() } as FullConfig,
     { allTests: () => [hooked, other, skipped], suites: [{ title: 'agent-server' }] } as unknown as Suite,

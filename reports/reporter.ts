@@ -8,7 +8,8 @@ import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/c
 import { RULE_FAILED, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
 import { markedExchange } from '../harness/exchange-mark.ts';
-import { RUN_ENV, type RunContext } from '../harness/run-context.ts';
+import { sharedRunContext, type RunContext } from '../harness/run-context.ts';
+import type { RunPlan } from '../harness/run-options.ts';
 import { runEnd, targetLost } from '../harness/run-end.ts';
 import { deliveryOrder, runDeliveries } from '../harness/webhook-evidence.ts';
 import { buildReport, RULE_TAG } from './build.ts';
@@ -20,28 +21,12 @@ import type { ConformanceReport, RecordedExchange, Reproduction, RunRecord, Test
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { type NotStarted, notStartedReport } from './not-started.ts';
 import { type Durations, writeDurations } from './durations.ts';
-import { EMBEDDED_TARGET_ENV, type Target } from '../harness/target.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
 
-/**
- * What `run` selected, handed to this reporter: the planes whose suites run, the options that narrowed
- * the selection, and those a rerun of one test repeats (--target, --profile…), as given.
- */
-export interface Selection {
-  planes: readonly Plane[];
-  narrowed: string[];
-  rerun?: string[];
-}
-
-export const SELECTION_ENV = 'APC_SELECTION';
-
-function selection(): Selection {
-  return process.env[SELECTION_ENV] ? (JSON.parse(process.env[SELECTION_ENV]) as Selection) : { planes: PLANES, narrowed: [] };
-}
-
 interface Options {
-  outputDir?: string;
+  /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
+  plan: RunPlan;
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -55,7 +40,7 @@ export default class ConformanceReporter implements Reporter {
   /** How long each spec file took (durations.json, for shards balanced by time). */
   private readonly durations: Durations = {};
 
-  constructor(private readonly options: Options = {}) {}
+  constructor(private readonly options: Options) {}
 
   printsToStdio(): boolean {
     return false;
@@ -108,6 +93,7 @@ export default class ConformanceReporter implements Reporter {
     };
     if (outcome.status === 'failed' || outcome.status === 'timedOut' || outcome.status === 'error') {
       outcome.reproduce = reproduction(
+        this.options.plan,
         test,
         raw.find((e) => e.id === failedExchange),
       );
@@ -140,8 +126,9 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
-    const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
-    const outDir = resolve(this.options.outputDir ?? run?.outDir ?? process.env.APC_OUT ?? 'conformance-report');
+    const { plan } = this.options;
+    const run = sharedRunContext();
+    const outDir = plan.options.out;
     // The run failed before any test ended, on an error outside the tests (the global setup, no test found): no
     // verdict, and a report that says why (exit 2). A run stopped early (interrupted, --max-duration) still
     // reports what it did not run.
@@ -154,10 +141,10 @@ export default class ConformanceReporter implements Reporter {
             .replace(/^Error: /, ''),
         )
         .join('; ');
-      this.write(outDir, notStartedReport({ ...notStartedTarget(run), reason: why, tool: TOOL, planes: scopeOf(run), ...runOptions() }));
+      this.write(outDir, notStartedReport({ ...notStartedTarget(plan, run), reason: why, tool: TOOL, planes: scopeOf(plan, run), ...narrowing(plan) }));
       return;
     }
-    const record = runRecord(result, run);
+    const record = runRecord(plan, result, run);
     // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
     if (record.status === 'target-unreachable') {
       for (const entry of this.tests.values()) {
@@ -190,12 +177,12 @@ export default class ConformanceReporter implements Reporter {
         planes: Object.keys(run?.target.planes ?? {}) as Endpoint[],
         capabilities: run?.target.capabilities ?? [],
       },
-      seed: run?.seed ?? 'unknown',
+      seed: plan.options.seed,
       tool: TOOL,
       run: record,
-      scope: scopeOf(run),
-      expectations: process.env.APC_EXPECTATIONS ? loadExpectations(process.env.APC_EXPECTATIONS) : undefined,
-      baseline: process.env.APC_BASELINE ? { file: process.env.APC_BASELINE, report: loadReport(process.env.APC_BASELINE) } : undefined,
+      scope: scopeOf(plan, run),
+      expectations: plan.options.expectations ? loadExpectations(plan.options.expectations) : undefined,
+      baseline: plan.options.baseline ? { file: plan.options.baseline, report: loadReport(plan.options.baseline) } : undefined,
       untested: untestedReasons(),
     });
     this.write(outDir, report);
@@ -204,16 +191,17 @@ export default class ConformanceReporter implements Reporter {
 
   private write(outDir: string, report: ConformanceReport): void {
     writeReport(outDir, report);
-    const options = { quiet: process.env.APC_QUIET === '1', githubAnnotations: process.env.APC_GITHUB_ANNOTATIONS === '1' };
+    const { quiet, githubAnnotations } = this.options.plan.options;
+    const options = { quiet, githubAnnotations };
     console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html), options).join('\n')}`);
   }
 }
 
 /** The rerun command of a failed test and a curl of the exchange it failed on. */
-function reproduction(test: TestCase, failed: Exchange | undefined): Reproduction {
-  const run = process.env[RUN_ENV] ? (JSON.parse(process.env[RUN_ENV]!) as RunContext) : undefined;
+function reproduction(plan: RunPlan, test: TestCase, failed: Exchange | undefined): Reproduction {
+  const run = sharedRunContext();
   const [, project = '', file = '', ...titles] = test.titlePath();
-  const command = rerunCommand({ project, file, titles }, selection().rerun ?? [], run?.seed ?? 'apc');
+  const command = rerunCommand({ project, file, titles }, plan.rerun, plan.options.seed);
   if (!failed) return { command };
   // The embedded simulator's ports change from run to run: its URL is a variable (AGENT_SERVER_URL…), so the report stays the same.
   const endpoint = Object.entries(run?.target.planes ?? {}).find(([, url]) => url === failed.base)?.[0];
@@ -224,32 +212,34 @@ function reproduction(test: TestCase, failed: Exchange | undefined): Reproductio
 }
 
 /** The target, seed and profile of a run whose global setup may not have named them (it failed). */
-function notStartedTarget(run: RunContext | undefined): Pick<NotStarted, 'target' | 'seed' | 'profile'> {
-  const target = run?.target ?? (process.env[EMBEDDED_TARGET_ENV] ? (JSON.parse(process.env[EMBEDDED_TARGET_ENV]) as Target) : undefined);
+function notStartedTarget(plan: RunPlan, run: RunContext | undefined): Pick<NotStarted, 'target' | 'seed' | 'profile'> {
+  const target = run?.target ?? plan.embedded;
   return {
     target: {
-      name: target?.name ?? (process.env.APC_TARGET || 'unknown'),
+      name: target?.name ?? plan.options.target ?? 'unknown',
       kind: target?.kind ?? 'unknown',
       planes: Object.keys(target?.planes ?? {}) as Endpoint[],
       capabilities: target?.capabilities ?? [],
     },
-    seed: run?.seed ?? process.env.APC_SEED ?? 'unknown',
-    profile: run?.profile ?? (process.env.APC_PROFILE || 'unknown'),
+    seed: plan.options.seed,
+    profile: run?.profile ?? plan.options.profile ?? 'unknown',
   };
 }
 
-/** What narrowed the run and its shard, as `run` handed them over. */
-function runOptions(): Pick<NotStarted, 'narrowed' | 'shard'> {
-  return { narrowed: selection().narrowed, ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}) };
+/** What narrowed the run, and its shard, as given. */
+function narrowing(plan: RunPlan): Pick<NotStarted, 'narrowed' | 'shard'> {
+  return { narrowed: plan.narrowed, ...shardOf(plan) };
 }
+
+const shardOf = ({ options: { shard } }: RunPlan) => (shard ? { shard: `${shard.index}/${shard.count}` } : {});
 
 /**
  * The planes the run covered: those whose suites it selected (--plane) and whose URL the target names. Not the
  * planes a shard happened to hold tests of: a test may judge a rule of another plane.
  */
-function scopeOf(run: RunContext | undefined): Plane[] {
+function scopeOf(plan: RunPlan, run: RunContext | undefined): Plane[] {
   const named = new Set(Object.keys(run?.target.planes ?? {}).map((e) => planeOf(e as Endpoint)));
-  return PLANES.filter((plane) => selection().planes.includes(plane) && (!run || named.has(plane)));
+  return PLANES.filter((plane) => plan.planes.includes(plane) && (!run || named.has(plane)));
 }
 
 /** Why no test checks each rule that has none (suites/untested-rules.yaml). */
@@ -271,12 +261,12 @@ function ruleIdsOf(test: TestCase): string[] {
 }
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
-function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
+function runRecord(plan: RunPlan, result: FullResult, run: RunContext | undefined): RunRecord {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
-  const { narrowed } = selection();
+  const { narrowed } = plan;
   const base = {
     profile: run?.profile ?? 'unknown',
-    ...(process.env.APC_SHARD ? { shard: process.env.APC_SHARD } : {}),
+    ...shardOf(plan),
     ...(narrowed.length > 0 ? { narrowed } : {}),
     ...runEnd(),
   };
@@ -284,7 +274,8 @@ function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
   if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
   if (result.status === 'timedout') {
-    const limit = process.env.APC_MAX_DURATION ? `--max-duration ${process.env.APC_MAX_DURATION} s` : 'the global timeout';
+    const { maxDuration } = plan.options;
+    const limit = maxDuration !== undefined ? `--max-duration ${maxDuration} s` : 'the global timeout';
     return { status: 'timed-out', reason: `the run reached ${limit} before this test ended`, ...base };
   }
   return { status: 'complete', ...base };

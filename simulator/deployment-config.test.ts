@@ -178,10 +178,22 @@ test.describe('the webhook-config suites against simulators started with a confi
       const sim = await startSimulator({ deploymentConfig: resolveDeploymentConfig(document(port), env), quiet: true });
       try {
         const out = mkdtempSync(join(tmpdir(), 'apc-config-run-'));
-        const run = await runCli(['run', '--target', sim.urls['agent-server']!, '--out', out, '--plane', 'agent-server', '--grep', '@WEBHOOK-CONFIG'], {
-          ...env,
-          APC_WEBHOOK_RECEIVER_PORT: String(port),
-        });
+        const run = await runCli(
+          [
+            'run',
+            '--target',
+            sim.urls['agent-server']!,
+            '--out',
+            out,
+            '--plane',
+            'agent-server',
+            '--grep',
+            '@WEBHOOK-CONFIG',
+            '--webhook-receiver-port',
+            String(port),
+          ],
+          env,
+        );
         const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
         const verdicts = Object.fromEntries(report.rules.filter((r) => r.id in expected).map((r) => [r.id, r.verdict]));
         expect(verdicts, `${run.stdout}\n${run.stderr}`).toEqual(expected);

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from '@playwright/test';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { receiverUrl } from '../../harness/fixtures.ts';
-import { runMark, type RunContext } from '../../harness/run-context.ts';
+import type { RunContext } from '../../harness/run-context.ts';
 import type { Time } from '../../harness/time.ts';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
@@ -14,7 +14,7 @@ export type { Run };
 
 /** A thread of the graph `agent`, marked as this run's (tests of the create body itself post their own). */
 export async function newThread(agent: ApiClient, metadata: Record<string, unknown> = {}): Promise<string> {
-  const res = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', ...runMark(), ...metadata } });
+  const res = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', ...agent.runMark, ...metadata } });
   precondition(res, 'create a thread');
   return res.json.thread_id;
 }

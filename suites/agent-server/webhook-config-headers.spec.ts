@@ -2,6 +2,7 @@
 // under webhooks.env_prefix. A suite sees the configuration the target runs with (only a
 // simulator publishes it); how a server refuses a bad one at startup (WEBHOOK-CONFIG-ENV-MISSING,
 // which a running target cannot show) is checked by the project test simulator/deployment-config.test.ts.
+import { secret } from '../../harness/environment.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import { describeDelivery } from '../../harness/webhook-receiver.ts';
@@ -57,13 +58,13 @@ test('a ${{ env.VAR }} reference in a header value arrives replaced by the varia
   // The variable is read here, in the test's environment, which must match the target's.
   const templated = Object.entries(deploymentConfig.webhooks?.headers ?? {}).filter(([, value]) => {
     const names = references(value);
-    return names.length > 0 && names.every((n) => process.env[n] !== undefined);
+    return names.length > 0 && names.every((n) => secret(n) !== undefined);
   });
   skipDeclared(templated.length === 0, "the target's deployment configuration has no header referencing a variable set in this environment");
   const { delivery } = await deliveredRun(agent, webhookReceiver, 'env');
   for (const [header, template] of templated) {
     expect(delivery.headers[header.toLowerCase()], describeDelivery(delivery, `header ${header} = ${template}`)).toBe(
-      template.replace(TEMPLATE, (_m, name: string) => process.env[name]!),
+      template.replace(TEMPLATE, (_m, name: string) => secret(name)!),
     );
   }
 });

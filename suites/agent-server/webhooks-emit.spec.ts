@@ -4,7 +4,6 @@ import { expectStatus, precondition, preconditionArray } from '../../harness/che
 import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
-import { runMark } from '../../harness/run-context.ts';
 import { IN_PROGRESS, newThread, readRun, type Run } from './runs-steps.ts';
 import { describeDelivery } from '../../harness/webhook-receiver.ts';
 import { deleteCrons, describeCount, firstDelivery, untilNextRun, type EmittingOperation, notifiedBy, payloadOf, type Cron } from './webhooks-steps.ts';
@@ -97,7 +96,7 @@ test.describe('a run created with a webhook URL notifies that URL once, with a J
       const create = async (webhook: string) => {
         const path = emitter.path(emitter.thread ? await newThread(agent) : '');
         const body = { assistant_id: 'agent', input: { topic: emitter.label }, webhook };
-        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: '* * * * *', metadata: runMark() } : body);
+        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: '* * * * *', metadata: agent.runMark } : body);
       };
       const plain = await create(hooks.url('plain'));
       const secret = await create(`${hooks.url('secret')}${SECRET_QUERY}`);
@@ -214,7 +213,7 @@ async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time:
     schedule: '* * * * *',
     input: { topic: name },
     webhook: hooks.url(name),
-    metadata: runMark(),
+    metadata: agent.runMark,
   });
   try {
     expectStatus(res, '2xx');

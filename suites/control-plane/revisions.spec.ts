@@ -1,7 +1,8 @@
 // §2.3, §3, §4.1: revisions, their status, and the typical flow of create → poll → patch.
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
-import { expect, requireCapability, test } from '../../harness/fixtures.ts';
+import { requireCapability } from '../../harness/fixtures.ts';
+import { expect, test } from './shared-deployment.ts';
 import { AdminClient } from '../../harness/admin-client.ts';
 import { contract } from '../../specs/contract.ts';
 import type { RevisionStatus } from '../../specs/types/control-plane.ts';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { expect } from '@playwright/test';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import { runContext, type RunContext } from '../../harness/run-context.ts';
+import type { RunContext } from '../../harness/run-context.ts';
 import type { TraceRun as DocumentedTraceRun } from '../../specs/types/platform-api.ts';
 
 type Json = Record<string, unknown>;
@@ -26,9 +26,12 @@ export const SEGMENT = /^(\d{8}T\d{6})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f
 export class RunIds {
   private n = 0;
   private readonly nonce: string;
+  /** The conformance run's tag, which names its trace runs: a trace cannot be deleted, but it can be found. */
+  readonly runTag: string;
 
   constructor(scope: string, run: RunContext) {
     this.nonce = run.target.capabilities.includes('seeded-ids') ? scope : `${scope}:${Date.now()}`;
+    this.runTag = run.runTag;
   }
 
   /** A UUID v7 whose timestamp is `ms`, as RunTree ids are. */
@@ -86,7 +89,7 @@ export function runTree(ids: RunIds, parents: (number | null)[], options: { star
     runs.push({
       id,
       // Marked as this run's: a trace cannot be deleted, but it can be found.
-      name: `apc-${runContext().runTag}-${parent ? `child-${i}` : 'root'}`,
+      name: `apc-${ids.runTag}-${parent ? `child-${i}` : 'root'}`,
       run_type: parent ? 'llm' : 'chain',
       start_time: start,
       trace_id: parent?.trace_id ?? id,

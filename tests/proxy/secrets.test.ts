@@ -333,7 +333,10 @@ test('a failing test that quotes a secret the target answered says so with the s
     },
   });
   try {
-    const run = await conformanceRun(['--target', target.config, '--plane', 'agent-server', '--grep', 'answers the thread as created'], target.env);
+    const run = await conformanceRun(
+      ['--target', target.config, ...target.args, '--plane', 'agent-server', '--grep', 'answers the thread as created'],
+      target.env,
+    );
     expect(failedRules(run.report)).toEqual(['THREAD-GET']);
     const error = run.report.rules.find((r) => r.id === 'THREAD-GET')!.tests[0]!.error ?? '';
     expect(error, 'the error quotes both, redacted').toContain('"api_key": "REDACTED"');

@@ -63,7 +63,6 @@ test('every plane against a real-time simulator without powers: no failure, ever
     APC_KEY_ORG: standIn.keys['org-scoped'],
     APC_KEY_EU: standIn.keys['eu-primary'],
     APC_BEARER: standIn.bearer,
-    APC_WEBHOOK_RECEIVER_PORT: String(receiverPort),
     ...secrets,
   };
   const config = join(dir, 'target.yaml');
@@ -97,7 +96,21 @@ test('every plane against a real-time simulator without powers: no failure, ever
 
   const started = Date.now();
   const run = await runCli(
-    ['run', '--target', config, '--profile', 'full', '--workers', WORKERS, '--max-duration', String(BUDGET_MS / 1000), '--out', OUT],
+    [
+      'run',
+      '--target',
+      config,
+      '--webhook-receiver-port',
+      String(receiverPort),
+      '--profile',
+      'full',
+      '--workers',
+      WORKERS,
+      '--max-duration',
+      String(BUDGET_MS / 1000),
+      '--out',
+      OUT,
+    ],
     env,
   );
   const took = Date.now() - started;

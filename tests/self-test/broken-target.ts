@@ -3,7 +3,7 @@
 // exactly the rules the mutation breaks fail. Several mutations can share one broken target
 // when each is tried on tests of its own: the front applies to each request (and each webhook
 // delivery) the mutation of the test that made it, read from the test attribution the
-// recording proxy forwards (APC_FORWARD_TEST).
+// recording proxy forwards (run --forward-test-id).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -75,7 +75,9 @@ type MutationRouter = (testId: string | undefined) => Mutation | undefined;
 interface BrokenTarget {
   /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
   config: string;
-  /** The environment the conformance run needs: its receiver's port, the header variable, the test attribution forwarded, lean stacks. */
+  /** The options the conformance run needs: its receiver's port, the test attribution forwarded, lean stacks. */
+  args: string[];
+  /** The environment it needs: the templated webhook header's variable. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -104,7 +106,8 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
       relayDelivery(`http://127.0.0.1:${receiverPort}`, req, res).catch(() => res.destroy());
     }),
   );
-  const env = { APC_WEBHOOK_RECEIVER_PORT: String(receiverPort), APC_FORWARD_TEST: '1', APC_LEAN_STACKS: '1', ...EMBEDDED_HEADER_VARIABLE };
+  const env = { ...EMBEDDED_HEADER_VARIABLE };
+  const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', '--lean-stacks'];
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await startSimulator({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
   const memories = new Map<Mutation, Map<string, unknown>>();
@@ -228,6 +231,7 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
 
   return {
     config,
+    args,
     env,
     close: async () => {
       await Promise.all([...fronts.values(), relay].map(({ server }) => close(server)));

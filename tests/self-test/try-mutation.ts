@@ -14,7 +14,7 @@ if (!mutation) {
 }
 const target = await startBrokenTarget(mutation);
 try {
-  const { report, code, out, stdout, stderr } = await conformanceRun(['--target', target.config, ...args], target.env);
+  const { report, code, out, stdout, stderr } = await conformanceRun(['--target', target.config, ...target.args, ...args], target.env);
   // Exit 2: the run could not judge the target (a usage error, or preflight refused it).
   if (code === 2) console.log(`${stdout}${stderr}`.trim().split('\n').slice(-40).join('\n'));
   const failed = failedRules(report);

@@ -1,0 +1,71 @@
+// The control plane's own fixture: one deployment the tests of a worker share, created when a
+// test first needs it and polled once until it settles. On a real service a deployment costs
+// money and takes minutes. Its exchanges are shown with every test that uses it.
+import { clientWithKey, recordedUnder, test as base, targetApiKey, timeOf } from '../../harness/fixtures.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { SHARED_DEPLOYMENT } from '../../harness/run-context.ts';
+import { skipDeclared } from '../../harness/checks/attribution.ts';
+import type { Time } from '../../harness/time.ts';
+import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './steps.ts';
+
+export { expect } from '../../harness/fixtures.ts';
+
+/** The deployment the tests of a worker share. */
+class SharedDeployment {
+  private created?: Promise<{ deployment: Deployment; res: ApiResponse<Deployment> }>;
+  private polled?: Promise<{ deployment: Deployment } & Polled>;
+
+  constructor(
+    private readonly cp: ApiClient,
+    private readonly time: Time,
+    /** The test id its exchanges are recorded under. */
+    readonly evidence: string,
+  ) {}
+
+  /** The shared deployment as created (a precondition of the calling test). */
+  create(): Promise<{ deployment: Deployment; res: ApiResponse<Deployment> }> {
+    this.created ??= forget(
+      repository(this.cp).then((repo) => createDeployment(this.cp, repo, deploymentName(this.evidence))),
+      () => (this.created = undefined),
+    );
+    return this.created;
+  }
+
+  /** The shared deployment once its first revision has settled, with the statuses seen on the way. */
+  settled(): Promise<{ deployment: Deployment } & Polled> {
+    this.time.allow('deploy');
+    this.polled ??= forget(
+      this.create().then(async ({ deployment }) => ({ deployment, ...(await pollRevision(this.cp, this.time, deployment, deployment.latest_revision_id)) })),
+      () => (this.polled = undefined),
+    );
+    return this.polled;
+  }
+}
+
+/**
+ * A shared step that failed is not kept: its failure (a skip, with its reason) belongs to the
+ * test that ran it, and the next test tries again.
+ */
+function forget<T>(step: Promise<T>, drop: () => void): Promise<T> {
+  return step.catch((error: unknown) => {
+    drop();
+    throw error;
+  });
+}
+
+export const test = base.extend<{ sharedDeployment: SharedDeployment }, { sharedDeploymentOfWorker: SharedDeployment | undefined }>({
+  sharedDeploymentOfWorker: [
+    async ({ run, targetCredentials }, use, workerInfo) => {
+      const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${run.runTag}`;
+      const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
+      await use(cp && new SharedDeployment(cp, timeOf(run, evidence), evidence));
+    },
+    { scope: 'worker' },
+  ],
+
+  sharedDeployment: async ({ run, sharedDeploymentOfWorker }, use, testInfo) => {
+    skipDeclared(!sharedDeploymentOfWorker, `target '${run.target.name}' names no control-plane URL`);
+    recordedUnder(testInfo, sharedDeploymentOfWorker!.evidence);
+    await use(sharedDeploymentOfWorker!);
+  },
+});
