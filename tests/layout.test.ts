@@ -166,3 +166,68 @@ test(`every skip of the suites and the harness says its kind, through ${ATTRIBUT
   const example = parse(join(ROOT, 'suites', 'example.ts'), "test.skip(true, 'a');\nskipDeclared(true, 'b');\ntest.fixme();\n");
   expect(rawSkipLines(example), 'the check sees a raw skip').toEqual([1, 3]);
 });
+
+/** The lines on which code reads or writes `process.env` (not a comment, not a string that shows it). */
+export function environmentLines(source: ts.SourceFile): number[] {
+  const lines: number[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'env' && ts.isIdentifier(node.expression) && node.expression.text === 'process') {
+      lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+/**
+ * The shipped modules that may touch the environment, and why. Every other option of a run
+ * travels typed, in the run's plan, and the suites see it only through fixtures.
+ */
+const ENVIRONMENT_READERS: Record<string, string> = {
+  'harness/run-options.ts': "the one channel of the run's options into the suites' process (and whether output goes to a CI log)",
+  'harness/environment.ts': 'the variables a target config names (API keys, bearer tokens, webhook header values): secrets stay where CI keeps them',
+};
+const SHIPPED = ['cli', 'harness', 'reports', 'simulator', 'specs', 'suites'];
+
+test('no shipped module reads process.env but the run options channel and the environment of secrets', () => {
+  const shipped = SHIPPED.flatMap((dir) => sourceFiles(join(ROOT, dir))).filter(
+    (file) => !/\.test\.ts$/.test(file) && !file.includes(`${sep}types${sep}generate`),
+  );
+  expect(shipped.length).toBeGreaterThan(150);
+  const offending = shipped
+    .filter((file) => !(relative(ROOT, file).split(sep).join('/') in ENVIRONMENT_READERS))
+    .flatMap((file) =>
+      environmentLines(parse(file)).map(
+        (line) =>
+          `${relative(ROOT, file)}:${line} reads process.env: declare a run option in harness/run-options.ts (the fixtures hand it to the suites), or read a secret the target config names through harness/environment.ts`,
+      ),
+    );
+  expect(offending, offending.join('\n')).toEqual([]);
+  const example = parse(
+    join(ROOT, 'harness', 'example.ts'),
+    "const a = process.env.A;\n// process.env.B\nconst c = 'process.env.C';\nconst { env } = process;\nprocess.env['D'] = '1';\n",
+  );
+  expect(environmentLines(example), 'the check sees process.env in code only').toEqual([1, 5]);
+});
+
+/** Whether a specifier of the file at `from` names a module under suites/. */
+function reachesSuites(from: string, specifier: string): boolean {
+  if (!specifier.startsWith('.')) return false;
+  const target = resolve(dirname(from), specifier);
+  return target.startsWith(join(ROOT, 'suites') + sep);
+}
+
+test('the harness imports no suite: the suites build on it, never the other way', () => {
+  const harness = sourceFiles(join(ROOT, 'harness'));
+  const offending = harness.flatMap((file) =>
+    moduleSpecifiers(parse(file))
+      .filter((specifier) => reachesSuites(file, specifier))
+      .map(
+        (specifier) =>
+          `${relative(ROOT, file)} imports ${specifier}: move what both need into harness/, or the fixture into the suites (as suites/control-plane/shared-deployment.ts)`,
+      ),
+  );
+  expect(offending, offending.join('\n')).toEqual([]);
+  expect(reachesSuites(join(ROOT, 'harness', 'x.ts'), '../suites/control-plane/deployments-steps.ts'), 'the check sees an import of a suite').toBe(true);
+});
