@@ -11,7 +11,7 @@ import { DEFAULT_SEED } from '../simulator/simulator.ts';
 import { checkTarget, defaultWorkers, EMBEDDED_TARGET_ENV, resolveTarget, TargetError, type Target } from '../harness/target.ts';
 import { defaultProfile, PROFILES } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { SELECTION_ENV, type Selection } from '../reports/reporter.ts';
 import { TOOL } from '../harness/tool.ts';
 import { notStartedReport } from '../reports/not-started.ts';

@@ -13,7 +13,7 @@ import {
   type RunRecord,
   type TestOutcome,
   type Verdict,
-} from './model.ts';
+} from './conformance-report.ts';
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 

@@ -5,7 +5,7 @@
 import { contract, PLANES } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
 import type { ExpectationsFile } from './expectations.ts';
-import type { ConformanceReport, RecordedExchange, RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceReport, RecordedExchange, RunRecord, TestOutcome } from './conformance-report.ts';
 
 export class MergeError extends Error {}
 

@@ -16,7 +16,7 @@ import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
 import { isTransportError } from '../harness/client.ts';
-import type { ConformanceReport, RecordedExchange, Reproduction, RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceReport, RecordedExchange, Reproduction, RunRecord, TestOutcome } from './conformance-report.ts';
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { type NotStarted, notStartedReport } from './not-started.ts';
 import { type Durations, writeDurations } from './durations.ts';

@@ -8,7 +8,7 @@ import type { ExpectationsFile } from './expectations.ts';
 import { toJUnit } from './junit.ts';
 import { reportProblems } from './load.ts';
 import { toMarkdown } from './markdown.ts';
-import type { RunRecord, TestOutcome } from './model.ts';
+import type { RunRecord, TestOutcome } from './conformance-report.ts';
 
 const rule = (id: string, extra: Partial<Rule> = {}): Rule => ({
   id,

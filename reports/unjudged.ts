@@ -4,7 +4,7 @@
 //   the run, the skip may hide a finding, and its test counts as an error (unexplained);
 // - a MUST rule in scope with no verdict keeps the run from passing, unless the target declared
 //   why, the catalogue marks it unobservable, an expectation names it, or the run was narrowed.
-import type { NotJudged, RuleResult, RunRecord, TestOutcome } from './model.ts';
+import type { NotJudged, RuleResult, RunRecord, TestOutcome } from './conformance-report.ts';
 
 type Judged = Pick<RuleResult, 'id' | 'verdict' | 'tests'>;
 
