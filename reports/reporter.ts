@@ -16,7 +16,7 @@ import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
 import { isTransportError } from '../harness/client.ts';
-import type { ConformanceReport, RecordedExchange, Reproduction, RunRecord, TestOutcome } from './conformance-report.ts';
+import type { ConformanceReport, ConformanceRunOutcome, RecordedExchange, Reproduction, TestOutcome } from './conformance-report.ts';
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { type NotStarted, notStartedReport } from './not-started.ts';
 import { type Durations, writeDurations } from './durations.ts';
@@ -271,7 +271,7 @@ function ruleIdsOf(test: TestCase): string[] {
 }
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
-function runRecord(result: FullResult, run: RunContext | undefined): RunRecord {
+function runRecord(result: FullResult, run: RunContext | undefined): ConformanceRunOutcome {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
   const { narrowed } = selection();
   const base = {
