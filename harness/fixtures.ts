@@ -15,7 +15,7 @@ import { sleep, Time } from './time.ts';
 import { skipDeclared } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
-import { SharedDeployment } from '../suites/control-plane/steps.ts';
+import { SharedDeployment } from '../suites/control-plane/deployments-steps.ts';
 
 /** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
 const SHARED_EVIDENCE = 'apc-shared-evidence';
