@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { startBrokenTarget } from '../tests/self-test/broken-target.ts';
 import { MUTATIONS } from '../tests/self-test/mutations/index.ts';
 import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/run-cli.ts';

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/run-cli.ts';
 import { startStandIn } from '../tests/self-test/stand-in.ts';
 

@@ -6,7 +6,7 @@ import { mergedExchangeId, MergeError, mergeReports } from '../reports/merge.ts'
 import { writeReport } from '../reports/write.ts';
 import { harText } from '../harness/proxy/har.ts';
 import { addDurations, DURATIONS_FILE, readDurations, writeDurations } from '../reports/durations.ts';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
 export const MERGE_HELP = `Usage: ${NAME} merge <report folder>... --out <dir>

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { startBrokenTarget } from '../tests/self-test/broken-target.ts';
 import { MUTATIONS } from '../tests/self-test/mutations/index.ts';
 import { CLI, cliEnv, conformanceRun, ROOT } from '../tests/self-test/run-cli.ts';

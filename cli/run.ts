@@ -23,7 +23,7 @@ import {
 } from '../harness/run-options.ts';
 import { defaultProfile } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { TOOL } from '../harness/tool.ts';
 import { notStartedReport } from '../reports/not-started.ts';
 import { REPORT_FILES, writeReport } from '../reports/write.ts';

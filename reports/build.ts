@@ -8,12 +8,12 @@ import {
   emptyVerdicts,
   REPORT_VERSION,
   type ConformanceReport,
+  type ConformanceRunOutcome,
   type RecordedExchange,
   type RuleResult,
-  type RunRecord,
   type TestOutcome,
   type Verdict,
-} from './model.ts';
+} from './conformance-report.ts';
 
 export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 
@@ -28,7 +28,7 @@ interface BuildInput {
   target: ConformanceReport['target'];
   seed: string;
   tool: ConformanceReport['tool'];
-  run: RunRecord;
+  run: ConformanceRunOutcome;
   /** The planes the run covered (default all): the rules of the others are out of scope. */
   scope?: Plane[];
   expectations?: ExpectationsFile;

@@ -7,7 +7,7 @@ import type { Rule } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
 import { compareReports, comparisonMarkdown } from './compare.ts';
 import { loadReport, ReportError } from './load.ts';
-import type { TestOutcome } from './model.ts';
+import type { TestOutcome } from './conformance-report.ts';
 
 const rule = (id: string): Rule => ({ id, level: 'MUST', source: 'spec', plane: 'agent-server', area: 'threads', section: '4.5', text: id });
 const outcome = (id: string, status: TestOutcome['status']): TestOutcome => ({ id, title: id, file: 'x.spec.ts', status, observed: [], exchanges: [] });

@@ -1,6 +1,6 @@
 // Two reports compared rule by rule: what broke, what was fixed, what passes against its
 // expectations, and every verdict that moved. `--baseline` gates on it; `compare` prints it.
-import type { Change, ConformanceReport, RuleResult } from './model.ts';
+import type { Change, ConformanceReport, RuleResult } from './conformance-report.ts';
 
 export interface Comparison {
   /** Rules that fail now and did not before, and rules that passed and are gone. */

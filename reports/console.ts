@@ -4,7 +4,7 @@
 // last line names them. Failed interpretations (our reading, not the spec's or the service's)
 // get a line of their own, apart from the SHOULD warnings. Quiet: the failures and the last lines only. GitHub: each failing rule
 // also as an error annotation.
-import type { ConformanceReport, RuleResult } from './model.ts';
+import type { ConformanceReport, RuleResult } from './conformance-report.ts';
 import { wholeMessage } from './message.ts';
 import { standingOf } from './standing.ts';
 

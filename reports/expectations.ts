@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { contract } from '../specs/contract.ts';
-import type { Verdict } from './model.ts';
+import type { Verdict } from './conformance-report.ts';
 
 export interface Expectation {
   rule: string;

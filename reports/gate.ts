@@ -9,7 +9,7 @@
 //       make the check)
 //   3   --max-duration stopped the run
 //   0   otherwise
-import type { ConformanceReport, Gate } from './model.ts';
+import type { ConformanceReport, Gate } from './conformance-report.ts';
 
 const EXIT_CODES = { ok: 0, failed: 1, unjudged: 2, incomplete: 3, interrupted: 130 } as const;
 

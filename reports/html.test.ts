@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plane, Rule } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
-import type { RecordedExchange, TestOutcome } from './model.ts';
+import type { RecordedExchange, TestOutcome } from './conformance-report.ts';
 import { curlOf, rerunCommand } from './reproduce.ts';
 import { writeReport } from './write.ts';
 

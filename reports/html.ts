@@ -8,7 +8,7 @@ import { sectionLabel } from '../specs/sections.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
 import { escapeXml as esc } from './escape.ts';
 import { standingOf } from './standing.ts';
-import { emptyVerdicts, type ConformanceReport, type RuleResult, type TestOutcome, type Verdict } from './model.ts';
+import { emptyVerdicts, type ConformanceReport, type RuleResult, type TestOutcome, type Verdict } from './conformance-report.ts';
 
 const VERDICTS = Object.keys(emptyVerdicts()) as Verdict[];
 

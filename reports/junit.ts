@@ -6,7 +6,7 @@
 // page never counts them with the spec's rules; every case names its level and source.
 import { escapeXml } from './escape.ts';
 import { wholeMessage } from './message.ts';
-import type { ConformanceReport, RuleResult } from './model.ts';
+import type { ConformanceReport, RuleResult } from './conformance-report.ts';
 import { standingOf } from './standing.ts';
 
 const INTERPRETATIONS_SUITE = 'interpretations';

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { REPORT_VERSION, type ConformanceReport } from './model.ts';
+import { REPORT_VERSION, type ConformanceReport } from './conformance-report.ts';
 
 export class ReportError extends Error {}
 

@@ -3,7 +3,7 @@
 // the run left on the target, what decides the outcome (failures, unexpected verdicts,
 // regressions, rules not judged), the expected failures, the warnings, the failed
 // interpretations, and every rule.
-import type { ConformanceReport, Reproduction, RuleResult } from './model.ts';
+import type { ConformanceReport, Reproduction, RuleResult } from './conformance-report.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
 import { wholeMessage } from './message.ts';
 import { standingOf, type Standing } from './standing.ts';

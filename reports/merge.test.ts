@@ -5,7 +5,7 @@ import { contract } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
 import { reportProblems } from './load.ts';
 import { MergeError, mergeReports } from './merge.ts';
-import type { ConformanceReport, TestOutcome } from './model.ts';
+import type { ConformanceReport, TestOutcome } from './conformance-report.ts';
 
 const [first, second] = contract().rules.filter((r) => r.level === 'MUST' && !r.unobservable);
 const passed = (id: string): TestOutcome => ({ id, title: id, file: 'x.spec.ts', status: 'passed', observed: [], exchanges: [] });

@@ -5,7 +5,7 @@
 import { contract, PLANES } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
 import type { ExpectationsFile } from './expectations.ts';
-import type { ConformanceReport, RecordedExchange, RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceReport, ConformanceRunOutcome, RecordedExchange, TestOutcome } from './conformance-report.ts';
 
 export class MergeError extends Error {}
 
@@ -87,7 +87,7 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
     target: { ...first.report.target, planes: [...new Set(shards.flatMap(({ report }) => report.target.planes))] },
     seed: first.report.seed,
     tool: first.report.tool,
-    run: mergeRuns(
+    run: mergeRunOutcomes(
       shards.map(({ report }) => report.run),
       missing,
     ),
@@ -104,19 +104,19 @@ export function mergeReports(shards: { name: string; report: ConformanceReport }
 type RuleVerdict = ConformanceReport['rules'][number]['verdict'];
 
 /**
- * One run record of the shards: the first that did not start, else the first that did not complete, says how the
+ * The shards' run outcomes as one: the first that did not start, else the first that did not complete, says how the
  * run ended (and which shard); what they left adds up;
  * what narrowed them, but the sharding itself, narrows the whole (and so do the shards missing from a partial merge).
  */
-function mergeRuns(runs: RunRecord[], missing: string[]): RunRecord {
+function mergeRunOutcomes(runs: ConformanceRunOutcome[], missing: string[]): ConformanceRunOutcome {
   const narrowed = [
     ...new Set(runs.flatMap((r) => (r.narrowed ?? []).filter((option) => !option.startsWith('--shard ')))),
     ...(missing.length > 0 ? [`merge --allow-partial (shards ${missing.join(', ')} missing)`] : []),
   ];
   // A shard that never started (its target was not ready) decides first: its share of the rules has no verdict.
   const partial = runs.find((r) => r.status === 'not-started') ?? runs.find((r) => r.status !== 'complete');
-  const add = (pick: (r: RunRecord) => RunRecord['created']) => {
-    const total: RunRecord['created'] = {};
+  const add = (pick: (r: ConformanceRunOutcome) => ConformanceRunOutcome['created']) => {
+    const total: ConformanceRunOutcome['created'] = {};
     for (const run of runs) {
       for (const [endpoint, kinds] of Object.entries(pick(run))) {
         const into = (total[endpoint as keyof typeof total] ??= {});

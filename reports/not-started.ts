@@ -4,7 +4,7 @@
 // shard's report.json: every rule in scope is not-run, and the gate exits 2 with the reason.
 import { contract, type Plane } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
-import type { ConformanceReport } from './model.ts';
+import type { ConformanceReport } from './conformance-report.ts';
 
 export interface NotStarted {
   /** Why no test ran, as one line a CI log can show. */

@@ -7,7 +7,7 @@ import { toHtml } from './html.ts';
 import { toJUnit } from './junit.ts';
 import { reportProblems } from './load.ts';
 import { toMarkdown } from './markdown.ts';
-import type { TestOutcome } from './model.ts';
+import type { TestOutcome } from './conformance-report.ts';
 
 const rule = (id: string, level: Rule['level'] = 'MUST', source: Rule['source'] = level === 'SHOULD' ? 'service' : 'spec'): Rule => ({
   id,

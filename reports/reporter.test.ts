@@ -15,7 +15,7 @@ import { Redaction } from '../harness/proxy/redact.ts';
 import { deliveryExchange, hooksPath, recordDeliveries } from '../harness/webhook-evidence.ts';
 import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
 import { reportProblems } from './load.ts';
-import type { ConformanceReport } from './model.ts';
+import type { ConformanceReport } from './conformance-report.ts';
 import ConformanceReporter from './reporter.ts';
 
 const testCase = (id: string, rule: string): TestCase =>

@@ -17,7 +17,7 @@ import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
 import { isTransportError } from '../harness/client.ts';
-import type { ConformanceReport, RecordedExchange, Reproduction, RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceReport, ConformanceRunOutcome, RecordedExchange, Reproduction, TestOutcome } from './conformance-report.ts';
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { type NotStarted, notStartedReport } from './not-started.ts';
 import { type Durations, writeDurations } from './durations.ts';
@@ -144,7 +144,7 @@ export default class ConformanceReporter implements Reporter {
       this.write(outDir, notStartedReport({ ...notStartedTarget(plan, run), reason: why, tool: TOOL, planes: scopeOf(plan, run), ...narrowing(plan) }));
       return;
     }
-    const record = runRecord(plan, result, run);
+    const record = runOutcome(plan, result, run);
     // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
     if (record.status === 'target-unreachable') {
       for (const entry of this.tests.values()) {
@@ -261,7 +261,7 @@ function ruleIdsOf(test: TestCase): string[] {
 }
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
-function runRecord(plan: RunPlan, result: FullResult, run: RunContext | undefined): RunRecord {
+function runOutcome(plan: RunPlan, result: FullResult, run: RunContext | undefined): ConformanceRunOutcome {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
   const { narrowed } = plan;
   const base = {

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import type { RecordedExchange } from './model.ts';
+import type { RecordedExchange } from './conformance-report.ts';
 import { curlOf, rerunCommand, shellQuote } from './reproduce.ts';
 
 const sh = promisify(execFile);

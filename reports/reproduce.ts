@@ -2,7 +2,7 @@
 // and a curl of the exchange it failed on. Recordings are redacted (REDACTED stands for each
 // secret), so each secret becomes a reference to an environment variable the user sets: no
 // redacted value is ever printed as if it were the secret.
-import type { RecordedExchange } from './model.ts';
+import type { RecordedExchange } from './conformance-report.ts';
 import { TOOL } from '../harness/tool.ts';
 
 const REDACTED = 'REDACTED';

@@ -4,7 +4,7 @@
 // declare fails it too (unjudged); an error leaves the rule unjudged (exit 2); an expected
 // failure, a failed SHOULD rule (a warning) and a failed interpretation (a warning shown apart:
 // our reading, which neither the spec nor the service states) do not fail the run.
-import type { ConformanceReport, RuleResult } from './model.ts';
+import type { ConformanceReport, RuleResult } from './conformance-report.ts';
 
 export type Standing =
   | { kind: 'failure'; why: string }

@@ -8,7 +8,7 @@ import type { ExpectationsFile } from './expectations.ts';
 import { toJUnit } from './junit.ts';
 import { reportProblems } from './load.ts';
 import { toMarkdown } from './markdown.ts';
-import type { RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceRunOutcome, TestOutcome } from './conformance-report.ts';
 
 const rule = (id: string, extra: Partial<Rule> = {}): Rule => ({
   id,
@@ -36,7 +36,7 @@ const ended = (id: string, status: TestOutcome['status']): TestOutcome => ({ id,
 function reportOf(
   rules: Rule[],
   tests: { outcome: TestOutcome; ruleIds: string[] }[],
-  { run = {}, expectations }: { run?: Partial<RunRecord>; expectations?: ExpectationsFile } = {},
+  { run = {}, expectations }: { run?: Partial<ConformanceRunOutcome>; expectations?: ExpectationsFile } = {},
 ) {
   return buildReport({
     rules,

@@ -4,7 +4,7 @@
 //   the run, the skip may hide a finding, and its test counts as an error (unexplained);
 // - a MUST rule in scope with no verdict keeps the run from passing, unless the target declared
 //   why, the catalogue marks it unobservable, an expectation names it, or the run was narrowed.
-import type { NotJudged, RuleResult, RunRecord, TestOutcome } from './model.ts';
+import type { ConformanceRunOutcome, NotJudged, RuleResult, TestOutcome } from './conformance-report.ts';
 
 type Judged = Pick<RuleResult, 'id' | 'verdict' | 'tests'>;
 
@@ -44,7 +44,7 @@ export function markUnexplained(rules: Judged[], options: { expectedToFail: Set<
 const isPrecondition = (t: TestOutcome) => t.status === 'skipped' && t.skip?.kind === 'precondition';
 
 /** The MUST rules in scope with no verdict (skipped, not-run, not-tested), each with why and whether it counts. */
-export function mustNotJudged(rules: RuleResult[], run: RunRecord): NotJudged[] {
+export function mustNotJudged(rules: RuleResult[], run: ConformanceRunOutcome): NotJudged[] {
   const out: NotJudged[] = [];
   for (const rule of rules) {
     if (rule.level !== 'MUST' || !['skipped', 'not-run', 'not-tested'].includes(rule.verdict)) continue;

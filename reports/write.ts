@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { toHtml } from './html.ts';
 import { toJUnit } from './junit.ts';
 import { toMarkdown } from './markdown.ts';
-import type { ConformanceReport } from './model.ts';
+import type { ConformanceReport } from './conformance-report.ts';
 
 export const REPORT_FILES = { json: 'report.json', junit: 'junit.xml', markdown: 'summary.md', html: 'report.html' } as const;
 

@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConformanceReport } from '../reports/model.ts';
+import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { runCli } from '../tests/self-test/run-cli.ts';
 import { freePort } from '../harness/target.ts';
 import { startSimulator } from './simulator.ts';

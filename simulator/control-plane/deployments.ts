@@ -11,7 +11,7 @@ import type { components, operations } from '../../specs/types/control-plane.ts'
 import { ApiError, conflict, notFound, unprocessable } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { RepositoryCatalog } from './repositories.ts';
-import { stepsOf, TERMINAL, type Failure, type RevisionStatus } from './revision-lifecycle.ts';
+import { stepsOf, TERMINAL, type RevisionFailure, type RevisionStatus } from './revision-lifecycle.ts';
 
 type Schemas = components['schemas'];
 
@@ -92,7 +92,7 @@ interface RevisionRecord {
   revision: Revision;
   createdAt: number;
   /** The failure a test asked for (failRevision), which its remaining steps lead to. */
-  failure?: Failure;
+  failure?: RevisionFailure;
   cancel: (() => void)[];
 }
 
@@ -232,7 +232,7 @@ export class DeploymentStore {
    * Makes a revision in progress end in `failure` instead of DEPLOYED (a simulator power, for
    * the failure path). The failure lands when the revision's build or deploy stage ends.
    */
-  fail(deploymentId: string, revisionId: string, failure: Failure): Revision {
+  fail(deploymentId: string, revisionId: string, failure: RevisionFailure): Revision {
     const record = this.records.get(deploymentId.toLowerCase());
     const found = record?.revisions.find((r) => r.revision.id === revisionId.toLowerCase());
     if (!record || !found) throw notFound(`Revision ${revisionId} of deployment ${deploymentId} not found.`);

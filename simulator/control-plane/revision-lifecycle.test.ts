@@ -2,7 +2,7 @@
 // DEPLOYED and the three failing paths. The deployment store schedules exactly these steps, so a
 // wrong order or a failure that is not terminal would show in every control plane suite.
 import { expect, test } from '@playwright/test';
-import { FAILURES, LIFECYCLE, REVISION_STATUSES, stepsOf, TERMINAL, TIME_TO_DEPLOY, type Failure } from './revision-lifecycle.ts';
+import { FAILURES, LIFECYCLE, REVISION_STATUSES, stepsOf, TERMINAL, TIME_TO_DEPLOY, type RevisionFailure } from './revision-lifecycle.ts';
 
 const statuses = (steps: { status: string }[]) => steps.map((s) => s.status);
 
@@ -18,7 +18,7 @@ test('a revision goes from CREATING to DEPLOYED in order, in a minute and a half
 
 test('a failing revision takes its failure in place of the step where that stage ends, and never reaches DEPLOYED', () => {
   // REVISION-FAILURE-TERMINAL
-  const expected: Record<Failure, { status: string; at: number }[]> = {
+  const expected: Record<RevisionFailure, { status: string; at: number }[]> = {
     CREATE_FAILED: [
       { status: 'CREATING', at: 0 },
       { status: 'CREATE_FAILED', at: 2_000 },

@@ -10,7 +10,7 @@ export const REVISION_STATUSES = (contract().documents['control-plane'].componen
 export type { RevisionStatus };
 
 export const FAILURES = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'] as const;
-export type Failure = (typeof FAILURES)[number];
+export type RevisionFailure = (typeof FAILURES)[number];
 
 /** Statuses a revision never leaves (the CLI's terminal set, langgraph-cli langgraph_cli/deploy.py; REVISION-FAILURE-TERMINAL). */
 export const TERMINAL: ReadonlySet<RevisionStatus> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
@@ -33,14 +33,14 @@ export const LIFECYCLE: { status: RevisionStatus; at: number }[] = [
 export const TIME_TO_DEPLOY = LIFECYCLE[LIFECYCLE.length - 1].at;
 
 /** A failing revision takes its failure in place of the step where that stage ends. */
-const FAILS_INSTEAD_OF: Record<Failure, RevisionStatus> = {
+const FAILS_INSTEAD_OF: Record<RevisionFailure, RevisionStatus> = {
   CREATE_FAILED: 'QUEUED',
   BUILD_FAILED: 'AWAITING_DEPLOY',
   DEPLOY_FAILED: 'DEPLOYED',
 };
 
 /** The steps of a revision from now on: the normal path, or one that ends in `failure` and never reaches DEPLOYED (REVISION-FAILURE-TERMINAL). */
-export function stepsOf(failure?: Failure): { status: RevisionStatus; at: number }[] {
+export function stepsOf(failure?: RevisionFailure): { status: RevisionStatus; at: number }[] {
   if (!failure) return LIFECYCLE;
   const end = LIFECYCLE.findIndex((s) => s.status === FAILS_INSTEAD_OF[failure]);
   return [...LIFECYCLE.slice(0, end), { status: failure, at: LIFECYCLE[end].at }];

@@ -3,7 +3,16 @@
 import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { forRule } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, integrations, repositoriesOf, repository, type Deployment } from './steps.ts';
+import {
+  createDeployment,
+  deploymentBody,
+  deploymentName,
+  INTEGRATIONS,
+  integrations,
+  repositoriesOf,
+  repository,
+  type Deployment,
+} from './deployments-steps.ts';
 
 test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',

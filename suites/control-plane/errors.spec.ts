@@ -3,7 +3,16 @@ import { expectJsonError, expectRefused, expectSchema, expectStatus, preconditio
 import { forRule } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { createDeployment, deploymentBody, deploymentName, INTEGRATIONS, repositoriesOf, repository, revisionPath, type Deployment } from './steps.ts';
+import {
+  createDeployment,
+  deploymentBody,
+  deploymentName,
+  INTEGRATIONS,
+  repositoriesOf,
+  repository,
+  revisionPath,
+  type Deployment,
+} from './deployments-steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { deploymentBody, deploymentName, repository, type Deployment } from './steps.ts';
+import { deploymentBody, deploymentName, repository, type Deployment } from './deployments-steps.ts';
 
 type Op = { workspace: 0 | 1; kind: 'create' | 'read' | 'patch' | 'list'; pick: number };
 

@@ -5,7 +5,7 @@ import { forRule, skipDeclared, skipForPrecondition } from '../../harness/checks
 import { expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { deploymentBody, deploymentName, integrations, repositories, repositoriesOf, type Repository } from './steps.ts';
+import { deploymentBody, deploymentName, integrations, repositories, repositoriesOf, type Repository } from './deployments-steps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -6,7 +6,7 @@ import { expect, test } from './shared-deployment.ts';
 import { AdminClient } from '../../harness/admin-client.ts';
 import { contract } from '../../specs/contract.ts';
 import type { RevisionStatus } from '../../specs/types/control-plane.ts';
-import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './steps.ts';
+import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './deployments-steps.ts';
 
 /** The real control plane's revision statuses: the contract's RevisionStatus list. */
 const REVISION_STATUSES = (contract().documents['control-plane'].components!.schemas!.RevisionStatus as { enum: RevisionStatus[] }).enum;

@@ -6,7 +6,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/run-context.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { Time } from '../../harness/time.ts';
-import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './steps.ts';
+import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './deployments-steps.ts';
 
 export { expect } from '../../harness/fixtures.ts';
 

@@ -2,7 +2,7 @@
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { INTEGRATIONS, repositoriesOf } from './steps.ts';
+import { INTEGRATIONS, repositoriesOf } from './deployments-steps.ts';
 
 test('repository listing is served under /v1 and deployments under /v2, and not without a version', { tag: '@VERSION-CP-PATH-PREFIX' }, async ({
   controlPlane,

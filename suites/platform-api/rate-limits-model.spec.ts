@@ -1,5 +1,5 @@
 // §8 as a whole: over any interleaving of callers, requests and pauses, each region admits and
-// refuses exactly what a model of the table does, with the model's Retry-After. The requests
+// refuses exactly what the table's oracle (rate-limits/oracle.ts) does, with its Retry-After. The requests
 // lean on the rows with small limits, so that windows fill and empty within a run. A step sends
 // one request, or a burst of the same request at one virtual instant: its first request goes
 // through the recording proxy, the rest of the burst straight to the target (see traffic.ts), in turn.
@@ -8,7 +8,7 @@ import { forRule, skipDeclared } from '../../harness/checks/attribution.ts';
 import { AdminClient } from '../../harness/admin-client.ts';
 import { expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { TableModel, type ModelRequest } from '../rate-limits/model.ts';
+import { TableOracle, type TableRequest } from '../rate-limits/oracle.ts';
 import { ip, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 
 const RUN = '0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01';
@@ -92,7 +92,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
         fc.asyncProperty(steps, async (steps) => {
           const reset = await admin.resetRateLimits();
           expect(reset.status, reset.describe('resetting the rate-limit counters')).toBe(200);
-          const model = new TableModel(region);
+          const oracle = new TableOracle(region);
           const prefix = `${scope}-${round++}`;
           let now = 0;
           for (const s of steps) {
@@ -108,28 +108,28 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
                 ...(s.who.userId ? { 'x-user-id': `${prefix}-${s.who.userId}` } : {}),
               },
             };
-            const request: ModelRequest = { ...s.request, apiKey: s.who.apiKey, userId: s.who.userId, ip: ip(s.who.ip) };
-            const expected = Array.from({ length: s.times }, () => model.decide(request, now));
+            const request: TableRequest = { ...s.request, apiKey: s.who.apiKey, userId: s.who.userId, ip: ip(s.who.ip) };
+            const expected = Array.from({ length: s.times }, () => oracle.decide(request, now));
             time.allowWall(s.times * MS_PER_REQUEST);
             const first = await traffic.send(endpoint, s.request, who);
             // One at a time: a shrinking replay must meet the same answers, which concurrent requests would
             // leave to the order the target happens to see them in.
             const rest = await sendMany(run.target.planes[endpoint]!, [s.request], who, s.times - 1, 1);
             const answers = [{ status: first.status, retryAfter: first.headers['retry-after'] }, ...rest];
-            const refusedByModel = expected.filter((v) => !v.admitted);
+            const refusedByOracle = expected.filter((v) => !v.admitted);
             const at = `at +${now} ms, ${describe(s)} [first exchange ${first.exchange}]`;
             await forRule('RATE-COMBINE', () => {
-              const rows = [...new Set(refusedByModel.flatMap((v) => (v.admitted ? [] : v.rows)))];
+              const rows = [...new Set(refusedByOracle.flatMap((v) => (v.admitted ? [] : v.rows)))];
               expect(
                 answers.filter((a) => a.status === 429).length,
-                `${at}: the model refuses ${refusedByModel.length} of ${s.times}${rows.length ? ` (exhausted: ${rows.join(', ')})` : ''}; answered ${answers.map((a) => a.status).join(' ')}`,
-              ).toBe(refusedByModel.length);
+                `${at}: the oracle refuses ${refusedByOracle.length} of ${s.times}${rows.length ? ` (exhausted: ${rows.join(', ')})` : ''}; answered ${answers.map((a) => a.status).join(' ')}`,
+              ).toBe(refusedByOracle.length);
             });
-            if (refusedByModel.length > 0 && !refusedByModel[0].admitted) {
-              const retryAfter = String(refusedByModel[0].retryAfterSeconds);
+            if (refusedByOracle.length > 0 && !refusedByOracle[0].admitted) {
+              const retryAfter = String(refusedByOracle[0].retryAfterSeconds);
               await forRule('RATE-RETRY-AFTER', () => {
                 for (const a of answers.filter((x) => x.status === 429))
-                  expect(a.retryAfter, `${at}: the model says Retry-After ${retryAfter}`).toBe(retryAfter);
+                  expect(a.retryAfter, `${at}: the oracle says Retry-After ${retryAfter}`).toBe(retryAfter);
               });
             }
           }

@@ -139,7 +139,7 @@ test('the tarball holds the built package and what users need, not the project t
     'dist/specs/rules.yaml',
     'dist/suites/untested-rules.yaml',
     'dist/fixtures/platform/workspaces.yaml',
-    'dist/reports/model.d.ts',
+    'dist/reports/conformance-report.d.ts',
     'dist/specs/schemas/report.schema.json',
     'expectations/langgraph-api-js.yaml',
     'fixtures/langgraph-graph/graph.ts',
@@ -160,7 +160,7 @@ test('a run of one plane against the embedded simulator passes and writes the re
   const report = JSON.parse(readFileSync(join(project, 'report', 'report.json'), 'utf8'));
   expect(report.summary.gate.exitCode).toBe(0);
   expect(report.rules.some((r: { plane: string; verdict: string }) => r.plane === 'control-plane' && r.verdict === 'pass')).toBe(true);
-  // The package exports the report's model (with its types, dist/reports/model.d.ts): the version it reads.
+  // The package exports the report's type (with its types, dist/reports/conformance-report.d.ts): the version it reads.
   const exported = await run(process.execPath, ['--input-type=module', '-e', `console.log((await import('${NAME}/report')).REPORT_VERSION)`], project);
   expect(exported.stdout.trim(), exported.stderr).toBe(report.reportVersion);
 });

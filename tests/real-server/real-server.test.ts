@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { startRealServer, type RealServer } from './start.ts';
-import type { ConformanceReport } from '../../reports/model.ts';
+import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
 
 const OUT = join(ROOT, 'test-results', 'real-server-report');

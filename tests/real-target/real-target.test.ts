@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import type { ConformanceReport } from '../../reports/model.ts';
+import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
 import { startStandIn, type StandIn } from '../self-test/stand-in.ts';
 import { freePort } from '../../harness/target.ts';

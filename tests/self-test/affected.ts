@@ -5,7 +5,7 @@
 // run needs only those.
 import { isDeepStrictEqual } from 'node:util';
 import type { Endpoint } from '../../specs/contract.ts';
-import type { ConformanceReport, RecordedExchange } from '../../reports/model.ts';
+import type { ConformanceReport, RecordedExchange } from '../../reports/conformance-report.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/run-context.ts';
 import { addressed, parse, type MutableResponse, type Mutation } from './broken-target.ts';
 

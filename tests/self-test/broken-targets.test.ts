@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { planeOf } from '../../specs/contract.ts';
-import type { ConformanceReport, RuleResult } from '../../reports/model.ts';
+import type { ConformanceReport, RuleResult } from '../../reports/conformance-report.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { recordingKey } from './affected.ts';
 import { lanesOf, loadPlan, mutationsOfThisRun, type Group, type Trial } from './plan.ts';

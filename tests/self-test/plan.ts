@@ -6,7 +6,7 @@
 // Groups are then dealt to lanes, one Playwright test each, so the project's workers share them.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ConformanceReport } from '../../reports/model.ts';
+import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { reach, recordingKey } from './affected.ts';
 import type { Mutation } from './broken-target.ts';
 import { MUTATIONS } from './mutations/index.ts';

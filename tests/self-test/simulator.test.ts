@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadReport, reportProblems } from '../../reports/load.ts';
-import type { ConformanceReport } from '../../reports/model.ts';
+import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { conformanceRun, failedRules, runCli } from './run-cli.ts';
 
 const RUN = ['--plane', 'agent-server', '--seed', '7'];

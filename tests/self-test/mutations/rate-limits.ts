@@ -112,7 +112,7 @@ export const RATE_LIMIT_MUTATIONS: Record<string, Mutation> = {
     endpoint: 'platform-api-eu',
     rateLimits: true,
     // A row's own test sends one request once its window has passed: a whole new window shows the half, and so does
-    // the model of the table. The front refuses only what the model admits, so no Retry-After of a refusal the model
+    // the table's oracle. The front refuses only what the oracle admits, so no Retry-After of a refusal the oracle
     // makes is wrong.
     breaks: ['RATE-RECOVERY', 'RATE-COMBINE'],
     description: 'once a refused caller recovers at the EU address, its row admits half its limit in each later window',

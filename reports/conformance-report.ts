@@ -104,8 +104,8 @@ export interface NotJudged {
   why: string;
 }
 
-/** How the run ended, and what it left on the target. */
-export interface RunRecord {
+/** How the conformance run ended, and what it left on the target (the report's `run`). */
+export interface ConformanceRunOutcome {
   /**
    * complete: every selected test ran; otherwise the report is partial: interrupted (Ctrl-C,
    * SIGTERM), timed-out (--max-duration), target-unreachable (the target stopped answering),
@@ -149,7 +149,7 @@ export interface ConformanceReport {
   tool: { name: string; version: string };
   target: { name: string; kind: string; planes: Endpoint[]; capabilities: string[] };
   seed: string;
-  run: RunRecord;
+  run: ConformanceRunOutcome;
   summary: {
     /** Rules in scope (of the planes the run covered). */
     rules: number;

@@ -1,13 +1,13 @@
-// A model of the §8 table, far simpler than a limiter: it keeps every admitted request and
-// counts, for each question, the ones still inside each row's window. The properties compare
-// a target against it; it reads the rows from specs/rate-limits.yaml and the combination
-// rule from RATE-COMBINE, and shares no code with the simulator.
+// The oracle of the §8 table: what a target must admit or refuse. Far simpler than a limiter, it
+// keeps every admitted request and counts, for each question, the ones still inside each row's
+// window. The properties compare a target against it; it reads the rows from
+// specs/rate-limits.yaml and the combination rule from RATE-COMBINE, and shares no code with the simulator.
 import { contract, type RateLimitRow } from '../../specs/contract.ts';
 
 type Region = 'us' | 'eu';
 
 /** One request as the table sees it. */
-export interface ModelRequest {
+export interface TableRequest {
   method: string;
   path: string;
   apiKey?: string;
@@ -15,7 +15,8 @@ export interface ModelRequest {
   ip: string;
 }
 
-type Verdict = { admitted: true } | { admitted: false; retryAfterSeconds: number; rows: string[] };
+/** Whether the table admits a request, and if not, when it would and which rows refuse it. */
+type Decision = { admitted: true } | { admitted: false; retryAfterSeconds: number; rows: string[] };
 
 interface Admitted {
   at: number;
@@ -38,7 +39,7 @@ function pathMatches(row: RateLimitRow, path: string): boolean {
 }
 
 /** The rows that count a request (RATE-COMBINE): specific ones, else each identity's default, else the catch-all. */
-function rowsCounting(rows: RateLimitRow[], request: ModelRequest): RateLimitRow[] {
+function rowsCounting(rows: RateLimitRow[], request: TableRequest): RateLimitRow[] {
   const path = matchedPath(request.path);
   const carries = (row: RateLimitRow) => row.identity === 'ip' || (row.identity === 'api-key' ? request.apiKey !== undefined : request.userId !== undefined);
   const specific = rows.filter(
@@ -53,7 +54,7 @@ function rowsCounting(rows: RateLimitRow[], request: ModelRequest): RateLimitRow
   return counted.length > 0 ? counted : rows.filter((row) => row.match.requires === 'none');
 }
 
-export class TableModel {
+export class TableOracle {
   private admitted: Admitted[] = [];
   readonly rows: RateLimitRow[];
 
@@ -65,7 +66,7 @@ export class TableModel {
   }
 
   /** What the table says of `request` at time `now` (ms); an admitted request is remembered. */
-  decide(request: ModelRequest, now: number): Verdict {
+  decide(request: TableRequest, now: number): Decision {
     const counters = new Map<string, RateLimitRow>();
     for (const row of rowsCounting(this.rows, request)) {
       const identity = row.identity === 'api-key' ? request.apiKey : row.identity === 'ip' ? request.ip : `${request.userId}|${request.ip}`;
