@@ -7,11 +7,11 @@
 //   api-key rows, x-user-id for user-id+ip rows, always for IP rows. A default row
 //   (`requires: api-key` / `user-id`) counts a request carrying its header only when no
 //   specific row keyed by the same identity does: "Default" is the fallback, which is what
-//   lets POST /runs/multipart have its higher limit (§4.3, TRACE-MULTIPART-HIGHER-LIMIT). The catch-all (`requires: none`)
+//   lets POST /runs/multipart have its higher limit (§4.3). The catch-all (`requires: none`)
 //   counts a request that no other row counts.
 // - Paths are matched as the request sends them (RATE-PATH-PREFIX): no /api/v1 is removed and no
 //   trailing slash folded, because §8 names the /api/v1 form where a row covers it (run lookup).
-// - Windows are sliding (the reference says "rolling", RATE-RECOVERY): a counter admits a request when fewer
+// - Windows are sliding (the reference says "rolling"): a counter admits a request when fewer
 //   than `limit` requests were admitted in the last `interval_seconds`, i.e. in (now - interval,
 //   now]. A refused request is counted by none of its rows.
 // - Retry-After: the seconds until every exhausted row admits again, rounded up.
@@ -54,7 +54,7 @@ interface CompiledRow {
   requires?: 'api-key' | 'user-id' | 'none';
 }
 
-/** The admitted requests of one counter in its window, oldest first. */
+/** The admitted requests of one counter in its rolling window, oldest first (RATE-RECOVERY). */
 class SlidingLog {
   private times: number[] = [];
   private head = 0;
@@ -198,6 +198,7 @@ export class RateLimiter {
       (exhausted ??= []).push({ row: compiled.row, wait: rowWait });
       if (rowWait > wait) wait = rowWait;
     }
+    // Retry-After: whole seconds, rounded up, until every exhausted row admits again (RATE-RETRY-AFTER).
     if (exhausted) {
       exhausted.sort((a, b) => b.wait - a.wait);
       return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)), exhausted: exhausted.map((e) => e.row) };
@@ -243,6 +244,7 @@ export class RateLimiter {
         count(out, c, request.ip);
       }
     }
+    // Default rows are the fallback, so POST /runs/multipart keeps its higher limit (TRACE-MULTIPART-HIGHER-LIMIT).
     if (apiKey !== undefined && !byApiKey) for (const c of this.defaultApiKey) count(out, c, apiKey);
     if (user !== undefined && !byUser) for (const c of this.defaultUser) count(out, c, user);
     if (out.length === 0) for (const c of this.catchAll) count(out, c, request.ip);

@@ -89,23 +89,15 @@ interface PlaneDefinition {
 }
 
 /**
- * Which rows of the §8 table each server enforces (RATE-COMBINE in rules.yaml): it is the
- * platform's table, so the platform API takes all of it, each region with its own counters
- * and values. The control plane takes all of it too (its /repos rows, and the default rows
- * for the deployment endpoints; it has one address, so US values). Agent servers take only
- * the two default rows, which §8 implies govern thread, run and assistant endpoints.
- * Each region counts with its own values (RATE-REGION-VALUES). The rows, one rule each:
- * RATE-HIGH-THROUGHPUT-META-IP, RATE-HIGH-THROUGHPUT-AUTH-API-KEY, RATE-HIGH-THROUGHPUT-AUTH-USER-IP,
- * RATE-HIGH-THROUGHPUT-BEACON-IP, RATE-REPOSITORY-API-KEY, RATE-REPOSITORY-USER-IP,
- * RATE-HIGH-THROUGHPUT-RUNS-BATCH-API-KEY, RATE-RUN-INGEST-OTEL-API-KEY, RATE-CHARTS-API-KEY, RATE-CHARTS-USER-IP,
- * RATE-MULTIPART-INGEST-API-KEY, RATE-RUN-QUERY-API-KEY, RATE-RUN-QUERY-USER-IP, RATE-GENERATION-API-KEY,
- * RATE-GENERATION-USER-IP, RATE-COMMITS-API-KEY, RATE-COMMITS-USER-IP, RATE-DELETION-API-KEY, RATE-DELETION-USER-IP,
- * RATE-RUN-INGEST-CREATE-API-KEY, RATE-RUN-INGEST-UPDATE-API-KEY, RATE-HIGH-THROUGHPUT-FEEDBACK-API-KEY,
- * RATE-RUN-LOOKUP-API-KEY, RATE-EXAMPLES-API-KEY, RATE-DEFAULT-API-KEY, RATE-DEFAULT-USER-IP,
- * RATE-PUBLIC-DOWNLOAD-IP, RATE-STATS-API-KEY, RATE-CATCH-ALL-IP.
+ * Which rows of the §8 table each server enforces (the rows, one rule each, are specs/rate-limits.yaml):
+ * it is the platform's table, so the platform API takes all of it, each region with its own counters
+ * and values. The control plane takes all of it too (its /repos rows, and the default rows for the
+ * deployment endpoints; it has one address, so US values).
  */
 function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
   const rows = contract().rateLimits;
+  // Agent servers take only the two default rows, which §8 implies govern thread, run and assistant
+  // endpoints; it shows no other limit of theirs (RATE-OTHER-ENDPOINT-LIMITS).
   if (endpoint === 'agent-server')
     return new RateLimiter(
       rows.filter((r) => r.match.requires === 'api-key' || r.match.requires === 'user-id'),
@@ -116,7 +108,7 @@ function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
   return new RateLimiter(rows, region, clock);
 }
 
-/** The admission check of one server: refuses with 429 and Retry-After when a row is exhausted (RATE-429). */
+/** The admission check of one server: refuses with 429 and Retry-After when a row is exhausted (RATE-429, RATE-EXCEEDED-BEHAVIOUR). */
 function admission(limiter: RateLimiter): (request: AdmissionRequest) => void {
   return (request) => {
     const admission = limiter.admit({ ...request, ip: clientIp(request.ip, request.headers['x-forwarded-for']) });

@@ -1,7 +1,7 @@
 // Cron jobs (§4.5, §6a; bodies and objects from the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json): a thread cron starts a
 // run on its thread at each time its schedule names, a stateless cron a stateless run. Times
 // come from the virtual clock; cron-parser reads the schedule. Each run carries the cron's
-// webhook, so it notifies like any other run (WEBHOOK-EMIT-CRON, WEBHOOK-EMIT-THREAD-CRON). Plain state, no HTTP.
+// webhook, so it notifies like any other run. Plain state, no HTTP.
 import { CronExpressionParser } from 'cron-parser';
 import type { Clock } from '../clock.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
@@ -167,10 +167,12 @@ export class CronStore {
 
   private fire(cron: CronRecord): void {
     const at = cron.nextAt ?? this.deps.clock.now();
+    // The cron's body, webhook included: each run it starts notifies like any other run.
     const body = structuredClone(cron.payload);
     try {
-      if (cron.thread_id === null) this.deps.runs.createStateless(body);
-      else this.deps.runs.create(cron.thread_id, body);
+      if (cron.thread_id === null)
+        this.deps.runs.createStateless(body); // WEBHOOK-EMIT-CRON
+      else this.deps.runs.create(cron.thread_id, body); // WEBHOOK-EMIT-THREAD-CRON
     } catch (error) {
       // A refused run (its thread gone or busy under `reject`) skips this time, as a missed tick.
       if (!(error instanceof ApiError)) throw error;

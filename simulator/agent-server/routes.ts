@@ -1,6 +1,6 @@
 // The agent server's route table (spec §4.5): one handler per operation of
 // specs/openapi/agent-server.yaml, which gives each its method, path (thread-scoped runs under
-// /threads/, RUN-PATH-THREADS-PLURAL) and request schema. No route asks for credentials (AUTH-AGENT-SERVER).
+// /threads/) and request schema. No route asks for credentials.
 import type { operations } from '../../specs/types/agent-server.ts';
 import { compileTable, type Request, type Route } from '../http/router.ts';
 import type { AgentServer } from './agent-server.ts';
@@ -28,6 +28,7 @@ export function agentServerRoutes(server: AgentServer): Route[] {
   // Join and wait answer once the run has finished (RUN-JOIN, RUN-WAIT, RUN-WAIT-STATELESS).
   const wait = async (run: RunRecord) => ({ body: await waitForResult(runs, run), headers: location(run) });
 
+  // No route is wrapped in withAuth: the agent server asks for no credentials (AUTH-AGENT-SERVER).
   return compileTable<operations>('agent-server', {
     getServerInfo: () => ({ body: SERVER_INFO }),
     getOk: () => ({ body: { ok: true } }),

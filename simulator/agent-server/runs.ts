@@ -169,14 +169,12 @@ export class RunStore {
     return run;
   }
 
-  /**
-   * RUN-GET, RUN-LOOKUP. An unknown run, one of another thread or one deleted by rollback answers 404
-   * (RUN-GET-UNKNOWN-404, RUN-JOIN-UNKNOWN-404, MULTITASK-ROLLBACK-LOOKUP-FAILS, MULTITASK-ROLLBACK-LOOKUP-404,
-   * MULTITASK-ROLLBACK-LOOKUP-RESPONSE).
-   */
+  /** The run (RUN-GET), as soon as it is created (RUN-LOOKUP). */
   get(threadId: string, runId: string): RunRecord {
     this.threads.record(threadId);
     const run = this.runs.get(runId);
+    // An unknown run, one of another thread (RUN-GET-UNKNOWN-404, RUN-JOIN-UNKNOWN-404), or one deleted by rollback
+    // (MULTITASK-ROLLBACK-LOOKUP-FAILS, MULTITASK-ROLLBACK-LOOKUP-404, MULTITASK-ROLLBACK-LOOKUP-RESPONSE) answers 404.
     if (!run || run.thread_id !== threadId) throw notFound(`Run ${runId} not found on thread ${threadId}`);
     return run;
   }

@@ -1,14 +1,14 @@
 // Server-sent events of a run (the open-source agent server, langgraph-api sse.py and api/runs.py): a first `metadata` event, then one
 // event per requested stream mode as the run progresses, `error` on failure; the stream
-// closes when the run ends (STREAM-SSE-CLOSE-AT-END). Each event carries its position in the run's log as `id`.
-// The format is the reference's (STREAM-FORMAT).
+// closes when the run ends. Each event carries its position in the run's log as `id`.
+// The format is the reference's.
 import type { StreamReply } from '../http/router.ts';
 import type { RunEvent, RunRecord, RunStore } from './runs.ts';
 import { isFinal } from './runs.ts';
 
 const ALWAYS = new Set(['metadata', 'error']);
 
-/** An event name and JSON data (STREAM-SSE-JSON-DATA). */
+/** An event name and JSON data (STREAM-SSE-JSON-DATA), and its id: the reference's format (STREAM-FORMAT). */
 function format(event: RunEvent): string {
   return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\nid: ${event.id}\n\n`;
 }
@@ -24,6 +24,7 @@ export function streamRun(run: RunRecord, modes: string[], headers: Record<strin
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers },
     stream: (write, end, closed) => {
       for (const event of run.events) if (wanted(event)) write(format(event));
+      // Once the run has ended the stream closes, with no end event of its own (STREAM-SSE-CLOSE-AT-END).
       if (isFinal(run.status)) {
         end();
         return;

@@ -116,14 +116,11 @@ export class ThreadStore {
     return view(copy);
   }
 
-  /**
-   * THREAD-SEARCH-ARRAY: threads matching status (THREAD-SEARCH-STATUS) and every metadata key
-   * (THREAD-SEARCH-METADATA), sorted (THREAD-SEARCH-SORT, THREAD-SEARCH-SORT-ORDER; asc and desc only,
-   * THREAD-SEARCH-SORT-ORDER-VALUES), then offset (THREAD-SEARCH-OFFSET) and limit (THREAD-SEARCH-LIMIT).
-   */
+  /** An array of threads (THREAD-SEARCH-ARRAY), filtered, sorted, then offset and limit. */
   search(query: ThreadSearch): Thread[] {
     const sortBy = query.sort_by ?? SEARCH_DEFAULTS.sort_by;
     const order = query.sort_order ?? SEARCH_DEFAULTS.sort_order;
+    // asc and desc only (THREAD-SEARCH-SORT-ORDER-VALUES).
     if (order !== 'asc' && order !== 'desc') {
       throw unprocessable(`sort_order must be 'asc' or 'desc', got '${order}'`, [
         { loc: ['body', 'sort_order'], msg: "must be 'asc' or 'desc'", type: 'enum' },
@@ -134,11 +131,11 @@ export class ThreadStore {
     const limit = query.limit ?? SEARCH_DEFAULTS.limit;
     return [...this.threads.values()]
       .filter((t) => (query.ids ? query.ids.includes(t.thread_id) : true))
-      .filter((t) => (query.status ? t.status === query.status : true))
-      .filter((t) => contains(t.metadata, query.metadata))
+      .filter((t) => (query.status ? t.status === query.status : true)) // THREAD-SEARCH-STATUS
+      .filter((t) => contains(t.metadata, query.metadata)) // THREAD-SEARCH-METADATA: every key
       .filter((t) => contains(currentValues(t), query.values))
-      .sort((a, b) => direction * (compare(a[sortBy], b[sortBy]) || a.seq - b.seq))
-      .slice(offset, offset + limit)
+      .sort((a, b) => direction * (compare(a[sortBy], b[sortBy]) || a.seq - b.seq)) // THREAD-SEARCH-SORT, THREAD-SEARCH-SORT-ORDER
+      .slice(offset, offset + limit) // THREAD-SEARCH-OFFSET, THREAD-SEARCH-LIMIT
       .map(view);
   }
 

@@ -2,7 +2,7 @@
 // payload is built at once and POSTed as JSON. A receiver that fails with a 5xx, a 429 or a
 // network error is tried again on the virtual clock, 3 attempts in all as the reference does
 // (langgraph-api webhook.py and http.py); any other answer ends the delivery. A failed delivery changes nothing
-// else: it is only logged (WEBHOOK-FAILURE-NO-EFFECT).
+// else: it is only logged.
 import { request } from 'undici';
 import type { WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { Clock } from '../clock.ts';
@@ -169,6 +169,7 @@ export class WebhookSender {
     return tunnel ? new URL(`${target.pathname}${target.search}`, tunnel) : target;
   }
 
+  /** A delivery that finally failed is only logged: neither its run nor later runs change (WEBHOOK-FAILURE-NO-EFFECT). */
   private failed(url: string, attempts: number, outcome: Outcome): void {
     // The receiver's answer, not the simulator's fault: info (simulator/log.ts).
     this.options.log?.info(`webhook to ${logged(url)} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${reason(outcome)}`);

@@ -2,7 +2,7 @@
 // repository that one of the workspace's integrations reaches; each change of its source
 // revision starts a revision, which moves through the real service's statuses on the
 // virtual clock (revision-lifecycle.ts) to DEPLOYED, or to a failure a test asked for: the
-// typical flow of §4.1, create, read, poll, update (DEPLOY-FLOW).
+// typical flow of §4.1, create, read, poll, update.
 // Fields the spec does not show follow the real control plane (the control plane's OpenAPI document, api.host.langchain.com/openapi.json).
 // Plain state, no HTTP.
 import type { Workspace } from '../auth/workspaces.ts';
@@ -111,6 +111,7 @@ type StoredDeployment = Omit<DeploymentRecord, 'revisions'> & { revisions: Omit<
 const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'custom_url', 'listener_id'] as const;
 const REVISION_FIELDS = ['repo_ref', 'langgraph_config_path', 'image_uri', 'source_tarball_path'] as const;
 
+/** The typical flow of §4.1 (DEPLOY-FLOW): create, read, poll the latest revision until DEPLOYED, update. */
 export class DeploymentStore {
   private readonly records = new Map<string, DeploymentRecord>();
 
@@ -136,7 +137,8 @@ export class DeploymentStore {
       image_uri: null,
       source_tarball_path: null,
     };
-    // The agent server starts first, so the ids below are drawn in one go, whatever else runs meanwhile.
+    // The deployment's own agent server (DEPLOY-AGENT-SERVER). It starts first, so the ids below are
+    // drawn in one go, whatever else runs meanwhile.
     const url = await this.env.host?.();
     const id = this.env.ids.uuid();
     const now = this.env.clock.iso();

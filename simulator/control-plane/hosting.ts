@@ -1,4 +1,4 @@
-// Each deployment exposes an agent server of its own (spec §1, DEPLOY-AGENT-SERVER): the simulator starts one
+// Each deployment exposes an agent server of its own (spec §1): the simulator starts one
 // simulated agent server per deployment, at its own URL, and stops one when its deployment is
 // deleted, and them all on reset and close.
 import type { Server } from 'node:http';

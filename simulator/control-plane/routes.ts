@@ -1,7 +1,7 @@
 // The control plane's route table (spec §4.1, §5, §9): one handler per operation of
-// specs/openapi/control-plane.yaml, at its paths under /v1 and /v2 (VERSION-CP-PATH-PREFIX). Every row but
-// the OpenAPI document needs X-Api-Key; the repository listing also takes a bearer token.
-// Authentication is served under v2 (§9), with the body and result of §4.2 (VERSION-CP-AUTHN-V2, AUTHN-CONTROL-PLANE).
+// specs/openapi/control-plane.yaml, at its paths under /v1 and /v2. Every row but the OpenAPI
+// document needs X-Api-Key; the repository listing also takes a bearer token. Authentication is
+// served under v2 (§9), with the body and result of §4.2.
 import { contract } from '../../specs/contract.ts';
 import type { operations } from '../../specs/types/control-plane.ts';
 import { withAuth, type AuthedHandler } from '../auth/with-auth.ts';

@@ -1,7 +1,7 @@
 // The HTTP glue of one plane: match the route, read and validate the request against
 // specs/, call the handler, and render replies and refusals. Handlers never see a
-// request that the contract refuses, so such a refusal changes nothing (ERROR-REFUSED-UNCHANGED-CONTROL-PLANE,
-// ERROR-REFUSED-UNCHANGED-PLATFORM, ERROR-REFUSED-UNCHANGED-AGENT; the state modules check before they write).
+// request that the contract refuses, so such a refusal changes nothing (the state modules check
+// before they write).
 // A plane answers over a socket (its Node listener) or in
 // process (`request`, like Hono's app.request): the same dispatch, with no port, for tests.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -133,6 +133,10 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     return raw instanceof Promise ? raw.then((bytes) => handle(incoming, match.route, match.params, bytes)) : handle(incoming, match.route, match.params, raw);
   }
 
+  /**
+   * Credentials and the contract are checked before the handler runs, so a refused request changes nothing
+   * (ERROR-REFUSED-UNCHANGED-CONTROL-PLANE, ERROR-REFUSED-UNCHANGED-PLATFORM, ERROR-REFUSED-UNCHANGED-AGENT).
+   */
   function handle(incoming: Incoming, route: Route, params: Record<string, string>, raw: Buffer): Reply | Promise<Reply> {
     const { method, path, query, headers } = incoming;
     route.handler.authenticate?.(headers);
@@ -286,8 +290,8 @@ function declaresNoBody(req: IncomingMessage): boolean {
 /**
  * Refuses with 422 what the operation's schema refuses, before any handler runs: bad input is a
  * 4xx in the plane's error shape and reaches no state (ERROR-BAD-INPUT-CONTROL-PLANE,
- * ERROR-BAD-INPUT-PLATFORM, ERROR-BAD-INPUT-AGENT; per operation DEPLOY-BAD-INPUT, AUTHN-BAD-INPUT,
- * TRACE-BAD-INPUT, THREAD-BAD-INPUT, RUN-CREATE-BAD-INPUT, CRON-BAD-INPUT).
+ * ERROR-BAD-INPUT-PLATFORM, ERROR-BAD-INPUT-AGENT). An operation's own bad-input rule is named by
+ * x-rules on its request schema.
  */
 function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
   const checks = requestChecks(operation);

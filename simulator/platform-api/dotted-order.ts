@@ -1,9 +1,10 @@
 // dotted_order (spec §2.5): each run contributes a segment, its start timestamp in compact
-// form (YYYYMMDDTHHMMSSZ) followed directly by its run UUID (TRACE-DOTTED-ORDER-SEGMENT); segments are joined with dots,
-// parent first (TRACE-DOTTED-ORDER-CHAIN). The official clients put a fraction of six digits before the Z
-// (langsmith JS client, langsmith-sdk js/src/run_trees.ts): a caller's segments may carry up to six
-// (TRACE-DOTTED-ORDER-FRACTION). Segments the service computes use the spec's form.
+// form (YYYYMMDDTHHMMSSZ) followed directly by its run UUID; segments are joined with dots,
+// parent first. The official clients put a fraction of six digits before the Z
+// (langsmith JS client, langsmith-sdk js/src/run_trees.ts): a caller's segments may carry up to six.
+// Segments the service computes use the spec's form.
 
+// One segment (TRACE-DOTTED-ORDER-SEGMENT), with up to six fraction digits (TRACE-DOTTED-ORDER-FRACTION).
 const SEGMENT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
 interface Segment {

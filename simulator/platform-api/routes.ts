@@ -1,8 +1,8 @@
 // The platform API's route table (spec §4.2-§4.4): one handler per operation of
 // specs/openapi/platform-api.yaml, at its paths (ingestion unversioned, the upload under /api/v1,
-// authentication under /v2: VERSION-PLATFORM-PATHS, VERSION-AUTHN-V2), whose `x-base-paths` serves every route but
-// /v2/auth/authenticate also under /api/v1 (VERSION-PLATFORM-API-V1-ALIAS). All but GET /info need X-Api-Key, of an
-// account of this region (spec §1: the other region stores none of its data).
+// authentication under /v2), whose `x-base-paths` serves every route but /v2/auth/authenticate
+// also under /api/v1. All but GET /info need X-Api-Key, of an account of this region (spec §1:
+// the other region stores none of its data).
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { notFound } from '../http/errors.ts';
