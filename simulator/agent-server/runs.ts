@@ -4,6 +4,7 @@
 import { conflict, notFound } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
+import { contract } from '../../specs/contract.ts';
 import type { Run, RunCreate, RunStatus, WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { AssistantStore } from './assistants.ts';
 import { applyUpdate, findGraph, splitInput, type GraphDefinition, type RunControls } from './graphs.ts';
@@ -61,10 +62,10 @@ export interface RunHooks {
   checkWebhook?: (url: string) => void;
 }
 
-// A run is pending, then running, then one of these, which it keeps (RUN-STATUS-VALUES, RUN-STATUS-FINAL,
-// RUN-STATUSES-TRANSITIONS).
-const FINAL: RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
-export const isFinal = (status: RunStatus) => FINAL.includes(status);
+// A run is pending, then running, then one of the statuses that end it, which it keeps (RUN-STATUS-VALUES,
+// RUN-STATUS-FINAL, RUN-STATUSES-TRANSITIONS): the contract's RunStatus says which (`ended`).
+const ENDED = new Set(contract().runStatuses.ended);
+export const isFinal = (status: RunStatus) => ENDED.has(status);
 
 interface RunStoreOptions {
   /**
