@@ -4,7 +4,7 @@
 // The format is the reference's (STREAM-FORMAT).
 import type { StreamReply } from '../http/router.ts';
 import type { RunEvent, RunRecord, RunStore } from './runs.ts';
-import { isFinal } from './runs.ts';
+import { hasEnded } from './runs.ts';
 
 const ALWAYS = new Set(['metadata', 'error']);
 
@@ -24,7 +24,7 @@ export function streamRun(run: RunRecord, modes: string[], headers: Record<strin
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers },
     stream: (write, end, closed) => {
       for (const event of run.events) if (wanted(event)) write(format(event));
-      if (isFinal(run.status)) {
+      if (hasEnded(run.status)) {
         end();
         return;
       }
