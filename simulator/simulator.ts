@@ -26,7 +26,7 @@ import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit
 // The powers of the admin path (/__sim), which a real service does not have: the Capability
 // enum of specs/openapi/simulator-admin.yaml, which says what each one is. The simulator has
 // them all.
-const CAPABILITIES = (contract().documents['simulator-admin'].components!.schemas!.Capability as { enum: readonly Capability[] }).enum;
+const CAPABILITIES = contract().enumOf('simulator-admin', 'Capability') as readonly Capability[];
 
 /** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
 export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;

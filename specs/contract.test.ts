@@ -112,3 +112,20 @@ test('a concrete request path finds its operation, the most specific template fi
   expect(contract().findOperation('agent-server', 'GET', '/threads/abc/state/cp1')?.params).toEqual({ thread_id: 'abc', checkpoint_id: 'cp1' });
   expect(contract().findOperation('agent-server', 'DELETE', '/threads')).toBeUndefined();
 });
+
+test("a schema's enum, or a property's, is read as the document writes it", () => {
+  expect(contract().enumOf('agent-server', 'Thread', 'status')).toEqual(['idle', 'busy', 'interrupted', 'error']);
+  expect(contract().enumOf('agent-server', 'RunStatus')).toEqual(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']);
+  expect(contract().enumOf('agent-server', 'RunCreate', 'multitask_strategy')).toEqual(['reject', 'rollback', 'interrupt', 'enqueue']);
+  expect(() => contract().enumOf('agent-server', 'Thread', 'metadata')).toThrow(/no enum/);
+  expect(() => contract().enumOf('agent-server', 'NoSuchSchema')).toThrow(/No schema/);
+});
+
+test('the run statuses split into those in progress and those a run ends in; the final ones are among the latter', () => {
+  const { values, inProgress, ended, final } = contract().runStatuses;
+  expect(inProgress).toEqual(['pending', 'running']);
+  expect(ended).toEqual(['error', 'success', 'timeout', 'interrupted']);
+  expect([...inProgress, ...ended].sort()).toEqual([...values].sort());
+  expect(final).toEqual(['success', 'error']);
+  expect(final.filter((s) => !ended.includes(s))).toEqual([]);
+});

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { RunStatus } from './types/agent-server.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -275,6 +276,27 @@ export function safeDecode(segment: string): string {
   }
 }
 
+/** What enumOf and runStatuses read of a schema node. */
+interface SchemaNode {
+  enum?: unknown[];
+  properties?: Record<string, SchemaNode>;
+  'x-in-progress'?: string[];
+  'x-final'?: string[];
+}
+
+/**
+ * The agent server's run statuses, read from its RunStatus schema. `final` is what the spec names
+ * final (§3: success and error); `ended`, every status but those of a run in progress
+ * (`x-in-progress`: pending and running), is our interpretation of the reference, where timeout
+ * and interrupted end a run too.
+ */
+interface RunStatuses {
+  values: RunStatus[];
+  inProgress: RunStatus[];
+  ended: RunStatus[];
+  final: RunStatus[];
+}
+
 class Contract {
   readonly documents: Record<Api, OpenApiDocument>;
   readonly operations: Operation[];
@@ -290,6 +312,7 @@ class Contract {
   private loadedRules?: Rule[];
   private rulesById?: Map<string, Rule>;
   private loadedRateLimits?: RateLimitRow[];
+  private readRunStatuses?: RunStatuses;
 
   constructor() {
     this.documents = {
@@ -336,6 +359,23 @@ class Contract {
     return this.loadedRateLimits;
   }
 
+  /** The agent server's run statuses (its RunStatus schema): see RunStatuses. */
+  get runStatuses(): RunStatuses {
+    if (!this.readRunStatuses) {
+      const node = this.schemaNode('agent-server', 'RunStatus');
+      const subset = (name: 'x-in-progress' | 'x-final') => {
+        const values = node[name];
+        if (!values) throw new Error(`agent-server RunStatus has no ${name}`);
+        return values as RunStatus[];
+      };
+      // The generated RunStatus type is this same enum (specs/types/agent-server.ts).
+      const values = this.enumOf('agent-server', 'RunStatus') as RunStatus[];
+      const inProgress = subset('x-in-progress');
+      this.readRunStatuses = { values, inProgress, ended: values.filter((s) => !inProgress.includes(s)), final: subset('x-final') };
+    }
+    return this.readRunStatuses;
+  }
+
   rule(id: string): Rule | undefined {
     this.rulesById ??= new Map(this.rules.map((rule) => [rule.id, rule]));
     return this.rulesById.get(id);
@@ -357,6 +397,25 @@ class Contract {
       if (params) return { operation, params };
     }
     return undefined;
+  }
+
+  /**
+   * The values a schema of the document allows (its `enum`), or those of one of its properties:
+   * suites, simulator and mutations read a value list here, not restate it.
+   */
+  enumOf(api: Api, schemaName: string, property?: string): string[] {
+    const node = this.schemaNode(api, schemaName);
+    const target = property === undefined ? node : node.properties?.[property];
+    const values = target?.enum;
+    if (!values) throw new Error(`${api} ${schemaName}${property ? `.${property}` : ''} has no enum`);
+    return [...values] as string[];
+  }
+
+  /** One named schema of the document (components/schemas), as written. */
+  private schemaNode(api: Api, schemaName: string): SchemaNode {
+    const node = this.documents[api].components?.schemas?.[schemaName];
+    if (!node) throw new Error(`No schema ${schemaName} in the ${api} OpenAPI document`);
+    return node as SchemaNode;
   }
 
   validateSchema(plane: Api, schemaName: string, value: unknown): Violation[] {

@@ -1,6 +1,7 @@
 // The agent server's route table (spec §4.5): one handler per operation of
 // specs/openapi/agent-server.yaml, which gives each its method, path (thread-scoped runs under
 // /threads/) and request schema. No route asks for credentials.
+import { contract, pathOf } from '../../specs/contract.ts';
 import type { operations } from '../../specs/types/agent-server.ts';
 import { compileTable, type Request, type Route } from '../http/router.ts';
 import type { AgentServer } from './agent-server.ts';
@@ -13,8 +14,15 @@ import { modesOf, streamRun, waitForResult } from './stream.ts';
  */
 const SERVER_INFO = { version: '0.10.0', context: 'simulator', flags: { assistants: true, crons: true, langsmith: false } };
 
-/** Where a run lives: the SDK reads it to learn the run and thread ids (langgraph-api api/runs.py; RUN-CONTENT-LOCATION). */
-const location = (run: RunRecord) => ({ 'content-location': run.temporary ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}` });
+const GET_RUN = contract().operation('agent-server', 'getRun');
+const JOIN_RUN_STREAM = contract().operation('agent-server', 'joinRunStream');
+const ids = (run: RunRecord) => ({ thread_id: run.thread_id, run_id: run.run_id });
+
+/**
+ * Where a run lives: the SDK reads it to learn the run and thread ids (langgraph-api api/runs.py; RUN-CONTENT-LOCATION).
+ * A stateless run's /runs/{run_id} is the reference's, and no operation of the contract.
+ */
+const location = (run: RunRecord) => ({ 'content-location': run.temporary ? `/runs/${run.run_id}` : pathOf(GET_RUN, ids(run)) });
 
 export function agentServerRoutes(server: AgentServer): Route[] {
   const { threads, runs, assistants, crons } = server;
@@ -22,7 +30,7 @@ export function agentServerRoutes(server: AgentServer): Route[] {
   const stream = (run: RunRecord, req: Request) => {
     // Location lets the official SDK reconnect to the join stream with Last-Event-ID.
     const headers: Record<string, string> = location(run);
-    if (!run.temporary) headers.location = `/threads/${run.thread_id}/runs/${run.run_id}/stream`;
+    if (!run.temporary) headers.location = pathOf(JOIN_RUN_STREAM, ids(run));
     return streamRun(run, modesOf(run), headers, lastEventId(req));
   };
   // Join and wait answer once the run has finished (RUN-JOIN, RUN-WAIT, RUN-WAIT-STATELESS).

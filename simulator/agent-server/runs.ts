@@ -4,6 +4,7 @@
 import { conflict, notFound } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
+import { contract } from '../../specs/contract.ts';
 import type { Run, RunCreate, RunStatus, WebhookPayload } from '../../specs/types/agent-server.ts';
 import type { AssistantStore } from './assistants.ts';
 import { applyUpdate, findGraph, splitInput, type GraphDefinition, type RunControls } from './graphs.ts';
@@ -61,10 +62,10 @@ export interface RunHooks {
   checkWebhook?: (url: string) => void;
 }
 
-// A run is pending, then running, then one of these, which it keeps (RUN-STATUS-VALUES, RUN-STATUS-FINAL,
-// RUN-STATUSES-TRANSITIONS).
-const FINAL: RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
-export const isFinal = (status: RunStatus) => FINAL.includes(status);
+// A run is pending, then running, then one of the statuses that end it, which it keeps (RUN-STATUS-VALUES,
+// RUN-STATUS-FINAL, RUN-STATUSES-TRANSITIONS): the contract's RunStatus says which (`ended`).
+const ENDED = new Set(contract().runStatuses.ended);
+export const hasEnded = (status: RunStatus) => ENDED.has(status);
 
 interface RunStoreOptions {
   /**
@@ -97,7 +98,7 @@ export class RunStore {
    * snapshot does not capture: it is refused (409) until every run has ended.
    */
   snapshot(): { runs: StoredRunRecord[]; order: string[] } {
-    const active = [...this.runs.values()].filter((r) => !isFinal(r.status));
+    const active = [...this.runs.values()].filter((r) => !hasEnded(r.status));
     if (active.length > 0) {
       const ids = active.map((r) => `${r.run_id} (${r.status})`).join(', ');
       throw conflict(`Cannot snapshot while runs are in progress: ${ids}. Wait for them to end (or advance the virtual clock) and try again.`);
@@ -117,7 +118,7 @@ export class RunStore {
   forgetThread(threadId: string): void {
     for (const run of [...this.runs.values()].filter((r) => r.thread_id === threadId)) {
       run.cancelDelay?.();
-      if (!isFinal(run.status)) run.status = 'interrupted';
+      if (!hasEnded(run.status)) run.status = 'interrupted';
       this.runs.delete(run.run_id);
       this.close(run);
     }
@@ -194,7 +195,7 @@ export class RunStore {
 
   /** Resolves once the run has a final status. */
   whenFinished(run: RunRecord): Promise<RunRecord> {
-    if (isFinal(run.status)) return Promise.resolve(run);
+    if (hasEnded(run.status)) return Promise.resolve(run);
     return new Promise((resolve) => {
       const listener = (event: RunEvent | 'end') => {
         if (event !== 'end') return;
@@ -258,7 +259,7 @@ export class RunStore {
   }
 
   private active(threadId: string): RunRecord[] {
-    return this.order.map((id) => this.runs.get(id)!).filter((r) => r.thread_id === threadId && !isFinal(r.status));
+    return this.order.map((id) => this.runs.get(id)!).filter((r) => r.thread_id === threadId && !hasEnded(r.status));
   }
 
   /** Starts the thread's oldest pending run when nothing runs on it: runs apply in creation order (MULTITASK-ENQUEUE-ORDER). */
@@ -367,7 +368,7 @@ export class RunStore {
 
   /** Ends a run; `startNext` is false while a new run is replacing the in-flight ones. */
   private finish(run: RunRecord, thread: ThreadRecord, status: RunStatus, error?: RunError, startNext = true): void {
-    if (isFinal(run.status)) return;
+    if (hasEnded(run.status)) return;
     run.cancelDelay?.();
     run.status = status;
     run.error = error;

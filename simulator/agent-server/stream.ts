@@ -4,7 +4,7 @@
 // The format is the reference's.
 import type { StreamReply } from '../http/router.ts';
 import type { RunEvent, RunRecord, RunStore } from './runs.ts';
-import { isFinal } from './runs.ts';
+import { hasEnded } from './runs.ts';
 
 const ALWAYS = new Set(['metadata', 'error']);
 
@@ -25,7 +25,7 @@ export function streamRun(run: RunRecord, modes: string[], headers: Record<strin
     stream: (write, end, closed) => {
       for (const event of run.events) if (wanted(event)) write(format(event));
       // Once the run has ended the stream closes, with no end event of its own (STREAM-SSE-CLOSE-AT-END).
-      if (isFinal(run.status)) {
+      if (hasEnded(run.status)) {
         end();
         return;
       }

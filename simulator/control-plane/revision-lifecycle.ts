@@ -6,7 +6,7 @@ import { contract } from '../../specs/contract.ts';
 import type { RevisionStatus } from '../../specs/types/control-plane.ts';
 
 // REVISION-STATUS-VALUES: a revision takes only the contract's RevisionStatus values.
-export const REVISION_STATUSES = (contract().documents['control-plane'].components!.schemas!.RevisionStatus as { enum: RevisionStatus[] }).enum;
+export const REVISION_STATUSES = contract().enumOf('control-plane', 'RevisionStatus') as RevisionStatus[];
 export type { RevisionStatus };
 
 export const FAILURES = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'] as const;

@@ -753,7 +753,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description Run status values from the reference (Agent Server OpenAPI); the spec gives only success and error as final values and does not show the complete set (§3).
+         * @description Run status values from the reference (Agent Server OpenAPI); the spec gives only success and error as final values (`x-final`) and does not show the complete set (§3). `x-in-progress` lists the statuses of a run that has not ended (the reference's; our interpretation: every other status ends a run).
          * @enum {string}
          */
         RunStatus: "pending" | "running" | "error" | "success" | "timeout" | "interrupted";

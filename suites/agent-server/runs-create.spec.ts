@@ -3,11 +3,13 @@ import { forRule, skipForPrecondition } from '../../harness/checks/attribution.t
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { contract } from '../../specs/contract.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
 import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'interrupted'];
+// RUN-STATUS-VALUES states the reference's list, which is the contract's RunStatus enum: read there, not restated.
+const RUN_STATUSES: string[] = contract().runStatuses.values;
 
 test('POST /threads/{thread_id}/runs creates a run and answers it with its run_id', { tag: '@RUN-CREATE' }, async ({ agent }) => {
   const thread = await newThread(agent);

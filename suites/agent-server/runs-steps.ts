@@ -8,6 +8,7 @@ import type { RunContext } from '../../harness/run-context.ts';
 import type { Time } from '../../harness/time.ts';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { contract } from '../../specs/contract.ts';
 import type { Run, Thread, ThreadState } from '../../specs/types/agent-server.ts';
 
 export type { Run };
@@ -48,8 +49,8 @@ export async function longRun(
   return created;
 }
 
-/** Statuses of a run that has not ended. */
-export const IN_PROGRESS = ['pending', 'running'];
+/** Statuses of a run that has not ended (the contract's RunStatus `x-in-progress`). */
+export const IN_PROGRESS: string[] = contract().runStatuses.inProgress;
 
 const inProgress = (res: ApiResponse<Run>) => res.status >= 200 && res.status < 300 && IN_PROGRESS.includes(res.json?.status ?? '');
 

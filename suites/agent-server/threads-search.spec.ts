@@ -7,15 +7,18 @@ import { forRule, skipForMachine, skipForPrecondition } from '../../harness/chec
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Time } from '../../harness/time.ts';
-import type { Thread } from '../../specs/types/agent-server.ts';
+import { contract } from '../../specs/contract.ts';
+import type { Thread, ThreadSearch } from '../../specs/types/agent-server.ts';
 import { join, longRun, startRun } from './runs-steps.ts';
 import { SCOPE_SEARCH } from './threads-steps.ts';
 
-type SortKey = 'thread_id' | 'status' | 'created_at' | 'updated_at';
-const SORT_KEYS: SortKey[] = ['thread_id', 'status', 'created_at', 'updated_at'];
+// The values the search takes for sort_by and status (the lists THREAD-SEARCH-SORT and THREAD-SEARCH-STATUS name), as the contract has them.
+type SortKey = NonNullable<ThreadSearch['sort_by']>;
+const SORT_KEYS = contract().enumOf('agent-server', 'ThreadSearch', 'sort_by') as SortKey[];
+const THREAD_STATUSES = contract().enumOf('agent-server', 'ThreadSearch', 'status');
 
 /** The rules whose failure explains threads whose runs did not give them the statuses (and times) intended. */
-const RUN_STATUSES = ['THREAD-STATUS-AFTER-RUN', 'THREAD-STATUS-BUSY-DURING-RUN', 'THREAD-SEARCH-ARRAY'];
+const STATUS_RULES = ['THREAD-STATUS-AFTER-RUN', 'THREAD-STATUS-BUSY-DURING-RUN', 'THREAD-SEARCH-ARRAY'];
 
 async function createThreads(agent: ApiClient, scope: string, metadatas: Record<string, unknown>[]): Promise<Thread[]> {
   const threads: Thread[] = [];
@@ -137,9 +140,9 @@ test('a status filter answers only threads with that status', { tag: '@THREAD-SE
   const { threads, release } = await threadsOfEveryStatus(agent, time, scope);
   // Each filter is judged against the statuses the unfiltered search gives (THREAD-STATUS-* judge those).
   const found = new Set(threads.map((t) => t.status));
-  if (found.size < 2) skipForPrecondition(`precondition failed: the threads read only ${[...found].join(', ')}, so no filter can leave any out`, RUN_STATUSES);
+  if (found.size < 2) skipForPrecondition(`precondition failed: the threads read only ${[...found].join(', ')}, so no filter can leave any out`, STATUS_RULES);
   const answers: [string, ApiResponse<Thread[]>][] = [];
-  for (const status of ['idle', 'busy', 'interrupted', 'error']) {
+  for (const status of THREAD_STATUSES) {
     const res = await agent.post<Thread[]>('/threads/search', { status, metadata: { apc_scope: scope } });
     expectArray(res, `search status ${status}`);
     answers.push([status, res]);
@@ -224,7 +227,7 @@ test('sort_by orders the answer by thread_id, status, created_at or updated_at',
       const keys = JSON.stringify(threads.map((t) => [t.thread_id, t.status, t.created_at, t.updated_at]));
       skipForPrecondition(
         `precondition failed: an order of these threads by ${twin} is also one by ${sortBy}, so the answer cannot show which: ${keys}`,
-        RUN_STATUSES,
+        STATUS_RULES,
       );
     }
   }

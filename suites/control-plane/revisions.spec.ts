@@ -9,7 +9,7 @@ import type { RevisionStatus } from '../../specs/types/control-plane.ts';
 import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './deployments-steps.ts';
 
 /** The real control plane's revision statuses: the contract's RevisionStatus list. */
-const REVISION_STATUSES = (contract().documents['control-plane'].components!.schemas!.RevisionStatus as { enum: RevisionStatus[] }).enum;
+const REVISION_STATUSES = contract().enumOf('control-plane', 'RevisionStatus') as RevisionStatus[];
 
 test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with its status', { tag: '@REVISION-GET' }, async ({
   controlPlane,

@@ -1,9 +1,12 @@
 // Multitask strategies broken at the agent server: what reject, interrupt, enqueue and an unknown
 // strategy do to the run in progress and to the new one.
+import { contract } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
 import { calls, jsonError, object, param } from './support.ts';
 
 const CREATES = ['createRun', 'streamRun', 'waitRun'];
+const IN_PROGRESS: string[] = contract().runStatuses.inProgress;
+const STRATEGIES = contract().enumOf('agent-server', 'RunCreate', 'multitask_strategy');
 /** A header of the front's own, carrying what a request was before the front changed it; the target ignores it. */
 const MARK = 'x-apc-front-mark';
 
@@ -15,7 +18,7 @@ function trackInProgress(res: MutableResponse, req: MutableRequest, memory: Map<
   const thread = param(req, 'thread_id') ?? '';
   const run = object(res.body);
   const busy = (memory.get(`busy:${thread}`) as string[] | undefined) ?? [];
-  const started = calls(req, 'createRun') && res.status < 300 && ['pending', 'running'].includes(String(run.status));
+  const started = calls(req, 'createRun') && res.status < 300 && IN_PROGRESS.includes(String(run.status));
   if (started) memory.set(`busy:${thread}`, [...busy, String(run.run_id)]);
   if (calls(req, 'joinRun') && res.status === 200)
     memory.set(
@@ -103,7 +106,7 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
     description: 'an unknown multitask_strategy is refused with a plain-text 422',
     response: (res, req) => {
       const given = strategy(req);
-      const unknown = typeof given === 'string' && !['reject', 'rollback', 'interrupt', 'enqueue'].includes(given);
+      const unknown = typeof given === 'string' && !STRATEGIES.includes(given);
       if (!calls(req, ...CREATES) || res.status !== 422 || !unknown) return res;
       return { status: 422, headers: { 'content-type': 'text/plain' }, body: `invalid multitask_strategy: ${given}` };
     },

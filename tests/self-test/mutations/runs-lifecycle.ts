@@ -1,8 +1,11 @@
 // Runs broken at the agent server: what creation takes and answers, and how a run reads afterwards.
+import { contract } from '../../../specs/contract.ts';
 import type { Mutation } from '../broken-target.ts';
 import { calls, crash, jsonError, object, param, redirect, UUID } from './support.ts';
 
 const CREATES = ['createRun', 'streamRun', 'waitRun'];
+/** The statuses the spec names final (success and error), which RUN-STATUS-FINAL says a run keeps. */
+const FINAL: string[] = contract().runStatuses.final;
 
 export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
   'run-created-at-epoch': {
@@ -65,7 +68,7 @@ export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
       const thread = param(req, 'thread_id') ?? '';
       const count = (memory.get(`created:${thread}`) as number | undefined) ?? 0;
       if (calls(req, ...CREATES) && res.status < 300) memory.set(`created:${thread}`, count + 1);
-      if (!calls(req, 'getRun') || res.status !== 200 || !['success', 'error'].includes(String(object(res.body).status))) return res;
+      if (!calls(req, 'getRun') || res.status !== 200 || !FINAL.includes(String(object(res.body).status))) return res;
       const key = `final:${param(req, 'run_id')}`;
       if (!memory.has(key)) memory.set(key, count);
       return count > (memory.get(key) as number) ? { ...res, body: { ...object(res.body), status: 'pending' } } : res;
