@@ -3,21 +3,16 @@
 // /runs/batch) take the caller's and require them consistent with the run and its parent.
 // A request is applied whole or not at all (ERROR-REFUSED-UNCHANGED-PLATFORM). Plain state, no HTTP.
 import { createHash } from 'node:crypto';
-import { contract } from '../../specs/contract.ts';
 import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
-import { parseDottedOrder, segmentOf, toSecond } from './dotted-order.ts';
+import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceRuns } from './stored-trace-run.ts';
+import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
+import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
 import { normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
-type Loc = (string | number)[];
-
-export interface Attachment {
-  mimeType: string;
-  data: Buffer;
-}
 
 /** One step of an ingestion request, in the order the request carries them. */
 export type IngestOperation =
@@ -26,96 +21,6 @@ export type IngestOperation =
   | { kind: 'feedback'; feedback: Json; at: Loc }
   | { kind: 'attachment'; runId: string; name: string; attachment: Attachment; at: Loc };
 
-/**
- * Who computes trace_id and dotted_order: the service fills in what POST /runs leaves out
- * (spec §4.3); the batch endpoints require the caller's and keep them (TRACE-MULTIPART-CALLER-ORDER).
- */
-type Lineage = 'service' | 'caller';
-
-/** What a run is stored with besides its fields: its lineage and session, kept apart for lookups. */
-interface RunLineage {
-  id: string;
-  trace_id: string;
-  dotted_order: string;
-  parent_run_id: string | null;
-  start_time: string;
-  end_time: string | null;
-  session_id: string;
-  session_name: string | null;
-  thread_id: string | null;
-  run_type?: unknown;
-  reference_example_id?: unknown;
-}
-
-/**
- * A run as stored, compact so that a million fit in memory: what queries filter on as plain
- * properties, and every other field the caller sent as one JSON text (most of a run's size,
- * read only when the run is).
- */
-interface StoredRun extends RunLineage {
-  /** The other fields, as JSON text. */
-  rest: string;
-  /** Whether the run recorded an error (its status reads 'error' once it ends). */
-  failed: boolean;
-  attachments?: Map<string, Attachment>;
-}
-
-type RunFields = Json & RunLineage;
-
-const KEPT_APART = [
-  'id',
-  'trace_id',
-  'dotted_order',
-  'parent_run_id',
-  'start_time',
-  'end_time',
-  'session_id',
-  'session_name',
-  'thread_id',
-  'run_type',
-  'reference_example_id',
-] as const;
-
-/** A run's fields, stored compactly. */
-function compact(fields: RunFields, attachments: Map<string, Attachment> | undefined): StoredRun {
-  const rest: Json = {};
-  for (const key in fields) if (!(KEPT_APART as readonly string[]).includes(key)) rest[key] = fields[key];
-  const run: StoredRun = {
-    id: fields.id,
-    trace_id: fields.trace_id,
-    dotted_order: fields.dotted_order,
-    parent_run_id: fields.parent_run_id,
-    start_time: fields.start_time,
-    end_time: fields.end_time ?? null,
-    session_id: fields.session_id,
-    session_name: fields.session_name,
-    thread_id: fields.thread_id,
-    run_type: fields.run_type,
-    reference_example_id: fields.reference_example_id,
-    rest: JSON.stringify(rest),
-    failed: Boolean(fields.error),
-  };
-  if (attachments && attachments.size > 0) run.attachments = attachments;
-  return run;
-}
-
-/** A stored run's fields, whole again: a fresh object the caller may change. */
-function expand(run: StoredRun): RunFields {
-  const fields = JSON.parse(run.rest) as RunFields;
-  for (const key of KEPT_APART) if (run[key] !== undefined) (fields as Json)[key] = run[key];
-  return fields;
-}
-
-interface WorkspaceRuns {
-  runs: Map<string, StoredRun>;
-  /** Run ids by trace, and by session (tracing project): reads and queries look there, not at every run. */
-  byTrace: Map<string, string[]>;
-  bySession: Map<string, string[]>;
-  feedback: Map<string, Json>;
-  /** Tracing projects by name: the session a run belongs to. */
-  projects: Map<string, string>;
-}
-
 /** One workspace's runs as a snapshot holds them. */
 interface StoredWorkspaceRuns {
   runs: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
@@ -123,9 +28,6 @@ interface StoredWorkspaceRuns {
   projects: [string, string][];
 }
 
-// A run id is a UUID of any version, v7 included (TRACE-RUN-ID-UUID).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LINEAGE_KEYS = ['trace_id', 'dotted_order', 'parent_run_id'] as const;
 const DEFAULT_PROJECT = 'default';
 
 export class TraceStore {
@@ -135,9 +37,10 @@ export class TraceStore {
 
   /**
    * Applies a request's operations in order, all or none: every ingestion endpoint comes here (TRACE-FLOW-BASIC,
-   * TRACE-FLOW-BATCH), and a malformed one ingests nothing (TRACE-BAD-INPUT, TRACE-MULTIPART-CONSISTENT).
+   * TRACE-FLOW-BATCH), and a malformed one ingests nothing (TRACE-BAD-INPUT, TRACE-MULTIPART-CONSISTENT). Each
+   * operation's body has passed its schema already (the server checks JSON bodies, parseMultipart the parts).
    */
-  ingest(workspaceId: string, operations: IngestOperation[], lineage: Lineage): void {
+  ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): void {
     const data = this.data(workspaceId);
     const staged = new Map<string, StoredRun>();
     const feedback = new Map<string, Json>();
@@ -147,7 +50,7 @@ export class TraceStore {
     const posted = new Set<unknown>();
     for (const op of operations) {
       if (op.kind === 'post') {
-        posted.add(typeof op.run?.id === 'string' ? op.run.id.toLowerCase() : op.run?.id);
+        posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
         const run = this.post(data, op.run, op.at, lineage, lookup, issues);
         if (!run) continue;
         if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
@@ -156,7 +59,7 @@ export class TraceStore {
         const current = lookup(op.id);
         if (!current && posted.has(op.id)) continue;
         if (!current) throw notFound(`Run ${op.id} not found: post it before patching it`);
-        const patched = this.patch(current, op.run, op.at, op.id, issues);
+        const patched = this.patch(current, op.run, op.at, issues);
         if (patched) staged.set(op.id, patched);
       } else if (op.kind === 'feedback') {
         const item = this.feedbackItem(op.feedback, op.at, lineage, issues);
@@ -175,7 +78,7 @@ export class TraceStore {
       }
     }
     if (issues.length > 0) throw unprocessable(`Invalid ingestion request: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
-    for (const run of staged.values()) store(data, run);
+    for (const run of staged.values()) keep(data, run);
     for (const [id, item] of feedback) data.feedback.set(id, item);
   }
 
@@ -185,7 +88,7 @@ export class TraceStore {
     const issues: ValidationIssue[] = [];
     for (const run of runs) {
       const stored = this.post(data, run, ['run'], 'service', (id) => data.runs.get(id), issues);
-      if (stored) store(data, stored);
+      if (stored) keep(data, stored);
     }
     for (const item of feedback) {
       const stored = this.feedbackItem(item, ['feedback'], 'service', issues);
@@ -197,7 +100,7 @@ export class TraceStore {
   /** GET /runs/{run_id}: runs are persisted at once (TRACE-READ-RUN); an unknown one answers 404 (TRACE-READ-UNKNOWN-404). */
   read(workspaceId: string, runId: string): Json {
     const data = this.data(workspaceId);
-    const run = data.runs.get(runId.toLowerCase());
+    const run = data.runs.get(uuidKey(runId));
     if (!run) throw notFound(`Run ${runId} not found`);
     return this.view(data, run);
   }
@@ -298,9 +201,7 @@ export class TraceStore {
   restore(snapshot: Record<string, StoredWorkspaceRuns>): void {
     const workspaces = Object.entries(snapshot).map(([workspaceId, stored]): [string, WorkspaceRuns] => {
       const data: WorkspaceRuns = {
-        runs: new Map(),
-        byTrace: new Map(),
-        bySession: new Map(),
+        ...emptyWorkspace(),
         feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
         projects: new Map(stored.projects),
       };
@@ -308,7 +209,7 @@ export class TraceStore {
         const restored: StoredRun = { ...run };
         if (attachments.length > 0)
           restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
-        store(data, restored);
+        keep(data, restored);
       }
       return [workspaceId, data];
     });
@@ -330,45 +231,26 @@ export class TraceStore {
   /** Each workspace's runs and feedback apart: another workspace finds none of them (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
   private data(workspaceId: string): WorkspaceRuns {
     let data = this.workspaces.get(workspaceId);
-    if (!data)
-      this.workspaces.set(workspaceId, (data = { runs: new Map(), byTrace: new Map(), bySession: new Map(), feedback: new Map(), projects: new Map() }));
+    if (!data) this.workspaces.set(workspaceId, (data = emptyWorkspace()));
     return data;
   }
 
-  private post(
-    data: WorkspaceRuns,
-    body: Json,
-    at: Loc,
-    lineage: Lineage,
-    lookup: (id: string) => StoredRun | undefined,
-    issues: ValidationIssue[],
-  ): StoredRun | undefined {
+  /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its session. */
+  private post(data: WorkspaceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
     const before = issues.length;
-    const issue = (field: string | undefined, msg: string, type = 'value_error') => issues.push({ loc: field ? [...at, field] : at, msg, type });
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      issue(undefined, 'a run is a JSON object', 'model_type');
-      return undefined;
-    }
-    const id = typeof body.id === 'string' && UUID.test(body.id) ? body.id.toLowerCase() : undefined;
-    if (!id) issue('id', body.id === undefined ? 'a run needs its id, a UUID' : 'id must be a UUID', body.id === undefined ? 'missing' : 'uuid_parsing');
-    const times = this.times(body, at, issues);
-    for (const key of ['parent_run_id', 'trace_id'] as const) {
-      const value = body[key];
-      if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value))) issue(key, `${key} must be a UUID`, 'uuid_parsing');
-    }
-    if (body.dotted_order !== undefined && body.dotted_order !== null && typeof body.dotted_order !== 'string')
-      issue('dotted_order', 'dotted_order must be a string', 'string_type');
-    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra)))
-      issue('extra', 'extra must be an object', 'dict_type');
-    if (issues.length > before || !id) return undefined;
+    issues.push(...createdRunIssues(body, at));
+    const times = runTimes(body, at, issues);
+    if (issues.length > before) return undefined;
 
-    const parentId = typeof body.parent_run_id === 'string' ? body.parent_run_id.toLowerCase() : null;
-    const traceId = typeof body.trace_id === 'string' ? body.trace_id.toLowerCase() : undefined;
+    const id = uuidKey(body.id as string);
+    const parentId = typeof body.parent_run_id === 'string' ? uuidKey(body.parent_run_id) : null;
+    const traceId = typeof body.trace_id === 'string' ? uuidKey(body.trace_id) : undefined;
     const dotted = typeof body.dotted_order === 'string' ? body.dotted_order : undefined;
+    const issue = (field: string, msg: string) => issues.push({ loc: [...at, field], msg, type: 'value_error' });
     const computed =
       lineage === 'service' && dotted === undefined
-        ? this.computeLineage(id, parentId, traceId, times.start ?? normalizeTime(this.env.clock.iso())!, lookup, issue)
-        : this.checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue);
+        ? computeLineage({ id, parentId, traceId, start: times.start ?? normalizeTime(this.env.clock.iso())! }, lookup, issue)
+        : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue);
     if (!computed) return undefined;
 
     const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;
@@ -384,96 +266,11 @@ export class TraceStore {
     return compact({ ...fields, thread_id: threadIdOf(fields) }, undefined);
   }
 
-  /**
-   * POST /runs without trace_id and dotted_order: the service derives them from the parent (TRACE-CREATE-GENERATES-ORDER):
-   * the root's id (TRACE-TRACE-ID), the parent's dotted_order and this run's segment (TRACE-DOTTED-ORDER-CHAIN).
-   */
-  private computeLineage(
-    id: string,
-    parentId: string | null,
-    traceId: string | undefined,
-    start: string,
-    lookup: (id: string) => StoredRun | undefined,
-    issue: (field: string, msg: string) => void,
-  ) {
-    const parent = parentId ? lookup(parentId) : undefined;
-    if (parentId && !parent) {
-      issue('parent_run_id', `parent run ${parentId} not found: post the parent first, or send trace_id and dotted_order`);
-      return undefined;
-    }
-    const trace = parent?.trace_id ?? id;
-    if (traceId && traceId !== trace) {
-      issue('trace_id', `trace_id must be the id of the trace's root run, ${trace}`);
-      return undefined;
-    }
-    const own = segmentOf(start, id);
-    return { trace_id: trace, dotted_order: parent ? `${parent.dotted_order}.${own}` : own, parent_run_id: parentId, start_time: start };
-  }
-
-  /**
-   * The caller's trace_id and dotted_order must describe this run under its parent (spec §2.5): the root's id as
-   * trace_id (TRACE-TRACE-ID), the parent's segments then its own (TRACE-DOTTED-ORDER-CHAIN, TRACE-MULTIPART-CONSISTENT).
-   */
-  private checkLineage(
-    run: { id: string; parentId: string | null; traceId?: string; dotted?: string; start?: string; requireTrace: boolean },
-    lookup: (id: string) => StoredRun | undefined,
-    issue: (field: string, msg: string) => void,
-  ) {
-    const { id, parentId, traceId, dotted, start } = run;
-    const missing = [...(dotted === undefined ? ['dotted_order'] : []), ...(traceId === undefined && run.requireTrace ? ['trace_id'] : [])];
-    for (const field of missing) issue(field, `${field} is required: on the batch endpoints the caller computes it (spec §4.3)`);
-    if (missing.length > 0 || dotted === undefined) return undefined;
-    const segments = parseDottedOrder(dotted);
-    if (typeof segments === 'string') {
-      issue('dotted_order', segments);
-      return undefined;
-    }
-    const own = segments[segments.length - 1];
-    const trace = traceId ?? segments[0].runId;
-    const problems: [string, string][] = [];
-    if (own.runId !== id) problems.push(['dotted_order', `the last segment must carry this run's id ${id}, not ${own.runId}`]);
-    if (segments[0].runId !== trace)
-      problems.push(['trace_id', `trace_id ${trace} must be the id in the first (root) segment of dotted_order, ${segments[0].runId}`]);
-    const parentInOrder = segments.length > 1 ? segments[segments.length - 2].runId : null;
-    if (parentId !== null && parentId !== parentInOrder) {
-      problems.push([
-        'parent_run_id',
-        parentInOrder
-          ? `parent_run_id must be the id in the segment before the run's own, ${parentInOrder}`
-          : "a run with a parent has its parent's segment before its own in dotted_order",
-      ]);
-    }
-    if (start && toSecond(start) !== own.second)
-      problems.push(['dotted_order', `the last segment's timestamp ${own.second} must be the run's start_time ${start}`]);
-    const parent = parentInOrder ? lookup(parentInOrder) : undefined;
-    if (parent && dotted !== `${parent.dotted_order}.${dotted.split('.').pop()}`) {
-      problems.push(['dotted_order', `must extend the parent's dotted_order ${parent.dotted_order} by one segment`]);
-    }
-    for (const [field, msg] of problems) issue(field, msg);
-    if (problems.length > 0) return undefined;
-    return { trace_id: trace, dotted_order: dotted, parent_run_id: parentInOrder, start_time: start ?? normalizeTime(own.second)! };
-  }
-
   /** An update, e.g. outputs (TRACE-UPDATE); the lineage it was created with stays. */
-  private patch(current: StoredRun, body: Json, at: Loc, id: string, issues: ValidationIssue[]): StoredRun | undefined {
+  private patch(current: StoredRun, body: Json, at: Loc, issues: ValidationIssue[]): StoredRun | undefined {
     const before = issues.length;
-    const issue = (field: string, msg: string, type = 'value_error') => issues.push({ loc: [...at, field], msg, type });
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      issues.push({ loc: at, msg: 'a run update is a JSON object', type: 'model_type' });
-      return undefined;
-    }
-    if (body.id !== undefined && String(body.id).toLowerCase() !== id) issue('id', `id ${String(body.id)} differs from the run being updated, ${id}`);
-    for (const key of LINEAGE_KEYS) {
-      const value = body[key];
-      if (value === undefined || (key === 'parent_run_id' && value === null && current.parent_run_id === null)) continue;
-      if (typeof value !== 'string' || value.toLowerCase() !== String(current[key]).toLowerCase())
-        issue(key, `${key} cannot change after the run was created (it is ${String(current[key])})`);
-    }
-    const times = this.times(body, at, issues);
-    if (times.start && toSecond(times.start) !== toSecond(current.start_time))
-      issue('start_time', `start_time cannot move to another second once the run's dotted_order is set (it is ${current.start_time})`);
-    if (body.extra !== undefined && body.extra !== null && (typeof body.extra !== 'object' || Array.isArray(body.extra)))
-      issue('extra', 'extra must be an object', 'dict_type');
+    const times = runTimes(body, at, issues);
+    issues.push(...updateIssues(current, body, at, times));
     if (issues.length > before) return undefined;
 
     const {
@@ -493,46 +290,15 @@ export class TraceStore {
     return compact({ ...fields, thread_id: threadIdOf(fields) }, current.attachments);
   }
 
-  /** start_time and end_time as epoch milliseconds or ISO 8601 (TRACE-TIME-FORMATS). */
-  private times(body: Json, at: Loc, issues: ValidationIssue[]): { start?: string; end?: string | null } {
-    const out: { start?: string; end?: string | null } = {};
-    for (const [key, field] of [
-      ['start', 'start_time'],
-      ['end', 'end_time'],
-    ] as const) {
-      const value = body[field];
-      if (value === undefined || (value === null && key === 'end')) {
-        if (value === null) out.end = null;
-        continue;
-      }
-      const normalized = normalizeTime(value);
-      if (normalized === undefined) {
-        issues.push({ loc: [...at, field], msg: `${field} must be epoch milliseconds or an ISO 8601 datetime`, type: 'datetime_parsing' });
-      } else {
-        out[key] = normalized;
-      }
+  /** A feedback as stored: its ids lower case, the service's id and times where it sent none. */
+  private feedbackItem(body: Json, at: Loc, lineage: LineageSource, issues: ValidationIssue[]): Json | undefined {
+    const refused = batchFeedbackIssues(body, at, lineage);
+    if (refused.length > 0) {
+      issues.push(...refused);
+      return undefined;
     }
-    return out;
-  }
-
-  private feedbackItem(body: Json, at: Loc, lineage: Lineage, issues: ValidationIssue[]): Json | undefined {
-    const before = issues.length;
-    for (const v of contract().validateSchema('platform-api', 'Feedback', body)) {
-      issues.push({ loc: [...at, ...v.at.split('/').filter(Boolean)], msg: v.message, type: 'value_error' });
-    }
-    if (issues.length > before) return undefined;
-    for (const key of ['id', 'run_id', 'trace_id'] as const) {
-      const value = body[key];
-      if (value !== undefined && value !== null && !(typeof value === 'string' && UUID.test(value)))
-        issues.push({ loc: [...at, key], msg: `${key} must be a UUID`, type: 'uuid_parsing' });
-    }
-    // A feedback part of a batch names the trace it belongs to (LangSmith API reference, api.smith.langchain.com/redoc).
-    if (lineage === 'caller' && typeof body.run_id === 'string' && body.trace_id === undefined) {
-      issues.push({ loc: [...at, 'trace_id'], msg: 'feedback sent with a batch must carry the trace_id of its run', type: 'missing' });
-    }
-    if (issues.length > before) return undefined;
     const now = this.env.clock.iso();
-    const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : (value ?? null));
+    const lower = (value: unknown) => (typeof value === 'string' ? uuidKey(value) : (value ?? null));
     return {
       ...body,
       id: lower(body.id) ?? this.env.ids.uuid(),
@@ -582,21 +348,6 @@ export class TraceStore {
       attachments,
     };
   }
-}
-
-/** Keeps a run, indexing it by trace and session the first time its id is stored. */
-function store(data: WorkspaceRuns, run: StoredRun): void {
-  if (!data.runs.has(run.id)) {
-    for (const [index, key] of [
-      [data.byTrace, run.trace_id],
-      [data.bySession, run.session_id],
-    ] as const) {
-      const ids = index.get(key);
-      if (ids) ids.push(run.id);
-      else index.set(key, [run.id]);
-    }
-  }
-  data.runs.set(run.id, run);
 }
 
 /** Orders ISO times and dotted orders (both compare as plain strings). */
