@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import busboy from 'busboy';
 import { ApiError, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import { schemaIssues } from './trace-run-checks.ts';
-import type { IngestOperation } from './traces.ts';
+import type { IngestOperation } from './trace-runs.ts';
 
 type Json = Record<string, unknown>;
 

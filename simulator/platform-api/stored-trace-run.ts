@@ -81,8 +81,8 @@ export function expand(run: StoredRun): RunFields {
   return fields;
 }
 
-export interface WorkspaceRuns {
-  runs: Map<string, StoredRun>;
+export interface WorkspaceTraceRuns {
+  traceRuns: Map<string, StoredRun>;
   /** Run ids by trace, and by session (tracing project): reads and queries look there, not at every run. */
   byTrace: Map<string, string[]>;
   bySession: Map<string, string[]>;
@@ -91,13 +91,13 @@ export interface WorkspaceRuns {
   projects: Map<string, string>;
 }
 
-export function emptyWorkspace(): WorkspaceRuns {
-  return { runs: new Map(), byTrace: new Map(), bySession: new Map(), feedback: new Map(), projects: new Map() };
+export function emptyWorkspace(): WorkspaceTraceRuns {
+  return { traceRuns: new Map(), byTrace: new Map(), bySession: new Map(), feedback: new Map(), projects: new Map() };
 }
 
 /** Keeps a run, indexing it by trace and session the first time its id is stored. */
-export function keep(data: WorkspaceRuns, run: StoredRun): void {
-  if (!data.runs.has(run.id)) {
+export function keep(data: WorkspaceTraceRuns, run: StoredRun): void {
+  if (!data.traceRuns.has(run.id)) {
     for (const [index, key] of [
       [data.byTrace, run.trace_id],
       [data.bySession, run.session_id],
@@ -107,5 +107,5 @@ export function keep(data: WorkspaceRuns, run: StoredRun): void {
       else index.set(key, [run.id]);
     }
   }
-  data.runs.set(run.id, run);
+  data.traceRuns.set(run.id, run);
 }

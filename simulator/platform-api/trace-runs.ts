@@ -7,7 +7,7 @@ import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
-import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceRuns } from './stored-trace-run.ts';
+import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceTraceRuns } from './stored-trace-run.ts';
 import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
 import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
 import { normalizeTime } from './timestamps.ts';
@@ -22,16 +22,16 @@ export type IngestOperation =
   | { kind: 'attachment'; runId: string; name: string; attachment: Attachment; at: Loc };
 
 /** One workspace's runs as a snapshot holds them. */
-interface StoredWorkspaceRuns {
-  runs: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
+interface StoredWorkspaceTraceRuns {
+  traceRuns: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
   feedback: Json[];
   projects: [string, string][];
 }
 
 const DEFAULT_PROJECT = 'default';
 
-export class TraceStore {
-  private readonly workspaces = new Map<string, WorkspaceRuns>();
+export class TraceRunStore {
+  private readonly workspaces = new Map<string, WorkspaceTraceRuns>();
 
   constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
 
@@ -45,7 +45,7 @@ export class TraceStore {
     const staged = new Map<string, StoredRun>();
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
-    const lookup = (id: string) => staged.get(id) ?? data.runs.get(id);
+    const lookup = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
     for (const op of operations) {
@@ -87,7 +87,7 @@ export class TraceStore {
     const data = this.data(workspaceId);
     const issues: ValidationIssue[] = [];
     for (const run of runs) {
-      const stored = this.post(data, run, ['run'], 'service', (id) => data.runs.get(id), issues);
+      const stored = this.post(data, run, ['run'], 'service', (id) => data.traceRuns.get(id), issues);
       if (stored) keep(data, stored);
     }
     for (const item of feedback) {
@@ -100,7 +100,7 @@ export class TraceStore {
   /** GET /runs/{run_id}: runs are persisted at once (TRACE-READ-RUN); an unknown one answers 404 (TRACE-READ-UNKNOWN-404). */
   read(workspaceId: string, runId: string): Json {
     const data = this.data(workspaceId);
-    const run = data.runs.get(uuidKey(runId));
+    const run = data.traceRuns.get(uuidKey(runId));
     if (!run) throw notFound(`Run ${runId} not found`);
     return this.view(data, run);
   }
@@ -181,12 +181,12 @@ export class TraceStore {
   }
 
   /** Runs (attachments in base64), feedback and tracing projects per workspace, as plain JSON. */
-  snapshot(): Record<string, StoredWorkspaceRuns> {
+  snapshot(): Record<string, StoredWorkspaceTraceRuns> {
     return Object.fromEntries(
       [...this.workspaces].map(([workspaceId, data]) => [
         workspaceId,
         {
-          runs: [...data.runs.values()].map(({ attachments, ...run }) => ({
+          traceRuns: [...data.traceRuns.values()].map(({ attachments, ...run }) => ({
             ...run,
             attachments: [...(attachments ?? [])].map(([name, a]) => ({ name, mimeType: a.mimeType, data: a.data.toString('base64') })),
           })),
@@ -198,14 +198,14 @@ export class TraceStore {
   }
 
   /** Puts the runs back in the order they were first stored, so that queries list them as before. */
-  restore(snapshot: Record<string, StoredWorkspaceRuns>): void {
-    const workspaces = Object.entries(snapshot).map(([workspaceId, stored]): [string, WorkspaceRuns] => {
-      const data: WorkspaceRuns = {
+  restore(snapshot: Record<string, StoredWorkspaceTraceRuns>): void {
+    const workspaces = Object.entries(snapshot).map(([workspaceId, stored]): [string, WorkspaceTraceRuns] => {
+      const data: WorkspaceTraceRuns = {
         ...emptyWorkspace(),
         feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
         projects: new Map(stored.projects),
       };
-      for (const { attachments, ...run } of stored.runs) {
+      for (const { attachments, ...run } of stored.traceRuns) {
         const restored: StoredRun = { ...run };
         if (attachments.length > 0)
           restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
@@ -218,25 +218,28 @@ export class TraceStore {
   }
 
   /** The runs a query can match, from the narrowest index its filter names; every run when it names none. */
-  private candidates(data: WorkspaceRuns, filter: { ids?: Set<string> | null; trace?: string; parent?: string; sessions?: Set<string> | null }): StoredRun[] {
-    const resolve = (ids: Iterable<string>) => [...ids].flatMap((id) => data.runs.get(id) ?? []);
+  private candidates(
+    data: WorkspaceTraceRuns,
+    filter: { ids?: Set<string> | null; trace?: string; parent?: string; sessions?: Set<string> | null },
+  ): StoredRun[] {
+    const resolve = (ids: Iterable<string>) => [...ids].flatMap((id) => data.traceRuns.get(id) ?? []);
     if (filter.ids) return resolve(filter.ids);
-    const trace = filter.trace ?? (filter.parent ? data.runs.get(filter.parent)?.trace_id : undefined);
+    const trace = filter.trace ?? (filter.parent ? data.traceRuns.get(filter.parent)?.trace_id : undefined);
     if (trace) return resolve(data.byTrace.get(trace) ?? []);
     if (filter.parent) return [];
     if (filter.sessions) return [...filter.sessions].flatMap((session) => resolve(data.bySession.get(session) ?? []));
-    return [...data.runs.values()];
+    return [...data.traceRuns.values()];
   }
 
   /** Each workspace's runs and feedback apart: another workspace finds none of them (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
-  private data(workspaceId: string): WorkspaceRuns {
+  private data(workspaceId: string): WorkspaceTraceRuns {
     let data = this.workspaces.get(workspaceId);
     if (!data) this.workspaces.set(workspaceId, (data = emptyWorkspace()));
     return data;
   }
 
   /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its session. */
-  private post(data: WorkspaceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
+  private post(data: WorkspaceTraceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
     const before = issues.length;
     issues.push(...createdRunIssues(body, at));
     const times = runTimes(body, at, issues);
@@ -309,7 +312,7 @@ export class TraceStore {
     };
   }
 
-  private session(data: WorkspaceRuns, sessionId: unknown, sessionName: unknown): { id: string; name: string | null } {
+  private session(data: WorkspaceTraceRuns, sessionId: unknown, sessionName: unknown): { id: string; name: string | null } {
     if (typeof sessionId === 'string' && sessionId !== '') {
       const id = sessionId.toLowerCase();
       return { id, name: [...data.projects].find(([, p]) => p === id)?.[0] ?? null };
@@ -321,13 +324,13 @@ export class TraceStore {
   }
 
   /** A run as read: the fields it was sent with and the service's own (TRACE-OTHER-FIELDS). */
-  private view(data: WorkspaceRuns, run: StoredRun): Json {
+  private view(data: WorkspaceTraceRuns, run: StoredRun): Json {
     const ancestors = run.dotted_order
       .split('.')
       .slice(0, -1)
       .map((s) => s.slice(-36).toLowerCase());
     const below = `${run.dotted_order}.`;
-    const descendants = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.runs.get(id) ?? []).filter((r) => r.dotted_order.startsWith(below));
+    const descendants = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.traceRuns.get(id) ?? []).filter((r) => r.dotted_order.startsWith(below));
     const attachments = Object.fromEntries(
       [...(run.attachments ?? [])].map(([name, a]) => [
         name,

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
 import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
-import { TraceStore, type IngestOperation } from './traces.ts';
+import { TraceRunStore, type IngestOperation } from './trace-runs.ts';
 
 const ROOT = '01a201a1-cfc7-7000-8000-01d3bd3f0f5e';
 const CHILD = '01a201a1-cfc8-7000-8000-0208cb5d3b7f';
@@ -20,7 +20,7 @@ const child = {
   parent_run_id: ROOT,
 };
 
-const store = () => new TraceStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
+const store = () => new TraceRunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
 const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post', run, at: [`post.${String(run.id)}`] });
 
 test('POST /runs computes trace_id and dotted_order from the parent, in the compact form', () => {
