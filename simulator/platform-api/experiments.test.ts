@@ -47,7 +47,7 @@ test('statistics are null on upload and filled once the runs are persisted; toke
   expect([dataset.externally_managed, dataset.example_count, dataset.session_count]).toEqual([true, 2, 1]);
   expect([experiment.latency_p50, experiment.feedback_stats, experiment.run_count]).toEqual([null, null, null]);
   clock.advance(PERSIST_DELAY_MS);
-  const persisted = experiments.session('w', experiment.id)!;
+  const persisted = experiments.experiment('w', experiment.id)!;
   expect(persisted).toMatchObject({ run_count: 2, latency_p50: 3, error_rate: 0.5, total_tokens: null, total_cost: null });
   expect(persisted.latency_p99).toBeCloseTo(3.98);
   expect(persisted.feedback_stats).toMatchObject({ c: { n: 2, avg: 0.5 } });

@@ -174,8 +174,9 @@ export class ExperimentStore {
     return [...this.data(workspaceId).experiments.values()].filter((e) => name === undefined || e.name === name).map((e) => structuredClone(e));
   }
 
-  session(workspaceId: string, sessionId: string): Experiment | undefined {
-    const experiment = this.data(workspaceId).experiments.get(sessionId.toLowerCase());
+  /** GET /sessions/{session_id}: the wire's session is the spec's experiment. */
+  experiment(workspaceId: string, experimentId: string): Experiment | undefined {
+    const experiment = this.data(workspaceId).experiments.get(experimentId.toLowerCase());
     return experiment && structuredClone(experiment);
   }
 

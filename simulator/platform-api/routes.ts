@@ -47,7 +47,7 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     }),
     queryRuns: authed((req, caller) => ({ body: traceRuns.query(ws(caller), req.body) })),
     createFeedback: authed((req, caller) => ({ body: traceRuns.createFeedback(ws(caller), req.body as Json) })),
-    listFeedback: authed((req, caller) => ({ body: traceRuns.listFeedback(ws(caller), { run: list(req, 'run'), session: list(req, 'session') }) })),
+    listFeedback: authed((req, caller) => ({ body: traceRuns.listFeedback(ws(caller), { run: list(req, 'run'), experiment: list(req, 'session') }) })),
     readFeedback: authed((req, caller) => ({ body: traceRuns.readFeedback(ws(caller), req.params.feedback_id) })),
     uploadExperiment: authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body) })),
     createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body) })),
@@ -55,14 +55,15 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     readDataset: authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) })),
     // dataset is a required query parameter: the server refused a request without it.
     listExamples: authed((req, caller) => ({ body: experiments.listExamples(ws(caller), req.query.get('dataset')!) })),
+    // The spec's experiments, uploaded or traced into, which the wire calls sessions.
     listSessions: authed((req, caller) => {
       const name = req.query.get('name') ?? undefined;
-      return { body: [...experiments.experimentsNamed(ws(caller), name), ...traceRuns.projects(ws(caller), name)] };
+      return { body: [...experiments.experimentsNamed(ws(caller), name), ...traceRuns.experimentsNamed(ws(caller), name)] };
     }),
     readSession: authed((req, caller) => {
-      const session = experiments.session(ws(caller), req.params.session_id) ?? traceRuns.project(ws(caller), req.params.session_id);
-      if (!session) throw notFound(`Session ${req.params.session_id} not found`);
-      return { body: session };
+      const experiment = experiments.experiment(ws(caller), req.params.session_id) ?? traceRuns.experiment(ws(caller), req.params.session_id);
+      if (!experiment) throw notFound(`Session ${req.params.session_id} not found`);
+      return { body: experiment };
     }),
   });
 }

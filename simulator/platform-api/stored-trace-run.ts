@@ -8,7 +8,7 @@ export interface Attachment {
   data: Buffer;
 }
 
-/** What a run is stored with besides its fields: its lineage and session, kept apart for lookups. */
+/** What a run is stored with besides its fields: its lineage and experiment (session_id and session_name, the wire's names), kept apart for lookups. */
 interface RunLineage {
   id: string;
   trace_id: string;
@@ -83,24 +83,24 @@ export function expand(run: StoredRun): RunFields {
 
 export interface WorkspaceTraceRuns {
   traceRuns: Map<string, StoredRun>;
-  /** Run ids by trace, and by session (tracing project): reads and queries look there, not at every run. */
+  /** Run ids by trace, and by experiment (their session_id): reads and queries look there, not at every run. */
   byTrace: Map<string, string[]>;
-  bySession: Map<string, string[]>;
+  byExperiment: Map<string, string[]>;
   feedback: Map<string, Json>;
-  /** Tracing projects by name: the session a run belongs to. */
-  projects: Map<string, string>;
+  /** The experiments runs were traced into: their ids by name. */
+  experiments: Map<string, string>;
 }
 
 export function emptyWorkspace(): WorkspaceTraceRuns {
-  return { traceRuns: new Map(), byTrace: new Map(), bySession: new Map(), feedback: new Map(), projects: new Map() };
+  return { traceRuns: new Map(), byTrace: new Map(), byExperiment: new Map(), feedback: new Map(), experiments: new Map() };
 }
 
-/** Keeps a run, indexing it by trace and session the first time its id is stored. */
+/** Keeps a run, indexing it by trace and experiment the first time its id is stored. */
 export function keep(data: WorkspaceTraceRuns, run: StoredRun): void {
   if (!data.traceRuns.has(run.id)) {
     for (const [index, key] of [
       [data.byTrace, run.trace_id],
-      [data.bySession, run.session_id],
+      [data.byExperiment, run.session_id],
     ] as const) {
       const ids = index.get(key);
       if (ids) ids.push(run.id);

@@ -123,7 +123,7 @@ test('queries by trace, parent, session and id find the same runs as a filter ov
   expect(ids(runs.query('w', { trace: all[2][0] }))).toEqual([...all[2]].sort());
   expect(ids(runs.query('w', { parent_run: all[3][0] }))).toEqual(all[3].slice(1).sort());
   expect(ids(runs.query('w', { id: [all[1][2], all[4][0]] }))).toEqual([all[1][2], all[4][0]].sort());
-  const odd = runs.projects('w', 'odd')[0];
+  const odd = runs.experimentsNamed('w', 'odd')[0];
   expect(odd.run_count, 'patches and attachments count a run once').toBe(8);
   expect(ids(runs.query('w', { session: [String(odd.id)], limit: 100 }))).toEqual([...all[1], ...all[3]].sort());
   const root = runs.read('w', all[0][0]);

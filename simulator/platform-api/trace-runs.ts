@@ -25,10 +25,11 @@ export type IngestOperation =
 interface StoredWorkspaceTraceRuns {
   traceRuns: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
   feedback: Json[];
-  projects: [string, string][];
+  experiments: [string, string][];
 }
 
-const DEFAULT_PROJECT = 'default';
+// The experiment of a run sent with no session_id or session_name.
+const DEFAULT_EXPERIMENT = 'default';
 
 export class TraceRunStore {
   private readonly workspaces = new Map<string, WorkspaceTraceRuns>();
@@ -110,17 +111,17 @@ export class TraceRunStore {
     const data = this.data(workspaceId);
     const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
     const ids = lower(query.id);
-    const sessions = lower(query.session);
+    const experiments = lower(query.session); // the wire's session: the experiments' ids
     const examples = lower(query.reference_example);
     const trace = query.trace?.toLowerCase();
     const parent = query.parent_run?.toLowerCase();
-    const matching = this.candidates(data, { ids, trace, parent, sessions }).filter(
+    const matching = this.candidates(data, { ids, trace, parent, experiments }).filter(
       (f) =>
         (!ids || ids.has(f.id)) &&
         (!trace || f.trace_id === trace) &&
         (!parent || f.parent_run_id === parent) &&
         (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
-        (!sessions || sessions.has(String(f.session_id))) &&
+        (!experiments || experiments.has(String(f.session_id))) &&
         (!query.run_type || f.run_type === query.run_type) &&
         (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
     );
@@ -150,29 +151,33 @@ export class TraceRunStore {
     return structuredClone(item);
   }
 
-  listFeedback(workspaceId: string, filter: { run?: string[]; session?: string[] }): Json[] {
+  listFeedback(workspaceId: string, filter: { run?: string[]; experiment?: string[] }): Json[] {
     const runs = filter.run && new Set(filter.run.map((r) => r.toLowerCase()));
-    const sessions = filter.session && new Set(filter.session.map((s) => s.toLowerCase()));
+    const experiments = filter.experiment && new Set(filter.experiment.map((s) => s.toLowerCase()));
     return [...this.data(workspaceId).feedback.values()]
-      .filter((f) => (!runs || runs.has(String(f.run_id))) && (!sessions || sessions.has(String(f.session_id))))
+      .filter((f) => (!runs || runs.has(String(f.run_id))) && (!experiments || experiments.has(String(f.session_id))))
       .map((f) => structuredClone(f));
   }
 
-  /** A tracing project as a session, if `sessionId` names one. */
-  project(workspaceId: string, sessionId: string): Json | undefined {
-    return this.projects(workspaceId).find((p) => p.id === sessionId.toLowerCase());
+  /**
+   * An experiment that runs were traced into, if `experimentId` names one. The wire calls it a session (its runs'
+   * session_id, GET /sessions/{session_id}); the service, a tracing project.
+   */
+  experiment(workspaceId: string, experimentId: string): Json | undefined {
+    return this.experimentsNamed(workspaceId).find((p) => p.id === experimentId.toLowerCase());
   }
 
-  projects(workspaceId: string, name?: string): Json[] {
+  /** The experiments runs were traced into, all or those named `name`, as GET /sessions answers them. */
+  experimentsNamed(workspaceId: string, name?: string): Json[] {
     const data = this.data(workspaceId);
-    return [...data.projects]
-      .filter(([projectName]) => name === undefined || projectName === name)
-      .map(([projectName, id]) => ({
+    return [...data.experiments]
+      .filter(([experimentName]) => name === undefined || experimentName === name)
+      .map(([experimentName, id]) => ({
         id,
-        name: projectName,
+        name: experimentName,
         tenant_id: workspaceId,
         reference_dataset_id: null,
-        run_count: data.bySession.get(id)?.length ?? 0,
+        run_count: data.byExperiment.get(id)?.length ?? 0,
       }));
   }
 
@@ -180,7 +185,7 @@ export class TraceRunStore {
     this.workspaces.clear();
   }
 
-  /** Runs (attachments in base64), feedback and tracing projects per workspace, as plain JSON. */
+  /** Runs (attachments in base64), feedback and experiments per workspace, as plain JSON. */
   snapshot(): Record<string, StoredWorkspaceTraceRuns> {
     return Object.fromEntries(
       [...this.workspaces].map(([workspaceId, data]) => [
@@ -191,7 +196,7 @@ export class TraceRunStore {
             attachments: [...(attachments ?? [])].map(([name, a]) => ({ name, mimeType: a.mimeType, data: a.data.toString('base64') })),
           })),
           feedback: structuredClone([...data.feedback.values()]),
-          projects: [...data.projects],
+          experiments: [...data.experiments],
         },
       ]),
     );
@@ -203,7 +208,7 @@ export class TraceRunStore {
       const data: WorkspaceTraceRuns = {
         ...emptyWorkspace(),
         feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
-        projects: new Map(stored.projects),
+        experiments: new Map(stored.experiments),
       };
       for (const { attachments, ...run } of stored.traceRuns) {
         const restored: StoredRun = { ...run };
@@ -220,14 +225,14 @@ export class TraceRunStore {
   /** The runs a query can match, from the narrowest index its filter names; every run when it names none. */
   private candidates(
     data: WorkspaceTraceRuns,
-    filter: { ids?: Set<string> | null; trace?: string; parent?: string; sessions?: Set<string> | null },
+    filter: { ids?: Set<string> | null; trace?: string; parent?: string; experiments?: Set<string> | null },
   ): StoredRun[] {
     const resolve = (ids: Iterable<string>) => [...ids].flatMap((id) => data.traceRuns.get(id) ?? []);
     if (filter.ids) return resolve(filter.ids);
     const trace = filter.trace ?? (filter.parent ? data.traceRuns.get(filter.parent)?.trace_id : undefined);
     if (trace) return resolve(data.byTrace.get(trace) ?? []);
     if (filter.parent) return [];
-    if (filter.sessions) return [...filter.sessions].flatMap((session) => resolve(data.bySession.get(session) ?? []));
+    if (filter.experiments) return [...filter.experiments].flatMap((experiment) => resolve(data.byExperiment.get(experiment) ?? []));
     return [...data.traceRuns.values()];
   }
 
@@ -238,7 +243,7 @@ export class TraceRunStore {
     return data;
   }
 
-  /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its session. */
+  /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its experiment. */
   private post(data: WorkspaceTraceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
     const before = issues.length;
     issues.push(...createdRunIssues(body, at));
@@ -257,14 +262,14 @@ export class TraceRunStore {
     if (!computed) return undefined;
 
     const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;
-    const session = this.session(data, sessionId, sessionName);
+    const experiment = this.experimentOf(data, sessionId, sessionName);
     const fields = {
       ...rest,
       id,
       ...computed,
       end_time: times.end ?? null,
-      session_id: session.id,
-      session_name: session.name,
+      session_id: experiment.id,
+      session_name: experiment.name,
     };
     return compact({ ...fields, thread_id: threadIdOf(fields) }, undefined);
   }
@@ -312,14 +317,15 @@ export class TraceRunStore {
     };
   }
 
-  private session(data: WorkspaceTraceRuns, sessionId: unknown, sessionName: unknown): { id: string; name: string | null } {
+  /** The experiment a run's session_id or session_name (the wire's names) puts it in, made on first use. */
+  private experimentOf(data: WorkspaceTraceRuns, sessionId: unknown, sessionName: unknown): { id: string; name: string | null } {
     if (typeof sessionId === 'string' && sessionId !== '') {
       const id = sessionId.toLowerCase();
-      return { id, name: [...data.projects].find(([, p]) => p === id)?.[0] ?? null };
+      return { id, name: [...data.experiments].find(([, p]) => p === id)?.[0] ?? null };
     }
-    const name = typeof sessionName === 'string' && sessionName !== '' ? sessionName : DEFAULT_PROJECT;
-    let id = data.projects.get(name);
-    if (!id) data.projects.set(name, (id = this.env.ids.uuid()));
+    const name = typeof sessionName === 'string' && sessionName !== '' ? sessionName : DEFAULT_EXPERIMENT;
+    let id = data.experiments.get(name);
+    if (!id) data.experiments.set(name, (id = this.env.ids.uuid()));
     return { id, name };
   }
 
