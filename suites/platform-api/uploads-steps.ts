@@ -6,7 +6,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { RunContext } from '../../harness/run-context.ts';
 import type { Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
-import { type RunIds, untilWritten } from './traces.ts';
+import { type RunIds, untilWritten } from './traces-steps.ts';
 
 export type Json = Record<string, unknown>;
 
