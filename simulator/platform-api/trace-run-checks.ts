@@ -14,7 +14,7 @@ export type Loc = (string | number)[];
 
 /**
  * A multipart part's value against its schema in the contract, as the server checks JSON bodies: a run part's
- * TraceRun, a feedback part's Feedback (TRACE-BAD-INPUT, TRACE-RUN-ID-UUID, TRACE-DOTTED-ORDER-SEGMENT).
+ * TraceRun, a feedback part's Feedback (TRACE-BAD-INPUT; the id's form, TRACE-RUN-ID-UUID; the segments' form, TRACE-DOTTED-ORDER-SEGMENT).
  */
 export function schemaIssues(schema: 'TraceRun' | 'Feedback', value: unknown, at: Loc): ValidationIssue[] {
   return violationIssues(at, contract().validateSchema('platform-api', schema, value));

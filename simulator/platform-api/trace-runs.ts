@@ -1,7 +1,7 @@
 // Trace runs and their feedback, per workspace (spec §2.5, §4.3). POST /runs lets the
 // service compute trace_id and dotted_order; the batch endpoints (/runs/multipart,
 // /runs/batch) take the caller's and require them consistent with the run and its parent.
-// A request is applied whole or not at all (ERROR-REFUSED-UNCHANGED-PLATFORM). Plain state, no HTTP.
+// A request is applied whole or not at all. Plain state, no HTTP.
 import { createHash } from 'node:crypto';
 import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
@@ -38,7 +38,8 @@ export class TraceRunStore {
 
   /**
    * Applies a request's operations in order, all or none: every ingestion endpoint comes here (TRACE-FLOW-BASIC,
-   * TRACE-FLOW-BATCH), and a malformed one ingests nothing (TRACE-BAD-INPUT, TRACE-MULTIPART-CONSISTENT). Each
+   * TRACE-FLOW-BATCH), and a malformed one ingests nothing (TRACE-BAD-INPUT, TRACE-MULTIPART-CONSISTENT,
+   * ERROR-REFUSED-UNCHANGED-PLATFORM). Each
    * operation's body has passed its schema already (the server checks JSON bodies, parseMultipart the parts).
    */
   ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): void {
