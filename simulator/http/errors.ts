@@ -1,10 +1,29 @@
 // One typed error for every refusal the simulator makes. Handlers and state modules
 // throw it; the server renders it in the plane's documented error shape.
+import type { Violation } from '../../specs/contract.ts';
 
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
   type: string;
+}
+
+/** A schema's violations as validation issues under `prefix`; a missing field is named in its location, as FastAPI does (§2.2). */
+export function violationIssues(prefix: (string | number)[], violations: Violation[]): ValidationIssue[] {
+  return violations.map((v) => ({
+    loc: [...prefix, ...pointerSegments(v.at), ...(v.missing === undefined ? [] : [v.missing])],
+    msg: v.message,
+    type: v.missing === undefined ? 'value_error' : 'missing',
+  }));
+}
+
+function pointerSegments(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
 export class ApiError extends Error {

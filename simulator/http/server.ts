@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import type { FaultEffect } from '../faults.ts';
-import { ApiError, errorBody, type ErrorStyle, type ValidationIssue } from './errors.ts';
+import { ApiError, errorBody, type ErrorStyle, type ValidationIssue, violationIssues } from './errors.ts';
 import { isStream, RouteIndex, type Reply, type Request, type Route, type StreamReply } from './router.ts';
 
 interface PlaneOptions {
@@ -296,13 +296,7 @@ function declaresNoBody(req: IncomingMessage): boolean {
 function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
   const checks = requestChecks(operation);
   const issues: ValidationIssue[] = [];
-  const add = (prefix: (string | number)[], violations: Violation[]) => {
-    for (const v of violations) {
-      // A missing field is named in its location, as FastAPI does (§2.2).
-      const loc = [...prefix, ...pointerSegments(v.at), ...(v.missing === undefined ? [] : [v.missing])];
-      issues.push({ loc, msg: v.message, type: v.missing === undefined ? 'value_error' : 'missing' });
-    }
-  };
+  const add = (prefix: (string | number)[], violations: Violation[]) => issues.push(...violationIssues(prefix, violations));
   for (const name in params) {
     const check = checks.path.get(name);
     if (check) add(['path', name], check(params[name]));
@@ -357,15 +351,6 @@ function requestChecks(operation: Operation<Api>): RequestChecks {
   };
   compiledChecks.set(operation, checks);
   return checks;
-}
-
-function pointerSegments(pointer: string): (string | number)[] {
-  if (!pointer) return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
 function coerceQuery(value: string, schema: unknown): unknown {

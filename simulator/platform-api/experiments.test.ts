@@ -4,13 +4,13 @@ import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import type { ExperimentUploadRequest as UploadRequest } from '../../specs/types/platform-api.ts';
 import { ExperimentStore, PERSIST_DELAY_MS } from './experiments.ts';
-import { TraceStore } from './traces.ts';
+import { TraceRunStore } from './trace-runs.ts';
 
 function setup() {
   const clock = new VirtualClock();
   const ids = new IdGenerator('experiments');
-  const runs = new TraceStore({ clock, ids });
-  return { clock, runs, experiments: new ExperimentStore({ clock, ids, runs }) };
+  const traceRuns = new TraceRunStore({ clock, ids });
+  return { clock, traceRuns, experiments: new ExperimentStore({ clock, ids, traceRuns }) };
 }
 
 const ROW = '5b0c7e1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d';
@@ -42,17 +42,17 @@ const upload = (extra: Partial<UploadRequest> = {}): UploadRequest => ({
 });
 
 test('statistics are null on upload and filled once the runs are persisted; tokens and cost stay null', () => {
-  const { clock, experiments, runs } = setup();
+  const { clock, experiments, traceRuns } = setup();
   const { dataset, experiment } = experiments.upload('w', upload());
   expect([dataset.externally_managed, dataset.example_count, dataset.session_count]).toEqual([true, 2, 1]);
   expect([experiment.latency_p50, experiment.feedback_stats, experiment.run_count]).toEqual([null, null, null]);
   clock.advance(PERSIST_DELAY_MS);
-  const persisted = experiments.session('w', experiment.id)!;
+  const persisted = experiments.experiment('w', experiment.id)!;
   expect(persisted).toMatchObject({ run_count: 2, latency_p50: 3, error_rate: 0.5, total_tokens: null, total_cost: null });
   expect(persisted.latency_p99).toBeCloseTo(3.98);
   expect(persisted.feedback_stats).toMatchObject({ c: { n: 2, avg: 0.5 } });
   expect(persisted.session_feedback_stats).toMatchObject({ overall: { n: 1, avg: 1 } });
-  expect(runs.query('w', { session: [experiment.id] }).runs.map((r) => r.inputs)).toEqual(expect.arrayContaining([{ q: 1 }, { q: 2 }]));
+  expect(traceRuns.query('w', { session: [experiment.id] }).runs.map((r) => r.inputs)).toEqual(expect.arrayContaining([{ q: 1 }, { q: 2 }]));
 });
 
 test('rule 1 and rule 4 are refused with 422 naming the rule, creating nothing', () => {

@@ -7,7 +7,7 @@ import type { Dataset, DatasetCreate, Example, Experiment, ExperimentUploadReque
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
-import type { TraceStore } from './traces.ts';
+import type { TraceRunStore } from './trace-runs.ts';
 import { epochMs, normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
@@ -50,7 +50,7 @@ interface StoredWorkspaceExperiments {
 export class ExperimentStore {
   private readonly workspaces = new Map<string, WorkspaceExperiments>();
 
-  constructor(private readonly env: { clock: Clock; ids: IdGenerator; runs: TraceStore }) {}
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator; traceRuns: TraceRunStore }) {}
 
   /**
    * POST /api/v1/datasets/upload-experiment: validates all six rules before changing anything (UPLOAD-VIOLATION-4XX,
@@ -174,8 +174,9 @@ export class ExperimentStore {
     return [...this.data(workspaceId).experiments.values()].filter((e) => name === undefined || e.name === name).map((e) => structuredClone(e));
   }
 
-  session(workspaceId: string, sessionId: string): Experiment | undefined {
-    const experiment = this.data(workspaceId).experiments.get(sessionId.toLowerCase());
+  /** GET /sessions/{session_id}: the wire's session is the spec's experiment. */
+  experiment(workspaceId: string, experimentId: string): Experiment | undefined {
+    const experiment = this.data(workspaceId).experiments.get(experimentId.toLowerCase());
     return experiment && structuredClone(experiment);
   }
 
@@ -222,7 +223,7 @@ export class ExperimentStore {
   private persistLater(workspaceId: string, data: WorkspaceExperiments, experimentId: string, pending: PendingPersist): void {
     this.env.clock.schedule(pending.at, () => {
       data.pending.delete(experimentId);
-      this.env.runs.insert(workspaceId, pending.runs, pending.feedback);
+      this.env.traceRuns.insert(workspaceId, pending.runs, pending.feedback);
       Object.assign(data.experiments.get(experimentId)!, pending.statistics);
     });
   }

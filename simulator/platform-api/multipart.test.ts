@@ -67,3 +67,20 @@ test('malformed bodies are refused with a 4xx', async () => {
   expect(await refusal(() => parseMultipart(ok, { ...type, 'content-encoding': 'gzip' }))).toBe(400);
   expect(await refusal(() => parseMultipart(ok, { ...type, 'content-encoding': 'br' }))).toBe(415);
 });
+
+test('runs and feedback are checked against their schemas in the contract, field parts included', async () => {
+  const run = '01a201a1-cfc7-7000-8000-01d3bd3f0f5e';
+  const type = { 'content-type': 'multipart/form-data; boundary=b0undary' };
+  const refused = async (parts: { name: string; data: string }[]) =>
+    (await awaitedRefusalOf(() => parseMultipart(body(parts.map((p) => ({ ...p, type: 'application/json' }))), type)))?.issues?.map((i) => i.loc);
+  expect(await refused([{ name: `post.${run}`, data: JSON.stringify({ trace_id: 'not-a-uuid' }) }])).toEqual([[`post.${run}`, 'trace_id']]);
+  expect(await refused([{ name: `post.${run}`, data: '[]' }])).toEqual([[`post.${run}`]]);
+  expect(
+    await refused([
+      { name: `post.${run}`, data: '{}' },
+      { name: `post.${run}.extra`, data: '"text"' },
+    ]),
+  ).toEqual([[`post.${run}`, 'extra']]);
+  expect(await refused([{ name: `feedback.${run}`, data: JSON.stringify({ key: 'k', run_id: 'nope' }) }])).toEqual([[`feedback.${run}`, 'run_id']]);
+  expect(await refused([{ name: `feedback.${run}`, data: JSON.stringify({ score: 1 }) }])).toEqual([[`feedback.${run}`, 'key']]);
+});

@@ -3,13 +3,15 @@
 // `post|patch.<id>.<field>` one of its out-of-band fields, `feedback.<id>` a feedback and
 // `attachment.<run id>.<name>` raw bytes, applied in order (TRACE-MULTIPART-LAYOUT). The whole body may be gzip (or zstd,
 // where the runtime has it) encoded and may arrive chunked (TRACE-MULTIPART-ENCODING). Parsed with busboy; a
-// broken body is a 4xx (TRACE-BAD-INPUT).
+// broken body is a 4xx (TRACE-BAD-INPUT), and each run and feedback is checked against its schema in the
+// contract, as the server checks a JSON body.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import busboy from 'busboy';
 import { ApiError, unprocessable, type ValidationIssue } from '../http/errors.ts';
-import type { IngestOperation } from './traces.ts';
+import { schemaIssues } from './trace-run-checks.ts';
+import type { IngestOperation } from './trace-runs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -33,7 +35,7 @@ const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: (data: Buffer)
 /** Content encodings this runtime can decode, for /info's instance flags. */
 export const SUPPORTS_ZSTD = typeof zstdDecompress === 'function';
 
-/** The operations of a multipart body, in the order of its parts. */
+/** The operations of a multipart body, in the order of its parts, each run and feedback valid by its schema. */
 export async function parseMultipart(raw: Buffer, headers: IncomingHttpHeaders): Promise<IngestOperation[]> {
   const contentType = headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType)) {
@@ -139,8 +141,10 @@ function toOperations(parts: Part[]): IngestOperation[] {
     if ((m = RUN_PART.exec(part.name))) {
       const value = json(part);
       if (value === undefined) continue;
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        issues.push({ loc: [part.name], msg: 'a run part holds a JSON object', type: 'model_type' });
+      // A run part holds a TraceRun, the object its field parts complete.
+      const refused = schemaIssues('TraceRun', value, [part.name]);
+      if (refused.length > 0) {
+        issues.push(...refused);
         continue;
       }
       const entry = runOp(m[1] as 'post' | 'patch', m[2]);
@@ -154,6 +158,7 @@ function toOperations(parts: Part[]): IngestOperation[] {
       if (value === undefined) continue;
       const feedback =
         typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Json), id: (value as Json).id ?? m[1] } : (value as Json);
+      issues.push(...schemaIssues('Feedback', feedback, [part.name]));
       operations.push({ kind: 'feedback', feedback, at: [part.name] });
     } else if ((m = ATTACHMENT_PART.exec(part.name))) {
       operations.push({ kind: 'attachment', runId: m[1].toLowerCase(), name: m[2], attachment: { mimeType: part.mimeType, data: part.data }, at: [part.name] });
@@ -167,6 +172,8 @@ function toOperations(parts: Part[]): IngestOperation[] {
   }
   for (const [key, entry] of runs) {
     if (!entry.main) issues.push({ loc: [key], msg: `field parts for ${key} without the part ${key} itself`, type: 'missing' });
+    // The run with its field parts (an extra part must hold an object, as any extra).
+    else issues.push(...schemaIssues('TraceRun', entry.op.run, entry.op.at));
   }
   if (issues.length > 0) throw unprocessable(`Invalid multipart body: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
   return operations;

@@ -1,4 +1,4 @@
-// The platform API of one region (spec §1): its runs, experiments and OAuth flows. The US
+// The platform API of one region (spec §1): its trace runs, experiments and OAuth flows. The US
 // and EU regions are two instances, each holding its own data.
 import type { Region } from '../auth/workspaces.ts';
 import type { Clock } from '../clock.ts';
@@ -6,7 +6,7 @@ import type { IdGenerator } from '../ids.ts';
 import { ExperimentStore } from './experiments.ts';
 import { SUPPORTS_ZSTD } from './multipart.ts';
 import { OAuthFlows } from './oauth.ts';
-import { TraceStore } from './traces.ts';
+import { TraceRunStore } from './trace-runs.ts';
 
 interface InstanceFlags {
   gzip_body_enabled: boolean;
@@ -14,7 +14,7 @@ interface InstanceFlags {
 }
 
 export class PlatformApi {
-  readonly runs: TraceStore;
+  readonly traceRuns: TraceRunStore;
   readonly experiments: ExperimentStore;
   readonly oauth: OAuthFlows;
   /** What GET /info advertises; the official client compresses multipart bodies as these allow. */
@@ -24,8 +24,8 @@ export class PlatformApi {
     readonly region: Region,
     env: { clock: Clock; ids: IdGenerator },
   ) {
-    this.runs = new TraceStore(env);
-    this.experiments = new ExperimentStore({ ...env, runs: this.runs });
+    this.traceRuns = new TraceRunStore(env);
+    this.experiments = new ExperimentStore({ ...env, traceRuns: this.traceRuns });
     this.oauth = new OAuthFlows(env);
   }
 
@@ -54,19 +54,24 @@ export class PlatformApi {
 
   /** Runs, feedback, datasets, experiments, OAuth flows and the instance flags, as plain JSON. */
   snapshot() {
-    return { runs: this.runs.snapshot(), experiments: this.experiments.snapshot(), oauth: this.oauth.snapshot(), instanceFlags: { ...this.instanceFlags } };
+    return {
+      traceRuns: this.traceRuns.snapshot(),
+      experiments: this.experiments.snapshot(),
+      oauth: this.oauth.snapshot(),
+      instanceFlags: { ...this.instanceFlags },
+    };
   }
 
   restore(snapshot: ReturnType<PlatformApi['snapshot']>): void {
     this.reset();
-    this.runs.restore(snapshot.runs);
+    this.traceRuns.restore(snapshot.traceRuns);
     this.experiments.restore(snapshot.experiments);
     this.oauth.restore(snapshot.oauth);
     this.instanceFlags = { ...snapshot.instanceFlags };
   }
 
   reset(): void {
-    this.runs.clear();
+    this.traceRuns.clear();
     this.experiments.clear();
     this.oauth.clear();
     this.instanceFlags = { gzip_body_enabled: false, zstd_compression_enabled: false };

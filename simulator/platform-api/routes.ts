@@ -10,7 +10,7 @@ import type { operations } from '../../specs/types/platform-api.ts';
 import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
 import { parseMultipart } from './multipart.ts';
 import type { PlatformApi } from './platform-api.ts';
-import type { IngestOperation } from './traces.ts';
+import type { IngestOperation } from './trace-runs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
 const accepted = (message: string): Reply => ({ status: 202, body: { message } });
 
 export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDirectory): Route[] {
-  const { runs, experiments, oauth } = platform;
+  const { traceRuns, experiments, oauth } = platform;
   const authed = <Body>(handler: (req: Request<Body>, caller: Caller) => Reply | Promise<Reply>) => withAuth(directory, handler, ['api-key'], platform.region);
   const ws = (caller: Caller) => caller.workspace.id;
 
@@ -28,41 +28,42 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     getInfo: () => ({ body: platform.info() }), // no credentials (TRACE-INFO)
     // TRACE-CREATE, TRACE-UPDATE, TRACE-MULTIPART: POST /runs, PATCH /runs/{run_id}, POST /runs/multipart.
     createRun: authed((req, caller) => {
-      runs.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
+      traceRuns.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
       return accepted('Run created');
     }),
     updateRun: authed((req, caller) => {
-      runs.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
+      traceRuns.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
       return accepted('Run updated');
     }),
-    readRun: authed((req, caller) => ({ body: runs.read(ws(caller), req.params.run_id) })),
+    readRun: authed((req, caller) => ({ body: traceRuns.read(ws(caller), req.params.run_id) })),
     ingestRunsMultipart: authed(async (req, caller) => {
-      runs.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
+      traceRuns.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
       return accepted('Accepted');
     }),
     // The endpoints §4.3 names only in the rate-limit table, served as the service does (TRACE-OTHER-ENDPOINTS).
     ingestRunsBatch: authed((req, caller) => {
-      runs.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
+      traceRuns.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
       return accepted('Runs batch ingested');
     }),
-    queryRuns: authed((req, caller) => ({ body: runs.query(ws(caller), req.body) })),
-    createFeedback: authed((req, caller) => ({ body: runs.createFeedback(ws(caller), req.body as Json) })),
-    listFeedback: authed((req, caller) => ({ body: runs.listFeedback(ws(caller), { run: list(req, 'run'), session: list(req, 'session') }) })),
-    readFeedback: authed((req, caller) => ({ body: runs.readFeedback(ws(caller), req.params.feedback_id) })),
+    queryRuns: authed((req, caller) => ({ body: traceRuns.query(ws(caller), req.body) })),
+    createFeedback: authed((req, caller) => ({ body: traceRuns.createFeedback(ws(caller), req.body as Json) })),
+    listFeedback: authed((req, caller) => ({ body: traceRuns.listFeedback(ws(caller), { run: list(req, 'run'), experiment: list(req, 'session') }) })),
+    readFeedback: authed((req, caller) => ({ body: traceRuns.readFeedback(ws(caller), req.params.feedback_id) })),
     uploadExperiment: authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body) })),
     createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body) })),
     listDatasets: authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
     readDataset: authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) })),
     // dataset is a required query parameter: the server refused a request without it.
     listExamples: authed((req, caller) => ({ body: experiments.listExamples(ws(caller), req.query.get('dataset')!) })),
+    // The spec's experiments, uploaded or traced into, which the wire calls sessions.
     listSessions: authed((req, caller) => {
       const name = req.query.get('name') ?? undefined;
-      return { body: [...experiments.experimentsNamed(ws(caller), name), ...runs.projects(ws(caller), name)] };
+      return { body: [...experiments.experimentsNamed(ws(caller), name), ...traceRuns.experimentsNamed(ws(caller), name)] };
     }),
     readSession: authed((req, caller) => {
-      const session = experiments.session(ws(caller), req.params.session_id) ?? runs.project(ws(caller), req.params.session_id);
-      if (!session) throw notFound(`Session ${req.params.session_id} not found`);
-      return { body: session };
+      const experiment = experiments.experiment(ws(caller), req.params.session_id) ?? traceRuns.experiment(ws(caller), req.params.session_id);
+      if (!experiment) throw notFound(`Session ${req.params.session_id} not found`);
+      return { body: experiment };
     }),
   });
 }

@@ -417,6 +417,10 @@ export interface components {
             start_time?: string | number;
             /** @description End time, an ISO string or epoch milliseconds (not shown in §2.5; langsmith JS client). */
             end_time?: string | number | null;
+            /** @description Extra data of the run, an object; the clients put its metadata under `extra.metadata` (not shown in §2.5; langsmith JS client). */
+            extra?: {
+                [key: string]: unknown;
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -534,6 +538,21 @@ export interface components {
         };
         /** @description A feedback object (§2.6 Feedback). Also the body of the extra POST /feedback. */
         Feedback: {
+            /**
+             * Format: uuid
+             * @description Feedback id, a UUID; the service assigns one when it is left out (not in §2.6; langsmith JS client).
+             */
+            id?: string;
+            /**
+             * Format: uuid
+             * @description The run the feedback is about, or null for feedback on a whole experiment (not in §2.6; langsmith JS client).
+             */
+            run_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The trace of that run (not in §2.6; langsmith JS client).
+             */
+            trace_id?: string | null;
             /** @description Feedback key (§2.6; required). */
             key: string;
             /** @description Numeric score (§2.6). */

@@ -2,8 +2,8 @@
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts';
-import { baseTime, expectNotFound, isoWith, readRun, RunIds, runTree } from './traces.ts';
-import { expectCreatedNothing, experimentStart, uploadBody } from './uploads.ts';
+import { baseTime, expectNotFound, isoWith, readRun, RunIds, runTree } from './traces-steps.ts';
+import { expectCreatedNothing, experimentStart, uploadBody } from './uploads-steps.ts';
 
 test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',

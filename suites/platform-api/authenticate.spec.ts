@@ -7,7 +7,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { RunContext } from '../../harness/run-context.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { AuthenticateResponse as Result } from '../../specs/types/platform-api.ts';
-import { RunIds } from './traces.ts';
+import { RunIds } from './traces-steps.ts';
 
 const AUTHENTICATE = '/v2/auth/authenticate';
 

@@ -2,8 +2,8 @@
 import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { baseTime, expectNotFound, isoWith, multipartBody, readRun, RunIds, runParts, runTree } from './traces.ts';
-import { expectCreatedNothing, experimentStart, upload, uploadBody } from './uploads.ts';
+import { baseTime, expectNotFound, isoWith, multipartBody, readRun, RunIds, runParts, runTree } from './traces-steps.ts';
+import { expectCreatedNothing, experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
 

@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { baseTime, expectNotFound, isoWith, readWritten, RunIds } from './traces.ts';
-import { experimentStart, upload, uploadBody } from './uploads.ts';
+import { baseTime, expectNotFound, isoWith, readWritten, RunIds } from './traces-steps.ts';
+import { experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; pick: number };
 

@@ -5,7 +5,7 @@ import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { caller, Refusal, sendMany, Traffic, type Sample } from '../rate-limits/traffic.ts';
 import { requireRateLimitTraffic } from '../rate-limits/window.ts';
-import { baseTime, isoWith, RunIds } from './traces.ts';
+import { baseTime, isoWith, RunIds } from './traces-steps.ts';
 
 const headerNames = (headers: Record<string, string>) => Object.keys(headers).filter((h) => /^(retry-after|x-ratelimit|ratelimit)/i.test(h));
 

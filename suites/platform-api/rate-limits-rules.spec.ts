@@ -12,7 +12,7 @@ import type { RateLimitRow } from '../../specs/contract.ts';
 import { contract } from '../../specs/contract.ts';
 import { caller, Refusal, samplesFor, scopedIp, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 import { inFreshWindows, requireRateLimitTraffic } from '../rate-limits/window.ts';
-import { baseTime, isoWith, RunIds } from './traces.ts';
+import { baseTime, isoWith, RunIds } from './traces-steps.ts';
 
 const STATS: Sample = { method: 'POST', path: '/runs/stats' };
 const QUERY: Sample = { method: 'POST', path: '/runs/query' };

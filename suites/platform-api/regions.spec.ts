@@ -5,8 +5,8 @@ import { expectJsonError, expectStatus, precondition, rulesOfStep } from '../../
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, readRun, readWritten, RunIds, runTree } from './traces.ts';
-import { experimentStart, upload, uploadBody } from './uploads.ts';
+import { baseTime, isoWith, readRun, readWritten, RunIds, runTree } from './traces-steps.ts';
+import { experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 /** What explains a step at the EU address that failed: its operation's rules, and REGION-TWO-REGIONS where the address serves nothing. */
 const atEu = (res: ApiResponse) => [...rulesOfStep(res), 'REGION-TWO-REGIONS'];

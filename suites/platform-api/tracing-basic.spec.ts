@@ -2,7 +2,7 @@
 // trace_id and dotted_order.
 import { expectJsonError, expectRefused, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, readRun, RunIds, runTree, SEGMENT, type TraceRun } from './traces.ts';
+import { baseTime, isoWith, readRun, RunIds, runTree, SEGMENT, type TraceRun } from './traces-steps.ts';
 
 type ReadRun = TraceRun & {
   outputs?: Record<string, unknown>;

@@ -4,7 +4,7 @@ import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { baseTime, isoWith, readRun, readWritten, RunIds, runTree, untilWritten, type TraceRun } from './traces.ts';
+import { baseTime, isoWith, readRun, readWritten, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };
 

@@ -11,7 +11,7 @@ import { expect, requireEffect, targetApiKey, test } from '../../harness/fixture
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
-import { baseTime, expectNotFound, multipartBody, readRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces.ts';
+import { baseTime, expectNotFound, multipartBody, readRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces-steps.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
 

@@ -3,8 +3,8 @@
 // sends the variants that break it and checks they are refused and create nothing.
 import { expectRefused, expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { RunIds } from './traces.ts';
-import { expectCreatedNothing, experimentStart, persisted, upload, uploadBody, type Json, type Persisted, type UploadAnswer } from './uploads.ts';
+import { RunIds } from './traces-steps.ts';
+import { expectCreatedNothing, experimentStart, persisted, upload, uploadBody, type Json, type Persisted, type UploadAnswer } from './uploads-steps.ts';
 
 interface Seen {
   body: Json;

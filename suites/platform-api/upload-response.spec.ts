@@ -1,8 +1,8 @@
 // §2.6, §4.4: what an experiment upload answers, and the statistics filled in later.
 import { expectSchema, expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { readWritten, RunIds } from './traces.ts';
-import { experimentStart, persisted, upload, uploadBody, type Json } from './uploads.ts';
+import { readWritten, RunIds } from './traces-steps.ts';
+import { experimentStart, persisted, upload, uploadBody, type Json } from './uploads-steps.ts';
 
 const LATENCY_AND_FEEDBACK = ['latency_p50', 'latency_p99', 'feedback_stats', 'session_feedback_stats'];
 const TOKENS_AND_COST = ['total_tokens', 'prompt_tokens', 'completion_tokens', 'total_cost', 'prompt_cost', 'completion_cost'];

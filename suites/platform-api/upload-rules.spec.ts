@@ -5,8 +5,8 @@ import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Dataset } from '../../specs/types/platform-api.ts';
-import { RunIds, UUID } from './traces.ts';
-import { expectCreatedNothing, experimentStart, upload, uploadBody, type Json } from './uploads.ts';
+import { RunIds, UUID } from './traces-steps.ts';
+import { expectCreatedNothing, experimentStart, upload, uploadBody, type Json } from './uploads-steps.ts';
 
 const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
 

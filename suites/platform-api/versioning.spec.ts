@@ -1,8 +1,8 @@
 // §9: the version segments of platform API paths.
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, multipartBody, readRun, readWritten, RunIds, runParts, runTree } from './traces.ts';
-import { experimentStart, uploadBody } from './uploads.ts';
+import { baseTime, isoWith, multipartBody, readRun, readWritten, RunIds, runParts, runTree } from './traces-steps.ts';
+import { experimentStart, uploadBody } from './uploads-steps.ts';
 
 test('run ingestion is served without a version segment and the upload under /api/v1', { tag: '@VERSION-PLATFORM-PATHS' }, async ({ platform, scope, run }) => {
   const ids = new RunIds(scope, run);

@@ -6,7 +6,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { RunContext } from '../../harness/run-context.ts';
 import type { Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
-import { type RunIds, untilWritten } from './traces.ts';
+import { type RunIds, untilWritten } from './traces-steps.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -119,12 +119,13 @@ export async function persisted(platform: ApiClient, time: Time, answer: UploadA
   const examples = listed(await platform.get<Example[]>(`/api/v1/examples?dataset=${answer.dataset.id}`), "the dataset's examples");
   const feedback = new Map<string, Feedback[]>();
   for (const r of runs.json.runs) feedback.set(r.id!, listed(await platform.get<Feedback[]>(`/feedback?run=${r.id}`), `the feedback of run ${r.id}`));
-  const session = listed(await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`), "the experiment's feedback");
+  // The wire's session is the experiment.
+  const experimentFeedback = listed(await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`), "the experiment's feedback");
   return {
     experiment: experiment.json,
     runs: runs.json.runs,
     examples,
     feedback,
-    summary: session.filter((f) => f.run_id === null || f.run_id === undefined),
+    summary: experimentFeedback.filter((f) => f.run_id === null || f.run_id === undefined),
   };
 }

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
 import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
-import { TraceStore, type IngestOperation } from './traces.ts';
+import { TraceRunStore, type IngestOperation } from './trace-runs.ts';
 
 const ROOT = '01a201a1-cfc7-7000-8000-01d3bd3f0f5e';
 const CHILD = '01a201a1-cfc8-7000-8000-0208cb5d3b7f';
@@ -20,7 +20,7 @@ const child = {
   parent_run_id: ROOT,
 };
 
-const store = () => new TraceStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
+const store = () => new TraceRunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs') });
 const post = (run: Record<string, unknown>): IngestOperation => ({ kind: 'post', run, at: [`post.${String(run.id)}`] });
 
 test('POST /runs computes trace_id and dotted_order from the parent, in the compact form', () => {
@@ -123,7 +123,7 @@ test('queries by trace, parent, session and id find the same runs as a filter ov
   expect(ids(runs.query('w', { trace: all[2][0] }))).toEqual([...all[2]].sort());
   expect(ids(runs.query('w', { parent_run: all[3][0] }))).toEqual(all[3].slice(1).sort());
   expect(ids(runs.query('w', { id: [all[1][2], all[4][0]] }))).toEqual([all[1][2], all[4][0]].sort());
-  const odd = runs.projects('w', 'odd')[0];
+  const odd = runs.experimentsNamed('w', 'odd')[0];
   expect(odd.run_count, 'patches and attachments count a run once').toBe(8);
   expect(ids(runs.query('w', { session: [String(odd.id)], limit: 100 }))).toEqual([...all[1], ...all[3]].sort());
   const root = runs.read('w', all[0][0]);

@@ -78,7 +78,7 @@ function compact(iso: string): string {
  * Run i starts `i` seconds after `start`, so every child starts after its parent; its
  * dotted_order carries `digits` fraction digits as the official client does with six.
  */
-export function runTree(ids: RunIds, parents: (number | null)[], options: { start: number; digits?: number; session?: string }): TraceRun[] {
+export function runTree(ids: RunIds, parents: (number | null)[], options: { start: number; digits?: number; experiment?: string }): TraceRun[] {
   const runs: TraceRun[] = [];
   parents.forEach((parentIndex, i) => {
     const ms = options.start + i * 1000 + i;
@@ -95,7 +95,8 @@ export function runTree(ids: RunIds, parents: (number | null)[], options: { star
       trace_id: parent?.trace_id ?? id,
       dotted_order: parent ? `${parent.dotted_order}.${segment}` : segment,
       ...(parent ? { parent_run_id: parent.id } : {}),
-      ...(options.session ? { session_name: options.session } : {}),
+      // The wire names the experiment session.
+      ...(options.experiment ? { session_name: options.experiment } : {}),
       inputs: { index: i },
     });
   });

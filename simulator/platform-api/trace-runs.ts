@@ -1,0 +1,385 @@
+// Trace runs and their feedback, per workspace (spec §2.5, §4.3). POST /runs lets the
+// service compute trace_id and dotted_order; the batch endpoints (/runs/multipart,
+// /runs/batch) take the caller's and require them consistent with the run and its parent.
+// A request is applied whole or not at all. Plain state, no HTTP.
+import { createHash } from 'node:crypto';
+import type { RunQuery } from '../../specs/types/platform-api.ts';
+import type { Clock } from '../clock.ts';
+import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { IdGenerator } from '../ids.ts';
+import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceTraceRuns } from './stored-trace-run.ts';
+import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
+import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
+import { normalizeTime } from './timestamps.ts';
+
+type Json = Record<string, unknown>;
+
+/** One step of an ingestion request, in the order the request carries them. */
+export type IngestOperation =
+  | { kind: 'post'; run: Json; at: Loc }
+  | { kind: 'patch'; id: string; run: Json; at: Loc }
+  | { kind: 'feedback'; feedback: Json; at: Loc }
+  | { kind: 'attachment'; runId: string; name: string; attachment: Attachment; at: Loc };
+
+/** One workspace's runs as a snapshot holds them. */
+interface StoredWorkspaceTraceRuns {
+  traceRuns: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
+  feedback: Json[];
+  experiments: [string, string][];
+}
+
+// The experiment of a run sent with no session_id or session_name.
+const DEFAULT_EXPERIMENT = 'default';
+
+export class TraceRunStore {
+  private readonly workspaces = new Map<string, WorkspaceTraceRuns>();
+
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
+
+  /**
+   * Applies a request's operations in order, all or none: every ingestion endpoint comes here (TRACE-FLOW-BASIC,
+   * TRACE-FLOW-BATCH), and a malformed one ingests nothing (TRACE-BAD-INPUT, TRACE-MULTIPART-CONSISTENT,
+   * ERROR-REFUSED-UNCHANGED-PLATFORM). Each
+   * operation's body has passed its schema already (the server checks JSON bodies, parseMultipart the parts).
+   */
+  ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): void {
+    const data = this.data(workspaceId);
+    const staged = new Map<string, StoredRun>();
+    const feedback = new Map<string, Json>();
+    const issues: ValidationIssue[] = [];
+    const lookup = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
+    // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
+    const posted = new Set<unknown>();
+    for (const op of operations) {
+      if (op.kind === 'post') {
+        posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
+        const run = this.post(data, op.run, op.at, lineage, lookup, issues);
+        if (!run) continue;
+        if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
+        staged.set(run.id, run);
+      } else if (op.kind === 'patch') {
+        const current = lookup(op.id);
+        if (!current && posted.has(op.id)) continue;
+        if (!current) throw notFound(`Run ${op.id} not found: post it before patching it`);
+        const patched = this.patch(current, op.run, op.at, issues);
+        if (patched) staged.set(op.id, patched);
+      } else if (op.kind === 'feedback') {
+        const item = this.feedbackItem(op.feedback, op.at, lineage, issues);
+        if (!item) continue;
+        if (feedback.has(item.id as string) || data.feedback.has(item.id as string)) throw conflict(`Feedback ${String(item.id)} already exists`);
+        feedback.set(item.id as string, item);
+      } else {
+        const target = lookup(op.runId);
+        if (!target) {
+          issues.push({ loc: op.at, msg: `attachment for run ${op.runId}, which this request does not post and which does not exist`, type: 'value_error' });
+          continue;
+        }
+        const attachments = new Map(target.attachments);
+        attachments.set(op.name, op.attachment);
+        staged.set(op.runId, { ...target, attachments });
+      }
+    }
+    if (issues.length > 0) throw unprocessable(`Invalid ingestion request: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+    for (const run of staged.values()) keep(data, run);
+    for (const [id, item] of feedback) data.feedback.set(id, item);
+  }
+
+  /** Stores runs and feedback that the service itself produced (experiment uploads). */
+  insert(workspaceId: string, runs: Json[], feedback: Json[]): void {
+    const data = this.data(workspaceId);
+    const issues: ValidationIssue[] = [];
+    for (const run of runs) {
+      const stored = this.post(data, run, ['run'], 'service', (id) => data.traceRuns.get(id), issues);
+      if (stored) keep(data, stored);
+    }
+    for (const item of feedback) {
+      const stored = this.feedbackItem(item, ['feedback'], 'service', issues);
+      if (stored) data.feedback.set(stored.id as string, stored);
+    }
+    if (issues.length > 0) throw new Error(`[simulator] uploaded experiment produced invalid runs: ${JSON.stringify(issues)}`);
+  }
+
+  /** GET /runs/{run_id}: runs are persisted at once (TRACE-READ-RUN); an unknown one answers 404 (TRACE-READ-UNKNOWN-404). */
+  read(workspaceId: string, runId: string): Json {
+    const data = this.data(workspaceId);
+    const run = data.traceRuns.get(uuidKey(runId));
+    if (!run) throw notFound(`Run ${runId} not found`);
+    return this.view(data, run);
+  }
+
+  /** The runs matching the filter, a page at a time, next null on the last (TRACE-QUERY). */
+  query(workspaceId: string, query: RunQuery): { runs: Json[]; cursors: { next: string | null } } {
+    const data = this.data(workspaceId);
+    const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
+    const ids = lower(query.id);
+    const experiments = lower(query.session); // the wire's session: the experiments' ids
+    const examples = lower(query.reference_example);
+    const trace = query.trace?.toLowerCase();
+    const parent = query.parent_run?.toLowerCase();
+    const matching = this.candidates(data, { ids, trace, parent, experiments }).filter(
+      (f) =>
+        (!ids || ids.has(f.id)) &&
+        (!trace || f.trace_id === trace) &&
+        (!parent || f.parent_run_id === parent) &&
+        (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
+        (!experiments || experiments.has(String(f.session_id))) &&
+        (!query.run_type || f.run_type === query.run_type) &&
+        (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
+    );
+    const direction = query.order === 'asc' ? 1 : -1;
+    matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
+    const offset = Number(query.cursor ?? 0) || 0;
+    const limit = query.limit ?? 100;
+    const page = matching.slice(offset, offset + limit);
+    const next = offset + limit < matching.length ? String(offset + limit) : null;
+    return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
+  }
+
+  /** POST /feedback: one feedback, on its own (TRACE-FEEDBACK). */
+  createFeedback(workspaceId: string, body: Json): Json {
+    const data = this.data(workspaceId);
+    const issues: ValidationIssue[] = [];
+    const item = this.feedbackItem(body, ['body'], 'service', issues);
+    if (!item) throw unprocessable(`Invalid feedback: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+    if (data.feedback.has(item.id as string)) throw conflict(`Feedback ${String(item.id)} already exists`);
+    data.feedback.set(item.id as string, item);
+    return structuredClone(item);
+  }
+
+  readFeedback(workspaceId: string, feedbackId: string): Json {
+    const item = this.data(workspaceId).feedback.get(feedbackId.toLowerCase());
+    if (!item) throw notFound(`Feedback ${feedbackId} not found`);
+    return structuredClone(item);
+  }
+
+  listFeedback(workspaceId: string, filter: { run?: string[]; experiment?: string[] }): Json[] {
+    const runs = filter.run && new Set(filter.run.map((r) => r.toLowerCase()));
+    const experiments = filter.experiment && new Set(filter.experiment.map((s) => s.toLowerCase()));
+    return [...this.data(workspaceId).feedback.values()]
+      .filter((f) => (!runs || runs.has(String(f.run_id))) && (!experiments || experiments.has(String(f.session_id))))
+      .map((f) => structuredClone(f));
+  }
+
+  /**
+   * An experiment that runs were traced into, if `experimentId` names one. The wire calls it a session (its runs'
+   * session_id, GET /sessions/{session_id}); the service, a tracing project.
+   */
+  experiment(workspaceId: string, experimentId: string): Json | undefined {
+    return this.experimentsNamed(workspaceId).find((p) => p.id === experimentId.toLowerCase());
+  }
+
+  /** The experiments runs were traced into, all or those named `name`, as GET /sessions answers them. */
+  experimentsNamed(workspaceId: string, name?: string): Json[] {
+    const data = this.data(workspaceId);
+    return [...data.experiments]
+      .filter(([experimentName]) => name === undefined || experimentName === name)
+      .map(([experimentName, id]) => ({
+        id,
+        name: experimentName,
+        tenant_id: workspaceId,
+        reference_dataset_id: null,
+        run_count: data.byExperiment.get(id)?.length ?? 0,
+      }));
+  }
+
+  clear(): void {
+    this.workspaces.clear();
+  }
+
+  /** Runs (attachments in base64), feedback and experiments per workspace, as plain JSON. */
+  snapshot(): Record<string, StoredWorkspaceTraceRuns> {
+    return Object.fromEntries(
+      [...this.workspaces].map(([workspaceId, data]) => [
+        workspaceId,
+        {
+          traceRuns: [...data.traceRuns.values()].map(({ attachments, ...run }) => ({
+            ...run,
+            attachments: [...(attachments ?? [])].map(([name, a]) => ({ name, mimeType: a.mimeType, data: a.data.toString('base64') })),
+          })),
+          feedback: structuredClone([...data.feedback.values()]),
+          experiments: [...data.experiments],
+        },
+      ]),
+    );
+  }
+
+  /** Puts the runs back in the order they were first stored, so that queries list them as before. */
+  restore(snapshot: Record<string, StoredWorkspaceTraceRuns>): void {
+    const workspaces = Object.entries(snapshot).map(([workspaceId, stored]): [string, WorkspaceTraceRuns] => {
+      const data: WorkspaceTraceRuns = {
+        ...emptyWorkspace(),
+        feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
+        experiments: new Map(stored.experiments),
+      };
+      for (const { attachments, ...run } of stored.traceRuns) {
+        const restored: StoredRun = { ...run };
+        if (attachments.length > 0)
+          restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
+        keep(data, restored);
+      }
+      return [workspaceId, data];
+    });
+    this.workspaces.clear();
+    for (const [id, data] of workspaces) this.workspaces.set(id, data);
+  }
+
+  /** The runs a query can match, from the narrowest index its filter names; every run when it names none. */
+  private candidates(
+    data: WorkspaceTraceRuns,
+    filter: { ids?: Set<string> | null; trace?: string; parent?: string; experiments?: Set<string> | null },
+  ): StoredRun[] {
+    const resolve = (ids: Iterable<string>) => [...ids].flatMap((id) => data.traceRuns.get(id) ?? []);
+    if (filter.ids) return resolve(filter.ids);
+    const trace = filter.trace ?? (filter.parent ? data.traceRuns.get(filter.parent)?.trace_id : undefined);
+    if (trace) return resolve(data.byTrace.get(trace) ?? []);
+    if (filter.parent) return [];
+    if (filter.experiments) return [...filter.experiments].flatMap((experiment) => resolve(data.byExperiment.get(experiment) ?? []));
+    return [...data.traceRuns.values()];
+  }
+
+  /** Each workspace's runs and feedback apart: another workspace finds none of them (AUTH-PLATFORM-WORKSPACE-ISOLATION). */
+  private data(workspaceId: string): WorkspaceTraceRuns {
+    let data = this.workspaces.get(workspaceId);
+    if (!data) this.workspaces.set(workspaceId, (data = emptyWorkspace()));
+    return data;
+  }
+
+  /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its experiment. */
+  private post(data: WorkspaceTraceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
+    const before = issues.length;
+    issues.push(...createdRunIssues(body, at));
+    const times = runTimes(body, at, issues);
+    if (issues.length > before) return undefined;
+
+    const id = uuidKey(body.id as string);
+    const parentId = typeof body.parent_run_id === 'string' ? uuidKey(body.parent_run_id) : null;
+    const traceId = typeof body.trace_id === 'string' ? uuidKey(body.trace_id) : undefined;
+    const dotted = typeof body.dotted_order === 'string' ? body.dotted_order : undefined;
+    const issue = (field: string, msg: string) => issues.push({ loc: [...at, field], msg, type: 'value_error' });
+    const computed =
+      lineage === 'service' && dotted === undefined
+        ? computeLineage({ id, parentId, traceId, start: times.start ?? normalizeTime(this.env.clock.iso())! }, lookup, issue)
+        : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue);
+    if (!computed) return undefined;
+
+    const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;
+    const experiment = this.experimentOf(data, sessionId, sessionName);
+    const fields = {
+      ...rest,
+      id,
+      ...computed,
+      end_time: times.end ?? null,
+      session_id: experiment.id,
+      session_name: experiment.name,
+    };
+    return compact({ ...fields, thread_id: threadIdOf(fields) }, undefined);
+  }
+
+  /** An update, e.g. outputs (TRACE-UPDATE); the lineage it was created with stays. */
+  private patch(current: StoredRun, body: Json, at: Loc, issues: ValidationIssue[]): StoredRun | undefined {
+    const before = issues.length;
+    const times = runTimes(body, at, issues);
+    issues.push(...updateIssues(current, body, at, times));
+    if (issues.length > before) return undefined;
+
+    const {
+      id: _id,
+      child_runs: _children,
+      session_id: _sid,
+      session_name: _sname,
+      start_time: _start,
+      trace_id: _t,
+      dotted_order: _d,
+      parent_run_id: _p,
+      ...changes
+    } = body;
+    const before_ = expand(current);
+    const fields: RunFields = { ...before_, ...changes, extra: mergeExtra(before_.extra, body.extra) };
+    if (times.end !== undefined) fields.end_time = times.end;
+    return compact({ ...fields, thread_id: threadIdOf(fields) }, current.attachments);
+  }
+
+  /** A feedback as stored: its ids lower case, the service's id and times where it sent none. */
+  private feedbackItem(body: Json, at: Loc, lineage: LineageSource, issues: ValidationIssue[]): Json | undefined {
+    const refused = batchFeedbackIssues(body, at, lineage);
+    if (refused.length > 0) {
+      issues.push(...refused);
+      return undefined;
+    }
+    const now = this.env.clock.iso();
+    const lower = (value: unknown) => (typeof value === 'string' ? uuidKey(value) : (value ?? null));
+    return {
+      ...body,
+      id: lower(body.id) ?? this.env.ids.uuid(),
+      run_id: lower(body.run_id),
+      trace_id: lower(body.trace_id),
+      created_at: body.created_at ?? now,
+      modified_at: body.modified_at ?? now,
+    };
+  }
+
+  /** The experiment a run's session_id or session_name (the wire's names) puts it in, made on first use. */
+  private experimentOf(data: WorkspaceTraceRuns, sessionId: unknown, sessionName: unknown): { id: string; name: string | null } {
+    if (typeof sessionId === 'string' && sessionId !== '') {
+      const id = sessionId.toLowerCase();
+      return { id, name: [...data.experiments].find(([, p]) => p === id)?.[0] ?? null };
+    }
+    const name = typeof sessionName === 'string' && sessionName !== '' ? sessionName : DEFAULT_EXPERIMENT;
+    let id = data.experiments.get(name);
+    if (!id) data.experiments.set(name, (id = this.env.ids.uuid()));
+    return { id, name };
+  }
+
+  /** A run as read: the fields it was sent with and the service's own (TRACE-OTHER-FIELDS). */
+  private view(data: WorkspaceTraceRuns, run: StoredRun): Json {
+    const ancestors = run.dotted_order
+      .split('.')
+      .slice(0, -1)
+      .map((s) => s.slice(-36).toLowerCase());
+    const below = `${run.dotted_order}.`;
+    const descendants = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.traceRuns.get(id) ?? []).filter((r) => r.dotted_order.startsWith(below));
+    const attachments = Object.fromEntries(
+      [...(run.attachments ?? [])].map(([name, a]) => [
+        name,
+        {
+          mime_type: a.mimeType,
+          // The bytes travel in the URL itself, so nothing of an attachment is lost.
+          presigned_url: `data:${a.mimeType};base64,${a.data.toString('base64')}`,
+          sha256: createHash('sha256').update(a.data).digest('hex'),
+        },
+      ]),
+    );
+    return {
+      ...expand(run),
+      status: run.end_time ? (run.failed ? 'error' : 'success') : 'pending',
+      parent_run_ids: ancestors,
+      direct_child_run_ids: descendants.filter((r) => r.parent_run_id === run.id).map((r) => r.id),
+      child_run_ids: descendants.map((r) => r.id),
+      attachments,
+    };
+  }
+}
+
+/** Orders ISO times and dotted orders (both compare as plain strings). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * thread_id: top level, or in extra.metadata under the keys the platform reads for threads (langsmith JS client,
+ * langsmith-sdk js/src/run_trees.ts), kept on parents and children alike (TRACE-THREAD-ID).
+ */
+function threadIdOf(fields: Json): string | null {
+  if (typeof fields.thread_id === 'string') return fields.thread_id;
+  const metadata = ((fields.extra as Json | undefined)?.metadata ?? {}) as Json;
+  for (const key of ['thread_id', 'session_id', 'conversation_id']) if (typeof metadata[key] === 'string') return metadata[key] as string;
+  return null;
+}
+
+function mergeExtra(current: unknown, update: unknown): unknown {
+  if (update === undefined || update === null) return current;
+  const before = (current ?? {}) as Json;
+  const after = update as Json;
+  const metadata = { ...((before.metadata ?? {}) as Json), ...((after.metadata ?? {}) as Json) };
+  return { ...before, ...after, metadata };
+}
