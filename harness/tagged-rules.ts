@@ -10,7 +10,7 @@ interface ListedSuite {
 }
 
 /** A test of the suites and the rule ids it is tagged with. */
-export interface TaggedTest {
+interface TaggedTest {
   /** The spec file, relative to suites/. */
   file: string;
   title: string;
