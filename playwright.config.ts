@@ -1,11 +1,22 @@
 // The project's own tests: units beside the code (*.test.ts), the contract's validity,
 // and self-tests that run the suites against the simulator and deliberately broken targets.
 // The broken targets need the clean run first: it tells each mutation which files it reaches.
+// The rules' static checks (`npm run check:rules`, seconds) come before the clean run, so a rule, tag,
+// mutation or exception list left out stops the long self-tests before they start.
 import { defineConfig } from '@playwright/test';
 
 const BROKEN_TARGETS = '**/self-test/broken-targets.test.ts';
 const CLEAN_RUN = '**/self-test/clean-run.setup.ts';
 const MUTATION_SCORE = '**/self-test/mutation-score.test.ts';
+/** The catalogue, the tags, the third hop and the mutations' breaks lists, checked without a run. */
+const RULE_CHECKS = [
+  '**/specs/contract.test.ts',
+  '**/specs/sections.test.ts',
+  '**/tests/coverage.test.ts',
+  '**/tests/three-hops.test.ts',
+  '**/self-test/mutation-coverage.test.ts',
+  '**/self-test/mutation-breaks.test.ts',
+];
 
 export default defineConfig({
   testDir: '.',
@@ -19,9 +30,10 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   reporter: process.env.CI ? [['list'], ['junit', { outputFile: 'test-results/junit.xml' }]] : [['list']],
   projects: [
-    { name: 'clean-run', testMatch: CLEAN_RUN },
+    { name: 'rules', testMatch: RULE_CHECKS },
+    { name: 'clean-run', testMatch: CLEAN_RUN, dependencies: ['rules'] },
     { name: 'broken-targets', testMatch: BROKEN_TARGETS, dependencies: ['clean-run'] },
     { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets'] },
-    { name: 'project', testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, MUTATION_SCORE] },
+    { name: 'project', testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, MUTATION_SCORE, ...RULE_CHECKS] },
   ],
 });

@@ -13,12 +13,27 @@ function listingPlan(): RunPlan {
 }
 
 interface ListedSuite {
-  specs: { tags: string[]; title: string }[];
+  specs: { tags: string[]; title: string; file: string }[];
   suites?: ListedSuite[];
+}
+
+/** A test of the suites and the rule ids it is tagged with. */
+interface TaggedTest {
+  /** The spec file, relative to suites/. */
+  file: string;
+  title: string;
+  rules: string[];
 }
 
 /** Rule id → titles of the tests tagged with it. */
 export function taggedRules(): Map<string, string[]> {
+  const byRule = new Map<string, string[]>();
+  for (const test of taggedTests()) for (const id of test.rules) byRule.set(id, [...(byRule.get(id) ?? []), test.title]);
+  return byRule;
+}
+
+/** Every test of the suites, with its rule tags. */
+export function taggedTests(): TaggedTest[] {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
   const out = execFileSync(
     process.execPath,
@@ -31,16 +46,14 @@ export function taggedRules(): Map<string, string[]> {
     },
   );
   const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };
-  const byRule = new Map<string, string[]>();
+  const tests: TaggedTest[] = [];
   const visit = (suite: ListedSuite) => {
     for (const spec of suite.specs) {
-      for (const tag of spec.tags.map((t) => `@${t.replace(/^@/, '')}`)) {
-        const id = RULE_TAG.exec(tag)?.[1];
-        if (id) byRule.set(id, [...(byRule.get(id) ?? []), spec.title]);
-      }
+      const rules = spec.tags.flatMap((t) => RULE_TAG.exec(`@${t.replace(/^@/, '')}`)?.[1] ?? []);
+      tests.push({ file: spec.file, title: spec.title, rules });
     }
     suite.suites?.forEach(visit);
   };
   report.suites.forEach(visit);
-  return byRule;
+  return tests;
 }

@@ -1,7 +1,8 @@
 // Principle 7: every tested MUST rule, and every SHOULD rule with a test, is broken on purpose by at
 // least one mutation of the catalogue (mutations/), or unmutated-rules.yaml says why no mutation can
 // fail exactly that rule. Whether each mutation does fail exactly its rules is the broken-target
-// self-test's part; this one checks the catalogue covers the rules.
+// self-test's part; this one checks the catalogue covers the rules (mutation-breaks.test.ts, that
+// each rule a mutation names exists and can fail).
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,8 +29,6 @@ test('every tested MUST and SHOULD rule is broken by a mutation, or unmutated-ru
     ).toBe(true);
     expect(u.reason.trim().length, `${u.id} needs a reason`).toBeGreaterThan(20);
   }
-  const unknown = [...broken].filter((id) => !contract().rule(id));
-  expect(unknown, 'mutations breaking rules that are not in specs/rules.yaml').toEqual([]);
   const share = (level: string) => {
     const of = testable.filter((r) => r.level === level);
     return `${of.filter((r) => broken.has(r.id)).length}/${of.length}`;
