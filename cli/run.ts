@@ -13,14 +13,14 @@ import {
   flagOf,
   inCi,
   OptionError,
-  readRunOptions,
-  RUN_OPTIONS,
-  runOptionsHelp,
+  readConformanceOptions,
+  CONFORMANCE_OPTIONS,
+  conformanceOptionsHelp,
   suitesEnvironment,
-  type RunOptionName,
-  type RunOptions,
-  type RunPlan,
-} from '../harness/run-options.ts';
+  type OptionName,
+  type ConformanceOptions,
+  type ConformancePlan,
+} from '../harness/conformance-options.ts';
 import { defaultProfile } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
 import type { ConformanceReport } from '../reports/conformance-report.ts';
@@ -43,7 +43,7 @@ ready, an input refused) still writes report.json, junit.xml, summary.md and rep
 saying why (exit 2).
 
 Options:
-${runOptionsHelp()}
+${conformanceOptionsHelp()}
   -h, --help            this help
 
 Before any test, each plane the target names is probed; one that cannot be reached,
@@ -60,12 +60,15 @@ Exit codes: 0   no MUST rule failed (with --expectations: every verdict as expec
 Every output (report.json, junit.xml, summary.md, report.html) states the same outcome.`;
 
 export async function run(args: string[]): Promise<number> {
-  const values = parse(args, Object.fromEntries(Object.entries(RUN_OPTIONS).map(([name, d]) => [flagOf(name as RunOptionName).slice(2), parseConfigOf(d)])));
+  const values = parse(
+    args,
+    Object.fromEntries(Object.entries(CONFORMANCE_OPTIONS).map(([name, d]) => [flagOf(name as OptionName).slice(2), parseConfigOf(d)])),
+  );
   if (values.help) {
     console.log(RUN_HELP);
     return EXIT.ok;
   }
-  const outDir = RUN_OPTIONS.out.read(values.out, '--out');
+  const outDir = CONFORMANCE_OPTIONS.out.read(values.out, '--out');
   writableFolder(outDir, '--out');
   const reportFile = join(outDir, 'report.json');
   if (existsSync(reportFile)) writeFileSync(reportFile, '');
@@ -106,11 +109,11 @@ const parseConfigOf = (d: { arg?: string; multiple?: boolean }) => ({
   multiple: d.multiple ?? false,
 });
 
-/** The command line as RunOptions, each option checked alone and the options checked together, or a usage error. */
-function readOptions(values: Values): RunOptions {
-  let options: RunOptions;
+/** The command line as ConformanceOptions, each option checked alone and the options checked together, or a usage error. */
+function readOptions(values: Values): ConformanceOptions {
+  let options: ConformanceOptions;
   try {
-    options = readRunOptions(values);
+    options = readConformanceOptions(values);
     if (options.target !== undefined) options.target = checkTarget(options.target);
   } catch (error) {
     if (error instanceof OptionError || error instanceof TargetError) throw new UsageError(error.message);
@@ -130,7 +133,7 @@ function readOptions(values: Values): RunOptions {
 }
 
 /** The files the options name can be read: a usage error now, not a crash in the reporter after the whole run. */
-function checkFiles({ baseline, expectations, durations }: RunOptions): void {
+function checkFiles({ baseline, expectations, durations }: ConformanceOptions): void {
   if (baseline) {
     try {
       const earlier = loadReport(baseline);
@@ -168,7 +171,7 @@ function narrowedBy(values: Values, planes: readonly string[], served: readonly 
  * The target of --target, once each plane it names answered as this API; undefined for the embedded
  * simulator. A target that is not ready stops the run before any test: its report says why (exit 2).
  */
-async function readyTarget(options: RunOptions, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<Target | number | undefined> {
+async function readyTarget(options: ConformanceOptions, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<Target | number | undefined> {
   if (!options.target) return undefined;
   let target: Target;
   try {
@@ -187,7 +190,7 @@ async function readyTarget(options: RunOptions, stopped: (reason: string, target
 }
 
 /** Playwright's command line for the plan: the config, the selection, the time limit. */
-function playwrightArgs(plan: RunPlan): string[] {
+function playwrightArgs(plan: ConformancePlan): string[] {
   const { options } = plan;
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
   // The config beside this module's own kind: .ts in the clone, .js in the installed package (dist/).
@@ -208,7 +211,7 @@ function playwrightArgs(plan: RunPlan): string[] {
   return args;
 }
 
-async function runWith(options: RunOptions, values: Values, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<number> {
+async function runWith(options: ConformanceOptions, values: Values, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<number> {
   const target = await readyTarget(options, stopped);
   if (typeof target === 'number') return target;
   // Scratch space: the run's hand-over from global setup to the workers, and Playwright's per-test folders unless kept.
@@ -219,7 +222,7 @@ async function runWith(options: RunOptions, values: Values, stopped: (reason: st
   const embedded = target
     ? undefined
     : await startEmbeddedSimulator(options.seed, receiverPort, { clock: options.clock, timeScale: options.timeScale, runDurationMs: options.runDuration });
-  const plan: RunPlan = {
+  const plan: ConformancePlan = {
     options: { ...options, webhookReceiverPort: receiverPort },
     embedded: embedded?.target,
     planes: options.plane.length > 0 ? options.plane : [...PLANES],

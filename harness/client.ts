@@ -73,8 +73,8 @@ interface ClientOptions {
    * as a user's client does, or undefined to hand the 429 to the caller.
    */
   retryAfter?: (res: ApiResponse, attempt: number) => number | undefined;
-  /** The metadata that marks what the conformance run creates, so that it can be found again (runMarkOf). */
-  runMark?: Record<string, string>;
+  /** The metadata that marks what the conformance run creates, so that it can be found again (conformanceMarkOf). */
+  conformanceMark?: Record<string, string>;
 }
 
 export class ApiClient {
@@ -84,8 +84,8 @@ export class ApiClient {
   ) {}
 
   /** The metadata to put on what a step creates: the conformance run's mark (`{apc_run: <run tag>}`). */
-  get runMark(): Record<string, string> {
-    return this.options.runMark ?? {};
+  get conformanceMark(): Record<string, string> {
+    return this.options.conformanceMark ?? {};
   }
 
   get<T = unknown>(path: string, options?: RequestOptions) {

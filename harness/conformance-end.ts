@@ -2,16 +2,16 @@
 // runner process, teardown first): what the run created on the target and what it removed.
 import type { Leftovers } from './leftovers.ts';
 
-type RunEnd = Leftovers;
+type ConformanceEnd = Leftovers;
 
 const KEY = Symbol.for('agent-platform-conformance.run-end');
 
-export function recordRunEnd(end: RunEnd): void {
+export function recordConformanceEnd(end: ConformanceEnd): void {
   (globalThis as Record<symbol, unknown>)[KEY] = end;
 }
 
-export function runEnd(): RunEnd {
-  return ((globalThis as Record<symbol, unknown>)[KEY] as RunEnd | undefined) ?? { created: {}, cleanedUp: {}, left: {} };
+export function conformanceEnd(): ConformanceEnd {
+  return ((globalThis as Record<symbol, unknown>)[KEY] as ConformanceEnd | undefined) ?? { created: {}, cleanedUp: {}, left: {} };
 }
 
 const LOST = Symbol.for('agent-platform-conformance.target-lost');

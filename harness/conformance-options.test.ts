@@ -1,11 +1,12 @@
 // The run's options, declared once: the command line's values become typed options with their
 // defaults, a bad value names its flag, and --help shows every option users set (none of the self-tests').
 import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { flagOf, OptionError, planOf, readRunOptions, RUN_OPTIONS, type RunOptionName, runOptionsHelp } from './run-options.ts';
+import { flagOf, OptionError, planOf, readConformanceOptions, CONFORMANCE_OPTIONS, type OptionName, conformanceOptionsHelp } from './conformance-options.ts';
 
 test('no flag given: the defaults, the report folder resolved', () => {
-  const options = readRunOptions({});
+  const options = readConformanceOptions({});
   expect(options.out).toBe(resolve('conformance-report'));
   expect(options.seed).toBe('1');
   expect(options.plane).toEqual([]);
@@ -15,7 +16,7 @@ test('no flag given: the defaults, the report folder resolved', () => {
 });
 
 test('each flag is read into its typed option', () => {
-  const options = readRunOptions({
+  const options = readConformanceOptions({
     out: 'r',
     plane: ['agent-server', 'platform-api'],
     workers: '3',
@@ -50,19 +51,28 @@ test('a bad value is an OptionError naming its flag, and a near miss is suggeste
     [{ 'replay-property': '42' }, /--replay-property must be <seed>:<path>/],
   ];
   for (const [values, message] of cases) {
-    expect(() => readRunOptions(values), JSON.stringify(values)).toThrow(OptionError);
-    expect(() => readRunOptions(values), JSON.stringify(values)).toThrow(message);
+    expect(() => readConformanceOptions(values), JSON.stringify(values)).toThrow(OptionError);
+    expect(() => readConformanceOptions(values), JSON.stringify(values)).toThrow(message);
   }
 });
 
 test("--help lists every option but the self-tests' own, each with its doc", () => {
-  const help = runOptionsHelp();
-  for (const [name, declaration] of Object.entries(RUN_OPTIONS) as [RunOptionName, { internal?: boolean; doc: string }][]) {
+  const help = conformanceOptionsHelp();
+  for (const [name, declaration] of Object.entries(CONFORMANCE_OPTIONS) as [OptionName, { internal?: boolean; doc: string }][]) {
     const listed = help.includes(`  ${flagOf(name)}`);
     expect(listed, flagOf(name)).toBe(!declaration.internal);
     if (listed) expect(help).toContain(declaration.doc.split('\n')[0]);
   }
   expect(flagOf('githubAnnotations')).toBe('--github-annotations');
+});
+
+test("the reference's summary of run names every option --help shows", () => {
+  const reference = readFileSync(resolve(import.meta.dirname, '../docs/reference.md'), 'utf8');
+  const row = reference.split('\n').find((line) => line.startsWith('| `run` |'))!;
+  const missing = (Object.keys(CONFORMANCE_OPTIONS) as OptionName[]).filter(
+    (name) => !CONFORMANCE_OPTIONS[name].internal && !row.includes(`\`${flagOf(name)}`),
+  );
+  expect(missing, 'options of run missing from docs/reference.md').toEqual([]);
 });
 
 test('a config that was not handed a plan says to run through the CLI', () => {

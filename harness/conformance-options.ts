@@ -1,6 +1,6 @@
 // Every option of a conformance run (`run`), declared once: its flag, its default and its doc.
-// The CLI parses the command line into RunOptions (cli/run.ts), works out the rest of the plan
-// (the target it started, the planes, the worker count) and hands the whole RunPlan to the
+// The CLI parses the command line into ConformanceOptions (cli/run.ts), works out the rest of the plan
+// (the target it started, the planes, the worker count) and hands the whole ConformancePlan to the
 // suites' process through one environment variable, read here only. There the Playwright config
 // hands it on, typed: to global setup and the fixtures as its metadata, to the reporters as
 // their options. Suites see it only through fixtures.
@@ -62,7 +62,7 @@ function oneOf<T extends string>(names: readonly T[]) {
   };
 }
 
-export const RUN_OPTIONS = {
+export const CONFORMANCE_OPTIONS = {
   target: declare({
     arg: '<url|file>',
     doc: `the target: an agent-server URL, a simulator URL, or a YAML
@@ -201,27 +201,27 @@ folder removed after the run`,
   }),
 };
 
-type Declared = typeof RUN_OPTIONS;
-export type RunOptionName = keyof Declared;
+type Declared = typeof CONFORMANCE_OPTIONS;
+export type OptionName = keyof Declared;
 
 /** A conformance run's options, as the command line gave them, defaults applied. */
-export type RunOptions = { [Name in RunOptionName]: ReturnType<Declared[Name]['read']> };
+export type ConformanceOptions = { [Name in OptionName]: ReturnType<Declared[Name]['read']> };
 
 /** `--max-duration` for `maxDuration`. */
-export const flagOf = (name: RunOptionName): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+export const flagOf = (name: OptionName): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-/** The command line's values (by flag name, as node:util parseArgs answers them) as RunOptions. */
-export function readRunOptions(values: Record<string, Given>): RunOptions {
-  const entries = (Object.entries(RUN_OPTIONS) as [RunOptionName, Declaration<unknown>][]).map(([name, declaration]) => {
+/** The command line's values (by flag name, as node:util parseArgs answers them) as ConformanceOptions. */
+export function readConformanceOptions(values: Record<string, Given>): ConformanceOptions {
+  const entries = (Object.entries(CONFORMANCE_OPTIONS) as [OptionName, Declaration<unknown>][]).map(([name, declaration]) => {
     const flag = flagOf(name);
     return [name, declaration.read(values[flag.slice(2)], flag)];
   });
-  return Object.fromEntries(entries) as RunOptions;
+  return Object.fromEntries(entries) as ConformanceOptions;
 }
 
 /** The options' section of `run --help`, from their declarations. */
-export function runOptionsHelp(): string {
-  return (Object.entries(RUN_OPTIONS) as [RunOptionName, Declaration<unknown>][])
+export function conformanceOptionsHelp(): string {
+  return (Object.entries(CONFORMANCE_OPTIONS) as [OptionName, Declaration<unknown>][])
     .filter(([, declaration]) => !declaration.internal)
     .map(([name, declaration]) => {
       const head = `  ${flagOf(name)}${declaration.arg ? ` ${declaration.arg}` : ''}`;
@@ -236,8 +236,8 @@ export function runOptionsHelp(): string {
  * What the suites' process is told: the options, and what the CLI worked out from them before
  * the suites start.
  */
-export interface RunPlan {
-  options: RunOptions;
+export interface ConformancePlan {
+  options: ConformanceOptions;
   /** The embedded simulator the CLI started for this run (no --target), named as a target. */
   embedded?: Target;
   /** The planes whose suites run: --plane, or all. */
@@ -257,26 +257,26 @@ export interface RunPlan {
 }
 
 /** The one environment variable the plan crosses into the suites' process by. */
-const PLAN_VARIABLE = 'APC_RUN_PLAN';
+const PLAN_VARIABLE = 'APC_CONFORMANCE_PLAN';
 
 /** The environment of the suites' process: this one's, the plan, and `more` (variables a target config names). */
-export function suitesEnvironment(plan: RunPlan, more: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function suitesEnvironment(plan: ConformancePlan, more: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, ...more, [PLAN_VARIABLE]: JSON.stringify(plan) };
 }
 
 /** The plan the CLI handed this process (the Playwright config reads it, and hands it on). */
-export function handedPlan(): RunPlan {
+export function handedPlan(): ConformancePlan {
   const raw = process.env[PLAN_VARIABLE];
   if (!raw) throw new OptionError('no run plan: run the suites through the CLI (agent-platform-conformance run)');
-  return JSON.parse(raw) as RunPlan;
+  return JSON.parse(raw) as ConformancePlan;
 }
 
 /** Whether output goes to a CI log (the CI variable every CI service sets): progress as dots. */
 export const inCi = (): boolean => !!process.env.CI;
 
 /** The plan as the Playwright config hands it on, in its metadata: global setup's config, a fixture's workerInfo.config. */
-export function planOf(config: { metadata: Record<string, unknown> }): RunPlan {
-  const plan = config.metadata.plan as RunPlan | undefined;
+export function planOf(config: { metadata: Record<string, unknown> }): ConformancePlan {
+  const plan = config.metadata.plan as ConformancePlan | undefined;
   if (!plan) throw new OptionError('no run plan in the Playwright config: run the suites through the CLI (agent-platform-conformance run)');
   return plan;
 }

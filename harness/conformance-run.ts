@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type { Endpoint } from '../specs/contract.ts';
 import type { Profile } from './profile.ts';
 import type { ReceiverAccess } from './receiver-client.ts';
-import type { RunPlan } from './run-options.ts';
+import type { ConformancePlan } from './conformance-options.ts';
 import type { Target } from './target.ts';
 
-export interface RunContext {
-  plan: RunPlan;
+export interface ConformanceRun {
+  plan: ConformancePlan;
   target: Target;
   /** Recording-proxy URL per endpoint: tests reach the target only through these. */
   proxies: Partial<Record<Endpoint, string>>;
@@ -23,7 +23,7 @@ export interface RunContext {
    * on a simulator (reset per run, so reports stay the same), the seed and the start time
    * elsewhere.
    */
-  runTag: string;
+  tag: string;
 }
 
 /** What a shared deployment's exchanges are recorded under, with the worker and the run tag (`shared-deployment-w0-<tag>`). */
@@ -33,30 +33,30 @@ export const SHARED_DEPLOYMENT = 'shared-deployment';
 const RUN_MARK = 'apc_run';
 
 /** The mark of a run's resources: metadata `{apc_run: <run tag>}`, names starting `apc-<run tag>`. */
-export function runMarkOf(run: RunContext): Record<string, string> {
-  return { [RUN_MARK]: run.runTag };
+export function conformanceMarkOf(conformanceRun: ConformanceRun): Record<string, string> {
+  return { [RUN_MARK]: conformanceRun.tag };
 }
 
 /** Where the target reaches the run's webhook receiver: through the configured tunnel, or on loopback. */
-export function receiverUrl(run: RunContext): string {
-  return (run.target.webhookReceiverUrl ?? run.receiver.url).replace(/\/+$/, '');
+export function receiverUrl(conformanceRun: ConformanceRun): string {
+  return (conformanceRun.target.webhookReceiverUrl ?? conformanceRun.receiver.url).replace(/\/+$/, '');
 }
 
-const SHARED = Symbol.for('agent-platform-conformance.run-context');
-const fileOf = (plan: RunPlan) => join(plan.scratch, 'run-context.json');
+const SHARED = Symbol.for('agent-platform-conformance.conformance-run');
+const fileOf = (plan: ConformancePlan) => join(plan.scratch, 'run-context.json');
 
 /** Global setup's part: the run, for the reporter (this process) and the workers (the file). */
-export function shareRunContext(run: RunContext): void {
-  (globalThis as Record<symbol, unknown>)[SHARED] = run;
-  writeFileSync(fileOf(run.plan), JSON.stringify(run));
+export function shareConformanceRun(conformanceRun: ConformanceRun): void {
+  (globalThis as Record<symbol, unknown>)[SHARED] = conformanceRun;
+  writeFileSync(fileOf(conformanceRun.plan), JSON.stringify(conformanceRun));
 }
 
 /** The run global setup shared; undefined in the runner process before it did (it failed). */
-export function sharedRunContext(): RunContext | undefined {
-  return (globalThis as Record<symbol, unknown>)[SHARED] as RunContext | undefined;
+export function sharedConformanceRun(): ConformanceRun | undefined {
+  return (globalThis as Record<symbol, unknown>)[SHARED] as ConformanceRun | undefined;
 }
 
 /** In a worker: the run global setup left in the plan's scratch folder. */
-export function readRunContext(plan: RunPlan): RunContext {
-  return JSON.parse(readFileSync(fileOf(plan), 'utf8')) as RunContext;
+export function readConformanceRun(plan: ConformancePlan): ConformanceRun {
+  return JSON.parse(readFileSync(fileOf(plan), 'utf8')) as ConformanceRun;
 }

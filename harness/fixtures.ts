@@ -9,8 +9,8 @@ import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
-import { readRunContext, receiverUrl, runMarkOf, type RunContext } from './run-context.ts';
-import { planOf } from './run-options.ts';
+import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
+import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { sleep, Time } from './time.ts';
@@ -125,7 +125,7 @@ interface TestFixtures {
 }
 
 interface WorkerFixtures {
-  run: RunContext;
+  conformanceRun: ConformanceRun;
   // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   leanStacks: void;
   /**
@@ -143,7 +143,7 @@ interface WorkerFixtures {
 class Credentials {
   constructor(
     readonly published: PublishedCredentials,
-    private readonly run: RunContext,
+    private readonly conformanceRun: ConformanceRun,
     private readonly testId: string,
   ) {}
 
@@ -165,13 +165,13 @@ class Credentials {
 
   /** A client of `endpoint` (through the proxy) sending this API key, or none. */
   client(endpoint: Endpoint, apiKey?: string): ApiClient {
-    return clientWithKey(this.run, endpoint, this.testId, apiKey)!;
+    return clientWithKey(this.conformanceRun, endpoint, this.testId, apiKey)!;
   }
 }
 
-function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient | undefined {
-  const apiKey = run.target.apiKeyEnv ? secret(run.target.apiKeyEnv) : undefined;
-  return clientWithKey(run, endpoint, testId, apiKey);
+function client(conformanceRun: ConformanceRun, endpoint: Endpoint, testId: string): ApiClient | undefined {
+  const apiKey = conformanceRun.target.apiKeyEnv ? secret(conformanceRun.target.apiKeyEnv) : undefined;
+  return clientWithKey(conformanceRun, endpoint, testId, apiKey);
 }
 
 /**
@@ -180,20 +180,20 @@ function client(run: RunContext, endpoint: Endpoint, testId: string): ApiClient 
  * test is skipped instead, naming the profile that would run it.
  */
 export function clientWithKey(
-  run: RunContext,
+  conformanceRun: ConformanceRun,
   endpoint: Endpoint,
   testId: string,
   apiKey: string | undefined,
   { rateLimited = 'wait' }: { rateLimited?: 'wait' | 'answer' } = {},
 ): ApiClient | undefined {
-  const url = run.proxies[endpoint];
+  const url = conformanceRun.proxies[endpoint];
   const plane = planeOf(endpoint);
   const guard = (method: string, path: string) => {
     const effect = contract().findOperation(plane, method, path)?.operation.document['x-creates'];
-    if (effect) requireEffect(run, effect, `${method} ${path.split('?')[0]}`);
+    if (effect) requireEffect(conformanceRun, effect, `${method} ${path.split('?')[0]}`);
   };
-  const retryAfter = rateLimited === 'wait' && !run.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(run) : undefined;
-  return url ? new ApiClient(url, { plane, testId, apiKey, guard, retryAfter, runMark: runMarkOf(run) }) : undefined;
+  const retryAfter = rateLimited === 'wait' && !conformanceRun.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(conformanceRun) : undefined;
+  return url ? new ApiClient(url, { plane, testId, apiKey, guard, retryAfter, conformanceMark: conformanceMarkOf(conformanceRun) }) : undefined;
 }
 
 /**
@@ -202,11 +202,11 @@ export function clientWithKey(
  * a user's client does: the run's own traffic must not turn into failures of other rules. The
  * test gets the time it waits.
  */
-function waitOutRateLimit(run: RunContext): (res: ApiResponse, attempt: number) => number | undefined {
+function waitOutRateLimit(conformanceRun: ConformanceRun): (res: ApiResponse, attempt: number) => number | undefined {
   return (res, attempt) => {
     if (attempt > 5) return undefined;
     const seconds = Number(res.headers['retry-after']);
-    const wait = Math.ceil(((Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000) / run.target.timeScale) + 50;
+    const wait = Math.ceil(((Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000) / conformanceRun.target.timeScale) + 50;
     const info = test.info();
     info.annotations.push({ type: 'rate-limited', description: `${res.method} ${res.path} answered 429; sent again after ${wait} ms` });
     info.setTimeout(info.timeout + wait);
@@ -215,40 +215,43 @@ function waitOutRateLimit(run: RunContext): (res: ApiResponse, attempt: number) 
 }
 
 /** Skips the test unless the run's profile allows the effect (run --profile): the user declared what the run may create. */
-export function requireEffect(run: RunContext, effect: Effect, what: string): void {
+export function requireEffect(conformanceRun: ConformanceRun, effect: Effect, what: string): void {
   skipDeclared(
-    !allows(run.profile, effect),
-    `the run's profile '${run.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`,
+    !allows(conformanceRun.profile, effect),
+    `the run's profile '${conformanceRun.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`,
   );
 }
 
 /** The target's API key: from its config's api_key_env, or the simulator's primary key. */
-export function targetApiKey(run: RunContext, credentials: PublishedCredentials | undefined): string | undefined {
-  if (run.target.apiKeyEnv) return secret(run.target.apiKeyEnv);
+export function targetApiKey(conformanceRun: ConformanceRun, credentials: PublishedCredentials | undefined): string | undefined {
+  if (conformanceRun.target.apiKeyEnv) return secret(conformanceRun.target.apiKeyEnv);
   return credentials?.api_keys.find((k) => k.role === 'primary')?.key;
 }
 
 /** The key for `endpoint`: on the EU platform API an EU account's (role eu-primary) where there is one (§1). */
-function endpointApiKey(run: RunContext, credentials: PublishedCredentials | undefined, endpoint: Endpoint): string | undefined {
+function endpointApiKey(conformanceRun: ConformanceRun, credentials: PublishedCredentials | undefined, endpoint: Endpoint): string | undefined {
   const eu = endpoint === 'platform-api-eu' ? credentials?.api_keys.find((k) => k.role === 'eu-primary')?.key : undefined;
-  return eu ?? targetApiKey(run, credentials);
+  return eu ?? targetApiKey(conformanceRun, credentials);
 }
 
-function planeClient(run: RunContext, credentials: PublishedCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
-  const api = clientWithKey(run, endpoint, testId, endpointApiKey(run, credentials, endpoint));
-  skipDeclared(!api, `target '${run.target.name}' names no ${endpoint} URL`);
+function planeClient(conformanceRun: ConformanceRun, credentials: PublishedCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
+  const api = clientWithKey(conformanceRun, endpoint, testId, endpointApiKey(conformanceRun, credentials, endpoint));
+  skipDeclared(!api, `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
   return api!;
 }
 
-export function requireCapability(run: RunContext, capability: Capability): void {
-  skipDeclared(!run.target.capabilities.includes(capability), `needs the '${capability}' capability, which target '${run.target.name}' does not have`);
+export function requireCapability(conformanceRun: ConformanceRun, capability: Capability): void {
+  skipDeclared(
+    !conformanceRun.target.capabilities.includes(capability),
+    `needs the '${capability}' capability, which target '${conformanceRun.target.name}' does not have`,
+  );
 }
 
 /** The target's time as a test (or a step tests share, `testId`) sees it: moved on a virtual clock, scaled on a real one. */
-export function timeOf(run: RunContext, testId: string): Time {
-  const virtual = run.target.capabilities.includes('virtual-clock');
-  const admin = virtual ? new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId })) : undefined;
-  return new Time(admin && ((ms) => admin.advance(ms)), run.target.timeScale, run.target.timeouts);
+export function timeOf(conformanceRun: ConformanceRun, testId: string): Time {
+  const virtual = conformanceRun.target.capabilities.includes('virtual-clock');
+  const admin = virtual ? new SimulatorAdmin(new AdminClient(conformanceRun.target.adminUrl!, { testId })) : undefined;
+  return new Time(admin && ((ms) => admin.advance(ms)), conformanceRun.target.timeScale, conformanceRun.target.timeouts);
 }
 
 /** Shows with this test the exchanges recorded under `id`: a step tests share (a shared deployment). */
@@ -257,23 +260,23 @@ export function recordedUnder(testInfo: TestInfo, id: string): void {
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
-  run: [async ({}, use, workerInfo) => use(readRunContext(planOf(workerInfo.config))), { scope: 'worker' }],
+  conformanceRun: [async ({}, use, workerInfo) => use(readConformanceRun(planOf(workerInfo.config))), { scope: 'worker' }],
 
   // Playwright captures a source-mapped stack for every step (each fixture and each expect): a
   // sixth of a run's CPU, for locations the report never shows. The self-tests, which run the
   // suites dozens of times and read only verdicts, turn it off (--lean-stacks); stacks are then
   // V8's own, unmapped.
   leanStacks: [
-    async ({ run }, use) => {
-      if (run.plan.options.leanStacks) Reflect.deleteProperty(Error, 'prepareStackTrace');
+    async ({ conformanceRun }, use) => {
+      if (conformanceRun.plan.options.leanStacks) Reflect.deleteProperty(Error, 'prepareStackTrace');
       await use();
     },
     { scope: 'worker', auto: true },
   ],
 
   targetCredentials: [
-    async ({ run }, use) => {
-      const configured = run.target.credentials;
+    async ({ conformanceRun }, use) => {
+      const configured = conformanceRun.target.credentials;
       if (configured) {
         const entry = (c: ConfiguredCredential) => ({ role: c.role, workspaces: c.workspaces, default_workspace: c.default_workspace ?? null });
         return use({
@@ -283,60 +286,69 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
           bearer_tokens: configured.bearer_tokens.map((c) => ({ token: secret(c.env)!, ...entry(c) })),
         });
       }
-      if (!run.target.capabilities.includes('workspace-credentials') || !run.target.adminUrl) return use(undefined);
-      const info = await new AdminClient(run.target.adminUrl).getSimulatorInfo();
+      if (!conformanceRun.target.capabilities.includes('workspace-credentials') || !conformanceRun.target.adminUrl) return use(undefined);
+      const info = await new AdminClient(conformanceRun.target.adminUrl).getSimulatorInfo();
       await use(info.status === 200 ? info.json.credentials : undefined);
     },
     { scope: 'worker' },
   ],
 
-  controlPlane: async ({ run, targetCredentials }, use, testInfo) => {
-    await use(planeClient(run, targetCredentials, 'control-plane', testInfo.testId));
+  controlPlane: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
+    await use(planeClient(conformanceRun, targetCredentials, 'control-plane', testInfo.testId));
   },
 
-  platform: async ({ run, targetCredentials }, use, testInfo) => {
-    await use(planeClient(run, targetCredentials, 'platform-api', testInfo.testId));
+  platform: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
+    await use(planeClient(conformanceRun, targetCredentials, 'platform-api', testInfo.testId));
   },
 
   // The EU region knows only the accounts that signed up there (§1): an EU account's key, where the target names one.
-  platformEu: async ({ run, targetCredentials }, use, testInfo) => {
-    await use(planeClient(run, targetCredentials, 'platform-api-eu', testInfo.testId));
+  platformEu: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
+    await use(planeClient(conformanceRun, targetCredentials, 'platform-api-eu', testInfo.testId));
   },
 
-  credentials: async ({ run, targetCredentials }, use, testInfo) => {
-    skipDeclared(!targetCredentials, `target '${run.target.name}' has no credentials beyond its API key: name them under 'credentials:' in the target config`);
-    await use(new Credentials(targetCredentials!, run, testInfo.testId));
+  credentials: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
+    skipDeclared(
+      !targetCredentials,
+      `target '${conformanceRun.target.name}' has no credentials beyond its API key: name them under 'credentials:' in the target config`,
+    );
+    await use(new Credentials(targetCredentials!, conformanceRun, testInfo.testId));
   },
 
-  agent: async ({ run }, use, testInfo) => {
-    const api = client(run, 'agent-server', testInfo.testId);
-    skipDeclared(!api, `target '${run.target.name}' names no agent-server URL`);
+  agent: async ({ conformanceRun }, use, testInfo) => {
+    const api = client(conformanceRun, 'agent-server', testInfo.testId);
+    skipDeclared(!api, `target '${conformanceRun.target.name}' names no agent-server URL`);
     await use(api!);
   },
 
-  clock: async ({ run }, use, testInfo) => {
-    requireCapability(run, 'virtual-clock');
-    await use(new SimulatorAdmin(new AdminClient(run.target.adminUrl!, { testId: testInfo.testId })));
+  clock: async ({ conformanceRun }, use, testInfo) => {
+    requireCapability(conformanceRun, 'virtual-clock');
+    await use(new SimulatorAdmin(new AdminClient(conformanceRun.target.adminUrl!, { testId: testInfo.testId })));
   },
 
-  time: async ({ run }, use, testInfo) => {
-    await use(timeOf(run, testInfo.testId));
+  time: async ({ conformanceRun }, use, testInfo) => {
+    await use(timeOf(conformanceRun, testInfo.testId));
   },
 
-  webhookReceiver: async ({ run, time }, use, testInfo) => {
-    const agentUrl = run.target.planes['agent-server'];
+  webhookReceiver: async ({ conformanceRun, time }, use, testInfo) => {
+    const agentUrl = conformanceRun.target.planes['agent-server'];
     skipDeclared(
-      !run.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
-      `target '${run.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (run --webhook-receiver-port)`,
+      !conformanceRun.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
+      `target '${conformanceRun.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (run --webhook-receiver-port)`,
     );
-    const admin = run.target.capabilities.includes('webhook-activity') && run.target.adminUrl ? new AdminClient(run.target.adminUrl) : undefined;
+    const admin =
+      conformanceRun.target.capabilities.includes('webhook-activity') && conformanceRun.target.adminUrl
+        ? new AdminClient(conformanceRun.target.adminUrl)
+        : undefined;
     const underWay = admin && (async () => answered(await admin.getWebhookActivity(), 'reading the webhook deliveries under way').under_way);
-    await use(new WebhookChannel(new ReceiverClient(run.receiver), receiverUrl(run), hooksPath(testInfo.testId), time, underWay));
+    await use(new WebhookChannel(new ReceiverClient(conformanceRun.receiver), receiverUrl(conformanceRun), hooksPath(testInfo.testId), time, underWay));
   },
 
-  deploymentConfig: async ({ run }, use) => {
-    const config = run.target.deploymentConfig;
-    skipDeclared(!config, `the deployment configuration of target '${run.target.name}' is unknown: name it as deployment_config in the target config`);
+  deploymentConfig: async ({ conformanceRun }, use) => {
+    const config = conformanceRun.target.deploymentConfig;
+    skipDeclared(
+      !config,
+      `the deployment configuration of target '${conformanceRun.target.name}' is unknown: name it as deployment_config in the target config`,
+    );
     await use(config!);
   },
 
@@ -351,9 +363,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   // A conformance run sends thousands of requests in one frozen virtual instant: without this,
   // the §8 limits would refuse later tests for what earlier ones sent.
   rateLimitReset: [
-    async ({ run }, use) => {
-      if (run.target.capabilities.includes('rate-limit-reset') && run.target.adminUrl) {
-        answered(await new AdminClient(run.target.adminUrl).resetRateLimits(), 'resetting the rate-limit counters');
+    async ({ conformanceRun }, use) => {
+      if (conformanceRun.target.capabilities.includes('rate-limit-reset') && conformanceRun.target.adminUrl) {
+        answered(await new AdminClient(conformanceRun.target.adminUrl).resetRateLimits(), 'resetting the rate-limit counters');
       }
       await use();
     },
@@ -366,8 +378,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     });
   },
 
-  scope: async ({ run }, use, testInfo) => {
-    await use(`${testInfo.testId}-${run.runTag}`);
+  scope: async ({ conformanceRun }, use, testInfo) => {
+    await use(`${testInfo.testId}-${conformanceRun.tag}`);
   },
 
   // A rule the target breaks is what a conformance run is for, not an error of the run: Playwright
@@ -383,12 +395,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
 
   evidence: [
-    async ({ run }, use, testInfo) => {
+    async ({ conformanceRun }, use, testInfo) => {
       await use();
       // The proxies share one store: any of them answers for all. Steps shared between tests
       // (a shared deployment) record under ids of their own, which the tests name.
       const exchanges: Exchange[] = [];
-      const [url] = Object.values(run.proxies);
+      const [url] = Object.values(conformanceRun.proxies);
       const ids = [testInfo.testId, ...testInfo.annotations.filter((a) => a.type === SHARED_EVIDENCE).map((a) => a.description!)];
       for (const id of url ? ids : []) {
         const response = await fetch(`${url}/__apc/exchanges?test=${encodeURIComponent(id)}`);

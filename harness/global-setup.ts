@@ -8,12 +8,12 @@ import { deliveryExchange, recordDeliveries } from './webhook-evidence.ts';
 import { harText, toHar } from './proxy/har.ts';
 import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
 import { Redaction, shareRunRedaction } from './proxy/redact.ts';
-import { receiverUrl, shareRunContext, type RunContext } from './run-context.ts';
-import { planOf } from './run-options.ts';
+import { receiverUrl, shareConformanceRun, type ConformanceRun } from './conformance-run.ts';
+import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
 import { defaultProfile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
-import { recordRunEnd, recordTargetLost } from './run-end.ts';
+import { recordConformanceEnd, recordTargetLost } from './conformance-end.ts';
 import { TargetWatch } from './target-watch.ts';
 import { AdminClient, answered } from './admin-client.ts';
 import { resolveTarget, TargetError, type Target } from './target.ts';
@@ -62,7 +62,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     proxies[endpoint] = await proxy.start();
     running.push(proxy);
   }
-  const runTag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
+  const tag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
   const profile = options.profile ?? defaultProfile(target);
   // One receiver for every worker, at the port --webhook-receiver-port fixes (a URL policy or a tunnel names it).
   const token = randomUUID();
@@ -73,15 +73,15 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     controlToken: token,
     onRequest: (request, startedAt) => deliveries.push(deliveryExchange(request, receiverUrl(context), redaction, startedAt)),
   });
-  const context: RunContext = { plan, target, proxies, receiver: { url: receiver.url, token }, profile, runTag };
-  shareRunContext(context);
+  const context: ConformanceRun = { plan, target, proxies, receiver: { url: receiver.url, token }, profile, tag };
+  shareConformanceRun(context);
 
   return async () => {
     // A simulator is reset before its next run: only other targets are cleaned up.
     const clean = !embedded && !target.capabilities.includes('reset');
     const end = await cleanUp(context, exchanges, clean ? apiKeysOf(target) : [], clean);
     // The embedded simulator goes with the run: nothing is left of it.
-    recordRunEnd(embedded ? { ...end, left: {} } : end);
+    recordConformanceEnd(embedded ? { ...end, left: {} } : end);
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
     recordDeliveries(deliveries);
     // In the order they began, as a browser's HAR: deliveries arrive while the suites' requests are under way.

@@ -6,7 +6,7 @@
 import { contract, planeOf, type Endpoint, type SideEffect } from '../specs/contract.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
 import { TEST_HEADER } from './proxy/recording-proxy.ts';
-import type { RunContext } from './run-context.ts';
+import type { ConformanceRun } from './conformance-run.ts';
 
 export type Counts = Partial<Record<Endpoint, Record<string, number>>>;
 
@@ -72,7 +72,7 @@ function createdBy(exchanges: Exchange[]): Created[] {
  * turn (a resource of another workspace answers 404 to the wrong key); answers what the run
  * created, what the cleanup deleted and what is left.
  */
-export async function cleanUp(run: RunContext, exchanges: Exchange[], apiKeys: string[], clean: boolean): Promise<Leftovers> {
+export async function cleanUp(conformanceRun: ConformanceRun, exchanges: Exchange[], apiKeys: string[], clean: boolean): Promise<Leftovers> {
   const created = createdBy(exchanges);
   const gone = new Set(exchanges.filter((e) => succeeded(e) && e.request.method === 'DELETE').map((e) => `${endpointOf(e)} ${e.request.url.split('?')[0]}`));
   const cleanedUp: Counts = {};
@@ -81,7 +81,7 @@ export async function cleanUp(run: RunContext, exchanges: Exchange[], apiKeys: s
   for (let i = 0; clean && i < deletable.length; i += 8) {
     await Promise.all(
       deletable.slice(i, i + 8).map(async (c) => {
-        if (await deleteWithAnyKey(run.proxies[c.endpoint], c.path!, apiKeys)) {
+        if (await deleteWithAnyKey(conformanceRun.proxies[c.endpoint], c.path!, apiKeys)) {
           gone.add(`${c.endpoint} ${c.path}`);
           count(cleanedUp, c.endpoint, c.kind);
         }

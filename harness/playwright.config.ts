@@ -4,7 +4,7 @@
 // metadata (planOf), to the reporters as their options.
 import { defineConfig } from '@playwright/test';
 import { extname, resolve } from 'node:path';
-import { handedPlan } from './run-options.ts';
+import { handedPlan } from './conformance-options.ts';
 
 // TypeScript in the clone, JavaScript in the installed package (dist/, npm run build): the files
 // this config names have its own extension.

@@ -5,7 +5,7 @@
 import { test } from '@playwright/test';
 import fc from 'fast-check';
 import { attributeFailure, quietly } from './checks/attribution.ts';
-import { planOf } from './run-options.ts';
+import { planOf } from './conformance-options.ts';
 
 /** A 32-bit seed derived from the run's seed and the current test's title. */
 function seedFor(runSeed: string, title: string): number {

@@ -4,12 +4,21 @@ import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { RULE_TAG } from '../reports/build.ts';
 import { PLANES } from '../specs/contract.ts';
-import { readRunOptions, suitesEnvironment, type RunPlan } from './run-options.ts';
+import { readConformanceOptions, suitesEnvironment, type ConformancePlan } from './conformance-options.ts';
 
 /** The plan of a run that only lists its tests: the defaults, its folders under test-results/. */
-function listingPlan(): RunPlan {
+function listingPlan(): ConformancePlan {
   const out = join(import.meta.dirname, '..', 'test-results', 'coverage-list');
-  return { options: readRunOptions({ out }), planes: [...PLANES], narrowed: [], rerun: [], workers: 1, scratch: out, testResults: out, progress: 'line' };
+  return {
+    options: readConformanceOptions({ out }),
+    planes: [...PLANES],
+    narrowed: [],
+    rerun: [],
+    workers: 1,
+    scratch: out,
+    testResults: out,
+    progress: 'line',
+  };
 }
 
 interface ListedSuite {

@@ -62,7 +62,7 @@ export function deliveryOrder(a: Exchange, b: Exchange): number {
 }
 
 // Global teardown and the reporter run in Playwright's runner process, teardown first; the
-// modules may be loaded apart, so the hand-over goes through a global, as harness/run-end.ts does.
+// modules may be loaded apart, so the hand-over goes through a global, as harness/conformance-end.ts does.
 const KEY = Symbol.for('agent-platform-conformance.deliveries');
 
 /** Hands the run's deliveries to the reporter. */

@@ -2,7 +2,7 @@
 // the webhook deliveries global teardown hands over listed under the tests whose receiver path
 // they reached, and the exchange a failure names kept as the test's failed exchange.
 import { expect, test } from '@playwright/test';
-import { readRunOptions, type RunPlan } from '../harness/run-options.ts';
+import { readConformanceOptions, type ConformancePlan } from '../harness/conformance-options.ts';
 import { PLANES } from '../specs/contract.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,8 +71,8 @@ test('deliveries are listed under the tests whose receiver path they reached, an
   const hooked = testCase('t-hooked', 'WEBHOOK-TRIGGER');
   const other = testCase('t-other', 'WEBHOOK-RETRY');
   const skipped = testCase('t-skipped', 'WEBHOOK-ONE-DELIVERY');
-  const plan: RunPlan = {
-    options: readRunOptions({ out }),
+  const plan: ConformancePlan = {
+    options: readConformanceOptions({ out }),
     planes: [...PLANES],
     narrowed: [],
     rerun: [],

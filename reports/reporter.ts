@@ -8,9 +8,9 @@ import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/c
 import { RULE_FAILED, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
 import { markedExchange } from '../harness/exchange-mark.ts';
-import { sharedRunContext, type RunContext } from '../harness/run-context.ts';
-import type { RunPlan } from '../harness/run-options.ts';
-import { runEnd, targetLost } from '../harness/run-end.ts';
+import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
+import type { ConformancePlan } from '../harness/conformance-options.ts';
+import { conformanceEnd, targetLost } from '../harness/conformance-end.ts';
 import { deliveryOrder, runDeliveries } from '../harness/webhook-evidence.ts';
 import { buildReport, RULE_TAG } from './build.ts';
 import { consoleSummary } from './console.ts';
@@ -26,7 +26,7 @@ import { TOOL } from '../harness/tool.ts';
 
 interface Options {
   /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
-  plan: RunPlan;
+  plan: ConformancePlan;
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -127,7 +127,7 @@ export default class ConformanceReporter implements Reporter {
 
   onEnd(result: FullResult): void {
     const { plan } = this.options;
-    const run = sharedRunContext();
+    const conformanceRun = sharedConformanceRun();
     const outDir = plan.options.out;
     // The run failed before any test ended, on an error outside the tests (the global setup, no test found): no
     // verdict, and a report that says why (exit 2). A run stopped early (interrupted, --max-duration) still
@@ -141,10 +141,13 @@ export default class ConformanceReporter implements Reporter {
             .replace(/^Error: /, ''),
         )
         .join('; ');
-      this.write(outDir, notStartedReport({ ...notStartedTarget(plan, run), reason: why, tool: TOOL, planes: scopeOf(plan, run), ...narrowing(plan) }));
+      this.write(
+        outDir,
+        notStartedReport({ ...notStartedTarget(plan, conformanceRun), reason: why, tool: TOOL, planes: scopeOf(plan, conformanceRun), ...narrowing(plan) }),
+      );
       return;
     }
-    const record = runOutcome(plan, result, run);
+    const record = runOutcome(plan, result, conformanceRun);
     // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
     if (record.status === 'target-unreachable') {
       for (const entry of this.tests.values()) {
@@ -172,15 +175,15 @@ export default class ConformanceReporter implements Reporter {
       tests: [...this.tests.values()],
       exchanges: [...this.exchanges.values()],
       target: {
-        name: run?.target.name ?? 'unknown',
-        kind: run?.target.kind ?? 'unknown',
-        planes: Object.keys(run?.target.planes ?? {}) as Endpoint[],
-        capabilities: run?.target.capabilities ?? [],
+        name: conformanceRun?.target.name ?? 'unknown',
+        kind: conformanceRun?.target.kind ?? 'unknown',
+        planes: Object.keys(conformanceRun?.target.planes ?? {}) as Endpoint[],
+        capabilities: conformanceRun?.target.capabilities ?? [],
       },
       seed: plan.options.seed,
       tool: TOOL,
       run: record,
-      scope: scopeOf(plan, run),
+      scope: scopeOf(plan, conformanceRun),
       expectations: plan.options.expectations ? loadExpectations(plan.options.expectations) : undefined,
       baseline: plan.options.baseline ? { file: plan.options.baseline, report: loadReport(plan.options.baseline) } : undefined,
       untested: untestedReasons(),
@@ -198,22 +201,22 @@ export default class ConformanceReporter implements Reporter {
 }
 
 /** The rerun command of a failed test and a curl of the exchange it failed on. */
-function reproduction(plan: RunPlan, test: TestCase, failed: Exchange | undefined): Reproduction {
-  const run = sharedRunContext();
+function reproduction(plan: ConformancePlan, test: TestCase, failed: Exchange | undefined): Reproduction {
+  const conformanceRun = sharedConformanceRun();
   const [, project = '', file = '', ...titles] = test.titlePath();
   const command = rerunCommand({ project, file, titles }, plan.rerun, plan.options.seed);
   if (!failed) return { command };
   // The embedded simulator's ports change from run to run: its URL is a variable (AGENT_SERVER_URL…), so the report stays the same.
-  const endpoint = Object.entries(run?.target.planes ?? {}).find(([, url]) => url === failed.base)?.[0];
+  const endpoint = Object.entries(conformanceRun?.target.planes ?? {}).find(([, url]) => url === failed.base)?.[0];
   const base: Base =
-    run?.target.kind === 'embedded-simulator' ? { env: `${(endpoint ?? failed.plane).replace(/-/g, '_').toUpperCase()}_URL` } : { url: failed.base };
-  const curl = curlOf(forReport(failed), base, { apiKeyEnv: run?.target.apiKeyEnv });
+    conformanceRun?.target.kind === 'embedded-simulator' ? { env: `${(endpoint ?? failed.plane).replace(/-/g, '_').toUpperCase()}_URL` } : { url: failed.base };
+  const curl = curlOf(forReport(failed), base, { apiKeyEnv: conformanceRun?.target.apiKeyEnv });
   return curl ? { command, curl } : { command };
 }
 
 /** The target, seed and profile of a run whose global setup may not have named them (it failed). */
-function notStartedTarget(plan: RunPlan, run: RunContext | undefined): Pick<NotStarted, 'target' | 'seed' | 'profile'> {
-  const target = run?.target ?? plan.embedded;
+function notStartedTarget(plan: ConformancePlan, conformanceRun: ConformanceRun | undefined): Pick<NotStarted, 'target' | 'seed' | 'profile'> {
+  const target = conformanceRun?.target ?? plan.embedded;
   return {
     target: {
       name: target?.name ?? plan.options.target ?? 'unknown',
@@ -222,24 +225,24 @@ function notStartedTarget(plan: RunPlan, run: RunContext | undefined): Pick<NotS
       capabilities: target?.capabilities ?? [],
     },
     seed: plan.options.seed,
-    profile: run?.profile ?? plan.options.profile ?? 'unknown',
+    profile: conformanceRun?.profile ?? plan.options.profile ?? 'unknown',
   };
 }
 
 /** What narrowed the run, and its shard, as given. */
-function narrowing(plan: RunPlan): Pick<NotStarted, 'narrowed' | 'shard'> {
+function narrowing(plan: ConformancePlan): Pick<NotStarted, 'narrowed' | 'shard'> {
   return { narrowed: plan.narrowed, ...shardOf(plan) };
 }
 
-const shardOf = ({ options: { shard } }: RunPlan) => (shard ? { shard: `${shard.index}/${shard.count}` } : {});
+const shardOf = ({ options: { shard } }: ConformancePlan) => (shard ? { shard: `${shard.index}/${shard.count}` } : {});
 
 /**
  * The planes the run covered: those whose suites it selected (--plane) and whose URL the target names. Not the
  * planes a shard happened to hold tests of: a test may judge a rule of another plane.
  */
-function scopeOf(plan: RunPlan, run: RunContext | undefined): Plane[] {
-  const named = new Set(Object.keys(run?.target.planes ?? {}).map((e) => planeOf(e as Endpoint)));
-  return PLANES.filter((plane) => plan.planes.includes(plane) && (!run || named.has(plane)));
+function scopeOf(plan: ConformancePlan, conformanceRun: ConformanceRun | undefined): Plane[] {
+  const named = new Set(Object.keys(conformanceRun?.target.planes ?? {}).map((e) => planeOf(e as Endpoint)));
+  return PLANES.filter((plane) => plan.planes.includes(plane) && (!conformanceRun || named.has(plane)));
 }
 
 /** Why no test checks each rule that has none (suites/untested-rules.yaml). */
@@ -261,14 +264,14 @@ function ruleIdsOf(test: TestCase): string[] {
 }
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
-function runOutcome(plan: RunPlan, result: FullResult, run: RunContext | undefined): ConformanceRunOutcome {
+function runOutcome(plan: ConformancePlan, result: FullResult, conformanceRun: ConformanceRun | undefined): ConformanceRunOutcome {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
   const { narrowed } = plan;
   const base = {
-    profile: run?.profile ?? 'unknown',
+    profile: conformanceRun?.profile ?? 'unknown',
     ...shardOf(plan),
     ...(narrowed.length > 0 ? { narrowed } : {}),
-    ...runEnd(),
+    ...conformanceEnd(),
   };
   const lost = targetLost();
   if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };

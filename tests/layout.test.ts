@@ -185,7 +185,7 @@ export function environmentLines(source: ts.SourceFile): number[] {
  * travels typed, in the run's plan, and the suites see it only through fixtures.
  */
 const ENVIRONMENT_READERS: Record<string, string> = {
-  'harness/run-options.ts': "the one channel of the run's options into the suites' process (and whether output goes to a CI log)",
+  'harness/conformance-options.ts': "the one channel of the run's options into the suites' process (and whether output goes to a CI log)",
   'harness/environment.ts': 'the variables a target config names (API keys, bearer tokens, webhook header values): secrets stay where CI keeps them',
 };
 const SHIPPED = ['cli', 'harness', 'reports', 'simulator', 'specs', 'suites'];
@@ -200,7 +200,7 @@ test('no shipped module reads process.env but the run options channel and the en
     .flatMap((file) =>
       environmentLines(parse(file)).map(
         (line) =>
-          `${relative(ROOT, file)}:${line} reads process.env: declare a run option in harness/run-options.ts (the fixtures hand it to the suites), or read a secret the target config names through harness/environment.ts`,
+          `${relative(ROOT, file)}:${line} reads process.env: declare a run option in harness/conformance-options.ts (the fixtures hand it to the suites), or read a secret the target config names through harness/environment.ts`,
       ),
     );
   expect(offending, offending.join('\n')).toEqual([]);

@@ -60,7 +60,7 @@ test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-
 test('a cron given a timezone reads its schedule there, not in UTC', { tag: '@CRON-RUNS-ON-SCHEDULE' }, async ({ agent }) => {
   const threadId = await newThread(agent);
   for (const path of [`/threads/${threadId}/runs/crons`, '/runs/crons']) {
-    const res = await agent.post<Cron>(path, { assistant_id: 'agent', schedule: '30 4 * * *', timezone: 'Asia/Kolkata', metadata: agent.runMark });
+    const res = await agent.post<Cron>(path, { assistant_id: 'agent', schedule: '30 4 * * *', timezone: 'Asia/Kolkata', metadata: agent.conformanceMark });
     try {
       expectStatus(res, '2xx');
       const next = res.json.next_run_date;

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from '@playwright/test';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { receiverUrl } from '../../harness/fixtures.ts';
-import type { RunContext } from '../../harness/run-context.ts';
+import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import type { Time } from '../../harness/time.ts';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
@@ -15,7 +15,7 @@ export type { Run };
 
 /** A thread of the graph `agent`, marked as this run's (tests of the create body itself post their own). */
 export async function newThread(agent: ApiClient, metadata: Record<string, unknown> = {}): Promise<string> {
-  const res = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', ...agent.runMark, ...metadata } });
+  const res = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', ...agent.conformanceMark, ...metadata } });
   precondition(res, 'create a thread');
   return res.json.thread_id;
 }
@@ -138,6 +138,6 @@ export function texts(state: Pick<ThreadState, 'values'>): string[] {
  * A webhook URL for tests that only check a URL is accepted: under the run's receiver, which
  * the target's URL policy allows, on a path no test reads.
  */
-export function discardingWebhook(run: RunContext, name: string): string {
-  return `${receiverUrl(run)}/apc-discard/${name}`;
+export function discardingWebhook(conformanceRun: ConformanceRun, name: string): string {
+  return `${receiverUrl(conformanceRun)}/apc-discard/${name}`;
 }

@@ -70,8 +70,15 @@ test('POST /threads/{thread_id}/runs/wait answers the result after the run compl
   expect(res.text, res.describe('the result holds the answer')).toContain('echo: waited');
 });
 
-test('POST /runs/wait runs statelessly, accepts webhook and answers the result after completion', { tag: '@RUN-WAIT-STATELESS' }, async ({ agent, run }) => {
-  const res = await agent.post('/runs/wait', { assistant_id: 'agent', input: { topic: 'stateless' }, webhook: discardingWebhook(run, 'wait?token=t') });
+test('POST /runs/wait runs statelessly, accepts webhook and answers the result after completion', { tag: '@RUN-WAIT-STATELESS' }, async ({
+  agent,
+  conformanceRun,
+}) => {
+  const res = await agent.post('/runs/wait', {
+    assistant_id: 'agent',
+    input: { topic: 'stateless' },
+    webhook: discardingWebhook(conformanceRun, 'wait?token=t'),
+  });
   expectStatus(res, '2xx');
   expect(res.text, res.describe('the result holds the answer')).toContain('echo: stateless');
 });

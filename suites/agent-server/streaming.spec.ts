@@ -18,8 +18,12 @@ test('POST /threads/{thread_id}/runs/stream runs the graph and streams its outpu
   expect(res.text, res.describe("the stream carries the run's answer")).toContain('echo: streamed');
 });
 
-test('POST /runs/stream runs statelessly, accepts webhook and streams output', { tag: '@STREAM-STATELESS' }, async ({ agent, run }) => {
-  const res = await agent.post('/runs/stream', { assistant_id: 'agent', input: { topic: 'stateless stream' }, webhook: discardingWebhook(run, 'stream') });
+test('POST /runs/stream runs statelessly, accepts webhook and streams output', { tag: '@STREAM-STATELESS' }, async ({ agent, conformanceRun }) => {
+  const res = await agent.post('/runs/stream', {
+    assistant_id: 'agent',
+    input: { topic: 'stateless stream' },
+    webhook: discardingWebhook(conformanceRun, 'stream'),
+  });
   expectStatus(res, '2xx');
   expect(res.text, res.describe("the stream carries the run's answer")).toContain('echo: stateless stream');
 });

@@ -98,7 +98,7 @@ test.describe('a run created with a webhook URL notifies that URL once, with a J
       const create = async (webhook: string) => {
         const path = emitter.path(emitter.thread ? await newThread(agent) : '');
         const body = { assistant_id: 'agent', input: { topic: emitter.label }, webhook };
-        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: '* * * * *', metadata: agent.runMark } : body);
+        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: '* * * * *', metadata: agent.conformanceMark } : body);
       };
       const plain = await create(hooks.url('plain'));
       const secret = await create(`${hooks.url('secret')}${SECRET_QUERY}`);
@@ -215,7 +215,7 @@ async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time:
     schedule: '* * * * *',
     input: { topic: name },
     webhook: hooks.url(name),
-    metadata: agent.runMark,
+    metadata: agent.conformanceMark,
   });
   try {
     expectStatus(res, '2xx');

@@ -92,7 +92,7 @@ export type { Cron };
 /** Creates a cron (thread cron when `threadId` is given), marked as this run's; a failure skips the test. */
 export async function createCron(agent: ApiClient, threadId: string | null, body: Record<string, unknown>): Promise<Cron> {
   const path = threadId === null ? '/runs/crons' : `/threads/${threadId}/runs/crons`;
-  const res = await agent.post<Cron>(path, { assistant_id: 'agent', metadata: agent.runMark, ...body });
+  const res = await agent.post<Cron>(path, { assistant_id: 'agent', metadata: agent.conformanceMark, ...body });
   precondition(res, `create a cron with POST ${path}`);
   return res.json;
 }
@@ -103,7 +103,7 @@ export async function createCron(agent: ApiClient, threadId: string | null, body
  * one, so a search that finds nothing cannot pass for "none was made".
  */
 export async function expectNoOtherCron(agent: ApiClient, threadId: string | null, marker: string, what: string): Promise<void> {
-  const control = await createCron(agent, threadId, { schedule: '0 0 * * *', metadata: { ...agent.runMark, apc_scope: marker } });
+  const control = await createCron(agent, threadId, { schedule: '0 0 * * *', metadata: { ...agent.conformanceMark, apc_scope: marker } });
   try {
     const res = await agent.post<Cron[]>('/runs/crons/search', threadId === null ? { limit: 1000 } : { thread_id: threadId });
     const found = preconditionArray(res, 'search the crons').filter((c) => threadId !== null || c.metadata?.apc_scope === marker);

@@ -17,11 +17,11 @@ import {
 test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',
   { tag: '@AUTH-CP-API-KEY' },
-  async ({ run, targetCredentials }, testInfo) => {
-    const bare = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
+  async ({ conformanceRun, targetCredentials }, testInfo) => {
+    const bare = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, undefined)!;
     // The fixture client sends the target's key itself; here each spelling is sent by hand. Every request
     // is judged: the integration whose repositories are listed comes from the first judged answer.
-    const sent = targetApiKey(run, targetCredentials) ?? '';
+    const sent = targetApiKey(conformanceRun, targetCredentials) ?? '';
     const listed = await bare.get<{ id: string }[]>(INTEGRATIONS, { headers: { 'X-Api-Key': sent } });
     expectStatus(listed, 200);
     const integrationId = Array.isArray(listed.json) ? listed.json[0]?.id : undefined;
@@ -40,11 +40,11 @@ test(
 test(
   'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
   { tag: '@AUTH-CP-MISSING-CREDENTIALS' },
-  async ({ controlPlane, run, scope }, testInfo) => {
+  async ({ controlPlane, conformanceRun, scope }, testInfo) => {
     const repo = await repository(controlPlane);
     const name = deploymentName(scope);
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(run, 'control-plane', testInfo.testId, key)!;
+      const client = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, key)!;
       expectJsonError(await client.get(INTEGRATIONS), [401, 403]);
       expectJsonError(await client.get(repositoriesOf(repo.host_integration_id)), [401, 403]);
       expectJsonError(
@@ -66,13 +66,13 @@ test(
 test(
   'every operation on an existing deployment refuses a missing or invalid API key with 401 or 403, and changes nothing',
   { tag: '@AUTH-CP-MISSING-CREDENTIALS' },
-  async ({ controlPlane, run, scope }, testInfo) => {
+  async ({ controlPlane, conformanceRun, scope }, testInfo) => {
     const repo = await repository(controlPlane);
     const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
     const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(before, 'read the deployment');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(run, 'control-plane', testInfo.testId, key)!;
+      const client = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, key)!;
       expectJsonError(await client.get(`/v2/deployments/${deployment.id}`), [401, 403]);
       expectJsonError(await client.patch(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-x` } }), [401, 403]);
       expectJsonError(await client.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`), [401, 403]);
@@ -83,17 +83,21 @@ test(
   },
 );
 
-test('the status code for missing or invalid credentials on the control plane', { tag: '@ERROR-CREDENTIALS-STATUS-CP' }, async ({ run, observe }, testInfo) => {
-  const answers: string[] = [];
-  for (const [what, key] of [
-    ['no key', undefined],
-    ['an invalid key', 'apc-not-a-valid-key'],
-  ] as const) {
-    const res = await clientWithKey(run, 'control-plane', testInfo.testId, key)!.get('/v2/deployments?limit=1');
-    answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
-  }
-  observe('ERROR-CREDENTIALS-STATUS-CP', answers.join('; '));
-});
+test(
+  'the status code for missing or invalid credentials on the control plane',
+  { tag: '@ERROR-CREDENTIALS-STATUS-CP' },
+  async ({ conformanceRun, observe }, testInfo) => {
+    const answers: string[] = [];
+    for (const [what, key] of [
+      ['no key', undefined],
+      ['an invalid key', 'apc-not-a-valid-key'],
+    ] as const) {
+      const res = await clientWithKey(conformanceRun, 'control-plane', testInfo.testId, key)!.get('/v2/deployments?limit=1');
+      answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
+    }
+    observe('ERROR-CREDENTIALS-STATUS-CP', answers.join('; '));
+  },
+);
 
 test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-CP-TENANT-ID' }, async ({ credentials, scope }) => {
   const multi = credentials.client('control-plane', credentials.apiKey('multi-workspace'));
@@ -179,9 +183,9 @@ test('the repository listing accepts an API key, or a bearer token with the tena
   });
 });
 
-test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HEADER-NAMES' }, async ({ controlPlane, run, observe }, testInfo) => {
+test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HEADER-NAMES' }, async ({ controlPlane, conformanceRun, observe }, testInfo) => {
   const [{ id: integrationId }] = await integrations(controlPlane);
-  const anonymous = clientWithKey(run, 'control-plane', testInfo.testId, undefined)!;
+  const anonymous = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, undefined)!;
   const answers: string[] = [];
   for (const [what, headers] of [
     ['Authorization: Bearer <invalid>', { authorization: 'Bearer apc-not-a-valid-token' }],

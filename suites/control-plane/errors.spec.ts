@@ -47,14 +47,14 @@ test('requests sent as application/json are accepted and answers with a body are
 test(
   'an error body is {detail}: a ValidationError array on 422, a string otherwise',
   { tag: '@ERROR-SHAPE-CONTROL-PLANE' },
-  async ({ controlPlane, run }, testInfo) => {
+  async ({ controlPlane, conformanceRun }, testInfo) => {
     const invalid = await controlPlane.get(repositoriesOf('not-a-uuid'));
     expectStatus(invalid, 422);
     expectSchema(invalid, 'control-plane', 'HTTPValidationError');
     expect(Array.isArray((invalid.json as { detail?: unknown }).detail), invalid.describe('detail is an array')).toBe(true);
     const others = [
       await controlPlane.get('/v2/deployments/00000000-0000-4000-8000-0000000dead0'),
-      await clientWithKey(run, 'control-plane', testInfo.testId, undefined)!.get('/v2/deployments'),
+      await clientWithKey(conformanceRun, 'control-plane', testInfo.testId, undefined)!.get('/v2/deployments'),
     ];
     for (const res of others) {
       expectJsonError(res);

@@ -5,7 +5,7 @@ import { test } from '../../harness/fixtures.ts';
 import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 
 for (const rule of tableRules().filter((r) => r.startsWith('RATE-REPOSITORY-'))) {
-  test(rowTitle(rule), { tag: `@${rule}` }, async ({ run, time, scope }, testInfo) => {
-    await checkRow(rule, ['control-plane'], { run, time, scope, testId: testInfo.testId });
+  test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, time, scope }, testInfo) => {
+    await checkRow(rule, ['control-plane'], { conformanceRun, time, scope, testId: testInfo.testId });
   });
 }

@@ -179,11 +179,11 @@ test('a revision whose build fails ends BUILD_FAILED, stays there, and never bec
   controlPlane,
   scope,
   time,
-  run,
+  conformanceRun,
 }) => {
-  requireCapability(run, 'revision-faults');
+  requireCapability(conformanceRun, 'revision-faults');
   const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const admin = new AdminClient(run.target.adminUrl!);
+  const admin = new AdminClient(conformanceRun.target.adminUrl!);
   const fault = await admin.failRevision(deployment.id, deployment.latest_revision_id, { status: 'BUILD_FAILED' });
   precondition(fault, 'ask the simulator to fail the build');
   const { last, seen, waited } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);

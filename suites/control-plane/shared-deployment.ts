@@ -3,7 +3,7 @@
 // money and takes minutes. Its exchanges are shown with every test that uses it.
 import { clientWithKey, recordedUnder, test as base, targetApiKey, timeOf } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
-import { SHARED_DEPLOYMENT } from '../../harness/run-context.ts';
+import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { Time } from '../../harness/time.ts';
 import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './deployments-steps.ts';
@@ -55,16 +55,16 @@ function forget<T>(step: Promise<T>, drop: () => void): Promise<T> {
 
 export const test = base.extend<{ sharedDeployment: SharedDeployment }, { sharedDeploymentOfWorker: SharedDeployment | undefined }>({
   sharedDeploymentOfWorker: [
-    async ({ run, targetCredentials }, use, workerInfo) => {
-      const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${run.runTag}`;
-      const cp = clientWithKey(run, 'control-plane', evidence, targetApiKey(run, targetCredentials));
-      await use(cp && new SharedDeployment(cp, timeOf(run, evidence), evidence));
+    async ({ conformanceRun, targetCredentials }, use, workerInfo) => {
+      const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${conformanceRun.tag}`;
+      const cp = clientWithKey(conformanceRun, 'control-plane', evidence, targetApiKey(conformanceRun, targetCredentials));
+      await use(cp && new SharedDeployment(cp, timeOf(conformanceRun, evidence), evidence));
     },
     { scope: 'worker' },
   ],
 
-  sharedDeployment: async ({ run, sharedDeploymentOfWorker }, use, testInfo) => {
-    skipDeclared(!sharedDeploymentOfWorker, `target '${run.target.name}' names no control-plane URL`);
+  sharedDeployment: async ({ conformanceRun, sharedDeploymentOfWorker }, use, testInfo) => {
+    skipDeclared(!sharedDeploymentOfWorker, `target '${conformanceRun.target.name}' names no control-plane URL`);
     recordedUnder(testInfo, sharedDeploymentOfWorker!.evidence);
     await use(sharedDeploymentOfWorker!);
   },

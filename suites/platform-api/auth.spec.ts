@@ -8,24 +8,26 @@ import { expectCreatedNothing, experimentStart, uploadBody } from './uploads-ste
 test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',
   { tag: '@AUTH-PLATFORM-API-KEY' },
-  async ({ platform, run, scope, time, targetCredentials }, testInfo) => {
-    const bare = clientWithKey(run, 'platform-api', testInfo.testId, undefined)!;
-    const key = targetApiKey(run, targetCredentials) ?? '';
-    const ids = new RunIds(scope, run);
+  async ({ platform, conformanceRun, scope, time, targetCredentials }, testInfo) => {
+    const bare = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined)!;
+    const key = targetApiKey(conformanceRun, targetCredentials) ?? '';
+    const ids = new RunIds(scope, conformanceRun);
     for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
-      const id = ids.v7(baseTime(run));
+      const id = ids.v7(baseTime(conformanceRun));
       expectStatus(
-        await bare.post('/runs', { id, name: header, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: { [header]: key } }),
+        await bare.post('/runs', { id, name: header, run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }, { headers: { [header]: key } }),
         '2xx',
       );
       expectStatus(await readRun(bare, time, id, { headers: { [header]: key } }), 200);
       expectStatus(
-        await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-${header}`, ids, experimentStart(run)), { headers: { [header]: key } }),
+        await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-${header}`, ids, experimentStart(conformanceRun)), {
+          headers: { [header]: key },
+        }),
         200,
       );
     }
-    const id = ids.v7(baseTime(run));
-    precondition(await platform.post('/runs', { id, name: 'keyed', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run');
+    const id = ids.v7(baseTime(conformanceRun));
+    precondition(await platform.post('/runs', { id, name: 'keyed', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), 'post a run');
     precondition(await readRun(platform, time, id), 'read the run with the key');
     const without = await bare.get(`/runs/${id}`);
     expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
@@ -35,14 +37,14 @@ test(
 test(
   'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
   { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
-  async ({ platform, run, scope }, testInfo) => {
-    const ids = new RunIds(scope, run);
+  async ({ platform, conformanceRun, scope }, testInfo) => {
+    const ids = new RunIds(scope, conformanceRun);
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(run, 'platform-api', testInfo.testId, key)!;
-      const id = ids.v7(baseTime(run));
-      expectJsonError(await client.post('/runs', { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), [401, 403]);
+      const client = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!;
+      const id = ids.v7(baseTime(conformanceRun));
+      expectJsonError(await client.post('/runs', { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), [401, 403]);
       expectNotFound(await platform.get(`/runs/${id}`), 'the refused run');
-      const body = uploadBody(`${scope}-${key ?? 'none'}`, ids, experimentStart(run));
+      const body = uploadBody(`${scope}-${key ?? 'none'}`, ids, experimentStart(conformanceRun));
       expectJsonError(await client.post('/api/v1/datasets/upload-experiment', body), [401, 403]);
       await expectCreatedNothing(platform, body, 'the upload without a valid key');
       expectJsonError(await client.post('/runs/query', {}), [401, 403]);
@@ -53,20 +55,20 @@ test(
 test(
   'every write refuses a missing or invalid API key with 401 or 403 and changes nothing: updates, batches and feedback too',
   { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
-  async ({ platform, run, scope, time }, testInfo) => {
-    const ids = new RunIds(scope, run);
-    const kept = ids.v7(baseTime(run));
+  async ({ platform, conformanceRun, scope, time }, testInfo) => {
+    const ids = new RunIds(scope, conformanceRun);
+    const kept = ids.v7(baseTime(conformanceRun));
     precondition(
-      await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: { v: 1 } }),
+      await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: { v: 1 } }),
       'post a run',
     );
     const before = await readRun(platform, time, kept);
     precondition(before, 'read the run');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(run, 'platform-api', testInfo.testId, key)!;
-      expectJsonError(await client.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: isoWith(baseTime(run) + 1000, 3) }), [401, 403]);
+      const client = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!;
+      expectJsonError(await client.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: isoWith(baseTime(conformanceRun) + 1000, 3) }), [401, 403]);
       // A batch run carries the trace_id and dotted_order its caller computed (§4.3).
-      const [batched] = runTree(ids, [null], { start: baseTime(run) });
+      const [batched] = runTree(ids, [null], { start: baseTime(conformanceRun) });
       expectJsonError(await client.post('/runs/batch', { post: [batched] }), [401, 403]);
       expectNotFound(await platform.get(`/runs/${batched.id}`), 'the run of the refused batch');
       expectJsonError(await client.post('/feedback', { id: ids.v4(), run_id: kept, key: 'refused', score: 1 }), [401, 403]);
@@ -83,26 +85,35 @@ test(
 test(
   'the status code for missing or invalid credentials on the platform API',
   { tag: '@ERROR-CREDENTIALS-STATUS-PLATFORM' },
-  async ({ run, observe }, testInfo) => {
+  async ({ conformanceRun, observe }, testInfo) => {
     const answers: string[] = [];
     for (const [what, key] of [
       ['no key', undefined],
       ['an invalid key', 'apc-not-a-valid-key'],
     ] as const) {
-      const res = await clientWithKey(run, 'platform-api', testInfo.testId, key)!.post('/runs/query', {});
+      const res = await clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!.post('/runs/query', {});
       answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
     }
     observe('ERROR-CREDENTIALS-STATUS-PLATFORM', answers.join('; '));
   },
 );
 
-test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-PLATFORM-TENANT-ID' }, async ({ credentials, scope, run, time }) => {
+test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-PLATFORM-TENANT-ID' }, async ({
+  credentials,
+  scope,
+  conformanceRun,
+  time,
+}) => {
   const multi = credentials.client('platform-api', credentials.apiKey('multi-workspace'));
   const [home, other] = credentials.workspaces('multi-workspace');
-  const ids = new RunIds(scope, run);
-  const id = ids.v7(baseTime(run));
+  const ids = new RunIds(scope, conformanceRun);
+  const id = ids.v7(baseTime(conformanceRun));
   expectStatus(
-    await multi.post('/runs', { id, name: 'selected', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: { 'x-tenant-id': other } }),
+    await multi.post(
+      '/runs',
+      { id, name: 'selected', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) },
+      { headers: { 'x-tenant-id': other } },
+    ),
     '2xx',
   );
   expectStatus(await readRun(multi, time, id, { headers: { 'x-tenant-id': other } }), 200);
@@ -110,7 +121,7 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   expectNotFound(await multi.get(`/runs/${id}`, { headers: { 'x-tenant-id': home } }), "the other workspace's run");
   expectNotFound(await multi.get(`/runs/${id}`), "the other workspace's run, without x-tenant-id");
   expectStatus(await credentials.client('platform-api', credentials.apiKey('second-workspace')).get(`/runs/${id}`), 200);
-  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(run)), {
+  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(conformanceRun)), {
     headers: { 'x-tenant-id': other },
   });
   expectStatus(answer, 200);
@@ -119,7 +130,7 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   expectStatus(await multi.patch(`/runs/${id}`, { outputs: { selected: true } }, { headers: { 'x-tenant-id': other } }), '2xx');
   const updated = await readRun<{ outputs?: unknown }>(multi, time, id, { headers: { 'x-tenant-id': other }, ready: (r) => (r.outputs ?? null) !== null });
   expect(updated.json.outputs, updated.describe('the update reached the run in the selected workspace')).toEqual({ selected: true });
-  const [batched] = runTree(ids, [null], { start: baseTime(run) + 1000 });
+  const [batched] = runTree(ids, [null], { start: baseTime(conformanceRun) + 1000 });
   expectStatus(await multi.post('/runs/batch', { post: [batched] }, { headers: { 'x-tenant-id': other } }), '2xx');
   expectStatus(await readRun(multi, time, batched.id, { headers: { 'x-tenant-id': other } }), 200);
   const orgKey = credentials.client('platform-api', credentials.apiKey('org-scoped'));

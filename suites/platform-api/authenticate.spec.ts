@@ -4,7 +4,7 @@ import { expectSchema, expectStatus } from '../../harness/checks/index.ts';
 import { forRule, skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, requireCapability, test } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
-import type { RunContext } from '../../harness/run-context.ts';
+import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { AuthenticateResponse as Result } from '../../specs/types/platform-api.ts';
 import { RunIds } from './traces-steps.ts';
@@ -77,7 +77,7 @@ for (const [rule, field, value] of FIELDS) {
  * 200 answers for one user: the first call, the same call again and one with force_new; where a
  * test can complete a flow (oauth-completion), the call once the flow is completed too.
  */
-async function answersOf(platform: ApiClient, scope: string, run: RunContext): Promise<ApiResponse<Result>[]> {
+async function answersOf(platform: ApiClient, scope: string, conformanceRun: ConformanceRun): Promise<ApiResponse<Result>[]> {
   const answers = [
     await authenticate(platform, request(scope)),
     await authenticate(platform, request(scope)),
@@ -86,7 +86,7 @@ async function answersOf(platform: ApiClient, scope: string, run: RunContext): P
   for (const res of answers) expectStatus(res, 200);
   // The force_new answer's flow is the one the same call answers next.
   const pending = [...answers].reverse().find((res) => typeof res.json.url === 'string');
-  if (run.target.capabilities.includes('oauth-completion') && pending && (await fetch(pending.json.url!)).status === 200) {
+  if (conformanceRun.target.capabilities.includes('oauth-completion') && pending && (await fetch(pending.json.url!)).status === 200) {
     const done = await authenticate(platform, request(scope));
     expectStatus(done, 200);
     answers.push(done);
@@ -95,26 +95,26 @@ async function answersOf(platform: ApiClient, scope: string, run: RunContext): P
 }
 
 // §4.2 leaves open when url or token is returned, not whether auth_id is: every 200 answer carries it.
-test('every 200 answer carries auth_id, a string', { tag: '@AUTHN-RESULT-AUTH-ID' }, async ({ platform, scope, run }) => {
-  for (const res of await answersOf(platform, scope, run)) expect(typeof res.json.auth_id, res.describe('auth_id is a string')).toBe('string');
+test('every 200 answer carries auth_id, a string', { tag: '@AUTHN-RESULT-AUTH-ID' }, async ({ platform, scope, conformanceRun }) => {
+  for (const res of await answersOf(platform, scope, conformanceRun)) expect(typeof res.json.auth_id, res.describe('auth_id is a string')).toBe('string');
 });
 
 /** Null or absent: §4.2 leaves open when the field is returned, and the real service answers null (Agent Auth API reference, docs.langchain.com/api-reference/auth-service-v2/authenticate). */
 const returned = (res: ApiResponse<Result>, field: 'url' | 'token') => present(res.json[field]);
 
 // §4.2 leaves open when a url is returned: every answer that returns one is judged, one without breaks nothing.
-test('a url, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-URL' }, async ({ platform, scope, run }) => {
-  const withUrl = (await answersOf(platform, scope, run)).filter((res) => returned(res, 'url'));
+test('a url, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-URL' }, async ({ platform, scope, conformanceRun }) => {
+  const withUrl = (await answersOf(platform, scope, conformanceRun)).filter((res) => returned(res, 'url'));
   for (const res of withUrl) expect(typeof res.json.url, res.describe('url is a string')).toBe('string');
 });
 
-test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-TOKEN' }, async ({ platform, scope, run }) => {
-  const withToken = (await answersOf(platform, scope, run)).filter((res) => returned(res, 'token'));
+test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-TOKEN' }, async ({ platform, scope, conformanceRun }) => {
+  const withToken = (await answersOf(platform, scope, conformanceRun)).filter((res) => returned(res, 'token'));
   // A new user's token comes once a flow is completed: by a person at the provider, or a target's oauth-completion.
-  const completes = run.target.capabilities.includes('oauth-completion');
+  const completes = conformanceRun.target.capabilities.includes('oauth-completion');
   skipDeclared(
     !completes && withToken.length === 0,
-    `no answer returned a token, and target '${run.target.name}' declares no way to complete a flow (oauth-completion)`,
+    `no answer returned a token, and target '${conformanceRun.target.name}' declares no way to complete a flow (oauth-completion)`,
   );
   if (withToken.length === 0)
     skipForPrecondition('precondition failed: no answer returned a token, not even once the flow was completed', ['AUTHN-FLOW-COMPLETES']);
@@ -229,16 +229,20 @@ test('authentication is served under the v2 version segment', { tag: '@VERSION-A
   expectStatus(await authenticate(platform, request(scope)), 200);
 });
 
-test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ run, scope, observe }, testInfo) => {
-  const anonymous = clientWithKey(run, 'platform-api', testInfo.testId, undefined);
+test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ conformanceRun, scope, observe }, testInfo) => {
+  const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined);
   skipDeclared(!anonymous, 'the target names no platform-api URL');
   const res = await authenticate(anonymous!, request(scope));
   observe('AUTH-AUTHN-CREDENTIALS', `without X-Api-Key → ${res.status} ${res.text.slice(0, 100)}`);
 });
 
 test.describe('the flow: a url to visit, then the token', () => {
-  test('after the user completes the flow at its url, the same call answers the token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
-    requireCapability(run, 'oauth-completion');
+  test('after the user completes the flow at its url, the same call answers the token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({
+    platform,
+    scope,
+    conformanceRun,
+  }) => {
+    requireCapability(conformanceRun, 'oauth-completion');
     const first = await authenticate(platform, request(scope));
     expectStatus(first, 200);
     expect([present(first.json.url), present(first.json.auth_id), present(first.json.token)], first.describe('a new flow: url and auth_id, no token')).toEqual([
@@ -260,8 +264,8 @@ test.describe('the flow: a url to visit, then the token', () => {
     expect(again.json.token, again.describe('the same token next time')).toBe(done.json.token);
   });
 
-  test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, scope, run }) => {
-    requireCapability(run, 'oauth-completion');
+  test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, scope, conformanceRun }) => {
+    requireCapability(conformanceRun, 'oauth-completion');
     // Without an existing token there is nothing force_new could be answering instead.
     const { first, done } = await completedFlow(platform, scope, false);
     const forced = await authenticate(platform, request(scope, { force_new: true }));
@@ -272,8 +276,8 @@ test.describe('the flow: a url to visit, then the token', () => {
   });
 });
 
-test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
-  requireCapability(run, 'oauth-completion');
+test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, conformanceRun }) => {
+  requireCapability(conformanceRun, 'oauth-completion');
   const { done: token } = await completedFlow(platform, scope, true);
   const elsewhere = await authenticate(platform, request(scope, { provider: 'apc-other-provider' }));
   expectStatus(elsewhere, 200);
@@ -281,9 +285,9 @@ test("a user's token for one provider is not answered for another provider", { t
   expect(present(elsewhere.json.url), elsewhere.describe('it starts a flow of its own')).toBe(true);
 });
 
-test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, run }) => {
-  requireCapability(run, 'oauth-completion');
-  const ids = new RunIds(scope, run);
+test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, conformanceRun }) => {
+  requireCapability(conformanceRun, 'oauth-completion');
+  const ids = new RunIds(scope, conformanceRun);
   const [alice, bob] = [`${scope}-alice-${ids.v4()}`, `${scope}-bob-${ids.v4()}`];
   // Alice's token first: without it there is nothing bob could be given.
   await completedFlow(platform, alice, true);

@@ -10,20 +10,20 @@ const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.heade
 test('JSON request bodies are accepted, answers are JSON, and multipart is the stated exception', { tag: '@ERROR-JSON-PAYLOADS-PLATFORM' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, run);
-  const id = ids.v7(baseTime(run));
+  const ids = new RunIds(scope, conformanceRun);
+  const id = ids.v7(baseTime(conformanceRun));
   const json = { 'content-type': 'application/json' };
   const answers = [
-    await platform.post('/runs', { id, name: 'json', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }, { headers: json }),
+    await platform.post('/runs', { id, name: 'json', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }, { headers: json }),
     await platform.patch(`/runs/${id}`, { outputs: {} }, { headers: json }),
     await readRun(platform, time, id),
     await platform.post('/v2/auth/authenticate', { provider: 'p', scopes: [], user_id: `json-${scope}` }, { headers: json }),
-    await upload(platform, uploadBody(scope, ids, experimentStart(run))),
+    await upload(platform, uploadBody(scope, ids, experimentStart(conformanceRun))),
   ];
-  const tree = runTree(ids, [null], { start: baseTime(run) });
+  const tree = runTree(ids, [null], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(tree.flatMap((r) => runParts('post', r)));
   answers.push(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }));
   for (const res of answers) {
@@ -32,13 +32,13 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
   }
 });
 
-test('an error body is a JSON object with detail or error', { tag: '@ERROR-SHAPE-PLATFORM' }, async ({ platform, scope, run }, testInfo) => {
+test('an error body is a JSON object with detail or error', { tag: '@ERROR-SHAPE-PLATFORM' }, async ({ platform, scope, conformanceRun }, testInfo) => {
   const refused = [
-    await platform.get(`/runs/${new RunIds(scope, run).v4()}`),
+    await platform.get(`/runs/${new RunIds(scope, conformanceRun).v4()}`),
     // An object for a string: no validator takes it, however lax (a coercing one takes 1 for '1').
     await platform.post('/v2/auth/authenticate', { provider: { name: 'p' }, scopes: [] }),
     await platform.post('/runs', { name: 'no id' }),
-    await clientWithKey(run, 'platform-api', testInfo.testId, undefined)!.post('/runs/query', {}),
+    await clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined)!.post('/runs/query', {}),
   ];
   for (const res of refused) {
     expectJsonError(res);
@@ -77,15 +77,15 @@ test.describe('bad input on every endpoint answers 4xx in the documented shape, 
   });
 });
 
-test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-PLATFORM' }, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-PLATFORM' }, async ({ platform, scope, conformanceRun, time }) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   const kept = ids.v7(start);
   precondition(await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(start, 3), inputs: { v: 1 } }), 'post a run');
   const before = await readRun(platform, time, kept);
   precondition(before, 'read the run');
   const fresh = runTree(ids, [null, 0], { start });
-  const refusedUpload = { ...uploadBody(scope, ids, experimentStart(run)), results: 'none' };
+  const refusedUpload = { ...uploadBody(scope, ids, experimentStart(conformanceRun)), results: 'none' };
   const refused = [
     await platform.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: 'later' }),
     await platform.patch(`/runs/${kept}`, { trace_id: ids.v4(), outputs: { v: 3 } }),
@@ -105,8 +105,13 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
   expect(feedback.json, feedback.describe('no feedback was stored')).toEqual([]);
 });
 
-test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({ platform, scope, run, observe }) => {
-  const unknown = new RunIds(scope, run).v4();
+test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  observe,
+}) => {
+  const unknown = new RunIds(scope, conformanceRun).v4();
   const answers = [await platform.get(`/runs/${unknown}`), await platform.patch(`/runs/${unknown}`, { outputs: {} })];
   observe(
     'ERROR-UNKNOWN-ID-STATUS-PLATFORM',

@@ -12,14 +12,14 @@ type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; 
 test("for any interleaving of two workspaces' operations, each sees only its own data", { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' }, async ({
   credentials,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
   const clients = [
     credentials.client('platform-api', credentials.apiKey('primary')),
     credentials.client('platform-api', credentials.apiKey('second-workspace')),
   ];
-  const ids = new RunIds(scope, run);
+  const ids = new RunIds(scope, conformanceRun);
   const op = fc.record({
     workspace: fc.constantFrom(0 as const, 1 as const),
     kind: fc.constantFrom('run' as const, 'upload' as const, 'read' as const, 'join-dataset' as const),
@@ -54,17 +54,17 @@ test("for any interleaving of two workspaces' operations, each sees only its own
         const client = clients[workspace];
         const label = `${scope}-${made++}`;
         if (kind === 'run') {
-          const id = ids.v7(baseTime(run));
-          expectStatus(await client.post('/runs', { id, name: label, run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), '2xx');
+          const id = ids.v7(baseTime(conformanceRun));
+          expectStatus(await client.post('/runs', { id, name: label, run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), '2xx');
           runs.push({ id, owner: workspace });
         } else if (kind === 'upload') {
-          const res = await upload(client, uploadBody(label, ids, experimentStart(run)));
+          const res = await upload(client, uploadBody(label, ids, experimentStart(conformanceRun)));
           expectStatus(res, 200);
           datasets.push({ id: res.json.dataset.id, name: res.json.dataset.name, experiment: res.json.experiment.id, owner: workspace });
         } else if (kind === 'join-dataset' && datasets.length > 0) {
           // An upload naming another workspace's dataset creates a dataset of its own.
           const target = datasets[pick % datasets.length];
-          const res = await upload(client, { ...uploadBody(label, ids, experimentStart(run)), dataset_name: target.name });
+          const res = await upload(client, { ...uploadBody(label, ids, experimentStart(conformanceRun)), dataset_name: target.name });
           expectStatus(res, 200);
           const joined = res.json.dataset.id === target.id;
           expect(joined, res.describe(target.owner === workspace ? 'its own dataset is joined' : "the other workspace's dataset is not joined")).toBe(

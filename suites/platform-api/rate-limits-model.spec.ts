@@ -82,11 +82,11 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
   test(
     `${region.toUpperCase()}: any interleaving of callers, requests and pauses is admitted or refused as the model of the table says, with its Retry-After`,
     { tag: ['@RATE-COMBINE', '@RATE-RETRY-AFTER'] },
-    async ({ run, clock, scope, time }, testInfo) => {
-      requireCapability(run, 'rate-limit-reset');
-      skipDeclared(!run.proxies[endpoint], `target '${run.target.name}' names no ${endpoint} URL`);
-      const traffic = new Traffic(run, testInfo.testId);
-      const admin = new AdminClient(run.target.adminUrl!);
+    async ({ conformanceRun, clock, scope, time }, testInfo) => {
+      requireCapability(conformanceRun, 'rate-limit-reset');
+      skipDeclared(!conformanceRun.proxies[endpoint], `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
+      const traffic = new Traffic(conformanceRun, testInfo.testId);
+      const admin = new AdminClient(conformanceRun.target.adminUrl!);
       let round = 0;
       await assertProperty(
         fc.asyncProperty(steps, async (steps) => {
@@ -114,7 +114,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
             const first = await traffic.send(endpoint, s.request, who);
             // One at a time: a shrinking replay must meet the same answers, which concurrent requests would
             // leave to the order the target happens to see them in.
-            const rest = await sendMany(run.target.planes[endpoint]!, [s.request], who, s.times - 1, 1);
+            const rest = await sendMany(conformanceRun.target.planes[endpoint]!, [s.request], who, s.times - 1, 1);
             const answers = [{ status: first.status, retryAfter: first.headers['retry-after'] }, ...rest];
             const refusedByOracle = expected.filter((v) => !v.admitted);
             const at = `at +${now} ms, ${describe(s)} [first exchange ${first.exchange}]`;

@@ -12,9 +12,9 @@ const headerNames = (headers: Record<string, string>) => Object.keys(headers).fi
 test(
   'what a refusal carries when a limit is exceeded: status, headers, body',
   { tag: '@RATE-EXCEEDED-BEHAVIOUR' },
-  async ({ run, scope, observe }, testInfo) => {
-    requireRateLimitTraffic(run);
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, observe }, testInfo) => {
+    requireRateLimitTraffic(conformanceRun);
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const who = caller('api-key', 0, { scope });
     const stats: Sample = { method: 'POST', path: '/runs/stats' };
     const admitted = await traffic.fill('platform-api', stats, who, 1);
@@ -31,17 +31,17 @@ test(
 test(
   'limits on thread and deployment endpoints for a caller with x-api-key, beyond the default row',
   { tag: '@RATE-OTHER-ENDPOINT-LIMITS' },
-  async ({ run, scope, observe }, testInfo) => {
-    requireRateLimitTraffic(run);
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, observe }, testInfo) => {
+    requireRateLimitTraffic(conformanceRun);
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const probes: { endpoint: 'agent-server' | 'control-plane'; sample: Sample }[] = [
       { endpoint: 'agent-server', sample: { method: 'GET', path: '/threads/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' } },
       { endpoint: 'control-plane', sample: { method: 'GET', path: '/v2/deployments/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' } },
     ];
     for (const [i, { endpoint, sample }] of probes.entries()) {
-      if (!run.proxies[endpoint]) continue;
+      if (!conformanceRun.proxies[endpoint]) continue;
       const who = caller('api-key', i, { scope });
-      const answers = await sendMany(run.target.planes[endpoint]!, [sample], who, 1000);
+      const answers = await sendMany(conformanceRun.target.planes[endpoint]!, [sample], who, 1000);
       const refusedAt = answers.findIndex((a) => a.status === 429);
       const next = await traffic.send(endpoint, sample, who);
       observe(
@@ -56,12 +56,12 @@ test(
 
 test('maximum request and batch sizes: what the target answers just past the sizes /info gives', { tag: '@RATE-MAX-SIZES' }, async ({
   platform,
-  run,
+  conformanceRun,
   scope,
   observe,
   targetCredentials,
 }) => {
-  skipDeclared(!targetApiKey(run, targetCredentials), `target '${run.target.name}' names no API key, which run ingestion needs`);
+  skipDeclared(!targetApiKey(conformanceRun, targetCredentials), `target '${conformanceRun.target.name}' names no API key, which run ingestion needs`);
   const info = await platform.get<{ batch_ingest_config?: { size_limit?: number; size_limit_bytes?: number } }>('/info');
   const config = info.json?.batch_ingest_config ?? {};
   const sizeLimit = config.size_limit ?? 100;
@@ -70,8 +70,8 @@ test('maximum request and batch sizes: what the target answers just past the siz
     'RATE-MAX-SIZES',
     `/info batch_ingest_config: size_limit ${config.size_limit ?? '(absent)'}, size_limit_bytes ${config.size_limit_bytes ?? '(absent)'}`,
   );
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   const traceRun = (i: number) => {
     const id = ids.v7(start + i);
     const stamp = isoWith(start + i);

@@ -46,12 +46,12 @@ function cheapRows(region: 'us' | 'eu'): RateLimitRow[] {
 // Each test's callers are its own: on a target whose time is real, the tests run side by side.
 test.describe.configure({ mode: 'parallel' });
 
-test.beforeEach(({ run }) => {
-  requireRateLimitTraffic(run);
+test.beforeEach(({ conformanceRun }) => {
+  requireRateLimitTraffic(conformanceRun);
 });
 
-test('a request refused by a rate limit answers 429 with a JSON error body', { tag: '@RATE-429' }, async ({ run, scope, time }, testInfo) => {
-  const traffic = new Traffic(run, testInfo.testId);
+test('a request refused by a rate limit answers 429 with a JSON error body', { tag: '@RATE-429' }, async ({ conformanceRun, scope, time }, testInfo) => {
+  const traffic = new Traffic(conformanceRun, testInfo.testId);
   for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
     const region = endpoint === 'platform-api' ? 'us' : 'eu';
     for (const row of cheapRows(region)) {
@@ -71,8 +71,8 @@ test('a request refused by a rate limit answers 429 with a JSON error body', { t
 test(
   'Retry-After gives the whole seconds, rounded up, until the exhausted row admits the caller again',
   { tag: '@RATE-RETRY-AFTER' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
       const first = await traffic.send('platform-api', STATS, who);
@@ -117,17 +117,17 @@ test(
 test(
   'a request refused by a rate limit changes no state',
   { tag: '@RATE-UNCHANGED-STATE' },
-  async ({ run, scope, time, platform, targetCredentials }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
-    const apiKey = targetApiKey(run, targetCredentials);
-    skipDeclared(!apiKey, `target '${run.target.name}' names no API key, which creating a run needs`);
+  async ({ conformanceRun, scope, time, platform, targetCredentials }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const apiKey = targetApiKey(conformanceRun, targetCredentials);
+    skipDeclared(!apiKey, `target '${conformanceRun.target.name}' names no API key, which creating a run needs`);
     const owner: Caller = { name: 'the target API key', headers: { 'x-api-key': apiKey! } };
     await inFreshWindows(time, scope, async (window, scope) => {
       const u = user(scope, 'u', 0);
       // Exhaust the default user row, then create a run carrying that user: refused by that row.
       await traffic.fill('platform-api', NO_ROW, u, 1000);
-      const id = new RunIds(scope, run).v7(baseTime(run));
-      const body = { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(run)) };
+      const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+      const body = { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun)) };
       const refused = await traffic.send('platform-api', { method: 'POST', path: '/runs' }, both(owner, u), body);
       window.mustShare(10, `1001 requests as ${u.name}`);
       // Admitted, the request creates the run (below): refused, it answers no success, whatever the status.
@@ -150,8 +150,8 @@ test(
 test(
   'once the interval of an exhausted row has passed, the caller gets a whole new window',
   { tag: '@RATE-RECOVERY' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
@@ -173,8 +173,8 @@ test(
 test(
   'a row without a method counts every method; a row with one counts only that method',
   { tag: '@RATE-METHOD-SCOPE' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -203,8 +203,8 @@ test(
 
 const PATH_PREFIX_TITLE = 'a row counts the /api/v1 form of a path only where it names it or its */ or "containing" reaches it';
 
-test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ run, scope, time }, testInfo) => {
-  const traffic = new Traffic(run, testInfo.testId);
+test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ conformanceRun, scope, time }, testInfo) => {
+  const traffic = new Traffic(conformanceRun, testInfo.testId);
   const refusal = new Refusal();
   await inFreshWindows(time, scope, async (window, scope) => {
     // GET /runs/{uuid} or /api/v1/runs/{uuid}: one row, both forms.
@@ -246,8 +246,8 @@ test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ run, scope, time 
 test(
   'callers are told apart by x-api-key, by x-user-id with the client IP, or by the client IP alone',
   { tag: '@RATE-IDENTITY-KEYS' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       // x-api-key: another key is counted apart; the IP does not matter.
@@ -301,8 +301,8 @@ test(
 test(
   "a request counts against its specific rows and, only where none is keyed by an identity it carries, that identity's default row; a refused request counts against none",
   { tag: '@RATE-COMBINE' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       // A specific row replaces the default of its identity.
@@ -345,8 +345,8 @@ test(
 test(
   'each region enforces its own value with its own counters: run stats 1 / 10 in US, 20 / 10 in EU',
   { tag: '@RATE-REGION-VALUES' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
@@ -366,8 +366,8 @@ test(
 test(
   'POST /runs/multipart admits more requests per window than POST and PATCH /runs do',
   { tag: '@TRACE-MULTIPART-HIGHER-LIMIT' },
-  async ({ run, scope, time }, testInfo) => {
-    const traffic = new Traffic(run, testInfo.testId);
+  async ({ conformanceRun, scope, time }, testInfo) => {
+    const traffic = new Traffic(conformanceRun, testInfo.testId);
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
       const basic: Sample[] = [
@@ -381,7 +381,7 @@ test(
       const refusal = new Refusal();
       for (const sample of basic) {
         window.restart();
-        const answers = await sendMany(run.target.planes['platform-api']!, [sample], who, 2_500);
+        const answers = await sendMany(conformanceRun.target.planes['platform-api']!, [sample], who, 2_500);
         // The exchange that shows the limit: one more, through the recording proxy.
         const last = sample.method === 'POST' ? await traffic.send('platform-api', sample, who) : undefined;
         window.mustShare(10, `2500 requests ${sample.method} ${sample.path}`);
@@ -389,7 +389,7 @@ test(
         admitted[sample.method] = admittedOf(answers);
       }
       window.restart();
-      const multipart = await sendMany(run.target.planes['platform-api']!, [{ method: 'POST', path: '/runs/multipart' }], who, 2_500);
+      const multipart = await sendMany(conformanceRun.target.planes['platform-api']!, [{ method: 'POST', path: '/runs/multipart' }], who, 2_500);
       window.mustShare(10, '2500 multipart requests');
       const overMultipart = admittedOf(multipart);
       const limits = `of 2500 requests in one window, POST /runs had ${admitted.POST} admitted, PATCH /runs ${admitted.PATCH}, POST /runs/multipart ${overMultipart}`;

@@ -7,7 +7,7 @@ import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 test.describe.configure({ mode: 'parallel' });
 
 for (const rule of tableRules().filter((r) => !r.startsWith('RATE-REPOSITORY-'))) {
-  test(rowTitle(rule), { tag: `@${rule}` }, async ({ run, time, scope }, testInfo) => {
-    await checkRow(rule, ['platform-api', 'platform-api-eu'], { run, time, scope, testId: testInfo.testId });
+  test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, time, scope }, testInfo) => {
+    await checkRow(rule, ['platform-api', 'platform-api-eu'], { conformanceRun, time, scope, testId: testInfo.testId });
   });
 }

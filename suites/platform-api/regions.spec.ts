@@ -14,10 +14,14 @@ const atEu = (res: ApiResponse) => [...rulesOfStep(res), 'REGION-TWO-REGIONS'];
 /** The other region answers none of an account's data: no 2xx, whatever it says instead. */
 const answersNone = (res: ApiResponse, what: string) => expect(res.status >= 200 && res.status < 300, res.describe(what)).toBe(false);
 
-test('the platform API is served in a US and an EU region, each at its own address', { tag: '@REGION-TWO-REGIONS' }, async ({ platform, platformEu, run }) => {
-  expect(run.target.planes['platform-api'], 'the US address').toBeTruthy();
-  expect(run.target.planes['platform-api-eu'], 'the EU address').toBeTruthy();
-  expect(run.target.planes['platform-api'], 'two addresses').not.toBe(run.target.planes['platform-api-eu']);
+test('the platform API is served in a US and an EU region, each at its own address', { tag: '@REGION-TWO-REGIONS' }, async ({
+  platform,
+  platformEu,
+  conformanceRun,
+}) => {
+  expect(conformanceRun.target.planes['platform-api'], 'the US address').toBeTruthy();
+  expect(conformanceRun.target.planes['platform-api-eu'], 'the EU address').toBeTruthy();
+  expect(conformanceRun.target.planes['platform-api'], 'two addresses').not.toBe(conformanceRun.target.planes['platform-api-eu']);
   for (const region of [platform, platformEu]) {
     const res = await region.post('/runs/query', { limit: 1 });
     expectStatus(res, '2xx');
@@ -27,12 +31,15 @@ test('the platform API is served in a US and an EU region, each at its own addre
 test(
   "an account's data is held by its home region, and the other region's address answers none of it",
   { tag: '@REGION-DATA-RESIDENCY' },
-  async ({ platform, platformEu, scope, run, time, targetCredentials }, testInfo) => {
-    const ids = new RunIds(scope, run);
-    const usRun = ids.v7(baseTime(run));
-    const euRun = ids.v7(baseTime(run));
-    precondition(await platform.post('/runs', { id: usRun, name: 'us', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }), 'post a run in the US');
-    const euPost = await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(run), 3) });
+  async ({ platform, platformEu, scope, conformanceRun, time, targetCredentials }, testInfo) => {
+    const ids = new RunIds(scope, conformanceRun);
+    const usRun = ids.v7(baseTime(conformanceRun));
+    const euRun = ids.v7(baseTime(conformanceRun));
+    precondition(
+      await platform.post('/runs', { id: usRun, name: 'us', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }),
+      'post a run in the US',
+    );
+    const euPost = await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) });
     precondition(euPost, 'post a run in the EU', atEu(euPost));
     // Each home region holds what was written there, once it is persisted.
     expectStatus(await readRun(platform, time, usRun), 200);
@@ -40,14 +47,14 @@ test(
     // Asked by the other region's account, and by the run's own key at the other address.
     answersNone(await platformEu.get(`/runs/${usRun}`), 'the US run asked by the EU account');
     answersNone(await platform.get(`/runs/${euRun}`), 'the EU run asked by the US account');
-    const usKeyInEu = clientWithKey(run, 'platform-api-eu', testInfo.testId, targetApiKey(run, targetCredentials))!;
+    const usKeyInEu = clientWithKey(conformanceRun, 'platform-api-eu', testInfo.testId, targetApiKey(conformanceRun, targetCredentials))!;
     answersNone(await usKeyInEu.get(`/runs/${usRun}`), 'the US run asked at the EU address with its own key');
-    const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(run)));
+    const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(conformanceRun)));
     precondition(eu, 'upload an experiment in the EU', atEu(eu));
     expectStatus(await readWritten(platformEu, time, `/api/v1/datasets/${eu.json.dataset.id}`), 200);
     answersNone(await platform.get(`/api/v1/datasets/${eu.json.dataset.id}`), 'the EU dataset asked at the US address');
     answersNone(await platform.get(`/api/v1/sessions/${eu.json.experiment.id}`), 'the EU experiment asked at the US address');
-    const us = await upload(platform, { ...uploadBody(`${scope}-us`, ids, experimentStart(run)), dataset_name: eu.json.dataset.name });
+    const us = await upload(platform, { ...uploadBody(`${scope}-us`, ids, experimentStart(conformanceRun)), dataset_name: eu.json.dataset.name });
     expectStatus(us, 200);
     expect(us.json.dataset.id, us.describe('the same name in the US is another dataset')).not.toBe(eu.json.dataset.id);
   },
@@ -56,11 +63,11 @@ test(
 test(
   "a key is known in its account's home region only: the other region refuses it as invalid",
   { tag: '@REGION-HOME-KEY-ONLY' },
-  async ({ credentials, run, scope }, testInfo) => {
+  async ({ credentials, conformanceRun, scope }, testInfo) => {
     const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
-    skipDeclared(!euKey, `target '${run.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
+    skipDeclared(!euKey, `target '${conformanceRun.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
     const usKey = credentials.apiKey('primary');
-    const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(run, endpoint, testInfo.testId, key)!;
+    const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(conformanceRun, endpoint, testInfo.testId, key)!;
     // Each key works at home, so a refusal elsewhere is the region's, not the key's.
     precondition(await at('platform-api', usKey).post('/runs/query', { limit: 1 }), 'the US key at the US address');
     const euHome = await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 });
@@ -68,23 +75,23 @@ test(
     expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
     expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
     // Writes too: the other region stores nothing for a key it does not know.
-    const ids = new RunIds(scope, run);
-    const id = ids.v7(baseTime(run));
+    const ids = new RunIds(scope, conformanceRun);
+    const id = ids.v7(baseTime(conformanceRun));
     expectJsonError(
-      await at('platform-api-eu', usKey).post('/runs', { id, name: 'elsewhere', run_type: 'chain', start_time: isoWith(baseTime(run), 3) }),
+      await at('platform-api-eu', usKey).post('/runs', { id, name: 'elsewhere', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }),
       [401, 403],
     );
-    expectJsonError(await at('platform-api-eu', usKey).post('/runs/batch', { post: runTree(ids, [null], { start: baseTime(run) }) }), [401, 403]);
+    expectJsonError(await at('platform-api-eu', usKey).post('/runs/batch', { post: runTree(ids, [null], { start: baseTime(conformanceRun) }) }), [401, 403]);
     expectJsonError(
-      await at('platform-api-eu', usKey).post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-eu`, ids, experimentStart(run))),
+      await at('platform-api-eu', usKey).post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-eu`, ids, experimentStart(conformanceRun))),
       [401, 403],
     );
     expectJsonError(
       await at('platform-api', euKey!).post('/runs', {
-        id: ids.v7(baseTime(run)),
+        id: ids.v7(baseTime(conformanceRun)),
         name: 'elsewhere',
         run_type: 'chain',
-        start_time: isoWith(baseTime(run), 3),
+        start_time: isoWith(baseTime(conformanceRun), 3),
       }),
       [401, 403],
     );

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { expect } from '@playwright/test';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import type { RunContext } from '../../harness/run-context.ts';
+import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import type { TraceRun as DocumentedTraceRun } from '../../specs/types/platform-api.ts';
 
 type Json = Record<string, unknown>;
@@ -27,11 +27,11 @@ export class RunIds {
   private n = 0;
   private readonly nonce: string;
   /** The conformance run's tag, which names its trace runs: a trace cannot be deleted, but it can be found. */
-  readonly runTag: string;
+  readonly conformanceTag: string;
 
-  constructor(scope: string, run: RunContext) {
-    this.nonce = run.target.capabilities.includes('seeded-ids') ? scope : `${scope}:${Date.now()}`;
-    this.runTag = run.runTag;
+  constructor(scope: string, conformanceRun: ConformanceRun) {
+    this.nonce = conformanceRun.target.capabilities.includes('seeded-ids') ? scope : `${scope}:${Date.now()}`;
+    this.conformanceTag = conformanceRun.tag;
   }
 
   /** A UUID v7 whose timestamp is `ms`, as RunTree ids are. */
@@ -56,8 +56,8 @@ export class RunIds {
 }
 
 /** Where the runs of a test start: a fixed instant on the simulator, now elsewhere. */
-export function baseTime(run: RunContext): number {
-  return run.target.capabilities.includes('virtual-clock') ? Date.UTC(2026, 0, 1, 9, 30, 15) : Date.now() - 60_000;
+export function baseTime(conformanceRun: ConformanceRun): number {
+  return conformanceRun.target.capabilities.includes('virtual-clock') ? Date.UTC(2026, 0, 1, 9, 30, 15) : Date.now() - 60_000;
 }
 
 /** An ISO time with `digits` fraction digits (0 to 6); the digits past milliseconds are `micros`. */
@@ -89,7 +89,7 @@ export function runTree(ids: RunIds, parents: (number | null)[], options: { star
     runs.push({
       id,
       // Marked as this run's: a trace cannot be deleted, but it can be found.
-      name: `apc-${ids.runTag}-${parent ? `child-${i}` : 'root'}`,
+      name: `apc-${ids.conformanceTag}-${parent ? `child-${i}` : 'root'}`,
       run_type: parent ? 'llm' : 'chain',
       start_time: start,
       trace_id: parent?.trace_id ?? id,

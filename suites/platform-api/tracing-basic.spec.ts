@@ -17,9 +17,9 @@ const ended = (run: ReadRun) => run.end_time !== null && run.end_time !== undefi
 const sameInstant = (a: unknown, b: string) =>
   typeof a === 'string' && Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) === Date.parse(b.replace(/(\.\d{3})\d+/, '$1'));
 
-test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' }, async ({ platform, scope, run, time }) => {
-  const id = new RunIds(scope, run).v7(baseTime(run));
-  const res = await platform.post('/runs', { id, name: 'created', run_type: 'chain', start_time: isoWith(baseTime(run)), inputs: { q: 'hello' } });
+test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' }, async ({ platform, scope, conformanceRun, time }) => {
+  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  const res = await platform.post('/runs', { id, name: 'created', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun)), inputs: { q: 'hello' } });
   expectStatus(res, '2xx');
   const read = await readRun<ReadRun>(platform, time, id);
   expectStatus(read, 200);
@@ -30,11 +30,11 @@ test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' },
 test('the service generates trace_id and dotted_order for runs posted without them', { tag: '@TRACE-CREATE-GENERATES-ORDER' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   const parent = ids.v7(start);
   const child = ids.v7(start + 2000);
   // The posts without trace_id and dotted_order are the requests the rule is about.
@@ -50,9 +50,9 @@ test('the service generates trace_id and dotted_order for runs posted without th
   expect(c.json.dotted_order.split('.').pop()!.endsWith(child), c.describe('the last segment carries the child id')).toBe(true);
 });
 
-test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, run, time }) => {
-  const start = baseTime(run);
-  const id = new RunIds(scope, run).v7(start);
+test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, conformanceRun, time }) => {
+  const start = baseTime(conformanceRun);
+  const id = new RunIds(scope, conformanceRun).v7(start);
   precondition(await platform.post('/runs', { id, name: 'to-update', run_type: 'chain', start_time: isoWith(start, 3), inputs: { q: 1 } }), 'post the run');
   const end = isoWith(start + 1500, 3);
   const res = await platform.patch(`/runs/${id}`, { outputs: { answer: 42 }, end_time: end });
@@ -63,7 +63,7 @@ test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TR
   expect(sameInstant(read.json.end_time, end), read.describe(`the end time ${end}`)).toBe(true);
   expect(read.json.inputs, read.describe('the inputs are kept')).toEqual({ q: 1 });
   // Any field of the run is updated, not only outputs and end_time: a failed run gets its error.
-  const failed = new RunIds(`${scope}-failed`, run).v7(start);
+  const failed = new RunIds(`${scope}-failed`, conformanceRun).v7(start);
   precondition(await platform.post('/runs', { id: failed, name: 'to-fail', run_type: 'chain', start_time: isoWith(start, 3) }), 'post a second run');
   expectStatus(await platform.patch(`/runs/${failed}`, { error: 'ValueError: boom', end_time: end }), '2xx');
   const errored = await readRun<ReadRun & { error?: unknown }>(platform, time, failed, { ready: ended });
@@ -74,11 +74,11 @@ test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TR
 test('the basic flow: post a parent chain run, post a child model run, then patch both', { tag: '@TRACE-FLOW-BASIC' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   const parent = ids.v7(start);
   const child = ids.v7(start + 10);
   const thread = { metadata: { thread_id: `thread-${scope}` } };
@@ -118,9 +118,14 @@ test('the basic flow: post a parent chain run, post a child model run, then patc
   expect(c.json.trace_id, c.describe("the child is in the parent's trace")).toBe(parent);
 });
 
-test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_order', { tag: '@TRACE-READ-RUN' }, async ({ platform, scope, run, time }) => {
-  const id = new RunIds(scope, run).v7(baseTime(run));
-  precondition(await platform.post('/runs', { id, name: 'read-me', run_type: 'tool', start_time: isoWith(baseTime(run), 3) }), 'post the run');
+test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_order', { tag: '@TRACE-READ-RUN' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  precondition(await platform.post('/runs', { id, name: 'read-me', run_type: 'tool', start_time: isoWith(baseTime(conformanceRun), 3) }), 'post the run');
   // Once the run is persisted: read as a user would, until it is there.
   const read = await readRun<ReadRun>(platform, time, id);
   expectStatus(read, 200);
@@ -133,13 +138,18 @@ test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_or
   expect(String(upper.json.id).toLowerCase(), upper.describe('the same run, read by its id in uppercase')).toBe(id);
 });
 
-test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { tag: '@TRACE-READ-UNKNOWN-404' }, async ({ platform, scope, run }) => {
-  expectJsonError(await platform.get(`/runs/${new RunIds(scope, run).v4()}`), 404);
+test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { tag: '@TRACE-READ-UNKNOWN-404' }, async ({ platform, scope, conformanceRun }) => {
+  expectJsonError(await platform.get(`/runs/${new RunIds(scope, conformanceRun).v4()}`), 404);
 });
 
-test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refused', { tag: '@TRACE-RUN-ID-UUID' }, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refused', { tag: '@TRACE-RUN-ID-UUID' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   for (const id of [ids.v7(start), ids.v4()]) {
     expectStatus(await platform.post('/runs', { id, name: `uuid-${id[14]}`, run_type: 'chain', start_time: isoWith(start, 3) }), '2xx');
     expectStatus(await readRun(platform, time, id), 200);
@@ -151,11 +161,11 @@ test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refus
 test('start and end times are accepted as epoch milliseconds and ISO strings with 0 to 6 fraction digits', { tag: '@TRACE-TIME-FORMATS' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run) + 123;
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun) + 123;
   // The end is not the start: a target that reads one time for both must not pass.
   const end = start + 2_000;
   const forms: [string, (ms: number) => unknown, (ms: number) => string][] = [
@@ -175,18 +185,29 @@ test('start and end times are accepted as epoch milliseconds and ISO strings wit
   }
 });
 
-test('creating a run whose id exists answers 409 and keeps the stored run', { tag: '@TRACE-DUPLICATE-409' }, async ({ platform, scope, run, time }) => {
-  const id = new RunIds(scope, run).v7(baseTime(run));
-  precondition(await platform.post('/runs', { id, name: 'first', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: { n: 1 } }), 'post the run');
+test('creating a run whose id exists answers 409 and keeps the stored run', { tag: '@TRACE-DUPLICATE-409' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  precondition(
+    await platform.post('/runs', { id, name: 'first', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: { n: 1 } }),
+    'post the run',
+  );
   // The rule names the status, not the body.
-  expectRefused(await platform.post('/runs', { id, name: 'second', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: { n: 2 } }), 409);
+  expectRefused(
+    await platform.post('/runs', { id, name: 'second', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: { n: 2 } }),
+    409,
+  );
   const read = await readRun<ReadRun>(platform, time, id);
   expect([read.json.name, read.json.inputs], read.describe('the first run stays')).toEqual(['first', { n: 1 }]);
 });
 
-test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-202' }, async ({ platform, scope, run }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-202' }, async ({ platform, scope, conformanceRun }) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   const id = ids.v7(start);
   const answers = [
     await platform.post('/runs', { id, name: 'accepted', run_type: 'chain', start_time: isoWith(start, 3) }),
@@ -199,9 +220,14 @@ test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-2
   }
 });
 
-test('thread_id set on every run of a conversation is kept on parents and children', { tag: '@TRACE-THREAD-ID' }, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
-  const start = baseTime(run);
+test('thread_id set on every run of a conversation is kept on parents and children', { tag: '@TRACE-THREAD-ID' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const start = baseTime(conformanceRun);
   const [parent, child] = [ids.v7(start), ids.v7(start + 5)];
   const thread = `thread-${scope}`;
   // The requests carrying thread_id are the ones the rule is about: each must be accepted.
@@ -232,13 +258,13 @@ test('thread_id set on every run of a conversation is kept on parents and childr
 test('the fields a read run carries beyond id, trace_id, dotted_order and thread_id', { tag: ['@TRACE-OTHER-FIELDS', '@TRACE-BODIES'] }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
   observe,
 }) => {
-  const id = new RunIds(scope, run).v7(baseTime(run));
-  const created = await platform.post('/runs', { id, name: 'observed', run_type: 'chain', start_time: isoWith(baseTime(run), 3), inputs: {} });
-  const patched = await platform.patch(`/runs/${id}`, { outputs: {}, end_time: isoWith(baseTime(run) + 1, 3) });
+  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  const created = await platform.post('/runs', { id, name: 'observed', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: {} });
+  const patched = await platform.patch(`/runs/${id}`, { outputs: {}, end_time: isoWith(baseTime(conformanceRun) + 1, 3) });
   const read = await readRun<ReadRun>(platform, time, id, { ready: ended });
   observe('TRACE-BODIES', `POST /runs → ${created.status} ${created.text.slice(0, 80)}; PATCH → ${patched.status} ${patched.text.slice(0, 80)}`);
   observe(

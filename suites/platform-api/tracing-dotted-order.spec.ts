@@ -57,8 +57,8 @@ async function postEach(platform: ApiClient, runs: TraceRun[]): Promise<void> {
 
 const SHAPE: (number | null)[] = [null, 0, 1, 1, 0];
 
-test("a root run's trace_id is its own id and a descendant's is the root's", { tag: '@TRACE-TRACE-ID' }, async ({ platform, scope, run, time }) => {
-  const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
+test("a root run's trace_id is its own id and a descendant's is the root's", { tag: '@TRACE-TRACE-ID' }, async ({ platform, scope, conformanceRun, time }) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), SHAPE, { start: baseTime(conformanceRun), digits: 3 });
   await postEach(platform, runs);
   const read = await readBack(platform, time, runs);
   for (const r of runs) expect(read.get(r.id)!.trace_id, `trace_id of ${r.name}`).toBe(runs[0].id);
@@ -67,16 +67,21 @@ test("a root run's trace_id is its own id and a descendant's is the root's", { t
 test('each run contributes one segment: its start timestamp in compact form, then its id', { tag: '@TRACE-DOTTED-ORDER-SEGMENT' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
+  const runs = runTree(new RunIds(scope, conformanceRun), SHAPE, { start: baseTime(conformanceRun), digits: 3 });
   await postEach(platform, runs);
   await checkLineage(await readBack(platform, time, runs), runs, SHAPE);
 });
 
-test("a run's dotted_order is its parent's, a dot, and its own segment", { tag: '@TRACE-DOTTED-ORDER-CHAIN' }, async ({ platform, scope, run, time }) => {
-  const runs = runTree(new RunIds(scope, run), SHAPE, { start: baseTime(run), digits: 3 });
+test("a run's dotted_order is its parent's, a dot, and its own segment", { tag: '@TRACE-DOTTED-ORDER-CHAIN' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), SHAPE, { start: baseTime(conformanceRun), digits: 3 });
   await postEach(platform, runs);
   const read = await readBack(platform, time, runs);
   for (const [i, parent] of SHAPE.entries()) {
@@ -92,12 +97,12 @@ const trees = fc.array(fc.nat(), { minLength: 0, maxLength: 6 }).map((picks) => 
 
 test('for any run tree posted with POST /runs, the service computes trace_id and dotted_order of spec §2.5', {
   tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-CREATE-GENERATES-ORDER'],
-}, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
+}, async ({ platform, scope, conformanceRun, time }) => {
+  const ids = new RunIds(scope, conformanceRun);
   let round = 0;
   await assertProperty(
     fc.asyncProperty(trees, fc.integer({ min: 0, max: 86_400_000 }), async (parents, offset) => {
-      const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits: 3 });
+      const runs = runTree(ids, parents, { start: baseTime(conformanceRun) + offset + round++ * 100_000, digits: 3 });
       await forRule('TRACE-CREATE-GENERATES-ORDER', () => postEach(platform, runs));
       await checkLineage(await readBack(platform, time, runs), runs, parents);
     }),
@@ -107,12 +112,12 @@ test('for any run tree posted with POST /runs, the service computes trace_id and
 
 test("for any run tree ingested with multipart, in any part order, the caller's trace_id and dotted_order are kept", {
   tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-MULTIPART-CALLER-ORDER'],
-}, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
+}, async ({ platform, scope, conformanceRun, time }) => {
+  const ids = new RunIds(scope, conformanceRun);
   let round = 0;
   await assertProperty(
     fc.asyncProperty(trees, fc.constantFrom(0, 3, 6), fc.integer({ min: 0, max: 86_400_000 }), fc.nat(), async (parents, digits, offset, seed) => {
-      const runs = runTree(ids, parents, { start: baseTime(run) + offset + round++ * 100_000, digits });
+      const runs = runTree(ids, parents, { start: baseTime(conformanceRun) + offset + round++ * 100_000, digits });
       // Parts of one request may come in any order: rotate the runs.
       const order = runs.map((_, i) => runs[(i + seed) % runs.length]);
       const { body, contentType } = multipartBody(order.flatMap((r) => runParts('post', r)));

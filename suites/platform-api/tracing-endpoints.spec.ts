@@ -8,9 +8,14 @@ import { baseTime, isoWith, readRun, readWritten, RunIds, runTree, untilWritten,
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };
 
-test('POST /runs/batch with {post, patch} ingests the creates, then the updates', { tag: '@TRACE-BATCH' }, async ({ platform, scope, run, time }) => {
-  const start = baseTime(run);
-  const runs = runTree(new RunIds(scope, run), [null, 0], { start });
+test('POST /runs/batch with {post, patch} ingests the creates, then the updates', { tag: '@TRACE-BATCH' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const start = baseTime(conformanceRun);
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start });
   const patch = runs.map((r, i) => ({
     id: r.id,
     trace_id: r.trace_id,
@@ -29,11 +34,16 @@ test('POST /runs/batch with {post, patch} ingests the creates, then the updates'
   }
 });
 
-test('POST /runs/query answers {runs, cursors: {next}} and pages until next is null', { tag: '@TRACE-QUERY' }, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
-  const runs = runTree(ids, [null, 0, 0, 1, 1], { start: baseTime(run) });
+test('POST /runs/query answers {runs, cursors: {next}} and pages until next is null', { tag: '@TRACE-QUERY' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const runs = runTree(ids, [null, 0, 0, 1, 1], { start: baseTime(conformanceRun) });
   // Another trace beside it, which a query by trace must leave out.
-  const other = runTree(ids, [null, 0], { start: baseTime(run) + 60_000 });
+  const other = runTree(ids, [null, 0], { start: baseTime(conformanceRun) + 60_000 });
   precondition(await platform.post('/runs/batch', { post: [...runs, ...other] }), 'ingest two traces');
   // The trace is paged once it is all persisted: until then an eventually consistent service may answer part of it.
   await untilWritten(
@@ -61,9 +71,9 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
   ).toEqual([runs[0].id]);
 });
 
-test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, run, time }) => {
-  const ids = new RunIds(scope, run);
-  const [root] = runTree(ids, [null], { start: baseTime(run) });
+test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, conformanceRun, time }) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const [root] = runTree(ids, [null], { start: baseTime(conformanceRun) });
   precondition(await platform.post('/runs/batch', { post: [root] }), 'ingest a run');
   const id = ids.v4();
   const res = await platform.post('/feedback', {
@@ -81,8 +91,8 @@ test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE
   expect([read.json.run_id, read.json.key, read.json.score], read.describe('the feedback is kept')).toEqual([root.id, 'helpfulness', 0.75]);
 });
 
-test('GET /info answers version, batch_ingest_config and instance_flags without credentials', { tag: '@TRACE-INFO' }, async ({ run }, testInfo) => {
-  const anonymous = clientWithKey(run, 'platform-api', testInfo.testId, undefined);
+test('GET /info answers version, batch_ingest_config and instance_flags without credentials', { tag: '@TRACE-INFO' }, async ({ conformanceRun }, testInfo) => {
+  const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined);
   skipDeclared(!anonymous, 'the target names no platform-api URL');
   for (const path of ['/info', '/api/v1/info']) {
     const res = await anonymous!.get<{ version?: unknown; batch_ingest_config?: unknown; instance_flags?: unknown }>(path);
@@ -93,8 +103,8 @@ test('GET /info answers version, batch_ingest_config and instance_flags without 
   }
 });
 
-test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-ENDPOINTS' }, async ({ platform, scope, run, observe }) => {
-  const runs = runTree(new RunIds(scope, run), [null], { start: baseTime(run) });
+test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-ENDPOINTS' }, async ({ platform, scope, conformanceRun, observe }) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null], { start: baseTime(conformanceRun) });
   const answers = [
     await platform.post('/runs/batch', { post: runs }),
     await platform.post('/runs/query', { id: [runs[0].id] }),

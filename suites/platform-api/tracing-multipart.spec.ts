@@ -57,8 +57,8 @@ async function readAll(platform: ApiClient, time: Time, runs: TraceRun[], ready?
   return read;
 }
 
-test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ platform, scope, run, time }) => {
-  const runs = runTree(new RunIds(scope, run), [null, 0, 0, 1], { start: baseTime(run) });
+test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ platform, scope, conformanceRun, time }) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0, 1], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await readAll(platform, time, runs);
@@ -71,10 +71,10 @@ test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-
 test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const runs = runTree(new RunIds(scope, run), [null, 0, 1, 1], { start: baseTime(run) });
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 1, 1], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await readAll(platform, time, runs);
@@ -87,11 +87,11 @@ test('runs ingested with multipart keep the trace_id and dotted_order the caller
 test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const start = baseTime(run);
-  const runs = runTree(new RunIds(scope, run), [null, 0, 0], { start });
+  const start = baseTime(conformanceRun);
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start });
   const created = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, created.body, created.contentType), '2xx');
   const patches = runs.map((r, i) => ({
@@ -118,12 +118,12 @@ test('the batch flow: create several runs in one multipart request, then patch t
 test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, run);
+  const ids = new RunIds(scope, conformanceRun);
   for (const digits of [6, 3, 1, 0]) {
-    const runs = runTree(ids, [null, 0], { start: baseTime(run) + digits * 10_000, digits });
+    const runs = runTree(ids, [null, 0], { start: baseTime(conformanceRun) + digits * 10_000, digits });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const read = await readAll(platform, time, runs);
@@ -135,8 +135,8 @@ test('dotted_order segments with a fraction of up to six digits are accepted and
 });
 
 test.describe("the official client's part layout is accepted and applied in order", { tag: '@TRACE-MULTIPART-LAYOUT' }, () => {
-  test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, run, time }) => {
-    const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), new RunIds(scope, run));
+  test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, conformanceRun, time }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), new RunIds(scope, conformanceRun));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const [parent, child, feedback] = [
       '01a201a1-c30a-7000-8000-00a41d5d2e97',
@@ -157,8 +157,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     expect([f.json.key, f.json.run_id, f.json.score], f.describe('the feedback part')).toEqual(['correctness', parent, 0.5]);
   });
 
-  test('posts, then patches in a second request', async ({ platform, scope, run, time }) => {
-    const ids = new RunIds(scope, run);
+  test('posts, then patches in a second request', async ({ platform, scope, conformanceRun, time }) => {
+    const ids = new RunIds(scope, conformanceRun);
     const first = withFreshIds(capture('post-then-patch.1'), ids);
     expectStatus(await postMultipart(platform, first.body, first.contentType), '2xx');
     // The second request names the same runs: it takes the same replacement ids.
@@ -188,8 +188,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     expect(instant(p.json.end_time), p.describe("and the patch's end time, 2026-11-22T05:01:49.966Z")).toBe(1795323709966);
   });
 
-  test('posts and patches of the same runs in one request, post first', async ({ platform, scope, run, time }) => {
-    const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), new RunIds(scope, run));
+  test('posts and patches of the same runs in one request, post first', async ({ platform, scope, conformanceRun, time }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), new RunIds(scope, conformanceRun));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const expected: [string, unknown, unknown][] = [
       ['01a201a1-d5f2-7000-8000-030fcf95f71d', { q: 'batched' }, { answer: 'z' }],
@@ -202,8 +202,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     }
   });
 
-  test('nested traceable runs with a thread_id', async ({ platform, scope, run, time }) => {
-    const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), new RunIds(scope, run));
+  test('nested traceable runs with a thread_id', async ({ platform, scope, conformanceRun, time }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), new RunIds(scope, conformanceRun));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const ids = [...idMap.values()];
     const root = await readRun<ReadRun>(platform, time, ids[0]);
@@ -216,8 +216,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     }
   });
 
-  test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, run, time }) => {
-    const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+  test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, conformanceRun, time }) => {
+    const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
     const boundary = 'apc-content-length-boundary';
     const chunks = runs
       .flatMap((r) => runParts('post', r))
@@ -238,14 +238,14 @@ test.describe("the official client's part layout is accepted and applied in orde
 });
 
 test.describe('a multipart body sent chunked or compressed whole is accepted', { tag: '@TRACE-MULTIPART-ENCODING' }, () => {
-  test('chunked, without Content-Length', async ({ platform, scope, run, time, targetCredentials }, testInfo) => {
-    const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+  test('chunked, without Content-Length', async ({ platform, scope, conformanceRun, time, targetCredentials }, testInfo) => {
+    const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     const half = Math.floor(body.length / 2);
-    const apiKey = targetApiKey(run, targetCredentials);
+    const apiKey = targetApiKey(conformanceRun, targetCredentials);
     // Sent past the suites' client, which would ask the run's profile: ask it here.
-    requireEffect(run, 'trace', 'POST /runs/multipart');
-    const res = await request(`${run.proxies['platform-api']}/runs/multipart`, {
+    requireEffect(conformanceRun, 'trace', 'POST /runs/multipart');
+    const res = await request(`${conformanceRun.proxies['platform-api']}/runs/multipart`, {
       method: 'POST',
       headers: { 'content-type': contentType, [TEST_HEADER]: testInfo.testId, ...(apiKey ? { 'x-api-key': apiKey } : {}) },
       // A stream of unknown length goes out with Transfer-Encoding: chunked, as the client sends it.
@@ -257,12 +257,12 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
   });
 
   for (const encoding of ['gzip', 'zstd'] as const) {
-    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, run, time }) => {
+    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, conformanceRun, time }) => {
       const compress = encoding === 'gzip' ? zlib.gzipSync : (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
       skipForMachine(!compress, `this Node.js (${process.version}) cannot compress ${encoding}`);
       const info = await platform.get<{ instance_flags?: Record<string, unknown> }>('/info');
       skipDeclared(encoding === 'zstd' && info.json?.instance_flags?.zstd_compression_enabled !== true, 'the target does not advertise zstd in /info');
-      const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+      const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
       expectStatus(await postMultipart(platform, compress!(body), contentType, { 'content-encoding': encoding }), '2xx');
       expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
@@ -290,9 +290,9 @@ test.describe('a batch run whose lineage is missing or contradicts itself is ref
     ],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ platform, scope, run }) => {
-      const ids = new RunIds(scope, run);
-      const runs = broken(runTree(ids, [null, 0], { start: baseTime(run) }), ids);
+    test(name, async ({ platform, scope, conformanceRun }) => {
+      const ids = new RunIds(scope, conformanceRun);
+      const runs = broken(runTree(ids, [null, 0], { start: baseTime(conformanceRun) }), ids);
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', JSON.parse(JSON.stringify(r)))));
       // The rule asks for a refusal (a 4xx); the error body is ERROR-SHAPE-PLATFORM's.
       expectRefused(await postMultipart(platform, body, contentType));
@@ -316,17 +316,17 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
     ['a gzip header on a body that is not gzip', (parts) => ({ ...multipartBody(parts), headers: { 'content-encoding': 'gzip' } })],
   ];
   for (const [name, build] of cases) {
-    test(name, async ({ platform, scope, run }) => {
-      const runs = runTree(new RunIds(scope, run), [null, 0], { start: baseTime(run) });
+    test(name, async ({ platform, scope, conformanceRun }) => {
+      const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
       const { body, contentType, headers } = build(runs.flatMap((r) => runParts('post', r)));
       expectJsonError(await postMultipart(platform, body, contentType, headers));
       for (const r of runs) expectNotFound(await platform.get(`/runs/${r.id}`), `${r.name} of the refused request`);
     });
   }
 
-  test('JSON bodies: malformed, without an id, or with a time that is no time', async ({ platform, scope, run }) => {
-    const ids = new RunIds(scope, run);
-    const id = ids.v7(baseTime(run));
+  test('JSON bodies: malformed, without an id, or with a time that is no time', async ({ platform, scope, conformanceRun }) => {
+    const ids = new RunIds(scope, conformanceRun);
+    const id = ids.v7(baseTime(conformanceRun));
     const json = { 'content-type': 'application/json' };
     expectJsonError(await platform.post('/runs', undefined, { rawBody: `{"id": "${id}", "name": `, headers: json }));
     expectJsonError(await platform.post('/runs', { name: 'no id', run_type: 'chain' }));
@@ -337,8 +337,8 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
   });
 });
 
-test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, run, time }) => {
-  const runs = runTree(new RunIds(scope, run), [null], { start: baseTime(run) });
+test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, conformanceRun, time }) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null], { start: baseTime(conformanceRun) });
   const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
   const { body, contentType } = multipartBody([
     ...runParts('post', runs[0]),

@@ -406,9 +406,9 @@ const RULES: FieldRule[] = [
 ];
 
 for (const { rule, title, set, check, broken } of RULES) {
-  test(title, { tag: `@${rule}` }, async ({ platform, scope, run, time }) => {
-    const ids = new RunIds(scope, run);
-    const at = experimentStart(run);
+  test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun, time }) => {
+    const ids = new RunIds(scope, conformanceRun);
+    const at = experimentStart(conformanceRun);
     const body = set(uploadBody(scope, ids, at), ids);
     const res = await upload(platform, body);
     expectStatus(res, 200);

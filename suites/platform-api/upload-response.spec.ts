@@ -7,27 +7,32 @@ import { experimentStart, persisted, upload, uploadBody, type Json } from './upl
 const LATENCY_AND_FEEDBACK = ['latency_p50', 'latency_p99', 'feedback_stats', 'session_feedback_stats'];
 const TOKENS_AND_COST = ['total_tokens', 'prompt_tokens', 'completion_tokens', 'total_cost', 'prompt_cost', 'completion_cost'];
 
-test('a valid upload answers 200 with an object holding dataset and experiment', { tag: '@UPLOAD-RESPONSE' }, async ({ platform, scope, run }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+test('a valid upload answers 200 with an object holding dataset and experiment', { tag: '@UPLOAD-RESPONSE' }, async ({ platform, scope, conformanceRun }) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'ExperimentUploadResponse');
   expect([typeof res.json.dataset, typeof res.json.experiment], res.describe('two objects')).toEqual(['object', 'object']);
 });
 
-test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-DATASET-FIELDS' }, async ({ platform, scope, run }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-DATASET-FIELDS' }, async ({ platform, scope, conformanceRun }) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Dataset', res.json.dataset);
 });
 
-test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-EXPERIMENT-FIELDS' }, async ({ platform, scope, run }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-EXPERIMENT-FIELDS' }, async ({ platform, scope, conformanceRun }) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Experiment', res.json.experiment);
 });
 
-test('a dataset created through the upload is externally managed', { tag: '@UPLOAD-DATASET-EXTERNALLY-MANAGED' }, async ({ platform, scope, run, time }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+test('a dataset created through the upload is externally managed', { tag: '@UPLOAD-DATASET-EXTERNALLY-MANAGED' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expect(res.json.dataset.externally_managed, res.describe('externally_managed')).toBe(true);
   const read = await readWritten<Json>(platform, time, `/api/v1/datasets/${res.json.dataset.id}`);
@@ -35,8 +40,12 @@ test('a dataset created through the upload is externally managed', { tag: '@UPLO
   expect(read.json.externally_managed, read.describe('and stays so')).toBe(true);
 });
 
-test('right after the upload, latency and feedback statistics are null', { tag: '@UPLOAD-STATS-INITIALLY-NULL' }, async ({ platform, scope, run }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+test('right after the upload, latency and feedback statistics are null', { tag: '@UPLOAD-STATS-INITIALLY-NULL' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+}) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   expectStatus(res, 200);
   for (const field of LATENCY_AND_FEEDBACK) expect(res.json.experiment[field], res.describe(field)).toBeNull();
 });
@@ -44,10 +53,10 @@ test('right after the upload, latency and feedback statistics are null', { tag: 
 test('once the runs are persisted, latency and feedback statistics are filled in', { tag: '@UPLOAD-STATS-FILLED-LATER' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
   time,
 }) => {
-  const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
   const res = await upload(platform, body);
   expectStatus(res, 200);
   const { experiment } = await persisted(platform, time, res.json);
@@ -62,8 +71,13 @@ test('once the runs are persisted, latency and feedback statistics are filled in
   expect(summary?.overall, `session_feedback_stats has the summary key: ${JSON.stringify(summary)}`).toBeTruthy();
 });
 
-test('token and cost fields stay null, the upload carrying no such data', { tag: '@UPLOAD-TOKENS-COST-NULL' }, async ({ platform, scope, run, time }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+test('token and cost fields stay null, the upload carrying no such data', { tag: '@UPLOAD-TOKENS-COST-NULL' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   expectStatus(res, 200);
   for (const field of TOKENS_AND_COST) expect(res.json.experiment[field], res.describe(`${field} on upload`)).toBeNull();
   const { experiment } = await persisted(platform, time, res.json);

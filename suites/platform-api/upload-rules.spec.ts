@@ -21,9 +21,9 @@ function withOffset(ms: number, minutes: number): string {
 test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
 }) => {
-  const body = withoutDataset(uploadBody(scope, new RunIds(scope, run), experimentStart(run)));
+  const body = withoutDataset(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   // §7 leaves the error status and body of upload-rule violations not shown: a refusal is all the rule states.
   expectRefused(await upload(platform, body));
   await expectCreatedNothing(platform, body, 'the refused upload');
@@ -32,18 +32,22 @@ test('rule 1: an upload with neither dataset_id nor dataset_name is refused and 
 test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
 }) => {
-  const ids = new RunIds(scope, run);
+  const ids = new RunIds(scope, conformanceRun);
   const datasetId = ids.v4();
-  const res = await upload(platform, { ...withoutDataset(uploadBody(scope, ids, experimentStart(run))), dataset_id: datasetId });
+  const res = await upload(platform, { ...withoutDataset(uploadBody(scope, ids, experimentStart(conformanceRun))), dataset_id: datasetId });
   expectStatus(res, 200);
   expect(res.json.dataset.id, res.describe('the given id')).toBe(datasetId);
   expect(typeof res.json.dataset.name === 'string' && res.json.dataset.name !== '', res.describe('a generated name')).toBe(true);
 });
 
-test('rule 2: an upload giving only a dataset_name gets a generated dataset id', { tag: '@UPLOAD-GENERATE-ID' }, async ({ platform, scope, run }) => {
-  const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+test('rule 2: an upload giving only a dataset_name gets a generated dataset id', { tag: '@UPLOAD-GENERATE-ID' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+}) => {
+  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
   const res = await upload(platform, body);
   expectStatus(res, 200);
   expect(res.json.dataset.name, res.describe('the given name')).toBe(body.dataset_name);
@@ -53,10 +57,10 @@ test('rule 2: an upload giving only a dataset_name gets a generated dataset id',
 test('rule 3: uploading again with the same dataset_id or dataset_name adds an experiment to the same dataset', { tag: '@UPLOAD-SAME-DATASET' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
 }) => {
-  const ids = new RunIds(scope, run);
-  const at = experimentStart(run);
+  const ids = new RunIds(scope, conformanceRun);
+  const at = experimentStart(conformanceRun);
   const first = await upload(platform, uploadBody(`${scope}-1`, ids, at));
   precondition(first, 'upload a first experiment');
   const byName = await upload(platform, { ...uploadBody(`${scope}-2`, ids, at), dataset_name: first.json.dataset.name });
@@ -93,16 +97,16 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     ['a row ending before the experiment', 'end_time', 'experiment_start_time', -60],
   ];
   for (const [name, field, edge, seconds] of cases) {
-    test(name, async ({ platform, scope, run }) => {
-      const body = rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), field, edge, seconds);
+    test(name, async ({ platform, scope, conformanceRun }) => {
+      const body = rowAt(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)), field, edge, seconds);
       expectRefused(await upload(platform, body));
       await expectCreatedNothing(platform, body, 'the refused upload');
     });
   }
 
   // Datetimes are instants: the range holds whatever offset or precision each one is written in.
-  test('rows within by instant are within, whatever offset and precision their times are written in', async ({ platform, scope, run }) => {
-    const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+  test('rows within by instant are within, whatever offset and precision their times are written in', async ({ platform, scope, conformanceRun }) => {
+    const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
     // Whole seconds inside the experiment's range: an offset is written to the second, and a real clock has milliseconds.
     const start = Math.ceil(Date.parse(body.experiment_start_time) / 1000) * 1000;
     const end = Math.floor(Date.parse(body.experiment_end_time) / 1000) * 1000;
@@ -121,9 +125,9 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     expectStatus(res, 200);
   });
 
-  test('rows exactly on the bounds are within', async ({ platform, scope, run }) => {
+  test('rows exactly on the bounds are within', async ({ platform, scope, conformanceRun }) => {
     const body = rowAt(
-      rowAt(uploadBody(scope, new RunIds(scope, run), experimentStart(run)), 'start_time', 'experiment_start_time', 0),
+      rowAt(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)), 'start_time', 'experiment_start_time', 0),
       'end_time',
       'experiment_end_time',
       0,
@@ -135,10 +139,10 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
 test('rule 4: for any times, an upload is accepted exactly when every row lies within the experiment', { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, async ({
   platform,
   scope,
-  run,
+  conformanceRun,
 }) => {
-  const ids = new RunIds(scope, run);
-  const at = experimentStart(run);
+  const ids = new RunIds(scope, conformanceRun);
+  const at = experimentStart(conformanceRun);
   const second = fc.integer({ min: -120, max: 720 });
   const row = fc.tuple(second, fc.nat({ max: 120 })).map(([start, length]) => ({ start, end: start + length }));
   let round = 0;
@@ -171,8 +175,8 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
     ['UPLOAD-EXTERNAL-IDENTIFIER', 'dataset_id naming a platform dataset is refused', 'id'],
     ['UPLOAD-EXTERNALLY-MANAGED-ONLY', 'an upload to a dataset not created through the endpoint is rejected, one created through it accepts', 'both'],
   ] as const) {
-    test(title, { tag: `@${rule}` }, async ({ platform, scope, run }) => {
-      const ids = new RunIds(scope, run);
+    test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun }) => {
+      const ids = new RunIds(scope, conformanceRun);
       const name = `apc-platform-ds-${scope}`;
       const created = await platform.post<Json & { id: string; externally_managed?: boolean }>('/api/v1/datasets', {
         name,
@@ -180,7 +184,7 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
       });
       // The rules are about a dataset made on the platform: a target that cannot make one cannot show it refuses uploads to it.
       expectStatus(created, '2xx');
-      const base = withoutDataset(uploadBody(scope, ids, experimentStart(run)));
+      const base = withoutDataset(uploadBody(scope, ids, experimentStart(conformanceRun)));
       const naming: Json =
         by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
       const body = { ...base, ...naming };
@@ -192,9 +196,12 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
       expect(examples.json, examples.describe('the platform dataset is untouched: no example was added')).toEqual([]);
       if (by === 'both') {
         await forRule(rule, async () => {
-          const external = await upload(platform, uploadBody(`${scope}-ext`, ids, experimentStart(run)));
+          const external = await upload(platform, uploadBody(`${scope}-ext`, ids, experimentStart(conformanceRun)));
           expectStatus(external, 200);
-          const again = await upload(platform, { ...uploadBody(`${scope}-ext2`, ids, experimentStart(run)), dataset_name: external.json.dataset.name });
+          const again = await upload(platform, {
+            ...uploadBody(`${scope}-ext2`, ids, experimentStart(conformanceRun)),
+            dataset_name: external.json.dataset.name,
+          });
           expectStatus(again, 200);
         });
       }
@@ -202,9 +209,9 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
   }
 });
 
-test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOLATION-RESPONSE' }, async ({ platform, scope, run, observe }) => {
-  const ids = new RunIds(scope, run);
-  const at = experimentStart(run);
+test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOLATION-RESPONSE' }, async ({ platform, scope, conformanceRun, observe }) => {
+  const ids = new RunIds(scope, conformanceRun);
+  const at = experimentStart(conformanceRun);
   const violations: [string, Json][] = [
     ['rule 1 (no dataset)', withoutDataset(uploadBody(`${scope}-1`, ids, at))],
     ['rule 4 (row out of range)', rowAt(uploadBody(`${scope}-4`, ids, at), 'end_time', 'experiment_end_time', 30)],
@@ -232,15 +239,15 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
     ['a score that is not a number', (body) => ({ ...body, summary_experiment_scores: [{ key: 'overall', score: 'high' }] })],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ platform, scope, run }) => {
-      const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, new RunIds(scope, run), experimentStart(run))))) as Json;
+    test(name, async ({ platform, scope, conformanceRun }) => {
+      const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun))))) as Json;
       expectJsonError(await upload(platform, body));
       await expectCreatedNothing(platform, body, 'the refused upload');
     });
   }
 
-  test('malformed JSON', async ({ platform, scope, run }) => {
-    const body = uploadBody(scope, new RunIds(scope, run), experimentStart(run));
+  test('malformed JSON', async ({ platform, scope, conformanceRun }) => {
+    const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
     expectJsonError(
       await platform.post('/api/v1/datasets/upload-experiment', undefined, {
         rawBody: JSON.stringify(body).slice(0, -2),

@@ -4,7 +4,7 @@ import { expect } from '@playwright/test';
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import type { RunContext } from '../../harness/run-context.ts';
+import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import type { Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
 import { type RunIds, untilWritten } from './traces-steps.ts';
 
@@ -61,8 +61,8 @@ export function uploadBody(label: string, ids: RunIds, at: number): ExperimentUp
 }
 
 /** Where experiments of a test start: a fixed instant on the simulator, the last hour elsewhere. */
-export function experimentStart(run: RunContext): number {
-  return run.target.capabilities.includes('virtual-clock') ? Date.UTC(2026, 0, 1, 10) : Date.now() - 3_600_000;
+export function experimentStart(conformanceRun: ConformanceRun): number {
+  return conformanceRun.target.capabilities.includes('virtual-clock') ? Date.UTC(2026, 0, 1, 10) : Date.now() - 3_600_000;
 }
 
 export function upload(platform: ApiClient, body: Json): Promise<ApiResponse<UploadAnswer>> {

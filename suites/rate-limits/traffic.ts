@@ -15,7 +15,7 @@ import { Pool } from 'undici';
 import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
-import type { RunContext } from '../../harness/run-context.ts';
+import type { ConformanceRun } from '../../harness/conformance-run.ts';
 
 /** A request without identity: the identity headers come from the caller. */
 export interface Sample {
@@ -179,12 +179,12 @@ export function describeRefusal(result: FillResult, who: Caller): string {
 /** A test's view of the target for exact rate-limit tests: one client per endpoint, sending no key of its own. */
 export class Traffic {
   constructor(
-    private readonly run: RunContext,
+    private readonly conformanceRun: ConformanceRun,
     private readonly testId: string,
   ) {}
 
   client(endpoint: Endpoint): ApiClient {
-    return clientWithKey(this.run, endpoint, this.testId, undefined, { rateLimited: 'answer' })!;
+    return clientWithKey(this.conformanceRun, endpoint, this.testId, undefined, { rateLimited: 'answer' })!;
   }
 
   /** One request through the recording proxy. */
@@ -199,7 +199,7 @@ export class Traffic {
   async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<ApiResponse> {
     const [first, ...others] = Array.isArray(samples) ? samples : [samples];
     const admitted = await this.send(endpoint, first, who);
-    const result = await fill(this.run.target.planes[endpoint]!, [...others, first], who, count - 1);
+    const result = await fill(this.conformanceRun.target.planes[endpoint]!, [...others, first], who, count - 1);
     test.info().annotations.push({
       type: 'rate-limit-fill',
       description: `${count - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms, after one through the proxy`,

@@ -6,7 +6,7 @@
 // could not make, never failed nor passed; a window passes by waiting it out.
 import { skipForMachine } from '../../harness/checks/attribution.ts';
 import { requireCapability, requireEffect, test } from '../../harness/fixtures.ts';
-import type { RunContext } from '../../harness/run-context.ts';
+import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { sleep, type Time } from '../../harness/time.ts';
 
 /**
@@ -30,9 +30,9 @@ class WindowMissed extends Error {}
  * reset before each test (rate-limit-reset); in real time the test spends the target's real
  * quota of the rows it fills, which the run's profile must allow.
  */
-export function requireRateLimitTraffic(run: RunContext): void {
-  if (run.target.capabilities.includes('virtual-clock')) requireCapability(run, 'rate-limit-reset');
-  else requireEffect(run, 'rate-limit-probe', 'rate-limit checks send hundreds to thousands of requests to the target');
+export function requireRateLimitTraffic(conformanceRun: ConformanceRun): void {
+  if (conformanceRun.target.capabilities.includes('virtual-clock')) requireCapability(conformanceRun, 'rate-limit-reset');
+  else requireEffect(conformanceRun, 'rate-limit-probe', 'rate-limit checks send hundreds to thousands of requests to the target');
 }
 
 class RateWindow {

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Endpoint } from '../../specs/contract.ts';
 import type { ConformanceReport, RecordedExchange } from '../../reports/conformance-report.ts';
-import { SHARED_DEPLOYMENT } from '../../harness/run-context.ts';
+import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
 import { addressed, parse, type MutableResponse, type Mutation } from './broken-target.ts';
 
 /** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
