@@ -1,8 +1,8 @@
 // The body of POST /runs/multipart, as the official client sends it (langsmith
 // JS client, langsmith-sdk js/src/client.ts; LangSmith API reference, api.smith.langchain.com/redoc): parts `post.<id>` and `patch.<id>` carry a run, parts
 // `post|patch.<id>.<field>` one of its out-of-band fields, `feedback.<id>` a feedback and
-// `attachment.<run id>.<name>` raw bytes, applied in order (TRACE-MULTIPART-LAYOUT). The whole body may be gzip (or zstd,
-// where the runtime has it) encoded and may arrive chunked (TRACE-MULTIPART-ENCODING). Parsed with busboy; a
+// `attachment.<run id>.<name>` raw bytes, applied in order. The whole body may be gzip (or zstd,
+// where the runtime has it) encoded and may arrive chunked. Parsed with busboy; a
 // broken body is a 4xx (TRACE-BAD-INPUT), and each run and feedback is checked against its schema in the
 // contract, as the server checks a JSON body.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -17,6 +17,7 @@ type Json = Record<string, unknown>;
 
 const RUN_FIELD_PARTS = ['inputs', 'outputs', 'events', 'extra', 'error', 'serialized'] as const;
 
+// The part names of the layout (TRACE-MULTIPART-LAYOUT).
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 const RUN_PART = new RegExp(`^(post|patch)\\.(${UUID})$`);
 const FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})\\.(${RUN_FIELD_PARTS.join('|')})$`);
@@ -44,6 +45,7 @@ export async function parseMultipart(raw: Buffer, headers: IncomingHttpHeaders):
   return toOperations(await parts(decode(raw, headers['content-encoding']), contentType));
 }
 
+/** The whole body, gzip or zstd decoded (TRACE-MULTIPART-ENCODING). */
 function decode(raw: Buffer, encoding: string | undefined): Buffer {
   const name = (encoding ?? 'identity').trim().toLowerCase();
   try {
