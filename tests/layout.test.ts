@@ -225,9 +225,30 @@ test('the harness imports no suite: the suites build on it, never the other way'
       .filter((specifier) => reachesSuites(file, specifier))
       .map(
         (specifier) =>
-          `${relative(ROOT, file)} imports ${specifier}: move what both need into harness/, or the fixture into the suites (as suites/control-plane/shared-deployment.ts)`,
+          `${relative(ROOT, file)} imports ${specifier}: move what both need into harness/, or the fixture into the suites (as suites/control-plane/fixtures.ts)`,
       ),
   );
   expect(offending, offending.join('\n')).toEqual([]);
   expect(reachesSuites(join(ROOT, 'harness', 'x.ts'), '../suites/control-plane/deployments-steps.ts'), 'the check sees an import of a suite').toBe(true);
+});
+
+/** What a module directly in a plane's folder of suites/ may be called: a spec file, a concept's steps, the plane's own fixtures. */
+const SUITE_MODULE = /^([a-z0-9-]+\.spec|[a-z0-9]+(-[a-z0-9]+)*-steps|fixtures)\.ts$/;
+
+test("the modules beside a plane's spec files follow one naming scheme: <concept>-steps.ts, or fixtures.ts", () => {
+  const planes = readdirSync(join(ROOT, 'suites'), { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'rate-limits');
+  expect(planes.map((p) => p.name).sort()).toEqual(['agent-server', 'control-plane', 'platform-api']);
+  const offending = planes.flatMap((plane) =>
+    readdirSync(join(ROOT, 'suites', plane.name), { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.ts') && !SUITE_MODULE.test(e.name))
+      .map((e) => `suites/${plane.name}/${e.name}: name a plane's shared steps <concept>-steps.ts (runs-steps.ts), its own fixtures fixtures.ts`),
+  );
+  expect(offending, offending.join('\n')).toEqual([]);
+  expect(['traces.ts', 'steps.ts', 'runs-steps.ts', 'threads-create.spec.ts', 'fixtures.ts'].map((name) => SUITE_MODULE.test(name))).toEqual([
+    false,
+    false,
+    true,
+    true,
+    true,
+  ]);
 });

@@ -6,7 +6,7 @@ import { normalizeTime } from './timestamps.ts';
 
 /**
  * Who computes trace_id and dotted_order: the service fills in what POST /runs leaves out
- * (spec §4.3); the batch endpoints require the caller's and keep them (TRACE-MULTIPART-CALLER-ORDER).
+ * (spec §4.3); the batch endpoints require the caller's and keep them.
  */
 export type LineageSource = 'service' | 'caller';
 
@@ -58,6 +58,7 @@ export function checkLineage(
 ): Lineage | undefined {
   const { id, parentId, traceId, dotted, start } = run;
   const missing = [...(dotted === undefined ? ['dotted_order'] : []), ...(traceId === undefined && run.requireTrace ? ['trace_id'] : [])];
+  // The batch endpoints take the caller's order and never compute one (TRACE-MULTIPART-CALLER-ORDER).
   for (const field of missing) issue(field, `${field} is required: on the batch endpoints the caller computes it (spec §4.3)`);
   if (missing.length > 0 || dotted === undefined) return undefined;
   const segments = parseDottedOrder(dotted);

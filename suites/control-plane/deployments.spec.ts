@@ -1,7 +1,7 @@
 // §1, §2.3, §4.1: creating, reading, updating and listing deployments.
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
-import { expect, test } from './shared-deployment.ts';
+import { expect, test } from './fixtures.ts';
 import { createDeployment, deploymentBody, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Polled } from './deployments-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-0000000dead0';

@@ -2,7 +2,7 @@
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { requireCapability } from '../../harness/fixtures.ts';
-import { expect, test } from './shared-deployment.ts';
+import { expect, test } from './fixtures.ts';
 import { AdminClient } from '../../harness/admin-client.ts';
 import { contract } from '../../specs/contract.ts';
 import type { RevisionStatus } from '../../specs/types/control-plane.ts';

@@ -2,7 +2,7 @@
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts';
-import { baseTime, expectNotFound, isoWith, readRun, RunIds, runTree } from './traces-steps.ts';
+import { baseTime, expectNotFound, isoWith, readTraceRun, RunIds, runTree } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, uploadBody } from './uploads-steps.ts';
 
 test(
@@ -18,7 +18,7 @@ test(
         await bare.post('/runs', { id, name: header, run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }, { headers: { [header]: key } }),
         '2xx',
       );
-      expectStatus(await readRun(bare, time, id, { headers: { [header]: key } }), 200);
+      expectStatus(await readTraceRun(bare, time, id, { headers: { [header]: key } }), 200);
       expectStatus(
         await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-${header}`, ids, experimentStart(conformanceRun)), {
           headers: { [header]: key },
@@ -28,7 +28,7 @@ test(
     }
     const id = ids.v7(baseTime(conformanceRun));
     precondition(await platform.post('/runs', { id, name: 'keyed', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), 'post a run');
-    precondition(await readRun(platform, time, id), 'read the run with the key');
+    precondition(await readTraceRun(platform, time, id), 'read the run with the key');
     const without = await bare.get(`/runs/${id}`);
     expect(without.status >= 400 && without.status < 500, without.describe('without the header the request is refused')).toBe(true);
   },
@@ -62,7 +62,7 @@ test(
       await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: { v: 1 } }),
       'post a run',
     );
-    const before = await readRun(platform, time, kept);
+    const before = await readTraceRun(platform, time, kept);
     precondition(before, 'read the run');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
       const client = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!;
@@ -116,7 +116,7 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
     ),
     '2xx',
   );
-  expectStatus(await readRun(multi, time, id, { headers: { 'x-tenant-id': other } }), 200);
+  expectStatus(await readTraceRun(multi, time, id, { headers: { 'x-tenant-id': other } }), 200);
   // Statuses for unknown ids and refused credentials are not shown (§7): any 4xx is a refusal.
   expectNotFound(await multi.get(`/runs/${id}`, { headers: { 'x-tenant-id': home } }), "the other workspace's run");
   expectNotFound(await multi.get(`/runs/${id}`), "the other workspace's run, without x-tenant-id");
@@ -128,11 +128,11 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   expect(answer.json.dataset.tenant_id, answer.describe('the dataset belongs to the selected workspace')).toBe(other);
   // Updates and batches select the workspace too, not only creates and reads.
   expectStatus(await multi.patch(`/runs/${id}`, { outputs: { selected: true } }, { headers: { 'x-tenant-id': other } }), '2xx');
-  const updated = await readRun<{ outputs?: unknown }>(multi, time, id, { headers: { 'x-tenant-id': other }, ready: (r) => (r.outputs ?? null) !== null });
+  const updated = await readTraceRun<{ outputs?: unknown }>(multi, time, id, { headers: { 'x-tenant-id': other }, ready: (r) => (r.outputs ?? null) !== null });
   expect(updated.json.outputs, updated.describe('the update reached the run in the selected workspace')).toEqual({ selected: true });
   const [batched] = runTree(ids, [null], { start: baseTime(conformanceRun) + 1000 });
   expectStatus(await multi.post('/runs/batch', { post: [batched] }, { headers: { 'x-tenant-id': other } }), '2xx');
-  expectStatus(await readRun(multi, time, batched.id, { headers: { 'x-tenant-id': other } }), 200);
+  expectStatus(await readTraceRun(multi, time, batched.id, { headers: { 'x-tenant-id': other } }), 200);
   const orgKey = credentials.client('platform-api', credentials.apiKey('org-scoped'));
   expectStatus(await orgKey.get(`/runs/${id}`), '4xx');
   expectStatus(await orgKey.get(`/runs/${id}`, { headers: { 'x-tenant-id': other } }), 200);

@@ -2,7 +2,7 @@
 import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { baseTime, expectNotFound, isoWith, multipartBody, readRun, RunIds, runParts, runTree } from './traces-steps.ts';
+import { baseTime, expectNotFound, isoWith, multipartBody, readTraceRun, RunIds, runParts, runTree } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
@@ -19,7 +19,7 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
   const answers = [
     await platform.post('/runs', { id, name: 'json', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }, { headers: json }),
     await platform.patch(`/runs/${id}`, { outputs: {} }, { headers: json }),
-    await readRun(platform, time, id),
+    await readTraceRun(platform, time, id),
     await platform.post('/v2/auth/authenticate', { provider: 'p', scopes: [], user_id: `json-${scope}` }, { headers: json }),
     await upload(platform, uploadBody(scope, ids, experimentStart(conformanceRun))),
   ];
@@ -82,7 +82,7 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
   const start = baseTime(conformanceRun);
   const kept = ids.v7(start);
   precondition(await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(start, 3), inputs: { v: 1 } }), 'post a run');
-  const before = await readRun(platform, time, kept);
+  const before = await readTraceRun(platform, time, kept);
   precondition(before, 'read the run');
   const fresh = runTree(ids, [null, 0], { start });
   const refusedUpload = { ...uploadBody(scope, ids, experimentStart(conformanceRun)), results: 'none' };

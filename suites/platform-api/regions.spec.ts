@@ -5,7 +5,7 @@ import { expectJsonError, expectStatus, precondition, rulesOfStep } from '../../
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, readRun, readWritten, RunIds, runTree } from './traces-steps.ts';
+import { baseTime, isoWith, readTraceRun, readWritten, RunIds, runTree } from './traces-steps.ts';
 import { experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 /** What explains a step at the EU address that failed: its operation's rules, and REGION-TWO-REGIONS where the address serves nothing. */
@@ -42,8 +42,8 @@ test(
     const euPost = await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) });
     precondition(euPost, 'post a run in the EU', atEu(euPost));
     // Each home region holds what was written there, once it is persisted.
-    expectStatus(await readRun(platform, time, usRun), 200);
-    expectStatus(await readRun(platformEu, time, euRun), 200);
+    expectStatus(await readTraceRun(platform, time, usRun), 200);
+    expectStatus(await readTraceRun(platformEu, time, euRun), 200);
     // Asked by the other region's account, and by the run's own key at the other address.
     answersNone(await platformEu.get(`/runs/${usRun}`), 'the US run asked by the EU account');
     answersNone(await platform.get(`/runs/${euRun}`), 'the EU run asked by the US account');

@@ -180,6 +180,6 @@ export function readWritten<T>(client: ApiClient, time: Time, path: string, { he
 }
 
 /** GET /runs/{id} of a run the test wrote: see untilWritten. */
-export function readRun<T = TraceRun>(client: ApiClient, time: Time, id: string, options?: ReadOptions<T>): Promise<ApiResponse<T>> {
+export function readTraceRun<T = TraceRun>(client: ApiClient, time: Time, id: string, options?: ReadOptions<T>): Promise<ApiResponse<T>> {
   return readWritten<T>(client, time, `/runs/${id}`, options);
 }

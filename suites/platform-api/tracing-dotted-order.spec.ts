@@ -7,7 +7,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { baseTime, isoWith, multipartBody, readRun, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces-steps.ts';
+import { baseTime, isoWith, multipartBody, readTraceRun, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces-steps.ts';
 
 /** The checks of spec §2.5 on a run read back, given the tree it was created in. */
 async function checkLineage(read: Map<string, TraceRun>, runs: TraceRun[], parents: (number | null)[]): Promise<void> {
@@ -42,7 +42,7 @@ async function checkLineage(read: Map<string, TraceRun>, runs: TraceRun[], paren
 async function readBack(platform: ApiClient, time: Time, runs: TraceRun[]): Promise<Map<string, TraceRun>> {
   const read = new Map<string, TraceRun>();
   for (const run of runs) {
-    const res = await readRun(platform, time, run.id);
+    const res = await readTraceRun(platform, time, run.id);
     expectStatus(res, 200);
     read.set(run.id, res.json);
   }

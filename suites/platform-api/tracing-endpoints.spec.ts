@@ -4,7 +4,7 @@ import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { baseTime, isoWith, readRun, readWritten, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
+import { baseTime, isoWith, readTraceRun, readWritten, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };
 
@@ -26,7 +26,7 @@ test('POST /runs/batch with {post, patch} ingests the creates, then the updates'
   }));
   expectStatus(await platform.post('/runs/batch', { post: runs, patch }), '2xx');
   for (const [i, r] of runs.entries()) {
-    const read = await readRun(platform, time, r.id, { ready: (got) => (got.outputs ?? null) !== null });
+    const read = await readTraceRun(platform, time, r.id, { ready: (got) => (got.outputs ?? null) !== null });
     expectStatus(read, 200);
     expect([read.json.inputs, read.json.outputs, read.json.dotted_order], read.describe('created, then updated')).toEqual([r.inputs, { n: i }, r.dotted_order]);
     const ended = (read.json as { end_time?: unknown }).end_time;

@@ -11,7 +11,7 @@ import { expect, requireEffect, targetApiKey, test } from '../../harness/fixture
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
-import { baseTime, expectNotFound, multipartBody, readRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces-steps.ts';
+import { baseTime, expectNotFound, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces-steps.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
 
@@ -50,7 +50,7 @@ const instant = (value: unknown) => (typeof value === 'number' ? value : Date.pa
 async function readAll(platform: ApiClient, time: Time, runs: TraceRun[], ready?: (run: ReadRun) => boolean): Promise<ReadRun[]> {
   const read: ReadRun[] = [];
   for (const run of runs) {
-    const res = await readRun<ReadRun>(platform, time, run.id, { ready });
+    const res = await readTraceRun<ReadRun>(platform, time, run.id, { ready });
     expectStatus(res, 200);
     read.push(res.json);
   }
@@ -143,11 +143,11 @@ test.describe("the official client's part layout is accepted and applied in orde
       '01a201a1-c30c-7000-8000-01e94325254c',
       '01a201a1-c323-71ae-a234-35ff7c006a06',
     ].map((id) => idMap.get(id));
-    const p = await readRun<ReadRun>(platform, time, parent!);
+    const p = await readTraceRun<ReadRun>(platform, time, parent!);
     expectStatus(p, 200);
     expect(p.json.outputs, p.describe('the merged outputs')).toEqual({ answer: 'z' });
     expect(p.json.inputs, p.describe('the inputs part')).toEqual({ q: 'batched' });
-    const c = await readRun<ReadRun>(platform, time, child!);
+    const c = await readTraceRun<ReadRun>(platform, time, child!);
     expectStatus(c, 200);
     const attachment = c.json.attachments?.notes_txt;
     expect(attachment?.mime_type, c.describe('the attachment notes_txt is kept with its type')).toBe('text/plain');
@@ -168,7 +168,7 @@ test.describe("the official client's part layout is accepted and applied in orde
     const second = Buffer.from(text, 'latin1');
     expectStatus(await postMultipart(platform, second, `multipart/form-data; boundary=${text.split('\r\n')[0].slice(2)}`), '2xx');
     const [parent, child] = ['01a201a1-c8c8-7000-8000-00ed570352be', '01a201a1-c8cc-7000-8000-0024b7a2766d'].map((id) => first.idMap.get(id)!);
-    const c = await readRun<ReadRun>(platform, time, child, { ready: showsPatch });
+    const c = await readTraceRun<ReadRun>(platform, time, child, { ready: showsPatch });
     expectStatus(c, 200);
     expect([c.json.inputs, c.json.outputs], c.describe('the child: inputs from the post, outputs from the patch')).toEqual([
       { prompt: 'x' },
@@ -178,7 +178,7 @@ test.describe("the official client's part layout is accepted and applied in orde
       (c.json.events as { name?: string }[] | undefined)?.map((e) => e.name),
       c.describe("and the events part's new_token event"),
     ).toEqual(['new_token']);
-    const p = await readRun<ReadRun & { error?: unknown }>(platform, time, parent, { ready: showsPatch });
+    const p = await readTraceRun<ReadRun & { error?: unknown }>(platform, time, parent, { ready: showsPatch });
     expectStatus(p, 200);
     expect([p.json.inputs, p.json.error], p.describe('the parent: inputs from the post, the error part (a JSON string) from the patch')).toEqual([
       { q: 'split' },
@@ -196,7 +196,7 @@ test.describe("the official client's part layout is accepted and applied in orde
       ['01a201a1-d5f4-7000-8000-01cfd3dcbf56', { prompt: 'x' }, { generations: [{ text: 'y' }] }],
     ];
     for (const [captured, inputs, outputs] of expected) {
-      const res = await readRun<ReadRun>(platform, time, idMap.get(captured)!, { ready: showsPatch });
+      const res = await readTraceRun<ReadRun>(platform, time, idMap.get(captured)!, { ready: showsPatch });
       expectStatus(res, 200);
       expect([res.json.inputs, res.json.outputs], res.describe('the post gave the inputs, the patch the outputs')).toEqual([inputs, outputs]);
     }
@@ -206,10 +206,10 @@ test.describe("the official client's part layout is accepted and applied in orde
     const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), new RunIds(scope, conformanceRun));
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const ids = [...idMap.values()];
-    const root = await readRun<ReadRun>(platform, time, ids[0]);
+    const root = await readTraceRun<ReadRun>(platform, time, ids[0]);
     expectStatus(root, 200);
     for (const id of ids.slice(1, 3)) {
-      const child = await readRun<ReadRun>(platform, time, id);
+      const child = await readTraceRun<ReadRun>(platform, time, id);
       expectStatus(child, 200);
       expect(child.json.parent_run_id, child.describe('each inner call is a child of the outer one')).toBe(ids[0]);
       expect(child.json.dotted_order.startsWith(`${root.json.dotted_order}.`), child.describe('under its dotted order')).toBe(true);
@@ -345,7 +345,7 @@ test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }
     { name: `attachment.${runs[0].id}.image_png`, contentType: 'image/png', data: bytes },
   ]);
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
-  const read = await readRun<ReadRun & { attachments?: Record<string, { presigned_url?: string; sha256?: string }> }>(platform, time, runs[0].id);
+  const read = await readTraceRun<ReadRun & { attachments?: Record<string, { presigned_url?: string; sha256?: string }> }>(platform, time, runs[0].id);
   expectStatus(read, 200);
   const attachment = read.json.attachments?.image_png;
   expect(attachment, read.describe('the attachment is listed')).toBeTruthy();

@@ -1,7 +1,7 @@
 // §9: the version segments of platform API paths.
 import { expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, multipartBody, readRun, readWritten, RunIds, runParts, runTree } from './traces-steps.ts';
+import { baseTime, isoWith, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree } from './traces-steps.ts';
 import { experimentStart, uploadBody } from './uploads-steps.ts';
 
 test('run ingestion is served without a version segment and the upload under /api/v1', { tag: '@VERSION-PLATFORM-PATHS' }, async ({
@@ -33,5 +33,5 @@ test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-
   expectStatus(await platform.post('/api/v1/runs/query', { id: [tree[0].id] }), 200);
   expectStatus(await platform.get('/api/v1/info'), 200);
   expectStatus(await platform.post('/api/v1/feedback', { run_id: tree[0].id, key: 'prefixed' }), '2xx');
-  expectStatus(await readRun(platform, time, tree[1].id), 200);
+  expectStatus(await readTraceRun(platform, time, tree[1].id), 200);
 });
