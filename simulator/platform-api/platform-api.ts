@@ -55,7 +55,8 @@ export class PlatformApi {
   /** Runs, feedback, datasets, experiments, OAuth flows and the instance flags, as plain JSON. */
   snapshot() {
     return {
-      traceRuns: this.traceRuns.snapshot(),
+      // The snapshot file's key, as earlier versions wrote it: a saved state loads.
+      runs: this.traceRuns.snapshot(),
       experiments: this.experiments.snapshot(),
       oauth: this.oauth.snapshot(),
       instanceFlags: { ...this.instanceFlags },
@@ -64,7 +65,7 @@ export class PlatformApi {
 
   restore(snapshot: ReturnType<PlatformApi['snapshot']>): void {
     this.reset();
-    this.traceRuns.restore(snapshot.traceRuns);
+    this.traceRuns.restore(snapshot.runs);
     this.experiments.restore(snapshot.experiments);
     this.oauth.restore(snapshot.oauth);
     this.instanceFlags = { ...snapshot.instanceFlags };

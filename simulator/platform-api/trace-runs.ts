@@ -22,10 +22,11 @@ export type IngestOperation =
   | { kind: 'attachment'; runId: string; name: string; attachment: Attachment; at: Loc };
 
 /** One workspace's runs as a snapshot holds them. */
+/** A workspace's trace runs in a snapshot file; its keys are the file format's, unchanged since earlier versions wrote it (runs, projects), so a saved state loads. */
 interface StoredWorkspaceTraceRuns {
-  traceRuns: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
+  runs: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
   feedback: Json[];
-  experiments: [string, string][];
+  projects: [string, string][];
 }
 
 // The experiment of a run sent with no session_id or session_name.
@@ -192,12 +193,12 @@ export class TraceRunStore {
       [...this.workspaces].map(([workspaceId, data]) => [
         workspaceId,
         {
-          traceRuns: [...data.traceRuns.values()].map(({ attachments, ...run }) => ({
+          runs: [...data.traceRuns.values()].map(({ attachments, ...run }) => ({
             ...run,
             attachments: [...(attachments ?? [])].map(([name, a]) => ({ name, mimeType: a.mimeType, data: a.data.toString('base64') })),
           })),
           feedback: structuredClone([...data.feedback.values()]),
-          experiments: [...data.experiments],
+          projects: [...data.experiments],
         },
       ]),
     );
@@ -209,9 +210,9 @@ export class TraceRunStore {
       const data: WorkspaceTraceRuns = {
         ...emptyWorkspace(),
         feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
-        experiments: new Map(stored.experiments),
+        experiments: new Map(stored.projects),
       };
-      for (const { attachments, ...run } of stored.traceRuns) {
+      for (const { attachments, ...run } of stored.runs) {
         const restored: StoredRun = { ...run };
         if (attachments.length > 0)
           restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
