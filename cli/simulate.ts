@@ -77,79 +77,80 @@ export async function simulate(args: string[]): Promise<number> {
     console.log(SIMULATE_HELP);
     return EXIT.ok;
   }
-  const basePort = integerOption(values, 'base-port', 1, 65_532);
-  const clock = values.clock ?? 'virtual';
-  if (clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${String(clock)}'`);
-  const timeScale = positiveOption(values, 'time-scale');
-  if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
-  const runDurationMs = integerOption(values, 'run-duration', 0);
-  const logLevel = values['log-level'] ?? DEFAULT_LOG_LEVEL;
-  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'`);
-  let deploymentConfig: DeploymentConfig | undefined;
-  if (values.config !== undefined) {
-    try {
-      deploymentConfig = loadDeploymentConfig(values.config as string, environment());
-    } catch (error) {
-      if (!(error instanceof DeploymentConfigError)) throw error;
-      console.error(`${NAME}: ${error.message}`);
-      return EXIT.usage;
-    }
-  }
+  const options = simulatorOptions(values);
   const persist = values.persist as string | undefined;
   if (persist !== undefined) writableFolder(dirname(resolve(persist)), '--persist');
   const stateFile = (values.state as string | undefined) ?? (persist !== undefined && existsSync(persist) ? persist : undefined);
-  let snapshot: Snapshot | undefined;
-  if (stateFile !== undefined) {
-    try {
-      snapshot = JSON.parse(readFileSync(stateFile, 'utf8')) as Snapshot;
-    } catch (error) {
-      console.error(`${NAME}: cannot start from ${stateFile}: ${(error as Error).message}`);
-      return EXIT.usage;
-    }
-  }
-  const ports =
-    basePort === undefined
-      ? undefined
-      : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>);
-  let sim: Simulator;
-  try {
-    sim = await startSimulator({
-      seed: (values.seed as string | undefined) ?? DEFAULT_SEED,
-      host: values.host as string | undefined,
-      ports,
-      clock,
-      timeScale,
-      runDurationMs,
-      admin: values['no-admin'] !== true,
-      rateLimits: values['no-rate-limits'] !== true,
-      deploymentConfig,
-      logLevel,
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      console.error(`${NAME}: cannot listen: ${(error as Error).message}`);
-      return EXIT.usage;
-    }
-    throw error;
-  }
-  if (snapshot !== undefined) {
-    try {
-      await sim.restore(snapshot);
-    } catch (error) {
-      await sim.close();
-      if (!(error instanceof ApiError)) throw error;
-      console.error(`${NAME}: cannot start from ${stateFile}: ${error.message}`);
-      return EXIT.usage;
-    }
-    console.log(`[simulator] state from ${stateFile}`);
-  }
-  for (const line of describe(sim, values.config as string | undefined, values['no-rate-limits'] !== true)) console.log(line);
+  const sim = await started(options, stateFile);
+  for (const line of describe(sim, values.config as string | undefined, options.rateLimits)) console.log(line);
   const signal = await untilSignal();
   console.log(`[simulator] ${signal}: stopping`);
   const saved = persist === undefined || (await save(sim, persist));
   await sim.close();
   return saved ? EXIT.ok : EXIT.failed;
+}
+
+type SimulatorOptions = NonNullable<Parameters<typeof startSimulator>[0]>;
+
+/** The simulator's options from the command line, or a usage error naming the option. */
+function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & { rateLimits: boolean } {
+  const basePort = integerOption(values, 'base-port', 1, 65_532);
+  const clock = values.clock ?? 'virtual';
+  if (clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${String(clock)}'`);
+  const timeScale = positiveOption(values, 'time-scale');
+  if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
+  const logLevel = values['log-level'] ?? DEFAULT_LOG_LEVEL;
+  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'`);
+  let deploymentConfig: DeploymentConfig | undefined;
+  try {
+    deploymentConfig = values.config === undefined ? undefined : loadDeploymentConfig(values.config as string, environment());
+  } catch (error) {
+    if (error instanceof DeploymentConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  return {
+    seed: (values.seed as string | undefined) ?? DEFAULT_SEED,
+    host: values.host as string | undefined,
+    ports:
+      basePort === undefined
+        ? undefined
+        : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>),
+    clock,
+    timeScale,
+    runDurationMs: integerOption(values, 'run-duration', 0),
+    admin: values['no-admin'] !== true,
+    rateLimits: values['no-rate-limits'] !== true,
+    deploymentConfig,
+    logLevel,
+  };
+}
+
+/** The simulator listening, with the state of `stateFile` when one is given; a port taken or a file it cannot load is a usage error. */
+async function started(options: SimulatorOptions, stateFile: string | undefined): Promise<Simulator> {
+  let snapshot: Snapshot | undefined;
+  try {
+    snapshot = stateFile === undefined ? undefined : (JSON.parse(readFileSync(stateFile, 'utf8')) as Snapshot);
+  } catch (error) {
+    throw new UsageError(`cannot start from ${stateFile}: ${(error as Error).message}`);
+  }
+  let sim: Simulator;
+  try {
+    sim = await startSimulator(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`cannot listen: ${(error as Error).message}`);
+    throw error;
+  }
+  if (snapshot === undefined) return sim;
+  try {
+    await sim.restore(snapshot);
+  } catch (error) {
+    await sim.close();
+    if (!(error instanceof ApiError)) throw error;
+    throw new UsageError(`cannot start from ${stateFile}: ${error.message}`);
+  }
+  console.log(`[simulator] state from ${stateFile}`);
+  return sim;
 }
 
 /** How long a save on exit waits for runs and webhook deliveries to end (real ms). */

@@ -38,30 +38,10 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     answered(await new AdminClient(target.adminUrl).resetSimulator({ seed }), `resetting the simulator at ${target.adminUrl}`);
   }
   const exchanges: Exchange[] = [];
-  const proxies: Partial<Record<Endpoint, string>> = {};
-  const running: RecordingProxy[] = [];
-  // A target lost mid-run stops the run as Ctrl-C would, and the report says why.
-  const watch = new TargetWatch(target.planes, (reason) => {
-    recordTargetLost(reason);
-    process.kill(process.pid, 'SIGINT');
-  });
   // One redaction for every plane: a secret sent to one is known when another reflects it.
   const redaction = new Redaction({ names: target.redact, secrets: secretsOf(target) });
   shareRunRedaction(redaction);
-  for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
-    // --forward-test-id: the project's broken targets mutate the requests of chosen tests only.
-    const proxy = new RecordingProxy({
-      plane: planeOf(endpoint),
-      name: endpoint,
-      target: url,
-      store: exchanges,
-      forwardTest: options.forwardTestId,
-      redaction,
-      onExchange: (exchange) => watch.seen(endpoint, exchange),
-    });
-    proxies[endpoint] = await proxy.start();
-    running.push(proxy);
-  }
+  const { proxies, running } = await startProxies(target, exchanges, redaction, options.forwardTestId);
   const tag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
   const profile = options.profile ?? defaultProfile(target);
   // One receiver for every worker, at the port --webhook-receiver-port fixes (a URL policy or a tunnel names it).
@@ -88,6 +68,37 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     const all = [...exchanges, ...deliveries].sort((a, b) => a.startedDateTime.localeCompare(b.startedDateTime));
     writeFileSync(join(outDir, 'exchanges.har'), harText(toHar(all)));
   };
+}
+
+/** A recording proxy in front of each plane of the target, all recording into `exchanges`. */
+async function startProxies(
+  target: Target,
+  exchanges: Exchange[],
+  redaction: Redaction,
+  forwardTest: boolean,
+): Promise<{ proxies: Partial<Record<Endpoint, string>>; running: RecordingProxy[] }> {
+  const proxies: Partial<Record<Endpoint, string>> = {};
+  const running: RecordingProxy[] = [];
+  // A target lost mid-run stops the run as Ctrl-C would, and the report says why.
+  const watch = new TargetWatch(target.planes, (reason) => {
+    recordTargetLost(reason);
+    process.kill(process.pid, 'SIGINT');
+  });
+  for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
+    // --forward-test-id: the project's broken targets mutate the requests of chosen tests only.
+    const proxy = new RecordingProxy({
+      plane: planeOf(endpoint),
+      name: endpoint,
+      target: url,
+      store: exchanges,
+      forwardTest,
+      redaction,
+      onExchange: (exchange) => watch.seen(endpoint, exchange),
+    });
+    proxies[endpoint] = await proxy.start();
+    running.push(proxy);
+  }
+  return { proxies, running };
 }
 
 /** The secrets the target config names (API keys and bearer tokens), replaced wherever a recording shows them. */
