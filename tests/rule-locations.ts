@@ -36,7 +36,7 @@ export const openApiDocuments = () => filesUnder(join(ROOT, OPENAPI)).filter((fi
 const idsIn = (text: string): string[] => [...new Set(text.match(RULE_ID) ?? [])];
 
 /** Where one comment stands: `line` (1-based) is where it starts. */
-export interface Comment {
+interface Comment {
   file: string;
   line: number;
   ids: string[];
