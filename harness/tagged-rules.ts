@@ -22,14 +22,16 @@ function listingPlan(): ConformancePlan {
 }
 
 interface ListedSuite {
-  specs: { tags: string[]; title: string; file: string }[];
+  specs: { tags: string[]; title: string; file: string; line: number }[];
   suites?: ListedSuite[];
 }
 
 /** A test of the suites and the rule ids it is tagged with. */
-interface TaggedTest {
+export interface TaggedTest {
   /** The spec file, relative to suites/. */
   file: string;
+  /** The line of its `test(` call: for a test generated in a loop, the loop's. */
+  line: number;
   title: string;
   rules: string[];
 }
@@ -59,7 +61,7 @@ export function taggedTests(): TaggedTest[] {
   const visit = (suite: ListedSuite) => {
     for (const spec of suite.specs) {
       const rules = spec.tags.flatMap((t) => RULE_TAG.exec(`@${t.replace(/^@/, '')}`)?.[1] ?? []);
-      tests.push({ file: spec.file, title: spec.title, rules });
+      tests.push({ file: spec.file, line: spec.line, title: spec.title, rules });
     }
     suite.suites?.forEach(visit);
   };
