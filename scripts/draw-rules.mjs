@@ -1,6 +1,7 @@
 // Draws rules from specs/rules.yaml at random with a stated seed, for the three-hop figure (issue 24):
 // for each, the hits of one grep for its id in suites/ (hop 2, the tagged test) and in the
-// simulator and the contract it implements (hop 3, the implementing code).
+// simulator and the contract it implements (hop 3, the implementing code). A test generated per row of
+// specs/rate-limits.yaml is tagged at run time, so no grep finds it: `npm run rule -- ID` does.
 //   node scripts/draw-rules.mjs [seed] [count]      (defaults: seed 24, count 6)
 // Same seed, same rules, whatever the code around them becomes.
 import { execFileSync } from 'node:child_process';
@@ -47,7 +48,10 @@ console.log(`seed ${seedText}, ${countText} of ${ids.length} rules`);
 for (const id of shuffled.slice(0, Number(countText))) {
   console.log(`\n${id}`);
   console.log(`  test:  git grep -nP '${alone(id)}' -- suites`);
-  for (const hit of grep(id, ['suites'])) console.log(`    ${hit}`);
+  const tests = grep(id, ['suites']);
+  for (const hit of tests) console.log(`    ${hit}`);
+  if (tests.length === 0)
+    console.log(`    (no test spells it: a generated test is tagged at run time; npm run rule -- ${id} lists its tests, or why it has none)`);
   console.log(`  code:  git grep -nP '${alone(id)}' -- simulator specs/openapi specs/rate-limits.yaml ':!*.test.ts'`);
   for (const hit of grep(id, ['simulator', 'specs/openapi', 'specs/rate-limits.yaml', ':!*.test.ts'])) console.log(`    ${hit}`);
 }
