@@ -256,6 +256,20 @@ export interface ConformancePlan {
   progress: 'dots' | 'line';
 }
 
+/** The plan of a run with every option at its default and its folders in `folder`: a listing of the tests, a reporter's unit test. */
+export function defaultPlan(folder: string): ConformancePlan {
+  return {
+    options: readConformanceOptions({ out: folder }),
+    planes: [...PLANES],
+    narrowed: [],
+    rerun: [],
+    workers: 1,
+    scratch: folder,
+    testResults: folder,
+    progress: 'line',
+  };
+}
+
 /** The one environment variable the plan crosses into the suites' process by. */
 const PLAN_VARIABLE = 'APC_CONFORMANCE_PLAN';
 

@@ -3,23 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { RULE_TAG } from '../reports/build.ts';
-import { PLANES } from '../specs/contract.ts';
-import { readConformanceOptions, suitesEnvironment, type ConformancePlan } from './conformance-options.ts';
-
-/** The plan of a run that only lists its tests: the defaults, its folders under test-results/. */
-function listingPlan(): ConformancePlan {
-  const out = join(import.meta.dirname, '..', 'test-results', 'coverage-list');
-  return {
-    options: readConformanceOptions({ out }),
-    planes: [...PLANES],
-    narrowed: [],
-    rerun: [],
-    workers: 1,
-    scratch: out,
-    testResults: out,
-    progress: 'line',
-  };
-}
+import { defaultPlan, suitesEnvironment } from './conformance-options.ts';
 
 interface ListedSuite {
   specs: { tags: string[]; title: string; file: string; line: number }[];
@@ -53,7 +37,8 @@ export function taggedTests(): TaggedTest[] {
       cwd: join(import.meta.dirname, '..'),
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
-      env: suitesEnvironment(listingPlan()),
+      // A run that only lists its tests: the defaults, its folders under test-results/.
+      env: suitesEnvironment(defaultPlan(join(import.meta.dirname, '..', 'test-results', 'coverage-list'))),
     },
   );
   const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };

@@ -2,8 +2,7 @@
 // the webhook deliveries global teardown hands over listed under the tests whose receiver path
 // they reached, and the exchange a failure names kept as the test's failed exchange.
 import { expect, test } from '@playwright/test';
-import { readConformanceOptions, type ConformancePlan } from '../harness/conformance-options.ts';
-import { PLANES } from '../specs/contract.ts';
+import { defaultPlan } from '../harness/conformance-options.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,16 +70,7 @@ test('deliveries are listed under the tests whose receiver path they reached, an
   const hooked = testCase('t-hooked', 'WEBHOOK-TRIGGER');
   const other = testCase('t-other', 'WEBHOOK-RETRY');
   const skipped = testCase('t-skipped', 'WEBHOOK-ONE-DELIVERY');
-  const plan: ConformancePlan = {
-    options: readConformanceOptions({ out }),
-    planes: [...PLANES],
-    narrowed: [],
-    rerun: [],
-    workers: 1,
-    scratch: out,
-    testResults: out,
-    progress: 'line',
-  };
+  const plan = defaultPlan(out);
   const reporter = new ConformanceReporter({ plan });
   reporter.onBegin(
     { rootDir: process.cwd() } as FullConfig,
