@@ -125,6 +125,7 @@ interface TestFixtures {
 }
 
 interface WorkerFixtures {
+  /** The conformance run: its plan and options, the target, the proxies, the webhook receiver, its profile and tag. */
   conformanceRun: ConformanceRun;
   // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   leanStacks: void;
