@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closest } from '../harness/suggest.ts';
+import { OptionError, positive, whole } from '../harness/conformance-options.ts';
 import { TOOL } from '../harness/tool.ts';
 
 export const NAME = TOOL.name;
@@ -47,20 +48,22 @@ export function parseWithPositionals(args: string[], options: ParseArgsConfig['o
 
 /** A whole number in [min, max] from an option, or a usage error naming it. */
 export function integerOption(values: Values, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  const raw = values[name];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${String(raw)}'`);
-  return n;
+  return asUsage(() => whole(min, max)(values[name], `--${name}`));
 }
 
 /** A positive number from an option, or a usage error naming it. */
 export function positiveOption(values: Values, name: string): number | undefined {
-  const raw = values[name];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number, got '${String(raw)}'`);
-  return n;
+  return asUsage(() => positive(values[name], `--${name}`));
+}
+
+/** The value `read` answers; the option it refused, as a usage error (exit 2). */
+function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof OptionError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /**

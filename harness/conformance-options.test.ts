@@ -47,7 +47,7 @@ test('a bad value is an OptionError naming its flag, and a near miss is suggeste
     [{ shard: '3/2' }, /--shard must be i\/n with 1 <= i <= n, got '3\/2'/],
     [{ plane: ['agent_server'] }, /did you mean 'agent-server'/],
     [{ profile: 'ful' }, /did you mean 'full'/],
-    [{ clock: 'wall' }, /virtual, real|virtual/],
+    [{ clock: 'wall' }, /unknown clock 'wall' \(one of virtual, real\)/],
     [{ 'replay-property': '42' }, /--replay-property must be <seed>:<path>/],
   ];
   for (const [values, message] of cases) {

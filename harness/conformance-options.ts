@@ -38,14 +38,16 @@ const text = (given: Given) => (given === undefined ? undefined : String(given))
 const path = (given: Given) => (given === undefined ? undefined : resolve(String(given)));
 const flagged = (given: Given) => given === true;
 
-function positive(given: Given, flag: string): number | undefined {
+/** A positive number, or an OptionError naming its flag (undefined: not given). */
+export function positive(given: Given, flag: string): number | undefined {
   if (given === undefined) return undefined;
   const n = Number(given);
   if (!Number.isFinite(n) || n <= 0) throw new OptionError(`${flag} must be a positive number, got '${String(given)}'`);
   return n;
 }
 
-const whole =
+/** A whole number in [min, max], or an OptionError naming its flag (undefined: not given). */
+export const whole =
   (min: number, max = Number.MAX_SAFE_INTEGER) =>
   (given: Given, flag: string): number | undefined => {
     if (given === undefined) return undefined;
