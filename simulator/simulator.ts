@@ -1,6 +1,9 @@
 // The whole simulated platform in one process: one HTTP server per plane, all sharing
-// one clock (virtual, or real and scaled) and one seeded id stream.
-import type { Server } from 'node:http';
+// one clock (virtual, or real and scaled) and one seeded id stream. A request that names a
+// partition (capability partitions) is answered by a platform of that partition's own instead,
+// with its clock and id stream: spec files run in parallel each in one, and see the same
+// platform whatever runs beside them.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
 import type { Capability, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
@@ -10,7 +13,7 @@ import { agentServerRoutes } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import { Faults } from './faults.ts';
-import { ApiError, unprocessable, type ErrorStyle } from './http/errors.ts';
+import { ApiError, errorBody, unprocessable, type ErrorStyle } from './http/errors.ts';
 import type { Route } from './http/router.ts';
 import { createPlaneHandler, createPlaneServer, type AdmissionRequest, type PlaneHandler } from './http/server.ts';
 import { IdGenerator, type IdState } from './ids.ts';
@@ -74,6 +77,12 @@ interface SimulatorOptions {
 
 export const DEFAULT_SEED = '1';
 
+/** How many partitions a simulator keeps at most: a run makes one per spec file; more is a client's mistake. */
+const MAX_PARTITIONS = 1_000;
+
+/** The seed of a partition's platform: the simulator's seed and the partition's name. */
+const partitionSeed = (seed: string, partition: string) => `${seed}/${partition}`;
+
 /** The planes of a snapshot as the stores write them (the admin document leaves them free). */
 interface SnapshotPlanes {
   agent_server: ReturnType<AgentServer['snapshot']>;
@@ -131,14 +140,22 @@ export class Simulator {
   private seed: string;
   private readonly log: Log;
   private servers = new Map<Endpoint, Server>();
+  /** The platforms of the partitions requests named (capability partitions), by name. */
+  private readonly partitions = new Map<string, Simulator>();
   private readonly handlers = new Map<Endpoint, PlaneHandler>();
   /** One limiter per server (hosted deployments included, until they stop), for the admin reset. */
   private readonly limiters = new Set<RateLimiter>();
   /** The agent servers of deployments created on the control plane. */
   private readonly hosting: AgentServerHosting;
-  readonly urls: Partial<Record<Endpoint, string>> = {};
+  /** Each plane's address; a partition shares its simulator's. */
+  readonly urls: Partial<Record<Endpoint, string>>;
 
-  constructor(private readonly options: SimulatorOptions = {}) {
+  constructor(
+    private readonly options: SimulatorOptions = {},
+    /** A partition's platform is served at its simulator's addresses. */
+    urls: Partial<Record<Endpoint, string>> = {},
+  ) {
+    this.urls = urls;
     this.seed = options.seed ?? DEFAULT_SEED;
     this.log = createLog(options.logLevel ?? (options.quiet ? 'error' : DEFAULT_LOG_LEVEL));
     this.clock =
@@ -236,13 +253,18 @@ export class Simulator {
    * `await sim.request('agent-server', '/threads', { method: 'POST', body: '{}' })`.
    */
   request(endpoint: Endpoint, path: string, init?: RequestInit): Promise<Response> {
-    return this.handler(endpoint).request(path, init);
+    const platform = this.platformOf(new Headers(init?.headers).get(contract().partitionHeader.name));
+    if (platform instanceof ApiError) {
+      const style = this.planes().find((p) => p.endpoint === endpoint)!.errorStyle;
+      return Promise.resolve(Response.json(errorBody(platform, style), { status: platform.status }));
+    }
+    return platform.handler(endpoint).request(path, init);
   }
 
   private async listen(): Promise<void> {
     const host = this.options.host ?? '127.0.0.1';
     for (const definition of this.planes()) {
-      const server = createPlaneServer(this.handler(definition.endpoint).listener);
+      const server = createPlaneServer((req, res) => this.dispatch(definition, req, res));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(this.options.ports?.[definition.endpoint] ?? 0, host, () => resolve());
@@ -251,6 +273,46 @@ export class Simulator {
       this.servers.set(definition.endpoint, server);
       this.urls[definition.endpoint] = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     }
+  }
+
+  /** Hands a request to the platform it names: a partition's, or this one. */
+  private dispatch(definition: PlaneDefinition, req: IncomingMessage, res: ServerResponse): void {
+    const name = req.headers[contract().partitionHeader.name];
+    const platform = this.platformOf(typeof name === 'string' ? name : null);
+    if (platform instanceof ApiError) {
+      req.resume();
+      res.writeHead(platform.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(errorBody(platform, definition.errorStyle)));
+      return;
+    }
+    platform.handler(definition.endpoint).listener(req, res);
+  }
+
+  /**
+   * The platform that answers a request naming partition `name` (or none): that partition's, made
+   * at its first request; a refusal when the name is too long or there can be no more.
+   */
+  private platformOf(name: string | null): Simulator | ApiError {
+    // Without the admin path the simulator has no powers, partitions included.
+    if (!name || this.options.admin === false) return this;
+    const found = this.partitions.get(name);
+    if (found) return found;
+    const { name: header, maxLength } = contract().partitionHeader;
+    if (name.length > maxLength) return new ApiError(400, `The ${header} header takes at most ${maxLength} characters`);
+    if (this.partitions.size >= MAX_PARTITIONS) {
+      return new ApiError(400, `This simulator keeps at most ${MAX_PARTITIONS} partitions: reset it (POST /__sim/reset without ${header}) to start over`);
+    }
+    // Ports are its simulator's: a partition listens on none of its own (but its deployments' agent servers).
+    const partition = new Simulator({ ...this.options, seed: partitionSeed(this.seed, name), ports: undefined }, this.urls);
+    this.partitions.set(name, partition);
+    return partition;
+  }
+
+  /** Forgets every partition, closing the agent servers of their deployments. */
+  private async dropPartitions(): Promise<void> {
+    const dropped = [...this.partitions.values()];
+    this.partitions.clear();
+    await Promise.all(dropped.map((partition) => partition.close()));
   }
 
   async close(): Promise<void> {
@@ -264,7 +326,7 @@ export class Simulator {
       ),
     );
     this.servers.clear();
-    await this.controlPlane.close();
+    await Promise.all([this.controlPlane.close(), this.dropPartitions()]);
   }
 
   /** A new limiter for one server, or none when rate limits are off. */
@@ -292,9 +354,13 @@ export class Simulator {
     return [this.agentServer, ...this.hosting.agents()].reduce((sum, agent) => sum + agent.webhooks.underWay(), 0);
   }
 
-  /** Forgets all state, faults included, and starts over: same seed unless a new one is given. */
+  /**
+   * Forgets all state, faults included, and starts over: same seed unless a new one is given. The
+   * simulator's own reset forgets its partitions too; a partition's, only that partition.
+   */
   reset(seed?: string): void {
     if (seed !== undefined) this.seed = seed;
+    void this.dropPartitions();
     this.resetRateLimits();
     this.faults.clear();
     this.clock.reset();

@@ -117,7 +117,7 @@ interface OpenApiDocument {
   /** The base paths every operation is served under (default ['']); see pathsServed. */
   'x-base-paths'?: string[];
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, unknown> };
+  components?: { schemas?: Record<string, unknown>; parameters?: Record<string, { name: string; schema?: { maxLength?: number } }> };
   webhooks?: Record<string, Record<string, OpenApiOperation>>;
 }
 
@@ -374,6 +374,16 @@ class Contract {
       this.readRunStatuses = { values, inProgress, ended: values.filter((s) => !inProgress.includes(s)), final: subset('x-final') };
     }
     return this.readRunStatuses;
+  }
+
+  /**
+   * The header that gives a request a simulated platform of its own (capability partitions), and
+   * the longest name it takes: the Partition parameter of the admin document.
+   */
+  get partitionHeader(): { name: string; maxLength: number } {
+    const parameter = this.documents['simulator-admin'].components?.parameters?.Partition;
+    if (!parameter) throw new Error('No Partition parameter in the simulator-admin OpenAPI document');
+    return { name: parameter.name.toLowerCase(), maxLength: parameter.schema?.maxLength ?? Number.POSITIVE_INFINITY };
   }
 
   rule(id: string): Rule | undefined {

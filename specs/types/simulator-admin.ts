@@ -179,10 +179,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity.
+         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity; partitions: a request with the header of the Partition parameter sees a platform of its own (see there).
          * @enum {unknown}
          */
-        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection" | "webhook-activity";
+        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection" | "webhook-activity" | "partitions";
         /** @description Makes the requests it matches fail on purpose, to see a client retry. It matches a request when every selector given matches (none given: every request but the admin path's); the first fault set that matches takes the request. It applies to its next `count` requests, for `for_ms` of simulated time from when it is set, or until cleared when neither is given (whichever ends first when both are). Its effect is at least one of status, latency_ms, reset and truncate, with at most one of status, reset and truncate. */
         Fault: {
             /**
@@ -351,7 +351,10 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Capability partitions. A request that names a partition is answered by a simulated platform of that partition's own: its state, virtual clock, id stream (seeded with the simulator's seed and the partition's name), rate-limit counters and faults, created at its first request and kept until the simulator is reset without a partition. The admin path acts on the partition the request names, and a request that names none on the simulator's own. The harness gives each test a partition: tests then see the same platform whatever runs beside them. */
+        Partition: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -371,6 +374,7 @@ export type ClockReading = components['schemas']['ClockReading'];
 export type ClockAdvance = components['schemas']['ClockAdvance'];
 export type Snapshot = components['schemas']['Snapshot'];
 export type Reset = components['schemas']['Reset'];
+export type ParameterPartition = components['parameters']['Partition'];
 export type $defs = Record<string, never>;
 export interface operations {
     getSimulatorInfo: {
