@@ -19,6 +19,8 @@ interface AdminClientOptions {
   testId?: string;
   /** Gives up on each request after this many ms (default: waits as long as it takes). */
   timeoutMs?: number;
+  /** The partition the requests act on (capability partitions; default the simulator's own platform). */
+  partition?: string;
 }
 
 export class AdminClient {
@@ -29,7 +31,7 @@ export class AdminClient {
     readonly baseUrl: string,
     private readonly options: AdminClientOptions = {},
   ) {
-    this.client = new ApiClient(baseUrl, { testId: options.testId });
+    this.client = new ApiClient(baseUrl, { testId: options.testId, partition: options.partition });
   }
 
   /** The simulator's seed, time, clock, plane URLs, capabilities, credentials and deployment configuration. */

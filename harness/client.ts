@@ -75,6 +75,8 @@ interface ClientOptions {
   retryAfter?: (res: ApiResponse, attempt: number) => number | undefined;
   /** The metadata that marks what the conformance run creates, so that it can be found again (conformanceMarkOf). */
   conformanceMark?: Record<string, string>;
+  /** The partition every request names (harness/partition.ts), on a target that has them. */
+  partition?: string;
 }
 
 export class ApiClient {
@@ -86,6 +88,14 @@ export class ApiClient {
   /** The metadata to put on what a step creates: the conformance run's mark (`{apc_run: <run tag>}`). */
   get conformanceMark(): Record<string, string> {
     return this.options.conformanceMark ?? {};
+  }
+
+  /**
+   * Fetches a URL the target answered with (a flow's url to visit, an attachment's download) as a
+   * browser would, past the recording proxy, in this client's partition.
+   */
+  follow(url: string): Promise<Response> {
+    return fetch(url, { headers: this.options.partition ? { [contract().partitionHeader.name]: this.options.partition } : {} });
   }
 
   get<T = unknown>(path: string, options?: RequestOptions) {
@@ -117,6 +127,7 @@ export class ApiClient {
   private async send<T>(method: string, path: string, options: RequestOptions): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
     if (this.options.testId) headers[TEST_HEADER] = this.options.testId;
+    if (this.options.partition) headers[contract().partitionHeader.name] = this.options.partition;
     if (this.options.apiKey && !Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key')) headers['x-api-key'] = this.options.apiKey;
     let body: string | Buffer | undefined = options.rawBody;
     if (body === undefined && options.body !== undefined) {

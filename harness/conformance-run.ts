@@ -26,7 +26,7 @@ export interface ConformanceRun {
   tag: string;
 }
 
-/** What a shared deployment's exchanges are recorded under, with the worker and the run tag (`shared-deployment-w0-<tag>`). */
+/** What a shared deployment's exchanges are recorded under, with its spec file and the run tag (`shared-deployment-revisions-<tag>`). */
 export const SHARED_DEPLOYMENT = 'shared-deployment';
 
 /** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */

@@ -17,6 +17,7 @@ import { sleep, Time } from './time.ts';
 import { skipDeclared } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
+import { partitionOf, type Attribution } from './partition.ts';
 
 /** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
 const SHARED_EVIDENCE = 'apc-shared-evidence';
@@ -145,7 +146,7 @@ class Credentials {
   constructor(
     readonly published: PublishedCredentials,
     private readonly conformanceRun: ConformanceRun,
-    private readonly testId: string,
+    private readonly by: Attribution,
   ) {}
 
   apiKey(role: CredentialRole): string {
@@ -166,24 +167,24 @@ class Credentials {
 
   /** A client of `endpoint` (through the proxy) sending this API key, or none. */
   client(endpoint: Endpoint, apiKey?: string): ApiClient {
-    return clientWithKey(this.conformanceRun, endpoint, this.testId, apiKey)!;
+    return clientWithKey(this.conformanceRun, endpoint, this.by, apiKey)!;
   }
 }
 
-function client(conformanceRun: ConformanceRun, endpoint: Endpoint, testId: string): ApiClient | undefined {
+function client(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attribution): ApiClient | undefined {
   const apiKey = conformanceRun.target.apiKeyEnv ? secret(conformanceRun.target.apiKeyEnv) : undefined;
-  return clientWithKey(conformanceRun, endpoint, testId, apiKey);
+  return clientWithKey(conformanceRun, endpoint, by, apiKey);
 }
 
 /**
  * A client of `endpoint` through the recording proxy that sends `apiKey` as X-Api-Key (none
- * when undefined). It makes no request that would create what the run's profile forbids: the
+ * when undefined), its requests filed under `by`'s test and sent to its file's partition. It makes no request that would create what the run's profile forbids: the
  * test is skipped instead, naming the profile that would run it.
  */
 export function clientWithKey(
   conformanceRun: ConformanceRun,
   endpoint: Endpoint,
-  testId: string,
+  by: Attribution,
   apiKey: string | undefined,
   { rateLimited = 'wait' }: { rateLimited?: 'wait' | 'answer' } = {},
 ): ApiClient | undefined {
@@ -194,7 +195,8 @@ export function clientWithKey(
     if (effect) requireEffect(conformanceRun, effect, `${method} ${path.split('?')[0]}`);
   };
   const retryAfter = rateLimited === 'wait' && !conformanceRun.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(conformanceRun) : undefined;
-  return url ? new ApiClient(url, { plane, testId, apiKey, guard, retryAfter, conformanceMark: conformanceMarkOf(conformanceRun) }) : undefined;
+  const options = { plane, testId: by.testId, partition: partitionOf(conformanceRun, by), apiKey, guard, retryAfter };
+  return url ? new ApiClient(url, { ...options, conformanceMark: conformanceMarkOf(conformanceRun) }) : undefined;
 }
 
 /**
@@ -235,8 +237,8 @@ function endpointApiKey(conformanceRun: ConformanceRun, credentials: PublishedCr
   return eu ?? targetApiKey(conformanceRun, credentials);
 }
 
-function planeClient(conformanceRun: ConformanceRun, credentials: PublishedCredentials | undefined, endpoint: Endpoint, testId: string): ApiClient {
-  const api = clientWithKey(conformanceRun, endpoint, testId, endpointApiKey(conformanceRun, credentials, endpoint));
+function planeClient(conformanceRun: ConformanceRun, credentials: PublishedCredentials | undefined, endpoint: Endpoint, by: Attribution): ApiClient {
+  const api = clientWithKey(conformanceRun, endpoint, by, endpointApiKey(conformanceRun, credentials, endpoint));
   skipDeclared(!api, `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
   return api!;
 }
@@ -248,11 +250,16 @@ export function requireCapability(conformanceRun: ConformanceRun, capability: Ca
   );
 }
 
-/** The target's time as a test (or a step tests share, `testId`) sees it: moved on a virtual clock, scaled on a real one. */
-export function timeOf(conformanceRun: ConformanceRun, testId: string): Time {
+/** The target's time as a test (or a step tests share) sees it: moved on a virtual clock, scaled on a real one. */
+export function timeOf(conformanceRun: ConformanceRun, by: Attribution): Time {
   const virtual = conformanceRun.target.capabilities.includes('virtual-clock');
-  const admin = virtual ? new SimulatorAdmin(new AdminClient(conformanceRun.target.adminUrl!, { testId })) : undefined;
+  const admin = virtual ? new SimulatorAdmin(adminOf(conformanceRun, by)) : undefined;
   return new Time(admin && ((ms) => admin.advance(ms)), conformanceRun.target.timeScale, conformanceRun.target.timeouts);
+}
+
+/** The admin protocol of the target, acting on `by`'s partition and filing the requests under its test. */
+export function adminOf(conformanceRun: ConformanceRun, by: Attribution): AdminClient {
+  return new AdminClient(conformanceRun.target.adminUrl!, { testId: by.testId, partition: partitionOf(conformanceRun, by) });
 }
 
 /** Shows with this test the exchanges recorded under `id`: a step tests share (a shared deployment). */
@@ -295,16 +302,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
 
   controlPlane: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
-    await use(planeClient(conformanceRun, targetCredentials, 'control-plane', testInfo.testId));
+    await use(planeClient(conformanceRun, targetCredentials, 'control-plane', testInfo));
   },
 
   platform: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
-    await use(planeClient(conformanceRun, targetCredentials, 'platform-api', testInfo.testId));
+    await use(planeClient(conformanceRun, targetCredentials, 'platform-api', testInfo));
   },
 
   // The EU region knows only the accounts that signed up there (§1): an EU account's key, where the target names one.
   platformEu: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
-    await use(planeClient(conformanceRun, targetCredentials, 'platform-api-eu', testInfo.testId));
+    await use(planeClient(conformanceRun, targetCredentials, 'platform-api-eu', testInfo));
   },
 
   credentials: async ({ conformanceRun, targetCredentials }, use, testInfo) => {
@@ -312,22 +319,22 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       !targetCredentials,
       `target '${conformanceRun.target.name}' has no credentials beyond its API key: name them under 'credentials:' in the target config`,
     );
-    await use(new Credentials(targetCredentials!, conformanceRun, testInfo.testId));
+    await use(new Credentials(targetCredentials!, conformanceRun, testInfo));
   },
 
   agent: async ({ conformanceRun }, use, testInfo) => {
-    const api = client(conformanceRun, 'agent-server', testInfo.testId);
+    const api = client(conformanceRun, 'agent-server', testInfo);
     skipDeclared(!api, `target '${conformanceRun.target.name}' names no agent-server URL`);
     await use(api!);
   },
 
   clock: async ({ conformanceRun }, use, testInfo) => {
     requireCapability(conformanceRun, 'virtual-clock');
-    await use(new SimulatorAdmin(new AdminClient(conformanceRun.target.adminUrl!, { testId: testInfo.testId })));
+    await use(new SimulatorAdmin(adminOf(conformanceRun, testInfo)));
   },
 
   time: async ({ conformanceRun }, use, testInfo) => {
-    await use(timeOf(conformanceRun, testInfo.testId));
+    await use(timeOf(conformanceRun, testInfo));
   },
 
   webhookReceiver: async ({ conformanceRun, time }, use, testInfo) => {
@@ -338,7 +345,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     );
     const admin =
       conformanceRun.target.capabilities.includes('webhook-activity') && conformanceRun.target.adminUrl
-        ? new AdminClient(conformanceRun.target.adminUrl)
+        ? new AdminClient(conformanceRun.target.adminUrl, { partition: partitionOf(conformanceRun, testInfo) })
         : undefined;
     const underWay = admin && (async () => answered(await admin.getWebhookActivity(), 'reading the webhook deliveries under way').under_way);
     await use(new WebhookChannel(new ReceiverClient(conformanceRun.receiver), receiverUrl(conformanceRun), hooksPath(testInfo.testId), time, underWay));
@@ -364,9 +371,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   // A conformance run sends thousands of requests in one frozen virtual instant: without this,
   // the §8 limits would refuse later tests for what earlier ones sent.
   rateLimitReset: [
-    async ({ conformanceRun }, use) => {
+    async ({ conformanceRun }, use, testInfo) => {
       if (conformanceRun.target.capabilities.includes('rate-limit-reset') && conformanceRun.target.adminUrl) {
-        answered(await new AdminClient(conformanceRun.target.adminUrl).resetRateLimits(), 'resetting the rate-limit counters');
+        const admin = new AdminClient(conformanceRun.target.adminUrl, { partition: partitionOf(conformanceRun, testInfo) });
+        answered(await admin.resetRateLimits(), 'resetting the rate-limit counters');
       }
       await use();
     },

@@ -18,7 +18,7 @@ test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',
   { tag: '@AUTH-CP-API-KEY' },
   async ({ conformanceRun, targetCredentials }, testInfo) => {
-    const bare = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, undefined)!;
+    const bare = clientWithKey(conformanceRun, 'control-plane', testInfo, undefined)!;
     // The fixture client sends the target's key itself; here each spelling is sent by hand. Every request
     // is judged: the integration whose repositories are listed comes from the first judged answer.
     const sent = targetApiKey(conformanceRun, targetCredentials) ?? '';
@@ -44,7 +44,7 @@ test(
     const repo = await repository(controlPlane);
     const name = deploymentName(scope);
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, key)!;
+      const client = clientWithKey(conformanceRun, 'control-plane', testInfo, key)!;
       expectJsonError(await client.get(INTEGRATIONS), [401, 403]);
       expectJsonError(await client.get(repositoriesOf(repo.host_integration_id)), [401, 403]);
       expectJsonError(
@@ -72,7 +72,7 @@ test(
     const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(before, 'read the deployment');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, key)!;
+      const client = clientWithKey(conformanceRun, 'control-plane', testInfo, key)!;
       expectJsonError(await client.get(`/v2/deployments/${deployment.id}`), [401, 403]);
       expectJsonError(await client.patch(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: `${repo.default_branch}-x` } }), [401, 403]);
       expectJsonError(await client.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`), [401, 403]);
@@ -92,7 +92,7 @@ test(
       ['no key', undefined],
       ['an invalid key', 'apc-not-a-valid-key'],
     ] as const) {
-      const res = await clientWithKey(conformanceRun, 'control-plane', testInfo.testId, key)!.get('/v2/deployments?limit=1');
+      const res = await clientWithKey(conformanceRun, 'control-plane', testInfo, key)!.get('/v2/deployments?limit=1');
       answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
     }
     observe('ERROR-CREDENTIALS-STATUS-CP', answers.join('; '));
@@ -185,7 +185,7 @@ test('the repository listing accepts an API key, or a bearer token with the tena
 
 test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HEADER-NAMES' }, async ({ controlPlane, conformanceRun, observe }, testInfo) => {
   const [{ id: integrationId }] = await integrations(controlPlane);
-  const anonymous = clientWithKey(conformanceRun, 'control-plane', testInfo.testId, undefined)!;
+  const anonymous = clientWithKey(conformanceRun, 'control-plane', testInfo, undefined)!;
   const answers: string[] = [];
   for (const [what, headers] of [
     ['Authorization: Bearer <invalid>', { authorization: 'Bearer apc-not-a-valid-token' }],

@@ -54,7 +54,7 @@ test(
     expect(Array.isArray((invalid.json as { detail?: unknown }).detail), invalid.describe('detail is an array')).toBe(true);
     const others = [
       await controlPlane.get('/v2/deployments/00000000-0000-4000-8000-0000000dead0'),
-      await clientWithKey(conformanceRun, 'control-plane', testInfo.testId, undefined)!.get('/v2/deployments'),
+      await clientWithKey(conformanceRun, 'control-plane', testInfo, undefined)!.get('/v2/deployments'),
     ];
     for (const res of others) {
       expectJsonError(res);

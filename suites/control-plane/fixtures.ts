@@ -1,16 +1,18 @@
-// The control plane's own fixture: one deployment the tests of a worker share, created when a
-// test first needs it and polled once until it settles. On a real service a deployment costs
-// money and takes minutes. Its exchanges are shown with every test that uses it.
+// The control plane's own fixture: one deployment the tests of a spec file share (on a target
+// with partitions, each test its own), created when a test first needs it and polled once until it
+// settles. On a real service a deployment costs money and takes minutes. Its exchanges are shown with every test that uses it.
+import { basename } from 'node:path';
 import { clientWithKey, recordedUnder, test as base, targetApiKey, timeOf } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
+import { partitionOf } from '../../harness/partition.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { Time } from '../../harness/time.ts';
 import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './deployments-steps.ts';
 
 export { expect } from '../../harness/fixtures.ts';
 
-/** The deployment the tests of a worker share. */
+/** The deployment the tests of a spec file share. */
 class SharedDeployment {
   private created?: Promise<{ deployment: Deployment; res: ApiResponse<Deployment> }>;
   private polled?: Promise<{ deployment: Deployment } & Polled>;
@@ -53,19 +55,23 @@ function forget<T>(step: Promise<T>, drop: () => void): Promise<T> {
   });
 }
 
-export const test = base.extend<{ sharedDeployment: SharedDeployment }, { sharedDeploymentOfWorker: SharedDeployment | undefined }>({
-  sharedDeploymentOfWorker: [
-    async ({ conformanceRun, targetCredentials }, use, workerInfo) => {
-      const evidence = `${SHARED_DEPLOYMENT}-w${workerInfo.workerIndex}-${conformanceRun.tag}`;
-      const cp = clientWithKey(conformanceRun, 'control-plane', evidence, targetApiKey(conformanceRun, targetCredentials));
-      await use(cp && new SharedDeployment(cp, timeOf(conformanceRun, evidence), evidence));
-    },
-    { scope: 'worker' },
-  ],
+export const test = base.extend<{ sharedDeployment: SharedDeployment }, { sharedDeployments: Map<string, SharedDeployment> }>({
+  // Kept by the worker, one per spec file (a file's tests stay in one worker, or go on in its
+  // replacement); on a target with partitions, where each test sees a platform of its own, one per test.
+  sharedDeployments: [async ({}, use) => use(new Map()), { scope: 'worker' }],
 
-  sharedDeployment: async ({ conformanceRun, sharedDeploymentOfWorker }, use, testInfo) => {
-    skipDeclared(!sharedDeploymentOfWorker, `target '${conformanceRun.target.name}' names no control-plane URL`);
-    recordedUnder(testInfo, sharedDeploymentOfWorker!.evidence);
-    await use(sharedDeploymentOfWorker!);
+  sharedDeployment: async ({ conformanceRun, targetCredentials, sharedDeployments }, use, testInfo) => {
+    const key = partitionOf(conformanceRun, testInfo) ?? basename(testInfo.file).replace(/\.spec\.[cm]?[jt]s$/, '');
+    let shared = sharedDeployments.get(key);
+    if (!shared) {
+      const evidence = `${SHARED_DEPLOYMENT}-${key.replace(/[^\w.-]+/g, '-')}-${conformanceRun.tag}`;
+      const by = { testId: evidence, file: testInfo.file, titlePath: testInfo.titlePath };
+      const cp = clientWithKey(conformanceRun, 'control-plane', by, targetApiKey(conformanceRun, targetCredentials));
+      skipDeclared(!cp, `target '${conformanceRun.target.name}' names no control-plane URL`);
+      shared = new SharedDeployment(cp!, timeOf(conformanceRun, by), evidence);
+      sharedDeployments.set(key, shared);
+    }
+    recordedUnder(testInfo, shared.evidence);
+    await use(shared);
   },
 });

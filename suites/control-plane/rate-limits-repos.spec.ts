@@ -6,6 +6,6 @@ import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 
 for (const rule of tableRules().filter((r) => r.startsWith('RATE-REPOSITORY-'))) {
   test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, time, scope }, testInfo) => {
-    await checkRow(rule, ['control-plane'], { conformanceRun, time, scope, testId: testInfo.testId });
+    await checkRow(rule, ['control-plane'], { conformanceRun, time, scope, by: testInfo });
   });
 }

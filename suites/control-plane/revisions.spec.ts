@@ -1,9 +1,8 @@
 // §2.3, §3, §4.1: revisions, their status, and the typical flow of create → poll → patch.
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
-import { requireCapability } from '../../harness/fixtures.ts';
+import { adminOf, requireCapability } from '../../harness/fixtures.ts';
 import { expect, test } from './fixtures.ts';
-import { AdminClient } from '../../harness/admin-client.ts';
 import { contract } from '../../specs/contract.ts';
 import type { RevisionStatus } from '../../specs/types/control-plane.ts';
 import { createDeployment, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Revision } from './deployments-steps.ts';
@@ -175,29 +174,28 @@ test('getting an unknown revision of a deployment, or one of another deployment,
   expectJsonError(await controlPlane.get(revisionPath(deployment, other.latest_revision_id)), 404);
 });
 
-test('a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision', { tag: '@REVISION-FAILURE-TERMINAL' }, async ({
-  controlPlane,
-  scope,
-  time,
-  conformanceRun,
-}) => {
-  requireCapability(conformanceRun, 'revision-faults');
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
-  const admin = new AdminClient(conformanceRun.target.adminUrl!);
-  const fault = await admin.failRevision(deployment.id, deployment.latest_revision_id, { status: 'BUILD_FAILED' });
-  precondition(fault, 'ask the simulator to fail the build');
-  const { last, seen, waited } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
-  expect(last.json.status, last.describe(`the revision fails (${seen.join(' → ')})`)).toBe('BUILD_FAILED');
-  // Watched as long again as the build took to fail, the time a status still on its way would
-  // take, and failed at the first move rather than after the whole wait.
-  const window = Math.max(time.timeouts.settle, waited);
-  time.allowFor(window);
-  const reread = () => controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
-  const later = await time.poll(reread, (res) => res.status !== 200 || res.json.status !== 'BUILD_FAILED', { deadline: window, first: 1_000, max: 10_000 });
-  expect(later.value.json.status, later.value.describe(`a failed revision does not move on (read ${later.waited} ms after it failed)`)).toBe('BUILD_FAILED');
-  const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
-  precondition(read, 'read the deployment');
-  const unshown = 'the deployment does not show active_revision_id (§2.3 leaves it unshown), so whether the failed revision became active cannot be judged';
-  skipDeclared(!('active_revision_id' in read.json), `${unshown}: ${read.describe()}`);
-  expect(read.json.active_revision_id, read.describe('the failed revision is not active')).not.toBe(deployment.latest_revision_id);
-});
+test(
+  'a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision',
+  { tag: '@REVISION-FAILURE-TERMINAL' },
+  async ({ controlPlane, scope, time, conformanceRun }, testInfo) => {
+    requireCapability(conformanceRun, 'revision-faults');
+    const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+    const admin = adminOf(conformanceRun, testInfo);
+    const fault = await admin.failRevision(deployment.id, deployment.latest_revision_id, { status: 'BUILD_FAILED' });
+    precondition(fault, 'ask the simulator to fail the build');
+    const { last, seen, waited } = await pollRevision(controlPlane, time, deployment, deployment.latest_revision_id);
+    expect(last.json.status, last.describe(`the revision fails (${seen.join(' → ')})`)).toBe('BUILD_FAILED');
+    // Watched as long again as the build took to fail, the time a status still on its way would
+    // take, and failed at the first move rather than after the whole wait.
+    const window = Math.max(time.timeouts.settle, waited);
+    time.allowFor(window);
+    const reread = () => controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
+    const later = await time.poll(reread, (res) => res.status !== 200 || res.json.status !== 'BUILD_FAILED', { deadline: window, first: 1_000, max: 10_000 });
+    expect(later.value.json.status, later.value.describe(`a failed revision does not move on (read ${later.waited} ms after it failed)`)).toBe('BUILD_FAILED');
+    const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
+    precondition(read, 'read the deployment');
+    const unshown = 'the deployment does not show active_revision_id (§2.3 leaves it unshown), so whether the failed revision became active cannot be judged';
+    skipDeclared(!('active_revision_id' in read.json), `${unshown}: ${read.describe()}`);
+    expect(read.json.active_revision_id, read.describe('the failed revision is not active')).not.toBe(deployment.latest_revision_id);
+  },
+);

@@ -9,7 +9,7 @@ test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',
   { tag: '@AUTH-PLATFORM-API-KEY' },
   async ({ platform, conformanceRun, scope, time, targetCredentials }, testInfo) => {
-    const bare = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined)!;
+    const bare = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined)!;
     const key = targetApiKey(conformanceRun, targetCredentials) ?? '';
     const ids = new RunIds(scope, conformanceRun);
     for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
@@ -40,7 +40,7 @@ test(
   async ({ platform, conformanceRun, scope }, testInfo) => {
     const ids = new RunIds(scope, conformanceRun);
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!;
+      const client = clientWithKey(conformanceRun, 'platform-api', testInfo, key)!;
       const id = ids.v7(baseTime(conformanceRun));
       expectJsonError(await client.post('/runs', { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), [401, 403]);
       expectNotFound(await platform.get(`/runs/${id}`), 'the refused run');
@@ -65,7 +65,7 @@ test(
     const before = await readTraceRun(platform, time, kept);
     precondition(before, 'read the run');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
-      const client = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!;
+      const client = clientWithKey(conformanceRun, 'platform-api', testInfo, key)!;
       expectJsonError(await client.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: isoWith(baseTime(conformanceRun) + 1000, 3) }), [401, 403]);
       // A batch run carries the trace_id and dotted_order its caller computed (§4.3).
       const [batched] = runTree(ids, [null], { start: baseTime(conformanceRun) });
@@ -91,7 +91,7 @@ test(
       ['no key', undefined],
       ['an invalid key', 'apc-not-a-valid-key'],
     ] as const) {
-      const res = await clientWithKey(conformanceRun, 'platform-api', testInfo.testId, key)!.post('/runs/query', {});
+      const res = await clientWithKey(conformanceRun, 'platform-api', testInfo, key)!.post('/runs/query', {});
       answers.push(`${what} → ${res.status} ${res.text.slice(0, 100)}`);
     }
     observe('ERROR-CREDENTIALS-STATUS-PLATFORM', answers.join('; '));

@@ -38,8 +38,8 @@ async function completedFlow(platform: ApiClient, user: string, judged: boolean)
   };
   const first = await authenticate(platform, request(user));
   step(first.status === 200 && typeof first.json.url === 'string', first.describe('a first call starts a flow at a url'));
-  const visit = await fetch(first.json.url!);
-  step(visit.status === 200, `completing the flow at ${first.json.url} answers 200, not ${visit.status}`);
+  const visited = await platform.follow(first.json.url!);
+  step(visited.status === 200, `completing the flow at ${first.json.url} answers 200, not ${visited.status}`);
   const done = await authenticate(platform, request(user));
   step(done.status === 200 && present(done.json.token), done.describe('once the flow is completed, the same call answers the token'));
   return { first, done };
@@ -86,7 +86,7 @@ async function answersOf(platform: ApiClient, scope: string, conformanceRun: Con
   for (const res of answers) expectStatus(res, 200);
   // The force_new answer's flow is the one the same call answers next.
   const pending = [...answers].reverse().find((res) => typeof res.json.url === 'string');
-  if (conformanceRun.target.capabilities.includes('oauth-completion') && pending && (await fetch(pending.json.url!)).status === 200) {
+  if (conformanceRun.target.capabilities.includes('oauth-completion') && pending && (await platform.follow(pending.json.url!)).status === 200) {
     const done = await authenticate(platform, request(scope));
     expectStatus(done, 200);
     answers.push(done);
@@ -230,7 +230,7 @@ test('authentication is served under the v2 version segment', { tag: '@VERSION-A
 });
 
 test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ conformanceRun, scope, observe }, testInfo) => {
-  const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined);
+  const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined);
   skipDeclared(!anonymous, 'the target names no platform-api URL');
   const res = await authenticate(anonymous!, request(scope));
   observe('AUTH-AUTHN-CREDENTIALS', `without X-Api-Key → ${res.status} ${res.text.slice(0, 100)}`);
@@ -255,8 +255,8 @@ test.describe('the flow: a url to visit, then the token', () => {
       first.json.auth_id,
       false,
     ]);
-    const visit = await fetch(first.json.url!);
-    expect(visit.status, `visiting ${first.json.url} completes the flow`).toBe(200);
+    const visited = await platform.follow(first.json.url!);
+    expect(visited.status, `visiting ${first.json.url} completes the flow`).toBe(200);
     const done = await authenticate(platform, request(scope));
     expectStatus(done, 200);
     expect(typeof done.json.token === 'string' && done.json.token !== '', done.describe('the token')).toBe(true);

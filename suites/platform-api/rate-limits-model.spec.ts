@@ -5,8 +5,7 @@
 // through the recording proxy, the rest of the burst straight to the target (see traffic.ts), in turn.
 import fc from 'fast-check';
 import { forRule, skipDeclared } from '../../harness/checks/attribution.ts';
-import { AdminClient } from '../../harness/admin-client.ts';
-import { expect, requireCapability, test } from '../../harness/fixtures.ts';
+import { adminOf, expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import { TableOracle, type TableRequest } from '../rate-limits/oracle.ts';
 import { ip, sendMany, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
@@ -85,8 +84,8 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
     async ({ conformanceRun, clock, scope, time }, testInfo) => {
       requireCapability(conformanceRun, 'rate-limit-reset');
       skipDeclared(!conformanceRun.proxies[endpoint], `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
-      const traffic = new Traffic(conformanceRun, testInfo.testId);
-      const admin = new AdminClient(conformanceRun.target.adminUrl!);
+      const traffic = new Traffic(conformanceRun, testInfo);
+      const admin = adminOf(conformanceRun, testInfo);
       let round = 0;
       await assertProperty(
         fc.asyncProperty(steps, async (steps) => {
@@ -114,7 +113,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
             const first = await traffic.send(endpoint, s.request, who);
             // One at a time: a shrinking replay must meet the same answers, which concurrent requests would
             // leave to the order the target happens to see them in.
-            const rest = await sendMany(conformanceRun.target.planes[endpoint]!, [s.request], who, s.times - 1, 1);
+            const rest = await sendMany(traffic.straight(endpoint), [s.request], who, s.times - 1, 1);
             const answers = [{ status: first.status, retryAfter: first.headers['retry-after'] }, ...rest];
             const refusedByOracle = expected.filter((v) => !v.admitted);
             const at = `at +${now} ms, ${describe(s)} [first exchange ${first.exchange}]`;

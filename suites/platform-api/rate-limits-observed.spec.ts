@@ -14,7 +14,7 @@ test(
   { tag: '@RATE-EXCEEDED-BEHAVIOUR' },
   async ({ conformanceRun, scope, observe }, testInfo) => {
     requireRateLimitTraffic(conformanceRun);
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const who = caller('api-key', 0, { scope });
     const stats: Sample = { method: 'POST', path: '/runs/stats' };
     const admitted = await traffic.fill('platform-api', stats, who, 1);
@@ -33,7 +33,7 @@ test(
   { tag: '@RATE-OTHER-ENDPOINT-LIMITS' },
   async ({ conformanceRun, scope, observe }, testInfo) => {
     requireRateLimitTraffic(conformanceRun);
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const probes: { endpoint: 'agent-server' | 'control-plane'; sample: Sample }[] = [
       { endpoint: 'agent-server', sample: { method: 'GET', path: '/threads/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' } },
       { endpoint: 'control-plane', sample: { method: 'GET', path: '/v2/deployments/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' } },
@@ -41,7 +41,7 @@ test(
     for (const [i, { endpoint, sample }] of probes.entries()) {
       if (!conformanceRun.proxies[endpoint]) continue;
       const who = caller('api-key', i, { scope });
-      const answers = await sendMany(conformanceRun.target.planes[endpoint]!, [sample], who, 1000);
+      const answers = await sendMany(traffic.straight(endpoint), [sample], who, 1000);
       const refusedAt = answers.findIndex((a) => a.status === 429);
       const next = await traffic.send(endpoint, sample, who);
       observe(

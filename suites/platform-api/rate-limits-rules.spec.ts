@@ -51,7 +51,7 @@ test.beforeEach(({ conformanceRun }) => {
 });
 
 test('a request refused by a rate limit answers 429 with a JSON error body', { tag: '@RATE-429' }, async ({ conformanceRun, scope, time }, testInfo) => {
-  const traffic = new Traffic(conformanceRun, testInfo.testId);
+  const traffic = new Traffic(conformanceRun, testInfo);
   for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
     const region = endpoint === 'platform-api' ? 'us' : 'eu';
     for (const row of cheapRows(region)) {
@@ -72,7 +72,7 @@ test(
   'Retry-After gives the whole seconds, rounded up, until the exhausted row admits the caller again',
   { tag: '@RATE-RETRY-AFTER' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
       const first = await traffic.send('platform-api', STATS, who);
@@ -118,7 +118,7 @@ test(
   'a request refused by a rate limit changes no state',
   { tag: '@RATE-UNCHANGED-STATE' },
   async ({ conformanceRun, scope, time, platform, targetCredentials }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const apiKey = targetApiKey(conformanceRun, targetCredentials);
     skipDeclared(!apiKey, `target '${conformanceRun.target.name}' names no API key, which creating a run needs`);
     const owner: Caller = { name: 'the target API key', headers: { 'x-api-key': apiKey! } };
@@ -151,7 +151,7 @@ test(
   'once the interval of an exhausted row has passed, the caller gets a whole new window',
   { tag: '@RATE-RECOVERY' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
@@ -174,7 +174,7 @@ test(
   'a row without a method counts every method; a row with one counts only that method',
   { tag: '@RATE-METHOD-SCOPE' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -204,7 +204,7 @@ test(
 const PATH_PREFIX_TITLE = 'a row counts the /api/v1 form of a path only where it names it or its */ or "containing" reaches it';
 
 test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ conformanceRun, scope, time }, testInfo) => {
-  const traffic = new Traffic(conformanceRun, testInfo.testId);
+  const traffic = new Traffic(conformanceRun, testInfo);
   const refusal = new Refusal();
   await inFreshWindows(time, scope, async (window, scope) => {
     // GET /runs/{uuid} or /api/v1/runs/{uuid}: one row, both forms.
@@ -247,7 +247,7 @@ test(
   'callers are told apart by x-api-key, by x-user-id with the client IP, or by the client IP alone',
   { tag: '@RATE-IDENTITY-KEYS' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       // x-api-key: another key is counted apart; the IP does not matter.
@@ -302,7 +302,7 @@ test(
   "a request counts against its specific rows and, only where none is keyed by an identity it carries, that identity's default row; a refused request counts against none",
   { tag: '@RATE-COMBINE' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       // A specific row replaces the default of its identity.
@@ -346,7 +346,7 @@ test(
   'each region enforces its own value with its own counters: run stats 1 / 10 in US, 20 / 10 in EU',
   { tag: '@RATE-REGION-VALUES' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     const refusal = new Refusal();
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
@@ -367,7 +367,7 @@ test(
   'POST /runs/multipart admits more requests per window than POST and PATCH /runs do',
   { tag: '@TRACE-MULTIPART-HIGHER-LIMIT' },
   async ({ conformanceRun, scope, time }, testInfo) => {
-    const traffic = new Traffic(conformanceRun, testInfo.testId);
+    const traffic = new Traffic(conformanceRun, testInfo);
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = key(scope, 0);
       const basic: Sample[] = [
@@ -381,7 +381,7 @@ test(
       const refusal = new Refusal();
       for (const sample of basic) {
         window.restart();
-        const answers = await sendMany(conformanceRun.target.planes['platform-api']!, [sample], who, 2_500);
+        const answers = await sendMany(traffic.straight('platform-api'), [sample], who, 2_500);
         // The exchange that shows the limit: one more, through the recording proxy.
         const last = sample.method === 'POST' ? await traffic.send('platform-api', sample, who) : undefined;
         window.mustShare(10, `2500 requests ${sample.method} ${sample.path}`);
@@ -389,7 +389,7 @@ test(
         admitted[sample.method] = admittedOf(answers);
       }
       window.restart();
-      const multipart = await sendMany(conformanceRun.target.planes['platform-api']!, [{ method: 'POST', path: '/runs/multipart' }], who, 2_500);
+      const multipart = await sendMany(traffic.straight('platform-api'), [{ method: 'POST', path: '/runs/multipart' }], who, 2_500);
       window.mustShare(10, '2500 multipart requests');
       const overMultipart = admittedOf(multipart);
       const limits = `of 2500 requests in one window, POST /runs had ${admitted.POST} admitted, PATCH /runs ${admitted.PATCH}, POST /runs/multipart ${overMultipart}`;

@@ -8,6 +8,6 @@ test.describe.configure({ mode: 'parallel' });
 
 for (const rule of tableRules().filter((r) => !r.startsWith('RATE-REPOSITORY-'))) {
   test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, time, scope }, testInfo) => {
-    await checkRow(rule, ['platform-api', 'platform-api-eu'], { conformanceRun, time, scope, testId: testInfo.testId });
+    await checkRow(rule, ['platform-api', 'platform-api-eu'], { conformanceRun, time, scope, by: testInfo });
   });
 }

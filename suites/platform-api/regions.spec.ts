@@ -47,7 +47,7 @@ test(
     // Asked by the other region's account, and by the run's own key at the other address.
     answersNone(await platformEu.get(`/runs/${usRun}`), 'the US run asked by the EU account');
     answersNone(await platform.get(`/runs/${euRun}`), 'the EU run asked by the US account');
-    const usKeyInEu = clientWithKey(conformanceRun, 'platform-api-eu', testInfo.testId, targetApiKey(conformanceRun, targetCredentials))!;
+    const usKeyInEu = clientWithKey(conformanceRun, 'platform-api-eu', testInfo, targetApiKey(conformanceRun, targetCredentials))!;
     answersNone(await usKeyInEu.get(`/runs/${usRun}`), 'the US run asked at the EU address with its own key');
     const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(conformanceRun)));
     precondition(eu, 'upload an experiment in the EU', atEu(eu));
@@ -67,7 +67,7 @@ test(
     const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
     skipDeclared(!euKey, `target '${conformanceRun.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
     const usKey = credentials.apiKey('primary');
-    const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(conformanceRun, endpoint, testInfo.testId, key)!;
+    const at = (endpoint: 'platform-api' | 'platform-api-eu', key: string) => clientWithKey(conformanceRun, endpoint, testInfo, key)!;
     // Each key works at home, so a refusal elsewhere is the region's, not the key's.
     precondition(await at('platform-api', usKey).post('/runs/query', { limit: 1 }), 'the US key at the US address');
     const euHome = await at('platform-api-eu', euKey!).post('/runs/query', { limit: 1 });

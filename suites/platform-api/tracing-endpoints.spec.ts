@@ -92,7 +92,7 @@ test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE
 });
 
 test('GET /info answers version, batch_ingest_config and instance_flags without credentials', { tag: '@TRACE-INFO' }, async ({ conformanceRun }, testInfo) => {
-  const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo.testId, undefined);
+  const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined);
   skipDeclared(!anonymous, 'the target names no platform-api URL');
   for (const path of ['/info', '/api/v1/info']) {
     const res = await anonymous!.get<{ version?: unknown; batch_ingest_config?: unknown; instance_flags?: unknown }>(path);

@@ -10,6 +10,7 @@ import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.t
 import { expect, requireEffect, targetApiKey, test } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
+import { partitionHeaders } from '../../harness/partition.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { baseTime, expectNotFound, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces-steps.ts';
 
@@ -33,9 +34,9 @@ function postMultipart(platform: ApiClient, body: Buffer, contentType: string, h
 }
 
 /** The bytes at an attachment's URL (a data: URL or a download). */
-async function download(url: string | undefined): Promise<Buffer> {
+async function download(platform: ApiClient, url: string | undefined): Promise<Buffer> {
   expect(typeof url, `an attachment names its URL: ${url}`).toBe('string');
-  const res = await fetch(url!);
+  const res = await platform.follow(url!);
   expect(res.status, `${url!.slice(0, 80)} answers the attachment`).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -151,7 +152,7 @@ test.describe("the official client's part layout is accepted and applied in orde
     expectStatus(c, 200);
     const attachment = c.json.attachments?.notes_txt;
     expect(attachment?.mime_type, c.describe('the attachment notes_txt is kept with its type')).toBe('text/plain');
-    expect((await download(attachment?.presigned_url)).toString('utf8'), c.describe('with its bytes')).toBe('hello attachment');
+    expect((await download(platform, attachment?.presigned_url)).toString('utf8'), c.describe('with its bytes')).toBe('hello attachment');
     const f = await readWritten<{ key?: string; run_id?: string; score?: number }>(platform, time, `/feedback/${feedback}`);
     expectStatus(f, 200);
     expect([f.json.key, f.json.run_id, f.json.score], f.describe('the feedback part')).toEqual(['correctness', parent, 0.5]);
@@ -247,7 +248,12 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
     requireEffect(conformanceRun, 'trace', 'POST /runs/multipart');
     const res = await request(`${conformanceRun.proxies['platform-api']}/runs/multipart`, {
       method: 'POST',
-      headers: { 'content-type': contentType, [TEST_HEADER]: testInfo.testId, ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      headers: {
+        'content-type': contentType,
+        [TEST_HEADER]: testInfo.testId,
+        ...partitionHeaders(conformanceRun, testInfo),
+        ...(apiKey ? { 'x-api-key': apiKey } : {}),
+      },
       // A stream of unknown length goes out with Transfer-Encoding: chunked, as the client sends it.
       body: Readable.from([body.subarray(0, half), body.subarray(half)]),
     });
@@ -349,7 +355,7 @@ test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }
   expectStatus(read, 200);
   const attachment = read.json.attachments?.image_png;
   expect(attachment, read.describe('the attachment is listed')).toBeTruthy();
-  const fetched = await download(attachment!.presigned_url);
+  const fetched = await download(platform, attachment!.presigned_url);
   expect(createHash('sha256').update(fetched).digest('hex'), read.describe('every byte, 0 to 255, comes back')).toBe(
     createHash('sha256').update(bytes).digest('hex'),
   );

@@ -8,9 +8,10 @@ import { contract } from '../../specs/contract.ts';
 import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
+import type { Attribution } from '../../harness/partition.ts';
 import type { Time } from '../../harness/time.ts';
 import { inFreshWindows, requireRateLimitTraffic } from './window.ts';
-import { caller, describeRefusal, fill, otherMethodSample, Refusal, samplesFor, send } from './traffic.ts';
+import { caller, describeRefusal, fill, otherMethodSample, Refusal, samplesFor, send, straightTo } from './traffic.ts';
 
 const regionOf = (endpoint: Endpoint) => (endpoint === 'platform-api-eu' ? 'eu' : 'us');
 
@@ -59,7 +60,7 @@ export function rowTitle(rule: string): string {
 interface RowCheck {
   conformanceRun: ConformanceRun;
   time: Time;
-  testId: string;
+  by: Attribution;
   scope: string;
 }
 
@@ -71,7 +72,7 @@ const BULK_MS_PER_REQUEST = 3;
  * (window.ts). The request over the limit is refused whatever the status (§7, §8 leave it not shown; RATE-429 is
  * about the 429): it answers no success and not what the same request answered first in the window.
  */
-export async function checkRow(rule: string, endpoints: Endpoint[], { conformanceRun, time, testId, scope }: RowCheck): Promise<void> {
+export async function checkRow(rule: string, endpoints: Endpoint[], { conformanceRun, time, by, scope }: RowCheck): Promise<void> {
   requireRateLimitTraffic(conformanceRun);
   for (const endpoint of endpoints) skipDeclared(!conformanceRun.proxies[endpoint], `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
   const rows = rowsOf(rule);
@@ -84,7 +85,7 @@ export async function checkRow(rule: string, endpoints: Endpoint[], { conformanc
     const region = regionOf(endpoint);
     const limit = row.limit[region];
     const where = `${endpoint} (${region.toUpperCase()}, limit ${limit} / ${row.interval_seconds} s)`;
-    const client = clientWithKey(conformanceRun, endpoint, testId, undefined, { rateLimited: 'answer' })!;
+    const client = clientWithKey(conformanceRun, endpoint, by, undefined, { rateLimited: 'answer' })!;
     await inFreshWindows(time, scope, async (window, scope) => {
       const who = caller(row.identity, 0, { scope });
       // Thousands of requests: time for them on a loaded machine too, so that a timeout never judges a row.
@@ -93,7 +94,7 @@ export async function checkRow(rule: string, endpoints: Endpoint[], { conformanc
       // The first request of the window, admitted, shows what the row's requests answer within the limit; every
       // form of the row's requests fills the window; the limit-th and the one over it are the first's again.
       const first = await send(client, sample, who);
-      const filled = await fill(conformanceRun.target.planes[endpoint]!, [...samples.slice(1), sample], who, Math.max(0, limit - 2));
+      const filled = await fill(straightTo(conformanceRun, endpoint, by), [...samples.slice(1), sample], who, Math.max(0, limit - 2));
       test.info().annotations.push({
         type: 'rate-limit-fill',
         description: `${Math.max(0, limit - 2)} requests as ${who.name} straight to ${endpoint} in ${Math.round(filled.ms)} ms`,

@@ -16,6 +16,7 @@ import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
+import { partitionHeaders, type Attribution } from '../../harness/partition.ts';
 
 /** A request without identity: the identity headers come from the caller. */
 export interface Sample {
@@ -135,12 +136,24 @@ interface Answer {
   body?: string;
 }
 
+/** Where requests sent past the recording proxy go: the plane's URL, and the headers each carries (its partition). */
+interface Straight {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Requests of `by`'s spec file straight to `endpoint` of the target. */
+export function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attribution): Straight {
+  return { url: conformanceRun.target.planes[endpoint]!, headers: partitionHeaders(conformanceRun, by) };
+}
+
 /**
- * Sends `count` requests of `samples` (in turn) as `who` straight to `baseUrl`, many at a
+ * Sends `count` requests of `samples` (in turn) as `who` straight to the target, many at a
  * time on kept-alive connections; answers every answer, in the order the requests were made.
  */
-export async function sendMany(baseUrl: string, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<Answer[]> {
-  const url = new URL(baseUrl);
+export async function sendMany(straight: Straight, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<Answer[]> {
+  const url = new URL(straight.url);
+  const headers = { ...straight.headers, ...who.headers };
   const prefix = url.pathname.replace(/\/+$/, '');
   const target = pool(url.origin);
   const answers: Answer[] = new Array(count);
@@ -149,7 +162,7 @@ export async function sendMany(baseUrl: string, samples: Sample[], who: Caller, 
     while (next < count) {
       const index = next++;
       const sample = samples[index % samples.length];
-      const response = await target.request({ method: sample.method as 'GET', path: `${prefix}${sample.path}`, headers: who.headers });
+      const response = await target.request({ method: sample.method as 'GET', path: `${prefix}${sample.path}`, headers });
       const retryAfter = response.headers['retry-after'];
       const answer: Answer = { index, sample, status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
       if (response.statusCode === 429) answer.body = await response.body.text();
@@ -162,9 +175,9 @@ export async function sendMany(baseUrl: string, samples: Sample[], who: Caller, 
 }
 
 /** `sendMany`, answering only the first refused request. */
-export async function fill(baseUrl: string, samples: Sample[], who: Caller, count: number): Promise<FillResult> {
+export async function fill(straight: Straight, samples: Sample[], who: Caller, count: number): Promise<FillResult> {
   const started = performance.now();
-  const answers = await sendMany(baseUrl, samples, who, count);
+  const answers = await sendMany(straight, samples, who, count);
   const first = answers.find((a) => a.status === 429);
   const refused = first && { index: first.index, sample: first.sample, status: first.status, body: first.body ?? '' };
   return { sent: count, refused, ms: performance.now() - started };
@@ -180,11 +193,16 @@ export function describeRefusal(result: FillResult, who: Caller): string {
 export class Traffic {
   constructor(
     private readonly conformanceRun: ConformanceRun,
-    private readonly testId: string,
+    private readonly by: Attribution,
   ) {}
 
   client(endpoint: Endpoint): ApiClient {
-    return clientWithKey(this.conformanceRun, endpoint, this.testId, undefined, { rateLimited: 'answer' })!;
+    return clientWithKey(this.conformanceRun, endpoint, this.by, undefined, { rateLimited: 'answer' })!;
+  }
+
+  /** Where this test's requests go past the recording proxy. */
+  straight(endpoint: Endpoint): Straight {
+    return straightTo(this.conformanceRun, endpoint, this.by);
   }
 
   /** One request through the recording proxy. */
@@ -199,7 +217,7 @@ export class Traffic {
   async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<ApiResponse> {
     const [first, ...others] = Array.isArray(samples) ? samples : [samples];
     const admitted = await this.send(endpoint, first, who);
-    const result = await fill(this.conformanceRun.target.planes[endpoint]!, [...others, first], who, count - 1);
+    const result = await fill(this.straight(endpoint), [...others, first], who, count - 1);
     test.info().annotations.push({
       type: 'rate-limit-fill',
       description: `${count - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms, after one through the proxy`,
