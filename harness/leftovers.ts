@@ -4,8 +4,7 @@
 // run knows. Traces, experiments, datasets, feedback and OAuth flows have no delete operation:
 // they stay, and the report says so.
 import { contract, planeOf, type Endpoint, type SideEffect } from '../specs/contract.ts';
-import type { Exchange } from './proxy/recording-proxy.ts';
-import { TEST_HEADER } from './proxy/recording-proxy.ts';
+import { endpointOfExchange, TEST_HEADER, type Exchange } from './proxy/recording-proxy.ts';
 import type { ConformanceRun } from './conformance-run.ts';
 
 export type Counts = Partial<Record<Endpoint, Record<string, number>>>;
@@ -43,7 +42,7 @@ interface Created {
   parent?: string;
 }
 
-const endpointOf = (exchange: Exchange) => exchange.id.slice(0, exchange.id.lastIndexOf('-')) as Endpoint;
+const endpointOf = (exchange: Exchange) => endpointOfExchange(exchange.id)!;
 const succeeded = (exchange: Exchange) => exchange.response.status >= 200 && exchange.response.status < 300;
 
 function count(counts: Counts, endpoint: Endpoint, kind: string): void {
@@ -95,7 +94,13 @@ export async function cleanUp(conformanceRun: ConformanceRun, exchanges: Exchang
     const stays = c.path ? !gone.has(`${c.endpoint} ${c.path}`) : c.parent ? !gone.has(`${c.endpoint} ${c.parent}`) : c.kind !== 'run';
     if (stays) count(left, c.endpoint, c.kind);
   }
-  return { created: totals, cleanedUp, left };
+  return { created: sorted(totals), cleanedUp: sorted(cleanedUp), left: sorted(left) };
+}
+
+/** Counts with endpoints and kinds in name order, not in the order parallel workers happened to create them. */
+function sorted(counts: Counts): Counts {
+  const byName = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+  return byName(Object.fromEntries(Object.entries(counts).map(([endpoint, kinds]) => [endpoint, byName(kinds)])));
 }
 
 function hasOperation(c: Created): boolean {

@@ -170,10 +170,12 @@ export default class ConformanceReporter implements Reporter {
       };
       this.tests.set(test.id, { outcome, ruleIds: ruleIdsOf(test), failedRules: [] });
     }
+    const tests = this.inListingOrder();
     const report = buildReport({
       rules: contract().rules,
-      tests: [...this.tests.values()],
-      exchanges: [...this.exchanges.values()],
+      tests,
+      // Each test's exchanges in its own order, tests in the listing's: the same on any number of workers.
+      exchanges: [...new Set(tests.flatMap((t) => t.outcome.exchanges))].map((id) => this.exchanges.get(id)!),
       target: {
         name: conformanceRun?.target.name ?? 'unknown',
         kind: conformanceRun?.target.kind ?? 'unknown',
@@ -190,6 +192,13 @@ export default class ConformanceReporter implements Reporter {
     });
     this.write(outDir, report);
     writeDurations(outDir, this.durations);
+  }
+
+  /** The tests in the order the run lists them, not the order they ended in, which parallel workers change. */
+  private inListingOrder(): { outcome: TestOutcome; ruleIds: string[]; failedRules: string[] }[] {
+    const position = new Map(this.selected.map((test, index) => [test.id, index]));
+    const at = (id: string) => position.get(id) ?? Number.MAX_SAFE_INTEGER;
+    return [...this.tests.values()].sort((a, b) => at(a.outcome.id) - at(b.outcome.id));
   }
 
   private write(outDir: string, report: ConformanceReport): void {

@@ -1,12 +1,13 @@
 // The recording proxy: stands in front of any target, records every exchange (secrets
 // redacted), validates every response against specs/, and hands the exchanges to the
 // suites and the report. Streams (SSE) pass through as they flow.
+import { createHash } from 'node:crypto';
 import { type ClientRequest, Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import httpProxy from 'http-proxy';
-import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { contract, ENDPOINTS, type Endpoint, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import { BodyClip, clip } from './body-clip.ts';
 import { Redaction } from './redact.ts';
@@ -33,6 +34,12 @@ const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', '
 export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
 /** The proxy's own control path; never forwarded. */
 const CONTROL_PREFIX = '/__apc';
+
+/** The endpoint an exchange went to, from its id (`<endpoint>-…`, exchangeId); none for a proxy named otherwise. */
+export function endpointOfExchange(id: string): Endpoint | undefined {
+  // Longest first: platform-api-eu-3 is not platform-api's.
+  return [...ENDPOINTS].sort((a, b) => b.length - a.length).find((endpoint) => id.startsWith(`${endpoint}-`));
+}
 
 export interface Exchange {
   id: string;
@@ -128,6 +135,8 @@ export class RecordingProxy {
   url = '';
   private server?: Server;
   private counter = 0;
+  /** How many exchanges each test has had (exchangeId). */
+  private readonly perTest = new Map<string, number>();
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
   /** The target's base URL without a trailing slash, as recorded. */
   private readonly base: string;
@@ -195,12 +204,8 @@ export class RecordingProxy {
       this.control(req, res);
       return;
     }
-    const pending: Pending = {
-      id: `${this.options.name ?? this.options.plane}-${++this.counter}`,
-      started: Date.now(),
-      requestBody: new BodyClip(),
-      test: header(req, TEST_HEADER),
-    };
+    const test = header(req, TEST_HEADER);
+    const pending: Pending = { id: this.exchangeId(test), started: Date.now(), requestBody: new BodyClip(), test };
     // The test attribution is ours: the target never sees it (but a broken target of the self-tests).
     if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
     // Node's server has answered the client's Expect: 100-continue already; forwarded, it would
@@ -234,6 +239,19 @@ export class RecordingProxy {
       // Node refuses to send some requests its server accepted (a path it will not write).
       this.refuse(req, res, pending, 400, `The recording proxy cannot forward this request: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * An exchange's id: the endpoint, and a count of the proxy's exchanges; for a test's, a digest
+   * of the test and a count of its own. Tests on parallel workers interleave, but each test's
+   * requests come in its own order: the same run gives the same ids on any number of workers.
+   */
+  private exchangeId(test: string | undefined): string {
+    const name = this.options.name ?? this.options.plane;
+    if (test === undefined) return `${name}-${++this.counter}`;
+    const count = (this.perTest.get(test) ?? 0) + 1;
+    this.perTest.set(test, count);
+    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${count}`;
   }
 
   /** The request to the target is under way: it may stay silent only so long. */
