@@ -28,8 +28,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const target = plan.embedded ?? (await resolveTarget(options.target!));
   // The embedded simulator starts with the run's seed and goes with the run (the CLI closes it).
   const embedded = target.kind === 'embedded-simulator';
-  if (plan.workers > 1 && target.capabilities.includes('virtual-clock')) {
-    throw new TargetError(`target '${target.name}' has a virtual clock, which every test moves: it takes one worker (leave out --workers)`);
+  // Without partitions, every spec file moves the one virtual clock: they must take turns.
+  if (plan.workers > 1 && target.capabilities.includes('virtual-clock') && !target.capabilities.includes('partitions')) {
+    throw new TargetError(`target '${target.name}' has a virtual clock, which every test moves, and no partitions: it takes one worker (leave out --workers)`);
   }
   const { seed } = options;
 

@@ -3,6 +3,7 @@
 // processes may take (specs/schemas/target-config.schema.yaml).
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { contract, type Endpoint } from '../specs/contract.ts';
@@ -125,12 +126,14 @@ export async function resolveTarget(spec: string): Promise<Target> {
 }
 
 /**
- * How many spec files a run takes at a time when --workers is not given: one on a simulator (the
- * embedded one included, `undefined`), whose ids and clock follow one order (same seed, same
- * report); four on any other target, where a run spends its time waiting for answers.
+ * How many spec files a run takes at a time when --workers is not given: on a simulator with
+ * partitions (the embedded one included, `undefined`), one per core, as each file sees a platform
+ * of its own (same seed, same report on any number); one on another simulator, whose ids and clock
+ * follow one order; four on any other target, where a run spends its time waiting for answers.
  */
 export function defaultWorkers(target: Pick<Target, 'kind' | 'capabilities'> | undefined): number {
-  return !target || target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : 4;
+  if (!target || target.capabilities.includes('partitions')) return availableParallelism();
+  return target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : 4;
 }
 
 /** The embedded simulator as a target, from what it publishes (getSimulatorInfo). */
