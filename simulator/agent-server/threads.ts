@@ -226,15 +226,16 @@ function currentValues(record: ThreadRecord): Values {
 
 /** A thread as answered (THREAD-SHAPE). */
 function view(record: ThreadRecord): Thread {
-  return copyJson({
+  // Only the JSON fields are copied: the rest are strings.
+  return {
     thread_id: record.thread_id,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    metadata: record.metadata,
+    metadata: copyJson(record.metadata),
     status: record.status,
-    config: record.config,
-    values: currentValues(record),
-  });
+    config: copyJson(record.config),
+    values: copyJson(currentValues(record)),
+  };
 }
 
 function ref(record: ThreadRecord, checkpointId: string | null): CheckpointRef | null {
