@@ -211,14 +211,13 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 
 const EMPTY = Buffer.alloc(0);
 
-/** A request that came over a socket, as dispatch sees it: fields and methods, so that nothing is allocated per request but the object. */
+/** A request that came over a socket, as dispatch sees it: fields and methods, so that no closure is made per request. */
 class SocketIncoming implements Incoming {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
   readonly ip: string;
-  private readonly search: string | undefined;
-  private parsedQuery: URLSearchParams | undefined;
+  readonly query: URLSearchParams;
 
   constructor(private readonly req: IncomingMessage) {
     // The raw path, as a server routes it: no URL parsing, no dot-segment normalisation.
@@ -226,15 +225,9 @@ class SocketIncoming implements Incoming {
     const q = url.indexOf('?');
     this.method = req.method ?? 'GET';
     this.path = q < 0 ? url : url.slice(0, q);
-    this.search = q < 0 ? undefined : url.slice(q + 1);
+    this.query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     this.headers = req.headers;
     this.ip = req.socket.remoteAddress ?? '';
-  }
-
-  /** Parsed when first read: most requests carry no query string, and many are refused before any handler looks. */
-  get query(): URLSearchParams {
-    this.parsedQuery ??= new URLSearchParams(this.search ?? '');
-    return this.parsedQuery;
   }
 
   body(limit: number): Buffer | Promise<Buffer> {
