@@ -18,6 +18,14 @@ export interface Clock {
   reset(at?: number): void;
 }
 
+let lastIso = { at: Number.NaN, text: '' };
+
+/** A time as ISO text, the last one kept: requests read the clock many times at one ms (the virtual clock stands still between advances). */
+function isoAt(ms: number): string {
+  if (ms !== lastIso.at) lastIso = { at: ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}
+
 interface Timer {
   at: number;
   seq: number;
@@ -73,7 +81,7 @@ export class VirtualClock implements Clock {
   }
 
   iso(): string {
-    return new Date(this.current).toISOString();
+    return isoAt(this.current);
   }
 
   schedule(at: number, fire: () => void): () => void {
@@ -125,7 +133,7 @@ export class RealClock implements Clock {
   }
 
   iso(): string {
-    return new Date(this.now()).toISOString();
+    return isoAt(this.now());
   }
 
   schedule(at: number, fire: () => void): () => void {

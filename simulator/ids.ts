@@ -58,14 +58,17 @@ export class IdGenerator {
 
   /** A version-4-shaped UUID drawn from the seeded stream. */
   uuid(): string {
-    const bytes: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      const word = sfc32(this.words);
-      bytes.push(word >>> 24, (word >>> 16) & 0xff, (word >>> 8) & 0xff, word & 0xff);
-    }
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const w0 = sfc32(this.words);
+    const w1 = sfc32(this.words);
+    const w2 = sfc32(this.words);
+    const w3 = sfc32(this.words);
+    // Byte 6 carries the version (4), byte 8 the variant (10xx).
+    const w1v = (w1 & 0xffff0fff) | 0x4000;
+    const w2v = (w2 & 0x3fffffff) | 0x80000000;
+    return `${hex32(w0)}-${hex16(w1v >>> 16)}-${hex16(w1v)}-${hex16(w2v >>> 16)}-${hex16(w2v)}${hex32(w3)}`;
   }
 }
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const hex16 = (v: number) => HEX[(v >>> 8) & 0xff] + HEX[v & 0xff];
+const hex32 = (v: number) => hex16(v >>> 16) + hex16(v);

@@ -1,5 +1,6 @@
 // Threads and their checkpoints (spec §2.7, §2.8, §3, §4.5). Plain state, no HTTP:
 // the routes translate requests into these calls.
+import { copyJson } from '../copy-json.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
@@ -60,7 +61,7 @@ export class ThreadStore {
    * its supersteps (THREAD-CREATE-SUPERSTEPS).
    */
   create(input: ThreadCreate): Thread {
-    const metadata = structuredClone(input.metadata ?? {});
+    const metadata = copyJson(input.metadata ?? {});
     const supersteps = input.supersteps ?? [];
     const graph = supersteps.length > 0 ? requireGraphFor(metadata, supersteps) : undefined;
     const now = this.env.clock.iso();
@@ -225,15 +226,16 @@ function currentValues(record: ThreadRecord): Values {
 
 /** A thread as answered (THREAD-SHAPE). */
 function view(record: ThreadRecord): Thread {
-  return structuredClone({
+  // Only the JSON fields are copied: the rest are strings.
+  return {
     thread_id: record.thread_id,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    metadata: record.metadata,
+    metadata: copyJson(record.metadata),
     status: record.status,
-    config: record.config,
-    values: currentValues(record),
-  });
+    config: copyJson(record.config),
+    values: copyJson(currentValues(record)),
+  };
 }
 
 function ref(record: ThreadRecord, checkpointId: string | null): CheckpointRef | null {
@@ -256,7 +258,7 @@ function snapshot(record: ThreadRecord, checkpoint: Checkpoint | undefined): Thr
       parent_checkpoint_id: null,
     };
   }
-  return structuredClone({
+  return copyJson({
     values: checkpoint.values,
     next: checkpoint.next,
     tasks: checkpoint.next.map((name, i) => ({ id: `${checkpoint.checkpoint_id}:${i}`, name, error: null, interrupts: [], checkpoint: null, state: null })),

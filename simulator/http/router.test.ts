@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { contract } from '../../specs/contract.ts';
 import type { operations } from '../../specs/types/agent-server.ts';
-import { compileTable, RouteIndex, type RouteTable } from './router.ts';
+import { compileTable, type Route, RouteIndex, type RouteTable } from './router.ts';
 
 const answer = () => ({ body: {} });
 const table = () =>
@@ -50,4 +50,30 @@ test("the platform API's x-base-paths serve a route bare and under /api/v1, and 
 test('malformed percent-encoding in a path parameter reaches validation as sent, not as a crash', () => {
   const found = new RouteIndex(compileTable<operations>('agent-server', table())).match('GET', '/threads/%E0%A4%A');
   expect(found.kind === 'found' && found.params.thread_id).toBe('%E0%A4%A');
+});
+
+test('a route whose first segment is a parameter matches under any first segment, after the literal routes of its length', () => {
+  const [getThread, deleteThread] = ['getThread', 'deleteThread'].map((id) => contract().operation('agent-server', id));
+  const route = (operation: typeof getThread, path: string): Route => {
+    const segments = path.split('/').slice(1);
+    return {
+      operation,
+      served: {
+        path,
+        segments: segments.map((s) => (s.startsWith('{') ? null : s)),
+        paramNames: segments.filter((s) => s.startsWith('{')).map((s) => s.slice(1, -1)),
+        specificity: segments.filter((s) => !s.startsWith('{')).length,
+      },
+      body: 'json',
+      handler: answer,
+    };
+  };
+  const routes = new RouteIndex([route(getThread, '/{scope}/items'), route(deleteThread, '/threads/items')]);
+  const literal = routes.match('DELETE', '/threads/items');
+  expect(literal.kind === 'found' && literal.route.served.path).toBe('/threads/items');
+  const param = routes.match('GET', '/anything/items');
+  expect(param.kind === 'found' && param.params).toEqual({ scope: 'anything' });
+  expect(routes.match('GET', '/threads/items')).toMatchObject({ kind: 'found', params: { scope: 'threads' } });
+  expect(routes.match('PUT', '/threads/items')).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET'] });
+  expect(routes.match('PUT', '/other/items')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
 });

@@ -77,30 +77,59 @@ function jsonBody(operation: Operation<Api>): boolean {
   return !content || 'application/json' in content;
 }
 
-type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'not-found' };
+export type RouteMatch =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+/** The routes of one path length: by first segment, and those whose first segment is a parameter. */
+interface LengthGroup {
+  /** For each literal first segment, the routes that can match a path starting with it, most specific first. */
+  byFirst: Map<string, Route[]>;
+  /** The routes whose first segment is a parameter: all a path can match whose first segment no route names. */
+  anyFirst: Route[];
+}
 
 /**
- * Routes grouped by their number of path segments, each group most specific first
- * (/threads/search before /threads/{thread_id}): a request is compared only with the routes
- * of its own length, segment by segment, with no regular expression.
+ * Routes grouped by their number of path segments, then by their first segment, each list most
+ * specific first (/threads/search before /threads/{thread_id}): a request is compared only with
+ * the routes of its own length and first segment, segment by segment, with no regular expression.
  */
 export class RouteIndex {
-  private readonly byLength = new Map<number, Route[]>();
+  private readonly byLength = new Map<number, LengthGroup>();
 
   constructor(routes: Route[]) {
-    for (const route of [...routes].sort((a, b) => b.served.specificity - a.served.specificity)) {
-      const length = route.served.segments.length;
-      const group = this.byLength.get(length);
-      if (group) group.push(route);
-      else this.byLength.set(length, [route]);
+    const sorted = [...routes].sort((a, b) => b.served.specificity - a.served.specificity);
+    for (const route of sorted) {
+      const [first] = route.served.segments;
+      const group = this.group(route.served.segments.length);
+      if (first !== null && !group.byFirst.has(first)) group.byFirst.set(first, []);
     }
+    // A route whose first segment is a parameter joins every list of its length, in its place by specificity.
+    for (const route of sorted) {
+      const [first] = route.served.segments;
+      const group = this.group(route.served.segments.length);
+      if (first !== null) group.byFirst.get(first)!.push(route);
+      else {
+        group.anyFirst.push(route);
+        for (const list of group.byFirst.values()) list.push(route);
+      }
+    }
+  }
+
+  private group(length: number): LengthGroup {
+    let group = this.byLength.get(length);
+    if (!group) this.byLength.set(length, (group = { byFirst: new Map(), anyFirst: [] }));
+    return group;
   }
 
   /** The route a request addresses, or why there is none (405 lists the methods the path allows). */
   match(method: string, path: string): RouteMatch {
     const segments = splitPath(path);
+    const group = this.byLength.get(segments.length);
+    if (!group) return NOT_FOUND;
     let allow: Set<string> | undefined;
-    for (const candidate of this.byLength.get(segments.length) ?? []) {
+    for (const candidate of group.byFirst.get(segments[0]) ?? group.anyFirst) {
       const params = matchSegments(candidate.served, segments);
       if (!params) continue;
       if (candidate.operation.method !== method) {
@@ -109,9 +138,11 @@ export class RouteIndex {
       }
       return { kind: 'found', route: candidate, params };
     }
-    return allow ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+    return allow ? { kind: 'method-not-allowed', allow: [...allow] } : NOT_FOUND;
   }
 }
+
+const NOT_FOUND: RouteMatch = { kind: 'not-found' };
 
 export function isStream(reply: Reply): reply is StreamReply {
   return 'stream' in reply;

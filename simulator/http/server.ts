@@ -10,7 +10,7 @@ import { contract, type Api, type Operation, type Plane, type Violation } from '
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import type { FaultEffect } from '../faults.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue, violationIssues } from './errors.ts';
-import { isStream, RouteIndex, type Reply, type Request, type Route, type StreamReply } from './router.ts';
+import { isStream, RouteIndex, type Reply, type Request, type Route, type RouteMatch, type StreamReply } from './router.ts';
 
 interface PlaneOptions {
   plane: Plane;
@@ -90,9 +90,9 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
    * The reply to a request. It stays synchronous as long as nothing waits (no body to read, a
    * handler that answers at once): most requests then cost no promise at all.
    */
-  function answer(incoming: Incoming, fault: FaultEffect | undefined): Reply | Promise<Reply> {
+  function answer(incoming: Incoming, match: RouteMatch, fault: FaultEffect | undefined): Reply | Promise<Reply> {
     try {
-      const reply = fault?.status === undefined ? dispatch(incoming) : refuseByFault(incoming, fault.status, fault.retry_after);
+      const reply = fault?.status === undefined ? dispatch(incoming, match) : refuseByFault(incoming, fault.status, fault.retry_after);
       return reply instanceof Promise ? reply.catch((error: unknown) => refusal(error, incoming)) : reply;
     } catch (error) {
       return refusal(error, incoming);
@@ -100,9 +100,8 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   }
 
   /** The fault a request meets, if any; the admin path never meets one. */
-  function faultOf(incoming: Incoming): FaultEffect | undefined {
+  function faultOf(incoming: Incoming, match: RouteMatch): FaultEffect | undefined {
     if (!options.fault || isAdminPath(incoming.path)) return undefined;
-    const match = routes.match(incoming.method, incoming.path);
     return options.fault({ method: incoming.method, path: incoming.path, operation: match.kind === 'found' ? match.route.operation.operationId : undefined });
   }
 
@@ -114,11 +113,11 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     });
   }
 
-  function dispatch(incoming: Incoming): Reply | Promise<Reply> {
+  /** `match` is the route the path addresses, looked up once per request (routing is pure, so early) and acted on only here. */
+  function dispatch(incoming: Incoming, match: RouteMatch): Reply | Promise<Reply> {
     const { method, path } = incoming;
     // Rate limits refuse before routing, so a refused request changes nothing (RATE-UNCHANGED-STATE).
     if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers: incoming.headers, ip: incoming.ip });
-    const match = routes.match(method, path);
     if (match.kind === 'not-found') {
       return incoming.discard().then(() => {
         throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane`);
@@ -147,39 +146,38 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   }
 
   const listener: RequestListener = (req, res) => {
-    // The raw path, as a server routes it: no URL parsing, no dot-segment normalisation.
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const incoming: Incoming = {
-      method: req.method ?? 'GET',
-      path: q < 0 ? url : url.slice(0, q),
-      query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)),
-      headers: req.headers,
-      ip: req.socket.remoteAddress ?? '',
-      body: (limit) => (declaresNoBody(req) ? EMPTY : readBody(req, limit)),
-      discard: () => drain(req),
-    };
-    const fault = faultOf(incoming);
+    const incoming = new SocketIncoming(req);
+    const match = routes.match(incoming.method, incoming.path);
+    const fault = faultOf(incoming, match);
     if (!fault) {
-      respond(res, incoming, undefined);
+      respond(res, incoming, match, undefined);
       return;
     }
     // Latency is real time even on the virtual clock: it is there for clients' timeouts.
     afterLatency(fault, () => {
       if (fault.reset) req.socket.destroy();
-      else respond(res, incoming, fault);
+      else respond(res, incoming, match, fault);
     });
   };
 
-  function respond(res: ServerResponse, incoming: Incoming, fault: FaultEffect | undefined): void {
-    const failed = (error: unknown) => onInternalError(error, { method: incoming.method, path: incoming.path });
-    const reply = answer(incoming, fault);
-    const deliver = (settled: Reply) => (fault?.truncate ? sendTruncated(res, settled, failed) : send(res, settled, failed));
-    if (!(reply instanceof Promise)) {
-      deliver(reply);
-      return;
-    }
-    reply.then(deliver, failed);
+  // No closure is made per request on this path: under tsx (keepNames) each named one costs a defineProperty.
+  function respond(res: ServerResponse, incoming: Incoming, match: RouteMatch, fault: FaultEffect | undefined): void {
+    const reply = answer(incoming, match, fault);
+    if (!(reply instanceof Promise)) deliver(res, incoming, reply, fault);
+    else
+      reply.then(
+        (settled) => deliver(res, incoming, settled, fault),
+        (error: unknown) => failed(incoming, error),
+      );
+  }
+
+  function deliver(res: ServerResponse, incoming: Incoming, reply: Reply, fault: FaultEffect | undefined): void {
+    if (fault?.truncate) sendTruncated(res, reply, (error) => failed(incoming, error));
+    else send(res, reply, (error) => failed(incoming, error));
+  }
+
+  function failed(incoming: Incoming, error: unknown): void {
+    onInternalError(error, { method: incoming.method, path: incoming.path });
   }
 
   async function request(path: string, init: RequestInit = {}): Promise<Response> {
@@ -199,11 +197,12 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       },
       discard: async () => {},
     };
-    const fault = faultOf(incoming);
+    const match = routes.match(incoming.method, incoming.path);
+    const fault = faultOf(incoming, match);
     if (fault) await new Promise<void>((resolve) => afterLatency(fault, resolve));
     // A reset fails the call as fetch fails on a connection closed without an answer.
     if (fault?.reset) throw new TypeError('fetch failed', { cause: new Error('connection reset by a fault injected through /__sim/faults') });
-    const reply = await answer(incoming, fault);
+    const reply = await answer(incoming, match, fault);
     return fault?.truncate ? truncatedResponse(reply) : toResponse(reply);
   }
 
@@ -211,6 +210,34 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** A request that came over a socket, as dispatch sees it: fields and methods, so that no closure is made per request. */
+class SocketIncoming implements Incoming {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly ip: string;
+  readonly query: URLSearchParams;
+
+  constructor(private readonly req: IncomingMessage) {
+    // The raw path, as a server routes it: no URL parsing, no dot-segment normalisation.
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.method = req.method ?? 'GET';
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    this.headers = req.headers;
+    this.ip = req.socket.remoteAddress ?? '';
+  }
+
+  body(limit: number): Buffer | Promise<Buffer> {
+    return declaresNoBody(this.req) ? EMPTY : readBody(this.req, limit);
+  }
+
+  discard(): Promise<void> {
+    return drain(this.req);
+  }
+}
 
 function afterLatency(fault: FaultEffect, then: () => void): void {
   if (fault.latency_ms) setTimeout(then, fault.latency_ms);
@@ -295,26 +322,29 @@ function declaresNoBody(req: IncomingMessage): boolean {
  */
 function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
   const checks = requestChecks(operation);
-  const issues: ValidationIssue[] = [];
-  const add = (prefix: (string | number)[], violations: Violation[]) => issues.push(...violationIssues(prefix, violations));
+  // Filled only when something is wrong: a valid request allocates nothing here.
+  let issues: ValidationIssue[] | undefined;
   for (const name in params) {
-    const check = checks.path.get(name);
-    if (check) add(['path', name], check(params[name]));
+    const violations = checks.path.get(name)?.(params[name]);
+    if (violations?.length) (issues ??= []).push(...violationIssues(['path', name], violations));
   }
+  // The query string is read only when the operation documents query parameters.
   for (const parameter of checks.query) {
     const value = query.get(parameter.name);
     if (value === null) {
-      if (parameter.required) issues.push({ loc: ['query', parameter.name], msg: 'Field required', type: 'missing' });
+      if (parameter.required) (issues ??= []).push({ loc: ['query', parameter.name], msg: 'Field required', type: 'missing' });
       continue;
     }
-    if (parameter.check) add(['query', parameter.name], parameter.check(coerceQuery(value, parameter.schema)));
+    const violations = parameter.check?.(coerceQuery(value, parameter.schema));
+    if (violations?.length) (issues ??= []).push(...violationIssues(['query', parameter.name], violations));
   }
   if (body === undefined) {
-    if (checks.bodyRequired) issues.push({ loc: ['body'], msg: 'a JSON body is required', type: 'missing' });
+    if (checks.bodyRequired) (issues ??= []).push({ loc: ['body'], msg: 'a JSON body is required', type: 'missing' });
   } else if (!Buffer.isBuffer(body) && checks.body) {
-    add(['body'], checks.body(body));
+    const violations = checks.body(body);
+    if (violations.length > 0) (issues ??= []).push(...violationIssues(['body'], violations));
   }
-  if (issues.length > 0) {
+  if (issues) {
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
     throw new ApiError(422, `Invalid request: ${summary}`, issues);
   }
@@ -395,7 +425,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (!refused) chunks.push(chunk);
     });
     // Refused at the end too, for the same reason, keeping none of the rest.
-    req.on('end', () => (refused ? reject(new ApiError(413, `Request body exceeds the limit of ${limit} bytes`)) : resolve(Buffer.concat(chunks))));
+    req.on('end', () => {
+      if (refused) reject(new ApiError(413, `Request body exceeds the limit of ${limit} bytes`));
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
     req.on('error', (error) => {
       if (!refused) reject(new ApiError(400, `Could not read the request body: ${error.message}`));
     });
@@ -433,16 +466,22 @@ function send(res: ServerResponse, reply: Reply, failed: (error: unknown) => voi
     return;
   }
   const status = reply.status ?? 200;
-  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
   if (reply.body === undefined || status === 204) {
-    res.writeHead(status, headers);
+    res.writeHead(status, reply.headers);
     res.end();
     return;
   }
   const text = JSON.stringify(reply.body);
-  headers['content-type'] ??= 'application/json';
-  headers['content-length'] = String(Buffer.byteLength(text));
-  res.writeHead(status, headers);
+  const length = String(Buffer.byteLength(text));
+  // Most replies set no header of their own: theirs are copied only when they do.
+  if (reply.headers === undefined) {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
+  } else {
+    const headers: Record<string, string> = { ...reply.headers };
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = length;
+    res.writeHead(status, headers);
+  }
   res.end(text);
 }
 
