@@ -39,7 +39,7 @@ const malformed = (message: string) => new ApiError(400, `Malformed multipart bo
 
 /** The parts of `body`, in order, by the boundary that `contentType` names. */
 export function formParts(body: Buffer, contentType: string): FormPart[] {
-  const boundary = parameters(contentType).get('boundary');
+  const boundary = typeAndParameters(contentType)?.params.get('boundary');
   if (!boundary) throw malformed('Boundary not found');
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const found: FormPart[] = [];
@@ -67,14 +67,14 @@ function partAt(body: Buffer, start: number, end: number): FormPart | undefined 
   const blank = body.indexOf('\r\n\r\n', start - 2);
   if (blank < start || blank + 4 > end || blank + 4 - start > MAX_HEADER_BYTES) throw malformed('Malformed part header');
   const headers = headerSection(body.toString('latin1', start, blank));
-  const disposition = headers.get('content-disposition')?.match(TYPE_AND_PARAMETERS);
-  if (disposition?.[1].toLowerCase() !== 'form-data') return undefined;
-  const params = parameters(disposition[0]);
-  const type = headers.get('content-type')?.match(TYPE_AND_PARAMETERS);
-  const mimeType = type?.[1].includes('/') ? type[1].toLowerCase() : 'text/plain';
-  const charset = type ? parameters(type[0]).get('charset')?.toLowerCase() : undefined;
+  const disposition = typeAndParameters(headers.get('content-disposition'));
+  if (disposition?.type.toLowerCase() !== 'form-data') return undefined;
+  const type = typeAndParameters(headers.get('content-type'));
+  const mimeType = type?.type.includes('/') ? type.type.toLowerCase() : 'text/plain';
+  const charset = type?.params.get('charset')?.toLowerCase();
   const data = body.subarray(blank + 4, end);
   // A file (a filename, or octet-stream) keeps its bytes; a text part is text in its charset.
+  const { params } = disposition;
   const file = mimeType === 'application/octet-stream' || params.has('filename') || params.has('filename*');
   return { name: params.get('name') ?? '', mimeType, data: file || charset === undefined ? data : asUtf8(data, charset) };
 }
@@ -96,18 +96,18 @@ function headerSection(text: string): Map<string, string> {
   return fields;
 }
 
-/** The parameters of a Content-Type or Content-Disposition value by lower-case name (the first of each), quotes removed. */
-function parameters(value: string): Map<string, string> {
-  const found = new Map<string, string>();
-  const m = TYPE_AND_PARAMETERS.exec(value);
-  if (!m) return found;
+/** A Content-Type or Content-Disposition value: its type, and its parameters by lower-case name (the first of each), quotes removed. */
+function typeAndParameters(value: string | undefined): { type: string; params: Map<string, string> } | undefined {
+  const m = value === undefined ? null : TYPE_AND_PARAMETERS.exec(value);
+  if (!m) return undefined;
+  const params = new Map<string, string>();
   PARAMETER.lastIndex = m[1].length;
-  for (let p = PARAMETER.exec(value); p; p = PARAMETER.exec(value)) {
+  for (let p = PARAMETER.exec(m[0]); p; p = PARAMETER.exec(m[0])) {
     const name = p[1].toLowerCase();
     const raw = p[2];
-    if (!found.has(name)) found.set(name, raw[0] === '"' ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw);
+    if (!params.has(name)) params.set(name, raw[0] === '"' ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw);
   }
-  return found;
+  return { type: m[1], params };
 }
 
 /** A text part's bytes in UTF-8, from the charset it declares. */
