@@ -70,6 +70,8 @@ interface IngestResult {
   runs: number;
   seconds: number;
   runsPerSecond: number;
+  /** The 99th percentile of a batch's time, request sent to answer read, in ms. */
+  p99Ms: number;
   failures: number;
   firstFailure?: string;
   /** A sample of the traces sent, for lookups afterwards. */
@@ -83,14 +85,17 @@ export async function ingest(target: IngestTarget, runs: number, startMs = Date.
   let next = 0;
   let failures = 0;
   let firstFailure: string | undefined;
+  const latencies: number[] = [];
   const headers = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'x-api-key': target.apiKey };
   const started = performance.now();
   const worker = async () => {
     for (let sequence = next++; sequence < batches; sequence = next++) {
       const { body, traces } = batchBody(sequence, startMs + sequence * BATCH);
       if (sequence % 97 === 0) sample.push(traces[0]);
+      const sent = performance.now();
       const res = await request(`${target.url}/runs/multipart`, { method: 'POST', headers, body });
       const text = await res.body.text();
+      latencies.push(performance.now() - sent);
       if (res.statusCode !== 202) {
         failures++;
         firstFailure ??= `${res.statusCode} ${text.slice(0, 300)}`;
@@ -99,7 +104,9 @@ export async function ingest(target: IngestTarget, runs: number, startMs = Date.
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { runs: batches * BATCH, seconds, runsPerSecond: (batches * BATCH) / seconds, failures, firstFailure, sample };
+  latencies.sort((a, b) => a - b);
+  const p99Ms = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))];
+  return { runs: batches * BATCH, seconds, runsPerSecond: (batches * BATCH) / seconds, p99Ms, failures, firstFailure, sample };
 }
 
 interface LookupResult {

@@ -151,7 +151,7 @@ async function ingestion(): Promise<void> {
     const perRun = (rssAfter - rssBefore) / result.runs;
     const total = warm.runs + result.runs;
     log(
-      `ingestion: ${Math.round(result.runsPerSecond)} runs/s, ${result.failures + warm.failures} failed batches${result.firstFailure ? ` (first: ${result.firstFailure})` : ''}; RSS ${mib(rssBefore)} → ${mib(rssAfter)}`,
+      `ingestion: ${Math.round(result.runsPerSecond)} runs/s, p99 ${result.p99Ms.toFixed(1)} ms a batch, ${result.failures + warm.failures} failed batches${result.firstFailure ? ` (first: ${result.firstFailure})` : ''}; RSS ${mib(rssBefore)} → ${mib(rssAfter)}`,
     );
     log(
       `lookups at ${warm.runs.toLocaleString('en')} runs: read ${small.readMs.toFixed(2)} ms, trace query ${small.queryMs.toFixed(2)} ms; at ${total.toLocaleString('en')}: read ${large.readMs.toFixed(2)} ms, trace query ${large.queryMs.toFixed(2)} ms (${large.failures + small.failures} failed)`,
@@ -159,7 +159,7 @@ async function ingestion(): Promise<void> {
     const projected = rssBefore + perRun * 1_000_000;
     row(
       'multipart ingestion, batches of 100, 8 in flight',
-      `${Math.round(result.runsPerSecond).toLocaleString('en')} runs/s`,
+      `${Math.round(result.runsPerSecond).toLocaleString('en')} runs/s; p99 ${result.p99Ms.toFixed(1)} ms a batch`,
       '≥ 30k runs/s',
       result.runsPerSecond >= 30_000,
     );

@@ -7,7 +7,7 @@
 // One segment (TRACE-DOTTED-ORDER-SEGMENT), with up to six fraction digits (TRACE-DOTTED-ORDER-FRACTION).
 const SEGMENT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
-interface Segment {
+export interface Segment {
   /** The segment's start time to the second, as an ISO string (`YYYY-MM-DDTHH:MM:SSZ`). */
   second: string;
   runId: string;
@@ -15,18 +15,24 @@ interface Segment {
 
 /** The segments of a dotted order, root first, or a sentence saying why it is not one. */
 export function parseDottedOrder(value: string): Segment[] | string {
-  const parts = value.split('.');
   const segments: Segment[] = [];
-  for (const [i, part] of parts.entries()) {
-    const m = SEGMENT.exec(part);
-    if (!m) return `segment ${i + 1} '${part}' is not <YYYYMMDDTHHMMSS[ffffff]Z><run uuid>`;
-    const [, y, mo, d, h, mi, s, , runId] = m;
-    const second = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
-    const parsed = Date.parse(second);
-    if (Number.isNaN(parsed) || `${new Date(parsed).toISOString().slice(0, 19)}Z` !== second) return `segment ${i + 1} '${part}' has no valid timestamp`;
-    segments.push({ second, runId: runId.toLowerCase() });
+  for (const [i, part] of value.split('.').entries()) {
+    const segment = parseSegment(part, i + 1);
+    if (typeof segment === 'string') return segment;
+    segments.push(segment);
   }
   return segments;
+}
+
+/** The `position`th segment of a dotted order (1 for the root's), or a sentence saying why it is not one. */
+export function parseSegment(part: string, position: number): Segment | string {
+  const m = SEGMENT.exec(part);
+  if (!m) return `segment ${position} '${part}' is not <YYYYMMDDTHHMMSS[ffffff]Z><run uuid>`;
+  const [, y, mo, d, h, mi, s, , runId] = m;
+  const second = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
+  const parsed = Date.parse(second);
+  if (Number.isNaN(parsed) || `${new Date(parsed).toISOString().slice(0, 19)}Z` !== second) return `segment ${position} '${part}' has no valid timestamp`;
+  return { second, runId: runId.toLowerCase() };
 }
 
 /** The compact segment of a run that started at `normalizedStart` (an ISO string in UTC). */

@@ -2,14 +2,13 @@
 // JS client, langsmith-sdk js/src/client.ts; LangSmith API reference, api.smith.langchain.com/redoc): parts `post.<id>` and `patch.<id>` carry a run, parts
 // `post|patch.<id>.<field>` one of its out-of-band fields, `feedback.<id>` a feedback and
 // `attachment.<run id>.<name>` raw bytes, applied in order. The whole body may be gzip (or zstd,
-// where the runtime has it) encoded and may arrive chunked. Parsed with busboy; a
+// where the runtime has it) encoded and may arrive chunked. Read by form-data.ts; a
 // broken body is a 4xx (TRACE-BAD-INPUT), and each run and feedback is checked against its schema in the
 // contract, as the server checks a JSON body.
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import busboy from 'busboy';
 import { ApiError, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import { type FormPart, formParts } from './form-data.ts';
 import { schemaIssues } from './trace-run-checks.ts';
 import type { IngestOperation } from './trace-runs.ts';
 
@@ -24,12 +23,6 @@ const FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})\\.(${RUN_FIELD_PARTS.jo
 const FEEDBACK_PART = new RegExp(`^feedback\\.(${UUID})$`);
 const ATTACHMENT_PART = new RegExp(`^attachment\\.(${UUID})\\.([^.]+)$`);
 
-interface Part {
-  name: string;
-  mimeType: string;
-  data: Buffer;
-}
-
 // Node 22.15+ has zstd; the official client uses it only where its runtime does too.
 const zstdDecompress = (zlib as unknown as { zstdDecompressSync?: (data: Buffer) => Buffer }).zstdDecompressSync;
 
@@ -42,7 +35,7 @@ export async function parseMultipart(raw: Buffer, headers: IncomingHttpHeaders):
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType)) {
     throw new ApiError(415, `Unsupported Content-Type '${contentType || '(none)'}': send multipart/form-data with a boundary`);
   }
-  return toOperations(await parts(decode(raw, headers['content-encoding']), contentType));
+  return toOperations(formParts(decode(raw, headers['content-encoding']), contentType));
 }
 
 /** The whole body, gzip or zstd decoded (TRACE-MULTIPART-ENCODING). */
@@ -58,67 +51,11 @@ function decode(raw: Buffer, encoding: string | undefined): Buffer {
   throw new ApiError(415, `Unsupported Content-Encoding '${name}': send gzip${SUPPORTS_ZSTD ? ', zstd' : ''} or no encoding`);
 }
 
-/**
- * busboy hands non-file parts over as text decoded with the part's charset, or the default
- * one. Parsing twice, with latin1 and with UTF-8 as the default, recovers every part's exact
- * bytes: where the two readings differ, the part declared no charset and latin1 maps its
- * bytes one to one; where they agree, the text is the same either way.
- */
-async function parts(body: Buffer, contentType: string): Promise<Part[]> {
-  const latin1 = await read(body, contentType, 'latin1');
-  // Where every text is ASCII, both readings agree byte for byte: the second is needed only otherwise.
-  const utf8 = latin1.every((part) => part.text === undefined || isAscii(part.text)) ? latin1 : await read(body, contentType, 'utf8');
-  return latin1.map((part, i) => ({
-    name: part.name,
-    mimeType: part.mimeType,
-    data: part.bytes ?? (part.text === utf8[i].text ? Buffer.from(part.text!, 'utf8') : Buffer.from(part.text!, 'latin1')),
-  }));
-}
-
-/** A part as busboy gives it: text for a field, bytes for a file (a part with a filename or octet-stream). */
-interface ReadPart {
-  name: string;
-  mimeType: string;
-  text?: string;
-  bytes?: Buffer;
-}
-
-/** Whether a text is ASCII only: then each character is one UTF-8 byte. */
-function isAscii(text: string): boolean {
-  return Buffer.byteLength(text, 'utf8') === text.length;
-}
-
-function read(body: Buffer, contentType: string, defCharset: string): Promise<ReadPart[]> {
-  return new Promise((resolve, reject) => {
-    const found: ReadPart[] = [];
-    const malformed = (message: string) => reject(new ApiError(400, `Malformed multipart body: ${message}`));
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: { 'content-type': contentType }, defCharset, limits: { fieldSize: Infinity, fields: Infinity, parts: Infinity } });
-    } catch (error) {
-      malformed((error as Error).message);
-      return;
-    }
-    parser.on('field', (name, text, info) => found.push({ name, mimeType: info.mimeType, text }));
-    parser.on('file', (name, stream, info) => {
-      // Taken in its place now: the stream ends after later parts may have been read.
-      const part: ReadPart = { name, mimeType: info.mimeType, bytes: Buffer.alloc(0) };
-      found.push(part);
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => (part.bytes = Buffer.concat(chunks)));
-    });
-    parser.on('error', (error: Error) => malformed(error.message));
-    parser.on('close', () => resolve(found));
-    Readable.from([body]).pipe(parser);
-  });
-}
-
-function toOperations(parts: Part[]): IngestOperation[] {
+function toOperations(parts: FormPart[]): IngestOperation[] {
   const issues: ValidationIssue[] = [];
   const operations: IngestOperation[] = [];
   const runs = new Map<string, { op: Extract<IngestOperation, { kind: 'post' | 'patch' }>; main: boolean }>();
-  const json = (part: Part): unknown => {
+  const json = (part: FormPart): unknown => {
     try {
       return JSON.parse(part.data.toString('utf8'));
     } catch (error) {
@@ -163,7 +100,14 @@ function toOperations(parts: Part[]): IngestOperation[] {
       issues.push(...schemaIssues('Feedback', feedback, [part.name]));
       operations.push({ kind: 'feedback', feedback, at: [part.name] });
     } else if ((m = ATTACHMENT_PART.exec(part.name))) {
-      operations.push({ kind: 'attachment', runId: m[1].toLowerCase(), name: m[2], attachment: { mimeType: part.mimeType, data: part.data }, at: [part.name] });
+      // Copied: the part is a view of the whole body, which the store must not hold on to.
+      operations.push({
+        kind: 'attachment',
+        runId: m[1].toLowerCase(),
+        name: m[2],
+        attachment: { mimeType: part.mimeType, data: Buffer.from(part.data) },
+        at: [part.name],
+      });
     } else {
       issues.push({
         loc: [part.name],

@@ -89,23 +89,56 @@ export interface WorkspaceTraceRuns {
   feedback: Map<string, Json>;
   /** The experiments runs were traced into: their ids by name. */
   experiments: Map<string, string>;
+  /** One copy of each short value that runs repeat (run_type, session_id, session_name), up to MAX_REPEATED of them. */
+  repeated: Map<string, string>;
 }
 
+const MAX_REPEATED = 1024;
+
 export function emptyWorkspace(): WorkspaceTraceRuns {
-  return { traceRuns: new Map(), byTrace: new Map(), byExperiment: new Map(), feedback: new Map(), experiments: new Map() };
+  return { traceRuns: new Map(), byTrace: new Map(), byExperiment: new Map(), feedback: new Map(), experiments: new Map(), repeated: new Map() };
 }
 
 /** Keeps a run, indexing it by trace and experiment the first time its id is stored. */
 export function keep(data: WorkspaceTraceRuns, run: StoredRun): void {
+  share(data, run);
   if (!data.traceRuns.has(run.id)) {
     for (const [index, key] of [
       [data.byTrace, run.trace_id],
       [data.byExperiment, run.session_id],
     ] as const) {
       const ids = index.get(key);
-      if (ids) ids.push(run.id);
-      else index.set(key, [run.id]);
+      // Most traces hold a few runs: their lists are copied at their exact size, where a push would reserve 16 more.
+      if (ids && ids.length >= 16) ids.push(run.id);
+      else index.set(key, ids ? [...ids, run.id] : [run.id]);
     }
   }
   data.traceRuns.set(run.id, run);
+}
+
+/**
+ * Where a run repeats a string its parent or other runs hold (its trace_id, its parent's id, a time, its run_type and
+ * experiment), it keeps that string rather than a copy of it: most of the size of a million runs.
+ */
+function share(data: WorkspaceTraceRuns, run: StoredRun): void {
+  const parent = run.parent_run_id === null ? undefined : data.traceRuns.get(run.parent_run_id);
+  if (parent) {
+    run.parent_run_id = parent.id;
+    if (run.trace_id === parent.trace_id) run.trace_id = parent.trace_id;
+    if (run.start_time === parent.start_time) run.start_time = parent.start_time;
+    if (run.end_time !== null && run.end_time === parent.end_time) run.end_time = parent.end_time;
+  } else if (run.trace_id === run.id) {
+    run.trace_id = run.id;
+  }
+  if (run.end_time === run.start_time) run.end_time = run.start_time;
+  run.session_id = once(data, run.session_id);
+  if (run.session_name !== null) run.session_name = once(data, run.session_name);
+  if (typeof run.run_type === 'string') run.run_type = once(data, run.run_type);
+}
+
+function once(data: WorkspaceTraceRuns, value: string): string {
+  const kept = data.repeated.get(value);
+  if (kept !== undefined) return kept;
+  if (data.repeated.size < MAX_REPEATED && value.length <= 64) data.repeated.set(value, value);
+  return value;
 }

@@ -1,7 +1,7 @@
 // A trace run's lineage (spec §2.5): its trace_id, dotted_order and parent_run_id, which relate it to its parent and
 // its trace's root. The TraceRun schema states each field's form; how they agree with each other and with the runs
 // already stored is what no schema can state, so it is checked here.
-import { parseDottedOrder, segmentOf, toSecond } from './dotted-order.ts';
+import { parseDottedOrder, parseSegment, type Segment, segmentOf, toSecond } from './dotted-order.ts';
 import { normalizeTime } from './timestamps.ts';
 
 /**
@@ -18,7 +18,13 @@ interface Lineage {
 }
 
 /** A stored (or staged) run, by id: a child's lineage extends its parent's. */
-export type LineageLookup = (id: string) => { trace_id: string; dotted_order: string } | undefined;
+export type LineageLookup = (id: string) => StoredLineage | undefined;
+
+interface StoredLineage {
+  id: string;
+  trace_id: string;
+  dotted_order: string;
+}
 
 /** Reports a problem with one field of the run. */
 type FieldIssue = (field: string, msg: string) => void;
@@ -61,18 +67,16 @@ export function checkLineage(
   // The batch endpoints take the caller's order and never compute one (TRACE-MULTIPART-CALLER-ORDER).
   for (const field of missing) issue(field, `${field} is required: on the batch endpoints the caller computes it (spec §4.3)`);
   if (missing.length > 0 || dotted === undefined) return undefined;
-  const segments = parseDottedOrder(dotted);
-  if (typeof segments === 'string') {
-    issue('dotted_order', segments);
+  const order = readOrder(dotted, parentId === null ? undefined : lookup(parentId));
+  if (typeof order === 'string') {
+    issue('dotted_order', order);
     return undefined;
   }
-  const own = segments[segments.length - 1];
-  const trace = traceId ?? segments[0].runId;
+  const { rootId, parentInOrder, own } = order;
+  const trace = traceId ?? rootId;
   const problems: [string, string][] = [];
   if (own.runId !== id) problems.push(['dotted_order', `the last segment must carry this run's id ${id}, not ${own.runId}`]);
-  if (segments[0].runId !== trace)
-    problems.push(['trace_id', `trace_id ${trace} must be the id in the first (root) segment of dotted_order, ${segments[0].runId}`]);
-  const parentInOrder = segments.length > 1 ? segments[segments.length - 2].runId : null;
+  if (rootId !== trace) problems.push(['trace_id', `trace_id ${trace} must be the id in the first (root) segment of dotted_order, ${rootId}`]);
   if (parentId !== null && parentId !== parentInOrder) {
     problems.push([
       'parent_run_id',
@@ -90,4 +94,20 @@ export function checkLineage(
   for (const [field, msg] of problems) issue(field, msg);
   if (problems.length > 0) return undefined;
   return { trace_id: trace, dotted_order: dotted, parent_run_id: parentInOrder, start_time: start ?? normalizeTime(own.second)! };
+}
+
+/**
+ * What the checks read of a dotted order: the root's run id, the run id in the segment before the last (null for a
+ * root) and the last segment. Where the order extends the one of the stored run it names as parent, only its last
+ * segment is new: the parent's were read when the parent was stored.
+ */
+function readOrder(dotted: string, parent: StoredLineage | undefined): { rootId: string; parentInOrder: string | null; own: Segment } | string {
+  const prefix = `${parent?.dotted_order}.`;
+  if (parent && dotted.startsWith(prefix) && !dotted.includes('.', prefix.length)) {
+    const own = parseSegment(dotted.slice(prefix.length), parent.dotted_order.split('.').length + 1);
+    return typeof own === 'string' ? own : { rootId: parent.trace_id, parentInOrder: parent.id, own };
+  }
+  const segments = parseDottedOrder(dotted);
+  if (typeof segments === 'string') return segments;
+  return { rootId: segments[0].runId, parentInOrder: segments.length > 1 ? segments[segments.length - 2].runId : null, own: segments[segments.length - 1] };
 }
