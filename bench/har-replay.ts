@@ -83,7 +83,11 @@ function apiKeyFor(endpoint: Endpoint, tenant: string | undefined, credentials: 
 
 export interface ReplayResult {
   seconds: number;
-  /** Answers whose status is the recorded one. */
+  /**
+   * Answers whose status is the recorded one. Far from all: without the run's resets the ids differ
+   * (404 where the run found the resource), and without its clock and rate-limit resets the §8
+   * windows fill (429). Both answers are cheaper than the recorded ones: the floor is a low one.
+   */
   sameStatus: number;
   /** Requests that got no whole answer within the timeout (a stream waiting on a clock that never moves). */
   timedOut: number;

@@ -32,7 +32,7 @@ export async function runFloor(scratch: string): Promise<RunFloor> {
   for (let i = 0; i < REPLAYS; i++) {
     const sim = await simulate([], seed);
     try {
-      const info = (await (await fetch(urlIn(sim, /admin path/))).json()) as SimulatorInfo;
+      const info = (await (await fetch(urlIn(sim, /admin path +http/))).json()) as SimulatorInfo;
       plan = replayPlan(entries, info);
       const result = await replay(plan.requests);
       log(
