@@ -54,6 +54,9 @@ export async function startProcess(name: string, args: string[], ready: RegExp, 
   };
 }
 
+/** `simulate` with the bench's seed unless told another, ready once it prints its URLs and keys. */
+export const simulate = (extra: string[] = [], seed = 'bench') => startProcess('simulate', [CLI, 'simulate', '--seed', seed, ...extra], /Ctrl-C to stop/);
+
 /** The first http URL in the line that matches `pattern`. */
 export function urlIn(server: Server, pattern: RegExp): string {
   const line = server.lines.find((l) => pattern.test(l));

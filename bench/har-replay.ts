@@ -1,0 +1,125 @@
+// A run's recorded requests sent again, one at a time and in recorded order, to a fresh simulator
+// with no harness around them: the run's floor. What it leaves out, by necessity: the admin path
+// calls (/__sim: clock, resets, faults), which the proxies never see; webhook deliveries, which
+// go from the target to the receiver; and requests to a base the fresh simulator does not have.
+import { Agent, request } from 'undici';
+import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
+import type { SimulatorInfo } from '../specs/types/simulator-admin.ts';
+
+/** The parts of a HAR entry (harness/proxy/har.ts) that a replay reads. */
+export interface HarEntry {
+  request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
+  response: { status: number };
+  /** `<endpoint>-<n>`: the proxy's name (one per endpoint, harness/global-setup.ts) and its count. */
+  _id: string;
+  _delivery?: true;
+}
+
+interface ReplayRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The status the run got, to say how close the replay came to it. */
+  recordedStatus: number;
+}
+
+interface ReplayPlan {
+  requests: ReplayRequest[];
+  /** Webhook deliveries: the target's requests to the receiver, not the suites'. */
+  deliveries: number;
+  /** Requests to a base the fresh simulator has no counterpart for (a deployment's URL). */
+  elsewhere: number;
+}
+
+/** Set by the client per connection and body, so never copied from the recording. */
+const TRANSPORT_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+const REDACTED = 'REDACTED';
+
+/**
+ * The suites' requests of a HAR log, aimed at `sim`'s planes. The recording redacts credentials,
+ * so a redacted API key becomes a key of the plane's region that opens the workspace the request
+ * names (x-tenant-id), else the region's primary; a redacted bearer token becomes the simulator's.
+ * A test that sent a wrong key on purpose is then answered otherwise: the replay counts those.
+ */
+export function replayPlan(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes' | 'credentials'>): ReplayPlan {
+  const plan: ReplayPlan = { requests: [], deliveries: 0, elsewhere: 0 };
+  for (const entry of entries) {
+    if (entry._delivery) {
+      plan.deliveries++;
+      continue;
+    }
+    const endpoint = entry._id.replace(/-\d+$/, '');
+    const base = (ENDPOINTS as readonly string[]).includes(endpoint) ? sim.planes[endpoint as Endpoint] : undefined;
+    if (base === undefined) {
+      plan.elsewhere++;
+      continue;
+    }
+    const url = new URL(entry.request.url);
+    const headers: Record<string, string> = {};
+    for (const { name, value } of entry.request.headers) {
+      const lower = name.toLowerCase();
+      if (!TRANSPORT_HEADERS.has(lower)) headers[lower] = value;
+    }
+    if (headers['x-api-key'] === REDACTED) headers['x-api-key'] = apiKeyFor(endpoint as Endpoint, headers['x-tenant-id'], sim.credentials);
+    if (headers.authorization?.includes(REDACTED)) headers.authorization = `Bearer ${sim.credentials.bearer_tokens[0].token}`;
+    plan.requests.push({
+      method: entry.request.method,
+      url: `${base}${url.pathname}${url.search}`,
+      headers,
+      body: entry.request.postData?.text,
+      recordedStatus: entry.response.status,
+    });
+  }
+  return plan;
+}
+
+function apiKeyFor(endpoint: Endpoint, tenant: string | undefined, credentials: SimulatorInfo['credentials']): string {
+  const region = endpoint === 'platform-api-eu' ? 'eu' : 'us';
+  const keys = credentials.api_keys.filter((k) => k.region === region);
+  const opening = tenant === undefined ? undefined : keys.find((k) => k.workspaces.includes(tenant));
+  return (opening ?? keys.find((k) => k.default_workspace !== null) ?? keys[0]).key;
+}
+
+export interface ReplayResult {
+  seconds: number;
+  /**
+   * Answers whose status is the recorded one. Far from all: without the run's resets the ids differ
+   * (404 where the run found the resource), and without its clock and rate-limit resets the §8
+   * windows fill (429). Both answers are cheaper than the recorded ones: the floor is a low one.
+   */
+  sameStatus: number;
+  /** Requests that got no whole answer within the timeout (a stream waiting on a clock that never moves). */
+  timedOut: number;
+}
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Sends the plan's requests one after the other, each answer read to its end, over keep-alive connections. */
+export async function replay(requests: ReplayRequest[]): Promise<ReplayResult> {
+  const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 1 });
+  const result: ReplayResult = { seconds: 0, sameStatus: 0, timedOut: 0 };
+  const started = performance.now();
+  try {
+    for (const r of requests) {
+      try {
+        const answer = await request(r.url, {
+          method: r.method as 'GET',
+          headers: r.headers,
+          body: r.body,
+          dispatcher,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        await answer.body.arrayBuffer();
+        if (answer.statusCode === r.recordedStatus) result.sameStatus++;
+      } catch (error) {
+        if ((error as Error).name !== 'TimeoutError' && (error as Error).name !== 'AbortError') throw error;
+        result.timedOut++;
+      }
+    }
+    result.seconds = (performance.now() - started) / 1000;
+  } finally {
+    await dispatcher.close();
+  }
+  return result;
+}
