@@ -3,14 +3,15 @@
 // calls (/__sim: clock, resets, faults), which the proxies never see; webhook deliveries, which
 // go from the target to the receiver; and requests to a base the fresh simulator does not have.
 import { Agent, request } from 'undici';
-import { ENDPOINTS, type Endpoint } from '../specs/contract.ts';
+import type { Endpoint } from '../specs/contract.ts';
+import { endpointOfExchange } from '../harness/proxy/recording-proxy.ts';
 import type { SimulatorInfo } from '../specs/types/simulator-admin.ts';
 
 /** The parts of a HAR entry (harness/proxy/har.ts) that a replay reads. */
 export interface HarEntry {
   request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
   response: { status: number };
-  /** `<endpoint>-<n>`: the proxy's name (one per endpoint, harness/global-setup.ts) and its count. */
+  /** `<endpoint>-…`: the proxy's name (one per endpoint, harness/global-setup.ts) first (endpointOfExchange). */
   _id: string;
   _delivery?: true;
 }
@@ -49,9 +50,9 @@ export function replayPlan(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes
       plan.deliveries++;
       continue;
     }
-    const endpoint = entry._id.replace(/-\d+$/, '');
-    const base = (ENDPOINTS as readonly string[]).includes(endpoint) ? sim.planes[endpoint as Endpoint] : undefined;
-    if (base === undefined) {
+    const endpoint = endpointOfExchange(entry._id);
+    const base = endpoint && sim.planes[endpoint];
+    if (endpoint === undefined || base === undefined) {
       plan.elsewhere++;
       continue;
     }
@@ -61,7 +62,7 @@ export function replayPlan(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes
       const lower = name.toLowerCase();
       if (!TRANSPORT_HEADERS.has(lower)) headers[lower] = value;
     }
-    if (headers['x-api-key'] === REDACTED) headers['x-api-key'] = apiKeyFor(endpoint as Endpoint, headers['x-tenant-id'], sim.credentials);
+    if (headers['x-api-key'] === REDACTED) headers['x-api-key'] = apiKeyFor(endpoint, headers['x-tenant-id'], sim.credentials);
     if (headers.authorization?.includes(REDACTED)) headers.authorization = `Bearer ${sim.credentials.bearer_tokens[0].token}`;
     plan.requests.push({
       method: entry.request.method,

@@ -120,7 +120,9 @@ function rateLimiter(endpoint: Endpoint, clock: Clock): RateLimiter {
 /** The admission check of one server: refuses with 429 and Retry-After when a row is exhausted (RATE-429, RATE-EXCEEDED-BEHAVIOUR). */
 function admission(limiter: RateLimiter): (request: AdmissionRequest) => void {
   return (request) => {
-    const admission = limiter.admit({ ...request, ip: clientIp(request.ip, request.headers['x-forwarded-for']) });
+    // Field by field: a spread copy costs a microsecond per request on Node 20, a twentieth of the whole.
+    const { method, path, headers } = request;
+    const admission = limiter.admit({ method, path, headers, ip: clientIp(request.ip, headers['x-forwarded-for']) });
     if (!admission.admitted) {
       throw new ApiError(429, refusalMessage(admission, limiter.region), undefined, { 'retry-after': String(admission.retryAfterSeconds) });
     }
@@ -188,7 +190,7 @@ export class Simulator {
           admit: limiter && admission(limiter),
           onInternalError: this.internalError,
           // A deployment's agent server is of the agent-server plane: its faults apply.
-          fault: (request) => this.faults.take({ ...request, endpoint: 'agent-server' }),
+          fault: ({ method, path, operation }) => this.faults.take({ method, path, operation, endpoint: 'agent-server' }),
         });
         return {
           agent,
@@ -241,7 +243,7 @@ export class Simulator {
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
         admit: limiter && admission(limiter),
         onInternalError: this.internalError,
-        fault: (request) => this.faults.take({ ...request, endpoint }),
+        fault: ({ method, path, operation }) => this.faults.take({ method, path, operation, endpoint }),
       });
       this.handlers.set(endpoint, handler);
     }
