@@ -52,10 +52,15 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
-/** A conformance run into a fresh folder; answers the run and its report. */
+/**
+ * A conformance run into a fresh folder; answers the run and its report. It takes one worker
+ * unless `args` say otherwise: Playwright runs several of the project's tests side by side
+ * already, and a worker more per run would only add its start-up to a busy machine.
+ */
 export async function conformanceRun(args: string[], env: Record<string, string> = {}): Promise<CliRun & { report: ConformanceReport; out: string }> {
   const out = mkdtempSync(join(tmpdir(), 'apc-run-'));
-  const run = await runCli(['run', '--out', out, ...args], env);
+  const workers = args.includes('--workers') ? [] : ['--workers', '1'];
+  const run = await runCli(['run', '--out', out, ...workers, ...args], env);
   let report: ConformanceReport;
   try {
     report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;

@@ -1,5 +1,5 @@
 // The suites against the embedded simulator: every tested rule passes, the same seed gives the
-// same report, and the run of every plane split into three shards and merged gives the same verdicts.
+// same report on one worker and on several (each test in a partition of its own), and the run of every plane split into three shards and merged gives the same verdicts.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +10,10 @@ import { conformanceRun, failedRules, runCli } from './run-cli.ts';
 
 const RUN = ['--plane', 'agent-server', '--seed', '7'];
 
-test('every rule the suites test passes against the simulator, twice with the same report', async () => {
+test('every rule the suites test passes against the simulator, on one worker and on three with the same report', async () => {
   // Generous: on a busy 2-core machine each run can take several times its 20 s.
   test.setTimeout(6 * 60_000);
-  const first = await conformanceRun(RUN);
+  const first = await conformanceRun([...RUN, '--workers', '1']);
   expect(failedRules(first.report), first.stdout).toEqual([]);
   expect(first.code).toBe(0);
   expect(reportProblems(first.report), 'report.json matches specs/schemas/report.schema.json').toEqual([]);
@@ -32,7 +32,7 @@ test('every rule the suites test passes against the simulator, twice with the sa
   expect(received.length).toBeGreaterThan(30);
   expect(received.filter((r) => !listing.includes(r)).map((r) => r.id)).toEqual([]);
   expect(webhookRules.filter((r) => r.area === 'webhooks' && r.tests.length > 0 && !received.includes(r)).map((r) => r.id)).toEqual([]);
-  const second = await conformanceRun(RUN);
+  const second = await conformanceRun([...RUN, '--workers', '3']);
   expect(readFileSync(join(second.out, 'report.json'), 'utf8')).toBe(readFileSync(join(first.out, 'report.json'), 'utf8'));
 });
 
