@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHar } from './har.ts';
-import { RecordingProxy, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './recording-proxy.ts';
+import { endpointOfExchange, RecordingProxy, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './recording-proxy.ts';
 
 let upstream: Server;
 let upstreamUrl: string;
@@ -39,8 +39,15 @@ test('records each exchange with secrets redacted, and keeps the test attributio
   const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
   const url = await proxy.start();
   const res = await fetch(`${url}/other?api_key=k1`, { headers: { 'x-api-key': 'lsv2_secret', [TEST_HEADER]: 't1', authorization: 'Bearer b' } });
-  expect(res.headers.get(EXCHANGE_HEADER)).toBe('agent-server-1');
+  const id = res.headers.get(EXCHANGE_HEADER)!;
+  expect(id).toMatch(/^agent-server-[0-9a-f]{8}-1$/);
+  expect(endpointOfExchange(id)).toBe('agent-server');
   expect(await res.json()).toEqual({ token: 'secret-token', webhook: 'https://hooks.example/x?token=abc&keep=1' });
+  // Ids count per test, whatever other tests send in between (parallel workers); unattributed ones per proxy.
+  const idOf = async (headers: Record<string, string>) => (await fetch(`${url}/other`, { headers })).headers.get(EXCHANGE_HEADER);
+  expect(await idOf({ [TEST_HEADER]: 't2' })).toMatch(/^agent-server-[0-9a-f]{8}-1$/);
+  expect(await idOf({})).toBe('agent-server-1');
+  expect(await idOf({ [TEST_HEADER]: 't1' })).toBe(id.replace(/-1$/, '-2'));
   await proxy.close();
   expect(seenHeaders.at(-1)?.[TEST_HEADER]).toBeUndefined();
   const [exchange] = proxy.exchanges;
