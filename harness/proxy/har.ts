@@ -73,6 +73,12 @@ function queryString(url: string): { name: string; value: string }[] {
  */
 export class HarWriter {
   private count = 0;
+  /**
+   * Entries not yet handed to the file: written together once per turn of the event loop, not
+   * with a write each (a busy proxy completes many exchanges per turn).
+   */
+  private batch = '';
+  private flushScheduled = false;
   /** The first write error (a full disk): the file stops there, and close() throws it. */
   private failure?: Error;
 
@@ -108,10 +114,20 @@ export class HarWriter {
 
   add(exchange: Exchange): void {
     if (this.failure) return;
-    this.out.write(`${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`);
+    this.batch += `${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`;
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.batch && !this.failure) this.out.write(this.batch);
+    this.batch = '';
   }
 
   async close(): Promise<void> {
+    this.flush();
     if (!this.failure) await new Promise<void>((resolve) => this.out.end('\n]}}\n', () => resolve()));
     if (this.failure) throw this.failure;
   }
