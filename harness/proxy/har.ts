@@ -67,6 +67,10 @@ function queryString(url: string): { name: string; value: string }[] {
   return [...new URLSearchParams(url.slice(q + 1))].map(([name, value]) => ({ name, value }));
 }
 
+/** Entries are written to the file once this much text has gathered, or this long after the first of them. */
+const FLUSH_BYTES = 64 * 1024;
+const FLUSH_MS = 20;
+
 /**
  * Writes a HAR file as exchanges complete: the log's head at once, each entry as it comes, the
  * tail on close. Until then the file is an unfinished document; close() makes it a valid one.
@@ -74,11 +78,11 @@ function queryString(url: string): { name: string; value: string }[] {
 export class HarWriter {
   private count = 0;
   /**
-   * Entries not yet handed to the file: written together once per turn of the event loop, not
-   * with a write each (a busy proxy completes many exchanges per turn).
+   * Entries not yet handed to the file: written together, FLUSH_BYTES or FLUSH_MS at a time,
+   * not with a write each (a file write costs a busy proxy about as much as recording an exchange).
    */
   private batch = '';
-  private flushScheduled = false;
+  private flushTimer?: NodeJS.Timeout;
   /** The first write error (a full disk): the file stops there, and close() throws it. */
   private failure?: Error;
 
@@ -115,13 +119,13 @@ export class HarWriter {
   add(exchange: Exchange): void {
     if (this.failure) return;
     this.batch += `${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`;
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    if (this.batch.length >= FLUSH_BYTES) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   private flush(): void {
-    this.flushScheduled = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     if (this.batch && !this.failure) this.out.write(this.batch);
     this.batch = '';
   }
