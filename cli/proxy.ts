@@ -10,8 +10,9 @@ import { unknownName } from '../harness/suggest.ts';
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 
 Starts a recording proxy on 127.0.0.1 in front of --target. Every exchange is validated
-against the plane's OpenAPI document (violations are printed and sent back in the
-x-apc-violations header) and recorded, secrets redacted: the values of secret headers, query
+against the plane's OpenAPI document (violations are printed, and sent back to a client that
+sends x-apc-violations: trailer, as that trailer, or a header on an answer without a body) and
+recorded once the answer has been passed on, secrets redacted: the values of secret headers, query
 parameters and JSON or form fields (X-Api-Key, Authorization, Cookie, names ending in token,
 api_key, secret, password or signature, and those --redact adds), API keys (lsv2_...) and
 bearer tokens under any name, and every secret so met wherever the target reflects it. The

@@ -3,7 +3,15 @@
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { exchangeMark } from './exchange-mark.ts';
-import { EXCHANGE_HEADER, isConnectError, TEST_HEADER, UNREACHABLE_HEADER, UNREACHABLE_TEXT, VIOLATIONS_HEADER } from './proxy/recording-proxy.ts';
+import {
+  EXCHANGE_HEADER,
+  isConnectError,
+  TEST_HEADER,
+  UNREACHABLE_HEADER,
+  UNREACHABLE_TEXT,
+  VIOLATIONS_HEADER,
+  VIOLATIONS_WANTED,
+} from './proxy/recording-proxy.ts';
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
 const TRANSPORT_ERROR = '[target unreachable]';
@@ -128,6 +136,8 @@ export class ApiClient {
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
     if (this.options.testId) headers[TEST_HEADER] = this.options.testId;
     if (this.options.partition) headers[contract().partitionHeader.name] = this.options.partition;
+    // The proxy then sends the response's violations, as a trailer (read below).
+    headers[VIOLATIONS_HEADER] = VIOLATIONS_WANTED;
     if (this.options.apiKey && !Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key')) headers['x-api-key'] = this.options.apiKey;
     let body: string | Buffer | undefined = options.rawBody;
     if (body === undefined && options.body !== undefined) {
@@ -149,11 +159,14 @@ export class ApiClient {
     for (const [name, value] of Object.entries(response.headers)) {
       if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const violationsHeader = flat[VIOLATIONS_HEADER];
-    const violations = violationsHeader ? (JSON.parse(decodeURIComponent(violationsHeader)) as Violation[]) : [];
+    // A trailer after a body, a header on an answer without one.
+    const violationsText = response.trailers[VIOLATIONS_HEADER] ?? flat[VIOLATIONS_HEADER];
+    const violations = violationsText ? (JSON.parse(decodeURIComponent(violationsText)) as Violation[]) : [];
     const exchange = flat[EXCHANGE_HEADER] ?? '(not recorded)';
+    // The proxy's own headers are no part of the target's answer.
     delete flat[VIOLATIONS_HEADER];
     delete flat[EXCHANGE_HEADER];
+    if (flat.trailer === VIOLATIONS_HEADER) delete flat.trailer;
     let json: unknown;
     if (/json/i.test(flat['content-type'] ?? '') && text.trim() !== '') {
       try {

@@ -67,12 +67,22 @@ function queryString(url: string): { name: string; value: string }[] {
   return [...new URLSearchParams(url.slice(q + 1))].map(([name, value]) => ({ name, value }));
 }
 
+/** Entries are written to the file once this much text has gathered, or this long after the first of them. */
+const FLUSH_BYTES = 64 * 1024;
+const FLUSH_MS = 20;
+
 /**
  * Writes a HAR file as exchanges complete: the log's head at once, each entry as it comes, the
  * tail on close. Until then the file is an unfinished document; close() makes it a valid one.
  */
 export class HarWriter {
   private count = 0;
+  /**
+   * Entries not yet handed to the file: written together, FLUSH_BYTES or FLUSH_MS at a time,
+   * not with a write each (a file write costs a busy proxy about as much as recording an exchange).
+   */
+  private batch = '';
+  private flushTimer?: NodeJS.Timeout;
   /** The first write error (a full disk): the file stops there, and close() throws it. */
   private failure?: Error;
 
@@ -108,10 +118,20 @@ export class HarWriter {
 
   add(exchange: Exchange): void {
     if (this.failure) return;
-    this.out.write(`${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`);
+    this.batch += `${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`;
+    if (this.batch.length >= FLUSH_BYTES) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.batch && !this.failure) this.out.write(this.batch);
+    this.batch = '';
   }
 
   async close(): Promise<void> {
+    this.flush();
     if (!this.failure) await new Promise<void>((resolve) => this.out.end('\n]}}\n', () => resolve()));
     if (this.failure) throw this.failure;
   }

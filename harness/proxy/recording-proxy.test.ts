@@ -3,11 +3,14 @@ import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHar } from './har.ts';
-import { endpointOfExchange, RecordingProxy, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER } from './recording-proxy.ts';
+import { request } from 'undici';
+import { endpointOfExchange, RecordingProxy, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER, VIOLATIONS_WANTED } from './recording-proxy.ts';
 
 let upstream: Server;
 let upstreamUrl: string;
 const seenHeaders: Record<string, string | string[] | undefined>[] = [];
+/** A thread the upstream answers with 204, which getThread does not document. */
+const EMPTY_THREAD = '/threads/00000000-0000-4000-8000-000000000204';
 /** Ends the stream the upstream holds open: called once the client has read its first event. */
 let endStream = () => {};
 
@@ -17,6 +20,11 @@ test.beforeAll(async () => {
     if (req.url?.startsWith('/threads/search')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify([{ thread_id: 'not-a-uuid', status: 'sleeping' }]));
+      return;
+    }
+    if (req.url === EMPTY_THREAD) {
+      res.writeHead(204);
+      res.end();
       return;
     }
     if (req.url?.includes('/runs/stream')) {
@@ -39,6 +47,7 @@ test('records each exchange with secrets redacted, and keeps the test attributio
   const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
   const url = await proxy.start();
   const res = await fetch(`${url}/other?api_key=k1`, { headers: { 'x-api-key': 'lsv2_secret', [TEST_HEADER]: 't1', authorization: 'Bearer b' } });
+  // A test's exchanges are numbered per test, under a digest of its id.
   const id = res.headers.get(EXCHANGE_HEADER)!;
   expect(id).toMatch(/^agent-server-[0-9a-f]{8}-1$/);
   expect(endpointOfExchange(id)).toBe('agent-server');
@@ -61,14 +70,45 @@ test('records each exchange with secrets redacted, and keeps the test attributio
   expect(JSON.stringify(har)).not.toContain('lsv2_secret');
 });
 
-test('validates responses against specs/ and reports violations in a header', async () => {
+test('validates responses against specs/, and sends the violations as a trailer to a client that asks', async () => {
   const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
   const url = await proxy.start();
-  const res = await fetch(`${url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  const violations = JSON.parse(decodeURIComponent(res.headers.get(VIOLATIONS_HEADER) ?? '[]')) as { at: string; message: string }[];
+  const res = await request(`${url}/threads/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [VIOLATIONS_HEADER]: VIOLATIONS_WANTED },
+    body: '{}',
+  });
+  expect(res.headers[VIOLATIONS_HEADER], 'not a header: the body went first').toBeUndefined();
+  expect(await res.body.json()).toEqual([{ thread_id: 'not-a-uuid', status: 'sleeping' }]);
+  const violations = JSON.parse(decodeURIComponent(res.trailers[VIOLATIONS_HEADER] ?? '[]')) as { at: string; message: string }[];
   await proxy.close();
+  expect(seenHeaders.at(-1)?.[VIOLATIONS_HEADER], 'the request for violations is not forwarded').toBeUndefined();
   expect(violations.map((v) => v.at)).toEqual(expect.arrayContaining(['/0/thread_id', '/0/status']));
   expect(proxy.exchanges[0].operation).toBe('searchThreads');
+  expect(proxy.exchanges[0].violations).toEqual(violations);
+});
+
+test('a client that does not ask gets the answer as the target framed it, and the violations are recorded all the same', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
+  const url = await proxy.start();
+  const res = await request(`${url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const body = await res.body.text();
+  await proxy.close();
+  expect(res.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+  expect(res.headers[VIOLATIONS_HEADER]).toBeUndefined();
+  expect(res.trailers[VIOLATIONS_HEADER]).toBeUndefined();
+  expect(proxy.exchanges[0].violations.map((v) => v.at)).toEqual(expect.arrayContaining(['/0/thread_id', '/0/status']));
+});
+
+test('an answer without a body carries its violations in a header', async () => {
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
+  const url = await proxy.start();
+  const res = await request(`${url}${EMPTY_THREAD}`, { headers: { [VIOLATIONS_HEADER]: VIOLATIONS_WANTED } });
+  await res.body.dump();
+  await proxy.close();
+  expect(res.statusCode).toBe(204);
+  const violations = JSON.parse(decodeURIComponent(String(res.headers[VIOLATIONS_HEADER]))) as { message: string }[];
+  expect(violations.map((v) => v.message)).toEqual([expect.stringContaining('status 204 is not documented for getThread')]);
   expect(proxy.exchanges[0].violations).toEqual(violations);
 });
 

@@ -1,11 +1,13 @@
 // The recording proxy: stands in front of any target, records every exchange (secrets
 // redacted), validates every response against specs/, and hands the exchanges to the
-// suites and the report. Streams (SSE) pass through as they flow.
+// suites and the report. Streams (SSE) pass through as they flow; any other answer is passed
+// on as soon as it has arrived whole, and validated and recorded after that, off its path.
 import { createHash } from 'node:crypto';
 import { type ClientRequest, Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { parse as parseUrl } from 'node:url';
 import httpProxy from 'http-proxy';
 import { contract, ENDPOINTS, type Endpoint, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
@@ -14,9 +16,17 @@ import { Redaction } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
 export const TEST_HEADER = 'x-apc-test';
-/** Response headers the proxy adds for the suites. */
+/** Response header the proxy adds: the exchange's id, as recorded. */
 export const EXCHANGE_HEADER = 'x-apc-exchange';
+/**
+ * The response's contract violations (URI-encoded JSON), for a client that asks for them by
+ * sending this header with the value `trailer` (removed before forwarding): a trailer once the
+ * body has been passed on, or a header on an answer without a body. Others get the answer as
+ * soon as it has arrived, unvalidated yet.
+ */
 export const VIOLATIONS_HEADER = 'x-apc-violations';
+/** The value of VIOLATIONS_HEADER on a request that asks for the violations. */
+export const VIOLATIONS_WANTED = 'trailer';
 /** On the proxy's own 502: the target could not be reached, so the answer is no answer of the target's. */
 export const UNREACHABLE_HEADER = 'x-apc-unreachable';
 /** How the proxy's own 502 begins when the target could not be reached (official clients show it in their errors). */
@@ -74,6 +84,8 @@ interface Pending {
   upstream?: ClientRequest;
   /** Set once recorded: an exchange is recorded once, however it ends. */
   recorded?: boolean;
+  /** The client asked for the violations (VIOLATIONS_HEADER). */
+  wantsViolations: boolean;
 }
 
 /** How an exchange ended, as recorded. */
@@ -141,6 +153,8 @@ export class RecordingProxy {
   /** The target's base URL without a trailing slash, as recorded. */
   private readonly base: string;
   private readonly proxy: httpProxy;
+  /** The target as http-proxy parses it, parsed once: given as a string, it would parse it on every request. */
+  private readonly perRequest: httpProxy.ServerOptions;
   // Reusing upstream connections is most of the proxy's speed.
   private readonly upstream: HttpAgent;
   private readonly maxBody: number;
@@ -166,6 +180,7 @@ export class RecordingProxy {
       xfwd: false,
       agent: this.upstream,
     });
+    this.perRequest = { target: parseUrl(options.target) };
     this.proxy.on('proxyReq', (proxyReq, req) => this.forwarded(proxyReq, req));
     this.proxy.on('proxyRes', (proxyRes, req, res) => this.respond(proxyRes, req, res as ServerResponse));
   }
@@ -205,9 +220,12 @@ export class RecordingProxy {
       return;
     }
     const test = header(req, TEST_HEADER);
-    const pending: Pending = { id: this.exchangeId(test), started: Date.now(), requestBody: new BodyClip(), test };
-    // The test attribution is ours: the target never sees it (but a broken target of the self-tests).
+    const wantsViolations = req.headers[VIOLATIONS_HEADER] === VIOLATIONS_WANTED;
+    const pending: Pending = { id: this.exchangeId(test), started: Date.now(), requestBody: new BodyClip(), test, wantsViolations };
+    // The test attribution and the request for violations are ours: the target never sees them
+    // (but the test attribution a broken target of the self-tests).
     if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
+    delete req.headers[VIOLATIONS_HEADER];
     // Node's server has answered the client's Expect: 100-continue already; forwarded, it would
     // keep http-proxy from handing over the request to the target (forwarded() times it).
     delete req.headers.expect;
@@ -234,7 +252,7 @@ export class RecordingProxy {
       req.resume();
     });
     try {
-      this.proxy.web(req, res, {}, (error: Error) => this.failed(req, res, pending, error));
+      this.proxy.web(req, res, this.perRequest, (error: Error) => this.failed(req, res, pending, error));
     } catch (error) {
       // Node refuses to send some requests its server accepted (a path it will not write).
       this.refuse(req, res, pending, 400, `The recording proxy cannot forward this request: ${(error as Error).message}`);
@@ -301,7 +319,11 @@ export class RecordingProxy {
     res.end(body);
   }
 
-  /** The response path: stream SSE through as it flows; buffer anything else to validate it first. */
+  /**
+   * The response path: stream SSE through as it flows; hold anything else only until it has
+   * arrived (so that a cut or oversized answer still gets the proxy's 502), pass it on, then
+   * validate and record it.
+   */
   private respond(proxyRes: IncomingMessage, req: IncomingMessage, res: ServerResponse): void {
     const pending = this.pending.get(req);
     if (!pending || pending.recorded) {
@@ -355,17 +377,36 @@ export class RecordingProxy {
     });
     proxyRes.on('end', () => {
       if (pending.recorded) return;
-      const raw = Buffer.concat(chunks);
+      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       const text = raw.length > 0 ? raw.toString('utf8') : undefined;
-      const { violations, json, parsed } = this.validate(operation, status, contentType, text);
       const out: Record<string, string | string[]> = { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id };
-      if (violations.length > 0) out[VIOLATIONS_HEADER] = encodeURIComponent(JSON.stringify(violations));
-      out['content-length'] = String(raw.length);
+      const validate = () => this.validate(operation, status, contentType, text);
+      let checked: ReturnType<typeof validate>;
+      if (!pending.wantsViolations) {
+        out['content-length'] = String(raw.length);
+        res.writeHead(status, out);
+        res.end(raw);
+        checked = validate();
+      } else if (req.method === 'HEAD' || status === 204 || status === 304 || req.httpVersion === '1.0') {
+        // No body, so nothing to hold up (or HTTP/1.0, which has no trailers): validated first, the violations in a header.
+        checked = validate();
+        if (checked.violations.length > 0) out[VIOLATIONS_HEADER] = encodeViolations(checked.violations);
+        out['content-length'] = String(raw.length);
+        res.writeHead(status, out);
+        res.end(raw);
+      } else {
+        // Chunked, so that the violations can follow the body as a trailer.
+        out.trailer = VIOLATIONS_HEADER;
+        res.writeHead(status, out);
+        if (raw.length > 0) res.write(raw);
+        checked = validate();
+        if (checked.violations.length > 0) res.addTrailers({ [VIOLATIONS_HEADER]: encodeViolations(checked.violations) });
+        res.end();
+      }
+      const { violations, json, parsed } = checked;
       // A JSON body parsed for validation is redacted from that parse, not parsed again.
       const recorded = () => (json ? this.redaction.parsedJson(parsed) : text && this.redaction.body(text, contentType));
       this.record(req, pending, { operation, status, headers, body: recorded, violations });
-      res.writeHead(status, out);
-      res.end(raw);
     });
   }
 
@@ -451,6 +492,10 @@ export class RecordingProxy {
   }
 }
 
+function encodeViolations(violations: Violation[]): string {
+  return encodeURIComponent(JSON.stringify(violations));
+}
+
 function header(message: IncomingMessage, name: string): string | undefined {
   const value = message.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -462,7 +507,9 @@ function flatHeaders(message: IncomingMessage): [string, string][] {
   return out;
 }
 
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+// The target's Trailer header goes too: its trailers are not passed on (and a declared trailer
+// on an answer with a content-length makes Node throw).
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'trailer']);
 
 function withoutHopHeaders(message: IncomingMessage): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

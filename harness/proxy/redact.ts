@@ -10,6 +10,8 @@ const REDACTED = 'REDACTED';
 
 const SECRET_HEADERS = ['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-service-key'];
 const SECRET_NAME = /(^|[_-])(token|api[_-]?key|secret|password|signature|client[_-]?secret)$/i;
+/** Words one of which every name SECRET_NAME matches contains. */
+const SECRET_WORDS = 'token|api[_-]?key|secret|password|signature';
 /** Values secret by their look, whatever their name. */
 const SECRET_LOOKS: [RegExp, string][] = [
   [/lsv2_[A-Za-z0-9_-]+/g, REDACTED],
@@ -52,11 +54,24 @@ export function runRedaction(): Redaction | undefined {
 /** One redaction policy and the secrets it has met; proxies sharing one share what they learn. */
 export class Redaction {
   private readonly names: Set<string>;
+  /**
+   * Matches any text in which a secret name may be written: one of the names, a word of
+   * SECRET_NAME, or a percent sign (a name may be percent-encoded). Text without one has no
+   * `name=value` pair to redact, and is spared the search for them (most header values and
+   * JSON strings: this is the proxy's hot path).
+   */
+  private readonly mayNameSecret: RegExp;
   private readonly remembered = new Set<string>();
+  /**
+   * Values whose forms are all in `remembered` now: the same key on every request is then looked
+   * up once, not turned into its forms again. Emptied whenever a form is forgotten.
+   */
+  private readonly rememberedWhole = new Set<string>();
   private rememberedPattern?: RegExp;
 
   constructor(options: RedactionOptions = {}) {
     this.names = new Set([...SECRET_HEADERS, ...(options.names ?? [])].map((n) => n.toLowerCase()));
+    this.mayNameSecret = new RegExp(['%', SECRET_WORDS, ...[...this.names].map(escapeRegExp)].join('|'), 'i');
     for (const secret of options.secrets ?? []) this.remember(secret);
   }
 
@@ -115,7 +130,7 @@ export class Redaction {
     if (!/[:=]|lsv2_|bearer/i.test(text)) return text;
     let out = text;
     for (const [pattern, replacement] of SECRET_LOOKS) out = out.replace(pattern, replacement);
-    return this.namedValues(out);
+    return this.mayNameSecret.test(out) ? this.namedValues(out) : out;
   }
 
   /** The values of `name=value` pairs whose name is secret replaced. */
@@ -147,6 +162,7 @@ export class Redaction {
   }
 
   private remember(value: string): void {
+    if (this.rememberedWhole.has(value)) return;
     const forms = [value, safeDecode(value), safeDecode(value.replace(/\+/g, ' '))];
     let changed = false;
     for (const form of forms) {
@@ -157,10 +173,14 @@ export class Redaction {
         changed = true;
       }
     }
-    if (!changed) return;
+    if (!changed) {
+      this.rememberedWhole.add(value);
+      return;
+    }
+    if (this.remembered.size > MAX_REMEMBERED) this.rememberedWhole.clear();
     while (this.remembered.size > MAX_REMEMBERED) this.remembered.delete(this.remembered.values().next().value as string);
     // Longest first, so that a secret is replaced whole rather than a shorter one inside it.
-    const alternatives = [...this.remembered].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const alternatives = [...this.remembered].sort((a, b) => b.length - a.length).map(escapeRegExp);
     this.rememberedPattern = new RegExp(alternatives.join('|'), 'g');
   }
 
@@ -228,6 +248,10 @@ export class Redaction {
       })
       .join('\n');
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
