@@ -6,6 +6,7 @@ import { exchangeMark } from './exchange-mark.ts';
 import {
   EXCHANGE_HEADER,
   isConnectError,
+  SEQUENCE_HEADER,
   TEST_HEADER,
   UNREACHABLE_HEADER,
   UNREACHABLE_TEXT,
@@ -29,6 +30,16 @@ class TargetUnreachable extends Error {
  */
 export function isTransportError(message: string): boolean {
   return message.includes(TRANSPORT_ERROR) || message.includes(UNREACHABLE_TEXT);
+}
+
+/** How many requests each test (or shared step) has sent, by any client of this worker. */
+const sentByTest = new Map<string, number>();
+
+/** The headers that file a request under `testId` at its place among the test's requests (exchange ids). */
+export function testHeaders(testId: string): Record<string, string> {
+  const sequence = (sentByTest.get(testId) ?? 0) + 1;
+  sentByTest.set(testId, sequence);
+  return { [TEST_HEADER]: testId, [SEQUENCE_HEADER]: String(sequence) };
 }
 
 export interface ApiResponse<T = unknown> {
@@ -134,7 +145,7 @@ export class ApiClient {
 
   private async send<T>(method: string, path: string, options: RequestOptions): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
-    if (this.options.testId) headers[TEST_HEADER] = this.options.testId;
+    if (this.options.testId) Object.assign(headers, testHeaders(this.options.testId));
     if (this.options.partition) headers[contract().partitionHeader.name] = this.options.partition;
     // The proxy then sends the response's violations, as a trailer (read below).
     headers[VIOLATIONS_HEADER] = VIOLATIONS_WANTED;

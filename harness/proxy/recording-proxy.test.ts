@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHar } from './har.ts';
 import { request } from 'undici';
-import { endpointOfExchange, RecordingProxy, EXCHANGE_HEADER, TEST_HEADER, VIOLATIONS_HEADER, VIOLATIONS_WANTED } from './recording-proxy.ts';
+import { endpointOfExchange, RecordingProxy, EXCHANGE_HEADER, SEQUENCE_HEADER, TEST_HEADER, VIOLATIONS_HEADER, VIOLATIONS_WANTED } from './recording-proxy.ts';
 
 let upstream: Server;
 let upstreamUrl: string;
@@ -46,17 +46,23 @@ test.afterAll(() => upstream.close());
 test('records each exchange with secrets redacted, and keeps the test attribution from the target', async () => {
   const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });
   const url = await proxy.start();
-  const res = await fetch(`${url}/other?api_key=k1`, { headers: { 'x-api-key': 'lsv2_secret', [TEST_HEADER]: 't1', authorization: 'Bearer b' } });
-  // A test's exchanges are numbered per test, under a digest of its id.
+  const res = await fetch(`${url}/other?api_key=k1`, {
+    headers: { 'x-api-key': 'lsv2_secret', [TEST_HEADER]: 't1', [SEQUENCE_HEADER]: '1', authorization: 'Bearer b' },
+  });
+  // A test's exchanges are numbered as the test sent them, under a digest of its id.
   const id = res.headers.get(EXCHANGE_HEADER)!;
   expect(id).toMatch(/^agent-server-[0-9a-f]{8}-1$/);
   expect(endpointOfExchange(id)).toBe('agent-server');
   expect(await res.json()).toEqual({ token: 'secret-token', webhook: 'https://hooks.example/x?token=abc&keep=1' });
-  // Ids count per test, whatever other tests send in between (parallel workers); unattributed ones per proxy.
+  // Ids follow each test's own sequence, whatever other tests send in between (parallel workers) and
+  // in whatever order its concurrent requests arrive; requests without one are counted by the proxy.
   const idOf = async (headers: Record<string, string>) => (await fetch(`${url}/other`, { headers })).headers.get(EXCHANGE_HEADER);
-  expect(await idOf({ [TEST_HEADER]: 't2' })).toMatch(/^agent-server-[0-9a-f]{8}-1$/);
-  expect(await idOf({})).toBe('agent-server-1');
-  expect(await idOf({ [TEST_HEADER]: 't1' })).toBe(id.replace(/-1$/, '-2'));
+  expect(await idOf({ [TEST_HEADER]: 't1', [SEQUENCE_HEADER]: '3' })).toBe(id.replace(/-1$/, '-3'));
+  expect(await idOf({ [TEST_HEADER]: 't2', [SEQUENCE_HEADER]: '1' })).toMatch(/^agent-server-[0-9a-f]{8}-1$/);
+  expect(await idOf({ [TEST_HEADER]: 't2', [SEQUENCE_HEADER]: '1' })).not.toBe(id);
+  expect(await idOf({ [TEST_HEADER]: 't1' })).toBe('agent-server-1');
+  expect(await idOf({})).toBe('agent-server-2');
+  expect(seenHeaders.at(-2)?.[SEQUENCE_HEADER]).toBeUndefined();
   await proxy.close();
   expect(seenHeaders.at(-1)?.[TEST_HEADER]).toBeUndefined();
   const [exchange] = proxy.exchanges;

@@ -16,6 +16,11 @@ import { Redaction } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
 export const TEST_HEADER = 'x-apc-test';
+/**
+ * Header the suites' client sets beside TEST_HEADER: the count of the test's requests, taken when
+ * each is sent, so that concurrent requests keep the order they were made in; removed before forwarding.
+ */
+export const SEQUENCE_HEADER = 'x-apc-sequence';
 /** Response header the proxy adds: the exchange's id, as recorded. */
 export const EXCHANGE_HEADER = 'x-apc-exchange';
 /**
@@ -147,8 +152,6 @@ export class RecordingProxy {
   url = '';
   private server?: Server;
   private counter = 0;
-  /** How many exchanges each test has had (exchangeId). */
-  private readonly perTest = new Map<string, number>();
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
   /** The target's base URL without a trailing slash, as recorded. */
   private readonly base: string;
@@ -221,10 +224,12 @@ export class RecordingProxy {
     }
     const test = header(req, TEST_HEADER);
     const wantsViolations = req.headers[VIOLATIONS_HEADER] === VIOLATIONS_WANTED;
-    const pending: Pending = { id: this.exchangeId(test), started: Date.now(), requestBody: new BodyClip(), test, wantsViolations };
+    const id = this.exchangeId(test, header(req, SEQUENCE_HEADER));
+    const pending: Pending = { id, started: Date.now(), requestBody: new BodyClip(), test, wantsViolations };
     // The test attribution and the request for violations are ours: the target never sees them
     // (but the test attribution a broken target of the self-tests).
     if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
+    delete req.headers[SEQUENCE_HEADER];
     delete req.headers[VIOLATIONS_HEADER];
     // Node's server has answered the client's Expect: 100-continue already; forwarded, it would
     // keep http-proxy from handing over the request to the target (forwarded() times it).
@@ -260,16 +265,15 @@ export class RecordingProxy {
   }
 
   /**
-   * An exchange's id: the endpoint, and a count of the proxy's exchanges; for a test's, a digest
-   * of the test and a count of its own. Tests on parallel workers interleave, but each test's
-   * requests come in its own order: the same run gives the same ids on any number of workers.
+   * An exchange's id: the endpoint, a digest of the test and the request's place among the test's
+   * (the client's sequence). Tests on parallel workers interleave, and a test's concurrent requests
+   * may arrive in any order, but each is sent in its test's order: the same run gives the same ids
+   * on any number of workers. A request without both is numbered in the proxy's own count.
    */
-  private exchangeId(test: string | undefined): string {
+  private exchangeId(test: string | undefined, sequence: string | undefined): string {
     const name = this.options.name ?? this.options.plane;
-    if (test === undefined) return `${name}-${++this.counter}`;
-    const count = (this.perTest.get(test) ?? 0) + 1;
-    this.perTest.set(test, count);
-    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${count}`;
+    if (test === undefined || sequence === undefined || !/^\d{1,9}$/.test(sequence)) return `${name}-${++this.counter}`;
+    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${sequence}`;
   }
 
   /** The request to the target is under way: it may stay silent only so long. */

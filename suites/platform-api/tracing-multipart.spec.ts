@@ -8,10 +8,9 @@ import { request } from 'undici';
 import { expectJsonError, expectRefused, expectStatus } from '../../harness/checks/index.ts';
 import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.ts';
 import { expect, requireEffect, targetApiKey, test } from '../../harness/fixtures.ts';
-import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { testHeaders, type ApiClient, type ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { partitionHeaders } from '../../harness/partition.ts';
-import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { baseTime, expectNotFound, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces-steps.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
@@ -250,7 +249,7 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
       method: 'POST',
       headers: {
         'content-type': contentType,
-        [TEST_HEADER]: testInfo.testId,
+        ...testHeaders(testInfo.testId),
         ...partitionHeaders(conformanceRun, testInfo),
         ...(apiKey ? { 'x-api-key': apiKey } : {}),
       },
