@@ -486,7 +486,7 @@ export class RecordingProxy {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
     if (url.pathname === `${CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
       const test = url.searchParams.get('test');
-      const body = JSON.stringify(test ? this.exchanges.filter((e) => e.test === test) : this.exchanges);
+      const body = JSON.stringify(test ? inSentOrder(this.exchanges.filter((e) => e.test === test)) : this.exchanges);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
       return;
@@ -498,6 +498,12 @@ export class RecordingProxy {
 
 function encodeViolations(violations: Violation[]): string {
   return encodeURIComponent(JSON.stringify(violations));
+}
+
+/** A test's exchanges in the order it sent them (exchangeId's sequence), not the order concurrent ones arrived in. */
+function inSentOrder(exchanges: Exchange[]): Exchange[] {
+  const sequence = (e: Exchange) => Number(/-[0-9a-f]{8}-(\d+)$/.exec(e.id)?.[1] ?? Number.POSITIVE_INFINITY);
+  return exchanges.sort((a, b) => sequence(a) - sequence(b));
 }
 
 function header(message: IncomingMessage, name: string): string | undefined {
