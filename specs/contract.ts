@@ -2,7 +2,7 @@
 // rate-limit table once, and compiles the validators that the simulator (requests),
 // the recording proxy and the suites (responses) all share.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseSpecYaml } from './parsed-yaml.ts';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { RunStatus } from './types/agent-server.ts';
@@ -150,7 +150,7 @@ function specFile(relative: string): string {
 }
 
 function loadYaml<T>(relative: string): T {
-  return parseYaml(specFile(relative)) as T;
+  return parseSpecYaml(specFile(relative)) as T;
 }
 
 function documentId(plane: Api): string {

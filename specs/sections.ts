@@ -1,13 +1,13 @@
 // The spec's section titles (specs/sections.yaml), so that every output names a section
 // by its number and its title.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseSpecYaml } from './parsed-yaml.ts';
 
 let titles: Record<string, string> | undefined;
 
 /** Every section's title, by its number ('4.5', '6a'). */
 export function sectionTitles(): Record<string, string> {
-  titles ??= parseYaml(readFileSync(new URL('./sections.yaml', import.meta.url), 'utf8')) as Record<string, string>;
+  titles ??= parseSpecYaml(readFileSync(new URL('./sections.yaml', import.meta.url), 'utf8')) as Record<string, string>;
   return titles;
 }
 

@@ -59,6 +59,7 @@ interface Fixture {
 }
 
 const FIXTURE = new URL('../../fixtures/platform/workspaces.yaml', import.meta.url);
+let parsedFixture: Fixture | undefined;
 
 export class WorkspaceDirectory {
   private readonly byId: Map<string, Workspace>;
@@ -85,8 +86,10 @@ export class WorkspaceDirectory {
     ]);
   }
 
+  /** The fixture's directory; the file is parsed once per process (each partition of a simulator makes one). */
   static fromFixture(): WorkspaceDirectory {
-    return new WorkspaceDirectory(parseYaml(readFileSync(FIXTURE, 'utf8')) as Fixture);
+    parsedFixture ??= parseYaml(readFileSync(FIXTURE, 'utf8')) as Fixture;
+    return new WorkspaceDirectory(parsedFixture);
   }
 
   get workspaces(): Workspace[] {

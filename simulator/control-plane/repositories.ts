@@ -14,12 +14,15 @@ interface FixtureIntegration extends Integration {
 }
 
 const FIXTURE = new URL('../../fixtures/platform/integrations.yaml', import.meta.url);
+let parsedFixture: FixtureIntegration[] | undefined;
 
 export class RepositoryCatalog {
   constructor(private readonly integrations: FixtureIntegration[]) {}
 
+  /** The fixture's catalogue; the file is parsed once per process (each partition of a simulator makes one), and never changed. */
   static fromFixture(): RepositoryCatalog {
-    return new RepositoryCatalog((parseYaml(readFileSync(FIXTURE, 'utf8')) as { integrations: FixtureIntegration[] }).integrations);
+    parsedFixture ??= (parseYaml(readFileSync(FIXTURE, 'utf8')) as { integrations: FixtureIntegration[] }).integrations;
+    return new RepositoryCatalog(parsedFixture);
   }
 
   list(workspace: Workspace): Integration[] {
