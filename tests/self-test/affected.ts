@@ -8,6 +8,7 @@ import type { Endpoint } from '../../specs/contract.ts';
 import type { ConformanceReport, RecordedExchange } from '../../reports/conformance-report.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
 import { addressed, parse, type MutableResponse, type Mutation } from './broken-target.ts';
+import { endpointOfExchange } from '../../harness/proxy/recording-proxy.ts';
 
 /** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
 const READS_DELIVERIES = /\/apc-hooks\//;
@@ -51,12 +52,12 @@ export function reach(mutation: Mutation, clean: ConformanceReport): Reach {
   return { tests, recordings };
 }
 
-/** The exchanges of one endpoint in the order they were made (ids are `<endpoint>-<n>`). */
+/**
+ * The exchanges of one endpoint in the order the clean run made them: its report lists tests in the
+ * run's order and each test's exchanges in the order the test sent them (one worker).
+ */
 function inOrder(exchanges: Record<string, RecordedExchange>, endpoint: string): RecordedExchange[] {
-  const number = (e: RecordedExchange) => Number(e.id.slice(endpoint.length + 1));
-  return Object.values(exchanges)
-    .filter((e) => e.id.startsWith(`${endpoint}-`) && /^\d+$/.test(e.id.slice(endpoint.length + 1)))
-    .sort((a, b) => number(a) - number(b));
+  return Object.values(exchanges).filter((e) => endpointOfExchange(e.id) === endpoint);
 }
 
 /** Whether the broken target's front would answer this exchange differently (as broken-target.ts applies a mutation). */
