@@ -88,7 +88,7 @@ async function runs(scratch: string): Promise<void> {
   const ratio = run.seconds / floor.seconds;
   row(
     floorMeasure,
-    `${ratio.toFixed(1)}×: floor ${floor.seconds.toFixed(2)} s for ${replayed.toLocaleString('en')} requests (${floor.sameStatus.toLocaleString('en')} answered with the recorded status, ${floor.timedOut} timed out; left out: ${deliveries} webhook deliveries, ${elsewhere} to other bases, the /__sim calls)`,
+    `${ratio.toFixed(1)}×: floor ${floor.seconds.toFixed(2)} s for ${replayed.toLocaleString('en')} requests (${floor.sameStatus.toLocaleString('en')} answered with the recorded status, ${floor.timedOut} still waiting after 1 s, not counted; left out: ${deliveries} webhook deliveries, ${elsewhere} to other bases, the /__sim calls)`,
     '≤ 10× the recorded floor',
     ratio <= 10,
   );
