@@ -112,7 +112,7 @@ them ([plane] › file › title), or whole files ([plane] › file)`,
   workers: declare({
     arg: '<n>',
     doc: `run n spec files at a time. Default: one per core on a simulator
-with partitions (the embedded one included), where each file sees a
+with partitions (the embedded one included), where each test sees a
 platform of its own: same seed, same report on any number; 1 on another
 simulator; 4 on any other target, where a run spends its time waiting`,
     read: whole(1, 64),

@@ -1,8 +1,8 @@
 // The whole simulated platform in one process: one HTTP server per plane, all sharing
 // one clock (virtual, or real and scaled) and one seeded id stream. A request that names a
 // partition (capability partitions) is answered by a platform of that partition's own instead,
-// with its clock and id stream: spec files run in parallel each in one, and see the same
-// platform whatever runs beside them.
+// with its clock and id stream: the harness gives each test one, and tests on parallel workers
+// see the same platform whatever runs beside them.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
