@@ -3,7 +3,7 @@
 // and the suites run no simulator code: they reach it over HTTP, its powers through the admin
 // protocol (harness/admin-client.ts).
 import { resolveDeploymentConfig } from '../simulator/deployment-config.ts';
-import { startSimulator, type Simulator } from '../simulator/simulator.ts';
+import { Simulator } from '../simulator/simulator.ts';
 import {
   EMBEDDED_DEPLOYMENT_CONFIG,
   EMBEDDED_HEADER_VARIABLE,
@@ -28,7 +28,7 @@ export async function startEmbeddedSimulator(
   const variables = Object.fromEntries(Object.entries(EMBEDDED_HEADER_VARIABLE).map(([name, value]) => [name, secret(name) ?? value]));
   const webhooks = embeddedWebhookConfig(`http://127.0.0.1:${receiverPort}`, { ...environment(), ...variables });
   // Errors only: its info lines (webhook deliveries the suites make fail on purpose) would clutter the run's output.
-  const simulator = await startSimulator({ seed, logLevel: 'error', ...options, ...webhooks });
+  const simulator = await Simulator.start({ seed, logLevel: 'error', ...options, ...webhooks });
   return { simulator, target: embeddedTarget(simulator.info(), options), variables };
 }
 

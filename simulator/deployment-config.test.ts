@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { runCli } from '../tests/self-test/run-cli.ts';
 import { freePort } from '../harness/target.ts';
-import { startSimulator } from './simulator.ts';
+import { Simulator } from './simulator.ts';
 import { DEFAULT_ENV_PREFIX, DeploymentConfigError, loadDeploymentConfig, resolveDeploymentConfig, webhookSettings } from './deployment-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'apc-deployment-config-'));
@@ -108,7 +108,7 @@ test('a top-level faults list is set at startup, each checked as POST /__sim/fau
   const config = loadDeploymentConfig(file('faults.yaml', 'faults:\n  - { method: POST, path: /threads, status: 503, count: 2 }\n'), {});
   expect(config.faults).toEqual([{ method: 'POST', path: '/threads', status: 503, count: 2 }]);
   expect(webhookSettings(config)).toEqual({});
-  const sim = await startSimulator({ deploymentConfig: config, quiet: true });
+  const sim = await Simulator.start({ deploymentConfig: config, quiet: true });
   try {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', body: '{}' })).status);
@@ -175,7 +175,7 @@ test.describe('the webhook-config suites against simulators started with a confi
     test(`${name}: the suites' checks pass`, async () => {
       const port = await freePort();
       const env = { LG_WEBHOOK_APC_TEST: 'from-env' };
-      const sim = await startSimulator({ deploymentConfig: resolveDeploymentConfig(document(port), env), quiet: true });
+      const sim = await Simulator.start({ deploymentConfig: resolveDeploymentConfig(document(port), env), quiet: true });
       try {
         const out = mkdtempSync(join(tmpdir(), 'apc-config-run-'));
         const run = await runCli(

@@ -34,7 +34,7 @@ const CAPABILITIES = contract().enumOf('simulator-admin', 'Capability') as reado
 /** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
 export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;
 
-interface SimulatorOptions {
+export interface SimulatorOptions {
   seed?: string;
   /**
    * `virtual` (default): time moves only through the admin path. `real`: time follows the wall
@@ -215,6 +215,11 @@ export class Simulator {
       { endpoint: 'platform-api', plane: 'platform-api', errorStyle: 'fastapi', routes: () => platformApiRoutes(this.platform.us, this.workspaces) },
       { endpoint: 'platform-api-eu', plane: 'platform-api', errorStyle: 'fastapi', routes: () => platformApiRoutes(this.platform.eu, this.workspaces) },
     ];
+  }
+
+  /** A simulator listening on its ports: the engine behind `simulate`, the embedded target and the in-process API. */
+  static start(options: SimulatorOptions = {}): Promise<Simulator> {
+    return new Simulator(options).start();
   }
 
   async start(): Promise<this> {
@@ -443,8 +448,4 @@ export class Simulator {
       deployment_config: webhookSettings(this.options.deploymentConfig ?? NO_DEPLOYMENT_CONFIG),
     };
   }
-}
-
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  return new Simulator(options).start();
 }

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { resolveDeploymentConfig } from '../deployment-config.ts';
 import { ApiError } from '../http/errors.ts';
-import { startSimulator } from '../simulator.ts';
+import { Simulator } from '../simulator.ts';
 import { hostMatches, type UrlPolicy } from '../../specs/url-policy.ts';
 import { checkWebhookUrl, DEFAULT_MAX_URL_LENGTH } from './webhook-policy.ts';
 
@@ -90,7 +90,7 @@ test.describe('over HTTP', () => {
   const config = resolveDeploymentConfig({ webhooks: { url: { allowed_domains: ['hooks.example.com'] } } }, {});
 
   test('a refused webhook answers 422 with a detail naming the setting, and creates no run or cron', async () => {
-    const sim = await startSimulator({ deploymentConfig: config, quiet: true });
+    const sim = await Simulator.start({ deploymentConfig: config, quiet: true });
     try {
       const base = sim.urls['agent-server']!;
       const post = (path: string, body: unknown) =>

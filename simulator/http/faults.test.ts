@@ -5,7 +5,7 @@
 // the agent servers of created deployments meet the agent-server plane's faults.
 import { expect, test } from '@playwright/test';
 import type { FaultList } from '../../specs/types/simulator-admin.ts';
-import { Simulator, startSimulator } from '../simulator.ts';
+import { Simulator } from '../simulator.ts';
 
 const sims: Simulator[] = [];
 test.afterAll(() => Promise.all(sims.map((sim) => sim.close())));
@@ -91,7 +91,7 @@ test('latency delays the answer, which then comes whole', async () => {
 });
 
 test('over a socket: a reset closes the connection with no answer; a truncate cuts a JSON body halfway and a stream after its first event', async () => {
-  const sim = await startSimulator({ seed: 'faults-socket', quiet: true });
+  const sim = await Simulator.start({ seed: 'faults-socket', quiet: true });
   sims.push(sim);
   const url = sim.urls['agent-server']!;
   const admin = (body: unknown) => fetch(`${url}/__sim/faults`, json('POST', body));
@@ -117,7 +117,7 @@ test('over a socket: a reset closes the connection with no answer; a truncate cu
 });
 
 test('faults of the agent-server plane reach the agent servers of created deployments too', async () => {
-  const sim = await startSimulator({ seed: 'faults', quiet: true });
+  const sim = await Simulator.start({ seed: 'faults', quiet: true });
   sims.push(sim);
   const apiKey = sim.info().credentials.api_keys.find((k) => k.role === 'primary')!.key;
   const call = (url: string, method = 'GET', body?: unknown) =>

@@ -2,7 +2,7 @@
 // In process (sim.request), with no port; one test checks the same answers over a socket.
 import { expect, test } from '@playwright/test';
 import { rawExchange } from '../../tests/raw-socket.ts';
-import { Simulator, startSimulator } from '../simulator.ts';
+import { Simulator } from '../simulator.ts';
 
 const sim = new Simulator({ seed: 'http' });
 
@@ -51,7 +51,7 @@ test('the admin path moves the virtual clock and resets state with the same ids'
 });
 
 test('over a socket, the listener answers as the in-process request does', async () => {
-  const served = await startSimulator({ seed: 'http' });
+  const served = await Simulator.start({ seed: 'http' });
   try {
     const res = await fetch(`${served.urls['agent-server']}/threads`, {
       method: 'POST',
@@ -71,7 +71,7 @@ test('over a socket, the listener answers as the in-process request does', async
 });
 
 test('over a socket, request heads over 16 KiB answer 431 and unparsable requests 400, both {detail}', async () => {
-  const served = await startSimulator({ seed: 'http' });
+  const served = await Simulator.start({ seed: 'http' });
   const url = new URL(served.urls['agent-server']!);
   try {
     expect((await fetch(`${url.origin}/ok`, { headers: { 'x-big': 'a'.repeat(12 * 1024) } })).status).toBe(200);

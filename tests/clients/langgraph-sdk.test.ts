@@ -3,7 +3,7 @@
 // a run asked to wait (delay_ms) stays in progress until the test moves the clock.
 import { Client, type StreamMode } from '@langchain/langgraph-sdk';
 import { expect, test } from '@playwright/test';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
@@ -13,7 +13,7 @@ let sim: Simulator;
 let client: Client;
 
 test.beforeAll(async () => {
-  sim = await startSimulator({ quiet: true });
+  sim = await Simulator.start({ quiet: true });
   client = new Client({ apiUrl: sim.urls['agent-server'], apiKey: null });
 });
 test.afterAll(async () => sim.close());
@@ -360,7 +360,7 @@ test.describe('on the real clock, as on the hosted service', () => {
   let real: Simulator;
   let live: Client;
   test.beforeAll(async () => {
-    real = await startSimulator({ quiet: true, clock: 'real' });
+    real = await Simulator.start({ quiet: true, clock: 'real' });
     live = new Client({ apiUrl: real.urls['agent-server'], apiKey: null });
   });
   test.afterAll(async () => real.close());

@@ -5,14 +5,14 @@
 import { expect, test } from '@playwright/test';
 import { Client, uuid7, type Run } from 'langsmith';
 import { getCurrentRunTree, traceable } from 'langsmith/traceable';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 
 type Sent = { method: string; path: string; contentEncoding?: string; streamed: boolean };
 
 let sim: Simulator;
 
 test.beforeAll(async () => {
-  sim = await startSimulator({ seed: 'langsmith-client' });
+  sim = await Simulator.start({ seed: 'langsmith-client' });
 });
 
 test.afterAll(async () => {

@@ -10,7 +10,7 @@ import { Client as LangGraphClient } from '@langchain/langgraph-sdk';
 import { expect, test } from '@playwright/test';
 import { Client, uuid7 } from 'langsmith';
 import type { Fault } from '../../specs/types/simulator-admin.ts';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 
 // Up to 2 retries of 1-2 s and 2-4 s each, and a few calls per test.
 test.describe.configure({ timeout: 60_000 });
@@ -18,7 +18,7 @@ test.describe.configure({ timeout: 60_000 });
 let sim: Simulator;
 
 test.beforeAll(async () => {
-  sim = await startSimulator({ seed: 'client-retries', quiet: true });
+  sim = await Simulator.start({ seed: 'client-retries', quiet: true });
 });
 test.afterAll(async () => sim.close());
 test.beforeEach(() => sim.reset());

@@ -3,7 +3,7 @@
 // get 409; the winner runs to success and is the thread's only run (spec §4.5 multitask table).
 // The simulator runs on the real clock, so the winner keeps the thread busy by itself.
 import { expect, test } from '@playwright/test';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 import { rejectRace, statusCounts, WAVE } from './reject-race.ts';
 
 let sim: Simulator | undefined;
@@ -14,7 +14,7 @@ test.afterEach(async () => {
 
 test(`${WAVE} parallel creations with reject on one idle thread: exactly one accepted, the rest 409, one run kept`, async () => {
   // Long enough for both waves to arrive while the winner runs, on a slow shared machine too.
-  sim = await startSimulator({ seed: 'reject-race', clock: 'real', runDurationMs: 5_000, quiet: true });
+  sim = await Simulator.start({ seed: 'reject-race', clock: 'real', runDurationMs: 5_000, quiet: true });
   const race = await rejectRace(sim.urls['agent-server']!, { topic: 'race' });
 
   expect(statusCounts(race.first), 'the wave sent to the idle thread').toEqual({ 200: 1, 409: WAVE - 1 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { planeOf, type Endpoint } from '../../specs/contract.ts';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 import { HarWriter } from '../../harness/proxy/har.ts';
 import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
 import type { FuzzContext } from './requests.ts';
@@ -14,7 +14,7 @@ import type { FuzzContext } from './requests.ts';
 export const FUZZED: Endpoint[] = ['agent-server', 'control-plane', 'platform-api', 'platform-api-eu'];
 
 export async function startFuzzTarget(seed: string): Promise<Simulator> {
-  return startSimulator({ seed, quiet: true, rateLimits: false });
+  return Simulator.start({ seed, quiet: true, rateLimits: false });
 }
 
 /** The key a well-formed request sends, another that the endpoint should refuse, and the workspaces. */

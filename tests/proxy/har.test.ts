@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { startSimulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 import { toHar } from '../../harness/proxy/har.ts';
 import { RecordingProxy, TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 
@@ -26,7 +26,7 @@ function harValidator() {
 }
 
 test('a recording is valid HAR 1.2, with absolute URLs, and Playwright replays it in Chromium', async () => {
-  const sim = await startSimulator({ quiet: true });
+  const sim = await Simulator.start({ quiet: true });
   const proxy = new RecordingProxy({ plane: 'agent-server', target: sim.urls['agent-server']! });
   const url = await proxy.start();
   const created = (await (

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { contract, planeOf, type Endpoint, type Plane } from '../../specs/contract.ts';
-import { startSimulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
@@ -109,7 +109,7 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
   const env = { ...EMBEDDED_HEADER_VARIABLE };
   const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', '--lean-stacks'];
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
-  const simulator = await startSimulator({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
+  const simulator = await Simulator.start({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
   const memories = new Map<Mutation, Map<string, unknown>>();
   const memoryOf = (mutation: Mutation) => memories.get(mutation) ?? memories.set(mutation, new Map()).get(mutation)!;
   const fronts = new Map<Endpoint, { server: Server; url: string }>();

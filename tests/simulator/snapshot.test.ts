@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { AdminClient, answered } from '../../harness/admin-client.ts';
 import type { Snapshot } from '../../specs/types/simulator-admin.ts';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 import { CLI, cliEnv, ROOT, runCli } from '../self-test/run-cli.ts';
 
 const sims: Simulator[] = [];
 test.afterAll(() => Promise.all(sims.map((sim) => sim.close())));
 
 async function simulator(seed = 'snapshot') {
-  const sim = await startSimulator({ seed, quiet: true });
+  const sim = await Simulator.start({ seed, quiet: true });
   sims.push(sim);
   const key = (role: string) => sim.info().credentials.api_keys.find((k) => k.role === role)!.key;
   const keys = { us: key('primary'), eu: key('eu-primary') };

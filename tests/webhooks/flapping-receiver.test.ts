@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Run, Thread, WebhookPayload } from '../../specs/types/agent-server.ts';
-import { startSimulator, type Simulator } from '../../simulator/simulator.ts';
+import { Simulator } from '../../simulator/simulator.ts';
 
 /** What the receiver does with one attempt: answer a status, or hold it and never answer. */
 type Behaviour = number | 'hang';
@@ -101,7 +101,7 @@ async function post<T>(url: string, body: unknown): Promise<T> {
 
 test('a receiver that fails, then hangs, then recovers gets the delivery on the third attempt, on the documented schedule', async () => {
   const attemptTimeoutMs = 1_500;
-  sim = await startSimulator({ seed: 'flapping', clock: 'real', runDurationMs: 100, webhookAttemptTimeoutMs: attemptTimeoutMs, quiet: true });
+  sim = await Simulator.start({ seed: 'flapping', clock: 'real', runDurationMs: 100, webhookAttemptTimeoutMs: attemptTimeoutMs, quiet: true });
   const clock = sim.clock;
   receiver = await new FlappingReceiver(() => clock.now(), { '/flap': [500, 'hang', 200] }).start();
   const agent = sim.urls['agent-server']!;
@@ -136,7 +136,7 @@ test('a receiver that fails, then hangs, then recovers gets the delivery on the 
 
 test('a hanging receiver holds up no run: the run ends, and runs on its thread and others finish and notify meanwhile', async () => {
   // Longer than any test: the held attempt stays open until the test ends.
-  sim = await startSimulator({ seed: 'hanging', clock: 'real', runDurationMs: 100, webhookAttemptTimeoutMs: 600_000, quiet: true });
+  sim = await Simulator.start({ seed: 'hanging', clock: 'real', runDurationMs: 100, webhookAttemptTimeoutMs: 600_000, quiet: true });
   const clock = sim.clock;
   receiver = await new FlappingReceiver(() => clock.now(), { '/hang': ['hang'], '/ok': [200] }).start();
   const hanging = receiver;
