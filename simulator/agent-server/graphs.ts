@@ -3,7 +3,8 @@
 // graph exists as a real LangGraph JS graph in fixtures/langgraph-graph for real deployments.
 //
 // Behaviour a run can ask for through its input (never stored in state):
-//   delay_ms   the graph waits this long (on the virtual clock) before its last node
+//   delay_ms   the graph waits this long (on the simulator's clock) before its last node, in
+//              place of the run duration the simulator was started with
 //   fail       the last node raises an error
 //   interrupt  the graph stops before its last node (the thread is then interrupted)
 

@@ -37,15 +37,26 @@ test('a delayed run holds the thread busy until the virtual clock passes its del
   expect(agent.threads.get(thread).status).toBe('idle');
 });
 
-test('a run with a duration writes one node per share of it, and a delay adds to its last node', () => {
+test('a run with a duration writes one node per share of it', () => {
   const { clock, agent, thread } = server(1000);
-  const run = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'timed', delay_ms: 300 } });
+  const run = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'timed' } });
   const steps = () => agent.threads.history(thread).length;
   expect([run.status, steps()], 'the input checkpoint only').toEqual(['running', 1]);
   clock.advance(500);
   expect([run.status, steps()], 'the first of two nodes after half the duration').toEqual(['running', 2]);
-  clock.advance(799);
-  expect(run.status, 'the last node waits its share and the delay').toBe('running');
+  clock.advance(499);
+  expect(run.status, 'the last node waits its share').toBe('running');
+  clock.advance(1);
+  expect([run.status, steps()]).toEqual(['success', 3]);
+});
+
+test('a run whose input asks for a delay takes that long in place of the duration, all of it before its last node', () => {
+  const { clock, agent, thread } = server(1000);
+  const run = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'timed', delay_ms: 300 } });
+  const steps = () => agent.threads.history(thread).length;
+  expect([run.status, steps()], 'the first node at once').toEqual(['running', 2]);
+  clock.advance(299);
+  expect(run.status, 'the last node waits the delay').toBe('running');
   clock.advance(1);
   expect([run.status, steps()]).toEqual(['success', 3]);
 });

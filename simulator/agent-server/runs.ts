@@ -70,7 +70,8 @@ export const hasEnded = (status: RunStatus) => ENDED.has(status);
 interface RunStoreOptions {
   /**
    * How long a run of a built-in graph takes, in simulated ms, spread evenly over its nodes
-   * (default 0: a run completes as it is created, unless its input asks for `delay_ms`).
+   * (default 0: a run completes as it is created). A run whose input asks for `delay_ms` takes
+   * that long instead.
    */
   durationMs?: number;
 }
@@ -289,9 +290,9 @@ export class RunStore {
   }
 
   /**
-   * Runs the pending nodes in order. Each node takes its share of the run's duration, and the
-   * last one also the delay the input asked for: the run pauses on the clock until then. An
-   * interrupt stops the run before the last node.
+   * Runs the pending nodes in order. Each node takes its share of the run's duration; a run whose
+   * input asks for a delay instead waits that long before its last node: the run pauses on the
+   * clock until then. An interrupt stops the run before the last node.
    */
   private step(run: RunRecord, thread: ThreadRecord, graph: GraphDefinition, pending: string[], waited = false): void {
     while (pending.length > 0) {
@@ -303,7 +304,9 @@ export class RunStore {
         this.finish(run, thread, 'success');
         return;
       }
-      const wait = (waited ? 0 : (this.options.durationMs ?? 0) / graph.nodes.length) + (isLast ? run.controls.delayMs : 0);
+      // A run that asks for a delay takes that long in place of the run duration, as the fixture graph does on a real server.
+      const share = run.controls.delayMs > 0 ? 0 : (this.options.durationMs ?? 0) / graph.nodes.length;
+      const wait = (waited ? 0 : share) + (isLast ? run.controls.delayMs : 0);
       if (wait > 0) {
         if (isLast) run.controls.delayMs = 0;
         run.cancelDelay = this.env.clock.schedule(this.env.clock.now() + wait, () => this.step(run, thread, graph, pending, true));
