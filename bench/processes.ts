@@ -54,8 +54,12 @@ export async function startProcess(name: string, args: string[], ready: RegExp, 
   };
 }
 
-/** `simulate` with the bench's seed unless told another, ready once it prints its URLs and keys. */
-export const simulate = (extra: string[] = [], seed = 'bench') => startProcess('simulate', [CLI, 'simulate', '--seed', seed, ...extra], /Ctrl-C to stop/);
+/**
+ * `simulate` with the bench's seed unless told another, ready once it prints its URLs and keys. On
+ * the virtual clock, as the embedded target: the floor replays a run made on it, and a run's time is no load.
+ */
+export const simulate = (extra: string[] = [], seed = 'bench') =>
+  startProcess('simulate', [CLI, 'simulate', '--seed', seed, '--clock', 'virtual', ...extra], /Ctrl-C to stop/);
 
 /** The first http URL in the line that matches `pattern`. */
 export function urlIn(server: Server, pattern: RegExp): string {

@@ -67,7 +67,7 @@ async function soak(url: string, seconds: number): Promise<autocannon.Result> {
 
 const scratch = mkdtempSync(join(tmpdir(), 'apc-soak-'));
 // Rate limits off: the load is far above §8's rows on purpose, and a 429 would count as an error.
-const sim = await startProcess('simulate', [CLI, 'simulate', '--seed', 'soak', '--no-rate-limits'], /Ctrl-C to stop/);
+const sim = await startProcess('simulate', [CLI, 'simulate', '--seed', 'soak', '--clock', 'virtual', '--no-rate-limits'], /Ctrl-C to stop/);
 const agent = urlIn(sim, /agent-server/);
 const proxy = await startProcess('proxy', [CLI, 'proxy', '--target', agent, '--plane', 'agent-server', '--quiet', '--har', join(scratch, 'soak.har')], /→/);
 const proxied = urlIn(proxy, /→/);

@@ -5,7 +5,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ApiError } from '../simulator/http/errors.ts';
 import type { Snapshot } from '../specs/types/simulator-admin.ts';
-import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, startSimulator, type Simulator } from '../simulator/simulator.ts';
+import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, Simulator } from '../simulator/simulator.ts';
+import { clientEnvironment } from '../simulator/start-simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
 import type { Endpoint } from '../specs/contract.ts';
@@ -21,14 +22,17 @@ Options:
                         API on n+2 and the EU platform API on n+3 (default: free ports)
   --host <address>      the address to listen on (default: 127.0.0.1)
   --seed <seed>         seed for generated ids (default: ${DEFAULT_SEED})
-  --clock <kind>        virtual (default): time moves only through the admin path
-                        (POST /__sim/clock/advance); real: time follows the wall clock, and
-                        runs, revision builds, crons, webhook retries, upload statistics and
-                        rate-limit windows happen by themselves
+  --clock <kind>        real (default): time follows the wall clock, and runs, revision
+                        builds, crons, webhook retries, upload statistics and rate-limit
+                        windows happen by themselves, so a client sees a run pending or
+                        running and then final; virtual: time moves only through the admin
+                        path (POST /__sim/clock/advance), and every timestamp is the same on
+                        every start (what the harness's embedded simulator uses)
   --time-scale <n>      with --clock real: time runs n times faster than the wall clock
                         (default 1; at 60 a 90 s revision build takes 1.5 s)
   --run-duration <ms>   how long a run of the built-in graph takes, in simulated ms
-                        (default ${DEFAULT_REAL_RUN_DURATION_MS} with --clock real, 0 with the virtual clock)
+                        (default ${DEFAULT_REAL_RUN_DURATION_MS} with --clock real, 0 with the virtual clock); a run
+                        whose input asks for delay_ms takes that long instead
   --no-admin            serve no admin path: /__sim answers 404, so a harness sees only the
                         documented API, as on a real service
   --no-rate-limits      admit every request: no §8 row refuses one (for load tests of
@@ -90,12 +94,12 @@ export async function simulate(args: string[]): Promise<number> {
   return saved ? EXIT.ok : EXIT.failed;
 }
 
-type SimulatorOptions = NonNullable<Parameters<typeof startSimulator>[0]>;
+type SimulatorOptions = NonNullable<Parameters<typeof Simulator.start>[0]>;
 
 /** The simulator's options from the command line, or a usage error naming the option. */
 function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & { rateLimits: boolean } {
   const basePort = integerOption(values, 'base-port', 1, 65_532);
-  const clock = values.clock ?? 'virtual';
+  const clock = values.clock ?? 'real';
   if (clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${String(clock)}'`);
   const timeScale = positiveOption(values, 'time-scale');
   if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
@@ -135,7 +139,7 @@ async function started(options: SimulatorOptions, stateFile: string | undefined)
   }
   let sim: Simulator;
   try {
-    sim = await startSimulator(options);
+    sim = await Simulator.start(options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`cannot listen: ${(error as Error).message}`);
@@ -204,9 +208,7 @@ function describe(sim: Simulator, configFile: string | undefined, rateLimits: bo
   const primary = info.credentials.api_keys.find((k) => k.role === 'primary')!;
   lines.push('[simulator] for the official clients (langsmith reads the first two; pass LANGGRAPH_API_URL to');
   lines.push('[simulator] @langchain/langgraph-sdk as new Client({ apiUrl: process.env.LANGGRAPH_API_URL })):');
-  lines.push(`LANGSMITH_ENDPOINT=${sim.urls['platform-api']}`);
-  lines.push(`LANGSMITH_API_KEY=${primary.key}`);
-  lines.push(`LANGGRAPH_API_URL=${sim.urls['agent-server']}`);
+  for (const [name, value] of Object.entries(clientEnvironment(sim.urls, primary.key))) lines.push(`${name}=${value}`);
   lines.push('[simulator] Ctrl-C to stop');
   return lines;
 }

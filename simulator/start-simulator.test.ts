@@ -1,0 +1,85 @@
+import { expect, test } from '@playwright/test';
+import { SimulatorError, startSimulator, type RunningSimulator } from './start-simulator.ts';
+
+const json = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, json(body));
+  expect(response.status, `POST ${url}`).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+test.describe('with the defaults', () => {
+  let sim: RunningSimulator;
+  test.beforeAll(async () => {
+    sim = await startSimulator();
+  });
+  test.afterAll(() => sim.close());
+
+  test('it listens on a free port per plane and names the environment the official clients read', async () => {
+    expect(Object.keys(sim.urls).sort()).toEqual(['agent-server', 'control-plane', 'platform-api', 'platform-api-eu']);
+    expect(new Set(Object.values(sim.urls)).size).toBe(4);
+    expect(sim.env).toEqual({ LANGSMITH_ENDPOINT: sim.urls['platform-api'], LANGSMITH_API_KEY: sim.apiKey, LANGGRAPH_API_URL: sim.urls['agent-server'] });
+    expect(sim.credentials.api_keys.find((key) => key.key === sim.apiKey)?.role).toBe('primary');
+    const info = await sim.getSimulatorInfo();
+    expect(info.clock).toEqual({ kind: 'real', time_scale: 1 });
+    expect(info.seed).toBe('1');
+  });
+
+  test('time moves by itself: a run with delay_ms is seen in progress, then join answers its final state', async () => {
+    const base = sim.urls['agent-server'];
+    const thread = await post(`${base}/threads`, {});
+    const run = await post(`${base}/threads/${thread.thread_id}/runs`, { assistant_id: 'agent', input: { topic: 'later', delay_ms: 300 } });
+    expect(['pending', 'running']).toContain(run.status);
+    const joined = await (await fetch(`${base}/threads/${thread.thread_id}/runs/${run.run_id}/join`)).json();
+    expect(JSON.stringify(joined)).toContain('echo: later');
+    const after = await (await fetch(`${base}/threads/${thread.thread_id}/runs/${run.run_id}`)).json();
+    expect(after.status).toBe('success');
+    expect(Date.parse(after.updated_at) - Date.parse(run.created_at as string)).toBeGreaterThanOrEqual(300);
+  });
+
+  test('the real clock cannot be advanced: the refusal is a SimulatorError with the admin path status', async () => {
+    const refusal = await sim.advanceClock({ ms: 1000 }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(SimulatorError);
+    expect((refusal as SimulatorError).status).toBe(409);
+  });
+
+  test('faults are set, listed, met by requests and cleared; an invalid one is refused with its reason', async () => {
+    await sim.setFault({ method: 'POST', path: '/threads', status: 503, count: 1 });
+    expect((await sim.listFaults()).faults).toHaveLength(1);
+    expect((await fetch(`${sim.urls['agent-server']}/threads`, json({}))).status).toBe(503);
+    expect((await fetch(`${sim.urls['agent-server']}/threads`, json({}))).status).toBe(200);
+    const refusal = (await sim.setFault({ status: 503, reset: true }).catch((error: unknown) => error)) as SimulatorError;
+    expect(refusal.status).toBe(422);
+    expect(refusal.message).toMatch(/Invalid fault/);
+    await sim.setFault({ status: 500 });
+    await sim.clearFaults();
+    expect((await sim.listFaults()).faults).toEqual([]);
+  });
+});
+
+test('on the virtual clock, time moves when told; a snapshot restores the state and the id stream, also at start', async () => {
+  const sim = await startSimulator({ clock: 'virtual', seed: 'in-process' });
+  try {
+    const { now } = await sim.getClock();
+    expect((await sim.advanceClock({ ms: 90_000 })).now).toBe(new Date(Date.parse(now) + 90_000).toISOString());
+    const first = await (await sim.request('agent-server', '/threads', json({}))).json();
+    const snapshot = await sim.getSnapshot();
+    const second = await (await sim.request('agent-server', '/threads', json({}))).json();
+    await sim.restoreSnapshot(snapshot);
+    expect((await sim.request('agent-server', `/threads/${second.thread_id}`)).status).toBe(404);
+    expect((await (await sim.request('agent-server', '/threads', json({}))).json()).thread_id).toBe(second.thread_id);
+    await sim.resetSimulator();
+    expect((await (await sim.request('agent-server', '/threads', json({}))).json()).thread_id).toBe(first.thread_id);
+
+    const restarted = await startSimulator({ clock: 'virtual', state: snapshot });
+    try {
+      expect((await restarted.getSimulatorInfo()).seed).toBe('in-process');
+      expect((await restarted.request('agent-server', `/threads/${first.thread_id}`)).status).toBe(200);
+    } finally {
+      await restarted.close();
+    }
+  } finally {
+    await sim.close();
+  }
+});
