@@ -34,7 +34,7 @@ const CAPABILITIES = contract().enumOf('simulator-admin', 'Capability') as reado
 /** How long a run of the built-in graph takes on the real clock unless told otherwise (simulated ms). */
 export const DEFAULT_REAL_RUN_DURATION_MS = 2_000;
 
-export interface SimulatorOptions {
+interface SimulatorOptions {
   seed?: string;
   /**
    * `virtual` (default): time moves only through the admin path. `real`: time follows the wall

@@ -7,7 +7,7 @@ import { ApiError, notFound } from '../http/errors.ts';
 import { GRAPHS } from './graphs.ts';
 
 /** An assistant as the simulator holds and answers it: every field of the reference set (ASSISTANT-SHAPE, ASSISTANT-OTHER-FIELDS). */
-interface AssistantRecord extends Assistant {
+export interface AssistantRecord extends Assistant {
   graph_id: string;
   name: string;
   description: string | null;

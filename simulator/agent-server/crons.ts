@@ -21,7 +21,7 @@ const CRON_SEARCH_DEFAULTS = { limit: 10, offset: 0, sort_by: 'created_at', sort
 const CRON_KEYS = ['schedule', 'end_time', 'enabled', 'timezone'];
 
 /** A cron as stored: the fields the API answers, all set but next_run_date (from nextAt), and the simulator's own. */
-interface CronRecord extends Cron {
+export interface CronRecord extends Cron {
   assistant_id: string;
   /** Null for a stateless cron: each of its runs gets a new thread. */
   thread_id: string | null;

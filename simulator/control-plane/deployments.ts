@@ -88,7 +88,7 @@ type RevisionPage = Listing<'listRevisions'> & Paged<Revision>;
 /** Starts the agent server a deployment exposes and answers its base URL. */
 type AgentServerHost = () => Promise<string>;
 
-interface RevisionRecord {
+export interface RevisionRecord {
   revision: Revision;
   createdAt: number;
   /** The failure a test asked for (failRevision), which its remaining steps lead to. */

@@ -40,7 +40,7 @@ interface WorkspaceExperiments {
 }
 
 /** One workspace as a snapshot holds it. */
-interface StoredWorkspaceExperiments {
+export interface StoredWorkspaceExperiments {
   datasets: DatasetRecord[];
   examples: [string, Example[]][];
   experiments: Experiment[];

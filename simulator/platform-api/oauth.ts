@@ -8,7 +8,7 @@ import type { AuthenticateRequest, AuthenticateResponse } from '../../specs/type
 import { notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
 
-interface Flow {
+export interface Flow {
   authId: string;
   key: string;
   url: string;

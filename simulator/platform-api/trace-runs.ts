@@ -23,7 +23,7 @@ export type IngestOperation =
 
 /** One workspace's runs as a snapshot holds them. */
 /** A workspace's trace runs in a snapshot file; its keys are the file format's, unchanged since earlier versions wrote it (runs, projects), so a saved state loads. */
-interface StoredWorkspaceTraceRuns {
+export interface StoredWorkspaceTraceRuns {
   runs: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
   feedback: Json[];
   projects: [string, string][];
