@@ -26,7 +26,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every module a source imports, exports from, `import()`s or `require()`s, as written. */
-export function moduleSpecifiers(source: ts.SourceFile): string[] {
+function moduleSpecifiers(source: ts.SourceFile): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -53,7 +53,7 @@ export function moduleSpecifiers(source: ts.SourceFile): string[] {
 }
 
 /** The lines on which code (a string, a template, a regular expression; not a comment) spells `text`. */
-export function literalLines(source: ts.SourceFile, text: string): number[] {
+function literalLines(source: ts.SourceFile, text: string): number[] {
   const lines: number[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node) || ts.isRegularExpressionLiteral(node)) {
@@ -132,7 +132,7 @@ test('the checks see what they look for: imports of every form, and the admin pa
 });
 
 /** The lines on which code calls `test.skip(…)` or `test.fixme(…)` itself. */
-export function rawSkipLines(source: ts.SourceFile): number[] {
+function rawSkipLines(source: ts.SourceFile): number[] {
   const lines: number[] = [];
   const visit = (node: ts.Node) => {
     if (
@@ -168,7 +168,7 @@ test(`every skip of the suites and the harness says its kind, through ${ATTRIBUT
 });
 
 /** The lines on which code reads or writes `process.env` (not a comment, not a string that shows it). */
-export function environmentLines(source: ts.SourceFile): number[] {
+function environmentLines(source: ts.SourceFile): number[] {
   const lines: number[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isPropertyAccessExpression(node) && node.name.text === 'env' && ts.isIdentifier(node.expression) && node.expression.text === 'process') {
