@@ -1,8 +1,9 @@
 // The package as a user gets it: packed (npm pack, which builds dist/), installed from the tarball
 // into an empty temporary project, and run from there, where Playwright compiles no TypeScript:
 // --version, a run of one plane against the embedded simulator, a run against a dead target,
-// simulate, and the CI recipe of examples/ci/ (its workflow's shell step, as written). And what the
-// tarball holds. One pack and one install serve the file's tests, which run in order.
+// simulate, the README's client quickstarts, and the CI recipe of examples/ci/ (its workflow's shell
+// step, as written). And what the tarball holds. One pack and one install serve the file's tests,
+// which run in order.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { checkQuickstarts } from '../readme/quickstarts.ts';
 import { cliEnv, ROOT } from '../self-test/run-cli.ts';
 
 test.describe.configure({ mode: 'default' });
@@ -217,6 +219,10 @@ for (const line of [22, 24]) {
     expect(JSON.parse(readFileSync(join(project, `report-node${line}`, 'report.json'), 'utf8')).summary.gate.exitCode).toBe(0);
   });
 }
+
+test("the README's client quickstarts run in a project with only the package and the clients they name installed", async () => {
+  await checkQuickstarts(temporary('apc-quickstarts-'), NAME, tarball);
+});
 
 test('simulate starts, answers, and stops on SIGTERM', async () => {
   const simulator = await simulate(project);

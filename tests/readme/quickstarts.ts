@@ -1,0 +1,181 @@
+// The README's client quickstarts, run as a reader runs them, outside this clone, so that they cannot
+// rot: in a project where only the packages that the section's install lines name are installed (the
+// packed tarball for this one, each other at the version this clone locks). What each block's marker
+// says is done with it:
+//   install                  its `npm install` line is run (as above)
+//   file <name>, run <cmd>   saved as <name> and run with <cmd>: it must exit 0 with all its tests passed
+//   simulator                started (with its fixed ports moved onto free ones) until it prints its URLs
+//   environment              its lines must be those the simulator prints
+//   run                      run in a shell holding those lines (sh with bash -e, js as an ES module):
+//                            it must exit 0 and print the text of each of its `→` comments
+//   not run (…)              only checked to name the variables of the environment block
+import { expect } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { cliEnv, ROOT } from '../self-test/run-cli.ts';
+
+const SECTION = '## Develop a client against the simulator';
+/** Each block of the section follows a marker saying what the test does with it. */
+const BLOCK = /(?:<!-- quickstart: ([^>]+?) -->\n)?```(\w*)\n([\s\S]*?)\n```/g;
+
+/** A terminal colour or style: runners colour their summaries. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it matches.
+const ANSI_STYLE = /\x1b\[[0-9;]*m/g;
+
+interface Block {
+  marker: string | undefined;
+  lang: string;
+  code: string;
+}
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function quickstartBlocks(): Block[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n${SECTION}\n`);
+  expect(start, `README.md has a section '${SECTION}'`).toBeGreaterThan(0);
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(BLOCK)].map(([, marker, lang, code]) => ({ marker, lang, code }));
+}
+
+function run(command: string, args: string[], cwd: string, input = '', env: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd, env: cliEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** Four consecutive ports free on 127.0.0.1, for the four planes `--base-port` places. */
+async function freeBasePort(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (let base = 20_000 + Math.floor(Math.random() * 30_000); ; base += 4) {
+    if ((await Promise.all([0, 1, 2, 3].map((i) => free(base + i)))).every(Boolean)) return base;
+  }
+}
+
+/** The version of `name` this clone has installed: the one its tests drive. */
+function lockedVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * Runs every block of the README's client section in `project`, an empty project: `tarball` is
+ * installed in place of this package wherever an install line names it.
+ */
+export async function checkQuickstarts(project: string, packageName: string, tarball: string): Promise<void> {
+  const blocks = quickstartBlocks();
+  expect(
+    blocks.filter((b) => b.marker === undefined).map((b) => b.code),
+    'every block of the section is marked',
+  ).toEqual([]);
+
+  for (const block of blocks.filter((b) => b.marker === 'install')) {
+    const packages = /^npm install --save-dev ((?:[@\w/.-]+ ?)+)$/.exec(block.code)?.[1].trim().split(' ');
+    expect(packages, `an install block is one npm install line: ${block.code}`).toBeDefined();
+    const specs = packages!.map((name) => (name === packageName ? tarball : `${name}@${lockedVersion(name)}`));
+    // The local npm cache serves them: seconds, not a download.
+    const installed = await run('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', ...specs], project);
+    expect(installed.code, installed.stderr).toBe(0);
+  }
+
+  for (const block of blocks) {
+    const file = /^file (\S+), run (.+)$/.exec(block.marker ?? '');
+    if (!file) continue;
+    const [, name, command] = file;
+    writeFileSync(join(project, name), `${block.code}\n`);
+    const ran = await run('bash', ['-e', '-c', command], project);
+    const said = `${name} (${command}):\n${ran.stdout}\n${ran.stderr}`;
+    expect(ran.code, said).toBe(0);
+    // node:test says `# pass n`, vitest `Tests  n passed`: every test of the file ran and passed.
+    const tests = [...block.code.matchAll(/^test\(/gm)].length;
+    expect(tests, `${name} has tests`).toBeGreaterThan(0);
+    const plain = `${ran.stdout}${ran.stderr}`.replace(ANSI_STYLE, '');
+    expect(plain, said).toMatch(new RegExp(`# pass ${tests}\\b|Tests\\s+${tests} passed`));
+  }
+
+  await checkProcessBlocks(blocks, project);
+}
+
+/** The blocks that start `simulate` and drive it from a shell holding its environment lines. */
+async function checkProcessBlocks(blocks: Block[], project: string): Promise<void> {
+  const [simulator, ...others] = blocks.filter((b) => b.marker === 'simulator');
+  const [environment] = blocks.filter((b) => b.marker === 'environment');
+  expect(others, 'one simulator block').toEqual([]);
+  expect(environment, 'an environment block').toBeDefined();
+  const runnable = blocks.filter((b) => b.marker === 'run');
+  expect(runnable.map((b) => b.lang).sort(), 'a curl block and one block per official JS client').toEqual(['js', 'js', 'sh']);
+
+  // The README's ports, moved by the same offset onto free ones.
+  const readmeBase = Number(/--base-port (\d+)/.exec(simulator.code)?.[1]);
+  const base = await freeBasePort();
+  const localize = (text: string) =>
+    text
+      .replace(`--base-port ${readmeBase}`, `--base-port ${base}`)
+      .replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) =>
+        Number(port) >= readmeBase && Number(port) < readmeBase + 4 ? `127.0.0.1:${base + Number(port) - readmeBase}` : whole,
+      );
+
+  const exports = localize(environment.code).split('\n');
+  const variables = Object.fromEntries(exports.map((line) => /^export (\w+)=(.*)$/.exec(line)!.slice(1, 3)));
+
+  // Its own process group: npx, and the simulator under it, stop together. Its output is read to the
+  // end, so that its log lines never fill the pipe.
+  const started = spawn('bash', ['-e', '-c', localize(simulator.code)], { cwd: project, env: cliEnv(), detached: true });
+  let printed = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      started.stdout.on('data', (chunk) => {
+        printed += chunk;
+        if (printed.includes('Ctrl-C to stop')) resolve();
+      });
+      started.stderr.on('data', (chunk) => (printed += chunk));
+      started.on('exit', (code) => reject(new Error(`the simulator block exited with ${code}:\n${printed}`)));
+    });
+
+    expect(
+      printed.split('\n').filter((line) => /^[A-Z_]+=/.test(line)),
+      'the environment lines are those the simulator prints',
+    ).toEqual(exports.map((line) => line.replace(/^export /, '')));
+
+    for (const block of runnable) {
+      const ran =
+        block.lang === 'sh'
+          ? await run('bash', ['-e', '-o', 'pipefail'], project, `${exports.join('\n')}\n${localize(block.code)}`)
+          : await run(process.execPath, ['--input-type=module'], project, localize(block.code), variables);
+      const said = `${block.lang} block:\n${block.code}\nstdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`;
+      expect(ran.code, said).toBe(0);
+      const expected = [...block.code.matchAll(/^\s*(?:#|\/\/) → (.+)$/gm)].map((m) => m[1]);
+      expect(expected.length, `${block.lang} block: says what it prints`).toBeGreaterThan(0);
+      for (const text of expected) expect(ran.stdout, said).toContain(text);
+    }
+  } finally {
+    if (started.exitCode === null) process.kill(-started.pid!, 'SIGTERM');
+  }
+
+  // The blocks not run (no Python clients here) name only the variables of the environment block.
+  const named = new Set(Object.keys(variables));
+  for (const block of blocks.filter((b) => b.marker?.startsWith('not run'))) {
+    const used = [...block.code.matchAll(/\b(?:LANGSMITH|LANGGRAPH|LANGCHAIN)_[A-Z_]+/g)].map((m) => m[0]);
+    expect(used.length, `${block.lang} block names the environment variables`).toBeGreaterThan(0);
+    expect(
+      used.filter((name) => !named.has(name)),
+      `${block.lang} block`,
+    ).toEqual([]);
+  }
+}
