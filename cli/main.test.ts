@@ -112,14 +112,20 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
   }
 });
 
-test('simulate prints its URLs and serves the admin path', async () => {
-  const sim = await startStandIn(['--seed', 's1']);
-  try {
-    const info = (await (await fetch(`${sim.planes['agent-server']}/__sim/info`)).json()) as { seed: string; capabilities: string[] };
-    expect(info.seed).toBe('s1');
-    expect(info.capabilities).toContain('virtual-clock');
-  } finally {
-    await sim.stop();
+test('simulate prints its URLs and serves the admin path, on the real clock unless told the virtual one', async () => {
+  for (const [args, clock] of [
+    [[], { kind: 'real', time_scale: 1 }],
+    [['--clock', 'virtual'], { kind: 'virtual' }],
+  ] as const) {
+    const sim = await startStandIn(['--seed', 's1', ...args]);
+    try {
+      const info = (await (await fetch(`${sim.planes['agent-server']}/__sim/info`)).json()) as { seed: string; clock: unknown; capabilities: string[] };
+      expect(info.seed).toBe('s1');
+      expect(info.clock).toEqual(clock);
+      expect(info.capabilities.includes('virtual-clock')).toBe(clock.kind === 'virtual');
+    } finally {
+      await sim.stop();
+    }
   }
 });
 

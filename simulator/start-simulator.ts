@@ -10,6 +10,7 @@
 // Its defaults are a client developer's, not the harness's: the real clock, so runs are seen
 // pending or running and then final, `join` returns and time moves without any call; ids still
 // come from the seed. The harness's embedded target stays on the virtual clock (cli/embedded.ts).
+import { environment } from '../harness/environment.ts';
 import { contract, type Endpoint } from '../specs/contract.ts';
 import type { ClockAdvance, Credentials, Fault, operations, Reset, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
 import { loadDeploymentConfig } from './deployment-config.ts';
@@ -125,7 +126,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     ports: options.ports,
     host: options.host,
     rateLimits: options.rateLimits,
-    deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, process.env),
+    deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, environment()),
     logLevel: options.logLevel ?? 'warn',
   });
   const running = new Running(simulator);
