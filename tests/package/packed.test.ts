@@ -220,6 +220,36 @@ for (const line of [22, 24]) {
   });
 }
 
+test("the in-process simulator's types check in a TypeScript project, and refuse what its contract refuses", async () => {
+  // Compiled only, with the declarations the package ships (skipLibCheck off: they are checked too).
+  writeFileSync(
+    join(project, 'typed.mts'),
+    [
+      `import { SimulatorError, startSimulator, type Fault, type RunningSimulator } from '${NAME}/simulator';`,
+      "const sim: RunningSimulator = await startSimulator({ seed: 'typed', clock: 'virtual', ports: { 'agent-server': 0 } });",
+      "const base: string = sim.urls['agent-server'];",
+      "const fault: Fault = { method: 'POST', path: '/threads', status: 503, count: 1 };",
+      'const left: number | undefined = (await sim.setFault(fault)).faults[0].remaining;',
+      'const { now }: { now: string } = await sim.advanceClock({ ms: 1000 });',
+      'const key: string = sim.env.LANGSMITH_API_KEY;',
+      'const status: number = new SimulatorError(409, "refused").status;',
+      "// @ts-expect-error: a fault has no field 'statuss'",
+      'await sim.setFault({ statuss: 503 });',
+      "// @ts-expect-error: the clock is 'real' or 'virtual'",
+      "await startSimulator({ clock: 'fake' });",
+      "// @ts-expect-error: no plane 'agent'",
+      "sim.urls['agent'];",
+      'await sim.close();',
+      'console.log(base, left, now, key, status);',
+    ].join('\n'),
+  );
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const options = ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2022,esnext.disposable'];
+  const types = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+  const checked = await run(process.execPath, [tsc, ...options, ...types, 'typed.mts'], project);
+  expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+});
+
 test("the README's client quickstarts run in a project with only the package and the clients they name installed", async () => {
   await checkQuickstarts(temporary('apc-quickstarts-'), NAME, tarball);
 });
