@@ -601,6 +601,8 @@ export interface components {
             feedback_source?: {
                 /** @description Source type (§2.6; required). */
                 type: string;
+                /** @description Metadata of the source, sent as {} (not shown in §2.6; langsmith JS client); not checked. */
+                metadata?: unknown;
             } & {
                 [key: string]: unknown;
             };
