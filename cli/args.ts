@@ -4,7 +4,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { closest } from '../harness/suggest.ts';
+import { closest } from '../specs/suggest.ts';
 import { OptionError, positive, whole } from '../harness/conformance-options.ts';
 import { TOOL } from '../harness/tool.ts';
 

@@ -5,7 +5,7 @@ import { HarWriter } from '../harness/proxy/har.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_TIMEOUT_MS, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
-import { unknownName } from '../harness/suggest.ts';
+import { unknownName } from '../specs/suggest.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 

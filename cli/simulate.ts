@@ -9,7 +9,7 @@ import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, Simulator } from '../simula
 import { clientEnvironment } from '../simulator/start-simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
-import type { Endpoint } from '../specs/contract.ts';
+import { contract, type Endpoint } from '../specs/contract.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError, writableFolder } from './args.ts';
 
 export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
@@ -43,12 +43,21 @@ Options:
                         environment; a top-level faults list sets faults at startup, each
                         as POST /__sim/faults takes it. An invalid file or a missing
                         variable stops startup (exit 2).
+  --strict              refuse with 422 what the contract's open schemas let through, naming
+                        the field: a body field no schema declares (a typo such as "inptu")
+                        and a value outside the set the contract lists for an open field
+                        (run_type of a trace run). Without it such a request is answered as
+                        usual, and the answer's ${contract().requestViolationsHeader} header names them
+                        (URI-encoded JSON). Bodies are JSON either way: one without
+                        Content-Type: application/json answers 415
   --log-level <level>   error, warn, info (default) or debug: what the simulator tells of
                         itself. error: its own bugs (a request it answered 500), on stderr;
-                        info adds what the simulated platform did that a client may want to
-                        know (a webhook the receiver refused to the last attempt, a cron
-                        that could not start its run), on stdout; debug adds each webhook
-                        attempt that will be retried
+                        warn adds each request with violations (as info logs it), on stderr;
+                        info adds one line per request (method, path, status, milliseconds:
+                        "POST /threads 200 0.8 ms") and what the simulated platform did that a
+                        client may want to know (a webhook the receiver refused to the last
+                        attempt, a cron that could not start its run), on stdout; debug adds
+                        each webhook attempt that will be retried
   --state <file>        start from a snapshot (what GET /__sim/snapshot answers): its seed,
                         time, id stream and every resource. A missing or invalid file stops
                         startup (exit 2).
@@ -72,6 +81,7 @@ export async function simulate(args: string[]): Promise<number> {
     'run-duration': { type: 'string' },
     'no-admin': { type: 'boolean' },
     'no-rate-limits': { type: 'boolean' },
+    strict: { type: 'boolean' },
     config: { type: 'string' },
     'log-level': { type: 'string' },
     state: { type: 'string' },
@@ -86,7 +96,7 @@ export async function simulate(args: string[]): Promise<number> {
   if (persist !== undefined) writableFolder(dirname(resolve(persist)), '--persist');
   const stateFile = (values.state as string | undefined) ?? (persist !== undefined && existsSync(persist) ? persist : undefined);
   const sim = await started(options, stateFile);
-  for (const line of describe(sim, values.config as string | undefined, options.rateLimits)) console.log(line);
+  for (const line of describe(sim, values.config as string | undefined, options)) console.log(line);
   const signal = await untilSignal();
   console.log(`[simulator] ${signal}: stopping`);
   const saved = persist === undefined || (await save(sim, persist));
@@ -124,6 +134,7 @@ function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & 
     runDurationMs: integerOption(values, 'run-duration', 0),
     admin: values['no-admin'] !== true,
     rateLimits: values['no-rate-limits'] !== true,
+    strict: values.strict === true,
     deploymentConfig,
     logLevel,
   };
@@ -186,7 +197,7 @@ async function save(sim: Simulator, file: string): Promise<boolean> {
 }
 
 /** What `simulate` prints: URLs, clock, admin path, rate limits, credentials and environment lines; `Ctrl-C to stop` last, once ready. */
-function describe(sim: Simulator, configFile: string | undefined, rateLimits: boolean): string[] {
+function describe(sim: Simulator, configFile: string | undefined, { rateLimits, strict }: { rateLimits: boolean; strict?: boolean }): string[] {
   const info = sim.info();
   const lines: string[] = [];
   const clock = info.clock.kind === 'real' ? `real clock ×${info.clock.time_scale}` : 'virtual clock (moves only through the admin path)';
@@ -197,6 +208,7 @@ function describe(sim: Simulator, configFile: string | undefined, rateLimits: bo
   const admin = sim.capabilities().length > 0 ? `${sim.urls['agent-server']}/__sim/info` : 'off (--no-admin): /__sim answers 404';
   lines.push(`[simulator] admin path      ${admin}`);
   if (!rateLimits) lines.push('[simulator] rate limits off (--no-rate-limits): no §8 row refuses a request');
+  if (strict) lines.push('[simulator] strict (--strict): a request with an undeclared field or an unlisted value answers 422');
   const workspaceName = new Map(info.credentials.workspaces.map((w) => [w.id, w.name]));
   lines.push('[simulator] API keys (send as X-Api-Key; x-tenant-id selects a workspace; the platform API of a region knows only its own keys):');
   for (const key of info.credentials.api_keys) {

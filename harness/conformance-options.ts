@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { PROFILES, type Profile } from './profile.ts';
-import { unknownName } from './suggest.ts';
+import { unknownName } from '../specs/suggest.ts';
 import { TOOL } from './tool.ts';
 import type { Target } from './target.ts';
 

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { contract, type Endpoint } from '../specs/contract.ts';
 import type { Capability, CredentialRole, DeploymentConfigFile, SimulatorInfo } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
-import { closest } from './suggest.ts';
+import { closest } from '../specs/suggest.ts';
 import { environment } from './environment.ts';
 
 /** How long the suites wait for the target's processes, in the target's ms (hold: wall ms). */

@@ -5,7 +5,7 @@
 import type { TaggedTest } from '../harness/tagged-rules.ts';
 import type { Rule } from '../specs/contract.ts';
 import { sectionLabel } from '../specs/sections.ts';
-import { closest } from '../harness/suggest.ts';
+import { closest } from '../specs/suggest.ts';
 
 export const UNTESTED = 'suites/untested-rules.yaml';
 export const UNIMPLEMENTED = 'tests/unimplemented-rules.yaml';

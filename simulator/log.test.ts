@@ -23,3 +23,8 @@ test('isLogLevel knows the four levels and nothing else', () => {
   expect(LOG_LEVELS.filter(isLogLevel)).toEqual(['error', 'warn', 'info', 'debug']);
   expect(['', 'verbose', 'INFO', undefined, 3].filter(isLogLevel)).toEqual([]);
 });
+
+test('shows tells which levels a log writes', () => {
+  const log = createLog('warn', { stdout: () => {}, stderr: () => {} });
+  expect(LOG_LEVELS.filter((level) => log.shows(level))).toEqual(['error', 'warn']);
+});

@@ -7,7 +7,10 @@ export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
-export type Log = Record<LogLevel, (message: string) => void>;
+export type Log = Record<LogLevel, (message: string) => void> & {
+  /** Whether messages at `level` are written: a caller skips the work of one that is not (the request log, on every request). */
+  shows(level: LogLevel): boolean;
+};
 
 interface Sinks {
   stdout: (line: string) => void;
@@ -28,5 +31,11 @@ export function createLog(level: LogLevel, sinks: Sinks = PROCESS_SINKS): Log {
     const sink = at === 'error' || at === 'warn' ? sinks.stderr : sinks.stdout;
     return (message: string) => sink(`[simulator] ${at}: ${message}`);
   };
-  return { error: writer('error'), warn: writer('warn'), info: writer('info'), debug: writer('debug') };
+  return {
+    error: writer('error'),
+    warn: writer('warn'),
+    info: writer('info'),
+    debug: writer('debug'),
+    shows: (at) => LOG_LEVELS.indexOf(at) <= shown,
+  };
 }

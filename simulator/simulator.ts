@@ -73,6 +73,8 @@ interface SimulatorOptions {
   webhookAttemptTimeoutMs?: number;
   /** Enforce the §8 rate-limit table (default true; the bench measures without it too). */
   rateLimits?: boolean;
+  /** Refuse with 422 a request the contract's open schemas let through (simulator/http/request-violations.ts); default false. */
+  strict?: boolean;
 }
 
 export const DEFAULT_SEED = '1';
@@ -189,6 +191,8 @@ export class Simulator {
           routes: agentServerRoutes(agent),
           admit: limiter && admission(limiter),
           onInternalError: this.internalError,
+          strict: options.strict,
+          log: this.log,
           // A deployment's agent server is of the agent-server plane: its faults apply.
           fault: ({ method, path, operation }) => this.faults.take({ method, path, operation, endpoint: 'agent-server' }),
         });
@@ -248,6 +252,8 @@ export class Simulator {
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
         admit: limiter && admission(limiter),
         onInternalError: this.internalError,
+        strict: this.options.strict,
+        log: this.log,
         fault: ({ method, path, operation }) => this.faults.take({ method, path, operation, endpoint }),
       });
       this.handlers.set(endpoint, handler);

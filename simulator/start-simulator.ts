@@ -43,7 +43,13 @@ export interface StartOptions {
   rateLimits?: boolean;
   /** A deployment configuration file (langgraph.json, or YAML) whose webhook settings the agent server follows. */
   config?: string;
-  /** Start from a snapshot (what `snapshot()` returns). */
+  /**
+   * Refuse with 422 a request that the contract's open schemas would let through: an unknown
+   * field (`inptu` for `input`), a value the contract lists for an open field (default false:
+   * such a request is answered, and the answer names what was wrong in X-Apc-Request-Violations).
+   */
+  strict?: boolean;
+  /** Start from a snapshot (what `getSnapshot()` answers). */
   state?: Snapshot;
   /**
    * What the simulator logs (default warn: its own errors, and requests the contract finds
@@ -126,6 +132,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     ports: options.ports,
     host: options.host,
     rateLimits: options.rateLimits,
+    strict: options.strict,
     deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, environment()),
     logLevel: options.logLevel ?? 'warn',
   });

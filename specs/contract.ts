@@ -117,7 +117,12 @@ interface OpenApiDocument {
   /** The base paths every operation is served under (default ['']); see pathsServed. */
   'x-base-paths'?: string[];
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, unknown>; parameters?: Record<string, { name: string; schema?: { maxLength?: number } }> };
+  components?: {
+    schemas?: Record<string, unknown>;
+    parameters?: Record<string, { name: string; schema?: { maxLength?: number } }>;
+    /** Response headers; `x-name` is the header's name (a component's key is not). */
+    headers?: Record<string, { 'x-name'?: string }>;
+  };
   webhooks?: Record<string, Record<string, OpenApiOperation>>;
 }
 
@@ -384,6 +389,13 @@ class Contract {
     const parameter = this.documents['simulator-admin'].components?.parameters?.Partition;
     if (!parameter) throw new Error('No Partition parameter in the simulator-admin OpenAPI document');
     return { name: parameter.name.toLowerCase(), maxLength: parameter.schema?.maxLength ?? Number.POSITIVE_INFINITY };
+  }
+
+  /** The response header that carries a request's violations (simulator/http/request-violations.ts): the admin document's RequestViolations. */
+  get requestViolationsHeader(): string {
+    const name = this.documents['simulator-admin'].components?.headers?.RequestViolations?.['x-name'];
+    if (!name) throw new Error('No RequestViolations header with an x-name in the simulator-admin OpenAPI document');
+    return name.toLowerCase();
   }
 
   rule(id: string): Rule | undefined {

@@ -17,7 +17,8 @@ export function violationIssues(prefix: (string | number)[], violations: Violati
   }));
 }
 
-function pointerSegments(pointer: string): (string | number)[] {
+/** A JSON pointer's segments, as FastAPI writes a location: `/a/0` is ['a', 0]. */
+export function pointerSegments(pointer: string): (string | number)[] {
   if (!pointer) return [];
   return pointer
     .slice(1)

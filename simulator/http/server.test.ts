@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import { rawExchange } from '../../tests/raw-socket.ts';
 import { Simulator } from '../simulator.ts';
 
-const sim = new Simulator({ seed: 'http' });
+const sim = new Simulator({ seed: 'http', quiet: true });
 
 const send = (method: string, path: string, body?: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   sim.request('agent-server', path, { method, body, headers });
@@ -51,7 +51,7 @@ test('the admin path moves the virtual clock and resets state with the same ids'
 });
 
 test('over a socket, the listener answers as the in-process request does', async () => {
-  const served = await Simulator.start({ seed: 'http' });
+  const served = await Simulator.start({ seed: 'http', quiet: true });
   try {
     const res = await fetch(`${served.urls['agent-server']}/threads`, {
       method: 'POST',
@@ -59,7 +59,7 @@ test('over a socket, the listener answers as the in-process request does', async
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(422);
-    const inProcess = await new Simulator({ seed: 'http' }).request('agent-server', '/threads', {
+    const inProcess = await new Simulator({ seed: 'http', quiet: true }).request('agent-server', '/threads', {
       method: 'POST',
       body: '{"metadata":',
       headers: { 'content-type': 'application/json' },
@@ -71,7 +71,7 @@ test('over a socket, the listener answers as the in-process request does', async
 });
 
 test('over a socket, request heads over 16 KiB answer 431 and unparsable requests 400, both {detail}', async () => {
-  const served = await Simulator.start({ seed: 'http' });
+  const served = await Simulator.start({ seed: 'http', quiet: true });
   const url = new URL(served.urls['agent-server']!);
   try {
     expect((await fetch(`${url.origin}/ok`, { headers: { 'x-big': 'a'.repeat(12 * 1024) } })).status).toBe(200);
@@ -89,7 +89,7 @@ test('over a socket, request heads over 16 KiB answer 431 and unparsable request
 });
 
 test('a stream reply arrives in process as a readable body', async () => {
-  const local = new Simulator({ seed: 'stream' });
+  const local = new Simulator({ seed: 'stream', quiet: true });
   const thread = (await (
     await local.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
   ).json()) as { thread_id: string };

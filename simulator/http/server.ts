@@ -9,7 +9,17 @@ import type { Duplex } from 'node:stream';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import type { FaultEffect } from '../faults.ts';
+import type { Log } from '../log.ts';
 import { ApiError, errorBody, type ErrorStyle, type ValidationIssue, violationIssues } from './errors.ts';
+import { logRequest, requestLevel, type LoggedRequest } from './request-log.ts';
+import {
+  encodeRequestViolations,
+  REQUEST_VIOLATIONS_HEADER,
+  requestViolationCheck,
+  strictIssues,
+  type RequestViolation,
+  type RequestViolationCheck,
+} from './request-violations.ts';
 import { isStream, RouteIndex, type Reply, type Request, type Route, type RouteMatch, type StreamReply } from './router.ts';
 
 interface PlaneOptions {
@@ -32,6 +42,13 @@ interface PlaneOptions {
   fault?: (request: { method: string; path: string; operation?: string }) => FaultEffect | undefined;
   /** Told of a throw that is not an ApiError, and of a stream that broke: a simulator bug. */
   onInternalError: (error: unknown, request: { method: string; path: string }) => void;
+  /**
+   * Refuse a request with violations (request-violations.ts) with 422, as one the schemas refuse;
+   * without it such a request is answered as usual, its violations in a header.
+   */
+  strict?: boolean;
+  /** Where each request is logged (request-log.ts). */
+  log?: Log;
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -54,6 +71,10 @@ interface Incoming {
   body(limit: number): Buffer | Promise<Buffer>;
   /** Discards the body of a request that is refused before it is read. */
   discard(): Promise<void>;
+  /** When it arrived (performance.now()), when requests are logged. */
+  started: number;
+  /** What its body does that the contract does not document, once read; the answer carries them. */
+  violations?: RequestViolation[];
 }
 
 /** What an admission check sees of a request. */
@@ -78,6 +99,9 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   const routes = new RouteIndex(options.routes);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const onInternalError = options.onInternalError;
+  // A quiet log (--log-level error, the harness's) costs a request not even a clock reading.
+  const log = options.log?.shows('warn') ? options.log : undefined;
+  const arrival = log ? () => performance.now() : () => 0;
 
   /** A refusal (ApiError) rendered in the plane's error style; any other throw is a 500. */
   function refusal(error: unknown, incoming: Incoming): Reply {
@@ -140,13 +164,18 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     const { method, path, query, headers } = incoming;
     route.handler.authenticate?.(headers);
     const body = route.body === 'raw' ? raw : parseJsonBody(headers, raw);
-    validateRequest(route.operation, params, query, body);
+    const checks = requestChecks(route.operation);
+    if (checks.violations && body !== undefined && !Buffer.isBuffer(body)) {
+      const violations = checks.violations(body);
+      if (violations.length > 0) incoming.violations = violations;
+    }
+    validateRequest(checks, params, query, body, options.strict ? incoming.violations : undefined);
     const request: Request = { method, path, params, query, headers, body, raw };
     return route.handler(request);
   }
 
   const listener: RequestListener = (req, res) => {
-    const incoming = new SocketIncoming(req);
+    const incoming = new SocketIncoming(req, arrival());
     const match = routes.match(incoming.method, incoming.path);
     const fault = faultOf(incoming, match);
     if (!fault) {
@@ -155,8 +184,11 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     }
     // Latency is real time even on the virtual clock: it is there for clients' timeouts.
     afterLatency(fault, () => {
-      if (fault.reset) req.socket.destroy();
-      else respond(res, incoming, match, fault);
+      if (!fault.reset) respond(res, incoming, match, fault);
+      else {
+        req.socket.destroy();
+        logged(incoming, 'reset');
+      }
     });
   };
 
@@ -172,8 +204,16 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   }
 
   function deliver(res: ServerResponse, incoming: Incoming, reply: Reply, fault: FaultEffect | undefined): void {
-    if (fault?.truncate) sendTruncated(res, reply, (error) => failed(incoming, error));
-    else send(res, reply, (error) => failed(incoming, error));
+    const told = withViolations(reply, incoming.violations);
+    if (fault?.truncate) sendTruncated(res, told, (error) => failed(incoming, error));
+    else send(res, told, (error) => failed(incoming, error));
+    logged(incoming, told.status ?? 200);
+  }
+
+  function logged(incoming: Incoming, status: LoggedRequest['status']): void {
+    if (!log?.shows(requestLevel(incoming.violations))) return;
+    const { method, path, violations } = incoming;
+    logRequest(log, { method, path, status, ms: performance.now() - incoming.started, violations });
   }
 
   function failed(incoming: Incoming, error: unknown): void {
@@ -196,13 +236,18 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
         return bytes;
       },
       discard: async () => {},
+      started: arrival(),
     };
     const match = routes.match(incoming.method, incoming.path);
     const fault = faultOf(incoming, match);
     if (fault) await new Promise<void>((resolve) => afterLatency(fault, resolve));
     // A reset fails the call as fetch fails on a connection closed without an answer.
-    if (fault?.reset) throw new TypeError('fetch failed', { cause: new Error('connection reset by a fault injected through /__sim/faults') });
-    const reply = await answer(incoming, match, fault);
+    if (fault?.reset) {
+      logged(incoming, 'reset');
+      throw new TypeError('fetch failed', { cause: new Error('connection reset by a fault injected through /__sim/faults') });
+    }
+    const reply = withViolations(await answer(incoming, match, fault), incoming.violations);
+    logged(incoming, reply.status ?? 200);
     return fault?.truncate ? truncatedResponse(reply) : toResponse(reply);
   }
 
@@ -211,6 +256,12 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 
 const EMPTY = Buffer.alloc(0);
 
+/** Every answer to a request with violations carries them, refusals included. */
+function withViolations(reply: Reply, violations: RequestViolation[] | undefined): Reply {
+  if (!violations) return reply;
+  return { ...reply, headers: { ...reply.headers, [REQUEST_VIOLATIONS_HEADER]: encodeRequestViolations(violations) } };
+}
+
 /** A request that came over a socket, as dispatch sees it: fields and methods, so that no closure is made per request. */
 class SocketIncoming implements Incoming {
   readonly method: string;
@@ -218,8 +269,12 @@ class SocketIncoming implements Incoming {
   readonly headers: IncomingMessage['headers'];
   readonly ip: string;
   readonly query: URLSearchParams;
+  violations?: RequestViolation[];
 
-  constructor(private readonly req: IncomingMessage) {
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly started: number,
+  ) {
     // The raw path, as a server routes it: no URL parsing, no dot-segment normalisation.
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -318,10 +373,15 @@ function declaresNoBody(req: IncomingMessage): boolean {
  * Refuses with 422 what the operation's schema refuses, before any handler runs: bad input is a
  * 4xx in the plane's error shape and reaches no state (ERROR-BAD-INPUT-CONTROL-PLANE,
  * ERROR-BAD-INPUT-PLATFORM, ERROR-BAD-INPUT-AGENT). An operation's own bad-input rule is named by
- * x-rules on its request schema.
+ * x-rules on its request schema. In strict mode the request's violations are refused with them.
  */
-function validateRequest(operation: Operation<Api>, params: Record<string, string>, query: URLSearchParams, body: unknown): void {
-  const checks = requestChecks(operation);
+function validateRequest(
+  checks: RequestChecks,
+  params: Record<string, string>,
+  query: URLSearchParams,
+  body: unknown,
+  refused: RequestViolation[] | undefined,
+): void {
   // Filled only when something is wrong: a valid request allocates nothing here.
   let issues: ValidationIssue[] | undefined;
   for (const name in params) {
@@ -344,6 +404,7 @@ function validateRequest(operation: Operation<Api>, params: Record<string, strin
     const violations = checks.body(body);
     if (violations.length > 0) (issues ??= []).push(...violationIssues(['body'], violations));
   }
+  if (refused) (issues ??= []).push(...strictIssues(refused));
   if (issues) {
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
     throw new ApiError(422, `Invalid request: ${summary}`, issues);
@@ -358,6 +419,8 @@ interface RequestChecks {
   query: { name: string; required: boolean; schema: unknown; check?: Check }[];
   body?: Check;
   bodyRequired: boolean;
+  /** What the body's open schemas let through (request-violations.ts), when they leave anything to check. */
+  violations?: RequestViolationCheck;
 }
 
 const compiledChecks = new WeakMap<Operation<Api>, RequestChecks>();
@@ -378,6 +441,7 @@ function requestChecks(operation: Operation<Api>): RequestChecks {
       .map((p) => ({ name: p.name, required: p.required === true, schema: p.schema, check: contract().parameterValidator(operation, 'query', p.name) })),
     body: contract().requestBodyValidator(operation),
     bodyRequired: operation.document.requestBody?.required === true,
+    violations: requestViolationCheck(operation),
   };
   compiledChecks.set(operation, checks);
   return checks;
@@ -391,14 +455,17 @@ function coerceQuery(value: string, schema: unknown): unknown {
 }
 
 /**
- * Bodies are JSON, accepted as application/json; multipart ones arrive raw (ERROR-JSON-PAYLOADS-CONTROL-PLANE,
- * ERROR-JSON-PAYLOADS-PLATFORM, ERROR-JSON-PAYLOADS-AGENT).
+ * Bodies are JSON, accepted as application/json (or a +json type) and only so, as §4 says requests
+ * with a body carry it: text/plain or no Content-Type is a 415 too. A request without a body needs
+ * none. Multipart bodies arrive raw (ERROR-JSON-PAYLOADS-CONTROL-PLANE, ERROR-JSON-PAYLOADS-PLATFORM,
+ * ERROR-JSON-PAYLOADS-AGENT).
  */
 function parseJsonBody(headers: IncomingMessage['headers'], raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type && type !== 'application/json' && !type.endsWith('+json') && type !== 'text/plain') {
-    throw new ApiError(415, `Unsupported Content-Type '${type}': send the body as application/json`);
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    const declared = type ? `Unsupported Content-Type '${type}'` : 'A request body without a Content-Type';
+    throw new ApiError(415, `${declared}: send the body as application/json`);
   }
   try {
     return JSON.parse(raw.toString('utf8'));

@@ -563,6 +563,12 @@ export interface components {
             };
             /** @description Supersteps that prepopulate the thread (§2.8, §4.5). */
             supersteps?: components["schemas"]["Superstep"][];
+            /** @description The id to create the thread with (threads.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            thread_id?: unknown;
+            /** @description raise or do_nothing when the thread exists (threads.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            if_exists?: unknown;
+            /** @description Time to live, an object {ttl, strategy} (threads.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            ttl?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -576,6 +582,8 @@ export interface components {
                 };
                 /** @description Node the update is attributed to, e.g. `__input__`, `__start__` or an application node name (§2.8). */
                 as_node: string;
+                /** @description A command applied with the update (not shown in §2.8; @langchain/langgraph-sdk); not checked. */
+                command?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -610,6 +618,8 @@ export interface components {
             sort_by?: "thread_id" | "status" | "created_at" | "updated_at";
             /** @description Sort order; its allowed values are not shown (§4.5). */
             sort_order?: string;
+            /** @description The fields to answer (threads.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            select?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -679,6 +689,12 @@ export interface components {
         HistoryRequest: {
             /** @description Maximum number of snapshots (§4.5; optional). */
             limit?: number;
+            /** @description Only snapshots before this checkpoint config (threads.getHistory) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            before?: unknown;
+            /** @description Only snapshots whose metadata holds these pairs (threads.getHistory) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            metadata?: unknown;
+            /** @description The checkpoint to start from (threads.getHistory) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            checkpoint?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -710,6 +726,38 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             };
+            /** @description A command to resume or steer the graph (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            command?: unknown;
+            /** @description The run's static context (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            context?: unknown;
+            /** @description Whether to stream subgraphs' events (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            stream_subgraphs?: unknown;
+            /** @description Whether the stream can be resumed (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            stream_resumable?: unknown;
+            /** @description Nodes to interrupt before (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            interrupt_before?: unknown;
+            /** @description Nodes to interrupt after (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            interrupt_after?: unknown;
+            /** @description The checkpoint to run from (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            checkpoint?: unknown;
+            /** @description The checkpoint id to run from (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            checkpoint_id?: unknown;
+            /** @description Delay before the run starts (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            after_seconds?: unknown;
+            /** @description create or reject when the thread does not exist (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            if_not_exists?: unknown;
+            /** @description Whether to checkpoint during the run (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            checkpoint_during?: unknown;
+            /** @description The checkpoint durability mode (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            durability?: unknown;
+            /** @description Tracing settings, {project_name, example_id}, (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            langsmith_tracer?: unknown;
+            /** @description Feedback keys to collect (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            feedback_keys?: unknown;
+            /** @description delete or keep a stateless run's thread (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            on_completion?: unknown;
+            /** @description cancel or continue when the client disconnects (runs.create, stream or wait) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            on_disconnect?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -861,6 +909,20 @@ export interface components {
              * @enum {string}
              */
             multitask_strategy?: "reject" | "rollback" | "interrupt" | "enqueue";
+            /** @description The runs' static context (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            context?: unknown;
+            /** @description Nodes to interrupt before (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            interrupt_before?: unknown;
+            /** @description Nodes to interrupt after (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            interrupt_after?: unknown;
+            /** @description delete or keep the thread of each run (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            on_run_completed?: unknown;
+            /** @description create or reject when the thread does not exist (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            if_not_exists?: unknown;
+            /** @description Whether to checkpoint during the runs (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            checkpoint_during?: unknown;
+            /** @description The checkpoint durability mode (crons.create) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            durability?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -933,6 +995,8 @@ export interface components {
              * @enum {string}
              */
             sort_order?: "asc" | "desc";
+            /** @description The fields to answer (crons.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            select?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -988,6 +1052,14 @@ export interface components {
             limit?: number;
             /** @description Number of assistants to skip (§4.5; at least 0, Agent Server OpenAPI). */
             offset?: number;
+            /** @description Only assistants of this name (assistants.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            name?: unknown;
+            /** @description The field to sort by (assistants.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            sort_by?: unknown;
+            /** @description asc or desc (assistants.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            sort_order?: unknown;
+            /** @description The fields to answer (assistants.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
+            select?: unknown;
         } & {
             [key: string]: unknown;
         };

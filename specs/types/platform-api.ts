@@ -406,7 +406,7 @@ export interface components {
             thread_id?: string;
             /** @description Run name (not shown in §2.5; langsmith JS client). */
             name?: string;
-            /** @description Run type such as chain or llm (not shown in §2.5; langsmith JS client). */
+            /** @description Run type such as chain or llm (not shown in §2.5; langsmith JS client). Any string is accepted; x-client-values lists the ones the client knows, which only strict mode holds a request to. */
             run_type?: string;
             /**
              * Format: uuid
@@ -421,6 +421,26 @@ export interface components {
             extra?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Project name; absent for the default project (not shown in §2.5; langsmith JS client); not checked. */
+            session_name?: unknown;
+            /** @description The run's inputs, an object (not shown in §2.5; langsmith JS client); not checked. */
+            inputs?: unknown;
+            /** @description The run's outputs, an object (not shown in §2.5; langsmith JS client); not checked. */
+            outputs?: unknown;
+            /** @description Run events, a list of {name, time, kwargs} (not shown in §2.5; langsmith JS client); not checked. */
+            events?: unknown;
+            /** @description The run's error, a string (not shown in §2.5; langsmith JS client); not checked. */
+            error?: unknown;
+            /** @description The serialized runnable, an object (not shown in §2.5; langsmith JS client); not checked. */
+            serialized?: unknown;
+            /** @description Child runs, sent empty by RunTree (not shown in §2.5; langsmith JS client); not checked. */
+            child_runs?: unknown;
+            /** @description Tags, a list of strings (not shown in §2.5; langsmith JS client); not checked. */
+            tags?: unknown;
+            /** @description The dataset example the run evaluates (not shown in §2.5; langsmith JS client); not checked. */
+            reference_example_id?: unknown;
+            /** @description The agent address (lrn:agents/...) sent instead of session_name (not shown in §2.5; langsmith JS client); not checked. */
+            address?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -455,6 +475,22 @@ export interface components {
             limit?: number | null;
             /** @description The cursor of the page to answer, from cursors.next (langsmith JS client). */
             cursor?: string | null;
+            /** @description A search query (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            query?: unknown;
+            /** @description A filter expression (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            filter?: unknown;
+            /** @description A filter on the root run (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            trace_filter?: unknown;
+            /** @description A filter on any run of the trace (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            tree_filter?: unknown;
+            /** @description Only runs at this execution order (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            execution_order?: unknown;
+            /** @description Only runs started after this time, ISO (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            start_time?: unknown;
+            /** @description Only runs that failed (true) or did not (false) (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            error?: unknown;
+            /** @description The fields to answer (listRuns sends its default list) (not shown in §4.3; langsmith JS client); not checked. */
+            select?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -565,6 +601,8 @@ export interface components {
             feedback_source?: {
                 /** @description Source type (§2.6; required). */
                 type: string;
+                /** @description Metadata of the source, sent as {} (not shown in §2.6; langsmith JS client); not checked. */
+                metadata?: unknown;
             } & {
                 [key: string]: unknown;
             };
@@ -584,6 +622,16 @@ export interface components {
             correction?: {
                 [key: string]: unknown;
             } | string;
+            /** @description The project or experiment of the feedback (createFeedback) (not shown in §4.3; langsmith JS client); not checked. */
+            session_id?: unknown;
+            /** @description When the feedback was given (createFeedback) (not shown in §4.3; langsmith JS client); not checked. */
+            start_time?: unknown;
+            /** @description The comparative experiment it belongs to (createFeedback) (not shown in §4.3; langsmith JS client); not checked. */
+            comparative_experiment_id?: unknown;
+            /** @description The feedback configuration, camelCase as the client sends it (createFeedback) (not shown in §4.3; langsmith JS client); not checked. */
+            feedbackConfig?: unknown;
+            /** @description Whether to extend the trace's retention (createFeedback) (not shown in §4.3; langsmith JS client); not checked. */
+            extend_trace_retention?: unknown;
         } & {
             [key: string]: unknown;
         };

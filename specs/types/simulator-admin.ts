@@ -356,7 +356,10 @@ export interface components {
         Partition: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Added by the simulator to every answer of a plane (the admin path's included) whose request did what the contract does not document, though its open schemas let it through: a body field no schema declares (an object schema that lists properties; free-form maps such as input, metadata and config are not checked), or a value outside the set an x-client-values extension lists. Absent when there is none. The value is URI-encoded JSON, a list of {at, message, type}: `at` a JSON pointer into the body, `type` extra_forbidden (an unknown field) or enum (a value outside the set), as pydantic names them. The lenient simulator answers such a request as usual; `simulate --strict` refuses it with 422 naming the field. The recording proxy's x-apc-violations header is another one: the answer's violations. */
+        RequestViolations: string;
+    };
     pathItems: never;
 }
 export type Capability = components['schemas']['Capability'];
@@ -375,6 +378,7 @@ export type ClockAdvance = components['schemas']['ClockAdvance'];
 export type Snapshot = components['schemas']['Snapshot'];
 export type Reset = components['schemas']['Reset'];
 export type ParameterPartition = components['parameters']['Partition'];
+export type HeaderRequestViolations = components['headers']['RequestViolations'];
 export type $defs = Record<string, never>;
 export interface operations {
     getSimulatorInfo: {

@@ -13,7 +13,7 @@ let sim: Simulator;
 let client: Client;
 
 test.beforeAll(async () => {
-  sim = await Simulator.start({ quiet: true });
+  sim = await Simulator.start({ quiet: true, strict: true });
   client = new Client({ apiUrl: sim.urls['agent-server'], apiKey: null });
 });
 test.afterAll(async () => sim.close());
@@ -360,7 +360,7 @@ test.describe('on the real clock, as on the hosted service', () => {
   let real: Simulator;
   let live: Client;
   test.beforeAll(async () => {
-    real = await Simulator.start({ quiet: true, clock: 'real' });
+    real = await Simulator.start({ quiet: true, strict: true, clock: 'real' });
     live = new Client({ apiUrl: real.urls['agent-server'], apiKey: null });
   });
   test.afterAll(async () => real.close());

@@ -12,7 +12,7 @@ type Sent = { method: string; path: string; contentEncoding?: string; streamed: 
 let sim: Simulator;
 
 test.beforeAll(async () => {
-  sim = await Simulator.start({ seed: 'langsmith-client' });
+  sim = await Simulator.start({ seed: 'langsmith-client', quiet: true, strict: true });
 });
 
 test.afterAll(async () => {

@@ -18,7 +18,7 @@ test.describe.configure({ timeout: 60_000 });
 let sim: Simulator;
 
 test.beforeAll(async () => {
-  sim = await Simulator.start({ seed: 'client-retries', quiet: true });
+  sim = await Simulator.start({ seed: 'client-retries', quiet: true, strict: true });
 });
 test.afterAll(async () => sim.close());
 test.beforeEach(() => sim.reset());
