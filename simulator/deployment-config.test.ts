@@ -111,7 +111,10 @@ test('a top-level faults list is set at startup, each checked as POST /__sim/fau
   const sim = await Simulator.start({ deploymentConfig: config, quiet: true });
   try {
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', body: '{}' })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
+      );
     expect(statuses).toEqual([503, 503, 200]);
   } finally {
     await sim.close();

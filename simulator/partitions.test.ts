@@ -71,6 +71,8 @@ test('a partition name longer than the contract allows is refused in the plane e
 
 test('a simulator without the admin path has no partitions', async () => {
   const sim = new Simulator({ seed: 'partitions', quiet: true, admin: false });
-  const created = (await (await sim.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { [HEADER]: 'a.spec' } })).json()) as Thread;
+  const created = (await (
+    await sim.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { [HEADER]: 'a.spec', 'content-type': 'application/json' } })
+  ).json()) as Thread;
   expect((await sim.request('agent-server', `/threads/${created.thread_id}`)).status).toBe(200);
 });

@@ -263,7 +263,7 @@ export class Simulator {
 
   /**
    * Answers a request to one endpoint in process, with no port (as Hono's app.request):
-   * `await sim.request('agent-server', '/threads', { method: 'POST', body: '{}' })`.
+   * `await sim.request('agent-server', '/threads', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })`.
    */
   request(endpoint: Endpoint, path: string, init?: RequestInit): Promise<Response> {
     const platform = this.platformOf(new Headers(init?.headers).get(contract().partitionHeader.name));

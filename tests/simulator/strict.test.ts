@@ -16,12 +16,15 @@ interface Simulate {
 }
 
 const running: Simulate[] = [];
+// A child that already exited has no exit left to wait for; one that ignores SIGTERM for 10 s is killed.
 test.afterAll(() =>
   Promise.all(
     running.map(({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      return exited;
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      return exited.finally(() => clearTimeout(killer));
     }),
   ),
 );
