@@ -20,7 +20,7 @@ const running: Simulate[] = [];
 test.afterAll(() =>
   Promise.all(
     running.map(({ child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
