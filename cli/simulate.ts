@@ -218,7 +218,7 @@ function describe(sim: Simulator, configFile: string | undefined, { rateLimits, 
   }
   for (const token of info.credentials.bearer_tokens) lines.push(`[simulator]   Authorization: Bearer ${token.token} (repository listing only)`);
   const primary = info.credentials.api_keys.find((k) => k.role === 'primary')!;
-  lines.push('[simulator] for the official clients (langsmith reads the first two; pass LANGGRAPH_API_URL to');
+  lines.push('[simulator] for the official clients (langsmith reads the first three; pass LANGGRAPH_API_URL to');
   lines.push('[simulator] @langchain/langgraph-sdk as new Client({ apiUrl: process.env.LANGGRAPH_API_URL })):');
   for (const [name, value] of Object.entries(clientEnvironment(sim.urls, primary.key))) lines.push(`${name}=${value}`);
   lines.push('[simulator] Ctrl-C to stop');

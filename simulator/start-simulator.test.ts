@@ -19,7 +19,12 @@ test.describe('with the defaults', () => {
   test('it listens on a free port per plane and names the environment the official clients read', async () => {
     expect(Object.keys(sim.urls).sort()).toEqual(['agent-server', 'control-plane', 'platform-api', 'platform-api-eu']);
     expect(new Set(Object.values(sim.urls)).size).toBe(4);
-    expect(sim.env).toEqual({ LANGSMITH_ENDPOINT: sim.urls['platform-api'], LANGSMITH_API_KEY: sim.apiKey, LANGGRAPH_API_URL: sim.urls['agent-server'] });
+    expect(sim.env).toEqual({
+      LANGSMITH_ENDPOINT: sim.urls['platform-api'],
+      LANGSMITH_API_KEY: sim.apiKey,
+      LANGSMITH_TRACING: 'true',
+      LANGGRAPH_API_URL: sim.urls['agent-server'],
+    });
     expect(sim.credentials.api_keys.find((key) => key.key === sim.apiKey)?.role).toBe('primary');
     const info = await sim.getSimulatorInfo();
     expect(info.clock).toEqual({ kind: 'real', time_scale: 1 });

@@ -58,10 +58,15 @@ export interface StartOptions {
   logLevel?: LogLevel;
 }
 
-/** The variables the official clients read: langsmith reads the first two, and LANGGRAPH_API_URL is for `new Client({ apiUrl })` of @langchain/langgraph-sdk. */
+/**
+ * The variables the official clients read: langsmith reads the first three (LANGSMITH_TRACING=true
+ * turns on tracing by `traceable` and wrapped clients), and LANGGRAPH_API_URL is for
+ * `new Client({ apiUrl })` of @langchain/langgraph-sdk.
+ */
 export interface ClientEnvironment {
   LANGSMITH_ENDPOINT: string;
   LANGSMITH_API_KEY: string;
+  LANGSMITH_TRACING: 'true';
   LANGGRAPH_API_URL: string;
   [name: string]: string;
 }
@@ -149,7 +154,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
 
 /** The variables the official clients read, for a simulator at `urls` whose default workspace `apiKey` opens. */
 export function clientEnvironment(urls: Partial<Record<Endpoint, string>>, apiKey: string): ClientEnvironment {
-  return { LANGSMITH_ENDPOINT: urls['platform-api']!, LANGSMITH_API_KEY: apiKey, LANGGRAPH_API_URL: urls['agent-server']! };
+  return { LANGSMITH_ENDPOINT: urls['platform-api']!, LANGSMITH_API_KEY: apiKey, LANGSMITH_TRACING: 'true', LANGGRAPH_API_URL: urls['agent-server']! };
 }
 
 class Running implements RunningSimulator {

@@ -144,12 +144,15 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers: incoming.headers, ip: incoming.ip });
     if (match.kind === 'not-found') {
       return incoming.discard().then(() => {
-        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane`);
+        // A client library may call endpoints the spec does not document: say that the simulator has none of those.
+        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: the simulator serves the endpoints the spec documents`);
       });
     }
     if (match.kind === 'method-not-allowed') {
       return incoming.discard().then(() => {
-        throw new ApiError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: match.allow.join(', ') });
+        throw new ApiError(405, `Method ${method} not allowed on ${path}: the spec documents ${match.allow.join(', ')} there`, undefined, {
+          allow: match.allow.join(', '),
+        });
       });
     }
     const raw = incoming.body(maxBody);

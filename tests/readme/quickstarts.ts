@@ -1,8 +1,8 @@
 // The README's client quickstarts, run as a reader runs them, outside this clone, so that they cannot
-// rot: in a project where only the packages that the section's install lines name are installed (the
-// packed tarball for this one, each other at the version this clone locks). What each block's marker
-// says is done with it:
-//   install                  its `npm install` line is run (as above)
+// rot: in a project where only the packages that the section's install lines name are installed, as a
+// reader installs them. What each block's marker says is done with it:
+//   install                  its `npm install` line is run as written, the tarball in place of this package;
+//                            each other package names a caret range that the version this clone tests is in
 //   file <name>, run <cmd>   saved as <name> and run with <cmd>: it must exit 0 with all its tests passed
 //   simulator                started (with its fixed ports moved onto free ones) until it prints its URLs
 //   environment              its lines must be those the simulator prints
@@ -74,6 +74,15 @@ function lockedVersion(name: string): string {
   return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** Whether `version` is in the caret range `^x.y.z` (npm's meaning: the same major, or the same minor below 1.0). */
+export function inCaretRange(range: string, version: string): boolean {
+  const floor = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range)?.slice(1).map(Number);
+  const parts = /^(\d+)\.(\d+)\.(\d+)$/.exec(version)?.slice(1).map(Number);
+  if (!floor || !parts) return false;
+  const atLeast = parts[0] - floor[0] || parts[1] - floor[1] || parts[2] - floor[2];
+  return atLeast >= 0 && parts[0] === floor[0] && (floor[0] > 0 || parts[1] === floor[1]);
+}
+
 /**
  * Runs every block of the README's client section in `project`, an empty project: `tarball` is
  * installed in place of this package wherever an install line names it.
@@ -86,9 +95,14 @@ export async function checkQuickstarts(project: string, packageName: string, tar
   ).toEqual([]);
 
   for (const block of blocks.filter((b) => b.marker === 'install')) {
-    const packages = /^npm install --save-dev ((?:[@\w/.-]+ ?)+)$/.exec(block.code)?.[1].trim().split(' ');
+    const packages = /^npm install --save-dev ((?:[@\w/.^-]+ ?)+)$/.exec(block.code)?.[1].trim().split(' ');
     expect(packages, `an install block is one npm install line: ${block.code}`).toBeDefined();
-    const specs = packages!.map((name) => (name === packageName ? tarball : `${name}@${lockedVersion(name)}`));
+    for (const spec of packages!.filter((p) => p !== packageName)) {
+      const [, name, range] = /^(@?[^@]+)@(.+)$/.exec(spec) ?? [];
+      expect(range, `${spec}: the README names the version range it was tested with`).toBeDefined();
+      expect(inCaretRange(range, lockedVersion(name)), `${spec} holds ${name}@${lockedVersion(name)}, the version this clone tests`).toBe(true);
+    }
+    const specs = packages!.map((spec) => (spec === packageName ? tarball : spec));
     // The local npm cache serves them: seconds, not a download.
     const installed = await run('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', ...specs], project);
     expect(installed.code, installed.stderr).toBe(0);
