@@ -425,7 +425,9 @@ export class Simulator {
   private load(snapshot: Snapshot): void {
     const planes = snapshot.planes as SnapshotPlanes;
     this.resetRateLimits();
-    this.clock.reset(snapshot.clock.now);
+    // On the real clock time never goes back: a saved state loads at the later of its time and the
+    // clock's, and what fell due in between happens at once (a dev server restarted with --persist).
+    this.clock.reset(this.clock.kind === 'real' ? Math.max(snapshot.clock.now, this.clock.now()) : snapshot.clock.now);
     this.ids.restore(snapshot.ids as IdState);
     this.agentServer.restore(planes.agent_server);
     this.controlPlane.restore(planes.control_plane.deployments);

@@ -88,3 +88,18 @@ test('on the virtual clock, time moves when told; a snapshot restores the state 
     await sim.close();
   }
 });
+
+test('on the real clock a snapshot loads at the later of its time and the clock: time never goes back', async () => {
+  const saved = await startSimulator({ clock: 'virtual', seed: 'old-state' });
+  const snapshot = await saved.getSnapshot();
+  await saved.close();
+  expect(snapshot.clock.now).toBe(Date.parse('2026-01-01T00:00:00.000Z'));
+  const before = Date.now();
+  const sim = await startSimulator({ state: snapshot });
+  try {
+    expect(Date.parse((await sim.getClock()).now)).toBeGreaterThanOrEqual(before);
+    expect((await sim.getSimulatorInfo()).seed).toBe('old-state');
+  } finally {
+    await sim.close();
+  }
+});
