@@ -10,12 +10,15 @@ import { clientEnvironment } from '../simulator/start-simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
 import { contract, type Endpoint } from '../specs/contract.ts';
-import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError, writableFolder } from './args.ts';
+import { EXIT, integerOption, NAME, parse, positiveOption, untilStopped, UsageError, writableFolder } from './args.ts';
 
 export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 
 Starts the simulator and prints the base URL of each plane, the API keys and the
-environment lines the official clients read. Stop with Ctrl-C or SIGTERM.
+environment lines the official clients read. Stop with Ctrl-C or SIGTERM. It also
+stops, as on SIGTERM, when its parent process ends (an npx stopped with SIGTERM, a
+test runner that started it and crashed), so that no simulator is left behind on its
+ports; --detached keeps it running then.
 
 Options:
   --base-port <n>       the agent server on n, the control plane on n+1, the US platform
@@ -62,11 +65,17 @@ Options:
                         time, id stream and every resource. A missing or invalid file stops
                         startup (exit 2).
   --persist <file>      keep the state across restarts: start from the file if it exists
-                        (as --state; --state, when given too, wins), and on Ctrl-C or SIGTERM
-                        save the state there (written whole, then renamed into place). Runs
-                        in progress and webhook deliveries under way hold the save back for
-                        up to 5 s; if they still have not ended, nothing is saved, the file
-                        keeps its previous state and the exit status is 1.
+                        (as --state; --state, when given too, wins), and when it stops
+                        (Ctrl-C, SIGTERM, its parent's end) save the state there (written
+                        whole, then renamed into place). Runs in progress and webhook
+                        deliveries under way hold the save back for up to 5 s; if they
+                        still have not ended, nothing is saved, the file keeps its
+                        previous state and the exit status is 1.
+  --detached            keep running when the parent process ends: for a simulator that
+                        should outlive the shell or script that started it (a CI step
+                        that starts it for the next steps). nohup alone does not keep it:
+                        the shell it was started from is its parent. Stop it with
+                        SIGTERM (kill <pid>)
   -h, --help            this help`;
 
 const PORT_OFFSETS: Record<Endpoint, number> = { 'agent-server': 0, 'control-plane': 1, 'platform-api': 2, 'platform-api-eu': 3 };
@@ -86,6 +95,7 @@ export async function simulate(args: string[]): Promise<number> {
     'log-level': { type: 'string' },
     state: { type: 'string' },
     persist: { type: 'string' },
+    detached: { type: 'boolean' },
   });
   if (values.help) {
     console.log(SIMULATE_HELP);
@@ -97,8 +107,8 @@ export async function simulate(args: string[]): Promise<number> {
   const stateFile = (values.state as string | undefined) ?? (persist !== undefined && existsSync(persist) ? persist : undefined);
   const sim = await started(options, stateFile);
   for (const line of describe(sim, values.config as string | undefined, options)) console.log(line);
-  const signal = await untilSignal();
-  console.log(`[simulator] ${signal}: stopping`);
+  const why = await untilStopped({ outliveParent: values.detached === true });
+  console.log(`[simulator] ${why}: stopping`);
   const saved = persist === undefined || (await save(sim, persist));
   await sim.close();
   return saved ? EXIT.ok : EXIT.failed;
