@@ -8,9 +8,10 @@ import type { Snapshot } from '../specs/types/simulator-admin.ts';
 import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, Simulator } from '../simulator/simulator.ts';
 import { clientEnvironment } from '../simulator/start-simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
-import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
+import { DEFAULT_LOG_LEVEL, type LogLevel } from '../simulator/log.ts';
+import { refusal, type StartOption } from '../simulator/start-options.ts';
 import { contract, type Endpoint } from '../specs/contract.ts';
-import { EXIT, integerOption, NAME, parse, positiveOption, untilStopped, UsageError, writableFolder } from './args.ts';
+import { EXIT, integerOption, NAME, parse, untilStopped, UsageError, writableFolder } from './args.ts';
 
 export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 
@@ -119,12 +120,10 @@ type SimulatorOptions = NonNullable<Parameters<typeof Simulator.start>[0]>;
 /** The simulator's options from the command line, or a usage error naming the option. */
 function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & { rateLimits: boolean } {
   const basePort = integerOption(values, 'base-port', 1, 65_532);
-  const clock = values.clock ?? 'real';
-  if (clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${String(clock)}'`);
-  const timeScale = positiveOption(values, 'time-scale');
+  const clock = (checked(values, 'clock', 'clock') ?? 'real') as 'real' | 'virtual';
+  const timeScale = checked(values, 'time-scale', 'timeScale', Number);
   if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
-  const logLevel = values['log-level'] ?? DEFAULT_LOG_LEVEL;
-  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'`);
+  const logLevel = (checked(values, 'log-level', 'logLevel') ?? DEFAULT_LOG_LEVEL) as LogLevel;
   let deploymentConfig: DeploymentConfig | undefined;
   try {
     deploymentConfig = values.config === undefined ? undefined : loadDeploymentConfig(values.config as string, environment());
@@ -141,13 +140,25 @@ function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & 
         : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>),
     clock,
     timeScale,
-    runDurationMs: integerOption(values, 'run-duration', 0),
+    runDurationMs: checked(values, 'run-duration', 'runDurationMs', Number),
     admin: values['no-admin'] !== true,
     rateLimits: values['no-rate-limits'] !== true,
     strict: values.strict === true,
     deploymentConfig,
     logLevel,
   };
+}
+
+/**
+ * The value of `--flag`, read by `read` from its text, once the simulator's `option` can take it
+ * (the check startSimulator makes); a usage error naming the flag when it cannot.
+ */
+function checked<T = string>(values: ReturnType<typeof parse>, flag: string, option: StartOption, read?: (text: string) => T): T | undefined {
+  const given = values[flag] as string | undefined;
+  const value = given === undefined || read === undefined ? given : read(given);
+  const why = refusal(option, `--${flag}`, value, given);
+  if (why) throw new UsageError(why);
+  return value as T | undefined;
 }
 
 /** The simulator listening, with the state of `stateFile` when one is given; a port taken or a file it cannot load is a usage error. */
