@@ -16,10 +16,10 @@ import { EXIT, integerOption, NAME, parse, untilStopped, UsageError, writableFol
 export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 
 Starts the simulator and prints the base URL of each plane, the API keys and the
-environment lines the official clients read. Stop with Ctrl-C or SIGTERM. It also
-stops, as on SIGTERM, when its parent process ends (an npx stopped with SIGTERM, a
-test runner that started it and crashed), so that no simulator is left behind on its
-ports; --detached keeps it running then.
+environment lines the official clients read. Stop with Ctrl-C or SIGTERM. On Linux
+and macOS it also stops, as on SIGTERM, when its parent process ends (an npx stopped
+with SIGTERM, a test runner that started it and crashed), so that no simulator is left
+behind on its ports; --detached keeps it running then.
 
 Options:
   --base-port <n>       the agent server on n, the control plane on n+1, the US platform
