@@ -80,14 +80,40 @@ export function writableFolder(folder: string, option: string): void {
 }
 
 /** Resolves on the first SIGINT or SIGTERM, with its name. */
-export function untilSignal(): Promise<NodeJS.Signals> {
+export function untilSignal(): Promise<string> {
+  return untilStopped({ outliveParent: true });
+}
+
+/** How often a command that serves until stopped looks whether the process that started it is still there (real ms). */
+const PARENT_CHECK_MS = 1_000;
+
+/**
+ * Resolves on the first SIGINT or SIGTERM, with its name; unless `outliveParent`, also once the
+ * process that started this one has ended, with a phrase that says so. A parent that ends sends
+ * its children nothing: npx stopped by SIGTERM, or a test runner that crashed, leaves the child
+ * re-parented (to init or a subreaper) and still holding its ports. The child can only look, and
+ * on POSIX its process.ppid then changes. Looking costs one system call a second; the timer is
+ * unref'd so that it never keeps the process alive by itself.
+ */
+export function untilStopped({ outliveParent }: { outliveParent: boolean }): Promise<string> {
   return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
+    const parent = process.ppid;
+    const stop = (why: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearInterval(watch);
+      resolve(why);
     };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    const watch = outliveParent
+      ? undefined
+      : setInterval(() => {
+          if (process.ppid === parent) return;
+          // The parent may have held the reading end of this process's output: what is written
+          // from now on (the stop, the save) must not fail on a closed pipe.
+          for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+          stop(`the process that started it (pid ${parent}) ended`);
+        }, PARENT_CHECK_MS).unref();
   });
 }

@@ -49,6 +49,7 @@ test('usage errors exit 2 and say what is wrong', async () => {
     [['run', '--profile', 'saef', '--out', out], "unknown profile 'saef' (one of read-only, safe, full): did you mean 'safe'?"],
     [['proxy', '--target', 'http://127.0.0.1:9', '--plane', 'platfrom-api'], "did you mean 'platform-api'?"],
     [['simulate', '--sed', '2'], "did you mean '--seed'?"],
+    [['simulate', '--port', '4100'], "did you mean '--base-port'?"],
   ];
   for (const [args, said] of typos) {
     const typo = await runCli(args);

@@ -8,14 +8,18 @@ import type { Snapshot } from '../specs/types/simulator-admin.ts';
 import { DEFAULT_REAL_RUN_DURATION_MS, DEFAULT_SEED, Simulator } from '../simulator/simulator.ts';
 import { clientEnvironment } from '../simulator/start-simulator.ts';
 import { DeploymentConfigError, loadDeploymentConfig, type DeploymentConfig } from '../simulator/deployment-config.ts';
-import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS } from '../simulator/log.ts';
+import { DEFAULT_LOG_LEVEL, type LogLevel } from '../simulator/log.ts';
+import { refusal, type StartOption } from '../simulator/start-options.ts';
 import { contract, type Endpoint } from '../specs/contract.ts';
-import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError, writableFolder } from './args.ts';
+import { EXIT, integerOption, NAME, parse, untilStopped, UsageError, writableFolder } from './args.ts';
 
 export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 
 Starts the simulator and prints the base URL of each plane, the API keys and the
-environment lines the official clients read. Stop with Ctrl-C or SIGTERM.
+environment lines the official clients read. Stop with Ctrl-C or SIGTERM. On Linux
+and macOS it also stops, as on SIGTERM, when its parent process ends (an npx stopped
+with SIGTERM, a test runner that started it and crashed), so that no simulator is left
+behind on its ports; --detached keeps it running then.
 
 Options:
   --base-port <n>       the agent server on n, the control plane on n+1, the US platform
@@ -62,11 +66,17 @@ Options:
                         time, id stream and every resource. A missing or invalid file stops
                         startup (exit 2).
   --persist <file>      keep the state across restarts: start from the file if it exists
-                        (as --state; --state, when given too, wins), and on Ctrl-C or SIGTERM
-                        save the state there (written whole, then renamed into place). Runs
-                        in progress and webhook deliveries under way hold the save back for
-                        up to 5 s; if they still have not ended, nothing is saved, the file
-                        keeps its previous state and the exit status is 1.
+                        (as --state; --state, when given too, wins), and when it stops
+                        (Ctrl-C, SIGTERM, its parent's end) save the state there (written
+                        whole, then renamed into place). Runs in progress and webhook
+                        deliveries under way hold the save back for up to 5 s; if they
+                        still have not ended, nothing is saved, the file keeps its
+                        previous state and the exit status is 1.
+  --detached            keep running when the parent process ends: for a simulator that
+                        should outlive the shell or script that started it (a CI step
+                        that starts it for the next steps). nohup alone does not keep it:
+                        the shell it was started from is its parent. Stop it with
+                        SIGTERM (kill <pid>)
   -h, --help            this help`;
 
 const PORT_OFFSETS: Record<Endpoint, number> = { 'agent-server': 0, 'control-plane': 1, 'platform-api': 2, 'platform-api-eu': 3 };
@@ -86,6 +96,7 @@ export async function simulate(args: string[]): Promise<number> {
     'log-level': { type: 'string' },
     state: { type: 'string' },
     persist: { type: 'string' },
+    detached: { type: 'boolean' },
   });
   if (values.help) {
     console.log(SIMULATE_HELP);
@@ -97,8 +108,8 @@ export async function simulate(args: string[]): Promise<number> {
   const stateFile = (values.state as string | undefined) ?? (persist !== undefined && existsSync(persist) ? persist : undefined);
   const sim = await started(options, stateFile);
   for (const line of describe(sim, values.config as string | undefined, options)) console.log(line);
-  const signal = await untilSignal();
-  console.log(`[simulator] ${signal}: stopping`);
+  const why = await untilStopped({ outliveParent: values.detached === true });
+  console.log(`[simulator] ${why}: stopping`);
   const saved = persist === undefined || (await save(sim, persist));
   await sim.close();
   return saved ? EXIT.ok : EXIT.failed;
@@ -109,12 +120,10 @@ type SimulatorOptions = NonNullable<Parameters<typeof Simulator.start>[0]>;
 /** The simulator's options from the command line, or a usage error naming the option. */
 function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & { rateLimits: boolean } {
   const basePort = integerOption(values, 'base-port', 1, 65_532);
-  const clock = values.clock ?? 'real';
-  if (clock !== 'virtual' && clock !== 'real') throw new UsageError(`--clock must be virtual or real, got '${String(clock)}'`);
-  const timeScale = positiveOption(values, 'time-scale');
+  const clock = (checked(values, 'clock', 'clock') ?? 'real') as 'real' | 'virtual';
+  const timeScale = checked(values, 'time-scale', 'timeScale', Number);
   if (timeScale !== undefined && clock !== 'real') throw new UsageError('--time-scale needs --clock real');
-  const logLevel = values['log-level'] ?? DEFAULT_LOG_LEVEL;
-  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'`);
+  const logLevel = (checked(values, 'log-level', 'logLevel') ?? DEFAULT_LOG_LEVEL) as LogLevel;
   let deploymentConfig: DeploymentConfig | undefined;
   try {
     deploymentConfig = values.config === undefined ? undefined : loadDeploymentConfig(values.config as string, environment());
@@ -131,13 +140,25 @@ function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & 
         : (Object.fromEntries(Object.entries(PORT_OFFSETS).map(([endpoint, offset]) => [endpoint, basePort + offset])) as Record<Endpoint, number>),
     clock,
     timeScale,
-    runDurationMs: integerOption(values, 'run-duration', 0),
+    runDurationMs: checked(values, 'run-duration', 'runDurationMs', Number),
     admin: values['no-admin'] !== true,
     rateLimits: values['no-rate-limits'] !== true,
     strict: values.strict === true,
     deploymentConfig,
     logLevel,
   };
+}
+
+/**
+ * The value of `--flag`, read by `read` from its text, once the simulator's `option` can take it
+ * (the check startSimulator makes); a usage error naming the flag when it cannot.
+ */
+function checked<T = string>(values: ReturnType<typeof parse>, flag: string, option: StartOption, read?: (text: string) => T): T | undefined {
+  const given = values[flag] as string | undefined;
+  const value = given === undefined || read === undefined ? given : read(given);
+  const why = refusal(option, `--${flag}`, value, given);
+  if (why) throw new UsageError(why);
+  return value as T | undefined;
 }
 
 /** The simulator listening, with the state of `stateFile` when one is given; a port taken or a file it cannot load is a usage error. */

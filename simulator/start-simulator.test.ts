@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { SimulatorError, startSimulator, type RunningSimulator } from './start-simulator.ts';
+import { SimulatorError, type Snapshot, startSimulator, type RunningSimulator } from './start-simulator.ts';
 
 const json = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
@@ -102,4 +102,17 @@ test('on the real clock a snapshot loads at the later of its time and the clock:
   } finally {
     await sim.close();
   }
+});
+
+test('an option it cannot take is a TypeError naming it; a state that does not load is refused as the state option', async () => {
+  await expect(startSimulator({ clock: 'fake' as 'real' })).rejects.toThrow(new TypeError("startSimulator: clock must be real or virtual, got 'fake'"));
+  await expect(startSimulator({ state: { version: 1 } as Snapshot })).rejects.toThrow(
+    /^startSimulator: state must be a snapshot \(what getSnapshot\(\) answers\)/,
+  );
+  const sim = await startSimulator({ clock: 'virtual' });
+  const snapshot = await sim.getSnapshot();
+  await sim.close();
+  // Its schema leaves a plane's records open: one that passes it may still not load.
+  const unloadable = { ...snapshot, planes: { ...snapshot.planes, agent_server: {} } };
+  await expect(startSimulator({ clock: 'virtual', state: unloadable })).rejects.toThrow(/^startSimulator: state: Not a snapshot this simulator can load/);
 });

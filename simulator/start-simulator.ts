@@ -16,6 +16,7 @@ import type { ClockAdvance, Credentials, Fault, operations, Reset, SimulatorInfo
 import { loadDeploymentConfig } from './deployment-config.ts';
 import type { LogLevel } from './log.ts';
 import { DEFAULT_SEED, Simulator } from './simulator.ts';
+import { checkStartOptions } from './start-options.ts';
 
 export type { ClockAdvance, Credentials, Endpoint, Fault, Reset, SimulatorInfo, Snapshot };
 
@@ -127,8 +128,13 @@ export interface RunningSimulator extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** Starts a simulator in this process, listening on 127.0.0.1 (a free port per plane unless told otherwise). */
+/**
+ * Starts a simulator in this process, listening on 127.0.0.1 (a free port per plane unless told
+ * otherwise). An option it does not know, or a value an option cannot take, is a TypeError that
+ * names the option and what it takes, thrown before anything listens.
+ */
 export async function startSimulator(options: StartOptions = {}): Promise<RunningSimulator> {
+  checkStartOptions(options);
   const simulator = await Simulator.start({
     seed: options.seed ?? DEFAULT_SEED,
     clock: options.clock ?? 'real',
@@ -147,6 +153,8 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     await running.restoreSnapshot(options.state);
   } catch (error) {
     await running.close();
+    // The schema passed (checkStartOptions): what is left is a snapshot this simulator cannot load.
+    if (error instanceof SimulatorError) throw new TypeError(`startSimulator: state: ${error.message}`);
     throw error;
   }
   return running;

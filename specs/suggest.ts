@@ -1,5 +1,6 @@
 // "Did you mean": the known name closest to a mistyped one (flags, target-config keys, planes,
-// profiles), by edit distance, so that a typo gets the fix and not only the refusal.
+// profiles, body fields), so that a typo gets the fix and not only the refusal. A word that is a
+// whole part of one known name is a name half remembered (--port for --base-port), not a typo.
 
 /** Levenshtein distance: insertions, deletions and substitutions, each costing one. */
 export function editDistance(a: string, b: string): number {
@@ -13,12 +14,20 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known name closest to `given`, if close enough to be a typo: within a third of its length
- * (at least 2), case and `_`/`-` aside. None when two are equally close.
+ * The known name meant by `given`, case and `_`/`-` aside: the one name that has `given` as a
+ * whole part (`port` in `base-port`), even when another is fewer edits away (`host`); else the
+ * closest by edit distance, if close enough to be a typo: within a third of its length (at least
+ * 2). None when two are equally likely.
  */
 export function closest(given: string, known: readonly string[]): string | undefined {
   const norm = (s: string) => s.toLowerCase().replace(/_/g, '-');
-  const scored = known.map((name) => ({ name, d: editDistance(norm(given), norm(name)) })).sort((a, b) => a.d - b.d);
+  const word = norm(given);
+  // One word only: a name given in parts (`agent_server`) is a typo of a whole name, not a part of one.
+  if (!word.includes('-')) {
+    const holding = known.filter((name) => norm(name).split('-').includes(word));
+    if (holding.length > 0) return holding.length === 1 ? holding[0] : undefined;
+  }
+  const scored = known.map((name) => ({ name, d: editDistance(word, norm(name)) })).sort((a, b) => a.d - b.d);
   const [best, next] = scored;
   if (!best || best.d > Math.max(2, Math.floor(given.length / 3))) return undefined;
   return next && next.d === best.d ? undefined : best.name;
