@@ -18,7 +18,7 @@ export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 Starts the simulator and prints the base URL of each plane, the API keys and the
 environment lines the official clients read. Stop with Ctrl-C or SIGTERM. On Linux
 and macOS it also stops, as on SIGTERM, when its parent process ends (an npx stopped
-with SIGTERM, a test runner that started it and crashed), so that no simulator is left
+with SIGTERM, a test runner that started it directly and crashed), so that no simulator is left
 behind on its ports; --detached keeps it running then.
 
 Options:
