@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { checkQuickstarts } from '../readme/quickstarts.ts';
-import { cliEnv, ROOT } from '../self-test/run-cli.ts';
+import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
 
 test.describe.configure({ mode: 'default' });
 
@@ -35,22 +35,7 @@ interface Packed {
   files: { path: string }[];
 }
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((done) => {
-    const child = spawn(command, args, { cwd, env: cliEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const run = (command: string, args: string[], cwd: string, env: Record<string, string> = {}) => runCommand(command, args, { cwd, env });
 
 /** An empty project with the tarball installed (or none, for a recipe that installs it itself). */
 async function emptyProject(tarball?: string): Promise<string> {

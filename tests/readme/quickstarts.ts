@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { cliEnv, ROOT } from '../self-test/run-cli.ts';
+import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
 
 const SECTION = '## Develop a client against the simulator';
 /** Each block of the section follows a marker saying what the test does with it. */
@@ -30,12 +30,6 @@ interface Block {
   code: string;
 }
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function quickstartBlocks(): Block[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf(`\n${SECTION}\n`);
@@ -45,17 +39,7 @@ function quickstartBlocks(): Block[] {
   return [...section.matchAll(BLOCK)].map(([, marker, lang, code]) => ({ marker, lang, code }));
 }
 
-function run(command: string, args: string[], cwd: string, input = '', env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((done) => {
-    const child = spawn(command, args, { cwd, env: cliEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const run = (command: string, args: string[], cwd: string, input = '', env: Record<string, string> = {}) => runCommand(command, args, { cwd, input, env });
 
 /** Four consecutive ports free on 127.0.0.1, for the four planes `--base-port` places. */
 async function freeBasePort(): Promise<number> {

@@ -42,13 +42,19 @@ export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCommand(process.execPath, [CLI, ...args], { env });
+}
+
+/** Any command, to its end, in `cwd` (default the repository), with `input` on its stdin and `env` over cliEnv(). */
+export function runCommand(command: string, args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv(env) });
+    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: cliEnv(options.env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => done({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
   });
 }
 
