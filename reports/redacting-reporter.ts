@@ -3,7 +3,7 @@
 // the words. It is listed first among the reporters and rewrites each result in place, so that
 // Playwright's progress reporter and the conformance report both get the redacted text. The
 // worker has already written text attachments (Playwright's error-context.md repeats the error)
-// into the report folder: those files are rewritten too.
+// into the report folder: those files are rewritten too. Every text goes through `redacted`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { type Redaction, runRedaction } from '../harness/proxy/redact.ts';
@@ -18,7 +18,7 @@ export default class RedactingReporter implements Reporter {
     if (!redaction) return;
     for (const error of [...result.errors, ...(result.error ? [result.error] : [])]) redactError(error, redaction);
     for (const annotation of [...test.annotations, ...result.annotations]) {
-      if (annotation.description) annotation.description = redaction.text(annotation.description);
+      if (annotation.description) annotation.description = redacted(annotation.description, redaction);
     }
     for (const attachment of result.attachments) {
       if (attachment.path && attachment.contentType.startsWith('text/')) redactFile(attachment.path, redaction);
@@ -34,13 +34,26 @@ export default class RedactingReporter implements Reporter {
 function redactError(error: TestError, redaction: Redaction): void {
   for (const key of ['message', 'stack', 'value', 'snippet'] as const) {
     const text = error[key];
-    if (text) error[key] = redaction.text(text);
+    if (text) error[key] = redacted(text, redaction);
   }
   if (error.cause) redactError(error.cause, redaction);
 }
 
 function redactFile(path: string, redaction: Redaction): void {
   const text = readFileSync(path, 'utf8');
-  const redacted = redaction.text(text);
-  if (redacted !== text) writeFileSync(path, redacted);
+  const out = redacted(text, redaction);
+  if (out !== text) writeFileSync(path, out);
+}
+
+/**
+ * A text with the run's secrets redacted. Playwright colours an assertion's message, and marks the
+ * characters a comparison found different inside a string: colour codes that cut a secret in two
+ * hide it from the search for its value and its name, so the text is searched without them. It
+ * keeps them where nothing was redacted.
+ */
+function redacted(text: string, redaction: Redaction): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this removes.
+  const plain = text.replace(/\u001b\[[0-9;]*m/g, '');
+  const out = redaction.text(plain);
+  return out === plain ? text : out;
 }

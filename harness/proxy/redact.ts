@@ -43,7 +43,7 @@ interface RedactionOptions {
  */
 let shared: Redaction | undefined;
 
-export function shareRunRedaction(redaction: Redaction): void {
+export function shareRunRedaction(redaction: Redaction | undefined): void {
   shared = redaction;
 }
 
