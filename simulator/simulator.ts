@@ -67,8 +67,8 @@ interface SimulatorOptions {
    */
   webhookTunnels?: Record<string, string>;
   /**
-   * How long one webhook attempt may wait for the receiver, in real ms (default 30 s, as the
-   * reference); a receiver that hangs longer is cut off and tried again.
+   * The deadline of one webhook attempt, connect to the end of the answer's body, in real ms (default
+   * 30 s, as the reference); an attempt still unfinished then is cut off and tried again.
    */
   webhookAttemptTimeoutMs?: number;
   /** Enforce the §8 rate-limit table (default true; the bench measures without it too). */

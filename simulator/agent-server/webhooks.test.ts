@@ -1,7 +1,8 @@
 // Webhook notifications without the HTTP front: the payload of §6, delivery to a real
 // receiver, retries on the virtual clock, and the deployment configuration's effects.
 import { expect, test } from '@playwright/test';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { WebhookReceiver } from '../../harness/webhook-receiver.ts';
 import { VirtualClock } from '../clock.ts';
 import { resolveDeploymentConfig } from '../deployment-config.ts';
@@ -189,6 +190,63 @@ test('a relative URL is delivered to the server itself; a tunnelled origin to it
     ['/own/route', { x: '1' }],
     ['/tunnelled', { y: '2' }],
   ]);
+});
+
+test('an attempt whose answer trickles past the deadline is cut off there and retried', async () => {
+  const deadlineMs = 500;
+  // Headers and a first byte at once, then a byte every 50 ms for 10 s: each phase is quick, the whole is not.
+  const trickleMs = 10_000;
+  const attempts: { started: number; cutAfter?: number }[] = [];
+  let closed!: () => void;
+  const firstClosed = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
+  const trickling = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const attempt: { started: number; cutAfter?: number } = { started: Date.now() };
+      attempts.push(attempt);
+      res.on('close', () => {
+        if (!res.writableFinished) attempt.cutAfter = Date.now() - attempt.started;
+        if (attempts.length === 1) closed();
+      });
+      if (attempts.length > 1) {
+        // The retry is answered in full.
+        res.writeHead(200).end('{}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).write(' ');
+      const drip = setInterval(() => res.write(' '), 50);
+      const end = setTimeout(() => res.end('{}'), trickleMs);
+      res.on('close', () => {
+        clearInterval(drip);
+        clearTimeout(end);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => trickling.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const { clock, agent, thread, logs } = server({ webhookAttemptTimeoutMs: deadlineMs });
+    agent.runs.create(thread, { assistant_id: 'agent', webhook: `http://127.0.0.1:${(trickling.address() as AddressInfo).port}/slow` });
+    await agent.webhooks.idle();
+    await firstClosed;
+    expect(attempts).toHaveLength(1);
+    // Cut by the sender before the body ended; the bound is generous, the deadline is what cut it.
+    expect(attempts[0].cutAfter, 'the sender closed the trickling answer').toBeDefined();
+    expect(attempts[0].cutAfter!).toBeGreaterThanOrEqual(deadlineMs - 50);
+    expect(attempts[0].cutAfter!).toBeLessThan(trickleMs / 2);
+    expect(logs).toEqual([
+      expect.stringMatching(/debug: webhook to http:\/\/127\.0\.0\.1:\d+\/slow: attempt 1 failed \(.*timeout.*\); attempt 2 due in 1000 ms$/),
+    ]);
+    // Retried as any network error: attempt 2, due 1 s of virtual time later, is answered and ends the delivery.
+    clock.advance(1000);
+    await agent.webhooks.idle();
+    expect(attempts.map((a) => a.cutAfter === undefined)).toEqual([false, true]);
+    expect(agent.webhooks.busy()).toBe(false);
+  } finally {
+    trickling.closeAllConnections();
+    await new Promise<void>((resolve) => trickling.close(() => resolve()));
+  }
 });
 
 /** A port nothing listens on. */

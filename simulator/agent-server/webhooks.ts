@@ -18,11 +18,15 @@ const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
 
 /**
  * Real-time limit of one attempt, as the reference (the open-source agent server, langgraph-api webhook.py
- * and http.py): a receiver that sends no answer (or stops sending its body) for this long is cut off, and the
- * attempt counts as a network error, retried like one. It is wall-clock time on every clock, so that a
+ * and http.py): one deadline for the whole attempt (connect, headers, body), so that a receiver that answers
+ * slowly, or trickles its body, holds an attempt no longer than a silent one. At the deadline the attempt is
+ * cut off and counts as a network error, retried like one. It is wall-clock time on every clock, so that a
  * hanging receiver never holds a delivery on a virtual clock that no one advances.
  */
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+
+/** How much of a receiver's answer is read (and discarded) before the connection is closed: undici's default. */
+const DISCARDED_BODY_LIMIT = 128 * 1024;
 
 interface WebhookSenderOptions {
   clock: Clock;
@@ -141,16 +145,19 @@ export class WebhookSender {
 
   /** JSON with the configured headers (WEBHOOK-CONTENT-TYPE, WEBHOOK-CONFIG-HEADERS); unsigned (WEBHOOK-SIGNING). */
   private async send(url: string, body: string): Promise<Outcome> {
-    const timeout = this.options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+    const deadline = AbortSignal.timeout(this.options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     try {
       const response = await request(this.destination(url), {
         method: 'POST',
         headers: { ...this.options.headers, 'content-type': 'application/json' },
         body,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
+        signal: deadline,
+        // The deadline alone bounds the attempt: undici's per-phase timers (300 s by default) would cut a longer one.
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
-      await response.body.dump();
+      // Given the deadline, dump() rejects when it cuts the body; without it, a cut body would count as an answer.
+      await response.body.dump({ limit: DISCARDED_BODY_LIMIT, signal: deadline });
       return { status: response.statusCode };
     } catch (error) {
       return { error: (error as Error).message };
