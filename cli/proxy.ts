@@ -17,8 +17,9 @@ parameters and JSON or form fields (X-Api-Key, Authorization, Cookie, names endi
 api_key, secret, password or signature, and those --redact adds), API keys (lsv2_...) and
 bearer tokens under any name, and every secret so met wherever the target reflects it. The
 same redacted text is what is printed. The HAR 1.2 file is written as
-exchanges complete, so memory stays flat over a long session; it is a complete document once
-the proxy stops (Ctrl-C or SIGTERM). Bodies over 256 KiB are recorded cut, with a note.
+exchanges complete, so memory stays flat over a long session (a disk that cannot keep up loses
+exchanges, counted, rather than holding them); it is a complete document once the proxy stops
+(Ctrl-C or SIGTERM). Bodies over 256 KiB are recorded cut, with a note.
 
 Limits: a request body over --max-body-bytes is refused with 413 and never forwarded; a target's
 answer (other than an event stream, which passes through as it flows) over it is refused with
@@ -41,7 +42,8 @@ Options:
   -h, --help            this help
 
 Exit codes: 0 stopped, the HAR complete; 1 writing the HAR failed on the way (a full disk: the
-proxy goes on forwarding, says so, and the HAR is incomplete); 2 usage error (a bad option, a
+proxy goes on forwarding, says so, and the HAR is incomplete) or left exchanges out (the disk
+could not keep up: the HAR's comment counts them); 2 usage error (a bad option, a
 HAR file that cannot be created).`;
 
 export async function proxy(args: string[]): Promise<number> {
@@ -98,6 +100,10 @@ export async function proxy(args: string[]): Promise<number> {
   await har.close().catch(() => {});
   if (harFailed) {
     console.error(`[proxy] ${harFile} is incomplete: writing it failed`);
+    return EXIT.failed;
+  }
+  if (har.dropped > 0) {
+    console.error(`[proxy] ${harFile} left out ${har.dropped} of ${har.written + har.dropped} exchanges: writing it could not keep up`);
     return EXIT.failed;
   }
   console.log(`[proxy] wrote ${har.written} exchanges to ${harFile}`);

@@ -1,8 +1,11 @@
 // HAR output: the streamed file and the whole log describe the same exchanges, and the streamed
 // file is a complete document once closed, with or without entries. A file that cannot be opened
-// throws at once; one whose writes fail (a full disk) says so once and throws at close.
+// throws at once; one whose writes fail (a full disk) says so once and throws at close. A file
+// slower than the exchanges is never written past its high-water mark, and what the writer holds
+// stays under its bound.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harText, HarWriter, toHar } from './har.ts';
@@ -55,6 +58,70 @@ test('a write that fails (a full disk: /dev/full) is reported once, later exchan
   writer.add(exchange(2));
   await expect(writer.close()).rejects.toThrow(/ENOSPC/);
   expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['ENOSPC']);
+});
+
+/**
+ * A file that takes 16 bytes at a time and `delayMs` to write each chunk. It counts the writes
+ * made while it asked to be drained, and the most text it ever held.
+ */
+function slowFile(delayMs: number) {
+  const file = { text: '', writesWhileFull: 0, mostHeld: 0 };
+  const stream = new Writable({
+    highWaterMark: 16,
+    write(chunk: Buffer, _encoding, done) {
+      setTimeout(() => {
+        file.text += chunk.toString();
+        done();
+      }, delayMs);
+    },
+  });
+  const write = stream.write.bind(stream) as (chunk: string) => boolean;
+  stream.write = ((chunk: string) => {
+    if (stream.writableNeedDrain) file.writesWhileFull++;
+    const more = write(chunk);
+    file.mostHeld = Math.max(file.mostHeld, stream.writableLength);
+    return more;
+  }) as typeof stream.write;
+  return { file, stream };
+}
+
+test('a slow file is written only after it drains, and gets every entry in order', async () => {
+  const { file, stream } = slowFile(30);
+  const writer = new HarWriter(stream);
+  const exchanges = Array.from({ length: 40 }, (_, n) => exchange(n));
+  // Bursts of exchanges, each longer apart than a batch waits (20 ms) but sooner than the file drains.
+  for (let n = 0; n < exchanges.length; n++) {
+    writer.add(exchanges[n]!);
+    if (n % 5 === 4) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  await writer.close();
+  expect(file.writesWhileFull).toBe(0);
+  expect(writer.written).toBe(40);
+  expect(writer.dropped).toBe(0);
+  expect(file.text).toBe(harText(toHar(exchanges)));
+});
+
+test('a burst past what the writer may hold leaves the later exchanges out, counted in a still valid log', async () => {
+  const { file, stream } = slowFile(1);
+  const entryBytes = JSON.stringify(toHar([exchange(10)]).log.entries[0]).length + 2;
+  const bound = 10 * entryBytes;
+  const writer = new HarWriter(stream, undefined, bound);
+  // One burst, with no time for the file to take any of it.
+  const exchanges = Array.from({ length: 100 }, (_, n) => exchange(n + 10));
+  for (const e of exchanges) writer.add(e);
+  expect(writer.written).toBeGreaterThanOrEqual(9);
+  expect(writer.written).toBeLessThanOrEqual(10);
+  expect(writer.written + writer.dropped).toBe(100);
+  // Later exchanges, once the file has caught up, are recorded again.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const late = exchange(200);
+  writer.add(late);
+  await writer.close();
+  expect(file.writesWhileFull).toBe(0);
+  expect(file.mostHeld).toBeLessThanOrEqual(bound);
+  const log = JSON.parse(file.text).log;
+  expect(log.entries).toEqual(toHar([...exchanges.slice(0, writer.written - 1), late]).log.entries);
+  expect(log.comment).toBe(`${writer.dropped} exchanges not recorded: the file could not keep up`);
 });
 
 test('a webhook delivery is an entry like any other, marked _delivery, its URL as the target addressed the receiver', () => {

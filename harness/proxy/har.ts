@@ -1,7 +1,9 @@
 // Recordings as HAR 1.2: the whole log at once (a conformance run's report), or streamed to a
 // file one entry at a time (the standalone proxy, whose sessions can be long: its memory
 // must not grow with the number of exchanges).
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
 import type { Exchange } from './recording-proxy.ts';
 import { TOOL } from '../tool.ts';
 
@@ -70,6 +72,12 @@ function queryString(url: string): { name: string; value: string }[] {
 /** Entries are written to the file once this much text has gathered, or this long after the first of them. */
 const FLUSH_BYTES = 64 * 1024;
 const FLUSH_MS = 20;
+/**
+ * Most text held in memory for the file (the gathered entries and what the stream has not yet
+ * written): an entry recorded past it is left out, not queued, so a disk slower than the traffic
+ * cannot grow the proxy's memory. An entry is a few MiB at most (bodies are recorded cut at 256 KiB).
+ */
+const MAX_HELD_BYTES = 16 * 1024 * 1024;
 
 /**
  * Writes a HAR file as exchanges complete: the log's head at once, each entry as it comes, the
@@ -77,25 +85,32 @@ const FLUSH_MS = 20;
  */
 export class HarWriter {
   private count = 0;
+  /** Exchanges left out because MAX_HELD_BYTES was reached; the log's comment counts them. */
+  private droppedCount = 0;
   /**
    * Entries not yet handed to the file: written together, FLUSH_BYTES or FLUSH_MS at a time,
    * not with a write each (a file write costs a busy proxy about as much as recording an exchange).
    */
   private batch = '';
+  private batchBytes = 0;
   private flushTimer?: NodeJS.Timeout;
+  /** The stream is over its high-water mark: the batch waits for 'drain', which writes it. */
+  private draining = false;
   /** The first write error (a full disk): the file stops there, and close() throws it. */
   private failure?: Error;
 
-  private constructor(
-    private readonly out: WriteStream,
-    onError: (error: Error) => void,
+  /** A log written to `out` (a file's stream: see open()), holding at most `maxHeldBytes` in memory. */
+  constructor(
+    private readonly out: Writable,
+    onError: (error: Error) => void = () => {},
+    private readonly maxHeldBytes = MAX_HELD_BYTES,
   ) {
     out.on('error', (error) => {
       if (this.failure) return;
       this.failure = error;
       onError(error);
     });
-    this.out.write(`{"log":{"version":"1.2","creator":${JSON.stringify(TOOL)},"entries":[\n`);
+    this.write(`{"log":{"version":"1.2","creator":${JSON.stringify(TOOL)},"entries":[\n`);
   }
 
   /**
@@ -116,23 +131,58 @@ export class HarWriter {
     return this.count;
   }
 
+  /** Exchanges left out so far: they came while the file was too far behind. */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /** Records an exchange without waiting: the file catches up on its own, and close() waits for it. */
   add(exchange: Exchange): void {
     if (this.failure) return;
-    this.batch += `${this.count++ === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`;
-    if (this.batch.length >= FLUSH_BYTES) this.flush();
+    const entry = `${this.count === 0 ? '' : ',\n'}${JSON.stringify(harEntry(exchange))}`;
+    const bytes = Buffer.byteLength(entry);
+    if (this.out.writableLength + this.batchBytes + bytes > this.maxHeldBytes) {
+      this.droppedCount++;
+      return;
+    }
+    this.count++;
+    this.batch += entry;
+    this.batchBytes += bytes;
+    if (this.batchBytes >= FLUSH_BYTES) this.flush();
     else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.batch && !this.failure) this.out.write(this.batch);
+    if (this.draining || !this.batch || this.failure) return;
+    const text = this.batch;
     this.batch = '';
+    this.batchBytes = 0;
+    this.write(text);
   }
 
+  /** Hands `text` to the stream; past its high-water mark, nothing more until it drains. */
+  private write(text: string): void {
+    if (this.out.write(text)) return;
+    this.draining = true;
+    this.out.once('drain', () => {
+      this.draining = false;
+      this.flush();
+    });
+  }
+
+  /** Writes what is gathered and the log's tail, and waits until the file has it all. */
   async close(): Promise<void> {
-    this.flush();
-    if (!this.failure) await new Promise<void>((resolve) => this.out.end('\n]}}\n', () => resolve()));
+    clearTimeout(this.flushTimer);
+    // The last of the entries waits its turn too: each 'drain' writes the batch gathered meanwhile.
+    while (this.draining && !this.failure) await once(this.out, 'drain').catch(() => {});
+    // A log with entries left out says so, in HAR's own comment field.
+    const comment = this.droppedCount > 0 ? `,"comment":${JSON.stringify(`${this.droppedCount} exchanges not recorded: the file could not keep up`)}` : '';
+    const rest = this.batch;
+    this.batch = '';
+    // end() calls back once the file has it all.
+    if (!this.failure) await new Promise<void>((resolve) => this.out.end(`${rest}\n]${comment}}}\n`, () => resolve()));
     if (this.failure) throw this.failure;
   }
 }
