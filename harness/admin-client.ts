@@ -1,16 +1,11 @@
 // The one client of the simulator's admin protocol, the reserved path /__sim
 // (specs/openapi/simulator-admin.yaml): a method per operation, named by its operationId, whose
-// method and path come from the contract (contract().adminOperations) and whose answers are the
+// method and path come from the contract (contract().adminOperation) and whose answers are the
 // generated types (specs/types/simulator-admin.ts). The harness and the suites reach the admin
 // path through it alone, as they would any target's: tests/layout.test.ts fails on another way.
-import { contract } from '../specs/contract.ts';
+import { type AdminAnswer, type AdminOperationId, contract } from '../specs/contract.ts';
 import type { ClockAdvance, Fault, operations, Reset, Snapshot } from '../specs/types/simulator-admin.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
-
-type AdminOperationId = keyof operations;
-
-/** What an operation answers with 200. */
-type AdminAnswer<Id extends AdminOperationId> = operations[Id]['responses'][200]['content']['application/json'];
 
 type RequestBody<Id extends AdminOperationId> = NonNullable<operations[Id]['requestBody']>['content']['application/json'];
 
@@ -103,8 +98,7 @@ export class AdminClient {
     operationId: Id,
     { params = {}, query, body }: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown } = {},
   ): Promise<ApiResponse<AdminAnswer<Id>>> {
-    const operation = contract().adminOperations.find((op) => op.operationId === operationId);
-    if (!operation) throw new Error(`specs/openapi/simulator-admin.yaml has no operation ${operationId}`);
+    const operation = contract().adminOperation(operationId);
     const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
       if (params[name] === undefined) throw new Error(`${operationId} needs the path parameter ${name}`);
       return encodeURIComponent(params[name]);

@@ -11,8 +11,8 @@
 // pending or running and then final, `join` returns and time moves without any call; ids still
 // come from the seed. The harness's embedded target stays on the virtual clock (cli/embedded.ts).
 import { environment } from '../harness/environment.ts';
-import { contract, type Endpoint } from '../specs/contract.ts';
-import type { ClockAdvance, Credentials, Fault, operations, Reset, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
+import { type AdminAnswer, type AdminOperationId, contract, type Endpoint } from '../specs/contract.ts';
+import type { ClockAdvance, Credentials, Fault, Reset, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
 import { loadDeploymentConfig } from './deployment-config.ts';
 import type { LogLevel } from './log.ts';
 import { DEFAULT_SEED, Simulator } from './simulator.ts';
@@ -82,10 +82,6 @@ export class SimulatorError extends Error {
     this.name = 'SimulatorError';
   }
 }
-
-type AdminOperationId = keyof operations;
-/** What an admin operation answers with 200 (the generated types of the contract). */
-type AdminAnswer<Id extends AdminOperationId> = operations[Id]['responses'][200]['content']['application/json'];
 
 /**
  * A simulator started in process. Its powers are named by the admin protocol's operationIds
@@ -202,7 +198,7 @@ class Running implements RunningSimulator {
    * a SimulatorError with the refusal's status and message.
    */
   private async call<Id extends AdminOperationId>(operationId: Id, body?: unknown): Promise<AdminAnswer<Id>> {
-    const { method, path } = contract().adminOperations.find((operation) => operation.operationId === operationId)!;
+    const { method, path } = contract().adminOperation(operationId);
     const init: RequestInit = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
     const response = await this.simulator.request('agent-server', path, init);
     const answer = (await response.json()) as unknown;

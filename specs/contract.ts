@@ -6,6 +6,7 @@ import { parseSpecYaml } from './parsed-yaml.ts';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { RunStatus } from './types/agent-server.ts';
+import type { operations as AdminOperations } from './types/simulator-admin.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -19,6 +20,11 @@ export type Plane = (typeof PLANES)[number];
  */
 export const ENDPOINTS = ['agent-server', 'control-plane', 'platform-api', 'platform-api-eu'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
+
+/** An operation of the admin protocol (specs/openapi/simulator-admin.yaml), by operationId. */
+export type AdminOperationId = keyof AdminOperations;
+/** What an admin operation answers with 200, as the generated types say. */
+export type AdminAnswer<Id extends AdminOperationId> = AdminOperations[Id]['responses'][200]['content']['application/json'];
 
 /** Every OpenAPI document: the three planes, and the simulator's admin protocol (/__sim). */
 export const APIS = [...PLANES, 'simulator-admin'] as const;
@@ -401,6 +407,13 @@ class Contract {
   rule(id: string): Rule | undefined {
     this.rulesById ??= new Map(this.rules.map((rule) => [rule.id, rule]));
     return this.rulesById.get(id);
+  }
+
+  /** An operation of the admin protocol: the method and path its clients send it to. */
+  adminOperation(operationId: AdminOperationId): Operation<'simulator-admin'> {
+    const found = this.adminOperations.find((op) => op.operationId === operationId);
+    if (!found) throw new Error(`No operation ${operationId} in the simulator-admin OpenAPI document`);
+    return found;
   }
 
   operation(plane: Plane, operationId: string): Operation {
