@@ -8,6 +8,7 @@
 import { RULE_FAILED } from '../harness/checks/attribution.ts';
 import { type Expectation, isExpected, loadExpectations } from './expectations.ts';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { stripVTControlCharacters } from 'node:util';
 
 interface Options {
   /** dots: one character per test; line: the test under way. */
@@ -100,8 +101,8 @@ export default class ProgressReporter implements Reporter {
   onError(error: TestError): void {
     this.endLine();
     const text = formatError(error);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes of Playwright's code snippet.
-    this.err.write(`${this.err.isTTY ? text : text.replace(/\u001b\[[0-9;]*m/g, '')}\n`);
+    // Playwright colours its code snippet; a log file gets the plain text.
+    this.err.write(`${this.err.isTTY ? text : stripVTControlCharacters(text)}\n`);
   }
 
   onEnd(_result: FullResult): void {

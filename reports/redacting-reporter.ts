@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { type Redaction, runRedaction } from '../harness/proxy/redact.ts';
+import { stripVTControlCharacters } from 'node:util';
 
 export default class RedactingReporter implements Reporter {
   printsToStdio(): boolean {
@@ -52,8 +53,7 @@ function redactFile(path: string, redaction: Redaction): void {
  * keeps them where nothing was redacted.
  */
 function redacted(text: string, redaction: Redaction): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this removes.
-  const plain = text.replace(/\u001b\[[0-9;]*m/g, '');
+  const plain = stripVTControlCharacters(text);
   const out = redaction.text(plain);
   return out === plain ? text : out;
 }

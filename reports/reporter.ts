@@ -23,6 +23,7 @@ import { type NotStarted, notStartedReport } from './not-started.ts';
 import { type Durations, writeDurations } from './durations.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
+import { stripVTControlCharacters } from 'node:util';
 
 interface Options {
   /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
@@ -72,7 +73,7 @@ export default class ConformanceReporter implements Reporter {
       .filter((a) => a.type === 'skip' || a.type === 'fixme')
       .map((a) => a.description)
       .filter(Boolean);
-    const error = result.errors.length > 0 ? result.errors.map((e) => stripAnsi(e.message ?? e.value ?? 'error')).join('\n\n') : undefined;
+    const error = result.errors.length > 0 ? result.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n') : undefined;
     const reason = result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined;
     const skipped = result.status === 'skipped' ? skipOf(annotations.find((a) => a.type === SKIP_KIND)?.description) : undefined;
     // The exchange the failure names: what an assertion judged, or the step a precondition needed.
@@ -135,7 +136,7 @@ export default class ConformanceReporter implements Reporter {
     if (result.status === 'failed' && this.tests.size === 0 && this.outsideErrors.length > 0) {
       const why = this.outsideErrors
         .map((e) =>
-          stripAnsi(e.message ?? e.value ?? 'error')
+          stripVTControlCharacters(e.message ?? e.value ?? 'error')
             .trim()
             .split('\n')[0]
             .replace(/^Error: /, ''),
@@ -304,9 +305,4 @@ function forReport({ startedDateTime: _started, time: _time, base: _base, ...exc
     request: { ...exchange.request, headers: keep(exchange.request.headers) },
     response: { ...exchange.response, headers: keep(exchange.response.headers) },
   };
-}
-
-function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this removes.
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
 }

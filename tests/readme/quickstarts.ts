@@ -15,14 +15,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
+import { stripVTControlCharacters } from 'node:util';
 
 const SECTION = '## Develop a client against the simulator';
 /** Each block of the section follows a marker saying what the test does with it. */
 const BLOCK = /(?:<!-- quickstart: ([^>]+?) -->\n)?```(\w*)\n([\s\S]*?)\n```/g;
-
-/** A terminal colour or style: runners colour their summaries. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it matches.
-const ANSI_STYLE = /\x1b\[[0-9;]*m/g;
 
 interface Block {
   marker: string | undefined;
@@ -103,7 +100,8 @@ export async function checkQuickstarts(project: string, packageName: string, tar
     // node:test says `# pass n`, vitest `Tests  n passed`: every test of the file ran and passed.
     const tests = [...block.code.matchAll(/^test\(/gm)].length;
     expect(tests, `${name} has tests`).toBeGreaterThan(0);
-    const plain = `${ran.stdout}${ran.stderr}`.replace(ANSI_STYLE, '');
+    // Runners colour their summaries.
+    const plain = stripVTControlCharacters(`${ran.stdout}${ran.stderr}`);
     expect(plain, said).toMatch(new RegExp(`# pass ${tests}\\b|Tests\\s+${tests} passed`));
   }
 
