@@ -11,6 +11,8 @@ export interface StandIn {
   bearer: string;
   /** Everything it printed until it was ready. */
   out: string;
+  /** The lines it printed since it was ready, read for its whole life (its request log, its warnings). */
+  since: { stdout: string[]; stderr: string[] };
   /** Stops the simulator (as Ctrl-C would); resolves once it exited. */
   stop(): Promise<void>;
 }
@@ -19,12 +21,22 @@ export async function startStandIn(args: string[], env: Record<string, string> =
   const child: ChildProcess = spawn(process.execPath, [CLI, 'simulate', ...args], { cwd: ROOT, env: cliEnv(env) });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   let out = '';
+  let ready = false;
+  const since = { stdout: [] as string[], stderr: [] as string[] };
+  const lines = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean);
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('Ctrl-C to stop')) resolve();
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (ready) since.stdout.push(...lines(chunk));
+      else out += chunk;
+      if (!ready && out.includes('Ctrl-C to stop')) {
+        ready = true;
+        resolve();
+      }
     });
-    child.stderr!.on('data', (chunk) => (out += chunk));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (ready) since.stderr.push(...lines(chunk));
+      else out += chunk;
+    });
     child.on('exit', (code) => reject(new Error(`simulate exited with ${code}:\n${out}`)));
   });
   const planes = Object.fromEntries(
@@ -39,5 +51,5 @@ export async function startStandIn(args: string[], env: Record<string, string> =
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
-  return { planes, keys, workspaces, bearer, out, stop };
+  return { planes, keys, workspaces, bearer, out, since, stop };
 }
