@@ -38,8 +38,7 @@ export async function httpLoad(scratch: string, options: LoadOptions): Promise<v
   /** Requests sent through the proxy for its memory figure, and how many of them carry a large body. */
   const session = options.quick ? { requests: 20_000, large: 100 } : { requests: 1_000_000, large: 1_500 };
   const bare = await startProcess('bare node:http', ['bench/bare-server.mjs'], /^listening/);
-  // --log-level warn: no request log line per request, so the rows measure the engine, not the log.
-  const sim = await simulate(['--log-level', 'warn']);
+  const sim = await simulate();
   const agent = urlIn(sim, /agent-server/);
   const plain = await startProcess('plain http-proxy', ['bench/plain-proxy.mjs', agent], /^listening/);
   const proxy = await startProcess('proxy', [CLI, 'proxy', '--target', agent, '--plane', 'agent-server', '--quiet', '--har', join(scratch, 'bench.har')], /→/);

@@ -56,10 +56,11 @@ export async function startProcess(name: string, args: string[], ready: RegExp, 
 
 /**
  * `simulate` with the bench's seed unless told another, ready once it prints its URLs and keys. On
- * the virtual clock, as the embedded target: the floor replays a run made on it, and a run's time is no load.
+ * the virtual clock, as the embedded target: the floor replays a run made on it, and a run's time is
+ * no load. At --log-level warn: no request log line per request, so the rows measure the engine, not the log.
  */
 export const simulate = (extra: string[] = [], seed = 'bench') =>
-  startProcess('simulate', [CLI, 'simulate', '--seed', seed, '--clock', 'virtual', ...extra], /Ctrl-C to stop/);
+  startProcess('simulate', [CLI, 'simulate', '--seed', seed, '--clock', 'virtual', '--log-level', 'warn', ...extra], /Ctrl-C to stop/);
 
 /** The first http URL in the line that matches `pattern`. */
 export function urlIn(server: Server, pattern: RegExp): string {

@@ -30,8 +30,7 @@ export async function runFloor(scratch: string): Promise<RunFloor> {
   let floor: ReplayResult | undefined;
   let plan: ReturnType<typeof replayPlan> | undefined;
   for (let i = 0; i < REPLAYS; i++) {
-    // As the embedded simulator of the timed run, which is quiet: no request log line per replayed request.
-    const sim = await simulate(['--log-level', 'warn'], seed);
+    const sim = await simulate([], seed);
     try {
       const info = (await (await fetch(urlIn(sim, /admin path +http/))).json()) as SimulatorInfo;
       plan = replayPlan(entries, info);

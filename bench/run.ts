@@ -29,8 +29,7 @@ const apiKeyOf = (sim: Server) => sim.lines.find((l) => l.startsWith('LANGSMITH_
  * the store, and §8's lookup row (30 per minute) would refuse most of the reads.
  */
 async function ingestion(): Promise<void> {
-  // --log-level warn: no request log line per request, so the rows measure the engine, not the log.
-  const sim = await simulate(['--no-rate-limits', '--log-level', 'warn']);
+  const sim = await simulate(['--no-rate-limits']);
   const target = { url: urlIn(sim, /platform-api /), apiKey: apiKeyOf(sim) };
   try {
     const warm = await ingest(target, 10_000);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { CLI, type Server, startProcess, urlIn } from './processes.ts';
+import { CLI, type Server, simulate, startProcess, urlIn } from './processes.ts';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string' } } });
 const MINUTES = Number(values.minutes ?? 10);
@@ -67,7 +67,7 @@ async function soak(url: string, seconds: number): Promise<autocannon.Result> {
 
 const scratch = mkdtempSync(join(tmpdir(), 'apc-soak-'));
 // Rate limits off: the load is far above §8's rows on purpose, and a 429 would count as an error.
-const sim = await startProcess('simulate', [CLI, 'simulate', '--seed', 'soak', '--clock', 'virtual', '--no-rate-limits'], /Ctrl-C to stop/);
+const sim = await simulate(['--no-rate-limits'], 'soak');
 const agent = urlIn(sim, /agent-server/);
 const proxy = await startProcess('proxy', [CLI, 'proxy', '--target', agent, '--plane', 'agent-server', '--quiet', '--har', join(scratch, 'soak.har')], /→/);
 const proxied = urlIn(proxy, /→/);
