@@ -26,7 +26,7 @@ export interface ConformanceRun {
   tag: string;
 }
 
-/** What a shared deployment's exchanges are recorded under, with its spec file and the run tag (`shared-deployment-revisions-<tag>`). */
+/** What a shared deployment's exchanges are recorded under, with its spec file and the run tag (`shared-deployment-control-plane-revisions-<tag>`). */
 export const SHARED_DEPLOYMENT = 'shared-deployment';
 
 /** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */

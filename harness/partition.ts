@@ -23,12 +23,17 @@ export interface Attribution {
  */
 export function partitionOf(conformanceRun: ConformanceRun, by: Attribution): string | undefined {
   if (!conformanceRun.target.capabilities.includes('partitions')) return undefined;
-  const path = by.file.replaceAll('\\', '/');
-  const below = path.lastIndexOf('/suites/');
-  const file = (below < 0 ? path : path.slice(below + '/suites/'.length)).replace(/\.spec\.[cm]?[jt]s$/, '');
+  const file = specFileOf(by.file);
   // The first title is the file's name, which differs between the sources and the package.
   const test = createHash('sha256').update(by.titlePath.slice(1).join('\u0000')).digest('hex').slice(0, 12);
   return `${file}#${test}`;
+}
+
+/** A spec file as the suites name it: its path below suites/, without its extension (the same from the sources and from the built package). */
+export function specFileOf(file: string): string {
+  const path = file.replaceAll('\\', '/');
+  const below = path.lastIndexOf('/suites/');
+  return (below < 0 ? path : path.slice(below + '/suites/'.length)).replace(/\.spec\.[cm]?[jt]s$/, '');
 }
 
 /** The header naming a test's partition, for a request sent past the suites' clients; none without partitions. */

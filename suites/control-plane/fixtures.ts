@@ -1,11 +1,10 @@
 // The control plane's own fixture: one deployment the tests of a spec file share (on a target
 // with partitions, each test its own), created when a test first needs it and polled once until it
 // settles. On a real service a deployment costs money and takes minutes. Its exchanges are shown with every test that uses it.
-import { basename } from 'node:path';
 import { clientWithKey, recordedUnder, test as base, targetApiKey, timeOf } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
-import { partitionOf } from '../../harness/partition.ts';
+import { partitionOf, specFileOf } from '../../harness/partition.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { Time } from '../../harness/time.ts';
 import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './deployments-steps.ts';
@@ -61,7 +60,7 @@ export const test = base.extend<{ sharedDeployment: SharedDeployment }, { shared
   sharedDeployments: [async ({}, use) => use(new Map()), { scope: 'worker' }],
 
   sharedDeployment: async ({ conformanceRun, targetCredentials, sharedDeployments }, use, testInfo) => {
-    const key = partitionOf(conformanceRun, testInfo) ?? basename(testInfo.file).replace(/\.spec\.[cm]?[jt]s$/, '');
+    const key = partitionOf(conformanceRun, testInfo) ?? specFileOf(testInfo.file);
     let shared = sharedDeployments.get(key);
     if (!shared) {
       const evidence = `${SHARED_DEPLOYMENT}-${key.replace(/[^\w.-]+/g, '-')}-${conformanceRun.tag}`;
