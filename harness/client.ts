@@ -3,8 +3,12 @@
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { exchangeMark } from './exchange-mark.ts';
+import { type Attempt, describeAttempt, nextStep, type ProxyFault, type RequestKind, requestKind } from './retry.ts';
+import { sleep } from './time.ts';
 import {
+  ATTEMPT_HEADER,
   EXCHANGE_HEADER,
+  FAULT_HEADER,
   isConnectError,
   SEQUENCE_HEADER,
   TEST_HEADER,
@@ -16,6 +20,8 @@ import {
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
 const TRANSPORT_ERROR = '[target unreachable]';
+/** Marks the message of a request that met transient faults it could not be sent again past: `error` too. */
+const TRANSIENT_FAULT = '[transient fault]';
 
 /** The target could not be reached (the recording proxy could not, or the client could not reach the proxy). */
 class TargetUnreachable extends Error {
@@ -24,12 +30,34 @@ class TargetUnreachable extends Error {
   }
 }
 
+/** A request that met transient faults and could not be judged (harness/retry.ts says why). */
+class NotJudged extends Error {
+  constructor(what: string) {
+    super(`${TRANSIENT_FAULT} ${what}`);
+  }
+}
+
+/** The connection to the proxy broke before the answer was whole; `headersSeen`: after the test was told it had begun. */
+class BrokenAnswer extends Error {
+  constructor(
+    override readonly cause: Error,
+    readonly headersSeen: boolean,
+  ) {
+    super(cause.message);
+  }
+}
+
 /**
- * Whether a failure message says the target could not be reached, rather than what it answered:
- * our client's mark, or the proxy's 502 as an official client quotes it.
+ * Whether a failure message says the target could not be judged, rather than what it answered:
+ * our client's marks, or the proxy's 502 as an official client quotes it.
  */
 export function isTransportError(message: string): boolean {
-  return message.includes(TRANSPORT_ERROR) || message.includes(UNREACHABLE_TEXT);
+  return message.includes(TRANSPORT_ERROR) || message.includes(TRANSIENT_FAULT) || message.includes(UNREACHABLE_TEXT);
+}
+
+/** What an answer was, for the retry decision. */
+function attemptOf(res: ApiResponse): Attempt {
+  return { kind: 'answer', status: res.status, retryAfter: res.headers['retry-after'], fault: res.fault };
 }
 
 /** How many requests each test (or shared step) has sent, by any client of this worker. */
@@ -58,6 +86,8 @@ export interface ApiResponse<T = unknown> {
   plane?: Plane;
   /** The documented operation the request addressed (its operationId), if any. */
   operation?: string;
+  /** Set on the recording proxy's own answer when the target gave none: it dropped the connection or was silent. */
+  fault?: ProxyFault;
   /** One line naming the exchange, for assertion messages. */
   describe(what?: string): string;
 }
@@ -92,6 +122,8 @@ interface ClientOptions {
    * as a user's client does, or undefined to hand the 429 to the caller.
    */
   retryAfter?: (res: ApiResponse, attempt: number) => number | undefined;
+  /** Told of each request sent again after a transient fault (harness/retry.ts), and the wait before it. */
+  onRetry?: (what: string, waitMs: number) => void;
   /** The metadata that marks what the conformance run creates, so that it can be found again (conformanceMarkOf). */
   conformanceMark?: Record<string, string>;
   /** The partition every request names (harness/partition.ts), on a target that has them. */
@@ -135,17 +167,56 @@ export class ApiClient {
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     this.options.guard?.(method, path);
-    for (let attempt = 1; ; attempt++) {
-      const res = await this.send<T>(method, path, options);
-      const wait = res.status === 429 ? this.options.retryAfter?.(res, attempt) : undefined;
-      if (wait === undefined) return res;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+    // Every attempt keeps the request's place among the test's (its exchange id), numbered apart.
+    const place: Record<string, string> = this.options.testId ? testHeaders(this.options.testId) : {};
+    const attempts: Attempt[] = [];
+    const started = Date.now();
+    let rateLimited = 0;
+    for (;;) {
+      const headers = attempts.length + rateLimited > 0 ? { ...place, [ATTEMPT_HEADER]: String(attempts.length + rateLimited + 1) } : place;
+      let res: ApiResponse<T> | undefined;
+      let broke: Error | undefined;
+      try {
+        res = await this.send<T>(method, path, options, headers);
+      } catch (error) {
+        // The test has acted on the headers of an answer that then broke off: it cannot start over.
+        if (!(error instanceof BrokenAnswer) || error.headersSeen) throw error instanceof BrokenAnswer ? error.cause : error;
+        broke = error;
+      }
+      if (res?.status === 429) {
+        const wait = this.options.retryAfter?.(res, ++rateLimited);
+        if (wait !== undefined) {
+          await sleep(wait);
+          continue;
+        }
+      }
+      attempts.push(res ? attemptOf(res) : { kind: 'broken', message: (broke!.cause as Error).message });
+      const step = nextStep(this.kindOf(method, path, options), attempts, Date.now() - started);
+      if (step.do === 'judge') {
+        if (res) return res;
+        throw broke!.cause;
+      }
+      const last = res ? ` ${exchangeMark(res.exchange)}` : '';
+      if (step.do === 'give-up') throw new NotJudged(`${method} ${path} was not judged: ${step.why}${last}`);
+      this.options.onRetry?.(`${method} ${path} met ${describeAttempt(attempts.at(-1)!)}; sent again after ${step.waitMs} ms`, step.waitMs);
+      await sleep(step.waitMs);
     }
   }
 
-  private async send<T>(method: string, path: string, options: RequestOptions): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
-    if (this.options.testId) Object.assign(headers, testHeaders(this.options.testId));
+  /** How safe sending this request again is (harness/retry.ts), from the operation it addresses and its body. */
+  private kindOf(method: string, path: string, options: RequestOptions): RequestKind {
+    const operation = this.options.plane && contract().findOperation(this.options.plane, method, path)?.operation;
+    if (options.rawBody === undefined) return requestKind(method, operation, options.body === undefined ? undefined : { json: options.body });
+    try {
+      return requestKind(method, operation, { json: JSON.parse(String(options.rawBody)) });
+    } catch {
+      return requestKind(method, operation, 'unparsed');
+    }
+  }
+
+  /** Sends one attempt; `ours` are the headers that file it (test, place, attempt). */
+  private async send<T>(method: string, path: string, options: RequestOptions, ours: Record<string, string>): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}), ...ours };
     if (this.options.partition) headers[contract().partitionHeader.name] = this.options.partition;
     // The proxy then sends the response's violations, as a trailer (read below).
     headers[VIOLATIONS_HEADER] = VIOLATIONS_WANTED;
@@ -161,11 +232,16 @@ export class ApiClient {
     } catch (error) {
       // Only no connection at all is unreachable; a dropped answer is what the target did.
       if (isConnectError(error as Error)) throw new TargetUnreachable(`${method} ${path}: ${(error as Error).message}`);
-      throw error;
+      throw options.signal?.aborted ? error : new BrokenAnswer(error as Error, false);
     }
     if (response.headers[UNREACHABLE_HEADER]) throw new TargetUnreachable(`${method} ${path}: ${await response.body.text()}`);
     options.onHeaders?.();
-    const text = await response.body.text();
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw options.signal?.aborted ? error : new BrokenAnswer(error as Error, options.onHeaders !== undefined);
+    }
     const flat: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -174,9 +250,11 @@ export class ApiClient {
     const violationsText = response.trailers[VIOLATIONS_HEADER] ?? flat[VIOLATIONS_HEADER];
     const violations = violationsText ? (JSON.parse(decodeURIComponent(violationsText)) as Violation[]) : [];
     const exchange = flat[EXCHANGE_HEADER] ?? '(not recorded)';
+    const fault = flat[FAULT_HEADER] as ProxyFault | undefined;
     // The proxy's own headers are no part of the target's answer.
     delete flat[VIOLATIONS_HEADER];
     delete flat[EXCHANGE_HEADER];
+    delete flat[FAULT_HEADER];
     if (flat.trailer === VIOLATIONS_HEADER) delete flat.trailer;
     let json: unknown;
     if (/json/i.test(flat['content-type'] ?? '') && text.trim() !== '') {
@@ -199,6 +277,7 @@ export class ApiClient {
       path,
       plane,
       operation: plane && contract().findOperation(plane, method, path)?.operation.operationId,
+      ...(fault ? { fault } : {}),
       describe(what?: string) {
         const shown = text.length > MAX_DESCRIBED_BODY ? `${text.slice(0, MAX_DESCRIBED_BODY)}…` : text;
         return `${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} ${exchangeMark(exchange)}`;

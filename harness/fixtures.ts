@@ -195,7 +195,7 @@ export function clientWithKey(
     if (effect) requireEffect(conformanceRun, effect, `${method} ${path.split('?')[0]}`);
   };
   const retryAfter = rateLimited === 'wait' && !conformanceRun.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(conformanceRun) : undefined;
-  const options = { plane, testId: by.testId, partition: partitionOf(conformanceRun, by), apiKey, guard, retryAfter };
+  const options = { plane, testId: by.testId, partition: partitionOf(conformanceRun, by), apiKey, guard, retryAfter, onRetry: giveTestTime };
   return url ? new ApiClient(url, { ...options, conformanceMark: conformanceMarkOf(conformanceRun) }) : undefined;
 }
 
@@ -210,11 +210,24 @@ function waitOutRateLimit(conformanceRun: ConformanceRun): (res: ApiResponse, at
     if (attempt > 5) return undefined;
     const seconds = Number(res.headers['retry-after']);
     const wait = Math.ceil(((Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000) / conformanceRun.target.timeScale) + 50;
-    const info = test.info();
-    info.annotations.push({ type: 'rate-limited', description: `${res.method} ${res.path} answered 429; sent again after ${wait} ms` });
-    info.setTimeout(info.timeout + wait);
+    giveTestTime(`${res.method} ${res.path} answered 429; sent again after ${wait} ms`, wait);
     return wait;
   };
+}
+
+/**
+ * Gives the running test the time its client waits before sending a request again (a rate limit,
+ * a transient fault), noted among its annotations. A step outside any test has no deadline to move.
+ */
+function giveTestTime(what: string, waitMs: number): void {
+  let info: TestInfo;
+  try {
+    info = test.info();
+  } catch {
+    return;
+  }
+  info.annotations.push({ type: 'sent-again', description: what });
+  info.setTimeout(info.timeout + waitMs);
 }
 
 /** Skips the test unless the run's profile allows the effect (run --profile): the user declared what the run may create. */

@@ -1,4 +1,5 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
+import { retriesOf } from './retries.ts';
 import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.ts';
 import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
@@ -158,6 +159,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
   const used = new Set(rules.flatMap((r) => r.tests.flatMap((t) => t.exchanges)));
   const exchanges: Record<string, RecordedExchange> = {};
   for (const exchange of input.exchanges) if (used.has(exchange.id)) exchanges[exchange.id] = exchange;
+  const retries = retriesOf(Object.values(exchanges));
 
   const report = {
     reportVersion: REPORT_VERSION,
@@ -176,6 +178,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
       interpretationFailures: failures.filter((r) => r.source === 'interpretation').length,
       mustNotJudged: mustNotJudged(rules, input.run),
       ...(input.expectations ? { unexpected } : {}),
+      ...(retries ? { retries } : {}),
       byPlane,
       bySource,
     },

@@ -3,14 +3,15 @@
 import type { Endpoint, Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
 import type { Exchange } from '../harness/proxy/recording-proxy.ts';
 import type { SkipKind } from '../harness/checks/attribution.ts';
+import type { Retries } from './retries.ts';
 
 /**
  * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
  * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged, what narrowed a run,
  * webhook deliveries among the exchanges and the exchange a failure names; 1.3 the lines that reproduce a failure,
- * and runs that stopped before any test).
+ * and runs that stopped before any test; 1.4 the requests sent again, and each exchange's attempt).
  */
-export const REPORT_VERSION = '1.3';
+export const REPORT_VERSION = '1.4';
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);
@@ -168,6 +169,8 @@ export interface ConformanceReport {
     mustNotJudged: NotJudged[];
     /** Rules whose verdict differs from the expectations file, when one was given. */
     unexpected?: string[];
+    /** The requests the run's client sent again (a transient fault, a rate limit), when there were any. */
+    retries?: Retries;
     /**
      * Against an earlier report (--baseline): rules that failed now and did not, or are gone
      * (regressions); that failed and pass (fixes); that passed and have no verdict now (lost).

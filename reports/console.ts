@@ -6,6 +6,7 @@
 // also as an error annotation.
 import type { ConformanceReport, RuleResult } from './conformance-report.ts';
 import { wholeMessage } from './message.ts';
+import { retriesLine } from './retries.ts';
 import { standingOf } from './standing.ts';
 
 interface ConsoleOptions {
@@ -109,6 +110,8 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
   // Even quiet: what the verdicts cover and what went unjudged are part of the outcome.
   const narrowed = narrowedLine(report);
   if (narrowed) lines.push(narrowed);
+  const retried = retriesLine(report);
+  if (retried) lines.push(retried);
   lines.push(notJudgedLine(report));
   lines.push(`Result: ${s.gate.passed ? 'passed' : 'failed'} (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`);
   lines.push(`Report: ${htmlPath}`);

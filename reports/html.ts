@@ -6,6 +6,7 @@
 import { gzipSync } from 'node:zlib';
 import { sectionLabel } from '../specs/sections.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
+import { retriesLine } from './retries.ts';
 import { escapeXml as esc } from './escape.ts';
 import { standingOf } from './standing.ts';
 import { emptyVerdicts, type ConformanceReport, type RuleResult, type TestOutcome, type Verdict } from './conformance-report.ts';
@@ -252,6 +253,7 @@ ${select(
 <div class="gate ${s.gate.passed ? 'passed' : 'failed'}" id="gate">${s.gate.passed ? 'Passed' : 'Failed'} (exit ${s.gate.exitCode}): ${esc(s.gate.reasons.join('; '))}</div>
 ${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${(s.baseline.lost ?? []).length} verdicts lost (${esc((s.baseline.lost ?? []).map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})</div>` : ''}
 ${narrowedLine(report) ? `<div class="partial" id="narrowed">${esc(narrowedLine(report)!)}</div>` : ''}
+${retriesLine(report) ? `<div class="muted" id="retries">${esc(retriesLine(report)!)}</div>` : ''}
 <div class="${(s.mustNotJudged ?? []).some((n) => n.counted) ? 'partial' : 'muted'}" id="not-judged">${esc(notJudgedLine(report))}</div>
 ${report.run.status === 'complete' ? '' : `<div class="partial"><b>Partial report:</b> ${esc(report.run.reason ?? report.run.status)}; ${s.verdicts['not-run']} rules not run.</div>`}
 ${report.run.shard ? `<div class="partial"><b>Shard ${esc(report.run.shard)}</b> of a run: rules tested in the other shards are not-run here; <code>merge</code> joins the shards' reports.</div>` : ''}

@@ -5,6 +5,7 @@
 // interpretations, and every rule.
 import type { ConformanceReport, Reproduction, RuleResult } from './conformance-report.ts';
 import { narrowedLine, notJudgedLine } from './console.ts';
+import { retriesLine } from './retries.ts';
 import { wholeMessage } from './message.ts';
 import { standingOf, type Standing } from './standing.ts';
 import { sectionLabel } from '../specs/sections.ts';
@@ -108,7 +109,7 @@ export function toMarkdown(report: ConformanceReport): string {
     ...(report.run.shard
       ? [`> **Shard ${report.run.shard}** of a run: rules tested in the other shards are not-run here; \`merge\` joins the shards' reports.`, '']
       : []),
-    ...[narrowedLine(report)].filter((l) => l !== undefined).flatMap((l) => [`> ${l}`, '']),
+    ...[narrowedLine(report), retriesLine(report)].filter((l) => l !== undefined).flatMap((l) => [`> ${l}`, '']),
     ...(report.run.status === 'not-started' ? [] : [notJudgedLine(report), '']),
     `Seed \`${report.seed}\` · profile \`${report.run.profile}\` · ${s.rules} rules in scope${s.outOfScope ? ` (${s.outOfScope} out of scope: planes the run did not cover)` : ''} · ${s.covered} with a test (coverage ${(s.coverage * 100).toFixed(1)}%) · ${s.mustFailures} MUST failures, ${s.shouldFailures} SHOULD failures, ${s.interpretationFailures} interpretation failures`,
     '',

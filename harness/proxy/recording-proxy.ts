@@ -21,6 +21,14 @@ export const TEST_HEADER = 'x-apc-test';
  * each is sent, so that concurrent requests keep the order they were made in; removed before forwarding.
  */
 export const SEQUENCE_HEADER = 'x-apc-sequence';
+/**
+ * Header the suites' client sets when it sends a request again after a transient fault
+ * (harness/retry.ts): the attempt's number, from 2. The exchange keeps the request's sequence
+ * and records the attempt, so a retry leaves the ids of the test's other exchanges as they were.
+ */
+export const ATTEMPT_HEADER = 'x-apc-attempt';
+/** On the proxy's own answer when the target gave none: `dropped` (502) or `silent` (504), a fault a client may retry. */
+export const FAULT_HEADER = 'x-apc-fault';
 /** Response header the proxy adds: the exchange's id, as recorded. */
 export const EXCHANGE_HEADER = 'x-apc-exchange';
 /**
@@ -77,6 +85,8 @@ export interface Exchange {
   violations: Violation[];
   /** Why the exchange ended without the target's full answer (the target unreachable, silent or cut off, the client gone, a limit). */
   error?: string;
+  /** The attempt's number (from 2) of a request the suites' client sent again after a transient fault. */
+  attempt?: number;
 }
 
 interface Pending {
@@ -91,6 +101,8 @@ interface Pending {
   recorded?: boolean;
   /** The client asked for the violations (VIOLATIONS_HEADER). */
   wantsViolations: boolean;
+  /** The attempt's number when the client sent the request again (ATTEMPT_HEADER). */
+  attempt?: number;
 }
 
 /** How an exchange ended, as recorded. */
@@ -224,12 +236,15 @@ export class RecordingProxy {
     }
     const test = header(req, TEST_HEADER);
     const wantsViolations = req.headers[VIOLATIONS_HEADER] === VIOLATIONS_WANTED;
-    const id = this.exchangeId(test, header(req, SEQUENCE_HEADER));
-    const pending: Pending = { id, started: Date.now(), requestBody: new BodyClip(), test, wantsViolations };
+    const attempt = Number(header(req, ATTEMPT_HEADER) ?? 1);
+    const retry = Number.isInteger(attempt) && attempt > 1 ? attempt : undefined;
+    const id = this.exchangeId(test, header(req, SEQUENCE_HEADER), retry);
+    const pending: Pending = { id, started: Date.now(), requestBody: new BodyClip(), test, wantsViolations, attempt: retry };
     // The test attribution and the request for violations are ours: the target never sees them
     // (but the test attribution a broken target of the self-tests).
     if (!this.options.forwardTest) delete req.headers[TEST_HEADER];
     delete req.headers[SEQUENCE_HEADER];
+    delete req.headers[ATTEMPT_HEADER];
     delete req.headers[VIOLATIONS_HEADER];
     // Node's server has answered the client's Expect: 100-continue already; forwarded, it would
     // keep http-proxy from handing over the request to the target (forwarded() times it).
@@ -268,12 +283,13 @@ export class RecordingProxy {
    * An exchange's id: the endpoint, a digest of the test and the request's place among the test's
    * (the client's sequence). Tests on parallel workers interleave, and a test's concurrent requests
    * may arrive in any order, but each is sent in its test's order: the same run gives the same ids
-   * on any number of workers. A request without both is numbered in the proxy's own count.
+   * on any number of workers. A request sent again has its attempt after a dot (`-5.2`). A request
+   * without both is numbered in the proxy's own count.
    */
-  private exchangeId(test: string | undefined, sequence: string | undefined): string {
+  private exchangeId(test: string | undefined, sequence: string | undefined, attempt: number | undefined): string {
     const name = this.options.name ?? this.options.plane;
     if (test === undefined || sequence === undefined || !/^\d{1,9}$/.test(sequence)) return `${name}-${++this.counter}`;
-    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${sequence}`;
+    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${sequence}${attempt ? `.${attempt}` : ''}`;
   }
 
   /** The request to the target is under way: it may stay silent only so long. */
@@ -295,9 +311,9 @@ export class RecordingProxy {
       const headers = { [UNREACHABLE_HEADER]: '1' };
       this.refuse(req, res, pending, 502, `${UNREACHABLE_TEXT} ${this.options.target}: ${error.message}`, { headers, error: error.message });
     } else if ((error as NodeJS.ErrnoException).code === TIMEOUT_CODE) {
-      this.refuse(req, res, pending, 504, `${SILENT_TEXT}: ${error.message}`);
+      this.refuse(req, res, pending, 504, `${SILENT_TEXT}: ${error.message}`, { headers: { [FAULT_HEADER]: 'silent' } });
     } else {
-      this.refuse(req, res, pending, 502, `${DROPPED_TEXT}: ${error.message}`);
+      this.refuse(req, res, pending, 502, `${DROPPED_TEXT}: ${error.message}`, { headers: { [FAULT_HEADER]: 'dropped' } });
     }
   }
 
@@ -453,6 +469,7 @@ export class RecordingProxy {
       // A violation or an error may quote what the target sent.
       violations: (outcome.violations ?? []).map((v) => ({ ...v, at: redaction.text(v.at), message: redaction.text(v.message) })),
       error: outcome.error && redaction.text(outcome.error),
+      ...(pending.attempt ? { attempt: pending.attempt } : {}),
     };
   }
 

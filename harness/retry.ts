@@ -1,0 +1,128 @@
+// When the suites' client sends a request again. A real target sits behind gateways and load
+// balancers that now and then answer a 502, 503 or 504, drop a connection or stay silent: such a
+// transient fault is no answer of the target's, and must not turn into a failed rule. A request
+// that met one is sent again, with backoff, where that is safe. Three outcomes:
+// - an answer that is not a fault is judged, as are the same faults met on every attempt (a 5xx
+//   or a dropped connection the target gives every time is a finding, not bad luck);
+// - faults that differ from attempt to attempt, and a fault where sending again is not safe,
+//   leave the check unjudged: the test's verdict is `error`, never `fail`.
+// Plain logic, no HTTP: harness/client.ts sends and asks here what to do next.
+import { type Api, contract, type Operation } from '../specs/contract.ts';
+
+/** What one attempt met. */
+export type Attempt =
+  /** An answer: the target's, or the recording proxy's own when the target gave none (`fault`). */
+  | { kind: 'answer'; status: number; retryAfter?: string; fault?: ProxyFault }
+  /** The connection to the recording proxy broke before the answer was whole. */
+  | { kind: 'broken'; message: string };
+
+/** The recording proxy's own answers: the target dropped the connection, or was silent too long. */
+export type ProxyFault = 'dropped' | 'silent';
+
+/**
+ * How safe sending a request again is:
+ * - no-effect: it changes nothing (GET, a documented search, or a create the contract refuses,
+ *   such as one with a malformed body): sent again after any fault;
+ * - idempotent: sending it twice leaves what sending it once does (DELETE, PUT), but the second
+ *   answer may differ (a 404 for what the first deleted);
+ * - create: sending it twice may make two (a documented create, or an undocumented write).
+ */
+export type RequestKind = 'no-effect' | 'idempotent' | 'create';
+
+/** Methods that change nothing (RFC 9110 §9.2.1) and those that leave the same state however often sent (§9.2.2). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const IDEMPOTENT_METHODS = new Set(['PUT', 'DELETE']);
+
+/**
+ * What kind of request this is, from the contract: the operation it addresses (none when
+ * undocumented) and its body (`unparsed` when it is no JSON at all). A documented operation that
+ * creates nothing (`x-creates`) and is no DELETE or PUT is a read (the searches are POSTs); a create
+ * whose body the contract refuses creates nothing on a conforming target.
+ */
+export function requestKind(method: string, operation: Operation<Api> | undefined, body: { json: unknown } | 'unparsed' | undefined): RequestKind {
+  const upper = method.toUpperCase();
+  if (SAFE_METHODS.has(upper)) return 'no-effect';
+  if (IDEMPOTENT_METHODS.has(upper)) return 'idempotent';
+  if (!operation) return 'create';
+  if (!operation.document['x-creates']) return upper === 'POST' ? 'no-effect' : 'idempotent';
+  const refused = body === 'unparsed' || (body !== undefined && contract().validateRequestBody(operation, body.json).length > 0);
+  return refused ? 'no-effect' : 'create';
+}
+
+export type Step =
+  | { do: 'judge' }
+  | { do: 'retry'; waitMs: number }
+  /** Not judged: why, for the test's `error`. */
+  | { do: 'give-up'; why: string };
+
+/** Attempts in all, the first included. */
+export const MAX_ATTEMPTS = 4;
+/** The first backoff; each next one doubles. */
+const BACKOFF_MS = 250;
+/**
+ * The longest wait a Retry-After may ask for: one that asks for more tells of an outage (or a
+ * limit) that lasts, not of a blip, and the answer stands.
+ */
+const MAX_WAIT_MS = 5_000;
+/** Past this many ms since the first attempt, no more attempts (the target's deadline for one request). */
+export const RETRY_BUDGET_MS = 30_000;
+
+/** Gateway statuses (RFC 9110 §15.6): the answer of something in front of the target, now and then. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
+/** Whether an attempt met a transient fault rather than the target's answer. */
+function isFault(attempt: Attempt): boolean {
+  return attempt.kind === 'broken' || attempt.fault !== undefined || GATEWAY_STATUSES.has(attempt.status);
+}
+
+/**
+ * Whether the request may have reached the target before the fault. A 503 says the request was
+ * not handled (RFC 9110 §15.6.4); a reset, a 502, a 504 and silence leave it open.
+ */
+function mayHaveLanded(attempt: Attempt): boolean {
+  return !(attempt.kind === 'answer' && attempt.status === 503 && attempt.fault === undefined);
+}
+
+/** One short phrase for what an attempt met, as the report and the `error` show it. */
+export function describeAttempt(attempt: Attempt): string {
+  if (attempt.kind === 'broken') return `a broken connection (${attempt.message})`;
+  if (attempt.fault === 'dropped') return 'a connection dropped without an answer';
+  if (attempt.fault === 'silent') return 'no answer in time';
+  return `${attempt.status}`;
+}
+
+/** The same outcome: the target answers that every time. */
+function same(a: Attempt, b: Attempt): boolean {
+  if (a.kind === 'broken' || b.kind === 'broken') return a.kind === b.kind;
+  return a.status === b.status && a.fault === b.fault;
+}
+
+/** The wait before attempt number `attempts.length + 1`: the Retry-After a gateway asked for, else exponential backoff. */
+function waitBefore(attempts: Attempt[]): number {
+  const last = attempts.at(-1)!;
+  const seconds = last.kind === 'answer' && last.retryAfter !== undefined ? Number(last.retryAfter) : Number.NaN;
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : BACKOFF_MS * 2 ** (attempts.length - 1);
+}
+
+/**
+ * What to do after `attempts` (oldest first), the request being of `kind`, `elapsedMs` after
+ * the first attempt began.
+ */
+export function nextStep(kind: RequestKind, attempts: Attempt[], elapsedMs: number): Step {
+  const last = attempts.at(-1)!;
+  const faults = attempts.slice(0, -1);
+  if (!isFault(last)) {
+    // An earlier attempt may have done what this one was refused for (a 404 for a thread the
+    // first DELETE deleted): only the answer of a request with no effect stands after a fault that may have landed.
+    const landed = faults.find(mayHaveLanded);
+    if (kind !== 'no-effect' && landed && last.kind === 'answer' && last.status >= 400 && last.status < 500)
+      return { do: 'give-up', why: `it answered ${last.status} once sent again after ${describeAttempt(landed)}, which may have reached the target` };
+    return { do: 'judge' };
+  }
+  if (kind === 'create' && mayHaveLanded(last))
+    return { do: 'give-up', why: `it met ${describeAttempt(last)} and is not sent again: a create that may have reached the target could be made twice` };
+  const wait = waitBefore(attempts);
+  if (attempts.length < MAX_ATTEMPTS && wait <= MAX_WAIT_MS && elapsedMs + wait <= RETRY_BUDGET_MS) return { do: 'retry', waitMs: wait };
+  if (attempts.every((attempt) => same(attempt, last))) return { do: 'judge' };
+  return { do: 'give-up', why: `it met transient faults on all ${attempts.length} attempts: ${attempts.map(describeAttempt).join(', ')}` };
+}
