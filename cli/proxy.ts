@@ -1,6 +1,7 @@
 // `proxy`: a standalone recording, validating proxy in front of any target.
 import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
+import { type ChaosCounts, type ChaosOptions, chaosOptionsProblem, DEFAULT_RETRY_AFTER_SECONDS } from '../harness/proxy/chaos.ts';
 import { HarWriter } from '../harness/proxy/har.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_TIMEOUT_MS, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
@@ -26,6 +27,15 @@ answer (other than an event stream, which passes through as it flows) over it is
 502, as it is held to be validated; request headers over --max-header-bytes get 431. Every such
 refusal, and every exchange the target or the client broke off, is in the HAR with its _error.
 
+Chaos: any --chaos-* option or --latency makes the proxy a flaky network in front of the target,
+to try a client's retries. From a seed, each request in arrival order is reset (its connection
+destroyed before forwarding: the target never sees it), answered 503 by the proxy (with
+Retry-After and a {"detail": ...} that says it is the chaos mode's), or forwarded, delayed by
+--latency plus a random 0..--chaos-jitter ms. The same seed and the same order of requests meet
+the same faults. Faults are recorded like any exchange (a reset with its _error); the counts are
+at GET /__apc/chaos ({requests, reset, unavailable, delayed, delay_ms_total}) and printed when
+the proxy stops. The /__apc paths meet no chaos.
+
 Options:
   --target <url>        the upstream base URL (required)
   --plane <name>        the plane the target serves: ${PLANES.join(', ')} (default: agent-server);
@@ -39,6 +49,12 @@ Options:
   --quiet               print only exchanges with violations or errors, not every exchange
   --redact <name>       one more header, query parameter or field name whose value is secret
                         (any case; repeat the option for more names)
+  --chaos-seed <text>   the seed of the chaos mode's faults (default: chaos)
+  --chaos-unavailable <rate>  share of requests answered 503, 0..1 (default: 0)
+  --chaos-retry-after <s>  the Retry-After of those 503s, whole seconds (default: ${DEFAULT_RETRY_AFTER_SECONDS})
+  --chaos-reset <rate>  share of requests whose connection is reset, 0..1 (default: 0)
+  --chaos-jitter <ms>   each forwarded request is delayed by a random 0..ms more (default: 0)
+  --latency <ms>        every request is delayed by ms (a slow target; default: 0)
   -h, --help            this help
 
 Exit codes: 0 stopped, the HAR complete; 1 writing the HAR failed on the way (a full disk: the
@@ -57,6 +73,12 @@ export async function proxy(args: string[]): Promise<number> {
     'max-header-bytes': { type: 'string' },
     timeout: { type: 'string' },
     redact: { type: 'string', multiple: true },
+    'chaos-seed': { type: 'string' },
+    'chaos-unavailable': { type: 'string' },
+    'chaos-retry-after': { type: 'string' },
+    'chaos-reset': { type: 'string' },
+    'chaos-jitter': { type: 'string' },
+    latency: { type: 'string' },
   });
   if (values.help) {
     console.log(PROXY_HELP);
@@ -70,6 +92,7 @@ export async function proxy(args: string[]): Promise<number> {
   const maxBodyBytes = integerOption(values, 'max-body-bytes', 1);
   const maxHeaderBytes = integerOption(values, 'max-header-bytes', 1024);
   const timeoutSeconds = positiveOption(values, 'timeout');
+  const chaos = chaosOptions(values);
   const harFile = resolve((values.har as string | undefined) ?? 'exchanges.har');
   let harFailed = false;
   const har = await HarWriter.open(harFile, (error) => {
@@ -87,6 +110,7 @@ export async function proxy(args: string[]): Promise<number> {
     maxHeaderBytes,
     timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
     redaction: new Redaction({ names: values.redact as string[] | undefined }),
+    chaos,
     onExchange: (e) => {
       har.add(e);
       if (values.quiet && e.violations.length === 0 && !e.error) return;
@@ -94,9 +118,11 @@ export async function proxy(args: string[]): Promise<number> {
     },
   });
   const url = await recorder.start();
-  console.log(`[proxy] ${url} → ${target} (${plane}); HAR: ${harFile}`);
+  console.log(`[proxy] ${url} → ${target} (${plane}); HAR: ${harFile}${chaos ? `; chaos, seed '${chaos.seed}'` : ''}`);
   await untilSignal();
   await recorder.close();
+  const counts = recorder.chaosCounts();
+  if (counts) console.log(chaosLine(counts));
   await har.close().catch(() => {});
   if (harFailed) {
     console.error(`[proxy] ${harFile} is incomplete: writing it failed`);
@@ -108,6 +134,37 @@ export async function proxy(args: string[]): Promise<number> {
   }
   console.log(`[proxy] wrote ${har.written} exchanges to ${harFile}`);
   return EXIT.ok;
+}
+
+/** The chaos mode's options, when any is given (the seed defaults); a rate outside 0..1 is a usage error. */
+function chaosOptions(values: ReturnType<typeof parse>): ChaosOptions | undefined {
+  const names = ['chaos-seed', 'chaos-unavailable', 'chaos-retry-after', 'chaos-reset', 'chaos-jitter', 'latency'];
+  if (!names.some((name) => values[name] !== undefined)) return undefined;
+  const options: ChaosOptions = {
+    seed: (values['chaos-seed'] as string | undefined) ?? 'chaos',
+    unavailableRate: rateOption(values, 'chaos-unavailable'),
+    retryAfterSeconds: integerOption(values, 'chaos-retry-after', 0),
+    resetRate: rateOption(values, 'chaos-reset'),
+    jitterMs: integerOption(values, 'chaos-jitter', 0),
+    latencyMs: integerOption(values, 'latency', 0),
+  };
+  const problem = chaosOptionsProblem(options);
+  if (problem) throw new UsageError(`chaos: ${problem}`);
+  return options;
+}
+
+/** A share within 0..1 from an option, or a usage error naming it. */
+function rateOption(values: ReturnType<typeof parse>, name: string): number | undefined {
+  const given = values[name];
+  if (given === undefined) return undefined;
+  const rate = Number(given);
+  if (given === '' || !(rate >= 0 && rate <= 1)) throw new UsageError(`--${name} must be a share within 0..1, got '${String(given)}'`);
+  return rate;
+}
+
+/** The summary of what the chaos mode did, printed when the proxy stops. */
+function chaosLine(c: ChaosCounts): string {
+  return `[proxy] chaos: ${c.requests} requests, ${c.reset} reset, ${c.unavailable} answered 503, ${c.delayed} delayed (${c.delay_ms_total} ms in all)`;
 }
 
 /** The line printed per exchange, from the recorded (redacted) exchange only. */

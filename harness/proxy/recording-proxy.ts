@@ -12,6 +12,7 @@ import httpProxy from 'http-proxy';
 import { contract, ENDPOINTS, type Endpoint, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import { BodyClip, clip } from './body-clip.ts';
+import { Chaos, type ChaosCounts, type ChaosDecision, type ChaosOptions } from './chaos.ts';
 import { Redaction } from './redact.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
@@ -55,6 +56,10 @@ const CLIENT_GONE_TEXT = 'The client closed the connection before the answer';
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 /** Whether an error is a failure to connect at all (not an answer dropped once connected). */
 export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
+/** What the chaos mode's own 503 says (the client meets it as a gateway's). */
+export const CHAOS_UNAVAILABLE_TEXT = "The recording proxy's chaos mode answered 503 in place of the target";
+/** The error recorded for a connection the chaos mode reset (the client met a reset, the target nothing). */
+export const CHAOS_RESET_TEXT = "The recording proxy's chaos mode reset the connection before forwarding";
 /** The proxy's own control path; never forwarded. */
 const CONTROL_PREFIX = '/__apc';
 
@@ -148,6 +153,8 @@ interface ProxyOptions {
   timeoutMs?: number;
   /** What is secret in a recording (default: the built-in list); proxies sharing one share the secrets it meets. */
   redaction?: Redaction;
+  /** Faults to inject from a seed (resets, 503s, delays): the proxy as a flaky network in front of the target. */
+  chaos?: ChaosOptions;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -176,6 +183,7 @@ export class RecordingProxy {
   private readonly maxHeader: number;
   private readonly timeout: number;
   private readonly redaction: Redaction;
+  private readonly chaos?: Chaos;
 
   constructor(private readonly options: ProxyOptions) {
     this.exchanges = options.store ?? [];
@@ -184,6 +192,7 @@ export class RecordingProxy {
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxHeader = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
     this.timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.chaos = options.chaos && new Chaos(options.chaos);
     // An idle connection is let go after 4 s, before a server closes it (Node's default, and many
     // others', is 5 s): reusing one the server is closing resets the request, which the target never saw.
     const agent = { keepAlive: true, timeout: UPSTREAM_IDLE_MS };
@@ -211,6 +220,11 @@ export class RecordingProxy {
     const { address, port } = this.server.address() as AddressInfo;
     this.url = `http://${address}:${port}`;
     return this.url;
+  }
+
+  /** What the chaos mode did so far; none when it is off. */
+  chaosCounts(): ChaosCounts | undefined {
+    return this.chaos?.counts();
   }
 
   /** The client connections open now (a leak shows here). */
@@ -256,6 +270,44 @@ export class RecordingProxy {
       pending.upstream?.destroy();
       this.record(req, pending, { status: 0, error: CLIENT_GONE_TEXT });
     });
+    // Decided on arrival, so that the seed's faults fall on the requests in the order they came.
+    const decision = this.chaos?.next();
+    if (!decision) this.forward(req, res, pending);
+    else if (decision.delayMs === 0) this.inflict(decision, req, res, pending);
+    // The request waits unread (paused), as it would in a slow network.
+    else setTimeout(() => this.inflict(decision, req, res, pending), decision.delayMs);
+  }
+
+  /** Carries out the chaos mode's decision on a request, unless its client has gone meanwhile. */
+  private inflict(decision: ChaosDecision, req: IncomingMessage, res: ServerResponse, pending: Pending): void {
+    if (pending.recorded) return;
+    if (decision.action === 'forward') this.forward(req, res, pending);
+    else if (decision.action === 'reset') {
+      // Recorded first: the close that follows is the chaos mode's doing, not the client's.
+      this.record(req, pending, { status: 0, error: CHAOS_RESET_TEXT });
+      req.socket.destroy();
+    } else {
+      // The body is read (and recorded) before the answer, so that the connection stays usable, as a gateway's would.
+      req.on('data', (chunk: Buffer) => pending.requestBody.add(chunk));
+      req.on('end', () => this.unavailable(req, res, pending));
+    }
+  }
+
+  /** The chaos mode's 503, with a Retry-After, recorded with its headers as the client met it. */
+  private unavailable(req: IncomingMessage, res: ServerResponse, pending: Pending): void {
+    if (pending.recorded || res.destroyed) return;
+    const body = JSON.stringify({ detail: CHAOS_UNAVAILABLE_TEXT });
+    const headers: [string, string][] = [
+      ['content-type', 'application/json'],
+      ['retry-after', String(this.chaos!.retryAfterSeconds)],
+    ];
+    this.record(req, pending, { status: 503, headers, body: () => this.redaction.body(body, 'application/json'), error: CHAOS_UNAVAILABLE_TEXT });
+    res.writeHead(503, { ...Object.fromEntries(headers), [EXCHANGE_HEADER]: pending.id });
+    res.end(body);
+  }
+
+  /** Hands the request on to the target (http-proxy pipes its body there). */
+  private forward(req: IncomingMessage, res: ServerResponse, pending: Pending): void {
     const tooLarge = () => `Request body exceeds the proxy's limit of ${this.maxBody} bytes`;
     if (Number(req.headers['content-length'] ?? 0) > this.maxBody) {
       // Read and dropped, never forwarded: the client gets its 413 on a connection still usable.
@@ -498,9 +550,14 @@ export class RecordingProxy {
     return { violations, json, parsed: value };
   }
 
-  /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test). */
+  /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test); GET /__apc/chaos the chaos mode's counts. */
   private control(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
+    if (url.pathname === `${CONTROL_PREFIX}/chaos` && req.method === 'GET' && this.chaos) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(this.chaos.counts()));
+      return;
+    }
     if (url.pathname === `${CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
       const test = url.searchParams.get('test');
       const body = JSON.stringify(test ? inSentOrder(this.exchanges.filter((e) => e.test === test)) : this.exchanges);
