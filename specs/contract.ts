@@ -387,6 +387,11 @@ class Contract {
     return this.readRunStatuses;
   }
 
+  /** The path prefix of the simulator's admin protocol (`/__sim/`), the first segment its paths share. */
+  get adminPathPrefix(): string {
+    return `/${this.adminOperations[0].path.split('/')[1]}/`;
+  }
+
   /**
    * The header that gives a request a simulated platform of its own (capability partitions), and
    * the longest name it takes: the Partition parameter of the admin document.

@@ -270,8 +270,9 @@ export class RecordingProxy {
       pending.upstream?.destroy();
       this.record(req, pending, { status: 0, error: CLIENT_GONE_TEXT });
     });
-    // Decided on arrival, so that the seed's faults fall on the requests in the order they came.
-    const decision = this.chaos?.next();
+    // Decided on arrival, so that the seed's faults fall on the requests in the order they came. A
+    // simulator's admin path is the test's own control, not the API under test: never met by chaos.
+    const decision = (req.url ?? '').startsWith(contract().adminPathPrefix) ? undefined : this.chaos?.next();
     if (!decision) this.forward(req, res, pending);
     else if (decision.delayMs === 0) this.inflict(decision, req, res, pending);
     // The request waits unread (paused), as it would in a slow network.

@@ -92,7 +92,7 @@ const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /** The admin protocol's paths share one prefix (/__sim/), taken from its document. */
-const ADMIN_PREFIX = `/${contract().adminOperations[0].path.split('/')[1]}/`;
+const ADMIN_PREFIX = contract().adminPathPrefix;
 const isAdminPath = (path: string) => path.startsWith(ADMIN_PREFIX);
 
 export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
