@@ -1,5 +1,6 @@
 // The suites' HTTP client (undici). Every request goes through the recording proxy and
 // carries the test's id, so the report can show the exchanges that prove each verdict.
+import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { exchangeMark } from './exchange-mark.ts';
@@ -30,11 +31,9 @@ class TargetUnreachable extends Error {
   }
 }
 
-/** A request that met transient faults and could not be judged (harness/retry.ts says why). */
-class NotJudged extends Error {
-  constructor(what: string) {
-    super(`${TRANSIENT_FAULT} ${what}`);
-  }
+/** A request that met transient faults and could not be judged (harness/retry.ts says why): the test's verdict is `error`. */
+export function notJudged(what: string): Error {
+  return new Error(`${TRANSIENT_FAULT} ${what}`);
 }
 
 /** The connection to the proxy broke before the answer was whole; `headersSeen`: after the test was told it had begun. */
@@ -64,7 +63,7 @@ function attemptOf(res: ApiResponse): Attempt {
 const sentByTest = new Map<string, number>();
 
 /** The headers that file a request under `testId` at its place among the test's requests (exchange ids). */
-export function testHeaders(testId: string): Record<string, string> {
+function testHeaders(testId: string): Record<string, string> {
   const sequence = (sentByTest.get(testId) ?? 0) + 1;
   sentByTest.set(testId, sequence);
   return { [TEST_HEADER]: testId, [SEQUENCE_HEADER]: String(sequence) };
@@ -94,8 +93,11 @@ export interface ApiResponse<T = unknown> {
 
 interface RequestOptions {
   body?: unknown;
-  /** Sent as is, instead of JSON-encoding `body`. */
-  rawBody?: string | Buffer;
+  /**
+   * Sent as is, instead of JSON-encoding `body`; a function gives a stream, sent chunked (a new one
+   * for each attempt).
+   */
+  rawBody?: string | Buffer | (() => Readable);
   headers?: Record<string, string>;
   /**
    * Called once the status line and headers have arrived, before the body: a test can act
@@ -104,6 +106,12 @@ interface RequestOptions {
   onHeaders?: () => void;
   /** Gives up on the request when it aborts (AbortSignal.timeout). */
   signal?: AbortSignal;
+  /**
+   * How safe sending the request again after a transient fault is, where the test knows better
+   * than the contract (harness/retry.ts): `timed` when it judges when the answer comes, `counted`
+   * for a request a rate limit counts.
+   */
+  kind?: 'counted' | 'timed';
 }
 
 const MAX_DESCRIBED_BODY = 600;
@@ -197,7 +205,7 @@ export class ApiClient {
         throw broke!.cause;
       }
       const last = res ? ` ${exchangeMark(res.exchange)}` : '';
-      if (step.do === 'give-up') throw new NotJudged(`${method} ${path} was not judged: ${step.why}${last}`);
+      if (step.do === 'give-up') throw notJudged(`${method} ${path} was not judged: ${step.why}${last}`);
       this.options.onRetry?.(`${method} ${path} met ${describeAttempt(attempts.at(-1)!)}; sent again after ${step.waitMs} ms`, step.waitMs);
       await sleep(step.waitMs);
     }
@@ -205,8 +213,11 @@ export class ApiClient {
 
   /** How safe sending this request again is (harness/retry.ts), from the operation it addresses and its body. */
   private kindOf(method: string, path: string, options: RequestOptions): RequestKind {
+    if (options.kind) return options.kind;
     const operation = this.options.plane && contract().findOperation(this.options.plane, method, path)?.operation;
     if (options.rawBody === undefined) return requestKind(method, operation, options.body === undefined ? undefined : { json: options.body });
+    // A stream is not read ahead of sending: taken as the valid body it is meant to be.
+    if (typeof options.rawBody === 'function') return requestKind(method, operation, undefined);
     try {
       return requestKind(method, operation, { json: JSON.parse(String(options.rawBody)) });
     } catch {
@@ -221,7 +232,7 @@ export class ApiClient {
     // The proxy then sends the response's violations, as a trailer (read below).
     headers[VIOLATIONS_HEADER] = VIOLATIONS_WANTED;
     if (this.options.apiKey && !Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key')) headers['x-api-key'] = this.options.apiKey;
-    let body: string | Buffer | undefined = options.rawBody;
+    let body: string | Buffer | Readable | undefined = typeof options.rawBody === 'function' ? options.rawBody() : options.rawBody;
     if (body === undefined && options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';

@@ -44,3 +44,20 @@ test("before any failure a property is not cut short: waits on a real-time targe
   await assertProperty(property, { seed: 1, numRuns: 40 });
   expect(runs).toBe(40);
 });
+
+test('a run that met a transient fault ends the property with that fault, unjudged: no counterexample, no shrinking', async () => {
+  markTestStart();
+  let runs = 0;
+  const fault = new Error('[transient fault] GET /threads was not judged: it met transient faults on all 4 attempts');
+  const property = fc.asyncProperty(fc.array(fc.integer(), { minLength: 5 }), async () => {
+    runs++;
+    if (runs === 3) throw fault;
+  });
+  const error = await assertProperty(property, { seed: 1 }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(error).toBe(fault);
+  expect(runs).toBe(3);
+  expect(failedRules()).toEqual([]);
+});

@@ -36,12 +36,25 @@ test('a create is sent again only after a 503, which says the request was not ha
   });
 });
 
+test('a request the target counts is sent again only after a 503, which it did not count', () => {
+  expect(nextStep('counted', [unavailable], 0)).toEqual({ do: 'retry', waitMs: 1000 });
+  expect(nextStep('counted', [dropped], 0).do).toBe('give-up');
+});
+
+test('a request judged by when its answer comes is never sent again', () => {
+  expect(nextStep('timed', [unavailable], 0).do).toBe('give-up');
+  expect(nextStep('timed', [{ kind: 'answer', status: 409 }], 0)).toEqual({ do: 'judge' });
+});
+
 test('a 4xx after a fault that may have landed is not judged for a write, but is for a request with no effect', () => {
   const notFound: Attempt = { kind: 'answer', status: 404 };
   expect(nextStep('idempotent', [dropped, notFound], 300).do).toBe('give-up');
   expect(nextStep('idempotent', [unavailable, notFound], 1000)).toEqual({ do: 'judge' });
   expect(nextStep('idempotent', [dropped, ok], 300)).toEqual({ do: 'judge' });
   expect(nextStep('no-effect', [dropped, notFound], 300)).toEqual({ do: 'judge' });
+  // A method not allowed, or a key refused, is what the first send met too.
+  expect(nextStep('idempotent', [dropped, { kind: 'answer', status: 405 }], 300)).toEqual({ do: 'judge' });
+  expect(nextStep('create', [unavailable, { kind: 'answer', status: 401 }], 300)).toEqual({ do: 'judge' });
 });
 
 test('the same fault on every attempt is the answer, judged; faults that differ are not judged', () => {
@@ -76,6 +89,10 @@ test('the contract says which requests change nothing, which may be sent twice a
   expect(requestKind('POST', op('searchThreads'), { json: {} })).toBe('no-effect');
   expect(requestKind('DELETE', op('deleteThread'), undefined)).toBe('idempotent');
   expect(requestKind('POST', op('createThread'), { json: {} })).toBe('create');
+  // Named by the client, a second send cannot make a second one; the same fields set twice are set once.
+  expect(requestKind('POST', op('createThread'), { json: { thread_id: '00000000-0000-4000-8000-000000000000' } })).toBe('idempotent');
+  expect(requestKind('PATCH', contract().operation('platform-api', 'updateRun'), { json: { outputs: {} } })).toBe('idempotent');
+  expect(requestKind('POST', op('createRun'), { json: { assistant_id: 'agent' } })).toBe('create');
   expect(requestKind('POST', undefined, { json: {} })).toBe('create');
   // A create the contract refuses creates nothing on a conforming target.
   expect(requestKind('POST', op('createThread'), 'unparsed')).toBe('no-effect');

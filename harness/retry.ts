@@ -25,9 +25,14 @@ export type ProxyFault = 'dropped' | 'silent';
  *   such as one with a malformed body): sent again after any fault;
  * - idempotent: sending it twice leaves what sending it once does (DELETE, PUT), but the second
  *   answer may differ (a 404 for what the first deleted);
- * - create: sending it twice may make two (a documented create, or an undocumented write).
+ * - create: sending it twice may make two (a documented create, or an undocumented write);
+ * The test may know better than the contract, and say so:
+ * - counted: the target counts it (a rate limit's request): like a create, sent again only after
+ *   a 503, which the target did not count;
+ * - timed: the test judges when its answer comes (at once, while a run is in progress), which
+ *   an answer to a later attempt cannot show: never sent again.
  */
-export type RequestKind = 'no-effect' | 'idempotent' | 'create';
+export type RequestKind = 'no-effect' | 'idempotent' | 'create' | 'counted' | 'timed';
 
 /** Methods that change nothing (RFC 9110 §9.2.1) and those that leave the same state however often sent (§9.2.2). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -37,16 +42,21 @@ const IDEMPOTENT_METHODS = new Set(['PUT', 'DELETE']);
  * What kind of request this is, from the contract: the operation it addresses (none when
  * undocumented) and its body (`unparsed` when it is no JSON at all). A documented operation that
  * creates nothing (`x-creates`) and is no DELETE or PUT is a read (the searches are POSTs); a create
- * whose body the contract refuses creates nothing on a conforming target.
+ * whose body the contract refuses creates nothing on a conforming target; one whose body names
+ * what it makes (`x-keyed-by`), or that the contract calls idempotent, cannot make two.
  */
 export function requestKind(method: string, operation: Operation<Api> | undefined, body: { json: unknown } | 'unparsed' | undefined): RequestKind {
   const upper = method.toUpperCase();
   if (SAFE_METHODS.has(upper)) return 'no-effect';
   if (IDEMPOTENT_METHODS.has(upper)) return 'idempotent';
   if (!operation) return 'create';
-  if (!operation.document['x-creates']) return upper === 'POST' ? 'no-effect' : 'idempotent';
+  const { document } = operation;
+  if (!document['x-creates']) return upper === 'POST' ? 'no-effect' : 'idempotent';
   const refused = body === 'unparsed' || (body !== undefined && contract().validateRequestBody(operation, body.json).length > 0);
-  return refused ? 'no-effect' : 'create';
+  if (refused) return 'no-effect';
+  const key = document['x-keyed-by'];
+  const keyed = key !== undefined && body !== undefined && (body.json as Record<string, unknown> | null)?.[key] != null;
+  return document['x-idempotent'] || keyed ? 'idempotent' : 'create';
 }
 
 export type Step =
@@ -67,6 +77,13 @@ const MAX_WAIT_MS = 5_000;
 /** Past this many ms since the first attempt, no more attempts (the target's deadline for one request). */
 export const RETRY_BUDGET_MS = 30_000;
 
+/**
+ * What a write answers when an earlier send of it took effect: not found (deleted), conflict
+ * (exists), gone, or unprocessable (the agent server's conflicts). Other 4xx are about the
+ * request itself (its credentials, its method, its body), which the first send met as well.
+ */
+const ALREADY_DONE_STATUSES = new Set([404, 409, 410, 422]);
+
 /** Gateway statuses (RFC 9110 §15.6): the answer of something in front of the target, now and then. */
 const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
@@ -79,7 +96,7 @@ function isFault(attempt: Attempt): boolean {
  * Whether the request may have reached the target before the fault. A 503 says the request was
  * not handled (RFC 9110 §15.6.4); a reset, a 502, a 504 and silence leave it open.
  */
-function mayHaveLanded(attempt: Attempt): boolean {
+export function mayHaveLanded(attempt: Attempt): boolean {
   return !(attempt.kind === 'answer' && attempt.status === 503 && attempt.fault === undefined);
 }
 
@@ -113,14 +130,22 @@ export function nextStep(kind: RequestKind, attempts: Attempt[], elapsedMs: numb
   const faults = attempts.slice(0, -1);
   if (!isFault(last)) {
     // An earlier attempt may have done what this one was refused for (a 404 for a thread the
-    // first DELETE deleted): only the answer of a request with no effect stands after a fault that may have landed.
+    // first DELETE deleted): after a fault that may have landed, only the answer of a request with
+    // no effect stands, or a refusal that is no sign of an earlier send.
     const landed = faults.find(mayHaveLanded);
-    if (kind !== 'no-effect' && landed && last.kind === 'answer' && last.status >= 400 && last.status < 500)
+    if (kind !== 'no-effect' && landed && last.kind === 'answer' && ALREADY_DONE_STATUSES.has(last.status))
       return { do: 'give-up', why: `it answered ${last.status} once sent again after ${describeAttempt(landed)}, which may have reached the target` };
     return { do: 'judge' };
   }
+  if (kind === 'timed')
+    return {
+      do: 'give-up',
+      why: `it met ${describeAttempt(last)} and is not sent again: the test judges when its answer comes, which a later attempt cannot show`,
+    };
   if (kind === 'create' && mayHaveLanded(last))
     return { do: 'give-up', why: `it met ${describeAttempt(last)} and is not sent again: a create that may have reached the target could be made twice` };
+  if (kind === 'counted' && mayHaveLanded(last))
+    return { do: 'give-up', why: `it met ${describeAttempt(last)} and is not sent again: the target may have counted it already` };
   const wait = waitBefore(attempts);
   if (attempts.length < MAX_ATTEMPTS && wait <= MAX_WAIT_MS && elapsedMs + wait <= RETRY_BUDGET_MS) return { do: 'retry', waitMs: wait };
   if (attempts.every((attempt) => same(attempt, last))) return { do: 'judge' };

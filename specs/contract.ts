@@ -148,6 +148,13 @@ export interface OpenApiOperation {
   'x-base-paths'?: string[];
   /** What a successful call creates on the target (the run profiles decide which may be made). */
   'x-creates'?: SideEffect;
+  /**
+   * The body field that names what a create makes, when the client may choose it: sent twice with
+   * it, the create cannot make two (the second answers a conflict). harness/retry.ts reads it.
+   */
+  'x-keyed-by'?: string;
+  /** A create (x-creates) that leaves the same state however often the same request is sent. */
+  'x-idempotent'?: boolean;
   [key: string]: unknown;
 }
 

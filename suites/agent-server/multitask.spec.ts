@@ -20,7 +20,7 @@ const listRuns = async (agent: ApiClient, thread: string) => {
  * ignored) only once the run's hold has passed, which is then let pass. `atOnce` says which.
  */
 async function whileBusy(agent: ApiClient, time: Time, path: string, body: Record<string, unknown>): Promise<{ res: ApiResponse; atOnce: boolean }> {
-  const pending = agent.post(path, body);
+  const pending = agent.post(path, body, { kind: 'timed' });
   const early = await Promise.race([pending, sleep(time.virtual ? 1_000 : time.wall(time.timeouts.settle, 1_000)).then(() => undefined)]);
   if (early) return { res: early, atOnce: true };
   await time.pass(time.hold);

@@ -12,7 +12,9 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 test('join returns once the run has completed, and not before', { tag: '@RUN-JOIN' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const run = await longRun(agent, time, thread, { topic: 'joined' });
-  const joining = agent.get(`/threads/${thread}/runs/${run.run_id}/join`).then(async (res) => ({ res, read: await readRun(agent, thread, run.run_id) }));
+  const joining = agent
+    .get(`/threads/${thread}/runs/${run.run_id}/join`, { kind: 'timed' })
+    .then(async (res) => ({ res, read: await readRun(agent, thread, run.run_id) }));
   // A join that answers early does so at once: the run is then read before any time passes.
   await Promise.race([joining, sleep(300)]);
   await time.pass(time.hold);

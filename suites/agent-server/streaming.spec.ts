@@ -144,7 +144,7 @@ test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-EN
   const headersArrived = new Promise<void>((resolve) => (taken = resolve));
   // The streamed run is read the moment the stream closed: one that closes early finds it still queued or running.
   const body = { assistant_id: 'agent', input: { topic: 'closes' }, multitask_strategy: 'enqueue' };
-  const closed = agent.post(`/threads/${thread}/runs/stream`, body, { onHeaders: taken }).then(async (res) => {
+  const closed = agent.post(`/threads/${thread}/runs/stream`, body, { onHeaders: taken, kind: 'timed' }).then(async (res) => {
     const runId = (parseSse(res.text).map(dataOf)[0] as { run_id?: string } | undefined)?.run_id;
     return { res, runId, read: runId === undefined ? undefined : await agent.get<Run>(`/threads/${thread}/runs/${runId}`) };
   });
@@ -171,7 +171,7 @@ test('a refused stream request gets an ordinary JSON error before any stream sta
   // progress and its own, so it is given a moment, then the run's hold to end. The answer is
   // judged with nothing else asked of the run in progress, which a stream taking reject for
   // rollback has deleted.
-  const pending = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' });
+  const pending = agent.post(`/threads/${thread}/runs/stream`, { assistant_id: 'agent', input: {}, multitask_strategy: 'reject' }, { kind: 'timed' });
   const conflict = await Promise.race([pending, sleep(time.virtual ? 1_000 : time.wall(time.timeouts.settle, 1_000)).then(() => undefined)]);
   if (!conflict) await time.pass(time.hold);
   const answer: ApiResponse = conflict ?? (await pending);

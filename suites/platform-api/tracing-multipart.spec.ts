@@ -4,13 +4,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { request } from 'undici';
 import { expectJsonError, expectRefused, expectStatus } from '../../harness/checks/index.ts';
 import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.ts';
-import { expect, requireEffect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { testHeaders, type ApiClient, type ApiResponse } from '../../harness/client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import { partitionHeaders } from '../../harness/partition.ts';
 import { baseTime, expectNotFound, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree, type Part, type TraceRun } from './traces-steps.ts';
 
 type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: string; mime_type?: string }> };
@@ -238,26 +236,16 @@ test.describe("the official client's part layout is accepted and applied in orde
 });
 
 test.describe('a multipart body sent chunked or compressed whole is accepted', { tag: '@TRACE-MULTIPART-ENCODING' }, () => {
-  test('chunked, without Content-Length', async ({ platform, scope, conformanceRun, time, targetCredentials }, testInfo) => {
+  test('chunked, without Content-Length', async ({ platform, scope, conformanceRun, time }) => {
     const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     const half = Math.floor(body.length / 2);
-    const apiKey = targetApiKey(conformanceRun, targetCredentials);
-    // Sent past the suites' client, which would ask the run's profile: ask it here.
-    requireEffect(conformanceRun, 'trace', 'POST /runs/multipart');
-    const res = await request(`${conformanceRun.proxies['platform-api']}/runs/multipart`, {
-      method: 'POST',
-      headers: {
-        'content-type': contentType,
-        ...testHeaders(testInfo.testId),
-        ...partitionHeaders(conformanceRun, testInfo),
-        ...(apiKey ? { 'x-api-key': apiKey } : {}),
-      },
-      // A stream of unknown length goes out with Transfer-Encoding: chunked, as the client sends it.
-      body: Readable.from([body.subarray(0, half), body.subarray(half)]),
+    // A stream of unknown length goes out with Transfer-Encoding: chunked, as the client sends it.
+    const res = await platform.post('/runs/multipart', undefined, {
+      rawBody: () => Readable.from([body.subarray(0, half), body.subarray(half)]),
+      headers: { 'content-type': contentType },
     });
-    const text = await res.body.text();
-    expect(res.statusCode >= 200 && res.statusCode < 300, `chunked multipart answered ${res.statusCode} ${text}`).toBe(true);
+    expect(res.status >= 200 && res.status < 300, res.describe('chunked multipart')).toBe(true);
     expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
   });
 

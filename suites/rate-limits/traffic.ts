@@ -13,7 +13,9 @@
 // (Refusal); only RATE-429 and RATE-RETRY-AFTER are about the 429 itself.
 import { Pool } from 'undici';
 import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
-import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { type ApiClient, type ApiResponse, notJudged } from '../../harness/client.ts';
+import { type Attempt, mayHaveLanded, nextStep } from '../../harness/retry.ts';
+import { allowWall, sleep } from '../../harness/time.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { partitionHeaders, type Attribution } from '../../harness/partition.ts';
@@ -108,7 +110,8 @@ export function otherMethodSample(row: RateLimitRow): Sample | undefined {
 
 /** Sends one sample through a client (the recording proxy) as `who`. */
 export function send(client: ApiClient, sample: Sample, who: Caller): Promise<ApiResponse> {
-  return client.request(sample.method, sample.path, { headers: who.headers });
+  // Counted by a row: sent again only where the target cannot have counted the first.
+  return client.request(sample.method, sample.path, { headers: who.headers, kind: 'counted' });
 }
 
 interface FillResult {
@@ -134,6 +137,8 @@ interface Answer {
   retryAfter?: string;
   /** The body of a 429. */
   body?: string;
+  /** Sent again after a fault that may have reached the target, which may then have counted it twice. */
+  uncertain?: true;
 }
 
 /** Where requests sent past the recording proxy go: the plane's URL, and the headers each carries (its partition). */
@@ -148,6 +153,43 @@ export function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, b
 }
 
 /**
+ * One request straight to the target, sent again after a transient fault as the suites' client
+ * sends its own (harness/retry.ts): a fill must reach its count. Every request of a fill is one
+ * the row counts whatever it does, so each is sent again as one with no effect; one sent again
+ * after a fault that may have reached the target is marked `uncertain`: the target may have
+ * counted it twice.
+ */
+async function sendStraight(target: Pool, index: number, sample: Sample, path: string, headers: Record<string, string>): Promise<Answer> {
+  const attempts: Attempt[] = [];
+  const started = Date.now();
+  let uncertain = false;
+  for (;;) {
+    let answer: Answer | undefined;
+    let broke: Error | undefined;
+    try {
+      const response = await target.request({ method: sample.method as 'GET', path, headers });
+      const retryAfter = response.headers['retry-after'];
+      answer = { index, sample, status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+      if (response.statusCode === 429) answer.body = await response.body.text();
+      else await response.body.dump();
+    } catch (error) {
+      broke = error as Error;
+    }
+    const attempt: Attempt = answer ? { kind: 'answer', status: answer.status, retryAfter: answer.retryAfter } : { kind: 'broken', message: broke!.message };
+    attempts.push(attempt);
+    const step = nextStep('no-effect', attempts, Date.now() - started);
+    if (step.do === 'judge') {
+      if (!answer) throw broke;
+      return uncertain ? { ...answer, uncertain } : answer;
+    }
+    if (step.do === 'give-up')
+      throw notJudged(`${sample.method} ${path} (request ${index + 1} of a fill sent straight to the target) was not judged: ${step.why}`);
+    uncertain ||= mayHaveLanded(attempt);
+    await sleep(step.waitMs);
+  }
+}
+
+/**
  * Sends `count` requests of `samples` (in turn) as `who` straight to the target, many at a
  * time on kept-alive connections; answers every answer, in the order the requests were made.
  */
@@ -158,19 +200,19 @@ export async function sendMany(straight: Straight, samples: Sample[], who: Calle
   const target = pool(url.origin);
   const answers: Answer[] = new Array(count);
   let next = 0;
+  const workers = Math.min(concurrency, count);
   const worker = async () => {
     while (next < count) {
       const index = next++;
       const sample = samples[index % samples.length];
-      const response = await target.request({ method: sample.method as 'GET', path: `${prefix}${sample.path}`, headers });
-      const retryAfter = response.headers['retry-after'];
-      const answer: Answer = { index, sample, status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
-      if (response.statusCode === 429) answer.body = await response.body.text();
-      else await response.body.dump();
-      answers[index] = answer;
+      const started = performance.now();
+      answers[index] = await sendStraight(target, index, sample, `${prefix}${sample.path}`, headers);
+      // What a slow target, or a fault sent past, takes of the test's time is given back: the fill is
+      // a step, not what the test judges. Once answered, so that a target that never answers still times out.
+      allowWall((performance.now() - started) / workers);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  await Promise.all(Array.from({ length: workers }, worker));
   return answers;
 }
 
@@ -179,6 +221,11 @@ export async function fill(straight: Straight, samples: Sample[], who: Caller, c
   const started = performance.now();
   const answers = await sendMany(straight, samples, who, count);
   const first = answers.find((a) => a.status === 429);
+  const uncertain = answers.filter((a) => a.uncertain && (!first || a.index < first.index)).length;
+  if (first && uncertain > 0)
+    throw notJudged(
+      `request ${first.index + 1} of a fill of ${count} was refused, after ${uncertain} requests of it were sent again after a fault that may have reached the target, which may have counted them twice`,
+    );
   const refused = first && { index: first.index, sample: first.sample, status: first.status, body: first.body ?? '' };
   return { sent: count, refused, ms: performance.now() - started };
 }
@@ -207,7 +254,7 @@ export class Traffic {
 
   /** One request through the recording proxy. */
   send(endpoint: Endpoint, sample: Sample, who: Caller, body?: unknown): Promise<ApiResponse> {
-    return this.client(endpoint).request(sample.method, sample.path, { headers: who.headers, body });
+    return this.client(endpoint).request(sample.method, sample.path, { headers: who.headers, body, kind: 'counted' });
   }
 
   /**

@@ -1,0 +1,114 @@
+// A flaky network never turns into a failed rule. Every plane of the simulator is put behind the
+// recording proxy's chaos mode (503s with Retry-After, resets and latency jitter, from a seed),
+// and the suites are run through it over several seeds. Each run must give the verdicts of the
+// same run without chaos, except for rules it could not judge (`error`): a transient fault that
+// the client could not safely send a request again past. No rule may fail that passes clean.
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { ENDPOINTS, type Endpoint, planeOf } from '../../specs/contract.ts';
+import type { ChaosCounts, ChaosOptions } from '../../harness/proxy/chaos.ts';
+import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
+import type { ConformanceReport, Verdict } from '../../reports/conformance-report.ts';
+import { startSimulator } from '../../simulator/start-simulator.ts';
+import { conformanceRun } from '../self-test/run-cli.ts';
+
+/** The issue's floor: at least 2% 503s and 1% resets, with jitter. */
+const CHAOS = { unavailableRate: 0.02, resetRate: 0.01, jitterMs: 20 } satisfies Omit<ChaosOptions, 'seed'>;
+const SEEDS = ['flaky-1', 'flaky-2', 'flaky-3'];
+
+interface ChaosRun {
+  report: ConformanceReport;
+  /** What each plane's chaos mode did, summed; none for the clean run. */
+  faults?: ChaosCounts;
+  stdout: string;
+  /** The run's report folder. */
+  out: string;
+}
+
+/**
+ * The suites against a fresh simulator (the same seed every time, on its virtual clock), every plane
+ * behind a recording proxy of its own, in chaos mode when `chaos` is given.
+ */
+async function runBehind(name: string, chaos: (Omit<ChaosOptions, 'seed'> & { seed: string }) | undefined): Promise<ChaosRun> {
+  await using sim = await startSimulator({ seed: 'flaky-network', clock: 'virtual', logLevel: 'error' });
+  const proxies = new Map<Endpoint, RecordingProxy>();
+  try {
+    for (const endpoint of ENDPOINTS) {
+      const proxy = new RecordingProxy({
+        plane: planeOf(endpoint),
+        name: endpoint,
+        target: sim.urls[endpoint],
+        keep: false,
+        ...(chaos ? { chaos: { ...chaos, seed: `${chaos.seed}-${endpoint}` } } : {}),
+      });
+      await proxy.start();
+      proxies.set(endpoint, proxy);
+    }
+    const info = await sim.getSimulatorInfo();
+    const dir = mkdtempSync(join(tmpdir(), 'apc-flaky-'));
+    const config = join(dir, 'target.yaml');
+    writeFileSync(
+      config,
+      toYaml({
+        name,
+        planes: Object.fromEntries([...proxies].map(([endpoint, proxy]) => [endpoint, proxy.url])),
+        capabilities: info.capabilities,
+      }),
+    );
+    const run = await conformanceRun(['--target', config, '--seed', '7', '--workers', '2']);
+    const counts = [...proxies.values()].map((p) => p.chaosCounts()).filter((c) => c !== undefined);
+    const faults = chaos
+      ? counts.reduce((sum, c) => ({
+          requests: sum.requests + c.requests,
+          reset: sum.reset + c.reset,
+          unavailable: sum.unavailable + c.unavailable,
+          delayed: sum.delayed + c.delayed,
+          delay_ms_total: sum.delay_ms_total + c.delay_ms_total,
+        }))
+      : undefined;
+    return { report: run.report, faults, stdout: run.stdout, out: run.out };
+  } finally {
+    await Promise.all([...proxies.values()].map((p) => p.close()));
+  }
+}
+
+const verdicts = (report: ConformanceReport): Record<string, Verdict> => Object.fromEntries(report.rules.map((r) => [r.id, r.verdict]));
+
+test('every plane behind 503s, resets and jitter, over several seeds: the clean verdicts, or error where a fault could not be sent past', async () => {
+  // Runs, side by side, of about a minute each clean; a chaos run waits out a second per 503.
+  test.setTimeout(15 * 60_000);
+  const [clean, ...flaky] = await Promise.all([runBehind('clean', undefined), ...SEEDS.map((seed) => runBehind(`chaos ${seed}`, { ...CHAOS, seed }))]);
+  expect(clean.report.summary.verdicts.fail, clean.stdout).toBe(0);
+  expect(clean.report.summary.retries, 'the clean run sent no request again').toBeUndefined();
+  const before = verdicts(clean.report);
+  for (const [i, run] of flaky.entries()) {
+    const after = verdicts(run.report);
+    const changed = Object.keys(before).filter((id) => after[id] !== before[id]);
+    const retries = run.report.summary.retries;
+    const line = `seed ${SEEDS[i]} (report in ${run.out}): ${run.faults!.requests} requests, faults injected: ${run.faults!.unavailable} × 503, ${run.faults!.reset} resets, ${run.faults!.delayed} delayed (${run.faults!.delay_ms_total} ms); requests sent again: ${retries?.count ?? 0}; verdicts changed: ${changed.length}${changed.length ? ` (${changed.map((id) => `${id} ${before[id]} → ${after[id]}`).join(', ')})` : ''}`;
+    console.log(line);
+    test.info().annotations.push({ type: 'chaos', description: line });
+    // The chaos was there, and the client met it.
+    expect(run.faults!.unavailable, line).toBeGreaterThan(0);
+    expect(run.faults!.reset, line).toBeGreaterThan(0);
+    expect(retries?.count ?? 0, line).toBeGreaterThan(0);
+    // No rule fails that passes clean; a verdict that moved is an error, with the fault named.
+    expect(
+      changed.filter((id) => after[id] !== 'error').map((id) => `${id}: ${before[id]} → ${after[id]}`),
+      line,
+    ).toEqual([]);
+    for (const id of changed) {
+      const errors = run.report.rules
+        .find((r) => r.id === id)!
+        .tests.filter((t) => t.status === 'error')
+        .map((t) => t.error ?? '');
+      expect(
+        errors.some((e) => e.includes('[transient fault]')),
+        `${id}: ${errors.join('\n')}`,
+      ).toBe(true);
+    }
+  }
+});
