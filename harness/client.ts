@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { exchangeMark } from './exchange-mark.ts';
-import { type Attempt, describeAttempt, nextStep, type ProxyFault, type RequestKind, requestKind } from './retry.ts';
+import { describeAttempt, type ProxyFault, type RequestKind, requestKind, type Sent, sendPastFaults, TRANSIENT_FAULT } from './retry.ts';
 import { sleep } from './time.ts';
 import {
   ATTEMPT_HEADER,
@@ -21,19 +21,12 @@ import {
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
 const TRANSPORT_ERROR = '[target unreachable]';
-/** Marks the message of a request that met transient faults it could not be sent again past: `error` too. */
-const TRANSIENT_FAULT = '[transient fault]';
 
 /** The target could not be reached (the recording proxy could not, or the client could not reach the proxy). */
 class TargetUnreachable extends Error {
   constructor(what: string) {
     super(`${TRANSPORT_ERROR} ${what}`);
   }
-}
-
-/** A request that met transient faults and could not be judged (harness/retry.ts says why): the test's verdict is `error`. */
-export function notJudged(what: string): Error {
-  return new Error(`${TRANSIENT_FAULT} ${what}`);
 }
 
 /** The connection to the proxy broke before the answer was whole; `headersSeen`: after the test was told it had begun. */
@@ -52,11 +45,6 @@ class BrokenAnswer extends Error {
  */
 export function isTransportError(message: string): boolean {
   return message.includes(TRANSPORT_ERROR) || message.includes(TRANSIENT_FAULT) || message.includes(UNREACHABLE_TEXT);
-}
-
-/** What an answer was, for the retry decision. */
-function attemptOf(res: ApiResponse): Attempt {
-  return { kind: 'answer', status: res.status, retryAfter: res.headers['retry-after'], fault: res.fault };
 }
 
 /** How many requests each test (or shared step) has sent, by any client of this worker. */
@@ -177,38 +165,27 @@ export class ApiClient {
     this.options.guard?.(method, path);
     // Every attempt keeps the request's place among the test's (its exchange id), numbered apart.
     const place: Record<string, string> = this.options.testId ? testHeaders(this.options.testId) : {};
-    const attempts: Attempt[] = [];
-    const started = Date.now();
-    let rateLimited = 0;
-    for (;;) {
-      const headers = attempts.length + rateLimited > 0 ? { ...place, [ATTEMPT_HEADER]: String(attempts.length + rateLimited + 1) } : place;
-      let res: ApiResponse<T> | undefined;
-      let broke: Error | undefined;
-      try {
-        res = await this.send<T>(method, path, options, headers);
-      } catch (error) {
-        // The test has acted on the headers of an answer that then broke off: it cannot start over.
-        if (!(error instanceof BrokenAnswer) || error.headersSeen) throw error instanceof BrokenAnswer ? error.cause : error;
-        broke = error;
-      }
-      if (res?.status === 429) {
-        const wait = this.options.retryAfter?.(res, ++rateLimited);
-        if (wait !== undefined) {
-          await sleep(wait);
-          continue;
+    let sent = 0;
+    const attempt = async (): Promise<Sent<ApiResponse<T>>> => {
+      for (let rateLimited = 1; ; rateLimited++) {
+        const headers = ++sent > 1 ? { ...place, [ATTEMPT_HEADER]: String(sent) } : place;
+        let res: ApiResponse<T>;
+        try {
+          res = await this.send<T>(method, path, options, headers);
+        } catch (error) {
+          // The test has acted on the headers of an answer that then broke off: it cannot start over.
+          if (!(error instanceof BrokenAnswer) || error.headersSeen) throw error instanceof BrokenAnswer ? error.cause : error;
+          return { met: { kind: 'broken', message: error.cause.message }, broke: error.cause };
         }
+        const wait = res.status === 429 ? this.options.retryAfter?.(res, rateLimited) : undefined;
+        if (wait === undefined) return { met: { kind: 'answer', status: res.status, retryAfter: res.headers['retry-after'], fault: res.fault }, answer: res };
+        await sleep(wait);
       }
-      attempts.push(res ? attemptOf(res) : { kind: 'broken', message: (broke!.cause as Error).message });
-      const step = nextStep(this.kindOf(method, path, options), attempts, Date.now() - started);
-      if (step.do === 'judge') {
-        if (res) return res;
-        throw broke!.cause;
-      }
-      const last = res ? ` ${exchangeMark(res.exchange)}` : '';
-      if (step.do === 'give-up') throw notJudged(`${method} ${path} was not judged: ${step.why}${last}`);
-      this.options.onRetry?.(`${method} ${path} met ${describeAttempt(attempts.at(-1)!)}; sent again after ${step.waitMs} ms`, step.waitMs);
-      await sleep(step.waitMs);
-    }
+    };
+    return sendPastFaults(this.kindOf(method, path, options), `${method} ${path}`, attempt, {
+      mark: (res) => exchangeMark(res.exchange),
+      onRetry: (met, waitMs) => this.options.onRetry?.(`${method} ${path} met ${describeAttempt(met)}; sent again after ${waitMs} ms`, waitMs),
+    });
   }
 
   /** How safe sending this request again is (harness/retry.ts), from the operation it addresses and its body. */

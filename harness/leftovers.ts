@@ -4,7 +4,8 @@
 // run knows. Traces, experiments, datasets, feedback and OAuth flows have no delete operation:
 // they stay, and the report says so.
 import { contract, planeOf, type Endpoint, type SideEffect } from '../specs/contract.ts';
-import { endpointOfExchange, TEST_HEADER, type Exchange } from './proxy/recording-proxy.ts';
+import { endpointOfExchange, FAULT_HEADER, TEST_HEADER, type Exchange } from './proxy/recording-proxy.ts';
+import { type ProxyFault, type Sent, sendPastFaults } from './retry.ts';
 import type { ConformanceRun } from './conformance-run.ts';
 
 export type Counts = Partial<Record<Endpoint, Record<string, number>>>;
@@ -112,13 +113,24 @@ async function deleteWithAnyKey(proxy: string | undefined, path: string, apiKeys
   if (!proxy) return false;
   for (const apiKey of apiKeys.length > 0 ? apiKeys : [undefined]) {
     try {
-      const response = await fetch(`${proxy}${path}`, {
-        method: 'DELETE',
-        headers: { [TEST_HEADER]: CLEANUP, ...(apiKey ? { 'x-api-key': apiKey } : {}) },
-        signal: AbortSignal.timeout(30_000),
+      // A transient fault is sent past, as in the run: what the run made is then not left for one.
+      const status = await sendPastFaults('idempotent', `DELETE ${path}`, async (): Promise<Sent<number>> => {
+        try {
+          const response = await fetch(`${proxy}${path}`, {
+            method: 'DELETE',
+            headers: { [TEST_HEADER]: CLEANUP, ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+            signal: AbortSignal.timeout(30_000),
+          });
+          await response.body?.cancel();
+          const fault = response.headers.get(FAULT_HEADER) as ProxyFault | null;
+          const retryAfter = response.headers.get('retry-after') ?? undefined;
+          return { met: { kind: 'answer', status: response.status, retryAfter, ...(fault ? { fault } : {}) }, answer: response.status };
+        } catch (error) {
+          return { met: { kind: 'broken', message: (error as Error).message }, broke: error as Error };
+        }
       });
-      if (response.ok) return true;
-      if (response.status !== 404 && response.status !== 403) return false;
+      if (status >= 200 && status < 300) return true;
+      if (status !== 404 && status !== 403) return false;
     } catch {
       return false;
     }

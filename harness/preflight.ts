@@ -6,7 +6,16 @@ import { request } from 'undici';
 import { planeOf, type Endpoint, type Plane } from '../specs/contract.ts';
 import type { CredentialRole } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
+import { isConnectError } from './proxy/recording-proxy.ts';
+import { type Sent, sendPastFaults } from './retry.ts';
 import type { Target } from './target.ts';
+
+/** What a probe answered. */
+interface Probed {
+  status: number;
+  contentType: string;
+  text: string;
+}
 
 interface Problem {
   endpoint: Endpoint;
@@ -66,23 +75,31 @@ export async function preflight(target: Target, planes: readonly Plane[]): Promi
     const keyEnv = eu ? keys.euEnv : target.apiKeyEnv;
     const probe = PROBES[endpoint];
     const problem = (text: string): Problem => ({ endpoint, url, problem: text });
-    let status: number;
-    let text: string;
-    let contentType: string;
+    let answer: Probed;
     try {
-      const response = await request(`${url}${probe.path}`, {
-        method: probe.method,
-        headers: { accept: 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(probe.body ? { 'content-type': 'application/json' } : {}) },
-        body: probe.body ? JSON.stringify(probe.body) : undefined,
-        headersTimeout: TIMEOUT_MS,
-        bodyTimeout: TIMEOUT_MS,
+      // A transient fault (a reset, a gateway's 503 now and then) is sent past, as in the run.
+      answer = await sendPastFaults('no-effect', `${probe.method} ${probe.path}`, async (): Promise<Sent<Probed>> => {
+        try {
+          const response = await request(`${url}${probe.path}`, {
+            method: probe.method,
+            headers: { accept: 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(probe.body ? { 'content-type': 'application/json' } : {}) },
+            body: probe.body ? JSON.stringify(probe.body) : undefined,
+            headersTimeout: TIMEOUT_MS,
+            bodyTimeout: TIMEOUT_MS,
+          });
+          const retryAfter = response.headers['retry-after'];
+          const probed = { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: await response.body.text() };
+          return { met: { kind: 'answer', status: probed.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }, answer: probed };
+        } catch (error) {
+          // No connection at all is no fault on the way: the target is not there.
+          if (isConnectError(error as Error)) throw error;
+          return { met: { kind: 'broken', message: describe(error) }, broke: error as Error };
+        }
       });
-      status = response.statusCode;
-      contentType = String(response.headers['content-type'] ?? '');
-      text = await response.body.text();
     } catch (error) {
       return problem(`cannot be reached: ${describe(error)}`);
     }
+    const { status, text, contentType } = answer;
     const said = `${probe.method} ${probe.path} answered ${status} ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
     if (status === 401 || status === 403) {
       const hint = endpoint === 'platform-api-eu' && !eu ? ` (${EU_HINT})` : '';

@@ -6,8 +6,18 @@
 //   or a dropped connection the target gives every time is a finding, not bad luck);
 // - faults that differ from attempt to attempt, and a fault where sending again is not safe,
 //   leave the check unjudged: the test's verdict is `error`, never `fail`.
-// Plain logic, no HTTP: harness/client.ts sends and asks here what to do next.
+// No HTTP here: the callers send (the suites' client, the rate-limit fills, the preflight) and
+// sendPastFaults decides what to do next.
 import { type Api, contract, type Operation } from '../specs/contract.ts';
+import { sleep } from './time.ts';
+
+/** Marks the message of a request that met transient faults it could not be sent again past: the report calls its test `error`. */
+export const TRANSIENT_FAULT = '[transient fault]';
+
+/** A request that met transient faults and could not be judged (`what` says why): the test's verdict is `error`. */
+export function notJudged(what: string): Error {
+  return new Error(`${TRANSIENT_FAULT} ${what}`);
+}
 
 /** What one attempt met. */
 export type Attempt =
@@ -150,4 +160,37 @@ export function nextStep(kind: RequestKind, attempts: Attempt[], elapsedMs: numb
   if (attempts.length < MAX_ATTEMPTS && wait <= MAX_WAIT_MS && elapsedMs + wait <= RETRY_BUDGET_MS) return { do: 'retry', waitMs: wait };
   if (attempts.every((attempt) => same(attempt, last))) return { do: 'judge' };
   return { do: 'give-up', why: `it met transient faults on all ${attempts.length} attempts: ${attempts.map(describeAttempt).join(', ')}` };
+}
+
+/** What one attempt came to: an answer, or a connection that broke (`broke`, thrown if it stands). */
+export type Sent<T> = { met: Attempt; answer: T } | { met: Attempt; broke: Error };
+
+/**
+ * Sends a request of `kind` with `send` (given the attempt's number, from 1) until its answer can
+ * be judged, waiting between attempts as nextStep says; answers that answer, or throws the broken
+ * connection that stands, or a notJudged error naming `what` (with `mark`'s words for the last answer).
+ */
+export async function sendPastFaults<T>(
+  kind: RequestKind,
+  what: string,
+  send: (attempt: number) => Promise<Sent<T>>,
+  options: { mark?: (answer: T) => string; onRetry?: (met: Attempt, waitMs: number) => void } = {},
+): Promise<T> {
+  const attempts: Attempt[] = [];
+  const started = Date.now();
+  for (;;) {
+    const sent = await send(attempts.length + 1);
+    attempts.push(sent.met);
+    const step = nextStep(kind, attempts, Date.now() - started);
+    if (step.do === 'judge') {
+      if ('broke' in sent) throw sent.broke;
+      return sent.answer;
+    }
+    if (step.do === 'give-up') {
+      const mark = 'answer' in sent && options.mark ? ` ${options.mark(sent.answer)}` : '';
+      throw notJudged(`${what} was not judged: ${step.why}${mark}`);
+    }
+    options.onRetry?.(sent.met, step.waitMs);
+    await sleep(step.waitMs);
+  }
 }

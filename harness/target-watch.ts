@@ -3,7 +3,8 @@
 // in a row on one plane make the watch probe the plane; when the probe gets no answer either,
 // the target is lost.
 import type { Endpoint } from '../specs/contract.ts';
-import type { Exchange } from './proxy/recording-proxy.ts';
+import { type Exchange, isConnectError } from './proxy/recording-proxy.ts';
+import { type Sent, sendPastFaults } from './retry.ts';
 
 const IN_A_ROW = 3;
 const PROBE_TIMEOUT_MS = 5_000;
@@ -33,7 +34,18 @@ export class TargetWatch {
     this.probing = true;
     const url = this.planes[endpoint]!;
     try {
-      await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+      // Any answer will do; a reset on the way is sent past, as the suites' requests are.
+      await sendPastFaults('no-effect', `GET ${url}`, async (): Promise<Sent<number>> => {
+        try {
+          const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+          await response.body?.cancel();
+          return { met: { kind: 'answer', status: response.status }, answer: response.status };
+        } catch (error) {
+          // No connection at all is no fault on the way: the target is gone.
+          if (isConnectError(((error as Error).cause as Error | undefined) ?? (error as Error))) throw error;
+          return { met: { kind: 'broken', message: (error as Error).message }, broke: error as Error };
+        }
+      });
       this.failures.set(endpoint, 0);
     } catch {
       this.lost = true;

@@ -5,7 +5,7 @@
 // through the recording proxy, the rest of the burst straight to the target (see traffic.ts), in turn.
 import fc from 'fast-check';
 import { forRule, skipDeclared } from '../../harness/checks/attribution.ts';
-import { notJudged } from '../../harness/client.ts';
+import { notJudged } from '../../harness/retry.ts';
 import { adminOf, expect, requireCapability, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import { TableOracle, type TableRequest } from '../rate-limits/oracle.ts';

@@ -13,9 +13,9 @@
 // (Refusal); only RATE-429 and RATE-RETRY-AFTER are about the 429 itself.
 import { Pool } from 'undici';
 import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
-import { type ApiClient, type ApiResponse, notJudged } from '../../harness/client.ts';
-import { type Attempt, mayHaveLanded, nextStep } from '../../harness/retry.ts';
-import { allowWall, sleep } from '../../harness/time.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { mayHaveLanded, notJudged, type Sent, sendPastFaults } from '../../harness/retry.ts';
+import { allowWall } from '../../harness/time.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { partitionHeaders, type Attribution } from '../../harness/partition.ts';
@@ -160,33 +160,26 @@ export function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, b
  * counted it twice.
  */
 async function sendStraight(target: Pool, index: number, sample: Sample, path: string, headers: Record<string, string>): Promise<Answer> {
-  const attempts: Attempt[] = [];
-  const started = Date.now();
   let uncertain = false;
-  for (;;) {
-    let answer: Answer | undefined;
-    let broke: Error | undefined;
-    try {
-      const response = await target.request({ method: sample.method as 'GET', path, headers });
-      const retryAfter = response.headers['retry-after'];
-      answer = { index, sample, status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
-      if (response.statusCode === 429) answer.body = await response.body.text();
-      else await response.body.dump();
-    } catch (error) {
-      broke = error as Error;
-    }
-    const attempt: Attempt = answer ? { kind: 'answer', status: answer.status, retryAfter: answer.retryAfter } : { kind: 'broken', message: broke!.message };
-    attempts.push(attempt);
-    const step = nextStep('no-effect', attempts, Date.now() - started);
-    if (step.do === 'judge') {
-      if (!answer) throw broke;
-      return uncertain ? { ...answer, uncertain } : answer;
-    }
-    if (step.do === 'give-up')
-      throw notJudged(`${sample.method} ${path} (request ${index + 1} of a fill sent straight to the target) was not judged: ${step.why}`);
-    uncertain ||= mayHaveLanded(attempt);
-    await sleep(step.waitMs);
-  }
+  const answer = await sendPastFaults(
+    'no-effect',
+    `${sample.method} ${path} (request ${index + 1} of a fill sent straight to the target)`,
+    async (): Promise<Sent<Answer>> => {
+      try {
+        const response = await target.request({ method: sample.method as 'GET', path, headers });
+        const header = response.headers['retry-after'];
+        const retryAfter = Array.isArray(header) ? header[0] : header;
+        const answer: Answer = { index, sample, status: response.statusCode, retryAfter };
+        if (response.statusCode === 429) answer.body = await response.body.text();
+        else await response.body.dump();
+        return { met: { kind: 'answer', status: answer.status, retryAfter }, answer };
+      } catch (error) {
+        return { met: { kind: 'broken', message: (error as Error).message }, broke: error as Error };
+      }
+    },
+    { onRetry: (met) => (uncertain ||= mayHaveLanded(met)) },
+  );
+  return uncertain ? { ...answer, uncertain } : answer;
 }
 
 /**
