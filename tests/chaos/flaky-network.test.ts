@@ -4,7 +4,7 @@
 // same run without chaos, except for rules it could not judge (`error`): a transient fault that
 // the client could not safely send a request again past. No rule may fail that passes clean.
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
@@ -12,6 +12,7 @@ import { ENDPOINTS, type Endpoint, planeOf } from '../../specs/contract.ts';
 import type { ChaosCounts, ChaosOptions } from '../../harness/proxy/chaos.ts';
 import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
 import type { ConformanceReport, Verdict } from '../../reports/conformance-report.ts';
+import { retriesLine } from '../../reports/retries.ts';
 import { startSimulator } from '../../simulator/start-simulator.ts';
 import { conformanceRun } from '../self-test/run-cli.ts';
 
@@ -26,6 +27,7 @@ interface ChaosRun {
   stdout: string;
   /** The run's report folder. */
   out: string;
+  code: number | null;
 }
 
 /**
@@ -69,7 +71,7 @@ async function runBehind(name: string, chaos: (Omit<ChaosOptions, 'seed'> & { se
           delay_ms_total: sum.delay_ms_total + c.delay_ms_total,
         }))
       : undefined;
-    return { report: run.report, faults, stdout: run.stdout, out: run.out };
+    return { report: run.report, faults, stdout: run.stdout, out: run.out, code: run.code };
   } finally {
     await Promise.all([...proxies.values()].map((p) => p.close()));
   }
@@ -82,6 +84,7 @@ test('every plane behind 503s, resets and jitter, over several seeds: the clean 
   test.setTimeout(15 * 60_000);
   const [clean, ...flaky] = await Promise.all([runBehind('clean', undefined), ...SEEDS.map((seed) => runBehind(`chaos ${seed}`, { ...CHAOS, seed }))]);
   expect(clean.report.summary.verdicts.fail, clean.stdout).toBe(0);
+  expect(clean.code, clean.stdout).toBe(0);
   expect(clean.report.summary.retries, 'the clean run sent no request again').toBeUndefined();
   const before = verdicts(clean.report);
   for (const [i, run] of flaky.entries()) {
@@ -95,6 +98,10 @@ test('every plane behind 503s, resets and jitter, over several seeds: the clean 
     expect(run.faults!.unavailable, line).toBeGreaterThan(0);
     expect(run.faults!.reset, line).toBeGreaterThan(0);
     expect(retries?.count ?? 0, line).toBeGreaterThan(0);
+    // Every output says how many requests were sent again; a run that could not judge a rule exits 2, never 1.
+    expect(run.stdout, line).toContain(retriesLine(run.report)!);
+    expect(readFileSync(join(run.out, 'summary.md'), 'utf8'), line).toContain(retriesLine(run.report)!);
+    expect(run.code, line).toBe(changed.length > 0 ? 2 : 0);
     // No rule fails that passes clean; a verdict that moved is an error, with the fault named.
     expect(
       changed.filter((id) => after[id] !== 'error').map((id) => `${id}: ${before[id]} → ${after[id]}`),
