@@ -1,4 +1,4 @@
-// When the suites' client sends a request again. A real target sits behind gateways and load
+// When a request is sent again. A real target sits behind gateways and load
 // balancers that now and then answer a 502, 503 or 504, drop a connection or stay silent: such a
 // transient fault is no answer of the target's, and must not turn into a failed rule. A request
 // that met one is sent again, with backoff, where that is safe. Three outcomes:
@@ -6,8 +6,8 @@
 //   or a dropped connection the target gives every time is a finding, not bad luck);
 // - faults that differ from attempt to attempt, and a fault where sending again is not safe,
 //   leave the check unjudged: the test's verdict is `error`, never `fail`.
-// No HTTP here: the callers send (the suites' client, the rate-limit fills, the preflight) and
-// sendPastFaults decides what to do next.
+// No HTTP here: the callers send (the suites' client, the rate-limit fills, the preflight, the
+// cleanup, the target watch) and sendPastFaults decides what to do next.
 import { type Api, contract, type Operation } from '../specs/contract.ts';
 import { sleep } from './time.ts';
 
@@ -35,7 +35,7 @@ export type ProxyFault = 'dropped' | 'silent';
  *   such as one with a malformed body): sent again after any fault;
  * - idempotent: sending it twice leaves what sending it once does (DELETE, PUT), but the second
  *   answer may differ (a 404 for what the first deleted);
- * - create: sending it twice may make two (a documented create, or an undocumented write);
+ * - create: sending it twice may make two (a documented create, or an undocumented write).
  * The test may know better than the contract, and say so:
  * - counted: the target counts it (a rate limit's request): like a create, sent again only after
  *   a 503, which the target did not count;
