@@ -14,6 +14,9 @@ export interface Trend {
   end: number;
   /** (end − start) / start. */
   growth: number;
+  /** The windows' middles (ms, as the samples' `at`). */
+  from: number;
+  to: number;
   /** Bytes per hour, between the windows' middles. */
   perHour: number;
 }
@@ -30,6 +33,8 @@ export function trend(samples: Sample[], windowMs: number): Trend {
   const last = samples.filter((s) => s.at > samples.at(-1)!.at - windowMs);
   const start = median(first.map((s) => s.rss));
   const end = median(last.map((s) => s.rss));
-  const hours = (median(last.map((s) => s.at)) - median(first.map((s) => s.at))) / 3_600_000;
-  return { start, end, growth: (end - start) / start, perHour: hours > 0 ? (end - start) / hours : 0 };
+  const from = median(first.map((s) => s.at));
+  const to = median(last.map((s) => s.at));
+  const hours = (to - from) / 3_600_000;
+  return { start, end, growth: (end - start) / start, from, to, perHour: hours > 0 ? (end - start) / hours : 0 };
 }
