@@ -70,7 +70,7 @@ export function urlIn(server: Server, pattern: RegExp): string {
   return url;
 }
 
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1] ?? Number.NaN);
   return kb * 1024;

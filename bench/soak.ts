@@ -2,15 +2,15 @@
 // time, through `proxy` in front of it; each in a process of its own, as a user starts them.
 // Passes with 0 errors (non-2xx, timeouts, dropped connections) and RSS growth under 10% per
 // process. RSS is sampled every second after a warm-up minute; growth compares the median of the
-// last minute's samples with the median of the first minute's. Single samples would not do: the
-// heap saws up and down by a fifth between major GCs, so two instants can differ by 25% with no
-// leak at all, while a leak lifts the whole saw. Not part of CI: it takes minutes.
+// last minute's samples with the median of the first minute's (bench/trend.ts says why). Not part
+// of CI: it takes minutes.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { CLI, type Server, simulate, startProcess, urlIn } from './processes.ts';
+import { median } from './trend.ts';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string' } } });
 const MINUTES = Number(values.minutes ?? 10);
@@ -53,12 +53,6 @@ const round: autocannon.Request[] = [
 interface Sampled {
   server: Server;
   samples: number[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 async function soak(url: string, seconds: number): Promise<autocannon.Result> {
