@@ -1,7 +1,7 @@
 // A trend reads the medians of its end windows: a GC's saw with no lift is flat however its
 // instants fall, a lifted saw is growth, and the slope is per hour between the windows' middles.
 import { expect, test } from '@playwright/test';
-import { median, type Sample, trend } from './trend.ts';
+import { attribute, median, type Sample, trend } from './trend.ts';
 
 const MiB = 1024 * 1024;
 /** A sample every 5 s for `minutes`, sawing between 100 and 125 MiB every 30 s, lifted by `lift` MiB a minute. */
@@ -30,4 +30,21 @@ test('a lifted saw grows, and its slope is the lift per hour', () => {
   // 1 MiB a minute is 60 MiB an hour, give or take where the saw's teeth fall in each window.
   expect(t.perHour / MiB).toBeGreaterThan(55);
   expect(t.perHour / MiB).toBeLessThan(65);
+});
+
+test('growth is told apart: what the run records in bursts, and what grows with time alone', () => {
+  // Bursts of recording (100 exchanges a minute) every other 5 minutes, waits between them.
+  const exchangesAt = (at: number) => {
+    const minute = at / 60_000;
+    const bursts = Math.floor(minute / 10) * 5 + Math.min(5, minute % 10);
+    return Math.round(bursts * 100);
+  };
+  const withRecords = (lift: number) => saw(40, lift).map((s) => ({ ...s, rss: s.rss + (12 * MiB * exchangesAt(s.at)) / 1000 }));
+  const recordsOnly = attribute(withRecords(0), exchangesAt);
+  expect(recordsOnly.perThousandExchanges / MiB).toBeGreaterThan(10);
+  expect(recordsOnly.perThousandExchanges / MiB).toBeLessThan(14);
+  expect(Math.abs(recordsOnly.perHour / MiB)).toBeLessThan(10);
+  const leak = attribute(withRecords(1), exchangesAt);
+  expect(leak.perHour / MiB).toBeGreaterThan(50);
+  expect(leak.perHour / MiB).toBeLessThan(70);
 });
