@@ -1,0 +1,200 @@
+// The interop matrix: several reports side by side, one row per rule (matched by id) and one column
+// per target run, with each target's history, a score per run and the views across targets. Plain
+// data (its JSON Schema is specs/schemas/matrix.schema.json): the Markdown summary and a later static
+// site read only this. The evidence stays in the reports; each column names its report folder.
+import type { Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
+import type { ConformanceReport, ConformanceRunOutcome, Verdict } from './conformance-report.ts';
+
+/** The matrix format's version: a reader refuses another major version; a new minor version only adds. */
+export const MATRIX_VERSION = '1.0';
+
+/** A rule's verdict in one run, or `absent`: that run's catalogue has no such rule (added or retired since), never a failure. */
+export type Cell = Verdict | 'absent';
+
+/** One report to place in the matrix, as the loader (matrix-load.ts) found it. */
+export interface MatrixRun {
+  report: ConformanceReport;
+  /** The report's folder, relative to the matrix's folder ('/' separated), where its evidence is. */
+  folder: string;
+  /** The report's file name in that folder (report.json unless the caller named another file). */
+  file: string;
+  /** When the run was taken (ISO 8601): the report holds no time of its own. */
+  when: string;
+  /** Where `when` came from: the report file's modification time, or the caller. */
+  whenFrom: 'file-time' | 'given';
+}
+
+/** Rules of one kind in one run: passed out of judged (pass or fail), the rest counted apart. */
+export interface Score {
+  passed: number;
+  judged: number;
+  /** In scope with no pass or fail: error, skipped, not-tested, not-run, observed. */
+  notJudged: number;
+  /** Of a plane the run did not cover. */
+  outOfScope: number;
+}
+
+export interface Column {
+  /** c1, c2… in the matrix's column order. */
+  id: string;
+  target: string;
+  kind: string;
+  toolVersion: string;
+  reportVersion: string;
+  seed: string;
+  profile: string;
+  when: string;
+  whenFrom: MatrixRun['whenFrom'];
+  status: ConformanceRunOutcome['status'];
+  /** What narrowed the run (--plane, --grep…), empty for a whole run. */
+  narrowed: string[];
+  folder: string;
+  file: string;
+  /** MUST and SHOULD rules of the spec and the service; interpretations (our reading) apart. */
+  score: { must: Score; should: Score; interpretation: Score };
+}
+
+/** The first and last column (ids, in time order) where a rule had a given verdict in one target's history. */
+interface Span {
+  first: string;
+  last: string;
+}
+
+export interface Row {
+  id: string;
+  level: RuleLevel;
+  plane: Plane;
+  section: string;
+  /** Absent when the newest report with the rule predates sources (format 1.0). */
+  source?: RuleSource;
+  text: string;
+  /**
+   * Which catalogues have the rule, over all columns in time order: every one; added (only the
+   * newer ones); retired (only the older ones); some (neither pattern).
+   */
+  catalogue: 'every' | 'added' | 'retired' | 'some';
+  cells: Record<string, Cell>;
+  /** Per target, per verdict it had: its first and last run with that verdict. */
+  history: Record<string, Partial<Record<Cell, Span>>>;
+}
+
+export interface Matrix {
+  matrixVersion: string;
+  tool: { name: string; version: string };
+  columns: Column[];
+  /** Each target's columns in time order: its history, the last one its latest run. */
+  targets: { name: string; columns: string[] }[];
+  rows: Row[];
+  /** Over the latest column of each target. */
+  views: {
+    /** Rules in scope on at least two targets whose verdicts there differ. */
+    differs: string[];
+    /** Rules that fail on every target. */
+    failsOnAll: string[];
+    /** Rules every target passes, out of those in scope on every target. */
+    interop: { columns: string[]; passed: string[]; inScope: number };
+  };
+}
+
+const emptyScore = (): Score => ({ passed: 0, judged: 0, notJudged: 0, outOfScope: 0 });
+
+function scoreOf(report: ConformanceReport): Column['score'] {
+  const score = { must: emptyScore(), should: emptyScore(), interpretation: emptyScore() };
+  for (const rule of report.rules) {
+    const kind = rule.source === 'interpretation' ? 'interpretation' : rule.level === 'MUST' ? 'must' : rule.level === 'SHOULD' ? 'should' : undefined;
+    if (!kind) continue;
+    const s = score[kind];
+    if (rule.verdict === 'pass' || rule.verdict === 'fail') {
+      s.judged++;
+      if (rule.verdict === 'pass') s.passed++;
+    } else if (rule.verdict === 'out-of-scope') s.outOfScope++;
+    else s.notJudged++;
+  }
+  return score;
+}
+
+/** The runs in time order (the given order among equal times). */
+const byTime = <T extends { when: string }>(items: T[]): T[] => [...items].sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : 0));
+
+function catalogueOf(present: boolean[]): Row['catalogue'] {
+  const first = present.indexOf(true);
+  const last = present.lastIndexOf(true);
+  const solid = present.slice(first, last + 1).every(Boolean);
+  if (first === 0 && last === present.length - 1 && solid) return 'every';
+  if (solid && last === present.length - 1) return 'added';
+  if (solid && first === 0) return 'retired';
+  return 'some';
+}
+
+export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: string }): Matrix {
+  // Columns grouped by target (in the order the targets first come), each target's in time order.
+  const targetNames = [...new Set(runs.map((r) => r.report.target.name))];
+  const ordered = targetNames.flatMap((name) => byTime(runs.filter((r) => r.report.target.name === name)));
+  const columns: Column[] = ordered.map((run, i) => ({
+    id: `c${i + 1}`,
+    target: run.report.target.name,
+    kind: run.report.target.kind,
+    toolVersion: run.report.tool.version,
+    reportVersion: run.report.reportVersion,
+    seed: run.report.seed,
+    profile: run.report.run.profile,
+    when: run.when,
+    whenFrom: run.whenFrom,
+    status: run.report.run.status,
+    narrowed: run.report.run.narrowed ?? [],
+    folder: run.folder,
+    file: run.file,
+    score: scoreOf(run.report),
+  }));
+  const rulesOf = ordered.map((run) => new Map(run.report.rules.map((r) => [r.id, r])));
+  const targets = targetNames.map((name) => ({ name, columns: columns.filter((c) => c.target === name).map((c) => c.id) }));
+  // Every column's index in time order across targets: for the newest text and the catalogue's story.
+  const timeline = byTime(columns.map((c, index) => ({ when: c.when, index }))).map((t) => t.index);
+
+  const ids = [...new Set(rulesOf.flatMap((rules) => [...rules.keys()]))];
+  const rows: Row[] = ids.map((id) => {
+    const newest = timeline.flatMap((i) => rulesOf[i].get(id) ?? []).at(-1)!;
+    const cells = Object.fromEntries(columns.map((c, i) => [c.id, rulesOf[i].get(id)?.verdict ?? 'absent'])) as Record<string, Cell>;
+    const history = Object.fromEntries(
+      targets.map((target) => {
+        const spans: Partial<Record<Cell, Span>> = {};
+        for (const column of target.columns) {
+          const cell = cells[column];
+          spans[cell] = { first: spans[cell]?.first ?? column, last: column };
+        }
+        return [target.name, spans];
+      }),
+    );
+    return {
+      id,
+      level: newest.level,
+      plane: newest.plane,
+      section: newest.section,
+      ...(newest.source ? { source: newest.source } : {}),
+      text: newest.text,
+      catalogue: catalogueOf(timeline.map((i) => rulesOf[i].has(id))),
+      cells,
+      history,
+    };
+  });
+
+  const latest = targets.map((t) => t.columns.at(-1)!);
+  const inScope = (cell: Cell) => cell !== 'absent' && cell !== 'out-of-scope';
+  const latestCells = (row: Row) => latest.map((c) => row.cells[c]);
+  return {
+    matrixVersion: MATRIX_VERSION,
+    tool,
+    columns,
+    targets,
+    rows,
+    views: {
+      differs: rows.filter((row) => new Set(latestCells(row).filter(inScope)).size > 1).map((r) => r.id),
+      failsOnAll: rows.filter((row) => latestCells(row).every((c) => c === 'fail')).map((r) => r.id),
+      interop: {
+        columns: latest,
+        passed: rows.filter((row) => latestCells(row).every((c) => c === 'pass')).map((r) => r.id),
+        inScope: rows.filter((row) => latestCells(row).every(inScope)).length,
+      },
+    },
+  };
+}
