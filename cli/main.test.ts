@@ -108,6 +108,7 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
     ['run', '--baseline', future],
     ['compare', future, future],
     ['merge', future, '--out', join(dir, 'merged')],
+    ['matrix', future, '--out', join(dir, 'matrix')],
   ]) {
     await refused(args, /is a report of format 2\.0; this version of the tool reads format 1\.x/);
   }

@@ -3,6 +3,7 @@
 import { EXIT, NAME, UsageError } from './args.ts';
 import { TOOL } from '../harness/tool.ts';
 import { compare, COMPARE_HELP } from './compare.ts';
+import { matrix, MATRIX_HELP } from './matrix.ts';
 import { merge, MERGE_HELP } from './merge.ts';
 import { proxy, PROXY_HELP } from './proxy.ts';
 import { run, RUN_HELP } from './run.ts';
@@ -20,6 +21,7 @@ Commands:
   proxy     start a standalone recording, validating proxy in front of a target
   compare   compare two reports rule by rule (regressions, fixes, changes)
   merge     join the report folders of a run's shards (run --shard i/n) into one
+  matrix    several targets' reports side by side, and over time (matrix.json, matrix.md)
 
 Options:
   -V, --version  print the version
@@ -33,6 +35,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help:
   proxy: { run: proxy, help: PROXY_HELP },
   compare: { run: compare, help: COMPARE_HELP },
   merge: { run: merge, help: MERGE_HELP },
+  matrix: { run: matrix, help: MATRIX_HELP },
 };
 
 export async function main(argv: string[]): Promise<number> {

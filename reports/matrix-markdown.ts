@@ -47,7 +47,7 @@ export function matrixMarkdown(matrix: Matrix): string {
   return [
     `## Conformance matrix: ${matrix.targets.length} target${matrix.targets.length === 1 ? '' : 's'}, ${matrix.columns.length} run${matrix.columns.length === 1 ? '' : 's'}`,
     '',
-    `**Interop: ${interop.passed.length} of ${interop.inScope} rules (${percent(interop.passed.length, interop.inScope)}) pass on every target** (the rules in scope on all ${latest.length}, in each target's latest run) · ${matrix.views.differs.length} differ across targets · ${matrix.views.failsOnAll.length} fail on all`,
+    `**Interop: ${interop.passed.length} of ${interop.inScope} rules (${percent(interop.passed.length, interop.inScope)}) pass on every target** (of the rules in scope on every target, in each target’s latest run) · ${matrix.views.differs.length} differ across targets · ${matrix.views.failsOnAll.length} fail on all`,
     '',
     'Scores: rules passed out of those judged (pass or fail), in each target’s latest run; MUST and SHOULD rules of the spec and the service, interpretations (our reading) apart; not judged: MUST and SHOULD rules in scope with neither verdict.',
     '',

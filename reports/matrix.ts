@@ -6,7 +6,7 @@ import type { Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
 import type { ConformanceReport, ConformanceRunOutcome, Verdict } from './conformance-report.ts';
 
 /** The matrix format's version: a reader refuses another major version; a new minor version only adds. */
-export const MATRIX_VERSION = '1.0';
+const MATRIX_VERSION = '1.0';
 
 /** A rule's verdict in one run, or `absent`: that run's catalogue has no such rule (added or retired since), never a failure. */
 export type Cell = Verdict | 'absent';
