@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import { freePort } from '../harness/target.ts';
+import { credentialsOf } from '../tests/self-test/stand-in.ts';
 import { CLI, rssOf, type Server, startProcess, urlIn } from './processes.ts';
 import { MiB } from './table.ts';
 import { attribute, type Sample, type Trend, trend } from './trend.ts';
@@ -150,7 +151,12 @@ for (const plane of planes) {
   proxies.push(proxy);
   target[plane] = urlIn(proxy, /→/);
 }
-const [alpha, beta, eu] = ['apc-alpha', 'apc-beta', 'apc-eu'].map(workspaceOf);
+const printed = {
+  keys: Object.fromEntries(['primary', 'second-workspace', 'multi-workspace', 'org-scoped', 'eu-primary'].map((role) => [role, keyOf(role)])),
+  workspaces: Object.fromEntries(['apc-alpha', 'apc-beta', 'apc-eu'].map((name) => [name, workspaceOf(name)])),
+  bearer: /Authorization: Bearer (\S+)/.exec(sim.lines.join('\n'))![1]!,
+};
+const { credentials, env } = credentialsOf(printed);
 const config = join(scratch, 'target.yaml');
 writeFileSync(
   config,
@@ -161,27 +167,9 @@ writeFileSync(
     capabilities: [],
     time_scale: TIME_SCALE,
     deployment_config: 'langgraph.json',
-    credentials: {
-      workspaces: [{ id: alpha }, { id: beta }, { id: eu }],
-      api_keys: [
-        { env: 'APC_KEY', role: 'primary', workspaces: [alpha], default_workspace: alpha },
-        { env: 'APC_KEY_BETA', role: 'second-workspace', workspaces: [beta], default_workspace: beta },
-        { env: 'APC_KEY_MULTI', role: 'multi-workspace', workspaces: [alpha, beta], default_workspace: alpha },
-        { env: 'APC_KEY_ORG', role: 'org-scoped', workspaces: [alpha, beta] },
-        { env: 'APC_KEY_EU', role: 'eu-primary', workspaces: [eu], default_workspace: eu },
-      ],
-      bearer_tokens: [{ env: 'APC_BEARER', role: 'primary', workspaces: [alpha, beta], default_workspace: alpha }],
-    },
+    credentials,
   }),
 );
-const env = {
-  APC_KEY: keyOf('primary'),
-  APC_KEY_BETA: keyOf('second-workspace'),
-  APC_KEY_MULTI: keyOf('multi-workspace'),
-  APC_KEY_ORG: keyOf('org-scoped'),
-  APC_KEY_EU: keyOf('eu-primary'),
-  APC_BEARER: /Authorization: Bearer (\S+)/.exec(sim.lines.join('\n'))![1]!,
-};
 
 /** One `run --target`, its tree sampled with the proxies every 5 s until it exits. */
 async function run(index: number): Promise<void> {

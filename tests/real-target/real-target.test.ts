@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
-import { startStandIn, type StandIn } from '../self-test/stand-in.ts';
+import { credentialsOf, startStandIn, type StandIn } from '../self-test/stand-in.ts';
 import { freePort } from '../../harness/target.ts';
 
 /**
@@ -55,16 +55,8 @@ test('every plane against a real-time simulator without powers: no failure, ever
   expect(Object.keys(standIn.planes).sort()).toEqual(['agent-server', 'control-plane', 'platform-api', 'platform-api-eu']);
   expect((await fetch(`${standIn.planes['agent-server']}/__sim/info`)).status, 'the admin path is hidden').toBe(404);
 
-  const { 'apc-alpha': alpha, 'apc-beta': beta, 'apc-eu': eu } = standIn.workspaces;
-  const env = {
-    APC_KEY: standIn.keys.primary,
-    APC_KEY_BETA: standIn.keys['second-workspace'],
-    APC_KEY_MULTI: standIn.keys['multi-workspace'],
-    APC_KEY_ORG: standIn.keys['org-scoped'],
-    APC_KEY_EU: standIn.keys['eu-primary'],
-    APC_BEARER: standIn.bearer,
-    ...secrets,
-  };
+  const { credentials, env: keys } = credentialsOf(standIn);
+  const env = { ...keys, ...secrets };
   const config = join(dir, 'target.yaml');
   writeFileSync(
     config,
@@ -75,22 +67,7 @@ test('every plane against a real-time simulator without powers: no failure, ever
       capabilities: [],
       time_scale: TIME_SCALE,
       deployment_config: 'langgraph.json',
-      credentials: {
-        workspaces: [
-          { id: alpha, name: 'apc-alpha' },
-          { id: beta, name: 'apc-beta' },
-          { id: eu, name: 'apc-eu' },
-        ],
-        api_keys: [
-          { env: 'APC_KEY', role: 'primary', workspaces: [alpha], default_workspace: alpha },
-          { env: 'APC_KEY_BETA', role: 'second-workspace', workspaces: [beta], default_workspace: beta },
-          { env: 'APC_KEY_MULTI', role: 'multi-workspace', workspaces: [alpha, beta], default_workspace: alpha },
-          { env: 'APC_KEY_ORG', role: 'org-scoped', workspaces: [alpha, beta] },
-          // The EU platform API knows only accounts that signed up in the EU (§1).
-          { env: 'APC_KEY_EU', role: 'eu-primary', workspaces: [eu], default_workspace: eu },
-        ],
-        bearer_tokens: [{ env: 'APC_BEARER', role: 'primary', workspaces: [alpha, beta], default_workspace: alpha }],
-      },
+      credentials,
     }),
   );
 

@@ -53,3 +53,40 @@ export async function startStandIn(args: string[], env: Record<string, string> =
   };
   return { planes, keys, workspaces, bearer, out, since, stop };
 }
+
+/** What a simulator printed of its credentials: its keys by role, workspace ids by name, and bearer token. */
+export type PrintedCredentials = Pick<StandIn, 'keys' | 'workspaces' | 'bearer'>;
+
+/**
+ * A target config's `credentials` for a simulator started without powers, as a user of a real
+ * service names them (the secrets in environment variables), and those variables' values.
+ */
+export function credentialsOf(printed: PrintedCredentials): { credentials: Record<string, unknown>; env: Record<string, string> } {
+  const { 'apc-alpha': alpha, 'apc-beta': beta, 'apc-eu': eu } = printed.workspaces;
+  return {
+    credentials: {
+      workspaces: [
+        { id: alpha, name: 'apc-alpha' },
+        { id: beta, name: 'apc-beta' },
+        { id: eu, name: 'apc-eu' },
+      ],
+      api_keys: [
+        { env: 'APC_KEY', role: 'primary', workspaces: [alpha], default_workspace: alpha },
+        { env: 'APC_KEY_BETA', role: 'second-workspace', workspaces: [beta], default_workspace: beta },
+        { env: 'APC_KEY_MULTI', role: 'multi-workspace', workspaces: [alpha, beta], default_workspace: alpha },
+        { env: 'APC_KEY_ORG', role: 'org-scoped', workspaces: [alpha, beta] },
+        // The EU platform API knows only accounts that signed up in the EU (§1).
+        { env: 'APC_KEY_EU', role: 'eu-primary', workspaces: [eu], default_workspace: eu },
+      ],
+      bearer_tokens: [{ env: 'APC_BEARER', role: 'primary', workspaces: [alpha, beta], default_workspace: alpha }],
+    },
+    env: {
+      APC_KEY: printed.keys.primary!,
+      APC_KEY_BETA: printed.keys['second-workspace']!,
+      APC_KEY_MULTI: printed.keys['multi-workspace']!,
+      APC_KEY_ORG: printed.keys['org-scoped']!,
+      APC_KEY_EU: printed.keys['eu-primary']!,
+      APC_BEARER: printed.bearer,
+    },
+  };
+}
