@@ -9,8 +9,10 @@
 // process at each minute, then per process the medians of its first and last windows after a
 // warm-up minute (bench/trend.ts), the slope per hour, the growth split between time and the
 // exchanges recorded meanwhile (a least-squares fit over the second half of each life of 8 minutes
-// or more), and a verdict: growing when time alone would add 10% in 4 hours, else flat. Not part of
-// CI: it takes as long as it is told.
+// or more), and the processes whose fit says time alone would add 10% in 4 hours, to look at in
+// the table: a fit over minutes is no proof of hours (a one-off step, such as a 20 MiB request body
+// held after its refusal, reads as a slope), so it names them and does not fail. Not part of CI: it
+// takes as long as it is told.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -284,8 +286,7 @@ function report(): void {
   log(`${exchanges} exchanges recorded in ${(recorded.at(-1)!.at / 60_000).toFixed(1)} min`);
   log(
     growing.length > 0
-      ? `growing: ${growing.join(', ')} would grow by 10% or more in 4 hours with time alone (the recordings held fixed)`
+      ? `to look at in the table: ${growing.join(', ')} (a second-half fit gives 10% or more in 4 hours with time alone, the recordings held fixed)`
       : 'flat: with the recordings held fixed, no process would grow by 10% in 4 hours; what grows with the exchanges a run records is bounded by its tests',
   );
-  process.exitCode = growing.length > 0 ? 1 : 0;
 }
