@@ -1,4 +1,5 @@
 // §4.5: POST /threads/search filters, sorts and pages threads.
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { expect, test } from '../../harness/fixtures.ts';
@@ -20,10 +21,11 @@ const THREAD_STATUSES = contract().enumOf('agent-server', 'ThreadSearch', 'statu
 /** The rules whose failure explains threads whose runs did not give them the statuses (and times) intended. */
 const STATUS_RULES = ['THREAD-STATUS-AFTER-RUN', 'THREAD-STATUS-BUSY-DURING-RUN', 'THREAD-SEARCH-ARRAY'];
 
-async function createThreads(agent: ApiClient, scope: string, metadatas: Record<string, unknown>[]): Promise<Thread[]> {
+async function createThreads(agent: ApiClient, scope: string, metadatas: Record<string, unknown>[], threadIds: string[] = []): Promise<Thread[]> {
   const threads: Thread[] = [];
-  for (const metadata of metadatas) {
-    const res = await agent.post<Thread>('/threads', { metadata: { ...metadata, apc_scope: scope } });
+  for (const [i, metadata] of metadatas.entries()) {
+    const named = threadIds[i] ? { thread_id: threadIds[i] } : {};
+    const res = await agent.post<Thread>('/threads', { ...named, metadata: { ...metadata, apc_scope: scope } });
     precondition(res, 'create a thread');
     threads.push(res.json);
   }
@@ -37,12 +39,23 @@ const ids = (threads: Thread[]) => threads.map((t) => t.thread_id);
  * after another, then runs give them their status and move their updated_at out of creation
  * order. By creation: idle, error (a failed run), idle (a later run), interrupted (a run stopped
  * before its last node), busy (a run in progress until `release`), error, interrupted, busy.
- * Two of each keep statuses from falling side by side in another key's order by chance.
+ * Two of each keep statuses from falling side by side in another key's order by chance, and their
+ * ids are named (ID_RANKS), in an order no other key has: a target's random ids would fall in
+ * status order about once in a hundred runs, leaving the sort unjudged.
  */
+/**
+ * Each thread's rank in id order, by creation: in id order the statuses read idle, busy,
+ * interrupted, idle, busy, interrupted, error, error, and creation reads 2, 4, 6, 0, 7, 3, 1, 5.
+ */
+const ID_RANKS = [3, 6, 0, 5, 1, 7, 2, 4];
+
 async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string): Promise<{ threads: Thread[]; release: () => Promise<void> }> {
   const made: string[] = [];
+  // Unique to the test and the run (its scope), then the thread's rank in id order.
+  const prefix = createHash('sha256').update(scope).digest('hex');
+  const id = (rank: number) => `${prefix.slice(0, 8)}-${prefix.slice(8, 12)}-4${prefix.slice(13, 16)}-8${prefix.slice(17, 20)}-${prefix.slice(20, 31)}${rank}`;
   for (let i = 0; i < 8; i++) {
-    made.push((await createThreads(agent, scope, [{ apc_nth: i }]))[0].thread_id);
+    made.push((await createThreads(agent, scope, [{ apc_nth: i }], [id(ID_RANKS[i]!)]))[0].thread_id);
     await time.pass(50);
   }
   const runs = [
