@@ -20,10 +20,13 @@ export function loadMatrixRun(path: string, matrixFolder: string, when?: string)
     if (Number.isNaN(parsed.getTime())) throw new ReportError(`${path}: '${when}' is no date or time (ISO 8601, e.g. 2025-05-01 or 2025-05-01T12:00:00Z)`);
     time = parsed.toISOString();
   }
+  const fromMatrix = (path: string) => relative(matrixFolder, path).split(sep).join('/') || '.';
+  const html = join(dirname(file), 'report.html');
   return {
     report,
-    folder: relative(matrixFolder, dirname(file)).split(sep).join('/') || '.',
+    folder: fromMatrix(dirname(file)),
     file: basename(file),
+    ...(existsSync(html) ? { html: fromMatrix(html) } : {}),
     when: time,
     whenFrom: when === undefined ? 'file-time' : 'given',
   };

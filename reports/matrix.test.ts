@@ -128,3 +128,43 @@ test('the Markdown summary: interop figure, a score line per target, the rules t
   );
   expect(markdown).toMatch(/### Fails on all targets \(1\)\n\n[^#]*\| R-C \| SHOULD \| agent-server \| fail \| fail \|/);
 });
+
+test("a cell's evidence: its tests, the failure clipped, the exchanges listed up to a bound with the one the failure names among them", () => {
+  const exchanges = Array.from({ length: 50 }, (_, i) => ({
+    id: `agent-server-${i + 1}`,
+    plane: 'agent-server' as const,
+    request: { method: 'GET', url: `/threads/${i + 1}`, headers: [] },
+    response: { status: i === 44 ? 500 : 200, headers: [] },
+    violations: [],
+  }));
+  const report = buildReport({
+    rules: CATALOGUE,
+    tests: [
+      {
+        outcome: {
+          id: 't',
+          title: 'R-A is checked',
+          file: 'x.spec.ts',
+          status: 'failed',
+          error: `expected 200 ${'x'.repeat(5000)}`,
+          failedExchange: 'agent-server-45',
+          observed: [],
+          exchanges: exchanges.map((e) => e.id),
+        },
+        ruleIds: ['R-A'],
+      },
+    ],
+    exchanges,
+    target: { name: 'alpha', kind: 'url', planes: ['agent-server'], capabilities: [] },
+    seed: '1',
+    run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+    tool: { name: 'x', version: '0.1.0' },
+  });
+  const one = buildMatrix([{ report, folder: '.', file: 'report.json', when: '2025-01-01T00:00:00.000Z', whenFrom: 'given' }], { name: 'x', version: '0' });
+  const [evidence] = one.rows.find((r) => r.id === 'R-A')!.evidence.c1.tests;
+  expect(evidence.exchanges).toHaveLength(40);
+  expect(evidence.exchanges.at(-1)).toEqual({ id: 'agent-server-45', method: 'GET', url: '/threads/45', status: 500, failed: true });
+  expect(evidence.moreExchanges).toBe(10);
+  expect(evidence.error).toMatch(/^expected 200 x+… \(1013 more characters in the report\)$/);
+  expect(one.rows.find((r) => r.id === 'R-B')!.evidence.c1, 'a rule the run has no test of').toEqual({ tests: [] });
+});

@@ -1,9 +1,10 @@
 // The interop matrix: several reports side by side, one row per rule (matched by id) and one column
 // per target run, with each target's history, a score per run and the views across targets. Plain
-// data (its JSON Schema is specs/schemas/matrix.schema.json): the Markdown summary and a later static
-// site read only this. The evidence stays in the reports; each column names its report folder.
+// data (its JSON Schema is specs/schemas/matrix.schema.json): the Markdown summary and the static
+// site read only this. Each cell carries its evidence in short (tests, errors, the exchanges' lines);
+// the bodies stay in the reports, whose folders the columns name.
 import type { Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
-import type { ConformanceReport, ConformanceRunOutcome, Verdict } from './conformance-report.ts';
+import type { ConformanceReport, ConformanceRunOutcome, RecordedExchange, RuleResult, TestOutcome, Verdict } from './conformance-report.ts';
 
 /** The matrix format's version: a reader refuses another major version; a new minor version only adds. */
 const MATRIX_VERSION = '1.0';
@@ -22,6 +23,8 @@ export interface MatrixRun {
   when: string;
   /** Where `when` came from: the report file's modification time, or the caller. */
   whenFrom: 'file-time' | 'given';
+  /** The report's HTML page, relative to the matrix's folder, when it is beside the report. */
+  html?: string;
 }
 
 /** Rules of one kind in one run: passed out of judged (pass or fail), the rest counted apart. */
@@ -50,8 +53,44 @@ export interface Column {
   narrowed: string[];
   folder: string;
   file: string;
+  html?: string;
   /** MUST and SHOULD rules of the spec and the service; interpretations (our reading) apart. */
   score: { must: Score; should: Score; interpretation: Score };
+}
+
+/** An exchange of a test, in one line: the report has its headers and bodies. */
+export interface ExchangeLine {
+  id: string;
+  method: string;
+  /** The path and query (a webhook delivery: the receiver's path). */
+  url: string;
+  /** 0 when no answer came (see error). */
+  status: number;
+  /** The exchange the failure names. */
+  failed?: true;
+  delivery?: true;
+  error?: string;
+}
+
+/** One test of a rule in one run, as much as the site shows of it. */
+export interface TestEvidence {
+  title: string;
+  file: string;
+  status: TestOutcome['status'];
+  /** The failure message, clipped (the report has it whole). */
+  error?: string;
+  /** Why it was skipped or did not run. */
+  reason?: string;
+  /** Its exchanges, the one the failure names always among them; at most MAX_EXCHANGES. */
+  exchanges: ExchangeLine[];
+  /** How many more exchanges the test made (in the report). */
+  moreExchanges?: number;
+}
+
+/** What a run shows of a rule: its tests, or why it has none. */
+export interface CellEvidence {
+  reason?: string;
+  tests: TestEvidence[];
 }
 
 /** The first and last column (ids, in time order) where a rule had a given verdict in one target's history. */
@@ -74,6 +113,13 @@ export interface Row {
    */
   catalogue: 'every' | 'added' | 'retired' | 'some';
   cells: Record<string, Cell>;
+  /**
+   * Columns of narrowed runs (--plane, --grep…) that left the rule out: its `not-run` there is no
+   * verdict on the target, so the interop figure and the differs view count it out of scope.
+   */
+  unselected: string[];
+  /** Per column where the catalogue has the rule. */
+  evidence: Record<string, CellEvidence>;
   /** Per target, per verdict it had: its first and last run with that verdict. */
   history: Record<string, Partial<Record<Cell, Span>>>;
 }
@@ -95,6 +141,47 @@ export interface Matrix {
     interop: { columns: string[]; passed: string[]; inScope: number };
   };
 }
+
+/** Lines of a failure message kept, and exchanges listed per test: a site of several full runs stays a few MiB. */
+const MAX_ERROR_CHARS = 4000;
+const MAX_EXCHANGES = 40;
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the report)` : text);
+
+function exchangeLine(id: string, exchange: RecordedExchange | undefined, failed: boolean): ExchangeLine {
+  return {
+    id,
+    method: exchange?.request.method ?? '?',
+    url: exchange?.request.url ?? '(not in the report)',
+    status: exchange?.response.status ?? 0,
+    ...(failed ? { failed: true as const } : {}),
+    ...(exchange?.delivery ? { delivery: true as const } : {}),
+    ...(exchange?.error ? { error: clip(exchange.error, 500) } : {}),
+  };
+}
+
+function testEvidence(test: TestOutcome, exchanges: ConformanceReport['exchanges']): TestEvidence {
+  // The exchange the failure names is listed even when it is past the first MAX_EXCHANGES.
+  const listed = test.exchanges.slice(0, MAX_EXCHANGES);
+  if (test.failedExchange && !listed.includes(test.failedExchange)) listed.splice(MAX_EXCHANGES - 1, 1, test.failedExchange);
+  return {
+    title: test.title,
+    file: test.file,
+    status: test.status,
+    ...(test.error ? { error: clip(test.error, MAX_ERROR_CHARS) } : {}),
+    ...(test.reason ? { reason: test.reason } : {}),
+    exchanges: listed.map((id) => exchangeLine(id, exchanges[id], id === test.failedExchange)),
+    ...(test.exchanges.length > listed.length ? { moreExchanges: test.exchanges.length - listed.length } : {}),
+  };
+}
+
+function cellEvidence(rule: RuleResult, report: ConformanceReport): CellEvidence {
+  return { ...(rule.reason ? { reason: rule.reason } : {}), tests: rule.tests.map((t) => testEvidence(t, report.exchanges)) };
+}
+
+/** The rule was left out by what narrowed a complete run (no test selected), as reports/build.ts says `not selected`. */
+const isUnselected = (rule: RuleResult, report: ConformanceReport) =>
+  rule.verdict === 'not-run' && rule.tests.length === 0 && report.run.status === 'complete' && (report.run.narrowed ?? []).length > 0;
 
 const emptyScore = (): Score => ({ passed: 0, judged: 0, notJudged: 0, outOfScope: 0 });
 
@@ -144,6 +231,7 @@ export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: st
     narrowed: run.report.run.narrowed ?? [],
     folder: run.folder,
     file: run.file,
+    ...(run.html ? { html: run.html } : {}),
     score: scoreOf(run.report),
   }));
   const rulesOf = ordered.map((run) => new Map(run.report.rules.map((r) => [r.id, r])));
@@ -174,13 +262,23 @@ export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: st
       text: newest.text,
       catalogue: catalogueOf(timeline.map((i) => rulesOf[i].has(id))),
       cells,
+      unselected: columns.flatMap((c, i) => {
+        const rule = rulesOf[i].get(id);
+        return rule && isUnselected(rule, ordered[i].report) ? [c.id] : [];
+      }),
+      evidence: Object.fromEntries(
+        columns.flatMap((c, i) => {
+          const rule = rulesOf[i].get(id);
+          return rule ? [[c.id, cellEvidence(rule, ordered[i].report)]] : [];
+        }),
+      ),
       history,
     };
   });
 
   const latest = targets.map((t) => t.columns.at(-1)!);
-  const inScope = (cell: Cell) => cell !== 'absent' && cell !== 'out-of-scope';
-  const latestCells = (row: Row) => latest.map((c) => row.cells[c]);
+  const latestCells = (row: Row) => latest.map((c) => (row.unselected.includes(c) ? 'unselected' : row.cells[c]));
+  const inScope = (cell: Cell | 'unselected') => cell !== 'absent' && cell !== 'out-of-scope' && cell !== 'unselected';
   return {
     matrixVersion: MATRIX_VERSION,
     tool,
