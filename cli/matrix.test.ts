@@ -46,10 +46,15 @@ test('matrix of two runs of the embedded simulator: matrix.json valid with its h
   expect(markdown).toContain(`| 2 | ${passed}/${judged} (`);
   expect(markdown).toContain(`**Interop: ${matrix.views.interop.passed.length} of ${matrix.views.interop.inScope} rules`);
   expect(made.stdout).toContain(`2 run(s), ${matrix.rows.length} rules`);
+  // The site holds the same data, and links each run's report page beside its report.json.
+  const site = readFileSync(join(out, 'index.html'), 'utf8');
+  const island = /<script type="application\/json" id="matrix-data">([\s\S]*?)<\/script>/.exec(site)!;
+  expect(JSON.parse(island[1])).toEqual(matrix);
+  expect([first.html, last.html]).toEqual([`${relative(out, threads.out)}/report.html`, `${relative(out, runs.out)}/report.html`]);
 
   // A --when for no report given (a report of another major format: main.test.ts, as for compare).
   const help = await runCli(['matrix', '--help']);
-  expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('A static site that shows the matrix is not written yet')]);
+  expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('index.html   the site: opens from the file system or any static host')]);
   const unknown = await runCli(['matrix', threads.out, '--when', 'elsewhere=2025-05-01', '--out', out]);
   expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('--when elsewhere=2025-05-01: expected <report>=<time>')]);
 });

@@ -1,11 +1,13 @@
 // `matrix <report>... --out <dir>`: reports of several targets, and of one target over time, side by
-// side as matrix.json (the data, specs/schemas/matrix.schema.json) and matrix.md (its summary).
+// side as a static site (index.html), its data (matrix.json, specs/schemas/matrix.schema.json) and a
+// summary (matrix.md).
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ReportError } from '../reports/load.ts';
 import { buildMatrix, type MatrixRun } from '../reports/matrix.ts';
 import { loadMatrixRun } from '../reports/matrix-load.ts';
 import { matrixMarkdown } from '../reports/matrix-markdown.ts';
+import { matrixSite } from '../reports/matrix-site.ts';
 import { TOOL } from '../harness/tool.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError, writableFolder } from './args.ts';
 
@@ -15,20 +17,26 @@ Puts reports side by side: one row per rule (matched by id, so reports of older 
 the tool, or of another catalogue, fit: a rule a report's catalogue lacks is 'absent' there,
 never a failure) and one column per run. Reports of the same target name form its history,
 in time order. Writes to <dir>:
-  matrix.json  the data: every cell, each target's history (the first and last run of each
-               verdict), a score per run, the rules that differ across targets, those that
-               fail on all, and the interop figure (the rules every target passes, in each
-               target's latest run). Its schema: specs/schemas/matrix.schema.json. Each column
-               names its report folder, relative to <dir>, where the evidence is.
+  index.html   the site: opens from the file system or any static host, no server. The
+               matrix with filters (plane, level, source, verdict, a search) and views (rules
+               that differ across targets, that fail on all); a click on a cell shows that
+               run's evidence (its tests, errors and exchanges), on a rule its history on each
+               target; a score per target, the diff of any two runs, and the interop figure
+               over the runs you tick. It links each run's report.html, relative to <dir>:
+               publish the report folders inside <dir> for those links to work on a host.
+  matrix.json  the same data, for other tools: every cell with its evidence in short, each
+               target's history (the first and last run of each verdict), a score per run,
+               the rules that differ across targets, those that fail on all, and the interop
+               figure (the rules every target passes, in each target's latest run). Its
+               schema: specs/schemas/matrix.schema.json.
   matrix.md    a summary for a pull request or a CI page: the scores, the interop figure, the
                rules that differ and those that fail on all.
-A static site that shows the matrix is not written yet: it will read matrix.json.
 
 A report holds no time: a run's time is its report file's modification time, unless --when
 gives it (a CI artifact's file time is when it was downloaded).
 
 Options:
-  --out <dir>            where to write matrix.json and matrix.md (required)
+  --out <dir>            where to write index.html, matrix.json and matrix.md (required)
   --when <report>=<time> the time of that report's run (ISO 8601, e.g. 2025-05-01 or
                          2025-05-01T12:00:00Z), <report> as given above; repeatable
   -h, --help             this help
@@ -63,9 +71,10 @@ export async function matrix(args: string[]): Promise<number> {
   const data = buildMatrix(runs, TOOL);
   writeFileSync(join(out, 'matrix.json'), `${JSON.stringify(data, null, 2)}\n`);
   writeFileSync(join(out, 'matrix.md'), `${matrixMarkdown(data)}\n`);
+  writeFileSync(join(out, 'index.html'), matrixSite(data));
   const { interop } = data.views;
   console.log(
-    `${NAME}: matrix of ${data.targets.length} target(s), ${data.columns.length} run(s), ${data.rows.length} rules in ${out} (matrix.json, matrix.md): ${interop.passed.length} of ${interop.inScope} rules pass on every target; ${data.views.differs.length} differ`,
+    `${NAME}: matrix of ${data.targets.length} target(s), ${data.columns.length} run(s), ${data.rows.length} rules in ${out} (index.html, matrix.json, matrix.md): ${interop.passed.length} of ${interop.inScope} rules pass on every target; ${data.views.differs.length} differ`,
   );
   return EXIT.ok;
 }
