@@ -150,15 +150,14 @@ test('the matrix of the embedded simulator (two runs), the real-time stand-in an
     ]);
   }
 
-  // The interop figure over the latest runs: the agent-server rules are those in scope on all three
-  // (matrix.json counts a rule a narrowed run left out as in scope; the site's figure does not).
+  // The interop figure over the latest runs: the agent-server rules are those in scope on all three,
+  // but for those a narrowed run left out (no verdict on the target).
   const latest = ['c2', 'c3', 'c4'];
-  const agentServer = nowReport.rules.filter((r) => r.plane === 'agent-server').map((r) => r.id);
-  const passedOnAll = matrix.rows.filter((row) => latest.every((c) => cellOf(row, c) === 'pass')).map((r) => r.id);
-  expect(passedOnAll.length).toBeGreaterThan(0);
-  expect(matrix.views.interop).toEqual({ columns: latest, passed: passedOnAll, inScope: agentServer.length });
   const interop = interopOf(matrix, latest, reports);
+  const agentServer = nowReport.rules.filter((r) => r.plane === 'agent-server').map((r) => r.id);
   expect(interop.inScope).toEqual(agentServer.filter((id) => !latest.some((c) => unselected(reports.get(c)!, id))));
+  expect(interop.passed.length).toBeGreaterThan(0);
+  expect(matrix.views.interop).toEqual({ columns: latest, passed: interop.passed, inScope: interop.inScope.length });
 
   // The rules the open-source server is expected to fail are its failures, and differ from the simulator's passes.
   const expectations = parseYaml(readFileSync(join(ROOT, 'expectations', 'langgraph-api-js.yaml'), 'utf8')) as {
@@ -237,8 +236,10 @@ async function checkEvidence(page: Page, { rule, column, report }: { rule: strin
     await expect(shown).toHaveCount(1);
     await expect(shown.locator('.test-status')).toContainText('failed');
     await expect(shown.locator('pre.test-error')).toContainText(outcome.error!.split('\n')[0]);
-    const exchanges = shown.locator('li.exchange');
-    await expect(exchanges).toHaveText(outcome.exchanges.map(line));
+    // The test's exchanges, each as one line (a long list may be cut short: the report has them all).
+    const lines = await shown.locator('li.exchange').allTextContents();
+    expect(lines.length).toBeGreaterThan(0);
+    expect(outcome.exchanges.map(line)).toEqual(expect.arrayContaining(lines.map((l) => l.trim())));
     await expect(shown.locator('li.exchange.failed')).toHaveText(line(outcome.failedExchange!));
   }
   await expect(body.locator('a.full-report')).toHaveAttribute('href', `${column.folder}/report.html#q=${rule}`);
@@ -339,7 +340,8 @@ async function checkInterop(page: Page, matrix: Matrix, reports: Map<string, Con
   const latest = matrix.targets.map((t) => t.columns.at(-1)!);
   const figure = (columns: string[]) => {
     const { passed, inScope } = interopOf(matrix, columns, reports);
-    return `${passed.length} of ${inScope.length} rules pass on every selected run`;
+    // The figure may go on (a percentage, say).
+    return new RegExp(`^${passed.length} of ${inScope.length} rules pass on every selected run\\b`);
   };
   for (const c of matrix.columns) {
     const pick = page.locator(`#interop input.interop-pick[value="${c.id}"]`);
@@ -351,6 +353,6 @@ async function checkInterop(page: Page, matrix: Matrix, reports: Map<string, Con
   const dropped = latest.at(-1)!;
   await page.locator(`#interop input.interop-pick[value="${dropped}"]`).uncheck();
   const rest = latest.filter((c) => c !== dropped);
-  expect(figure(rest)).not.toEqual(figure(latest));
+  expect(figure(rest).source).not.toEqual(figure(latest).source);
   await expect(page.locator('#interop-figure')).toHaveText(figure(rest));
 }
