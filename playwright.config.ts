@@ -8,6 +8,9 @@ import { defineConfig } from '@playwright/test';
 const BROKEN_TARGETS = '**/self-test/broken-targets.test.ts';
 const CLEAN_RUN = '**/self-test/clean-run.setup.ts';
 const MUTATION_SCORE = '**/self-test/mutation-score.test.ts';
+/** Full runs against targets that are not the embedded simulator: the matrix test reads their report folders. */
+const REAL_TARGETS = ['**/tests/real-target/real-target.test.ts', '**/tests/real-server/real-server.test.ts'];
+const MATRIX = '**/tests/matrix/**/*.test.ts';
 /** The catalogue, the tags, the third hop and the mutations' breaks lists, checked without a run. */
 const RULE_CHECKS = [
   '**/specs/contract.test.ts',
@@ -34,6 +37,12 @@ export default defineConfig({
     { name: 'clean-run', testMatch: CLEAN_RUN, dependencies: ['rules'] },
     { name: 'broken-targets', testMatch: BROKEN_TARGETS, dependencies: ['clean-run'] },
     { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets'] },
-    { name: 'project', testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, MUTATION_SCORE, ...RULE_CHECKS] },
+    { name: 'real-targets', testMatch: REAL_TARGETS },
+    // The interop matrix of the embedded simulator and the two real targets, from their reports.
+    { name: 'matrix', testMatch: MATRIX, dependencies: ['real-targets'] },
+    {
+      name: 'project',
+      testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, MUTATION_SCORE, ...RULE_CHECKS, ...REAL_TARGETS, MATRIX],
+    },
   ],
 });
