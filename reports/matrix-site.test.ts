@@ -97,14 +97,14 @@ test('the site in Chromium: scores, filters and views, evidence, history, a diff
     // Scores of each target's latest run: runs, MUST, SHOULD, not judged, interpretations.
     const score = (target: string) => page.locator(`#scores tr[data-target="${target}"] td`);
     await expect(score('alpha')).toHaveText(['alpha', 'url', '2025-02-01 00:00, tool 0.1.0, seed 1', '2', '4/4 (100%)', '1/1 (100%)', '0', '0/0 (–)']);
-    await expect(score('beta'), 'R-A passed, R-B failed; R-X not selected, R-P out of scope').toHaveText([
+    await expect(score('beta'), 'R-A passed, R-B failed; R-C and R-X not selected and R-P of another plane: neither judged nor not judged').toHaveText([
       'beta',
       'url',
       '2025-01-15 00:00, tool 0.1.0, seed 1, narrowed by --grep @R-A|@R-B',
       '1',
       '1/2 (50%)',
       '0/0 (–)',
-      '2',
+      '0',
       '0/0 (–)',
     ]);
 

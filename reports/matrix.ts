@@ -33,7 +33,7 @@ export interface Score {
   judged: number;
   /** In scope with no pass or fail: error, skipped, not-tested, not-run, observed. */
   notJudged: number;
-  /** Of a plane the run did not cover. */
+  /** Of a plane the run did not cover, or left out by what narrowed it. */
   outOfScope: number;
 }
 
@@ -194,7 +194,7 @@ function scoreOf(report: ConformanceReport): Column['score'] {
     if (rule.verdict === 'pass' || rule.verdict === 'fail') {
       s.judged++;
       if (rule.verdict === 'pass') s.passed++;
-    } else if (rule.verdict === 'out-of-scope') s.outOfScope++;
+    } else if (rule.verdict === 'out-of-scope' || isUnselected(rule, report)) s.outOfScope++;
     else s.notJudged++;
   }
   return score;
