@@ -39,8 +39,8 @@ td.cell button:hover{text-decoration:underline}
 .v-pass{color:#1a7f37}.v-fail{color:#cf222e}.v-skipped{color:#9a6700}.v-not-tested{color:#57606a}.v-observed{color:#8250df}.v-not-run{color:#57606a}.v-error{color:#bc4c00}.v-out-of-scope,.v-absent{color:#8c959f}
 td.v-pass{background:#dafbe1}td.v-fail{background:#ffebe9}td.v-error{background:#fff1e5}td.v-skipped{background:#fff8c5}
 td.unselected{font-style:italic;background:none}
-#panel{position:fixed;top:0;right:0;bottom:0;width:min(720px,92vw);background:#fff;border-left:1px solid #d0d7de;box-shadow:-4px 0 16px rgba(0,0,0,.12);overflow:auto;padding:16px 20px;z-index:2}
-body.panel-open main{margin-right:min(720px,92vw)}
+#panel{position:fixed;top:0;right:0;bottom:0;width:min(640px,max(50vw,360px));background:#fff;border-left:1px solid #d0d7de;box-shadow:-4px 0 16px rgba(0,0,0,.12);overflow:auto;padding:16px 20px;z-index:2}
+body.panel-open main{margin-right:min(640px,50vw)}
 #panel-close{float:right;padding:2px 10px;border:1px solid #d0d7de;border-radius:6px;background:#fff;cursor:pointer}
 .test{border-top:1px solid #d0d7de;padding:8px 0}
 .test-title{font-weight:600}
