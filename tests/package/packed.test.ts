@@ -152,6 +152,21 @@ test('a run of one plane against the embedded simulator passes and writes the re
   expect(exported.stdout.trim(), exported.stderr).toBe(report.reportVersion);
 });
 
+test("matrix of that run writes the site, its data and summary; the package exports the data's schema", async () => {
+  const made = await cli(['matrix', 'report', '--out', 'site']);
+  expect(made.code, made.stdout + made.stderr).toBe(0);
+  expect(readdirSync(join(project, 'site')).sort()).toEqual(['index.html', 'matrix.json', 'matrix.md']);
+  const matrix = JSON.parse(readFileSync(join(project, 'site', 'matrix.json'), 'utf8')) as { matrixVersion: string; columns: { html?: string }[] };
+  expect(matrix.columns.map((c) => c.html)).toEqual(['../report/report.html']);
+  expect(readFileSync(join(project, 'site', 'index.html'), 'utf8')).toContain('<script type="application/json" id="matrix-data">');
+  const schema = await run(
+    process.execPath,
+    ['--input-type=module', '-e', `console.log((await import('${NAME}/matrix.schema.json', { with: { type: 'json' } })).default.title)`],
+    project,
+  );
+  expect(schema.stdout.trim(), schema.stderr).toBe('Interop matrix (matrix.json)');
+});
+
 test('two shards split by the measured durations of that run, merged, give its verdicts', async () => {
   const verdicts = (folder: string) =>
     Object.fromEntries(
