@@ -168,3 +168,16 @@ test("a cell's evidence: its tests, the failure clipped, the exchanges listed up
   expect(evidence.error).toMatch(/^expected 200 x+… \(1013 more characters in the report\)$/);
   expect(one.rows.find((r) => r.id === 'R-B')!.evidence.c1, 'a rule the run has no test of').toEqual({ tests: [] });
 });
+
+test('a report of format 1.0 names no sources: its interpretations are counted apart by the newest source known', () => {
+  const old = run('alpha', '2024-12-01', { 'R-A': 'passed', 'R-B': 'passed', 'R-C': 'passed', 'R-I': 'failed', 'R-P': 'passed' });
+  for (const rule of old.report.rules) delete (rule as { source?: string }).source;
+  const withOld = buildMatrix([old, RUNS[0]], { name: 'x', version: '0' });
+  expect(withOld.columns[0].score.must, 'R-I, a MUST of our reading, is not among the MUST rules').toEqual({
+    passed: 3,
+    judged: 3,
+    notJudged: 0,
+    outOfScope: 0,
+  });
+  expect(withOld.columns[0].score.interpretation).toEqual({ passed: 0, judged: 1, notJudged: 0, outOfScope: 0 });
+});

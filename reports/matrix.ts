@@ -185,10 +185,12 @@ const isUnselected = (rule: RuleResult, report: ConformanceReport) =>
 
 const emptyScore = (): Score => ({ passed: 0, judged: 0, notJudged: 0, outOfScope: 0 });
 
-function scoreOf(report: ConformanceReport): Column['score'] {
+/** `sources`: the newest source known of each rule, for a report that names none (format 1.0), so its interpretations are counted apart too. */
+function scoreOf(report: ConformanceReport, sources: Map<string, RuleSource>): Column['score'] {
   const score = { must: emptyScore(), should: emptyScore(), interpretation: emptyScore() };
   for (const rule of report.rules) {
-    const kind = rule.source === 'interpretation' ? 'interpretation' : rule.level === 'MUST' ? 'must' : rule.level === 'SHOULD' ? 'should' : undefined;
+    const source = rule.source ?? sources.get(rule.id);
+    const kind = source === 'interpretation' ? 'interpretation' : rule.level === 'MUST' ? 'must' : rule.level === 'SHOULD' ? 'should' : undefined;
     if (!kind) continue;
     const s = score[kind];
     if (rule.verdict === 'pass' || rule.verdict === 'fail') {
@@ -217,6 +219,8 @@ export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: st
   // Columns grouped by target (in the order the targets first come), each target's in time order.
   const targetNames = [...new Set(runs.map((r) => r.report.target.name))];
   const ordered = targetNames.flatMap((name) => byTime(runs.filter((r) => r.report.target.name === name)));
+  // Each rule's source in the newest report that names it (format 1.0 named none).
+  const sources = new Map(byTime(runs).flatMap((run) => run.report.rules.flatMap((rule) => (rule.source ? [[rule.id, rule.source] as const] : []))));
   const columns: Column[] = ordered.map((run, i) => ({
     id: `c${i + 1}`,
     target: run.report.target.name,
@@ -232,7 +236,7 @@ export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: st
     folder: run.folder,
     file: run.file,
     ...(run.html ? { html: run.html } : {}),
-    score: scoreOf(run.report),
+    score: scoreOf(run.report, sources),
   }));
   const rulesOf = ordered.map((run) => new Map(run.report.rules.map((r) => [r.id, r])));
   const targets = targetNames.map((name) => ({ name, columns: columns.filter((c) => c.target === name).map((c) => c.id) }));
