@@ -136,7 +136,7 @@ test('the site in Chromium: scores, filters and views, evidence, history, a diff
     await expect(panel.locator('.test-title')).toHaveText('R-B is checked');
     await expect(panel.locator('pre.test-error')).toHaveText('expected 201, got 500 [exchange agent-server-1]');
     await expect(panel.locator('li.exchange.failed')).toHaveText('POST /threads → 500');
-    await expect(panel.locator('a.full-report')).toHaveAttribute('href', 'alpha-2025-01-01/report.html#q=R-B');
+    await expect(panel.locator('a.full-report')).toHaveAttribute('href', './alpha-2025-01-01/report.html#q=R-B');
     await page.locator('tr.rule[data-rule="R-C"] td.cell[data-column="c3"] button').click();
     await expect(panel, 'an unselected rule says why it has no verdict').toContainText('The run was narrowed (--grep @R-A|@R-B) and left this rule out');
     await page.locator('#panel-close').click();

@@ -85,6 +85,8 @@ function runLine(c) {
   return when(c) + (c.whenFrom === 'file-time' ? ' (file time)' : '') + ', tool ' + c.toolVersion + ', seed ' + c.seed +
     (c.status === 'complete' ? '' : ', ' + c.status) + (c.narrowed.length ? ', narrowed by ' + c.narrowed.join(' ') : '');
 }
+// './' first: a folder named like 'eu:staging' would otherwise read as a URL scheme.
+const reportHref = function (c) { return /^\.\.?\//.test(c.html) ? c.html : './' + c.html; };
 const columnLabel = function (c) { return c.target + ' · ' + when(c) + ' (' + c.id + ')'; };
 const isUnselected = function (row, id) { return row.unselected.indexOf(id) >= 0; };
 
@@ -224,7 +226,7 @@ function openEvidence(id, columnId) {
   if (evidence && evidence.reason) body.push(el('p', { class: 'test-reason', text: evidence.reason }));
   (evidence ? evidence.tests : []).forEach(function (t) { body.push(testBlock(t)); });
   body.push(c.html
-    ? el('p', {}, el('a', { class: 'full-report', href: c.html + '#q=' + encodeURIComponent(row.id), text: 'This rule in the run’s report: headers, bodies, the lines that reproduce a failure' }))
+    ? el('p', {}, el('a', { class: 'full-report', href: reportHref(c) + '#q=' + encodeURIComponent(row.id), text: 'This rule in the run’s report: headers, bodies, the lines that reproduce a failure' }))
     : el('p', { class: 'muted', text: 'The run’s report: ' + c.folder + '/' + c.file }));
   showPanel(body);
 }

@@ -251,7 +251,7 @@ async function checkEvidence(page: Page, { rule, column, report }: { rule: strin
     expect(outcome.exchanges.map(line)).toEqual(expect.arrayContaining(lines.map((l) => l.trim())));
     await expect(shown.locator('li.exchange.failed')).toHaveText(line(outcome.failedExchange!));
   }
-  await expect(body.locator('a.full-report')).toHaveAttribute('href', `${column.folder}/report.html#q=${rule}`);
+  await expect(body.locator('a.full-report')).toHaveAttribute('href', `./${column.folder}/report.html#q=${rule}`);
   await page.locator('#panel-close').click();
   await expect(panel).toBeHidden();
 }
