@@ -33,7 +33,8 @@ test('the agent-server suites against @langchain/langgraph-api give the verdicts
   const config = join(mkdtempSync(join(tmpdir(), 'apc-real-server-')), 'target.yaml');
   writeFileSync(
     config,
-    toYaml({ name: `@langchain/langgraph-api at ${real.url}`, planes: { 'agent-server': real.url }, timeouts: { webhook: '10s', settle: '2s' } }),
+    // A name without the port, which changes from run to run: reports of several runs form one history in a matrix.
+    toYaml({ name: '@langchain/langgraph-api with the fixture graph', planes: { 'agent-server': real.url }, timeouts: { webhook: '10s', settle: '2s' } }),
   );
   const run = await runCli(['run', '--target', config, '--plane', 'agent-server', '--out', OUT, '--expectations', EXPECTATIONS, '--workers', WORKERS]);
   const reportFile = join(OUT, 'report.json');
