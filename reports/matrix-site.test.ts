@@ -139,8 +139,10 @@ test('the site in Chromium: scores, filters and views, evidence, history, a diff
     await expect(panel.locator('a.full-report')).toHaveAttribute('href', './alpha-2025-01-01/report.html#q=R-B');
     await page.locator('tr.rule[data-rule="R-C"] td.cell[data-column="c3"] button').click();
     await expect(panel, 'an unselected rule says why it has no verdict').toContainText('The run was narrowed (--grep @R-A|@R-B) and left this rule out');
-    await page.locator('#panel-close').click();
+    await expect(page.locator('#panel-close'), 'the panel takes the focus').toBeFocused();
+    await page.keyboard.press('Escape');
     await expect(panel).toBeHidden();
+    await expect(page.locator('tr.rule[data-rule="R-C"] td.cell[data-column="c3"] button'), 'and gives it back').toBeFocused();
 
     // A rule's history: per target, its runs in time order and the first and last of each verdict.
     await page.locator('tr.rule[data-rule="R-B"] button.rule-id').click();

@@ -186,16 +186,22 @@ function updateDiff() {
 }
 
 // The panel: a cell's evidence, or a rule's history.
+// Focus moves into the panel and back to the cell or rule that opened it, for keyboard readers.
+let opener = null;
 function showPanel(children) {
+  if (!$('panel').contains(document.activeElement)) opener = document.activeElement;
   $('panel-body').replaceChildren.apply($('panel-body'), children);
   $('panel').hidden = false;
   $('panel').scrollTop = 0;
   // The page makes room for the panel, so the cells stay in reach while it is open.
   document.body.classList.add('panel-open');
+  $('panel-close').focus();
 }
 function closePanel() {
+  if ($('panel').hidden) return;
   $('panel').hidden = true;
   document.body.classList.remove('panel-open');
+  if (opener && opener.isConnected) opener.focus();
 }
 function ruleLines(row) {
   return [
