@@ -232,7 +232,7 @@ function openEvidence(id, columnId) {
   if (evidence && evidence.reason) body.push(el('p', { class: 'test-reason', text: evidence.reason }));
   (evidence ? evidence.tests : []).forEach(function (t) { body.push(testBlock(t)); });
   body.push(c.html
-    ? el('p', {}, el('a', { class: 'full-report', href: reportHref(c) + '#q=' + encodeURIComponent(row.id), text: 'This rule in the run’s report: headers, bodies, the lines that reproduce a failure' }))
+    ? el('p', {}, el('a', { class: 'full-report', href: reportHref(c) + '#q=' + encodeURIComponent(row.id), text: 'This rule in the run’s report: every exchange with its headers and bodies, and the lines that reproduce a failure' }))
     : el('p', { class: 'muted', text: 'The run’s report: ' + c.folder + '/' + c.file }));
   showPanel(body);
 }
