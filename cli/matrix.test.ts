@@ -17,7 +17,7 @@ test('matrix of two runs of the embedded simulator: matrix.json valid with its h
   // The second run given first, with its report.json file: --when puts it last in the history.
   const second = join(runs.out, 'report.json');
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
-  const made = await runCli(['matrix', second, threads.out, '--when', `${second}=${tomorrow}`, '--out', out]);
+  const made = await runCli(['matrix', second, threads.out, '--when', `${second}=${tomorrow}`, '--title', 'The simulator | nightly', '--out', out]);
   expect(made.code, made.stdout + made.stderr).toBe(0);
   const matrix = JSON.parse(readFileSync(join(out, 'matrix.json'), 'utf8')) as Matrix;
   expect(matrixProblems(matrix)).toEqual([]);
@@ -41,7 +41,7 @@ test('matrix of two runs of the embedded simulator: matrix.json valid with its h
   expect(last.score.must.judged).toBe(mustOf('c2', 'pass') + mustOf('c2', 'fail'));
   const { passed, judged } = last.score.must;
   const markdown = readFileSync(join(out, 'matrix.md'), 'utf8');
-  expect(markdown).toMatch(/^## Conformance matrix: 1 target, 2 runs\n/);
+  expect(markdown, 'headed with --title').toMatch(/^## The simulator \\\| nightly: 1 target, 2 runs\n/);
   expect(markdown).toContain(`| embedded simulator | embedded-simulator | ${tomorrow.slice(0, 16).replace('T', ' ')}, tool `);
   expect(markdown).toContain(`| 2 | ${passed}/${judged} (`);
   expect(markdown).toContain(`**Interop: ${matrix.views.interop.passed.length} of ${matrix.views.interop.inScope} rules`);

@@ -37,6 +37,8 @@ gives it (a CI artifact's file time is when it was downloaded).
 
 Options:
   --out <dir>            where to write index.html, matrix.json and matrix.md (required)
+  --title <text>         what the matrix is of, heading the site and matrix.md (e.g. "my-server
+                         against the agent-server suites"); default "Conformance matrix"
   --when <report>=<time> the time of that report's run (ISO 8601, e.g. 2025-05-01 or
                          2025-05-01T12:00:00Z), <report> as given above; repeatable
   -h, --help             this help
@@ -45,7 +47,11 @@ Exit codes: 0 written; 2 a usage error, an unreadable report, or a report of ano
 format version.`;
 
 export async function matrix(args: string[]): Promise<number> {
-  const { values, positionals } = parseWithPositionals(args, { out: { type: 'string' }, when: { type: 'string', multiple: true } }, 1);
+  const { values, positionals } = parseWithPositionals(
+    args,
+    { out: { type: 'string' }, when: { type: 'string', multiple: true }, title: { type: 'string' } },
+    1,
+  );
   if (values.help) {
     console.log(MATRIX_HELP);
     return EXIT.ok;
@@ -68,7 +74,7 @@ export async function matrix(args: string[]): Promise<number> {
     if (error instanceof ReportError) throw new UsageError(error.message);
     throw error;
   }
-  const data = buildMatrix(runs, TOOL);
+  const data = buildMatrix(runs, TOOL, values.title as string | undefined);
   writeFileSync(join(out, 'matrix.json'), `${JSON.stringify(data, null, 2)}\n`);
   writeFileSync(join(out, 'matrix.md'), `${matrixMarkdown(data)}\n`);
   writeFileSync(join(out, 'index.html'), matrixSite(data));

@@ -45,7 +45,7 @@ export function matrixMarkdown(matrix: Matrix): string {
     return `| ${cell(name)} | ${cell(last.kind)} | ${cell(runLabel(last))} | ${history.length} | ${fraction(must)} | ${fraction(should)} | ${notJudged} | ${fraction(interpretation)} |`;
   });
   return [
-    `## Conformance matrix: ${matrix.targets.length} target${matrix.targets.length === 1 ? '' : 's'}, ${matrix.columns.length} run${matrix.columns.length === 1 ? '' : 's'}`,
+    `## ${cell(matrix.title ?? 'Conformance matrix')}: ${matrix.targets.length} target${matrix.targets.length === 1 ? '' : 's'}, ${matrix.columns.length} run${matrix.columns.length === 1 ? '' : 's'}`,
     '',
     `**Interop: ${interop.passed.length} of ${interop.inScope} rules (${percent(interop.passed.length, interop.inScope)}) pass on every target** (of the rules in scope on every target, in each target’s latest run) · ${matrix.views.differs.length} differ across targets · ${matrix.views.failsOnAll.length} fail on all`,
     '',

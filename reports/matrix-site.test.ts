@@ -68,6 +68,7 @@ const matrix = buildMatrix(
     run('beta', '2025-01-15', { 'R-A': 'passed', 'R-B': 'failed' }, ['--grep @R-A|@R-B']),
   ],
   { name: 'x', version: '0.1.0' },
+  'alpha & beta <nightly>',
 );
 
 test('the page holds matrix.json as is, a text that closes a script tag included', () => {
@@ -91,6 +92,8 @@ test('the site in Chromium: scores, filters and views, evidence, history, a diff
     await page.goto(pathToFileURL(file).href);
     const shownRules = (p: Page) => p.locator('tr.rule:visible').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.rule));
 
+    await expect(page.locator('h1'), 'the title as given, as text').toHaveText('alpha & beta <nightly>');
+    await expect(page).toHaveTitle('alpha & beta <nightly>: alpha, beta');
     await expect(page.locator('#shown')).toHaveText('5 of 5 rules shown');
     await expect(page.locator('tr.rule[data-rule="R-X"] .rule-text')).toContainText('<img src=x');
     expect(await page.evaluate(() => (window as { hacked?: number }).hacked)).toBeUndefined();

@@ -91,6 +91,7 @@ const columnLabel = function (c) { return c.target + ' · ' + when(c) + ' (' + c
 const isUnselected = function (row, id) { return row.unselected.indexOf(id) >= 0; };
 
 // Header and scores: each target's latest run.
+if (M.title) $('title').textContent = M.title;
 $('summary').textContent = M.targets.length + ' target(s), ' + M.columns.length + ' run(s), ' + M.rows.length + ' rules · ' + M.tool.name + ' ' + M.tool.version + ' · matrix format ' + M.matrixVersion;
 M.targets.forEach(function (t) {
   const c = COLUMN[t.columns[t.columns.length - 1]];
@@ -284,10 +285,10 @@ apply();
 /** index.html of the matrix site: the data (`<` escaped, so no text in it can end the script) and the page that shows it. */
 export function matrixSite(matrix: Matrix): string {
   const data = JSON.stringify(matrix).replace(/</g, '\\u003c');
-  const title = `Conformance matrix: ${matrix.targets.map((t) => t.name).join(', ')}`;
+  const title = `${matrix.title ?? 'Conformance matrix'}: ${matrix.targets.map((t) => t.name).join(', ')}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head>
-<body><header><h1>Conformance matrix</h1><p id="summary" class="muted"></p></header>
+<body><header><h1 id="title">Conformance matrix</h1><p id="summary" class="muted"></p></header>
 <main>
 <div class="top">
 <div><h2>Scores</h2><p class="muted">Each target’s latest run: MUST and SHOULD rules of the spec and the service passed out of those judged (pass or fail); not judged: MUST and SHOULD rules in scope with neither verdict; interpretations (our reading) apart.</p>

@@ -126,6 +126,8 @@ export interface Row {
 
 export interface Matrix {
   matrixVersion: string;
+  /** What the matrix is of, as `matrix --title` gave it (the site and the summary are headed with it). */
+  title?: string;
   tool: { name: string; version: string };
   columns: Column[];
   /** Each target's columns in time order: its history, the last one its latest run. */
@@ -215,7 +217,7 @@ function catalogueOf(present: boolean[]): Row['catalogue'] {
   return 'some';
 }
 
-export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: string }): Matrix {
+export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: string }, title?: string): Matrix {
   // Columns grouped by target (in the order the targets first come), each target's in time order.
   const targetNames = [...new Set(runs.map((r) => r.report.target.name))];
   const ordered = targetNames.flatMap((name) => byTime(runs.filter((r) => r.report.target.name === name)));
@@ -285,6 +287,7 @@ export function buildMatrix(runs: MatrixRun[], tool: { name: string; version: st
   const inScope = (cell: Cell | 'unselected') => cell !== 'absent' && cell !== 'out-of-scope' && cell !== 'unselected';
   return {
     matrixVersion: MATRIX_VERSION,
+    ...(title ? { title } : {}),
     tool,
     columns,
     targets,
