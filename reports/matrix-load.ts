@@ -20,7 +20,7 @@ export function loadMatrixRun(path: string, matrixFolder: string, when?: string)
     if (Number.isNaN(parsed.getTime())) throw new ReportError(`${path}: '${when}' is no date or time (ISO 8601, e.g. 2025-05-01 or 2025-05-01T12:00:00Z)`);
     time = parsed.toISOString();
   }
-  const fromMatrix = (path: string) => relative(matrixFolder, path).split(sep).join('/') || '.';
+  const fromMatrix = (to: string) => relative(matrixFolder, to).split(sep).join('/') || '.';
   const html = join(dirname(file), 'report.html');
   return {
     report,

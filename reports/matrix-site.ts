@@ -110,7 +110,7 @@ M.columns.forEach(function (c) {
 function picks() { return Array.prototype.map.call(document.querySelectorAll('.interop-pick:checked'), function (i) { return i.value; }); }
 function updateInterop() {
   const ids = picks();
-  if (ids.length === 0) { $('interop-figure').textContent = 'Tick the runs whose shared passes to count.'; return; }
+  if (ids.length === 0) { $('interop-figure').textContent = 'Tick runs to count the rules they all pass.'; return; }
   const inScope = M.rows.filter(function (r) {
     return ids.every(function (id) { return r.cells[id] !== 'absent' && r.cells[id] !== 'out-of-scope' && !isUnselected(r, id); });
   });
