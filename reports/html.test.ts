@@ -1,8 +1,9 @@
 // The HTML report as a person triaging a run uses it, in real Chromium: the search, the filters
 // and the MUST failures view, the count of the rows shown, a failure's reproduction lines and
 // evidence, and a link that reproduces a view. A screenshot of the MUST failures view is kept.
-import { chromium, expect, test } from '@playwright/test';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { launchChromium } from '../tests/chromium.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -111,12 +112,8 @@ test('report.json is the report as built, one line per exchange', () => {
 });
 
 test('the HTML report: search, filters, the MUST failures view and a failure reproduced, in Chromium', async ({}, testInfo) => {
-  test.skip(!existsSync('/usr/bin/chromium') && !process.env.CI, 'Debian chromium is not installed (apt-get install chromium); CI installs it');
   const page_ = pathToFileURL(join(reportFolder(), 'report.html')).href;
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];

@@ -3,8 +3,8 @@
 // history, a diff of two columns, the interop figure over the ticked runs (a narrowed run's unselected
 // rules out of scope), state kept in the URL, and target-controlled text never run as HTML.
 // tests/matrix/ checks the same site on the reports of real targets.
-import { chromium, expect, test, type Page } from '@playwright/test';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +13,7 @@ import { buildReport } from './build.ts';
 import type { RecordedExchange, TestOutcome } from './conformance-report.ts';
 import { buildMatrix, type MatrixRun } from './matrix.ts';
 import { matrixSite } from './matrix-site.ts';
+import { launchChromium } from '../tests/chromium.ts';
 
 const HOSTILE = 'metadata is kept </script><img src=x onerror="window.hacked=1">';
 const rule = (id: string, level: Rule['level'], plane: Plane = 'agent-server', text = `${id} text`): Rule => ({
@@ -78,10 +79,9 @@ test('the page holds matrix.json as is, a text that closes a script tag included
 });
 
 test('the site in Chromium: scores, filters and views, evidence, history, a diff and the interop figure', async () => {
-  test.skip(!existsSync('/usr/bin/chromium') && !process.env.CI, 'Debian chromium is not installed (apt-get install chromium); CI installs it');
   const file = join(mkdtempSync(join(tmpdir(), 'apc-matrix-site-')), 'index.html');
   writeFileSync(file, matrixSite(matrix));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];

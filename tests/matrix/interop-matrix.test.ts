@@ -4,7 +4,7 @@
 // depends on). matrix.json is checked against those reports, then the site in Debian's Chromium: a
 // cell's evidence, a filter, one rule's history, two-column diffs, the views and the interop figure.
 // Every expected value is computed from matrix.json or the reports, never written in.
-import { type Browser, chromium, expect, type Page, test } from '@playwright/test';
+import { type Browser, expect, type Page, test } from '@playwright/test';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import type { Cell, Column, Matrix, Row } from '../../reports/matrix.ts';
 import { matrixProblems } from '../../reports/matrix-load.ts';
+import { launchChromium } from '../chromium.ts';
 import { startBrokenTarget } from '../self-test/broken-target.ts';
 import { MUTATIONS } from '../self-test/mutations/index.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
@@ -183,11 +184,7 @@ test('the matrix of the embedded simulator (two runs), the real-time stand-in an
   );
 
   // The site, in Chromium from the file system.
-  test.skip(!existsSync('/usr/bin/chromium') && !process.env.CI, 'Debian chromium is not installed (apt-get install chromium); CI installs it');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));

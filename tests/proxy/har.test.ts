@@ -1,8 +1,9 @@
 // The recording as a HAR 1.2 file that other tools read: it matches the HAR 1.2 JSON Schema
 // (har-schema, the one har-validator checks with: absolute URLs among other things), and
 // Playwright's routeFromHAR serves a real Chromium page from it with the target gone.
-import { chromium, expect, test } from '@playwright/test';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { launchChromium } from '../chromium.ts';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,13 +43,9 @@ test('a recording is valid HAR 1.2, with absolute URLs, and Playwright replays i
   for (const entry of har.log.entries) expect(entry.request.url.startsWith(`${sim.urls['agent-server']}/`), entry.request.url).toBe(true);
   expect(har.log.entries[1].request.url).toContain('api_key=REDACTED');
 
-  test.skip(!existsSync('/usr/bin/chromium') && !process.env.CI, 'Debian chromium is not installed (apt-get install chromium); CI installs it');
   const file = join(mkdtempSync(join(tmpdir(), 'apc-har-')), 'exchanges.har');
   writeFileSync(file, JSON.stringify(har));
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext();
     // notFound 'abort': nothing may reach the network (the simulator is stopped anyway).
