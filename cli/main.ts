@@ -21,7 +21,7 @@ Commands:
   proxy     start a standalone recording, validating proxy in front of a target
   compare   compare two reports rule by rule (regressions, fixes, changes)
   merge     join the report folders of a run's shards (run --shard i/n) into one
-  matrix    several targets' reports side by side, and over time (matrix.json, matrix.md)
+  matrix    several targets' reports side by side, and over time (a static site, matrix.json, matrix.md)
 
 Options:
   -V, --version  print the version

@@ -35,6 +35,12 @@ async function createThreads(agent: ApiClient, scope: string, metadatas: Record<
 const ids = (threads: Thread[]) => threads.map((t) => t.thread_id);
 
 /**
+ * Each thread's rank in id order, by creation: in id order the statuses read idle, busy,
+ * interrupted, idle, busy, interrupted, error, error, and creation reads 2, 4, 6, 0, 7, 3, 1, 5.
+ */
+const ID_RANKS = [3, 6, 0, 5, 1, 7, 2, 4];
+
+/**
  * Eight threads of the scope, two of each status, whose keys order them differently: created one
  * after another, then runs give them their status and move their updated_at out of creation
  * order. By creation: idle, error (a failed run), idle (a later run), interrupted (a run stopped
@@ -43,12 +49,6 @@ const ids = (threads: Thread[]) => threads.map((t) => t.thread_id);
  * ids are named (ID_RANKS), in an order no other key has: a target's random ids would fall in
  * status order about once in a hundred runs, leaving the sort unjudged.
  */
-/**
- * Each thread's rank in id order, by creation: in id order the statuses read idle, busy,
- * interrupted, idle, busy, interrupted, error, error, and creation reads 2, 4, 6, 0, 7, 3, 1, 5.
- */
-const ID_RANKS = [3, 6, 0, 5, 1, 7, 2, 4];
-
 async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string): Promise<{ threads: Thread[]; release: () => Promise<void> }> {
   const made: string[] = [];
   // Unique to the test and the run (its scope), then the thread's rank in id order.
