@@ -110,9 +110,6 @@ export function untilStopped({ outliveParent }: { outliveParent: boolean }): Pro
       ? undefined
       : setInterval(() => {
           if (process.ppid === parent) return;
-          // The parent may have held the reading end of this process's output: what is written
-          // from now on (the stop, the save) must not fail on a closed pipe.
-          for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
           stop(`the process that started it (pid ${parent}) ended`);
         }, PARENT_CHECK_MS).unref();
   });

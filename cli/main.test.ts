@@ -244,6 +244,20 @@ test('SIGTERM stops a run as Ctrl-C does: the suites stop, a partial report is w
   expectPartial(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport, 'interrupted', /interrupted/);
 });
 
+test('a run whose output is closed early (run … | head) goes on: its report, and the exit status of its verdicts', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'apc-closed-output-'));
+  // CI unset: the line reporter writes a line per test, so writes keep coming after the reader left.
+  const child = spawn(process.execPath, [CLI, 'run', '--plane', 'agent-server', '--grep', 'THREAD-GET', '--out', out], { cwd: ROOT, env: cliEnv({ CI: '' }) });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  child.stdout.destroy();
+  child.stderr.destroy();
+  expect(await exited).toBe(0);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  expect(report.rules.find((rule) => rule.id === 'THREAD-GET-UNKNOWN-404')?.verdict).toBe('pass');
+  expect(report.summary.gate).toMatchObject({ exitCode: 0, passed: true });
+});
+
 test('run --clock real: the embedded simulator keeps time by itself, and the suites wait for it', async () => {
   const run = await conformanceRun([
     '--clock',

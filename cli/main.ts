@@ -1,6 +1,7 @@
 // The command line: run (suites against a target, report written), simulate (the
 // simulator on loopback) and proxy (a standalone recording, validating proxy).
 import { EXIT, NAME, UsageError } from './args.ts';
+import { outliveClosedOutput } from '../harness/closed-output.ts';
 import { TOOL } from '../harness/tool.ts';
 import { compare, COMPARE_HELP } from './compare.ts';
 import { matrix, MATRIX_HELP } from './matrix.ts';
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help:
 };
 
 export async function main(argv: string[]): Promise<number> {
+  outliveClosedOutput();
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     console.log(MAIN_HELP);

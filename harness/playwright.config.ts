@@ -4,12 +4,16 @@
 // metadata (planOf), to the reporters as their options.
 import { defineConfig } from '@playwright/test';
 import { extname, resolve } from 'node:path';
+import { outliveClosedOutput } from './closed-output.ts';
 import { handedPlan } from './conformance-options.ts';
 
 // TypeScript in the clone, JavaScript in the installed package (dist/, npm run build): the files
 // this config names have its own extension.
 const EXT = extname(import.meta.filename);
 const plan = handedPlan();
+// The progress goes to the output of `run`, which its reader may close (`run … | head`): the
+// suites go on to their report and verdict.
+outliveClosedOutput();
 
 export default defineConfig({
   testDir: '../suites',

@@ -71,6 +71,30 @@ test('simulate stops when its parent dies: it saves its state as on SIGTERM, eve
   expect(JSON.stringify(saved.planes.agent_server)).toContain(run.run_id);
 });
 
+test('simulate whose output is closed goes on answering, and stops on SIGTERM with its state saved', async () => {
+  const persist = join(mkdtempSync(join(tmpdir(), 'apc-closed-output-')), 'state.json');
+  const child = spawn(process.execPath, [CLI, 'simulate', '--persist', persist, '--log-level', 'debug'], { cwd: ROOT, env: cliEnv() });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await expect.poll(() => stdout.includes('Ctrl-C to stop'), { timeout: 30_000 }).toBe(true);
+  started.push(child.pid!);
+  const agentServer = /LANGGRAPH_API_URL=(\S+)/.exec(stdout)![1];
+  child.stdout.destroy();
+  child.stderr.destroy();
+  // Each answer writes a request log line to the closed pipe: the first fails with EPIPE.
+  const threads = [];
+  for (let i = 0; i < 5; i++) {
+    const created = await fetch(`${agentServer}/threads`, json({}));
+    expect(created.status).toBe(200);
+    threads.push(((await created.json()) as { thread_id: string }).thread_id);
+  }
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  const saved = JSON.stringify((JSON.parse(readFileSync(persist, 'utf8')) as Snapshot).planes.agent_server);
+  for (const id of threads) expect(saved).toContain(id);
+});
+
 test('simulate --detached outlives its parent, until SIGTERM', async () => {
   const { parent, pid, agentServer } = await underParent(['--detached']);
   parent.kill('SIGKILL');
