@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/conformance-report.ts';
-import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/run-cli.ts';
+import { CLI, cliEnv, conformanceRun, ROOT, runCli, startProxy } from '../tests/self-test/run-cli.ts';
 import { startStandIn } from '../tests/self-test/stand-in.ts';
 
 test('--help explains every command and the exit codes', async () => {
@@ -133,21 +133,15 @@ test('simulate prints its URLs and serves the admin path, on the real clock unle
 
 test('a proxy whose HAR cannot be written on the way (a full disk) goes on forwarding, says so, and exits 1', async () => {
   const sim = await startStandIn([]);
-  const child = spawn(process.execPath, [CLI, 'proxy', '--target', sim.planes['agent-server']!, '--har', '/dev/full'], { cwd: ROOT, env: cliEnv() });
-  let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { child, url, output, exited } = await startProxy(['--target', sim.planes['agent-server']!, '--har', '/dev/full']);
   try {
-    await expect.poll(() => /^\[proxy\] (http:\/\/\S+) →/m.exec(out)?.[1]).toBeTruthy();
-    const url = /^\[proxy\] (http:\/\/\S+) →/m.exec(out)![1];
-    await expect.poll(() => out).toContain('failed (ENOSPC');
+    await expect.poll(output, { timeout: 30_000 }).toContain('failed (ENOSPC');
     for (let i = 0; i < 2; i++)
       expect((await fetch(`${url}/threads`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(1);
-    expect(out).toContain('is incomplete');
-    expect(out.match(/failed \(ENOSPC/g), 'said once').toHaveLength(1);
+    expect(output()).toContain('is incomplete');
+    expect(output().match(/failed \(ENOSPC/g), 'said once').toHaveLength(1);
   } finally {
     child.kill('SIGKILL');
     await sim.stop();
@@ -158,15 +152,9 @@ test('proxy --timeout: a target silent that long gets the client a 504 in the do
   const silent = createServer(() => {});
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
   const target = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-  const child = spawn(process.execPath, [CLI, 'proxy', '--target', target, '--timeout', '0.5', '--har', join(mkdtempSync(join(tmpdir(), 'apc-t-')), 'x.har')], {
-    cwd: ROOT,
-    env: cliEnv(),
-  });
-  let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
+  const { child, url } = await startProxy(['--target', target, '--timeout', '0.5', '--har', join(mkdtempSync(join(tmpdir(), 'apc-t-')), 'x.har')]);
   try {
-    await expect.poll(() => /^\[proxy\] (http:\/\/\S+) →/m.exec(out)?.[1]).toBeTruthy();
-    const res = await fetch(`${/^\[proxy\] (http:\/\/\S+) →/m.exec(out)![1]}/threads/search`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${url}/threads/search`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(504);
     expect(await res.json()).toEqual({ detail: expect.stringContaining('500 ms') });
     expect((await runCli(['proxy', '--target', target, '--timeout', '0'])).code, 'a timeout must be positive').toBe(2);

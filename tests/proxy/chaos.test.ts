@@ -4,7 +4,6 @@
 // The latency option slows every answer; the `proxy` command takes the options and refuses a rate
 // outside 0..1.
 import { expect, test } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +12,7 @@ import { join } from 'node:path';
 import { Chaos, type ChaosCounts, type ChaosOptions } from '../../harness/proxy/chaos.ts';
 import { HarWriter } from '../../harness/proxy/har.ts';
 import { CHAOS_RESET_TEXT, CHAOS_UNAVAILABLE_TEXT, RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
-import { CLI, cliEnv, ROOT, runCli } from '../self-test/run-cli.ts';
+import { runCli, startProxy } from '../self-test/run-cli.ts';
 
 /** What a client met: the connection reset, or an answer. */
 type Met = { reset: true } | { status: number; retryAfter?: string; body: string };
@@ -134,19 +133,13 @@ test('--latency delays every answer by at least that much; rates of 0 fault noth
 
 test('the proxy command takes the chaos options, and prints the counts when it stops', async () => {
   const har = join(mkdtempSync(join(tmpdir(), 'apc-chaos-cli-')), 'exchanges.har');
-  const args = ['proxy', '--target', targetUrl, '--har', har, '--quiet', '--chaos-seed', 'cli', '--chaos-unavailable', '1', '--chaos-retry-after', '7'];
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv() });
-  let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await expect.poll(() => /^\[proxy\] (http:\/\/\S+) →/m.exec(out)?.[1]).toBeTruthy();
-  const url = /^\[proxy\] (http:\/\/\S+) →/m.exec(out)![1];
-  expect(out).toContain("chaos, seed 'cli'");
+  const args = ['--target', targetUrl, '--har', har, '--quiet', '--chaos-seed', 'cli', '--chaos-unavailable', '1', '--chaos-retry-after', '7'];
+  const { child, url, output, exited } = await startProxy(args);
+  expect(output()).toContain("chaos, seed 'cli'");
   for (let i = 0; i < 2; i++) expect(await post(url, '/threads/search', '{}')).toMatchObject({ status: 503, retryAfter: '7' });
   child.kill('SIGTERM');
   expect(await exited).toBe(0);
-  expect(out).toContain('[proxy] chaos: 2 requests, 0 reset, 2 answered 503, 0 delayed (0 ms in all)');
+  expect(output()).toContain('[proxy] chaos: 2 requests, 0 reset, 2 answered 503, 0 delayed (0 ms in all)');
 });
 
 test('a rate outside 0..1 is a usage error (exit 2)', async () => {

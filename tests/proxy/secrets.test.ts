@@ -5,7 +5,6 @@
 // secret may take (percent-, form-, JSON-encoded) keeps that core as it is, so searching for the
 // core finds the secret in any of them, and it cannot match by accident.
 import { expect, test } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -13,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exchangeLine } from '../../cli/proxy.ts';
-import { CLI, cliEnv, conformanceRun, failedRules, ROOT } from '../self-test/run-cli.ts';
+import { conformanceRun, failedRules, startProxy } from '../self-test/run-cli.ts';
 import { startBrokenTarget } from '../self-test/broken-target.ts';
 import { buildReport } from '../../reports/build.ts';
 import { consoleSummary } from '../../reports/console.ts';
@@ -291,18 +290,7 @@ test('a target config adds redacted names with `redact`', async () => {
 
 test('the proxy command redacts the names --redact adds, in its HAR and in what it prints', async () => {
   const har = join(mkdtempSync(join(tmpdir(), 'apc-redact-cli-')), 'exchanges.har');
-  const child = spawn(process.execPath, [CLI, 'proxy', '--target', upstreamUrl, '--redact', 'X-Tenant-Auth', '--har', har], { cwd: ROOT, env: cliEnv() });
-  let out = '';
-  child.stderr.on('data', (chunk) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const started = /^\[proxy\] (http:\/\/\S+) →/m.exec(out);
-      if (started) resolve(started[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`proxy exited with ${code}:\n${out}`)));
-  });
+  const { child, url, output, exited } = await startProxy(['--target', upstreamUrl, '--redact', 'X-Tenant-Auth', '--har', har]);
   const secret = 'tenantQ7wz9XkPq2LmN4vB8rT6yH3j';
   const res = await fetch(`${url}/threads/search?X-Tenant-Auth=${secret}`, {
     method: 'POST',
@@ -314,8 +302,8 @@ test('the proxy command redacts the names --redact adds, in its HAR and in what 
   expect(await exited).toBe(0);
   const written = readFileSync(har, 'utf8');
   expect(JSON.parse(written).log.entries).toHaveLength(1);
-  expect(out).toContain('/threads/search?X-Tenant-Auth=REDACTED');
-  expect(`${written}${out}`).not.toContain(secret);
+  expect(output()).toContain('/threads/search?X-Tenant-Auth=REDACTED');
+  expect(`${written}${output()}`).not.toContain(secret);
 });
 
 test('a failing test that quotes a secret the target answered says so with the secret redacted: in the console and every report file', async () => {

@@ -1,5 +1,5 @@
 // Runs the CLI in a child process, as a user would, and reads the report it wrote.
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -81,4 +81,37 @@ export function failedRules(report: ConformanceReport): string[] {
     .filter((r) => r.verdict === 'fail')
     .map((r) => r.id)
     .sort();
+}
+
+/** A `proxy` command started as a user would start it, once it listens. */
+export interface StartedProxy {
+  child: ChildProcessWithoutNullStreams;
+  /** The URL it listens at, from its first line. */
+  url: string;
+  /** What it printed so far, stdout and stderr in the order they came. */
+  output(): string;
+  /** Its exit code, once it exited. */
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts `proxy …args` and answers once it prints where it listens. It waits as long as the
+ * test may: the CLI's start-up takes seconds more on a loaded machine, and a fixed deadline
+ * shorter than that fails a test for the machine's load. It rejects, with what the proxy
+ * printed, when the proxy exits first.
+ */
+export function startProxy(args: string[]): Promise<StartedProxy> {
+  const child = spawn(process.execPath, [CLI, 'proxy', ...args], { cwd: ROOT, env: cliEnv() });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      out += chunk;
+      const url = /^\[proxy\] (http:\/\/\S+) →/m.exec(out)?.[1];
+      if (url) resolve({ child, url, output: () => out, exited });
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    void exited.then((code) => reject(new Error(`proxy exited with ${code} before it listened:\n${out}`)));
+  });
 }
