@@ -57,4 +57,6 @@ test('matrix of two runs of the embedded simulator: matrix.json valid with its h
   expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('index.html   the site: opens from the file system or any static host')]);
   const unknown = await runCli(['matrix', threads.out, '--when', 'elsewhere=2025-05-01', '--out', out]);
   expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('--when elsewhere=2025-05-01: expected <report>=<time>')]);
+  const twice = await runCli(['matrix', threads.out, `${threads.out}/report.json`, '--out', out]);
+  expect([twice.code, twice.stderr]).toEqual([2, expect.stringContaining(`${threads.out} and ${threads.out}/report.json are the same report, given twice`)]);
 });

@@ -57,7 +57,6 @@ export async function matrix(args: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (!values.out) throw new UsageError('--out <dir> is required');
-  if (new Set(positionals).size !== positionals.length) throw new UsageError('a report is given twice');
   const times = new Map<string, string>();
   for (const given of (values.when as string[] | undefined) ?? []) {
     const at = given.lastIndexOf('=');
@@ -73,6 +72,13 @@ export async function matrix(args: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof ReportError) throw new UsageError(error.message);
     throw error;
+  }
+  // A folder and its report.json, or two spellings of one path, are one run: it would be two columns of one history.
+  const given = new Map<string, string>();
+  for (const [i, { folder, file }] of runs.entries()) {
+    const first = given.get(`${folder}/${file}`);
+    if (first !== undefined) throw new UsageError(`${first} and ${positionals[i]} are the same report, given twice`);
+    given.set(`${folder}/${file}`, positionals[i]);
   }
   const data = buildMatrix(runs, TOOL, values.title as string | undefined);
   writeFileSync(join(out, 'matrix.json'), `${JSON.stringify(data, null, 2)}\n`);
