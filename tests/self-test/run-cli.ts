@@ -1,4 +1,4 @@
-// Runs the CLI in a child process, as a user would, and reads the report it wrote.
+// Runs the CLI in a child process, as a user would: a command to its end and the report it wrote, or the proxy, until it is stopped.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
