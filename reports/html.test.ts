@@ -3,7 +3,7 @@
 // evidence, and a link that reproduces a view. A screenshot of the MUST failures view is kept.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { launchChromium } from '../tests/chromium.ts';
+import { launchChromium, selfContainedFaults } from '../tests/chromium.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -116,11 +116,7 @@ test('the HTML report: search, filters, the MUST failures view and a failure rep
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('request', (r) => {
-      if (!r.url().startsWith('file:') && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) errors.push(`fetched ${r.url()}`);
-    });
+    const errors = selfContainedFaults(page);
     await page.goto(page_);
     const rows = page.locator('tr.rule:visible');
     /** The count line says how many rows are shown, and it is so. */

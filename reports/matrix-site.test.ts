@@ -13,7 +13,7 @@ import { buildReport } from './build.ts';
 import type { RecordedExchange, TestOutcome } from './conformance-report.ts';
 import { buildMatrix, type MatrixRun } from './matrix.ts';
 import { matrixSite } from './matrix-site.ts';
-import { launchChromium } from '../tests/chromium.ts';
+import { launchChromium, selfContainedFaults } from '../tests/chromium.ts';
 
 const HOSTILE = 'metadata is kept </script><img src=x onerror="window.hacked=1">';
 const rule = (id: string, level: Rule['level'], plane: Plane = 'agent-server', text = `${id} text`): Rule => ({
@@ -84,11 +84,7 @@ test('the site in Chromium: scores, filters and views, evidence, history, a diff
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('request', (r) => {
-      if (!r.url().startsWith('file:')) errors.push(`fetched ${r.url()}`);
-    });
+    const errors = selfContainedFaults(page);
     await page.goto(pathToFileURL(file).href);
     const shownRules = (p: Page) => p.locator('tr.rule:visible').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.rule));
 

@@ -12,7 +12,7 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import type { Cell, Column, Matrix, Row } from '../../reports/matrix.ts';
 import { matrixProblems } from '../../reports/matrix-load.ts';
-import { launchChromium } from '../chromium.ts';
+import { launchChromium, selfContainedFaults } from '../chromium.ts';
 import { startBrokenTarget } from '../self-test/broken-target.ts';
 import { MUTATIONS } from '../self-test/mutations/index.ts';
 import { ROOT, runCli } from '../self-test/run-cli.ts';
@@ -186,11 +186,7 @@ test('the matrix of the embedded simulator (two runs), the real-time stand-in an
   // The site, in Chromium from the file system.
   browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => {
-    if (!/^(file|data|blob):/.test(r.url())) errors.push(`fetched ${r.url()}`);
-  });
+  const errors = selfContainedFaults(page);
   const site = pathToFileURL(join(OUT, 'index.html')).href;
   await page.goto(site);
   expect(JSON.parse((await page.locator('#matrix-data').textContent()) ?? ''), 'the site holds matrix.json').toEqual(matrix);
