@@ -14,7 +14,7 @@ import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
 import type { ConfiguredCredential } from './target.ts';
 import { sleep, Time } from './time.ts';
-import { skipDeclared } from './checks/attribution.ts';
+import { endRuleChecks, skipDeclared, startRuleChecks } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { partitionOf, type Attribution } from './partition.ts';
@@ -123,6 +123,9 @@ interface TestFixtures {
   evidence: void;
   // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
   findingsExpected: void;
+  /** Throws the test's failed forRule checks once its body has ended (each rule judged apart). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an auto fixture gives nothing, so its use() takes no value.
+  ruleChecks: void;
 }
 
 interface WorkerFixtures {
@@ -412,6 +415,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({}, use, testInfo) => {
       await use();
       if (testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
+    },
+    { auto: true },
+  ],
+
+  // After findingsExpected, so torn down before it: the failures it throws are what that fixture sees.
+  ruleChecks: [
+    async ({}, use, testInfo) => {
+      startRuleChecks();
+      await use();
+      endRuleChecks(testInfo);
     },
     { auto: true },
   ],

@@ -1,5 +1,6 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
 import { retriesOf } from './retries.ts';
+import { markedExchange } from '../harness/exchange-mark.ts';
 import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.ts';
 import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
@@ -21,10 +22,11 @@ export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
 interface BuildInput {
   rules: Rule[];
   /**
-   * Every finished test with the rule ids it is tagged with and, for a failed test that
-   * checks several rules, the rules it says failed (the others were not reached).
+   * Every finished test with the rule ids it is tagged with and, for a failed test that checks
+   * several rules, the rules it says failed, and whether it ran to its end judging each rule apart
+   * (then its other rules passed; else they were not reached).
    */
-  tests: { outcome: TestOutcome; ruleIds: string[]; failedRules?: string[] }[];
+  tests: { outcome: TestOutcome; ruleIds: string[]; failedRules?: string[]; judgedApart?: boolean }[];
   exchanges: RecordedExchange[];
   target: ConformanceReport['target'];
   seed: string;
@@ -61,10 +63,20 @@ export function verdictOf(rule: Rule, outcomes: TestOutcome[]): Verdict {
   return ran.some((t) => t.status === 'error') ? 'error' : 'pass';
 }
 
-/** A multi-rule test that failed on another of its rules says nothing about this one. */
-function forThisRule(outcome: TestOutcome, id: string, failedRules: string[]): TestOutcome {
-  if (outcome.status !== 'failed' || failedRules.length === 0 || failedRules.includes(id)) return outcome;
+/**
+ * A multi-rule test that failed on other rules: this rule passed when the test ran to its end
+ * judging each rule apart, else its checks were not reached. A rule that failed among several
+ * shows the exchange its own failure names.
+ */
+function forThisRule(outcome: TestOutcome, id: string, failedRules: string[], judgedApart: boolean): TestOutcome {
+  if (outcome.status !== 'failed' || failedRules.length === 0) return outcome;
+  if (failedRules.includes(id)) {
+    const own = outcome.error?.indexOf(`${id}: `) ?? -1;
+    const exchange = failedRules.length > 1 && own >= 0 ? markedExchange(outcome.error!.slice(own)) : undefined;
+    return exchange ? { ...outcome, failedExchange: exchange } : outcome;
+  }
   const { failedExchange: _, reproduce: __, ...rest } = outcome;
+  if (judgedApart) return { ...rest, status: 'passed', error: undefined };
   return { ...rest, status: 'skipped', error: undefined, reason: `not reached: ${failedRules.join(', ')} failed first in this test` };
 }
 
@@ -73,7 +85,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
   const scope = new Set<Plane>(input.scope ?? PLANES);
   const byRule = new Map<string, TestOutcome[]>();
   const unknown = new Map<string, string[]>();
-  for (const { outcome: given, ruleIds, failedRules = [] } of input.tests) {
+  for (const { outcome: given, ruleIds, failedRules = [], judgedApart = false } of input.tests) {
     // A precondition explains nothing about the rules of its own test; a merge asks again (unexplained is recomputed).
     const { unexplained: _, ...outcome } = given;
     if (outcome.skip?.explainedBy) outcome.skip = { ...outcome.skip, explainedBy: outcome.skip.explainedBy.filter((id) => !ruleIds.includes(id)) };
@@ -82,7 +94,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
         unknown.set(id, [...(unknown.get(id) ?? []), outcome.title]);
         continue;
       }
-      byRule.set(id, [...(byRule.get(id) ?? []), forThisRule(outcome, id, failedRules)]);
+      byRule.set(id, [...(byRule.get(id) ?? []), forThisRule(outcome, id, failedRules, judgedApart)]);
     }
   }
 

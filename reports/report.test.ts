@@ -54,6 +54,38 @@ test('a multi-rule test that says which rule failed fails only that one', () => 
   expect(report.summary.mustFailures).toBe(1);
 });
 
+test('a multi-rule test that ran to its end judging each rule apart passes the rules it did not fail', () => {
+  const build = (judgedApart: boolean) =>
+    buildReport({
+      rules: [rule('R-ONE'), rule('R-TWO', 'SHOULD'), rule('R-THREE')],
+      tests: [
+        {
+          outcome: outcome('failed', {
+            error: 'R-TWO: history [exchange e-2]\n\nR-THREE: state [exchange e-3]',
+            exchanges: ['e-2', 'e-3'],
+            failedExchange: 'e-2',
+          }),
+          ruleIds: ['R-ONE', 'R-TWO', 'R-THREE'],
+          failedRules: ['R-TWO', 'R-THREE'],
+          judgedApart,
+        },
+      ],
+      exchanges: [],
+      target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
+      seed: '1',
+      run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+      tool: { name: 'x', version: '0' },
+    });
+  const apart = build(true);
+  expect(apart.rules.map((r) => r.verdict)).toEqual(['pass', 'fail', 'fail']);
+  // Each failed rule shows the exchange its own failure names.
+  expect(apart.rules.map((r) => r.tests[0].failedExchange)).toEqual([undefined, 'e-2', 'e-3']);
+  // A test stopped by a failure outside forRule never reached the other rules' checks.
+  const stopped = build(false);
+  expect(stopped.rules.map((r) => r.verdict)).toEqual(['skipped', 'fail', 'fail']);
+  expect(stopped.summary.mustNotJudged.map((n) => n.id)).toEqual(['R-ONE']);
+});
+
 test('expectations turn known failures into expected ones and flag changes both ways', () => {
   const report = buildReport({
     rules: [rule('R-ONE'), rule('R-TWO'), rule('R-THREE')],

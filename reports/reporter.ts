@@ -5,7 +5,7 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
+import { RULE_FAILED, RULES_JUDGED_APART, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
 import { markedExchange } from '../harness/exchange-mark.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
@@ -25,13 +25,21 @@ import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
 import { stripVTControlCharacters } from 'node:util';
 
+/** A test as the report is built from it (buildReport's input). */
+interface ReportedTest {
+  outcome: TestOutcome;
+  ruleIds: string[];
+  failedRules: string[];
+  judgedApart?: boolean;
+}
+
 interface Options {
   /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
   plan: ConformancePlan;
 }
 
 export default class ConformanceReporter implements Reporter {
-  private readonly tests = new Map<string, { outcome: TestOutcome; ruleIds: string[]; failedRules: string[] }>();
+  private readonly tests = new Map<string, ReportedTest>();
   private readonly exchanges = new Map<string, RecordedExchange>();
   private rootDir = process.cwd();
   /** Errors outside any test: a global setup that failed means the run never started. */
@@ -101,7 +109,7 @@ export default class ConformanceReporter implements Reporter {
     }
     this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
     const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
-    this.tests.set(test.id, { outcome, ruleIds, failedRules });
+    this.tests.set(test.id, { outcome, ruleIds, failedRules, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART) });
   }
 
   onError(error: TestError): void {
@@ -196,7 +204,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   /** The tests in the order the run lists them, not the order they ended in, which parallel workers change. */
-  private inListingOrder(): { outcome: TestOutcome; ruleIds: string[]; failedRules: string[] }[] {
+  private inListingOrder(): ReportedTest[] {
     const position = new Map(this.selected.map((test, index) => [test.id, index]));
     const at = (id: string) => position.get(id) ?? Number.MAX_SAFE_INTEGER;
     return [...this.tests.values()].sort((a, b) => at(a.outcome.id) - at(b.outcome.id));

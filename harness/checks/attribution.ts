@@ -1,9 +1,16 @@
-// A test that checks several rules says which one failed, so the report fails exactly
-// that rule; the test's other rules count as not reached. A test that cannot judge its
-// rule says why, in one of a few kinds the report can weigh (skip kinds below).
-import { test } from '@playwright/test';
+// A test that checks several rules judges each apart: a failed check of one rule fails that
+// rule and the test goes on, so the test's other rules are judged as well (soft per rule). A
+// test that cannot judge its rule says why, in one of a few kinds the report can weigh (skip
+// kinds below).
+import { test, type TestInfo } from '@playwright/test';
 
 export const RULE_FAILED = 'rule-failed';
+
+/**
+ * The annotation that says a test ran to its end with failures only of checks wrapped in forRule:
+ * each of its other rules had all its checks run and passed.
+ */
+export const RULES_JUDGED_APART = 'rules-judged-apart';
 
 /** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
 export const SKIP_KIND = 'apc-skip';
@@ -80,17 +87,43 @@ export function skipForMachine(condition: boolean, reason: string): void {
   if (condition) skipAs('machine', reason);
 }
 
-/** Runs checks for one rule; a failure is attributed to that rule. */
-export async function forRule<T>(rule: string, check: () => T | Promise<T>): Promise<T> {
+/** The running test's failed forRule checks, thrown together when it ends (endRuleChecks). */
+const softFailures: RuleViolation[] = [];
+
+/**
+ * Runs checks for one rule; a failure is attributed to that rule, and the test goes on to judge
+ * its other rules: the failures are thrown together when the test ends (the fixtures call
+ * endRuleChecks). A check of another rule that needs this one to have passed guards itself.
+ * Inside a property the failure is thrown at once: fast-check shrinks on it.
+ */
+export async function forRule(rule: string, check: () => unknown): Promise<void> {
   try {
-    return await check();
+    await check();
   } catch (error) {
     // A skip (a failed precondition, a profile that forbids a step) is no finding about the rule.
     if (error instanceof RuleViolation || error instanceof SkipRequested || isSkip(error)) throw error;
     const violation = new RuleViolation(rule, error);
-    if (quiet === 0) attributeFailure(violation);
-    throw violation;
+    if (quiet > 0) throw violation;
+    attributeFailure(violation);
+    softFailures.push(violation);
   }
+}
+
+/** Forgets the failed checks of an earlier test (a test that ended on a timeout never threw them). */
+export function startRuleChecks(): void {
+  softFailures.length = 0;
+}
+
+/**
+ * Once a test's body has ended: throws its failed forRule checks, which fails the test. A body that
+ * ended without any other failure judged each of its rules apart, which the report reads.
+ */
+export function endRuleChecks(testInfo: TestInfo): void {
+  if (softFailures.length === 0) return;
+  const failures = softFailures.splice(0);
+  if (testInfo.status === 'passed') testInfo.annotations.push({ type: RULES_JUDGED_APART });
+  if (failures.length === 1) throw failures[0];
+  throw new Error(failures.map((f) => f.message).join('\n\n'), { cause: failures[0] });
 }
 
 /** Playwright's own skip, thrown by test.skip() inside a test. */
