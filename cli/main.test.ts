@@ -94,6 +94,12 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
     /target config \S+target.yaml: \(top level\) must not have property 'api_key_envv' \(did you mean 'api_key_env'\?\)/,
   );
   await refused(['run', '--target', target('api_key_env: APC_STRICT_UNSET\n')], /names environment variables that are not set: APC_STRICT_UNSET/);
+  await refused(
+    ['run', '--target', target('not_shown_operations:\n  platform-api: [readRuns]\n')],
+    /not_shown_operations.platform-api names 'readRuns', which is not an operation of the platform-api plane that the spec does not show \(did you mean 'readRun'\?\)/,
+  );
+  // An operation the spec shows is always served: it cannot be declared away.
+  await refused(['run', '--target', target('not_shown_operations:\n  agent-server: [createRun]\n')], /names 'createRun', which is not an operation/);
   const expectations = (entry: string) => file('expected.yaml', `target: t\nexpected:\n  - ${entry}\n`);
   await refused(
     ['run', '--expectations', expectations('{ rule: THREAD-GETT, verdict: fail, reason: typo }')],

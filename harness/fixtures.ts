@@ -1,7 +1,7 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's powers where the target has them, and the evidence of each test.
 import { test as base, expect, type TestInfo } from '@playwright/test';
-import { contract, planeOf, type Endpoint } from '../specs/contract.ts';
+import { contract, planeOf, type Endpoint, type Operation } from '../specs/contract.ts';
 import type { Capability, CredentialRole, Credentials as PublishedCredentials, DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
 import { AdminClient, answered } from './admin-client.ts';
 import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
@@ -12,7 +12,7 @@ import type { Exchange } from './proxy/recording-proxy.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
-import type { ConfiguredCredential } from './target.ts';
+import { serves, type ConfiguredCredential } from './target.ts';
 import { sleep, Time } from './time.ts';
 import { endRuleChecks, skipDeclared, startRuleChecks } from './checks/attribution.ts';
 import { markTestStart } from './property.ts';
@@ -194,8 +194,10 @@ export function clientWithKey(
   const url = conformanceRun.proxies[endpoint];
   const plane = planeOf(endpoint);
   const guard = (method: string, path: string) => {
-    const effect = contract().findOperation(plane, method, path)?.operation.document['x-creates'];
+    const operation = contract().findOperation(plane, method, path)?.operation;
+    const effect = operation?.document['x-creates'];
     if (effect) requireEffect(conformanceRun, effect, `${method} ${path.split('?')[0]}`);
+    if (operation) requireServed(conformanceRun, operation);
   };
   const retryAfter = rateLimited === 'wait' && !conformanceRun.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(conformanceRun) : undefined;
   const options = { plane, testId: by.testId, partition: partitionOf(conformanceRun, by), apiKey, guard, retryAfter, onRetry: giveTestTime };
@@ -238,6 +240,17 @@ export function requireEffect(conformanceRun: ConformanceRun, effect: Effect, wh
   skipDeclared(
     !allows(conformanceRun.profile, effect),
     `the run's profile '${conformanceRun.profile}' does not allow ${effect === 'rate-limit-probe' ? 'rate-limit probes' : `creating a ${effect}`} (${what}): run with --profile ${profileFor(effect)}`,
+  );
+}
+
+/**
+ * Skips the test unless the target serves the operation: one the spec does not show that its
+ * config leaves out of not_shown_operations (the user declared it). The test had no other evidence.
+ */
+function requireServed(conformanceRun: ConformanceRun, operation: Operation): void {
+  skipDeclared(
+    !serves(conformanceRun.target, operation),
+    `target '${conformanceRun.target.name}' does not serve ${operation.operationId} (${operation.method} ${operation.path}), a path the spec does not show (its not_shown_operations), and this test has no other evidence for its rule`,
   );
 }
 

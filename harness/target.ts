@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { contract, type Endpoint } from '../specs/contract.ts';
+import { contract, type Endpoint, type Operation, type Plane } from '../specs/contract.ts';
 import type { Capability, CredentialRole, DeploymentConfigFile, SimulatorInfo } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
 import { closest } from '../specs/suggest.ts';
@@ -65,6 +65,17 @@ export interface Target {
   credentials?: { workspaces: { id: string; name?: string }[]; api_keys: ConfiguredCredential[]; bearer_tokens: ConfiguredCredential[] };
   /** Header, query parameter and field names whose values the recordings redact, beyond the built-in list. */
   redact?: string[];
+  /** The operations the spec does not show that the target serves, by plane (a plane not named serves all). */
+  notShownOperations?: Partial<Record<Plane, string[]>>;
+}
+
+/**
+ * Whether the target serves an operation: every documented one the spec shows, and one it does
+ * not show unless its config leaves it out of `not_shown_operations`.
+ */
+export function serves(target: Pick<Target, 'notShownOperations'>, operation: Pick<Operation, 'plane' | 'operationId' | 'notShown'>): boolean {
+  const served = target.notShownOperations?.[operation.plane];
+  return !operation.notShown || served === undefined || served.includes(operation.operationId);
 }
 
 export class TargetError extends Error {}
@@ -80,6 +91,7 @@ interface TargetFile {
   deployment_config?: string | Record<string, unknown>;
   credentials?: { workspaces?: { id: string; name?: string }[]; api_keys?: ConfiguredCredential[]; bearer_tokens?: ConfiguredCredential[] };
   redact?: string[];
+  not_shown_operations?: Partial<Record<Plane, string[]>>;
 }
 
 /** Options of the embedded simulator (run --clock, --time-scale, --run-duration). */
@@ -190,6 +202,7 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target 
   ].filter((name): name is string => name !== undefined && !env[name]);
   if (unset.length > 0) throw new TargetError(`target config ${path} names environment variables that are not set: ${[...new Set(unset)].join(', ')}`);
   const capabilities = file.capabilities ?? [];
+  checkNotShown(file.not_shown_operations ?? {}, path);
   return {
     name: file.name ?? path,
     kind: 'config',
@@ -207,7 +220,24 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target 
       bearer_tokens: file.credentials.bearer_tokens ?? [],
     },
     redact: file.redact,
+    notShownOperations: file.not_shown_operations,
   };
+}
+
+/** Each operation `not_shown_operations` names is one the spec does not show on that plane. */
+function checkNotShown(declared: Partial<Record<Plane, string[]>>, path: string): void {
+  for (const [plane, names] of Object.entries(declared) as [Plane, string[]][]) {
+    const known = contract()
+      .operationsOf(plane)
+      .filter((op) => op.notShown)
+      .map((op) => op.operationId);
+    for (const name of names.filter((n) => !known.includes(n))) {
+      const guess = closest(name, known);
+      throw new TargetError(
+        `target config ${path}: not_shown_operations.${plane} names '${name}', which is not an operation of the ${plane} plane that the spec does not show${guess ? ` (did you mean '${guess}'?)` : ''}; those are: ${known.join(', ')}`,
+      );
+    }
+  }
 }
 
 /** For a key the target config schema does not allow: the allowed key at that place it is closest to. */

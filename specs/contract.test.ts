@@ -54,6 +54,21 @@ test("each rule's operations exist in its plane's OpenAPI document", () => {
   }
 });
 
+test('every operation the spec does not show names the SHOULD rule that says the service serves it', () => {
+  // A test whose evidence needs such an operation skips when the target does not serve it, explained by that rule.
+  const notShown = contract().operations.filter((op) => op.notShown);
+  expect(notShown.length).toBeGreaterThan(10);
+  const wrong = notShown.flatMap((op) => {
+    const id = op.document['x-rule'];
+    const rule = id === undefined ? undefined : contract().rule(id);
+    if (!rule) return [`${op.plane} ${op.operationId}: ${id === undefined ? 'no x-rule' : `x-rule ${id} is no rule`}`];
+    if (rule.plane !== op.plane || rule.level !== 'SHOULD' || !rule.operations?.includes(op.operationId))
+      return [`${op.plane} ${op.operationId}: ${id} must be a SHOULD rule of its plane that lists it among its operations`];
+    return [];
+  });
+  expect(wrong).toEqual([]);
+});
+
 test('every x-rules annotation names rules of its own plane', () => {
   const named: string[] = [];
   const walk = (plane: string, node: unknown, at: string): void => {

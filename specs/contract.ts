@@ -99,6 +99,12 @@ export interface Operation<A extends Api = Plane> {
   /** Every path it is served at: the documented one under each base path (`x-base-paths`). */
   served: ServedPath[];
   unspecified: boolean;
+  /**
+   * Not in the spec's endpoint tables (`x-spec: extra`): a path the spec does not show, which the
+   * service serves and the suites use as evidence where the spec shows none. A target may declare
+   * it does not serve it (target config `not_shown_operations`).
+   */
+  notShown: boolean;
   document: OpenApiOperation;
 }
 
@@ -144,6 +150,13 @@ export interface OpenApiOperation {
   /** `x-rule`: the rule that states this status (the self-tests answer another on purpose). */
   responses?: Record<string, { description?: string; content?: Record<string, MediaType>; 'x-rule'?: string }>;
   'x-unspecified'?: boolean;
+  /** `extra`: the operation is not in the spec's endpoint tables (Operation.notShown). */
+  'x-spec'?: 'extra';
+  /**
+   * On an operation the spec does not show: the rule that says the service serves it, which
+   * explains a test skipped because the target does not (a failed precondition).
+   */
+  'x-rule'?: string;
   /** Overrides the document's `x-base-paths` for this operation. */
   'x-base-paths'?: string[];
   /** What a successful call creates on the target (the run profiles decide which may be made). */
@@ -243,6 +256,7 @@ function operationsOf<A extends Api>(plane: A, document: OpenApiDocument): Opera
         path,
         served,
         unspecified: op['x-unspecified'] === true,
+        notShown: op['x-spec'] === 'extra',
         document: op,
       });
     }

@@ -7,10 +7,14 @@ import { skipForPrecondition } from './attribution.ts';
 
 /**
  * The rules a failed step of `res`'s operation would break (MUST and SHOULD rules about the
- * operation): a precondition on it is explained when one of them failed in the same run.
+ * operation): a precondition on it is explained when one of them failed in the same run. A step
+ * through an operation the spec does not show is explained by the rule that says the service
+ * serves it (its `x-rule`): a target that serves no such read leaves the test's rule not judged.
  */
 export function rulesOfStep(res: Pick<ApiResponse, 'plane' | 'operation'>): string[] {
   if (!res.plane || !res.operation) return [];
+  const operation = contract().operation(res.plane, res.operation);
+  if (operation.notShown && operation.document['x-rule']) return [operation.document['x-rule']];
   return contract()
     .rules.filter((r) => r.plane === res.plane && r.level !== 'unspecified' && r.operations?.includes(res.operation!))
     .map((r) => r.id);

@@ -1,0 +1,29 @@
+// What a target serves: every operation the spec shows, and of those it does not show the ones its
+// config leaves in `not_shown_operations` (all of them when a plane is not named).
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { contract, PLANES } from '../specs/contract.ts';
+import { serves } from './target.ts';
+
+test('a target serves every operation the spec shows, and those it does not show unless its config leaves them out', () => {
+  const readRun = contract().operation('platform-api', 'readRun');
+  const createRun = contract().operation('platform-api', 'createRun');
+  expect(serves({}, readRun), 'no declaration: served, as the hosted service does').toBe(true);
+  expect(serves({ notShownOperations: { 'agent-server': [] } }, readRun), 'another plane declared').toBe(true);
+  expect(serves({ notShownOperations: { 'platform-api': [] } }, readRun)).toBe(false);
+  expect(serves({ notShownOperations: { 'platform-api': ['readRun'] } }, readRun)).toBe(true);
+  expect(serves({ notShownOperations: { 'platform-api': [] } }, createRun), 'an operation the spec shows').toBe(true);
+});
+
+test("docs/reference.md lists each plane's operations the spec does not show, as the contract has them", () => {
+  const reference = readFileSync(resolve(import.meta.dirname, '../docs/reference.md'), 'utf8');
+  const table = /<!-- not-shown-operations -->\n\| plane [^\n]*\n\|---\|---\|\n([\s\S]*?)<!-- \/not-shown-operations -->/.exec(reference)?.[1];
+  const rows = PLANES.map((plane) => {
+    const operations = contract()
+      .operationsOf(plane)
+      .filter((o) => o.notShown);
+    return `| ${plane} | ${operations.map((o) => `\`${o.operationId}\` (${o.method} ${o.path})`).join(', ')} |\n`;
+  });
+  expect(table, 'the table between the not-shown-operations marks').toBe(rows.join(''));
+});
