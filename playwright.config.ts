@@ -8,6 +8,7 @@ import { defineConfig } from '@playwright/test';
 const BROKEN_TARGETS = '**/self-test/broken-targets.test.ts';
 const CLEAN_RUN = '**/self-test/clean-run.setup.ts';
 const MUTATION_SCORE = '**/self-test/mutation-score.test.ts';
+const CONFORMANT_VARIANTS = '**/self-test/conformant-variants.test.ts';
 /** Full runs against targets that are not the embedded simulator: the matrix test reads their report folders. */
 const REAL_TARGETS = ['**/tests/real-target/real-target.test.ts', '**/tests/real-server/real-server.test.ts'];
 const MATRIX = '**/tests/matrix/**/*.test.ts';
@@ -36,13 +37,14 @@ export default defineConfig({
     { name: 'rules', testMatch: RULE_CHECKS },
     { name: 'clean-run', testMatch: CLEAN_RUN, dependencies: ['rules'] },
     { name: 'broken-targets', testMatch: BROKEN_TARGETS, dependencies: ['clean-run'] },
-    { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets'] },
+    { name: 'conformant-variants', testMatch: CONFORMANT_VARIANTS, dependencies: ['clean-run'] },
+    { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets', 'conformant-variants'] },
     { name: 'real-targets', testMatch: REAL_TARGETS },
     // The interop matrix of the embedded simulator and the two real targets, from their reports.
     { name: 'matrix', testMatch: MATRIX, dependencies: ['real-targets'] },
     {
       name: 'project',
-      testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, MUTATION_SCORE, ...RULE_CHECKS, ...REAL_TARGETS, MATRIX],
+      testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, CONFORMANT_VARIANTS, MUTATION_SCORE, ...RULE_CHECKS, ...REAL_TARGETS, MATRIX],
     },
   ],
 });

@@ -69,6 +69,13 @@ export interface Mutation {
   deploymentConfig?: (config: DeploymentConfigFile) => DeploymentConfigFile;
 }
 
+/**
+ * The key under which a mutation's memory holds the API keys the simulator knows (its published
+ * credentials): a broken target that tells a known key from a made-up one reads them there. A
+ * replay of the clean run (affected.ts) has none, since recordings redact keys.
+ */
+export const KNOWN_API_KEYS = 'known-api-keys';
+
 /** The mutation that applies to what a test sends or receives (undefined: none, pass through). */
 type MutationRouter = (testId: string | undefined) => Mutation | undefined;
 
@@ -97,7 +104,12 @@ const isResponse = (value: MutableRequest | MutableResponse): value is MutableRe
  * of the tests it is tried on. Webhooks reach the run's receiver through a relay, where a
  * mutation can break deliveries.
  */
-export async function startBrokenTarget(mutations: Mutation | MutationRouter, seed = '1'): Promise<BrokenTarget> {
+export async function startBrokenTarget(
+  mutations: Mutation | MutationRouter,
+  seed = '1',
+  /** Keys the target config declares besides the fronts' (a variant's not_shown_operations). */
+  declares: Record<string, unknown> = {},
+): Promise<BrokenTarget> {
   const route: MutationRouter = typeof mutations === 'function' ? mutations : () => mutations;
   const receiverPort = await freePort();
   const relay = await listen(
@@ -111,7 +123,8 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await Simulator.start({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
   const memories = new Map<Mutation, Map<string, unknown>>();
-  const memoryOf = (mutation: Mutation) => memories.get(mutation) ?? memories.set(mutation, new Map()).get(mutation)!;
+  const knownKeys = simulator.info().credentials.api_keys.map((k) => k.key);
+  const memoryOf = (mutation: Mutation) => memories.get(mutation) ?? memories.set(mutation, new Map([[KNOWN_API_KEYS, knownKeys]])).get(mutation)!;
   const fronts = new Map<Endpoint, { server: Server; url: string }>();
 
   for (const [endpoint, upstream] of Object.entries(simulator.urls) as [Endpoint, string][]) {
@@ -226,7 +239,7 @@ export async function startBrokenTarget(mutations: Mutation | MutationRouter, se
   const name = typeof mutations === 'function' ? 'mutations tried on tests of their own' : mutations.description;
   writeFileSync(
     config,
-    toYaml({ name: `broken target (${name})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL }),
+    toYaml({ name: `broken target (${name})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL, ...declares }),
   );
 
   return {

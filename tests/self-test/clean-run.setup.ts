@@ -6,12 +6,13 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startBrokenTarget } from './broken-target.ts';
 import { mutationsOfThisRun, planGroups, savePlan } from './plan.ts';
-import { CLEAN_RUN, conformanceRun, failedRules, MUTATION_SLICE, PLAN, SCORE_DIR } from './run-cli.ts';
+import { CLEAN_RUN, conformanceRun, failedRules, MUTATION_SLICE, PLAN, SCORE_DIR, VARIANT_SCORE_DIR } from './run-cli.ts';
 
 test("the suites pass against the broken targets' front when it breaks nothing", async () => {
   test.setTimeout(300_000);
   // A score is of this run's lanes only.
   rmSync(SCORE_DIR, { recursive: true, force: true });
+  rmSync(VARIANT_SCORE_DIR, { recursive: true, force: true });
   const target = await startBrokenTarget({ breaks: [], description: 'nothing' });
   try {
     const planes = ['agent-server', 'platform-api', 'control-plane'].flatMap((plane) => ['--plane', plane]);

@@ -41,7 +41,7 @@ export interface Group {
   alone: boolean;
 }
 
-const RATE_LIMIT_FILES = [
+export const RATE_LIMIT_FILES = [
   'platform-api/rate-limits-rules.spec.ts',
   'platform-api/rate-limits-table.spec.ts',
   'platform-api/rate-limits-observed.spec.ts',
@@ -56,8 +56,12 @@ const RATE_LIMIT_FILES = [
  */
 const FULL_REACH = process.env.APC_MUTATION_REACH === 'full';
 
+/** The Playwright --test-list line of each test of the clean run. */
+export function testLines(clean: ConformanceReport): Map<string, string> {
+  return new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
+}
+
 export function planGroups(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
-  const lineOf = new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
   const allTests = new Set(clean.rules.flatMap((r) => r.tests.map((t) => t.id)));
   const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
   const trials = Object.entries(mutations)
@@ -74,6 +78,16 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
       return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter(mine)) };
     })
     .sort((a, b) => b.tests.size - a.tests.size || a.name.localeCompare(b.name));
+  return groupTrials(trials, clean);
+}
+
+/**
+ * Deals trials into groups that share one broken target and one run: those whose tests and the
+ * recordings they change are apart. A trial that breaks rate limits or a declared configuration
+ * gets a group of its own.
+ */
+export function groupTrials(trials: Trial[], clean: ConformanceReport): Group[] {
+  const lineOf = testLines(clean);
   const shown = keysShown(clean);
   const uses = new Map<Trial, Set<string>>(trials.map((t) => [t, new Set([...t.tests].flatMap((id) => shown.get(id) ?? []))]));
   const groups: Group[] = [];
@@ -123,9 +137,10 @@ function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<str
 }
 
 /** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */
-export function lanesOf(groups: Group[], lanes: number): Group[][] {
-  const cost = (g: Group) => 60 + g.testList.length + (g.trials.some((t) => t.mutation.rateLimits) ? 600 : 0);
-  const dealt: { groups: Group[]; cost: number }[] = Array.from({ length: lanes }, () => ({ groups: [], cost: 0 }));
+export function lanesOf<G extends Pick<Group, 'testList'> & { trials: Pick<Trial, 'mutation'>[] }>(groups: G[], lanes: number): G[][] {
+  const rateLimitFiles = (g: G) => g.testList.filter((line) => RATE_LIMIT_FILES.some((file) => line.endsWith(file))).length;
+  const cost = (g: G) => 60 + g.testList.length + (g.trials.some((t) => t.mutation.rateLimits) || rateLimitFiles(g) > 0 ? 600 : 0);
+  const dealt: { groups: G[]; cost: number }[] = Array.from({ length: lanes }, () => ({ groups: [], cost: 0 }));
   for (const group of [...groups].sort((a, b) => cost(b) - cost(a))) {
     const lane = dealt.reduce((min, l) => (l.cost < min.cost ? l : min));
     lane.groups.push(group);

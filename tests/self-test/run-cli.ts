@@ -13,6 +13,8 @@ export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
 export const PLAN = join(ROOT, 'test-results', 'clean-run', 'plan.json');
 /** Where each lane of the broken-target self-test writes what its mutations did (mutation-score.test.ts reads them). */
 export const SCORE_DIR = join(ROOT, 'test-results', 'mutation-score');
+/** Where each lane of the conformant-variant self-test writes what its variants did. */
+export const VARIANT_SCORE_DIR = join(ROOT, 'test-results', 'variant-score');
 
 /** The mutations a broken-target run tries (plan.ts, sliceOf): npm test a quarter, npm run test:mutations `all`. */
 export const MUTATION_SLICE = process.env.APC_MUTATION_SLICE ?? '1/4';

@@ -1,6 +1,7 @@
 // The catalogue of deliberately broken behaviours. Each names the rules it breaks: the
 // self-test runs the suites against it and expects exactly those to fail.
 import type { Mutation } from '../broken-target.ts';
+import { catalogue } from '../catalogue.ts';
 import { ACCESS_MUTATIONS } from './access.ts';
 import { AGENT_ERROR_MUTATIONS } from './agent-errors.ts';
 import { AGENT_VERSIONING_MUTATIONS } from './agent-versioning.ts';
@@ -31,17 +32,8 @@ import { WEBHOOK_MUTATIONS } from './webhooks.ts';
 import { WEBHOOK_EMISSION_MUTATIONS } from './webhook-emission.ts';
 import { WEBHOOK_CONFIG_MUTATIONS } from './webhook-config.ts';
 
-/** The area files' mutations in one catalogue; a name given twice would silently drop one, so it throws. */
-function catalogue(...areas: Record<string, Mutation>[]): Record<string, Mutation> {
-  const all: Record<string, Mutation> = {};
-  for (const [name, mutation] of areas.flatMap((area) => Object.entries(area))) {
-    if (name in all) throw new Error(`two mutations are named ${name}`);
-    all[name] = mutation;
-  }
-  return all;
-}
-
 export const MUTATIONS: Record<string, Mutation> = catalogue(
+  'mutations',
   THREAD_MUTATIONS,
   RUN_MUTATIONS,
   CRON_MUTATIONS,

@@ -1,0 +1,103 @@
+// Conformant variants generated from the contract, for each plane:
+// - every resource object it answers carries a key of its own beyond those the spec lists (no
+//   schema of the planes is closed: the spec lists fields, never "only these");
+// - every operation the spec does not show answers 404, as a target that serves only what the spec
+//   shows does: once declared in its config (not_shown_operations), once undeclared.
+import { contract, PLANES, planeOf, type Endpoint, type Plane } from '../../../specs/contract.ts';
+import type { MutableRequest, MutableResponse } from '../broken-target.ts';
+import { isRecord, jsonError } from '../mutations/support.ts';
+import type { Variant } from './variant.ts';
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+}
+
+/** The key a variant adds: no rule names it, and no client reads it. */
+const EXTRA_KEY = 'apc_variant_extra';
+
+function resolve(plane: Plane, schema: Schema): Schema {
+  let current = schema;
+  for (let depth = 0; current.$ref && depth < 10; depth++) {
+    const name = current.$ref.split('/').pop() as string;
+    current = (contract().documents[plane].components?.schemas?.[name] ?? {}) as Schema;
+  }
+  return current;
+}
+
+/**
+ * `value` with the extra key in every object its schema describes by named fields (a resource: a
+ * thread, its metadata, a run); objects of any shape (state values, inputs, outputs) are the
+ * caller's data, and stay as they are.
+ */
+function withExtraKeys(plane: Plane, schema: Schema | undefined, value: unknown): unknown {
+  if (!schema) return value;
+  const node = resolve(plane, schema);
+  if (Array.isArray(value)) return node.items ? value.map((item) => withExtraKeys(plane, node.items, item)) : value;
+  if (!isRecord(value) || !node.properties || Object.keys(node.properties).length === 0) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = withExtraKeys(plane, node.properties[key], inner);
+  return { ...out, [EXTRA_KEY]: 'a key the spec does not list' };
+}
+
+/** The schema of an operation's JSON answer with this status. */
+function answerSchema(req: MutableRequest, status: number): Schema | undefined {
+  if (!req.plane || !req.operation) return undefined;
+  const responses = contract().operation(req.plane, req.operation).document.responses ?? {};
+  return responses[String(status)]?.content?.['application/json']?.schema as Schema | undefined;
+}
+
+function extraKeys(endpoint: Endpoint): Variant {
+  const plane = planeOf(endpoint);
+  const payload = plane === 'agent-server' ? (contract().documents[plane].components?.schemas?.WebhookPayload as Schema | undefined) : undefined;
+  return {
+    endpoint,
+    description: `every resource object the ${endpoint} answers carries a key the spec does not list`,
+    allowedBy:
+      '§2: each resource table lists its fields, and no section says an object holds only those (§2.7 metadata "may hold" graph_id; §2.9 "run fields beyond those in that table: not shown")',
+    response: (res: MutableResponse, req: MutableRequest) => {
+      const schema = answerSchema(req, res.status);
+      return schema ? { ...res, body: withExtraKeys(plane, schema, res.body) } : res;
+    },
+    ...(payload ? { delivery: (req: MutableRequest) => ({ ...req, body: withExtraKeys(plane, payload, req.body) }) } : {}),
+  };
+}
+
+/** The operations of a plane the spec does not show. */
+const notShownOf = (plane: Plane) =>
+  new Set(
+    contract()
+      .operationsOf(plane)
+      .filter((o) => o.notShown)
+      .map((o) => o.operationId),
+  );
+
+function servesOnlyWhatTheSpecShows(endpoint: Endpoint, declared: boolean): Variant {
+  const plane = planeOf(endpoint);
+  const notShown = notShownOf(plane);
+  return {
+    endpoint,
+    description: `the ${endpoint} serves none of the operations the spec does not show (404)${declared ? ', as its config declares' : ', undeclared'}`,
+    allowedBy: `§4: the endpoint tables list what a target serves; ${[...notShown].join(', ')} are beyond them ("not shown")`,
+    request: (req: MutableRequest) => (req.operation && notShown.has(req.operation) ? jsonError(404, 'Not Found') : req),
+    ...(declared
+      ? { declares: { not_shown_operations: { [plane]: [] } } }
+      : {
+          leavesUnjudged:
+            'a rule whose only evidence is a read the spec does not show cannot be judged, and the target does not say it serves none: the run counts it not judged',
+        }),
+  };
+}
+
+/** The endpoint of each plane the variants break (the platform API's US region stands for both). */
+const ENDPOINT_OF: Record<Plane, Endpoint> = { 'agent-server': 'agent-server', 'control-plane': 'control-plane', 'platform-api': 'platform-api' };
+
+export const GENERATED_VARIANTS: Record<string, Variant> = Object.fromEntries(
+  PLANES.flatMap((plane) => [
+    [`${plane}-extra-keys`, extraKeys(ENDPOINT_OF[plane])],
+    [`${plane}-serves-only-shown-declared`, servesOnlyWhatTheSpecShows(ENDPOINT_OF[plane], true)],
+    [`${plane}-serves-only-shown-undeclared`, servesOnlyWhatTheSpecShows(ENDPOINT_OF[plane], false)],
+  ]),
+);

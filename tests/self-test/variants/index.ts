@@ -1,0 +1,8 @@
+// The catalogue of conformant variants: targets that differ from the simulator only where the
+// spec leaves a choice open. Each must fail no MUST rule (conformant-variants.test.ts).
+import { catalogue } from '../catalogue.ts';
+import { ACCESS_VARIANTS } from './access.ts';
+import { GENERATED_VARIANTS } from './generated.ts';
+import type { Variant } from './variant.ts';
+
+export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS);
