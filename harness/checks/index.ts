@@ -65,7 +65,15 @@ export function expectJsonError(res: ApiResponse, status: number | number[] | '4
  * default the rules of the step's operation), so only the rule actually broken fails.
  */
 export function precondition(res: ApiResponse, what: string, explainedBy: readonly string[] = rulesOfStep(res)): void {
-  if (res.status < 200 || res.status >= 300) skipForPrecondition(`precondition failed: ${what}: ${res.describe()}`, explainedBy);
+  if (res.status >= 200 && res.status < 300) return;
+  skipForPrecondition(`precondition failed: ${what}: ${res.describe()}${notShownHint(res)}`, explainedBy);
+}
+
+/** What a refused step through a path the spec does not show says: the rule has no other evidence, and how to declare it. */
+function notShownHint(res: ApiResponse): string {
+  const operation = res.plane && res.operation ? contract().operation(res.plane, res.operation) : undefined;
+  if (!operation?.notShown || ![404, 405, 501].includes(res.status)) return '';
+  return ` (${operation.method} ${operation.path} is a path the spec does not show, the rule's only evidence here: a target that does not serve it says so in its config, not_shown_operations)`;
 }
 
 /**
