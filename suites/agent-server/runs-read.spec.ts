@@ -1,7 +1,7 @@
 // §3, §4.5: reading runs back.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
-import { join, longRun, newThread, readRun, startRun, type Run } from './runs-steps.ts';
+import { endedRun, IN_PROGRESS, join, longRun, newThread, onceShown, readRun, startRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -38,7 +38,7 @@ test('a run_id that is not a UUID answers 4xx with a JSON error body', { tag: '@
   expectJsonError(await agent.get(`/threads/${thread}/runs/not-a-uuid`));
 });
 
-test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, offset and status", { tag: '@RUN-LIST' }, async ({ agent }) => {
+test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, offset and status", { tag: '@RUN-LIST' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const ids: string[] = [];
   // Four runs: a page of two from the second differs both from the first two and from the rest.
@@ -47,7 +47,14 @@ test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, of
     await join(agent, thread, run.run_id);
     ids.push(run.run_id);
   }
-  const all = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  // Listed once none of them is in progress (onceShown): a join that answered early is RUN-JOIN's failure.
+  const settled = () =>
+    onceShown(
+      time,
+      () => agent.get<Run[]>(`/threads/${thread}/runs`),
+      (res) => Array.isArray(res.json) && res.json.every((r) => !IN_PROGRESS.includes(r.status ?? '')),
+    );
+  const all = await settled();
   expectStatus(all, 200);
   expect(all.json.map((r) => r.run_id).sort(), all.describe('every run of the thread')).toEqual([...ids].sort());
   const page = await agent.get<Run[]>(`/threads/${thread}/runs?limit=2&offset=1`);
@@ -65,6 +72,7 @@ test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, of
   // The filter and the page together: a page is taken from the matching runs, whatever their place among all.
   const failing = await startRun(agent, thread, { input: { fail: true } });
   await join(agent, thread, failing.run_id);
+  await settled();
   for (const [status, expected] of [
     ['success', ids],
     ['error', [failing.run_id]],
@@ -106,14 +114,13 @@ test('which run fields a target answers', { tag: '@RUN-OTHER-FIELDS' }, async ({
   );
 });
 
+// Each run is read once it has ended (endedRun): join answering early is RUN-JOIN's failure, not this rule's.
 test('success and error are final: a run that reaches either keeps it', { tag: '@RUN-STATUS-FINAL' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const ok = await startRun(agent, thread, { input: { topic: 'final' } });
-  await join(agent, thread, ok.run_id);
+  expect((await endedRun(agent, time, thread, ok.run_id)).status, 'the first run').toBe('success');
   const failing = await startRun(agent, thread, { input: { fail: true } });
-  await join(agent, thread, failing.run_id);
-  expect((await readRun(agent, thread, ok.run_id)).status, 'the first run').toBe('success');
-  expect((await readRun(agent, thread, failing.run_id)).status, 'the failing run').toBe('error');
+  expect((await endedRun(agent, time, thread, failing.run_id)).status, 'the failing run').toBe('error');
   const later = await startRun(agent, thread, { input: { topic: 'later' } });
   await join(agent, thread, later.run_id);
   await time.pass(time.hold);

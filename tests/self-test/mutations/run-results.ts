@@ -9,6 +9,27 @@ function rememberRuns(res: MutableResponse, req: MutableRequest, memory: Map<str
 }
 
 export const RUN_RESULT_MUTATIONS: Record<string, Mutation> = {
+  'join-answers-before-the-end': {
+    // Runs that take a while make an early join show: on the simulator's clock a run otherwise ends as it is created.
+    breaks: ['RUN-JOIN', 'RUN-JOIN-VALUES'],
+    description: 'runs on threads take 300 ms, and join answers at once with the run as it is, before it has ended',
+    request: (req) => {
+      if (calls(req, 'joinRun')) return redirect(req, 'getRun');
+      const body = object(req.body);
+      const input = object(body.input);
+      return calls(req, 'createRun') && !('delay_ms' in input) ? { ...req, body: { ...body, input: { ...input, delay_ms: 300 } } } : req;
+    },
+  },
+  'wait-answers-before-the-end': {
+    breaks: ['RUN-WAIT', 'RUN-WAIT-VALUES'],
+    description: 'runs waited on take 300 ms, and POST /threads/{thread_id}/runs/wait answers at once with the run as created, before it has ended',
+    request: (req) => {
+      if (!calls(req, 'waitRun')) return req;
+      const body = object(req.body);
+      const input = object(body.input);
+      return redirect({ ...req, body: 'delay_ms' in input ? body : { ...body, input: { ...input, delay_ms: 300 } } }, 'createRun');
+    },
+  },
   'join-answers-run-summary': {
     breaks: ['RUN-JOIN-VALUES'],
     description: "join answers a summary of the run (its id and status), not the thread's values",
