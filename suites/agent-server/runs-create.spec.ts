@@ -1,13 +1,14 @@
 // §2.9, §3, §4.5: creating runs on a thread.
 import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { contract } from '../../specs/contract.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
 import { ECHO, expectOnlyRun, join, newThread, onceShown, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // RUN-STATUS-VALUES states the reference's list, which is the contract's RunStatus enum: read there, not restated.
 const RUN_STATUSES: string[] = contract().runStatuses.values;
 
@@ -37,11 +38,20 @@ test.describe("a run's assistant_id accepts a graph id or an assistant UUID", { 
       expectStatus(await agent.post(await path(agent), { assistant_id: 'agent', input: { topic: operation } }), '2xx');
     }
   });
+  // The UUID comes from the assistants search, the one operation of §4.5 that answers assistants: the
+  // graph's default assistant where the search names graphs (§2.10 shows no graph_id), else the first.
   test('assistant UUID', async ({ agent }) => {
-    const assistant = await agent.get<Assistant>('/assistants/agent');
-    precondition(assistant, "read the graph's default assistant");
+    const search = await agent.post<Assistant[]>('/assistants/search', { limit: 100 });
+    const assistants = preconditionArray(search, 'search the assistants', undefined, ['ASSISTANT-SEARCH', 'ASSISTANT-SEARCH-LIMIT']);
+    const id = (assistants.find((a) => a?.graph_id === 'agent') ?? assistants[0])?.assistant_id;
+    if (typeof id !== 'string' || !UUID.test(id)) {
+      skipForPrecondition(`precondition failed: the search names no assistant by a UUID (${JSON.stringify(id)}), so none can be sent: ${search.describe()}`, [
+        'ASSISTANT-SEARCH',
+        'ASSISTANT-ID-UUID',
+      ]);
+    }
     for (const [operation, path] of CREATING) {
-      const res = await agent.post<Run>(await path(agent), { assistant_id: assistant.json.assistant_id, input: { topic: operation } });
+      const res = await agent.post<Run>(await path(agent), { assistant_id: id, input: { topic: operation } });
       expectStatus(res, '2xx');
     }
   });
