@@ -1,7 +1,7 @@
 // Runs broken at the agent server: what creation takes and answers, and how a run reads afterwards.
 import { contract } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { calls, crash, jsonError, object, param, redirect, UUID } from './support.ts';
+import { calls, crash, json, jsonError, object, param, redirect, UUID } from './support.ts';
 
 const CREATES = ['createRun', 'streamRun', 'waitRun'];
 /** The statuses the spec names final (success and error), which RUN-STATUS-FINAL says a run keeps. */
@@ -16,6 +16,20 @@ function byGraphIdOnly(req: MutableRequest): MutableRequest | MutableResponse {
 }
 
 export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
+  'run-create-creates-nothing': {
+    breaks: ['RUN-CREATE'],
+    description: 'POST /threads/{thread_id}/runs answers a pending run under a run_id of its own, and creates none',
+    request: (req) =>
+      calls(req, 'createRun')
+        ? json(200, {
+            run_id: '11111111-1111-4111-8111-111111111111',
+            thread_id: param(req, 'thread_id'),
+            status: 'pending',
+            metadata: {},
+            multitask_strategy: 'enqueue',
+          })
+        : req,
+  },
   'run-created-at-epoch': {
     // The shape test holds the created run to the Run schema.
     breaks: ['RUN-SHAPE'],
