@@ -174,6 +174,20 @@ test('the stream closes once the run has ended', { tag: '@STREAM-SSE-CLOSE-AT-EN
   await join(agent, thread, first.run_id);
 });
 
+// Not in the spec's tables (§4.5): the service's join of a run's stream, where the official SDK reconnects
+// a stream that broke off (its Location). The run is joined while in progress, and ends after its hold.
+test('GET /threads/{thread_id}/runs/{run_id}/stream streams a run in progress until it ends', { tag: '@RUN-JOIN-STREAM' }, async ({ agent, time }) => {
+  const thread = await newThread(agent);
+  const run = await longRun(agent, time, thread, { topic: 'joined stream' });
+  const joining = agent.get(`/threads/${thread}/runs/${run.run_id}/stream`, { kind: 'timed' });
+  // The join is taken in before the run's hold passes: a target that answers it at once has no output yet.
+  await Promise.race([joining, sleep(300)]);
+  await time.pass(time.hold);
+  const res = await joining;
+  expectStatus(res, 200);
+  expect(res.text, res.describe("the stream carries the run's answer")).toContain('echo: joined stream');
+});
+
 test('a refused stream request gets an ordinary JSON error before any stream starts', { tag: '@STREAM-ERRORS-BEFORE-STREAM' }, async ({ agent, time }) => {
   expectJsonError(await agent.post(`/threads/${UNKNOWN}/runs/stream`, { assistant_id: 'agent', input: {} }), 404);
   const thread = await newThread(agent);

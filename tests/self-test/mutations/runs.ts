@@ -150,6 +150,12 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     description: "a thread's run list is always empty",
     response: (res, req) => (calls(req, 'listRuns') && Array.isArray(res.body) ? { ...res, body: [] } : res),
   },
+  // Not a run's: the server's health check, beside the other answers of every run's server.
+  'health-check-not-ok': {
+    breaks: ['SERVER-OK'],
+    description: 'GET /ok answers 200 {"ok": false} while the server is up',
+    response: (res, req) => (calls(req, 'getOk') && res.status === 200 ? { ...res, body: { ok: false } } : res),
+  },
   'success-203': {
     breaks: [
       'ASSISTANT-GET',
@@ -160,6 +166,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'RUN-LIST',
       'RUN-STATUS-VALUES',
       'RUN-WAIT-VALUES',
+      'SERVER-OK',
       'VERSION-AGENT-SERVER-INFO',
       'WEBHOOK-FAILURE-NO-EFFECT',
     ],

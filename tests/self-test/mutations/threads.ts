@@ -107,6 +107,11 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     description: 'search answers 200 [] to invalid input',
     response: (res, req) => (calls(req, 'searchThreads') && res.status === 422 ? json(200, []) : res),
   },
+  'thread-delete-keeps-thread': {
+    breaks: ['THREAD-DELETE'],
+    description: 'DELETE /threads/{thread_id} answers 204 and deletes nothing',
+    request: (req) => (calls(req, 'deleteThread') ? { status: 204, headers: {}, body: '' } : req),
+  },
   'state-stale': {
     breaks: ['THREAD-STATE'],
     description: 'GET state answers the first checkpoint instead of the current one',
