@@ -20,10 +20,14 @@ export async function newThread(agent: ApiClient, metadata: Record<string, unkno
   return res.json.thread_id;
 }
 
+/**
+ * A run created on the thread, as answered. The answer beyond run_id is not shown (§4.5): a thread_id
+ * it leaves out is the thread it was created on.
+ */
 export async function startRun(agent: ApiClient, threadId: string, body: Record<string, unknown> = {}): Promise<Run> {
   const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'hello' }, ...body });
   precondition(res, 'create a run');
-  return res.json;
+  return { thread_id: threadId, ...res.json };
 }
 
 /**

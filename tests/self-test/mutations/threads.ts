@@ -210,8 +210,14 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
   },
   'copy-metadata-null': {
     breaks: ['THREAD-SHAPE', 'THREAD-CREATE-VALUES-METADATA'],
-    description: 'a copy answers metadata null',
-    response: (res, req) => (calls(req, 'copyThread') && res.status < 300 ? { ...res, body: { ...object(res.body), metadata: null } } : res),
+    description: 'a copy reads metadata null',
+    // memory: the copies made, by thread id.
+    response: (res, req, memory) => {
+      const copied = object(res.body).thread_id;
+      if (calls(req, 'copyThread') && res.status < 300 && typeof copied === 'string') memory.set(`copy:${copied}`, true);
+      const copy = calls(req, 'getThread') && res.status === 200 && memory.has(`copy:${param(req, 'thread_id')}`);
+      return copy ? { ...res, body: { ...object(res.body), metadata: null } } : res;
+    },
   },
   'thread-config-without-configurable': {
     breaks: [],
