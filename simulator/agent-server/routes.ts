@@ -39,10 +39,12 @@ export function agentServerRoutes(server: AgentServer): Route[] {
   // No route is wrapped in withAuth: the agent server asks for no credentials (AUTH-AGENT-SERVER).
   return compileTable<operations>('agent-server', {
     getServerInfo: () => ({ body: SERVER_INFO }),
+    /** SERVER-OK. */
     getOk: () => ({ body: { ok: true } }),
     createThread: (req) => ({ body: threads.create({ metadata: req.body?.metadata, supersteps: req.body?.supersteps }) }),
     searchThreads: (req) => ({ body: threads.search(req.body ?? {}) }),
     getThread: (req) => ({ body: threads.get(req.params.thread_id) }),
+    /** THREAD-DELETE: the thread goes with its runs and crons. */
     deleteThread: (req) => {
       server.deleteThread(req.params.thread_id);
       return { status: 204 };
@@ -66,6 +68,7 @@ export function agentServerRoutes(server: AgentServer): Route[] {
     // The service's path for one run (RUN-GET-PATH).
     getRun: (req) => ({ body: view(runs.get(req.params.thread_id, req.params.run_id)) }),
     joinRun: (req) => wait(runs.get(req.params.thread_id, req.params.run_id)),
+    /** RUN-JOIN-STREAM: the run's events from the start, or after Last-Event-ID, then as they come until it ends. */
     joinRunStream: (req) => stream(runs.get(req.params.thread_id, req.params.run_id), req),
     streamRun: (req) => stream(runs.create(req.params.thread_id, req.body), req),
     waitRun: (req) => wait(runs.create(req.params.thread_id, req.body)),

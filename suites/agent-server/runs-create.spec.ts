@@ -1,25 +1,27 @@
 // §2.9, §3, §4.5: creating runs on a thread.
 import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { contract } from '../../specs/contract.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
-import { expectOnlyRun, join, newThread, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
+import { ECHO, expectOnlyRun, join, newThread, onceShown, readState, startRun, texts, threadWithRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // RUN-STATUS-VALUES states the reference's list, which is the contract's RunStatus enum: read there, not restated.
 const RUN_STATUSES: string[] = contract().runStatuses.values;
 
+// The run answered is found where §4.5 shows a run's path, its join (when join answers is RUN-JOIN's
+// to judge): no read the spec does not show is needed.
 test('POST /threads/{thread_id}/runs creates a run and answers it with its run_id', { tag: '@RUN-CREATE' }, async ({ agent }) => {
   const thread = await newThread(agent);
   const res = await agent.post<Run>(`/threads/${thread}/runs`, { assistant_id: 'agent', input: { topic: 'create' }, multitask_strategy: 'enqueue' });
   expectStatus(res, '2xx');
   // The answer beyond run_id is not shown (§4.5): its other fields are RUN-SHAPE's.
   expect(typeof res.json.run_id, res.describe('run_id')).toBe('string');
-  const read = await agent.get<Run>(`/threads/${thread}/runs/${res.json.run_id}`);
-  expectStatus(read, '2xx');
-  expect(read.json.run_id, read.describe('the created run can be read')).toBe(res.json.run_id);
+  const joined = await agent.get(`/threads/${thread}/runs/${res.json.run_id}/join`);
+  expectStatus(joined, '2xx');
 });
 
 /** The operations that take the create-run body (§4.5), by name, and their path (a new thread for the stateful ones). */
@@ -37,34 +39,69 @@ test.describe("a run's assistant_id accepts a graph id or an assistant UUID", { 
       expectStatus(await agent.post(await path(agent), { assistant_id: 'agent', input: { topic: operation } }), '2xx');
     }
   });
+  // The UUID comes from the assistants search, the one operation of §4.5 that answers assistants: the
+  // graph's default assistant where the search names graphs (§2.10 shows no graph_id), else the first.
   test('assistant UUID', async ({ agent }) => {
-    const assistant = await agent.get<Assistant>('/assistants/agent');
-    precondition(assistant, "read the graph's default assistant");
+    const search = await agent.post<Assistant[]>('/assistants/search', { limit: 100 });
+    const assistants = preconditionArray(search, 'search the assistants', undefined, ['ASSISTANT-SEARCH', 'ASSISTANT-SEARCH-LIMIT']);
+    const id = (assistants.find((a) => a?.graph_id === 'agent') ?? assistants[0])?.assistant_id;
+    if (typeof id !== 'string' || !UUID.test(id)) {
+      skipForPrecondition(`precondition failed: the search names no assistant by a UUID (${JSON.stringify(id)}), so none can be sent: ${search.describe()}`, [
+        'ASSISTANT-SEARCH',
+        'ASSISTANT-ID-UUID',
+      ]);
+    }
     for (const [operation, path] of CREATING) {
-      const res = await agent.post<Run>(await path(agent), { assistant_id: assistant.json.assistant_id, input: { topic: operation } });
+      const res = await agent.post<Run>(await path(agent), { assistant_id: id, input: { topic: operation } });
       expectStatus(res, '2xx');
     }
   });
 });
 
-// The state of a stateful run's thread holds the input; a stateless run has no thread to read,
-// so its answer must hold the graph's answer to the input.
+/**
+ * The rules whose failure explains a run-creating request whose run has not ended once it answered:
+ * join answering early, wait answering early, a stream closing before the end; or a run writing nothing.
+ */
+const ENDED_BY: Record<string, string[]> = {
+  'create run': ['RUN-JOIN', 'RUN-WRITES-THREAD-STATE'],
+  'wait run': ['RUN-WAIT', 'RUN-WRITES-THREAD-STATE'],
+  'stream run': ['STREAM-RUN', 'STREAM-SSE-CLOSE-AT-END', 'RUN-WRITES-THREAD-STATE'],
+};
+/** The rules that say a stateless run's answer holds the graph's output, in whatever format (§4.5 shows none). */
+const ANSWERED_BY: Record<string, string[]> = { 'stateless stream': ['STREAM-STATELESS'], 'stateless wait': ['RUN-WAIT-STATELESS'] };
+
+// The state of a stateful run's thread holds the input; a stateless run has no thread to read, so
+// its answer must hold the graph's answer to the input. That the run has ended, and that its answer
+// holds the graph's output at all, are the rules of the requests that wait or stream (ENDED_BY,
+// ANSWERED_BY): the fixture graph's answer is `echo: <topic>`, and `echo: ` when it got no topic.
 test.describe("a run's input object is passed to the graph", { tag: '@RUN-CREATE-INPUT' }, () => {
   for (const [operation, path] of CREATING) {
-    test(operation, async ({ agent }) => {
+    test(operation, async ({ agent, time }) => {
       const at = await path(agent);
       const topic = `input of ${operation} reaches the graph`;
       const res = await agent.post<Run>(at, { assistant_id: 'agent', input: { topic } });
       expectStatus(res, '2xx');
       const thread = /^\/threads\/([^/]+)\//.exec(at)?.[1];
       if (!thread) {
-        expect(res.text, res.describe('the graph answered the input')).toContain(`echo: ${topic}`);
+        if (!res.text.includes(ECHO))
+          skipForPrecondition(`precondition failed: the answer holds no output of the graph: ${res.describe()}`, ANSWERED_BY[operation]);
+        expect(res.text, res.describe('the graph answered the input')).toContain(`${ECHO}${topic}`);
         return;
       }
       if (operation === 'create run') await join(agent, thread, res.json.run_id);
+      // Read until the graph's answer shows (onceShown): an answer that came a moment early is its own rule's failure.
+      const shown = await onceShown(
+        time,
+        () => agent.get<{ values?: Record<string, unknown> }>(`/threads/${thread}/state`),
+        (read) => read.status === 200 && texts({ values: read.json?.values ?? {} }).some((t) => t.startsWith(ECHO)),
+      );
+      precondition(shown, 'read the thread state');
+      if (!texts({ values: shown.json.values ?? {} }).some((t) => t.startsWith(ECHO))) {
+        skipForPrecondition(`precondition failed: the thread holds no output of the graph after the run: ${shown.describe()}`, ENDED_BY[operation]);
+      }
       const state = await readState(agent, thread);
       expect(state.values.topic, 'the input is in the state').toBe(topic);
-      expect(texts(state), 'the graph answered the input').toContain(`echo: ${topic}`);
+      expect(texts(state), 'the graph answered the input').toContain(`${ECHO}${topic}`);
     });
   }
 });
@@ -162,13 +199,18 @@ test('run-creating answers carry Content-Location /threads/{thread_id}/runs/{run
 
 test('a completed run leaves its output in the thread: state and history include its checkpoints', {
   tag: ['@RUN-WRITES-THREAD-STATE', '@RUN-WRITES-THREAD-HISTORY'],
-}, async ({ agent }) => {
+}, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const run = await startRun(agent, thread, { input: { topic: 'kept' } });
   await join(agent, thread, run.run_id);
   // The thread's own values are its current state values (§2.7): read before readState, which
   // skips a test where the two differ, so that a thread still showing its old values fails here.
-  const own = await agent.get<{ values?: Record<string, unknown> | null }>(`/threads/${thread}`);
+  // They are read until they show the run's output (onceShown): a join that answered early is RUN-JOIN's failure.
+  const own = await onceShown(
+    time,
+    () => agent.get<{ values?: Record<string, unknown> | null }>(`/threads/${thread}`),
+    (res) => res.status === 200 && texts({ values: res.json?.values ?? {} }).includes('echo: kept'),
+  );
   precondition(own, 'read the thread');
   await forRule('RUN-WRITES-THREAD-STATE', () => expect(texts({ values: own.json.values ?? {} }), own.describe("the thread's values")).toContain('echo: kept'));
   const state = await readState(agent, thread);

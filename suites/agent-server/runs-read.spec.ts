@@ -1,16 +1,23 @@
 // §3, §4.5: reading runs back.
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
-import { join, longRun, newThread, readRun, startRun, type Run } from './runs-steps.ts';
+import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { endedRun, IN_PROGRESS, join, longRun, newThread, onceShown, readRun, startRun, type Run } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 // §4.5: a retrieval operation for a single run exists (its path is not shown; the service's is
-// used). The rollback and interrupt rules look runs up with it, so it must find a live run.
+// used). The rollback and interrupt rules look runs up with it, so it must find a live run. A target
+// that finds no run there may serve the retrieval elsewhere: once the run has ended it is looked up
+// again, and only a target that finds it then (it serves the path) fails for not finding it at first;
+// one that finds it at no time leaves the rule unjudged, explained by RUN-GET (the service's path).
 test('a run just created can be looked up by its id', { tag: '@RUN-LOOKUP' }, async ({ agent }) => {
   const thread = await newThread(agent);
   const run = await startRun(agent, thread, { input: { topic: 'lookup' } });
   const read = await agent.get<Run>(`/threads/${thread}/runs/${run.run_id}`);
+  if (read.status < 200 || read.status >= 300) {
+    await join(agent, thread, run.run_id);
+    precondition(await agent.get(`/threads/${thread}/runs/${run.run_id}`), "look the run up once it has ended, at the service's path");
+  }
   expectStatus(read, '2xx');
   expect(read.json.run_id, read.describe('the run looked up')).toBe(run.run_id);
 });
@@ -38,7 +45,7 @@ test('a run_id that is not a UUID answers 4xx with a JSON error body', { tag: '@
   expectJsonError(await agent.get(`/threads/${thread}/runs/not-a-uuid`));
 });
 
-test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, offset and status", { tag: '@RUN-LIST' }, async ({ agent }) => {
+test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, offset and status", { tag: '@RUN-LIST' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const ids: string[] = [];
   // Four runs: a page of two from the second differs both from the first two and from the rest.
@@ -47,7 +54,14 @@ test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, of
     await join(agent, thread, run.run_id);
     ids.push(run.run_id);
   }
-  const all = await agent.get<Run[]>(`/threads/${thread}/runs`);
+  // Listed once none of them is in progress (onceShown): a join that answered early is RUN-JOIN's failure.
+  const settled = () =>
+    onceShown(
+      time,
+      () => agent.get<Run[]>(`/threads/${thread}/runs`),
+      (res) => Array.isArray(res.json) && res.json.every((r) => !IN_PROGRESS.includes(r.status ?? '')),
+    );
+  const all = await settled();
   expectStatus(all, 200);
   expect(all.json.map((r) => r.run_id).sort(), all.describe('every run of the thread')).toEqual([...ids].sort());
   const page = await agent.get<Run[]>(`/threads/${thread}/runs?limit=2&offset=1`);
@@ -65,6 +79,7 @@ test("GET /threads/{thread_id}/runs lists the thread's runs, honouring limit, of
   // The filter and the page together: a page is taken from the matching runs, whatever their place among all.
   const failing = await startRun(agent, thread, { input: { fail: true } });
   await join(agent, thread, failing.run_id);
+  await settled();
   for (const [status, expected] of [
     ['success', ids],
     ['error', [failing.run_id]],
@@ -106,14 +121,13 @@ test('which run fields a target answers', { tag: '@RUN-OTHER-FIELDS' }, async ({
   );
 });
 
+// Each run is read once it has ended (endedRun): join answering early is RUN-JOIN's failure, not this rule's.
 test('success and error are final: a run that reaches either keeps it', { tag: '@RUN-STATUS-FINAL' }, async ({ agent, time }) => {
   const thread = await newThread(agent);
   const ok = await startRun(agent, thread, { input: { topic: 'final' } });
-  await join(agent, thread, ok.run_id);
+  expect((await endedRun(agent, time, thread, ok.run_id)).status, 'the first run').toBe('success');
   const failing = await startRun(agent, thread, { input: { fail: true } });
-  await join(agent, thread, failing.run_id);
-  expect((await readRun(agent, thread, ok.run_id)).status, 'the first run').toBe('success');
-  expect((await readRun(agent, thread, failing.run_id)).status, 'the failing run').toBe('error');
+  expect((await endedRun(agent, time, thread, failing.run_id)).status, 'the failing run').toBe('error');
   const later = await startRun(agent, thread, { input: { topic: 'later' } });
   await join(agent, thread, later.run_id);
   await time.pass(time.hold);

@@ -20,10 +20,14 @@ export async function newThread(agent: ApiClient, metadata: Record<string, unkno
   return res.json.thread_id;
 }
 
+/**
+ * A run created on the thread, as answered. The answer beyond run_id is not shown (§4.5): a thread_id
+ * it leaves out is the thread it was created on.
+ */
 export async function startRun(agent: ApiClient, threadId: string, body: Record<string, unknown> = {}): Promise<Run> {
   const res = await agent.post<Run>(`/threads/${threadId}/runs`, { assistant_id: 'agent', input: { topic: 'hello' }, ...body });
   precondition(res, 'create a run');
-  return res.json;
+  return { thread_id: threadId, ...res.json };
 }
 
 /**
@@ -77,6 +81,33 @@ export async function join(agent: ApiClient, threadId: string, runId: string): P
   return res.json;
 }
 
+/**
+ * What `read` answers once `done` accepts it, else its last answer after the target's settle time. A
+ * step that waited for a run to end (join, wait, a stream's close) is no proof that it has: when it
+ * answers a moment early, what the run leaves (its status, the thread's values and status) is read
+ * until it shows, so that only the rule of that step fails, not every rule checked after it.
+ */
+export async function onceShown<T>(time: Time, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  return (await time.poll(read, done, { deadline: 'settle', first: 50 * time.scale })).value;
+}
+
+/**
+ * The run, joined and read once it has ended. Join answering is RUN-JOIN's to judge: a run still in
+ * progress after the settle time is a failed precondition RUN-JOIN explains (join answered before the
+ * end), never a failure of the rule that reads the run.
+ */
+export async function endedRun(agent: ApiClient, time: Time, threadId: string, runId: string): Promise<Run> {
+  await join(agent, threadId, runId);
+  const read = await onceShown(
+    time,
+    () => agent.get<Run>(`/threads/${threadId}/runs/${runId}`),
+    (res) => !inProgress(res),
+  );
+  precondition(read, 'read the run');
+  if (inProgress(read)) skipForPrecondition(`precondition failed: join answered, yet the run is still in progress: ${read.describe()}`, ['RUN-JOIN']);
+  return read.json;
+}
+
 /** A new thread with one completed run: see expectOnlyRun. */
 export async function threadWithRun(agent: ApiClient): Promise<{ thread: string; runId: string }> {
   const thread = await newThread(agent);
@@ -128,6 +159,18 @@ export async function threadStatus(agent: ApiClient, threadId: string): Promise<
   precondition(res, 'read the thread');
   return res.json.status;
 }
+
+/** The thread's status once its runs have ended (after join or wait): read until it is no longer busy (onceShown). */
+export function statusAfterRuns(agent: ApiClient, time: Time, threadId: string): Promise<string> {
+  return onceShown(
+    time,
+    () => threadStatus(agent, threadId),
+    (status) => status !== 'busy',
+  );
+}
+
+/** How the fixture graph's answer starts (`echo: <topic>`): a run's output, in a thread's state or in an answer. */
+export const ECHO = 'echo: ';
 
 /** The texts of the state's messages, in order. */
 export function texts(state: Pick<ThreadState, 'values'>): string[] {

@@ -26,3 +26,16 @@ export async function expectNoOtherThread(agent: ApiClient, scope: string, what:
   }
   expect(found, res.describe(`no thread was created by ${what}`)).toEqual([control.json.thread_id]);
 }
+
+/**
+ * The id of a new copy of the thread, as a step. The copy's answer has no format the spec shows (§4.5:
+ * "a new, independent thread"), so what a rule judges of the copy is read (GET); a copy that names no
+ * thread is THREAD-COPY-NEW's failure.
+ */
+export async function copyOf(agent: ApiClient, threadId: string): Promise<string> {
+  const copy = await agent.post<{ thread_id?: unknown }>(`/threads/${threadId}/copy`);
+  precondition(copy, 'copy the thread');
+  const id = copy.json?.thread_id;
+  if (typeof id !== 'string') skipForPrecondition(`precondition failed: the copy names no new thread: ${copy.describe()}`, ['THREAD-COPY-NEW']);
+  return id;
+}

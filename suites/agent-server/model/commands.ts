@@ -1,5 +1,7 @@
 // One command per operation: check() says when it may run, run() acts on the target,
-// asserts, then updates the model (fast-check model-based testing).
+// asserts, then updates the model (fast-check model-based testing). Each rule the model judges
+// has a property of its own (commandsFor): a failed check ends a property at once, so a property
+// holds the checks of one rule only, and a rule's failure leaves the others judged.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { expect } from '@playwright/test';
@@ -7,11 +9,14 @@ import { expectArray, expectStatus, precondition, preconditionArray } from '../.
 import { forRule, skipForPrecondition } from '../../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../../harness/client.ts';
 import type { Thread, ThreadState } from '../../../specs/types/agent-server.ts';
-import { threadStatus } from '../runs-steps.ts';
+import { statusAfterRuns } from '../runs-steps.ts';
 import { SCOPE_SEARCH } from '../threads-steps.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;
+
+/** The rules the model judges, a property each. */
+export type ModelRule = 'THREAD-COPY-INDEPENDENT' | 'THREAD-STATUS-AFTER-RUN' | 'THREAD-SEARCH-STATUS';
 
 /** The thread's state values, read alone (a step: THREAD-STATE's rules judge the read; whether the thread's own values agree is others'). */
 async function stateValues(agent: ApiClient, threadId: string): Promise<Record<string, unknown>> {
@@ -33,13 +38,17 @@ class CreateThread implements Command {
 }
 
 class CopyThread implements Command {
-  constructor(readonly index: number) {}
+  constructor(
+    readonly index: number,
+    readonly rule: ModelRule,
+  ) {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const source = m.threads[this.index % m.threads.length];
-    // The copy is the request THREAD-COPY-INDEPENDENT is about: a refusal fails it.
+    // The copy is the request THREAD-COPY-INDEPENDENT is about: a refusal fails it; for the other rules it is a step.
     const res = await r.agent.post<Thread>(`/threads/${source.id}/copy`);
-    await forRule('THREAD-COPY-INDEPENDENT', () => expectStatus(res, '2xx'));
+    if (this.rule === 'THREAD-COPY-INDEPENDENT') await forRule(this.rule, () => expectStatus(res, '2xx'));
+    else precondition(res, 'copy the thread');
     // A copy that is not a new thread, or does not start with its original's state, is another rule's failure.
     if (m.threads.some((t) => t.id === res.json.thread_id)) {
       skipForPrecondition(`precondition failed: copy answered an existing thread: ${res.describe()}`, ['THREAD-COPY-NEW']);
@@ -76,7 +85,7 @@ class RunOnThread implements Command {
   toString = () => `POST /threads/{#${this.index}}/runs/wait ${JSON.stringify({ topic: this.topic, fail: this.fail })}`;
 }
 
-class CheckThread implements Command {
+class CheckState implements Command {
   constructor(readonly index: number) {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
@@ -85,11 +94,21 @@ class CheckThread implements Command {
     await forRule('THREAD-COPY-INDEPENDENT', () =>
       expect(values, `thread #${this.index % m.threads.length}: the state its own last operation left`).toEqual(thread.values),
     );
-    if (thread.afterRun === undefined) return;
-    const status = await threadStatus(r.agent, thread.id);
-    await forRule('THREAD-STATUS-AFTER-RUN', () => expect(status, 'status after its last run').toBe(thread.afterRun));
   }
-  toString = () => `check thread #${this.index}`;
+  toString = () => `check the state of thread #${this.index}`;
+}
+
+class CheckStatus implements Command {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.threads.some((t) => t.afterRun !== undefined);
+  async run(m: Model, r: Real): Promise<void> {
+    const ran = m.threads.filter((t) => t.afterRun !== undefined);
+    const thread = ran[this.index % ran.length];
+    // Read once no longer busy (statusAfterRuns): a wait that answered early is RUN-WAIT's failure.
+    const status = await statusAfterRuns(r.agent, r.time, thread.id);
+    await forRule('THREAD-STATUS-AFTER-RUN', () => expect(status, `thread ${thread.id}: status after its last run`).toBe(thread.afterRun));
+  }
+  toString = () => `check the status of run thread #${this.index}`;
 }
 
 class SearchByStatus implements Command {
@@ -130,10 +149,24 @@ class SearchByStatus implements Command {
 const index = fc.nat({ max: 9 });
 const topic = fc.constantFrom('alpha', 'beta', 'gamma');
 
-export const commands = [
-  fc.option(topic, { nil: undefined }).map((t) => new CreateThread(t)),
-  index.map((i) => new CopyThread(i)),
-  fc.tuple(index, topic, fc.boolean()).map(([i, t, f]) => new RunOnThread(i, t, f)),
-  index.map((i) => new CheckThread(i)),
-  fc.constantFrom('idle' as const, 'error' as const).map((s) => new SearchByStatus(s)),
-];
+/** The checks of each rule's property. */
+const CHECKS: Record<ModelRule, fc.Arbitrary<Command>> = {
+  'THREAD-COPY-INDEPENDENT': index.map((i) => new CheckState(i)),
+  'THREAD-STATUS-AFTER-RUN': index.map((i) => new CheckStatus(i)),
+  'THREAD-SEARCH-STATUS': fc.constantFrom('idle' as const, 'error' as const).map((s) => new SearchByStatus(s)),
+};
+
+/**
+ * The commands of the property that judges `rule`: the operations, and that rule's checks alone. A check
+ * weighs as much as two operations, so that the short sequences fast-check tries first check what they did.
+ */
+export function commandsFor(rule: ModelRule): fc.Arbitrary<Command>[] {
+  return [
+    fc.oneof(
+      { arbitrary: fc.option(topic, { nil: undefined }).map((t): Command => new CreateThread(t)), weight: 1 },
+      { arbitrary: index.map((i): Command => new CopyThread(i, rule)), weight: 1 },
+      { arbitrary: fc.tuple(index, topic, fc.boolean()).map(([i, t, f]): Command => new RunOnThread(i, t, f)), weight: 1 },
+      { arbitrary: CHECKS[rule], weight: 2 },
+    ),
+  ];
+}

@@ -2,6 +2,7 @@
 // read after the last operation on that thread itself (no other operation may change it, §3: a
 // copy is independent of its original), and the status its last run left it in.
 import type { ApiClient } from '../../../harness/client.ts';
+import type { Time } from '../../../harness/time.ts';
 
 export interface ThreadModel {
   /** The id on the target. */
@@ -20,4 +21,5 @@ export interface Model {
 
 export interface Real {
   agent: ApiClient;
+  time: Time;
 }

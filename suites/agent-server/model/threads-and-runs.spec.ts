@@ -1,21 +1,46 @@
 // Model-based: after any sequence of thread creations, copies and runs, every thread holds the
 // state its own last operation left (no other thread's changes it), has the status its last run
-// gives it, and a status search answers the threads the search reports with that status.
+// gives it, and a status search answers the threads the search reports with that status. Each
+// rule is a property of its own (commandsFor): a failed check ends its property, never another's.
 import fc from 'fast-check';
+import type { ApiClient } from '../../../harness/client.ts';
 import { test } from '../../../harness/fixtures.ts';
 import { assertProperty } from '../../../harness/property.ts';
-import { commands } from './commands.ts';
+import type { Time } from '../../../harness/time.ts';
+import { commandsFor, type ModelRule } from './commands.ts';
 import type { Model, Real } from './model.ts';
 
-test('threads and runs behave as the model of §3 for any sequence of operations', {
-  tag: ['@THREAD-COPY-INDEPENDENT', '@THREAD-STATUS-AFTER-RUN', '@THREAD-SEARCH-STATUS'],
-}, async ({ agent, scope }) => {
+async function modelHolds(rule: ModelRule, agent: ApiClient, time: Time, scope: string): Promise<void> {
   let round = 0;
   await assertProperty(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: 12 }), async (cmds) => {
-      const setup = () => ({ model: { threads: [], scope: `${scope}-${round++}` } as Model, real: { agent } as Real });
+    fc.asyncProperty(fc.commands(commandsFor(rule), { maxCommands: 12 }), async (cmds) => {
+      const setup = () => ({ model: { threads: [], scope: `${scope}-${round++}` } as Model, real: { agent, time } as Real });
       await fc.asyncModelRun(setup, cmds);
     }),
     { numRuns: 15 },
   );
+}
+
+test('a copy and its original stay independent through any sequence of creations, copies and runs', { tag: '@THREAD-COPY-INDEPENDENT' }, async ({
+  agent,
+  time,
+  scope,
+}) => {
+  await modelHolds('THREAD-COPY-INDEPENDENT', agent, time, scope);
+});
+
+test('after any sequence of creations, copies and runs, a thread has the status its last run gives it', { tag: '@THREAD-STATUS-AFTER-RUN' }, async ({
+  agent,
+  time,
+  scope,
+}) => {
+  await modelHolds('THREAD-STATUS-AFTER-RUN', agent, time, scope);
+});
+
+test('after any sequence of creations, copies and runs, a status search answers the threads with that status', { tag: '@THREAD-SEARCH-STATUS' }, async ({
+  agent,
+  time,
+  scope,
+}) => {
+  await modelHolds('THREAD-SEARCH-STATUS', agent, time, scope);
 });

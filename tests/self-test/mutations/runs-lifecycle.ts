@@ -1,13 +1,35 @@
 // Runs broken at the agent server: what creation takes and answers, and how a run reads afterwards.
 import { contract } from '../../../specs/contract.ts';
-import type { Mutation } from '../broken-target.ts';
-import { calls, crash, jsonError, object, param, redirect, UUID } from './support.ts';
+import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
+import { calls, crash, json, jsonError, object, param, redirect, UUID } from './support.ts';
 
 const CREATES = ['createRun', 'streamRun', 'waitRun'];
 /** The statuses the spec names final (success and error), which RUN-STATUS-FINAL says a run keeps. */
 const FINAL: string[] = contract().runStatuses.final;
 
+/** Run creation refuses a known assistant UUID with 404: it takes graph ids only. */
+function byGraphIdOnly(req: MutableRequest): MutableRequest | MutableResponse {
+  const id = object(req.body).assistant_id;
+  return calls(req, ...CREATES) && typeof id === 'string' && UUID.test(id) && id !== '00000000-0000-4000-8000-000000000000'
+    ? jsonError(404, `Assistant ${id} not found`)
+    : req;
+}
+
 export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
+  'run-create-creates-nothing': {
+    breaks: ['RUN-CREATE'],
+    description: 'POST /threads/{thread_id}/runs answers a pending run under a run_id of its own, and creates none',
+    request: (req) =>
+      calls(req, 'createRun')
+        ? json(200, {
+            run_id: '11111111-1111-4111-8111-111111111111',
+            thread_id: param(req, 'thread_id'),
+            status: 'pending',
+            metadata: {},
+            multitask_strategy: 'enqueue',
+          })
+        : req,
+  },
   'run-created-at-epoch': {
     // The shape test holds the created run to the Run schema.
     breaks: ['RUN-SHAPE'],
@@ -20,12 +42,13 @@ export const RUN_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
   'run-by-assistant-uuid-404': {
     breaks: ['RUN-CREATE-ASSISTANT-ID'],
     description: 'a run names its assistant by graph id only: a known assistant UUID answers 404',
-    request: (req) => {
-      const id = object(req.body).assistant_id;
-      return calls(req, ...CREATES) && typeof id === 'string' && UUID.test(id) && id !== '00000000-0000-4000-8000-000000000000'
-        ? jsonError(404, `Assistant ${id} not found`)
-        : req;
-    },
+    request: byGraphIdOnly,
+  },
+  'run-by-assistant-uuid-404-unreadable': {
+    // Assistants are then known by their search alone (§4.5), which names their UUIDs.
+    breaks: ['RUN-CREATE-ASSISTANT-ID', 'ASSISTANT-GET', 'ASSISTANT-SHAPE'],
+    description: 'a run names its assistant by graph id only (a known assistant UUID answers 404), and no assistant can be read one by one',
+    request: (req) => (calls(req, 'getAssistant') ? jsonError(404, 'Not Found') : byGraphIdOnly(req)),
   },
   'run-invalid-assistant-500': {
     breaks: ['RUN-CREATE-UNKNOWN-ASSISTANT'],

@@ -61,7 +61,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'MULTITASK-REJECT-NOT-CREATED',
       'MULTITASK-REJECT-ORIGINAL-CONTINUES',
       'MULTITASK-ROLLBACK-STATE',
-      'RUN-CREATE-INPUT',
       'RUN-JOIN-VALUES',
       'RUN-WAIT',
       'RUN-WAIT-VALUES',
@@ -144,13 +143,18 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'MULTITASK-REJECT-NOT-CREATED',
       'MULTITASK-ROLLBACK-DELETES',
       'RUN-LIST',
-      'RUN-WAIT',
       'WEBHOOK-EMIT-CREATE-RUN',
       'WEBHOOK-EMIT-STREAM-RUN',
       'WEBHOOK-EMIT-WAIT-RUN',
     ],
     description: "a thread's run list is always empty",
     response: (res, req) => (calls(req, 'listRuns') && Array.isArray(res.body) ? { ...res, body: [] } : res),
+  },
+  // Not a run's: the server's health check, beside the other answers of every run's server.
+  'health-check-not-ok': {
+    breaks: ['SERVER-OK'],
+    description: 'GET /ok answers 200 {"ok": false} while the server is up',
+    response: (res, req) => (calls(req, 'getOk') && res.status === 200 ? { ...res, body: { ok: false } } : res),
   },
   'success-203': {
     breaks: [
@@ -162,6 +166,7 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'RUN-LIST',
       'RUN-STATUS-VALUES',
       'RUN-WAIT-VALUES',
+      'SERVER-OK',
       'VERSION-AGENT-SERVER-INFO',
       'WEBHOOK-FAILURE-NO-EFFECT',
     ],

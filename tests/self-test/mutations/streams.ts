@@ -41,6 +41,11 @@ export const STREAM_MUTATIONS: Record<string, Mutation> = {
       return calls(req, 'streamStatelessRun') && events ? jsonError(422, 'unknown stream_mode: events') : req;
     },
   },
+  'join-stream-absent': {
+    breaks: ['RUN-JOIN-STREAM'],
+    description: "a run's stream cannot be joined: GET /threads/{thread_id}/runs/{run_id}/stream answers 404",
+    request: (req) => (calls(req, 'joinRunStream') ? jsonError(404, 'Not Found') : req),
+  },
   'events-data-not-json': {
     breaks: ['STREAM-SSE-JSON-DATA'],
     description: "the data of events-mode events is Python's repr of the event, not JSON",

@@ -8,25 +8,31 @@ const WANTED = 'x-apc-front-wanted-status';
 /** Sources of the checkpoints a run writes (LangGraph's), as opposed to supersteps' `update`. */
 const RUN_SOURCES = ['input', 'loop'];
 
-export const THREAD_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
-  'interrupted-thread-reads-idle': {
+/** A thread of `status` reads idle wherever threads are answered and searched (a search for either status finds what reads so). */
+function readsIdle(status: 'interrupted' | 'error', description: string): Mutation {
+  return {
     breaks: ['THREAD-STATUS-AFTER-RUN'],
-    description: 'a thread whose last run stopped before a due node reads idle, not interrupted (wherever threads are answered and searched)',
+    description: `${description} (wherever threads are answered and searched)`,
     // The status searched for travels to the response in a header of the front's own; the target ignores it.
     request: (req) => {
       const body = req.body;
-      if (!calls(req, 'searchThreads') || !isRecord(body) || !['idle', 'interrupted'].includes(String(body.status))) return req;
-      const { status, ...rest } = body;
-      return { ...req, headers: { ...req.headers, [WANTED]: String(status) }, body: rest };
+      if (!calls(req, 'searchThreads') || !isRecord(body) || !['idle', status].includes(String(body.status))) return req;
+      const { status: wanted, ...rest } = body;
+      return { ...req, headers: { ...req.headers, [WANTED]: String(wanted) }, body: rest };
     },
     response: (res, req) => {
       if (!calls(req, 'createThread', 'getThread', 'copyThread', 'searchThreads') || res.status >= 300) return res;
-      const seen = (t: unknown) => (isRecord(t) && t.status === 'interrupted' ? { ...t, status: 'idle' } : t);
+      const seen = (t: unknown) => (isRecord(t) && t.status === status ? { ...t, status: 'idle' } : t);
       if (!Array.isArray(res.body)) return { ...res, body: seen(res.body) };
       const wanted = req.headers[WANTED];
       return { ...res, body: res.body.map(seen).filter((t) => wanted === undefined || object(t).status === wanted) };
     },
-  },
+  };
+}
+
+export const THREAD_LIFECYCLE_MUTATIONS: Record<string, Mutation> = {
+  'interrupted-thread-reads-idle': readsIdle('interrupted', 'a thread whose last run stopped before a due node reads idle, not interrupted'),
+  'failed-thread-reads-idle': readsIdle('error', 'a thread whose last run failed reads idle, not error'),
   'thread-configurable-string': {
     breaks: ['THREAD-CONFIG-CONFIGURABLE'],
     description: "a thread's config.configurable is answered as a JSON string",

@@ -107,6 +107,11 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     description: 'search answers 200 [] to invalid input',
     response: (res, req) => (calls(req, 'searchThreads') && res.status === 422 ? json(200, []) : res),
   },
+  'thread-delete-keeps-thread': {
+    breaks: ['THREAD-DELETE'],
+    description: 'DELETE /threads/{thread_id} answers 204 and deletes nothing',
+    request: (req) => (calls(req, 'deleteThread') ? { status: 204, headers: {}, body: '' } : req),
+  },
   'state-stale': {
     breaks: ['THREAD-STATE'],
     description: 'GET state answers the first checkpoint instead of the current one',
@@ -205,8 +210,14 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
   },
   'copy-metadata-null': {
     breaks: ['THREAD-SHAPE', 'THREAD-CREATE-VALUES-METADATA'],
-    description: 'a copy answers metadata null',
-    response: (res, req) => (calls(req, 'copyThread') && res.status < 300 ? { ...res, body: { ...object(res.body), metadata: null } } : res),
+    description: 'a copy reads metadata null',
+    // memory: the copies made, by thread id.
+    response: (res, req, memory) => {
+      const copied = object(res.body).thread_id;
+      if (calls(req, 'copyThread') && res.status < 300 && typeof copied === 'string') memory.set(`copy:${copied}`, true);
+      const copy = calls(req, 'getThread') && res.status === 200 && memory.has(`copy:${param(req, 'thread_id')}`);
+      return copy ? { ...res, body: { ...object(res.body), metadata: null } } : res;
+    },
   },
   'thread-config-without-configurable': {
     breaks: [],
