@@ -67,6 +67,8 @@ export interface Target {
   redact?: string[];
   /** The operations the spec does not show that the target serves, by plane (a plane not named serves all). */
   notShownOperations?: Partial<Record<Plane, string[]>>;
+  /** Integrations of the API key's workspace, for a target that serves no listing of them (listIntegrations). */
+  integrationIds?: string[];
 }
 
 /**
@@ -92,6 +94,7 @@ interface TargetFile {
   credentials?: { workspaces?: { id: string; name?: string }[]; api_keys?: ConfiguredCredential[]; bearer_tokens?: ConfiguredCredential[] };
   redact?: string[];
   not_shown_operations?: Partial<Record<Plane, string[]>>;
+  integration_ids?: string[];
 }
 
 /** Options of the embedded simulator (run --clock, --time-scale, --run-duration). */
@@ -221,6 +224,7 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target 
     },
     redact: file.redact,
     notShownOperations: file.not_shown_operations,
+    integrationIds: file.integration_ids,
   };
 }
 

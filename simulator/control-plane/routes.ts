@@ -17,8 +17,8 @@ const page = (req: Request) => ({
 export function controlPlaneRoutes({ repositories, deployments, oauth }: ControlPlane, directory: WorkspaceDirectory): Route[] {
   const authed = <Body>(handler: AuthedHandler<Body>) => withAuth(directory, handler);
   return compileTable<operations>('control-plane', {
-    getOpenApiDocument: () => ({ body: contract().documents['control-plane'] }), // VERSION-CP-OPENAPI
-    listIntegrations: authed((_req, { workspace }) => ({ body: repositories.list(workspace) })),
+    getOpenApiDocument: () => ({ body: contract().documents['control-plane'] }), // VERSION-CP-OPENAPI, VERSION-CP-OPENAPI-JSON
+    listIntegrations: authed((_req, { workspace }) => ({ body: repositories.list(workspace) })), // INTEGRATION-LIST
     // AUTH-REPOS-SCHEMES: an API key alone, or a bearer token, with x-tenant-id.
     listRepositories: withAuth(directory, (req, { workspace }) => ({ body: repositories.repositories(workspace, req.params.integration_id) }), [
       'api-key',
@@ -30,6 +30,7 @@ export function controlPlaneRoutes({ repositories, deployments, oauth }: Control
     createDeployment: authed(async (req, { workspace }) => ({ status: 201, body: await deployments.create(workspace, req.body) })),
     getDeployment: authed((req, { workspace }) => ({ body: deployments.get(workspace, req.params.deployment_id) })),
     patchDeployment: authed((req, { workspace }) => ({ body: deployments.patch(workspace, req.params.deployment_id, req.body) })),
+    /** DEPLOY-DELETE. */
     deleteDeployment: authed((req, { workspace }) => {
       deployments.delete(workspace, req.params.deployment_id);
       return { status: 204 };

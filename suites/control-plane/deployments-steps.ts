@@ -1,9 +1,11 @@
 // Steps the control-plane suites share: find a repository to deploy, create a deployment
 // from it, and poll a revision until it settles (the typical flow of spec §4.1).
-import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { precondition, preconditionArray, preconditionFields, rulesOfStep } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { serves, type Target } from '../../harness/target.ts';
 import type { Time } from '../../harness/time.ts';
+import { contract } from '../../specs/contract.ts';
 import type { Deployment as DocumentedDeployment, Repository, Revision } from '../../specs/types/control-plane.ts';
 
 export type { Repository, Revision };
@@ -23,8 +25,42 @@ export const revisionPath = (deployment: Pick<Deployment, 'id'>, revisionId: str
 /** A status after which a revision does not move (the real CLI's terminal set, langgraph-cli langgraph_cli/deploy.py). */
 const settled = (status: string) => status === 'DEPLOYED' || /FAILED|SKIPPED|INTERRUPTED/.test(status);
 
-/** The integrations of the caller's workspace: a step (the rules of the integrations listing judge it), never empty. */
+/** What a target config says of the integrations of the workspace a client's key acts in. */
+interface GivenIntegrations {
+  target: string;
+  /** The config's integration_ids. */
+  ids?: readonly string[];
+  /** Whether the target serves listIntegrations (not_shown_operations). */
+  listed: boolean;
+}
+
+const given = new WeakMap<ApiClient, GivenIntegrations>();
+
+/**
+ * Marks `cp`, a client sending the target's own API key, with what the target config says of that key's workspace:
+ * the integrations it gives (integration_ids), and whether the target serves the listing of them.
+ */
+export function withIntegrations(cp: ApiClient, target: Target): ApiClient {
+  given.set(cp, {
+    target: target.name,
+    ids: target.integrationIds,
+    listed: serves(target, contract().operation('control-plane', 'listIntegrations')),
+  });
+  return cp;
+}
+
+/**
+ * The integrations of the caller's workspace: a step, never empty. The listing of them is a path the spec does not
+ * show (INTEGRATION-LIST judges it): for the target's own key, the target config may give them instead
+ * (integration_ids), and a target that declares it serves no listing and gives none skips the test as declared.
+ */
 export async function integrations(cp: ApiClient): Promise<{ id: string }[]> {
+  const config = given.get(cp);
+  if (config?.ids) return config.ids.map((id) => ({ id }));
+  skipDeclared(
+    config?.listed === false,
+    `target '${config?.target}' serves no listing of its integrations (listIntegrations, a path the spec does not show: its not_shown_operations) and its config gives no integration_ids: the repository listing needs an integration id`,
+  );
   const listed = await cp.get<{ id: string }[]>(INTEGRATIONS);
   const found = preconditionArray(listed, 'list the integrations');
   if (found.length === 0) skipForPrecondition(`precondition failed: the workspace has no integration: ${listed.describe()}`, rulesOfStep(listed));

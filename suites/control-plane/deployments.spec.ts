@@ -1,6 +1,6 @@
 // §1, §2.3, §4.1: creating, reading, updating and listing deployments.
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { expectJsonError, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, test } from './fixtures.ts';
 import { createDeployment, deploymentBody, deploymentName, pollRevision, repository, revisionPath, type Deployment, type Polled } from './deployments-steps.ts';
 
@@ -53,6 +53,19 @@ test('GET /v2/deployments/{id} answers the deployment with that id', { tag: '@DE
   expectSchema(read, 'control-plane', 'Deployment');
   expect(read.json.id, read.describe('the id asked for')).toBe(deployment.id);
   expect(read.json.latest_revision_id, read.describe('the same latest revision as created')).toBe(deployment.latest_revision_id);
+});
+
+// A path the spec does not show (the service's own, which the run's cleanup uses).
+test('DELETE /v2/deployments/{id} answers 204, and the deployment can no longer be read', { tag: '@DEPLOY-DELETE' }, async ({ controlPlane, scope, time }) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  expectStatus(await controlPlane.delete(`/v2/deployments/${deployment.id}`), 204);
+  // Whatever 4xx a target answers for an id it no longer has (§7), once the deletion has settled.
+  const read = await time.poll(
+    () => controlPlane.get(`/v2/deployments/${deployment.id}`),
+    (res) => res.status >= 400 && res.status < 500,
+    { deadline: 'settle', first: 500 },
+  );
+  expectRefused(read.value);
 });
 
 test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLOY-PATCH' }, async ({ controlPlane, scope }) => {

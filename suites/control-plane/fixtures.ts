@@ -1,13 +1,14 @@
-// The control plane's own fixture: one deployment the tests of a spec file share (on a target
-// with partitions, each test its own), created when a test first needs it and polled once until it
-// settles. On a real service a deployment costs money and takes minutes. Its exchanges are shown with every test that uses it.
+// The control plane's own fixtures: the client of the target's key, which knows the integrations the
+// target config gives, and one deployment the tests of a spec file share (on a target with partitions,
+// each test its own), created when a test first needs it and polled once until it settles. On a real
+// service a deployment costs money and takes minutes. Its exchanges are shown with every test that uses it.
 import { clientWithKey, recordedUnder, test as base, targetApiKey, timeOf } from '../../harness/fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
 import { partitionOf, specFileOf } from '../../harness/partition.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { Time } from '../../harness/time.ts';
-import { createDeployment, deploymentName, pollRevision, repository, type Deployment, type Polled } from './deployments-steps.ts';
+import { createDeployment, deploymentName, pollRevision, repository, withIntegrations, type Deployment, type Polled } from './deployments-steps.ts';
 
 export { expect } from '../../harness/fixtures.ts';
 
@@ -55,6 +56,11 @@ function forget<T>(step: Promise<T>, drop: () => void): Promise<T> {
 }
 
 export const test = base.extend<{ sharedDeployment: SharedDeployment }, { sharedDeployments: Map<string, SharedDeployment> }>({
+  // The target's own key: the integrations of its workspace may come from the target config (integration_ids).
+  controlPlane: async ({ controlPlane, conformanceRun }, use) => {
+    await use(withIntegrations(controlPlane, conformanceRun.target));
+  },
+
   // Kept by the worker, one per spec file (a file's tests stay in one worker, or go on in its
   // replacement); on a target with partitions, where each test sees a platform of its own, one per test.
   sharedDeployments: [async ({}, use) => use(new Map()), { scope: 'worker' }],
@@ -67,7 +73,7 @@ export const test = base.extend<{ sharedDeployment: SharedDeployment }, { shared
       const by = { testId: evidence, file: testInfo.file, titlePath: testInfo.titlePath };
       const cp = clientWithKey(conformanceRun, 'control-plane', by, targetApiKey(conformanceRun, targetCredentials));
       skipDeclared(!cp, `target '${conformanceRun.target.name}' names no control-plane URL`);
-      shared = new SharedDeployment(cp!, timeOf(conformanceRun, by), evidence);
+      shared = new SharedDeployment(withIntegrations(cp!, conformanceRun.target), timeOf(conformanceRun, by), evidence);
       sharedDeployments.set(key, shared);
     }
     recordedUnder(testInfo, shared.evidence);

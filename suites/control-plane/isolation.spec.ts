@@ -1,7 +1,7 @@
 // §5: whatever two workspaces do, in whatever order, each sees only its own deployments.
 import fc from 'fast-check';
 import { expectStatus } from '../../harness/checks/index.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import { deploymentBody, deploymentName, repository, type Deployment } from './deployments-steps.ts';
 

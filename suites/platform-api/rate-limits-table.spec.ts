@@ -1,5 +1,6 @@
-// §8: every row of the rate-limit table, exact on a virtual clock and bounded in real time, in both regions. The
-// /repos rows are tested on the control plane (control-plane/rate-limits-repos.spec.ts).
+// §8: every row of the rate-limit table, exact on a virtual clock and bounded in real time, in each region apart
+// (a target without the EU address is judged in the US). The /repos rows are tested on the control plane
+// (control-plane/rate-limits-repos.spec.ts).
 import { test } from '../../harness/fixtures.ts';
 import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 
@@ -7,7 +8,12 @@ import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 test.describe.configure({ mode: 'parallel' });
 
 for (const rule of tableRules().filter((r) => !r.startsWith('RATE-REPOSITORY-'))) {
-  test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, time, scope }, testInfo) => {
-    await checkRow(rule, ['platform-api', 'platform-api-eu'], { conformanceRun, time, scope, by: testInfo });
-  });
+  for (const [endpoint, region] of [
+    ['platform-api', 'us'],
+    ['platform-api-eu', 'eu'],
+  ] as const) {
+    test(rowTitle(rule, region), { tag: `@${rule}` }, async ({ conformanceRun, targetCredentials, time, scope }, testInfo) => {
+      await checkRow(rule, endpoint, { conformanceRun, credentials: targetCredentials, time, scope, by: testInfo });
+    });
+  }
 }

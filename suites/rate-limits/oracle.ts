@@ -39,7 +39,7 @@ function pathMatches(row: RateLimitRow, path: string): boolean {
 }
 
 /** The rows that count a request (RATE-COMBINE): specific ones, else each identity's default, else the catch-all. */
-function rowsCounting(rows: RateLimitRow[], request: TableRequest): RateLimitRow[] {
+export function countingRows(rows: RateLimitRow[], request: TableRequest): RateLimitRow[] {
   const path = matchedPath(request.path);
   const carries = (row: RateLimitRow) => row.identity === 'ip' || (row.identity === 'api-key' ? request.apiKey !== undefined : request.userId !== undefined);
   const specific = rows.filter(
@@ -68,7 +68,7 @@ export class TableOracle {
   /** What the table says of `request` at time `now` (ms); an admitted request is remembered. */
   decide(request: TableRequest, now: number): Decision {
     const counters = new Map<string, RateLimitRow>();
-    for (const row of rowsCounting(this.rows, request)) {
+    for (const row of countingRows(this.rows, request)) {
       const identity = row.identity === 'api-key' ? request.apiKey : row.identity === 'ip' ? request.ip : `${request.userId}|${request.ip}`;
       counters.set(`${row.bucket ?? row.id}|${identity}`, row);
     }

@@ -1,5 +1,6 @@
 // Requests for the rate-limit suites: the callers (one identity each), requests that a row of
-// the table counts, and `fill`, which sends the bulk of a window straight to the target.
+// the table counts, and `Traffic`, a test's view of the target, which sends the bulk of a window
+// straight to the target.
 //
 // Why straight to the target: a 6000 / 10 row needs 5999 requests before the two that decide
 // the verdict. Through the recording proxy they would be 5999 exchanges in the report and the
@@ -11,14 +12,28 @@
 // §7 and §8 leave the status of a refusal not shown (RATE-429 asks for 429): the suites know a
 // refusal as an answer that is no success and not what the same request answered within the limit
 // (Refusal); only RATE-429 and RATE-RETRY-AFTER are about the 429 itself.
+//
+// Callers keyed by x-api-key send keys made up for the test, so that the run's own key is never
+// spent. The spec leaves open whether a target authenticates before it counts (§5, §7: the status
+// for invalid credentials is not shown): one that does answers a made-up key the same refusal
+// within and beyond the limit. Where a request over a limit answers what it answered within it,
+// and a key the target knows answers it otherwise, the check is made again with keys the target
+// knows (Traffic.judge), on a target whose counters the run can keep to the test (rate-limit-reset);
+// on another it is skipped, declared. Likewise a request to an operation the spec does not show
+// that answers 404 or 405 within and beyond the limit is not served: the check is not judged there.
 import { Pool } from 'undici';
-import type { Endpoint, RateLimitRow } from '../../specs/contract.ts';
+import { contract, pathOf, planeOf, type Endpoint, type Plane, type RateLimitRow } from '../../specs/contract.ts';
+import type { Credentials as PublishedCredentials } from '../../specs/types/simulator-admin.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { mayHaveLanded, notJudged, type Sent, sendPastFaults } from '../../harness/retry.ts';
-import { allowWall } from '../../harness/time.ts';
-import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import { allowWall, type Time } from '../../harness/time.ts';
+import { adminOf, clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
+import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { rulesOfStep } from '../../harness/checks/index.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { partitionHeaders, type Attribution } from '../../harness/partition.ts';
+import { countingRows } from './oracle.ts';
+import { inFreshWindows, type RateWindow } from './window.ts';
 
 /** A request without identity: the identity headers come from the caller. */
 export interface Sample {
@@ -48,15 +63,24 @@ export function scopedIp(scope: string, n: number): string {
   return `198.${18 + (host >> 16)}.${(host >> 8) & 0xff}.${host & 0xff}`;
 }
 
+/** What starts every key the suites make up: a key the target cannot know. */
+const MADE_UP_KEY = 'apc-rate-';
+
+/** A key made up for caller `name` of one test (`scope`). */
+export const madeUpKey = (scope: string, name: string | number) => `${MADE_UP_KEY}${scope}-key-${name}`;
+
+const carriesMadeUpKey = (who: Caller) => who.headers['x-api-key']?.startsWith(MADE_UP_KEY) === true;
+
 /**
- * Callers of one identity kind, numbered, with keys and user ids of the test's own (limits
- * count every value of x-api-key, not only valid keys, so the run's own key is never spent).
+ * Callers of one identity kind, numbered, with keys and user ids of the test's own: a key is made
+ * up, and replaced by one the target knows where made-up keys meet a credential refusal (Traffic).
  * Callers keyed by the client IP send it in X-Forwarded-For: the simulator takes it from there
  * when the peer is loopback (the harness's proxy); another target may see the proxy's address
- * for every caller.
+ * for every caller (§8 keys on the client IP, not on that header), and then this run can show it
+ * no other address.
  */
 export function caller(identity: RateLimitRow['identity'], n: number, options: { user?: string; scope: string }): Caller {
-  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': `apc-rate-${options.scope}-key-${n}` } };
+  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': madeUpKey(options.scope, n) } };
   const address = scopedIp(options.scope, identity === 'user-id+ip' ? n & 1 : n);
   if (identity === 'user-id+ip') {
     const user = options.user ?? `apc-rate-${options.scope}-user`;
@@ -86,32 +110,56 @@ function pathsFor(match: NonNullable<RateLimitRow['match']['paths']>[number]): s
 }
 
 /**
- * Requests that the rows of one rule count, every form of each: each of its methods (all
- * methods for a row without one, RATE-METHOD-SCOPE) on each of its paths. Fallback rows get
- * paths that no specific row selects.
+ * Requests to the operations the spec shows on `plane` that `row`, which names no path, counts (the
+ * table's oracle says which): a row that counts any path is probed on paths every target serves.
  */
-export function samplesFor(rows: RateLimitRow[]): Sample[] {
+function shownRequestsFor(row: RateLimitRow, plane: Plane): Sample[] {
+  const identity = {
+    apiKey: row.identity === 'api-key' ? 'k' : undefined,
+    userId: row.identity === 'user-id+ip' ? 'u' : undefined,
+    ip: ip(0),
+  };
+  return contract()
+    .operationsOf(plane)
+    .filter((o) => !o.notShown)
+    .flatMap((o) =>
+      (row.match.methods ?? [o.method]).map((method) => ({
+        method,
+        path: pathOf(o, Object.fromEntries([...o.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, UUID_1]))),
+      })),
+    )
+    .filter((s) => countingRows(contract().rateLimits, { ...s, ...identity }).some((r) => r.id === row.id));
+}
+
+/**
+ * Requests that the rows of one rule count, every form of each: each of its methods (all
+ * methods for a row without one, RATE-METHOD-SCOPE) on each of its paths. A row that names no
+ * path gets the requests of `plane`'s shown operations that it counts.
+ */
+export function samplesFor(rows: RateLimitRow[], plane: Plane = 'platform-api'): Sample[] {
   const samples: Sample[] = [];
   for (const row of rows) {
+    if (!row.match.paths) {
+      samples.push(...shownRequestsFor(row, plane));
+      continue;
+    }
     const methods = row.match.methods ?? ALL_METHODS;
-    const paths = row.match.paths ? row.match.paths.flatMap(pathsFor) : ['/apc/no-specific-row', '/api/v1/datasets'];
-    for (const path of paths) for (const method of methods) samples.push({ method, path });
+    for (const path of row.match.paths.flatMap(pathsFor)) for (const method of methods) samples.push({ method, path });
   }
   const seen = new Set<string>();
   return samples.filter((s) => !seen.has(`${s.method} ${s.path}`) && seen.add(`${s.method} ${s.path}`));
 }
 
-/** A request on the row's first path with a method the row does not count (none for a row without methods). */
-export function otherMethodSample(row: RateLimitRow): Sample | undefined {
+/**
+ * A request on the row's first path with a method the row does not count (none for a row without methods): one
+ * that addresses no operation the spec does not show where there is one (GET /sessions would be a listing).
+ */
+export function otherMethodSample(row: RateLimitRow, plane: Plane = 'platform-api'): Sample | undefined {
   if (!row.match.methods) return undefined;
-  const method = ['GET', 'POST', 'DELETE', 'PATCH'].find((m) => !row.match.methods!.includes(m))!;
-  return { method, path: row.match.paths ? pathsFor(row.match.paths[0])[0] : '/apc/no-specific-row' };
-}
-
-/** Sends one sample through a client (the recording proxy) as `who`. */
-export function send(client: ApiClient, sample: Sample, who: Caller): Promise<ApiResponse> {
-  // Counted by a row: sent again only where the target cannot have counted the first.
-  return client.request(sample.method, sample.path, { headers: who.headers, kind: 'counted' });
+  const path = row.match.paths ? pathsFor(row.match.paths[0])[0] : samplesFor([row], plane)[0].path;
+  const methods = ['GET', 'POST', 'DELETE', 'PATCH', 'PUT'].filter((m) => !row.match.methods!.includes(m));
+  const method = methods.find((m) => !contract().findOperation(plane, m, path)?.operation.notShown) ?? methods[0];
+  return { method, path };
 }
 
 interface FillResult {
@@ -148,7 +196,7 @@ interface Straight {
 }
 
 /** Requests of `by`'s spec file straight to `endpoint` of the target. */
-export function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attribution): Straight {
+function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attribution): Straight {
   return { url: conformanceRun.target.planes[endpoint]!, headers: partitionHeaders(conformanceRun, by) };
 }
 
@@ -186,7 +234,7 @@ async function sendStraight(target: Pool, index: number, sample: Sample, path: s
  * Sends `count` requests of `samples` (in turn) as `who` straight to the target, many at a
  * time on kept-alive connections; answers every answer, in the order the requests were made.
  */
-export async function sendMany(straight: Straight, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<Answer[]> {
+async function sendMany(straight: Straight, samples: Sample[], who: Caller, count: number, concurrency = 48): Promise<Answer[]> {
   const url = new URL(straight.url);
   const headers = { ...straight.headers, ...who.headers };
   const prefix = url.pathname.replace(/\/+$/, '');
@@ -209,10 +257,8 @@ export async function sendMany(straight: Straight, samples: Sample[], who: Calle
   return answers;
 }
 
-/** `sendMany`, answering only the first refused request. */
-export async function fill(straight: Straight, samples: Sample[], who: Caller, count: number): Promise<FillResult> {
-  const started = performance.now();
-  const answers = await sendMany(straight, samples, who, count);
+/** What `answers` of a fill of `count` say: its first refused request, if any. */
+function fillResult(answers: Answer[], count: number, started: number): FillResult {
   const first = answers.find((a) => a.status === 429);
   const uncertain = answers.filter((a) => a.uncertain && (!first || a.index < first.index)).length;
   if (first && uncertain > 0)
@@ -224,63 +270,315 @@ export async function fill(straight: Straight, samples: Sample[], who: Caller, c
 }
 
 /** One line for a fill that was refused early. */
-export function describeRefusal(result: FillResult, who: Caller): string {
+function describeRefusal(result: FillResult, who: Caller): string {
   const r = result.refused!;
   return `request ${r.index + 1} of ${result.sent} (${r.sample.method} ${r.sample.path} as ${who.name}, sent straight to the target) answered ${r.status} ${r.body.slice(0, 300)}`;
 }
 
-/** A test's view of the target for exact rate-limit tests: one client per endpoint, sending no key of its own. */
+const success = (status: number) => status >= 200 && status < 300;
+
+const sampleKey = (endpoint: Endpoint, sample: Sample) => `${endpoint} ${sample.method} ${sample.path}`;
+
+/** What a request sent through Traffic was: where, which request, as whom. */
+interface SentAs {
+  endpoint: Endpoint;
+  sample: Sample;
+  who: Caller;
+}
+
+/** A request over a limit answered, to a made-up key, what it answered within it: the key may have met a credential refusal. */
+class MadeUpKeyRefused extends Error {
+  constructor(
+    readonly sent: SentAs,
+    readonly over: ApiResponse,
+    readonly failure: unknown,
+  ) {
+    super(`made-up key refused: ${over.describe()}`);
+  }
+}
+
+/** A check failed, and requests of it to operations the spec does not show answered 404 or 405 only: the target may not serve them. */
+class NotServed extends Error {
+  constructor(
+    /** The samples of those operations, each with its operation and a status it answered. */
+    readonly samples: { sample: Sample; res: { plane: Plane; operation: string; status: number } }[],
+    readonly failure: unknown,
+  ) {
+    super(`not served: ${samples.map(({ sample, res }) => `${sample.method} ${sample.path} (${res.operation}) answered ${res.status}`).join('; ')}`);
+  }
+
+  /** The operations not served, for a skip's reason. */
+  describe(): string {
+    return this.samples
+      .map(({ sample, res }) => `${sample.method} ${sample.path} (${res.operation}, a path the spec does not show) answered ${res.status} only`)
+      .join('; ');
+  }
+}
+
+/**
+ * A test's view of the target for rate-limit tests: one client per endpoint, sending no key of its
+ * own; callers' made-up keys, on an endpoint that refuses them before it counts, replaced by keys
+ * the target knows.
+ */
 export class Traffic {
+  /** The endpoints judged with keys the target knows: each made-up key sent there, with the known key sent in its place. */
+  private readonly knownKeys = new Map<Endpoint, Map<string, string>>();
+  private readonly sentAs = new WeakMap<ApiResponse, SentAs>();
+  /** The statuses each request answered in the current try of a check. */
+  private readonly answered = new Map<string, { sent: SentAs; statuses: Set<number> }>();
+  /** The requests of each fill of the current try, which share windows. */
+  private readonly fills: Set<string>[] = [];
+  /** A try of a check ran and was set aside: the next starts on counters the run resets, where it can. */
+  private retried = false;
+
   constructor(
     private readonly conformanceRun: ConformanceRun,
     private readonly by: Attribution,
+    private readonly credentials: PublishedCredentials | undefined,
   ) {}
 
   client(endpoint: Endpoint): ApiClient {
-    return clientWithKey(this.conformanceRun, endpoint, this.by, undefined, { rateLimited: 'answer' })!;
+    const client = clientWithKey(this.conformanceRun, endpoint, this.by, undefined, { rateLimited: 'answer' });
+    skipDeclared(!client, `target '${this.conformanceRun.target.name}' names no ${endpoint} URL`);
+    return client!;
   }
 
   /** Where this test's requests go past the recording proxy. */
-  straight(endpoint: Endpoint): Straight {
+  private straight(endpoint: Endpoint): Straight {
     return straightTo(this.conformanceRun, endpoint, this.by);
   }
 
+  /** The API keys `endpoint` knows: the target's own first; on the EU platform API an EU account's (§1). */
+  private keysOf(endpoint: Endpoint): string[] {
+    // An org-scoped key is refused without x-tenant-id, which the callers do not send.
+    const published = (this.credentials?.api_keys ?? []).filter((k) => k.role !== 'org-scoped');
+    const eu = published.filter((k) => k.role === 'eu-primary').map((k) => k.key);
+    const own = targetApiKey(this.conformanceRun, this.credentials);
+    const keys = endpoint === 'platform-api-eu' && eu.length > 0 ? eu : [own, ...published.filter((k) => k.role !== 'eu-primary').map((k) => k.key)];
+    return [...new Set(keys.filter((k): k is string => k !== undefined))];
+  }
+
+  /** Whether `who` can be sent to `endpoint`: its key made up where made-up keys count, or a known key left to send in its place. */
+  canSend(endpoint: Endpoint, who: Caller): boolean {
+    const known = this.knownKeys.get(endpoint);
+    const key = who.headers['x-api-key'];
+    return !known || !carriesMadeUpKey(who) || known.has(key) || known.size < this.keysOf(endpoint).length;
+  }
+
+  /** The API key `who` sends to `endpoint`: its own, or on an endpoint that refuses made-up keys the known key standing for it. */
+  keySent(endpoint: Endpoint, who: Caller): string | undefined {
+    const key = who.headers['x-api-key'];
+    const known = this.knownKeys.get(endpoint);
+    if (!known || key === undefined || !carriesMadeUpKey(who)) return key;
+    let standIn = known.get(key);
+    if (standIn === undefined) {
+      const keys = this.keysOf(endpoint);
+      skipDeclared(
+        known.size >= keys.length,
+        `${endpoint} refuses made-up keys before it counts them, and this check needs more callers keyed by x-api-key (${known.size + 1}) than the keys of target '${this.conformanceRun.target.name}' that ${endpoint} knows (${keys.length}: its API key and those its credentials name)`,
+      );
+      standIn = keys[known.size];
+      known.set(key, standIn);
+    }
+    return standIn;
+  }
+
+  private headersOf(endpoint: Endpoint, who: Caller): Record<string, string> {
+    const key = this.keySent(endpoint, who);
+    return key === undefined ? who.headers : { ...who.headers, 'x-api-key': key };
+  }
+
+  private record(sent: SentAs, status: number): void {
+    const key = sampleKey(sent.endpoint, sent.sample);
+    const entry = this.answered.get(key) ?? { sent, statuses: new Set<number>() };
+    entry.statuses.add(status);
+    this.answered.set(key, entry);
+  }
+
   /** One request through the recording proxy. */
-  send(endpoint: Endpoint, sample: Sample, who: Caller, body?: unknown): Promise<ApiResponse> {
-    return this.client(endpoint).request(sample.method, sample.path, { headers: who.headers, body, kind: 'counted' });
+  async send(endpoint: Endpoint, sample: Sample, who: Caller, body?: unknown): Promise<ApiResponse> {
+    // Counted by a row: sent again only where the target cannot have counted the first.
+    const res = await this.client(endpoint).request(sample.method, sample.path, { headers: this.headersOf(endpoint, who), body, kind: 'counted' });
+    const sent = { endpoint, sample, who };
+    this.sentAs.set(res, sent);
+    this.record(sent, res.status);
+    return res;
+  }
+
+  /** `count` requests of `samples` (in turn) as `who` straight to the target, many at a time; every answer, in order. */
+  async sendMany(endpoint: Endpoint, samples: Sample[], who: Caller, count: number, concurrency?: number): Promise<Answer[]> {
+    const answers = await sendMany(this.straight(endpoint), samples, { ...who, headers: this.headersOf(endpoint, who) }, count, concurrency);
+    for (const a of answers) this.record({ endpoint, sample: a.sample, who }, a.status);
+    return answers;
   }
 
   /**
    * `count` requests (at least one) of `samples` in turn as `who`, none of which may be refused: the first through
    * the recording proxy, the rest straight to the target. Answers the first: what the first sample answers admitted.
    */
-  async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number): Promise<ApiResponse> {
+  async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number, where = ''): Promise<ApiResponse> {
     const [first, ...others] = Array.isArray(samples) ? samples : [samples];
+    this.fills.push(new Set([first, ...others].map((s) => sampleKey(endpoint, s))));
     const admitted = await this.send(endpoint, first, who);
-    const result = await fill(this.straight(endpoint), [...others, first], who, count - 1);
+    const started = performance.now();
+    const result = fillResult(await this.sendMany(endpoint, [...others, first], who, count - 1), count - 1, started);
     test.info().annotations.push({
       type: 'rate-limit-fill',
       description: `${count - 1} requests as ${who.name} straight to ${endpoint} in ${Math.round(result.ms)} ms, after one through the proxy`,
     });
-    expect(result.refused, result.refused && `${describeRefusal(result, who)}, within the limit`).toBeUndefined();
+    expect(result.refused, result.refused && `${where}${describeRefusal(result, who)}, within the limit`).toBeUndefined();
     return admitted;
   }
-}
 
-const success = (status: number) => status >= 200 && status < 300;
+  /** A Refusal whose failures this traffic can explain (made-up keys refused, operations not served). */
+  refusal(): Refusal {
+    return new Refusal(this);
+  }
+
+  /**
+   * `over` was not refused: thrown again as is, or, where requests the check sent with it to operations the spec
+   * does not show answered 404 or 405 only, or its made-up key met what the same request met within the limit
+   * (`admitted`, where the check knows it), as what `judge` acts on.
+   */
+  unrefused(over: ApiResponse, admitted: { status: number } | undefined, failure: unknown): never {
+    const sent = this.sentAs.get(over);
+    if (!sent) throw failure;
+    // The requests that fill a window with over's: those of its fill, or over's own.
+    const window = this.fills.find((f) => f.has(sampleKey(sent.endpoint, sent.sample))) ?? new Set([sampleKey(sent.endpoint, sent.sample)]);
+    const notServed = [...window].flatMap((key) => {
+      const entry = this.answered.get(key);
+      if (!entry) return [];
+      const { endpoint, sample } = entry.sent;
+      const operation = contract().findOperation(planeOf(endpoint), sample.method, sample.path)?.operation;
+      if (!operation?.notShown || ![...entry.statuses].every((s) => s === 404 || s === 405)) return [];
+      return [{ sample, res: { plane: operation.plane, operation: operation.operationId, status: [...entry.statuses][0] } }];
+    });
+    if (notServed.length > 0) throw new NotServed(notServed, failure);
+    if (carriesMadeUpKey(sent.who) && !this.knownKeys.has(sent.endpoint) && !success(over.status) && over.status === admitted?.status)
+      throw new MadeUpKeyRefused(sent, over, failure);
+    throw failure;
+  }
+
+  /**
+   * Whether `endpoint` refused the made-up key of `refused` as a credential: a key the target knows meets another
+   * answer to the same request. Then its checks are made with keys the target knows, where the run can keep their
+   * windows to this test (rate-limit-reset); elsewhere the test is skipped, declared.
+   */
+  private async knownKeysFor({ sent, over }: MadeUpKeyRefused): Promise<boolean> {
+    const { endpoint, sample } = sent;
+    const seen = `${endpoint} answered ${sample.method} ${sample.path} with a made-up key ${over.status} within and beyond the limit [exchange ${over.exchange}]`;
+    const why = `${seen}: it may refuse a key it does not know before any limit counts the request (§5, §7 leave the order open)`;
+    skipDeclared(
+      !this.conformanceRun.target.capabilities.includes('rate-limit-reset'),
+      `${why}; a check with a key it knows needs the 'rate-limit-reset' capability (a window of that key holding this test's requests alone), which target '${this.conformanceRun.target.name}' does not have`,
+    );
+    const keys = this.keysOf(endpoint);
+    skipDeclared(keys.length === 0, `${why}; target '${this.conformanceRun.target.name}' names no API key that ${endpoint} knows`);
+    const known = await this.client(endpoint).request(sample.method, sample.path, {
+      headers: { ...sent.who.headers, 'x-api-key': keys[0] },
+      kind: 'counted',
+    });
+    if (known.status === over.status) return false;
+    this.knownKeys.set(endpoint, new Map());
+    test.info().annotations.push({
+      type: 'rate-limit keys',
+      description: `${why}; with a key it knows it answered ${known.status} [exchange ${known.exchange}]: checked with the ${keys.length} keys ${endpoint} knows`,
+    });
+    return true;
+  }
+
+  /**
+   * Settles, before a check that cannot tell it apart itself (a property against the table's oracle), whether
+   * `endpoint` counts made-up keys: on the run-stats row, the table's cheapest, the request over the limit answers a
+   * made-up key what the one within it did, and a key the target knows otherwise. A row that refuses nothing settles
+   * nothing: made-up keys stay, and the check judges the row.
+   */
+  async settleKeys(endpoint: Endpoint, scope: string): Promise<void> {
+    const [row] = contract().rateLimits.filter((r) => r.rule === 'RATE-STATS-API-KEY');
+    const limit = row.limit[endpoint === 'platform-api-eu' ? 'eu' : 'us'];
+    const sample = { method: 'POST', path: '/runs/stats' };
+    const who = caller('api-key', 0, { scope: `${scope}-keys` });
+    const admitted = await this.fill(endpoint, sample, who, limit);
+    const over = await this.send(endpoint, sample, who);
+    if (over.status === admitted.status && !success(over.status)) await this.knownKeysFor(new MadeUpKeyRefused({ endpoint, sample, who }, over, undefined));
+  }
+
+  /**
+   * Whether `endpoint` takes the client IP from X-Forwarded-For, as far as this run can tell: once one address has
+   * spent the catch-all row, another is admitted. A target that sees one address for all this run's callers (§8 keys
+   * on the client IP, not on the header) refuses the other too. A row that refuses nothing tells nothing: true.
+   */
+  async takesForwardedFor(endpoint: Endpoint, scope: string): Promise<boolean> {
+    const [row] = contract().rateLimits.filter((r) => r.rule === 'RATE-CATCH-ALL-IP');
+    const [sample] = samplesFor([row], planeOf(endpoint));
+    const [a, b] = [0, 1].map((n) => caller('ip', n, { scope: `${scope}-address` }));
+    const admitted = await this.fill(endpoint, sample, a, row.limit[endpoint === 'platform-api-eu' ? 'eu' : 'us']);
+    const over = await this.send(endpoint, sample, a);
+    const other = await this.send(endpoint, sample, b);
+    return !(over.status !== admitted.status && !success(over.status) && other.status === over.status);
+  }
+
+  /**
+   * Runs a check whose requests must share windows (window.ts, inFreshWindows). Where made-up keys meet a credential
+   * refusal, it runs again with keys the target knows; each try with known keys starts on counters the run resets.
+   * Where operations the spec does not show are not served, `withoutUnserved` says whether the check can do without
+   * them (it is run again); else the test is skipped, explained by the rules that say the service serves them.
+   */
+  async judge(
+    time: Time,
+    scope: string,
+    check: (window: RateWindow, scope: string) => Promise<void>,
+    withoutUnserved: (error: NotServed) => boolean = () => false,
+  ): Promise<void> {
+    for (;;) {
+      try {
+        await inFreshWindows(time, scope, async (window, scope) => {
+          this.answered.clear();
+          this.fills.length = 0;
+          for (const known of this.knownKeys.values()) known.clear();
+          if ((this.retried || this.knownKeys.size > 0) && this.conformanceRun.target.capabilities.includes('rate-limit-reset')) {
+            const reset = await adminOf(this.conformanceRun, this.by).resetRateLimits();
+            expect(reset.status, reset.describe('resetting the rate-limit counters')).toBe(200);
+          }
+          await check(window, scope);
+        });
+        return;
+      } catch (error) {
+        this.retried = true;
+        if (error instanceof MadeUpKeyRefused) {
+          if (!(await this.knownKeysFor(error))) throw error.failure;
+        } else if (error instanceof NotServed) {
+          if (!withoutUnserved(error))
+            skipForPrecondition(`precondition failed: the target may not serve what this check sends: ${error.describe()}`, [
+              ...new Set(error.samples.flatMap(({ res }) => rulesOfStep(res))),
+            ]);
+          scope = `${scope}-served`;
+        } else throw error;
+      }
+    }
+  }
+}
 
 /**
  * How the target refuses a request over a limit, whatever its status (§7, §8 leave it not shown): a request is
  * refused when it answers no success and not what the same request answered within the limit. The first refusal
  * judged gives the status that tells the later answers of the test apart, refused or admitted.
  */
-export class Refusal {
+class Refusal {
   private status?: number;
+
+  /** `traffic`: the one the judged requests went through, which explains a failure a made-up key or an unserved operation may cause. */
+  constructor(private readonly traffic?: Traffic) {}
 
   /** `over` is refused: `admitted` is the same request's answer within the limit (the first of its window). */
   expect(over: ApiResponse, admitted: { status: number }, what: string): void {
     const refused = !success(over.status) && over.status !== admitted.status;
-    expect(refused, over.describe(`${what} is refused: no success, and not the ${admitted.status} the same request answered within the limit`)).toBe(true);
+    try {
+      expect(refused, over.describe(`${what} is refused: no success, and not the ${admitted.status} the same request answered within the limit`)).toBe(true);
+    } catch (failure) {
+      if (this.traffic) this.traffic.unrefused(over, admitted, failure);
+      throw failure;
+    }
     this.status ??= over.status;
   }
 
@@ -292,7 +590,12 @@ export class Refusal {
 
   /** `res` is refused as the first refusal judged was. */
   expectAgain(res: ApiResponse, what: string): void {
-    expect(this.refuses(res.status), res.describe(`${what} is refused (${this.status}, as the first refusal)`)).toBe(true);
+    try {
+      expect(this.refuses(res.status), res.describe(`${what} is refused (${this.status}, as the first refusal)`)).toBe(true);
+    } catch (failure) {
+      if (this.traffic) this.traffic.unrefused(res, undefined, failure);
+      throw failure;
+    }
   }
 
   /** `res` is admitted: it is not refused as the first refusal judged was. */

@@ -11,12 +11,12 @@ const withoutHeader = (req: MutableRequest, name: string): MutableRequest => ({
 });
 
 export const ACCESS_MUTATIONS: Record<string, Mutation> = {
-  'cp-deployments-refuse-api-key': {
+  'cp-repos-refuse-api-key': {
     endpoint: 'control-plane',
-    // Every request carries the key: tried on the rule's own test.
-    breaks: ['AUTH-CP-API-KEY'],
-    description: 'the deployment listing ignores X-Api-Key and asks for a bearer token (401)',
-    request: (req) => (calls(req, 'listDeployments') && !req.headers.authorization ? jsonError(401, 'Missing bearer token') : req),
+    // Every listing carries the key: tried on the rules' own tests. The listing lists the API key among its schemes.
+    breaks: ['AUTH-CP-API-KEY', 'AUTH-REPOS-SCHEMES'],
+    description: 'the repository listing ignores X-Api-Key and asks for a bearer token (401)',
+    request: (req) => (calls(req, 'listRepositories') && !req.headers.authorization ? jsonError(401, 'Missing bearer token') : req),
   },
   'cp-invalid-key-404': {
     endpoint: 'control-plane',

@@ -1,5 +1,5 @@
 // Errors, JSON payloads and refusals broken, on the control plane and the platform API (§4, §7).
-import type { MutableRequest, Mutation } from '../broken-target.ts';
+import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
 import { calls, crash, json, jsonError, object, UUID } from './support.ts';
 
 /** The caller a request acts as: its key and the workspace it names. */
@@ -9,6 +9,12 @@ const callerOf = (req: MutableRequest) => `${req.headers['x-api-key'] ?? ''}|${r
 const REFUSED = 'x-apc-refused-after-all';
 
 const queryOf = (path: string) => new URLSearchParams(path.split('?')[1] ?? '');
+
+/** A Validation error answer with each of its ValidationError items changed. */
+const withItems = (res: MutableResponse, change: (item: Record<string, unknown>) => Record<string, unknown>): MutableResponse => {
+  const detail = object(res.body).detail;
+  return Array.isArray(detail) ? { ...res, body: { ...object(res.body), detail: detail.map((item) => change(object(item))) } } : res;
+};
 
 export const ERROR_MUTATIONS: Record<string, Mutation> = {
   'cp-limit-not-a-number-500': {
@@ -26,6 +32,26 @@ export const ERROR_MUTATIONS: Record<string, Mutation> = {
     breaks: ['ERROR-JSON-PAYLOADS-CONTROL-PLANE'],
     description: 'PATCH /v2/deployments/{id} answers its JSON labelled text/json, not application/json',
     response: (res, req) => (calls(req, 'patchDeployment') ? { ...res, headers: { ...res.headers, 'content-type': 'text/json' } } : res),
+  },
+  'cp-patch-json-415': {
+    endpoint: 'control-plane',
+    // §4: requests with a body carry application/json; the refusal is a JSON error, so only taking the body is broken.
+    breaks: ['ERROR-JSON-PAYLOADS-CONTROL-PLANE'],
+    description: 'PATCH /v2/deployments/{id} refuses a body sent as application/json with 415 Unsupported Media Type',
+    request: (req) => (calls(req, 'patchDeployment') ? jsonError(415, 'Unsupported Media Type: application/json') : req),
+  },
+  'cp-authenticate-422-msg-number': {
+    endpoint: 'control-plane',
+    // The repository listing's 422s stay whole: only the authenticate endpoint's shows the rule broken (§2.2, §7).
+    breaks: ['ERROR-VALIDATION-MSG'],
+    description: "the control plane's authenticate endpoint answers a 422 whose ValidationError msg is a number",
+    response: (res, req) => (calls(req, 'authenticate') && res.status === 422 ? withItems(res, (item) => ({ ...item, msg: 422 })) : res),
+  },
+  'cp-authenticate-422-no-type': {
+    endpoint: 'control-plane',
+    breaks: ['ERROR-VALIDATION-TYPE'],
+    description: "the control plane's authenticate endpoint answers a 422 whose ValidationError has no type",
+    response: (res, req) => (calls(req, 'authenticate') && res.status === 422 ? withItems(res, ({ type: _, ...item }) => item) : res),
   },
   'cp-refused-create-creates': {
     endpoint: 'control-plane',

@@ -1,4 +1,4 @@
-// Conformant variants of authentication: what §5 and §8 leave open.
+// Conformant variants of authentication and caller identity: what §5 and §8 leave open.
 import type { Endpoint } from '../../../specs/contract.ts';
 import { KNOWN_API_KEYS, type MutableRequest } from '../broken-target.ts';
 import { jsonError } from '../mutations/support.ts';
@@ -24,4 +24,14 @@ function unknownKeyFirst(endpoint: Endpoint): Variant {
 export const ACCESS_VARIANTS: Record<string, Variant> = {
   'platform-api-unknown-key-401-first': unknownKeyFirst('platform-api'),
   'control-plane-unknown-key-401-first': unknownKeyFirst('control-plane'),
+  'platform-api-ignores-forwarded-for': {
+    endpoint: 'platform-api',
+    description: 'the platform-api takes the client IP from the connection, never from X-Forwarded-For: every caller of the run is one address',
+    allowedBy: '§5 and §8: rate limits identify callers "by client IP alone" or with x-user-id; the spec names no header that carries the client IP',
+    rateLimits: true,
+    request: (req: MutableRequest) => ({
+      ...req,
+      headers: Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'x-forwarded-for')),
+    }),
+  },
 };

@@ -3,7 +3,8 @@
 import { catalogue } from '../catalogue.ts';
 import { ACCESS_VARIANTS } from './access.ts';
 import { AGENT_SERVER_RUN_VARIANTS } from './agent-server-runs.ts';
+import { CONTROL_PLANE_VARIANTS } from './control-plane.ts';
 import { GENERATED_VARIANTS } from './generated.ts';
 import type { Variant } from './variant.ts';
 
-export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS, AGENT_SERVER_RUN_VARIANTS);
+export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS, AGENT_SERVER_RUN_VARIANTS, CONTROL_PLANE_VARIANTS);
