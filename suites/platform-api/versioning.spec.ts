@@ -33,5 +33,5 @@ test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-
   expectStatus(await platform.post('/api/v1/runs/query', { id: [tree[0].id] }), 200);
   expectStatus(await platform.get('/api/v1/info'), 200);
   expectStatus(await platform.post('/api/v1/feedback', { run_id: tree[0].id, key: 'prefixed' }), '2xx');
-  expectStatus(await readTraceRun(platform, time, tree[1].id), 200);
+  await readTraceRun(platform, time, tree[1].id);
 });
