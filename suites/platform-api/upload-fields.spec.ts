@@ -1,7 +1,8 @@
 // §2.6: every field of the upload request, its row and its feedback objects. Each rule's
-// test uploads a body with the field set as the rule says and checks where it lands, then
-// sends the variants that break it and checks they are refused and create nothing.
-import { expectRefused, expectStatus } from '../../harness/checks/index.ts';
+// test uploads a body with the field set as the rule says and checks where it lands; a test of
+// UPLOAD-VIOLATION-4XX beside it sends the variants that break it and checks they are refused and
+// create nothing.
+import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { RunIds } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, persisted, upload, uploadBody, type Json, type Persisted, type UploadAnswer } from './uploads-steps.ts';
@@ -408,16 +409,23 @@ const RULES: FieldRule[] = [
 for (const { rule, title, set, check, broken } of RULES) {
   test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun, time }) => {
     const ids = new RunIds(scope, conformanceRun);
-    const at = experimentStart(conformanceRun);
-    const body = set(uploadBody(scope, ids, at), ids);
+    const body = set(uploadBody(scope, ids, experimentStart(conformanceRun)), ids);
     const res = await upload(platform, body);
     expectStatus(res, 200);
     let stored: Persisted | undefined;
     await check({ body, answer: res.json, stored: async () => (stored ??= await persisted(platform, time, res.json)) });
+  });
+
+  // §2.6 says what the field is; that an upload breaking it is refused and creates nothing is the SHOULD UPLOAD-VIOLATION-4XX.
+  test(`${title}: an upload with it ${broken.map(([what]) => what).join(' or ')} is refused and creates nothing`, { tag: '@UPLOAD-VIOLATION-4XX' }, async ({
+    platform,
+    scope,
+    conformanceRun,
+  }) => {
+    const ids = new RunIds(scope, conformanceRun);
     for (const [i, [what, breaks]] of broken.entries()) {
-      const bad = breaks(uploadBody(`${scope}-broken-${i}`, ids, at));
-      // The status and body of the refusal are not shown (§7): a refusal is all a field's rule states.
-      expectRefused(await upload(platform, bad));
+      const bad = breaks(uploadBody(`${scope}-broken-${i}`, ids, experimentStart(conformanceRun)));
+      expectJsonError(await upload(platform, bad));
       await expectCreatedNothing(platform, bad, `the upload with ${what}`);
     }
   });
