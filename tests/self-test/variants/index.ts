@@ -3,6 +3,7 @@
 import { catalogue } from '../catalogue.ts';
 import { ACCESS_VARIANTS } from './access.ts';
 import { GENERATED_VARIANTS } from './generated.ts';
+import { PLATFORM_API_VARIANTS } from './platform-api.ts';
 import type { Variant } from './variant.ts';
 
-export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS);
+export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS, PLATFORM_API_VARIANTS);
