@@ -71,9 +71,9 @@ test('rule 3: uploading again with the same dataset_id or dataset_name adds an e
     expect(res.json.dataset.id, res.describe('the same dataset')).toBe(first.json.dataset.id);
     expect(res.json.experiment.reference_dataset_id, res.describe('the experiment belongs to it')).toBe(first.json.dataset.id);
   }
+  // Three experiments of one dataset. Its session_count is a statistic §2.6 gives no value for right after an upload: not judged here.
   const experiments = new Set([first, byName, byId].map((r) => r.json.experiment.id));
   expect(experiments.size, 'three experiments').toBe(3);
-  expect(byId.json.dataset.session_count, byId.describe('the dataset counts three experiments')).toBe(3);
   // A UUID is case-insensitive on input (RFC 9562): the same dataset_id in uppercase is the same dataset.
   const upper = await upload(platform, { ...withoutDataset(uploadBody(`${scope}-4`, ids, at)), dataset_id: first.json.dataset.id.toUpperCase() });
   expectStatus(upper, 200);

@@ -1,7 +1,7 @@
 // Conformant variants of the platform API: targets that differ from the simulator only where §2.4-§2.6
 // and §4.2-§4.4 leave a choice open.
-import type { MutableRequest } from '../broken-target.ts';
-import { calls, isRecord, json } from '../mutations/support.ts';
+import type { MutableRequest, MutableResponse } from '../broken-target.ts';
+import { calls, isRecord, json, object } from '../mutations/support.ts';
 import type { Variant } from './variant.ts';
 
 /** The request fields of §2.4. */
@@ -32,7 +32,29 @@ function authenticateRequires(required: string[]): Variant {
   };
 }
 
+/** An upload's answer whose counters are not filled in yet: they are, in every later read. */
+const countersLater: Variant = {
+  endpoint: 'platform-api',
+  description:
+    "an upload's answer gives the dataset's session_count as null and example_count as 0, and the experiment's run_count as null: they fill in once the runs are persisted",
+  allowedBy:
+    '§2.6: the answer has these fields, with no value given; "Right after upload, latency and feedback statistics are null. They are filled in after a few seconds, when the runs are persisted"',
+  response: (res: MutableResponse, req: MutableRequest) => {
+    if (!calls(req, 'uploadExperiment') || res.status !== 200) return res;
+    const { dataset, experiment } = object(res.body);
+    return {
+      ...res,
+      body: {
+        ...object(res.body),
+        dataset: { ...object(dataset), session_count: null, example_count: 0 },
+        experiment: { ...object(experiment), run_count: null },
+      },
+    };
+  },
+};
+
 export const PLATFORM_API_VARIANTS: Record<string, Variant> = {
+  'platform-api-counters-fill-in-later': countersLater,
   'platform-api-authenticate-requires-every-field': authenticateRequires(AUTHENTICATE_FIELDS),
   'platform-api-authenticate-requires-agent-id': authenticateRequires(['provider', 'scopes', 'agent_id']),
 };
