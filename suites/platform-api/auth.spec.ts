@@ -2,7 +2,7 @@
 import { expectJsonError, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts';
-import { baseTime, expectNotFound, isoWith, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree } from './traces-steps.ts';
+import { baseTime, expectNotFound, isoWith, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree, updateTraceRun } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, uploadBody } from './uploads-steps.ts';
 
 // §5 says how a request authenticates, not what one without a key gets: that it is refused is the
@@ -64,7 +64,7 @@ test(
     precondition(before, 'read the run');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
       const client = clientWithKey(conformanceRun, 'platform-api', testInfo, key)!;
-      expectJsonError(await client.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: isoWith(baseTime(conformanceRun) + 1000, 3) }), [401, 403]);
+      expectJsonError(await updateTraceRun(client, kept, { outputs: { v: 2 }, end_time: isoWith(baseTime(conformanceRun) + 1000, 3) }), [401, 403]);
       // A batch run carries the trace_id and dotted_order its caller computed (§4.3).
       const [batched] = runTree(ids, [null], { start: baseTime(conformanceRun) });
       expectJsonError(await client.post('/runs/batch', { post: [batched] }), [401, 403]);
@@ -124,7 +124,7 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
   expectStatus(answer, 200);
   expect(answer.json.dataset.tenant_id, answer.describe('the dataset belongs to the selected workspace')).toBe(other);
   // Updates and batch ingestion (both in §4.3) select the workspace too, not only creates and reads.
-  expectStatus(await multi.patch(`/runs/${id}`, { outputs: { selected: true } }, { headers: { 'x-tenant-id': other } }), '2xx');
+  expectStatus(await updateTraceRun(multi, id, { outputs: { selected: true } }, { headers: { 'x-tenant-id': other } }), '2xx');
   const updated = await readTraceRun<{ outputs?: unknown }>(multi, time, id, { headers: { 'x-tenant-id': other }, ready: (r) => (r.outputs ?? null) !== null });
   expect(updated.json.outputs, updated.describe('the update reached the run in the selected workspace')).toEqual({ selected: true });
   const [batched] = runTree(ids, [null], { start: baseTime(conformanceRun) + 1000 });

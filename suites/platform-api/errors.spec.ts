@@ -3,7 +3,7 @@ import { expectJsonError, expectRefused, expectSchema, expectStatus, preconditio
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { authenticate } from './authenticate-steps.ts';
-import { baseTime, expectNotFound, isoWith, multipartBody, readWritten, RunIds, runParts, runTree } from './traces-steps.ts';
+import { baseTime, expectNotFound, isoWith, multipartBody, readWritten, RunIds, runParts, runTree, updateTraceRun } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
@@ -19,7 +19,7 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
   const json = { 'content-type': 'application/json' };
   const answers = [
     await platform.post('/runs', { id, name: 'json', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }, { headers: json }),
-    await platform.patch(`/runs/${id}`, { outputs: {} }, { headers: json }),
+    await updateTraceRun(platform, id, { outputs: {} }, { headers: json }),
     await authenticate(platform, { provider: 'p', scopes: [], user_id: `json-${scope}` }),
     await upload(platform, uploadBody(scope, ids, experimentStart(conformanceRun))),
   ];

@@ -1,8 +1,8 @@
-// §2.5, §4.3: basic tracing with POST /runs and PATCH /runs/{id}; the service computes
-// trace_id and dotted_order.
+// §2.5, §4.3: basic tracing with POST /runs and PATCH /runs (updateTraceRun: the run id in the path,
+// as the service takes it, or in the body); the service computes trace_id and dotted_order.
 import { expectJsonError, expectRefused, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, readTraceRun, readWritten, RunIds, runTree, SEGMENT, type TraceRun } from './traces-steps.ts';
+import { baseTime, isoWith, readTraceRun, readWritten, RunIds, runTree, SEGMENT, type TraceRun, updateTraceRun } from './traces-steps.ts';
 
 type ReadRun = TraceRun & {
   outputs?: Record<string, unknown>;
@@ -47,12 +47,12 @@ test('the service generates trace_id and dotted_order for runs posted without th
   expect(c.json.dotted_order.split('.').pop()!.endsWith(child), c.describe('the last segment carries the child id')).toBe(true);
 });
 
-test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, conformanceRun, time }) => {
+test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, conformanceRun, time }) => {
   const start = baseTime(conformanceRun);
   const id = new RunIds(scope, conformanceRun).v7(start);
   precondition(await platform.post('/runs', { id, name: 'to-update', run_type: 'chain', start_time: isoWith(start, 3), inputs: { q: 1 } }), 'post the run');
   const end = isoWith(start + 1500, 3);
-  const res = await platform.patch(`/runs/${id}`, { outputs: { answer: 42 }, end_time: end });
+  const res = await updateTraceRun(platform, id, { outputs: { answer: 42 }, end_time: end });
   expectStatus(res, '2xx');
   const read = await readTraceRun<ReadRun>(platform, time, id, { ready: ended });
   expect(read.json.outputs, read.describe('the outputs')).toEqual({ answer: 42 });
@@ -61,7 +61,7 @@ test('PATCH /runs/{id} updates a run with its outputs and end time', { tag: '@TR
   // Any field of the run is updated, not only outputs and end_time: a failed run gets its error.
   const failed = new RunIds(`${scope}-failed`, conformanceRun).v7(start);
   precondition(await platform.post('/runs', { id: failed, name: 'to-fail', run_type: 'chain', start_time: isoWith(start, 3) }), 'post a second run');
-  expectStatus(await platform.patch(`/runs/${failed}`, { error: 'ValueError: boom', end_time: end }), '2xx');
+  expectStatus(await updateTraceRun(platform, failed, { error: 'ValueError: boom', end_time: end }), '2xx');
   const errored = await readTraceRun<ReadRun & { error?: unknown }>(platform, time, failed, { ready: ended });
   expect(errored.json.error, errored.describe('the error')).toBe('ValueError: boom');
 });
@@ -102,8 +102,8 @@ test('the basic flow: post a parent chain run, post a child model run, then patc
     }),
     '2xx',
   );
-  expectStatus(await platform.patch(`/runs/${child}`, { outputs: { generations: [{ text: 'hello' }] }, end_time: isoWith(start + 500, 3) }), '2xx');
-  expectStatus(await platform.patch(`/runs/${parent}`, { outputs: { answer: 'hello' }, end_time: isoWith(start + 600, 3) }), '2xx');
+  expectStatus(await updateTraceRun(platform, child, { outputs: { generations: [{ text: 'hello' }] }, end_time: isoWith(start + 500, 3) }), '2xx');
+  expectStatus(await updateTraceRun(platform, parent, { outputs: { answer: 'hello' }, end_time: isoWith(start + 600, 3) }), '2xx');
   const [p, c] = [await readTraceRun<ReadRun>(platform, time, parent, { ready: ended }), await readTraceRun<ReadRun>(platform, time, child, { ready: ended })];
   expect(p.json.outputs, p.describe('the parent has its outputs')).toEqual({ answer: 'hello' });
   expect(c.json.outputs, c.describe('the child has its outputs')).toEqual({ generations: [{ text: 'hello' }] });
@@ -171,7 +171,7 @@ test('start and end times are accepted as epoch milliseconds and ISO strings wit
   for (const [what, sent, expected] of forms) {
     const id = ids.v7(start);
     expectStatus(await platform.post('/runs', { id, name: what, run_type: 'chain', start_time: sent(start) }), '2xx');
-    expectStatus(await platform.patch(`/runs/${id}`, { end_time: sent(end), outputs: {} }), '2xx');
+    expectStatus(await updateTraceRun(platform, id, { end_time: sent(end), outputs: {} }), '2xx');
     const read = await readTraceRun<ReadRun>(platform, time, id, { ready: ended });
     expect(sameInstant(read.json.start_time, expected(start)), read.describe(`${what}: start_time is ${expected(start)}`)).toBe(true);
     expect(sameInstant(read.json.end_time, expected(end)), read.describe(`${what}: end_time is ${expected(end)}`)).toBe(true);
@@ -239,7 +239,7 @@ test('thread_id set on every run of a conversation is kept on parents and childr
     }),
     '2xx',
   );
-  expectStatus(await platform.patch(`/runs/${child}`, { outputs: { text: 'ok' }, extra: { metadata: { other: true } } }), '2xx');
+  expectStatus(await updateTraceRun(platform, child, { outputs: { text: 'ok' }, extra: { metadata: { other: true } } }), '2xx');
   for (const id of [parent, child]) {
     const read = await readTraceRun<ReadRun>(platform, time, id, { ready: (r) => id === parent || (r.outputs ?? null) !== null });
     const kept = read.json.thread_id ?? read.json.extra?.metadata?.thread_id;
@@ -256,7 +256,7 @@ test('the fields a read run carries beyond id, trace_id, dotted_order and thread
 }) => {
   const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
   const created = await platform.post('/runs', { id, name: 'observed', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: {} });
-  const patched = await platform.patch(`/runs/${id}`, { outputs: {}, end_time: isoWith(baseTime(conformanceRun) + 1, 3) });
+  const patched = await updateTraceRun(platform, id, { outputs: {}, end_time: isoWith(baseTime(conformanceRun) + 1, 3) });
   // Whatever the read answers is observed: a target that serves no such read shows none.
   const read = await readWritten<ReadRun>(platform, time, `/runs/${id}`, { ready: ended });
   observe('TRACE-BODIES', `POST /runs → ${created.status} ${created.text.slice(0, 80)}; PATCH → ${patched.status} ${patched.text.slice(0, 80)}`);

@@ -53,7 +53,32 @@ const countersLater: Variant = {
   },
 };
 
+/** PATCH /runs (or under /api/v1) with the run id in the body: the update sent on to the path form the simulator serves. */
+function updateInBody(req: MutableRequest): MutableRequest | undefined {
+  const base = /^(\/api\/v1)?\/runs\/?(\?|$)/.exec(req.path);
+  if (req.method !== 'PATCH' || !base || !isRecord(req.body) || typeof req.body.id !== 'string') return undefined;
+  const { id, ...update } = req.body;
+  return { ...req, path: `${base[1] ?? ''}/runs/${id}`, body: update };
+}
+
+/** A target that takes §4.3's PATCH /runs with the run id in the body, beside the service's PATCH /runs/{run_id} or instead of it. */
+function updatesInBody(only: boolean): Variant {
+  return {
+    endpoint: 'platform-api',
+    description: only
+      ? 'PATCH /runs takes the run id in the body, and PATCH /runs/{run_id} is not served (404)'
+      : 'PATCH /runs takes the run id in the body, beside PATCH /runs/{run_id}',
+    allowedBy: '§4.3: the endpoint table writes "PATCH | /runs | Updates a run"; "Bodies of POST and PATCH runs ... : not shown"',
+    request: (req: MutableRequest) => {
+      if (only && calls(req, 'updateRun')) return json(404, { detail: 'Not Found' });
+      return updateInBody(req) ?? req;
+    },
+  };
+}
+
 export const PLATFORM_API_VARIANTS: Record<string, Variant> = {
+  'platform-api-patch-runs-id-in-body-beside-path': updatesInBody(false),
+  'platform-api-patch-runs-id-in-body-only': updatesInBody(true),
   'platform-api-counters-fill-in-later': countersLater,
   'platform-api-authenticate-requires-every-field': authenticateRequires(AUTHENTICATE_FIELDS),
   'platform-api-authenticate-requires-agent-id': authenticateRequires(['provider', 'scopes', 'agent_id']),
