@@ -76,7 +76,104 @@ function updatesInBody(only: boolean): Variant {
   };
 }
 
+/** Ingestion that takes a run as the simulator does and answers `answer` instead: §4.3 shows no response. */
+function ingestionAnswers(description: string, answer: MutableResponse): Variant {
+  return {
+    endpoint: 'platform-api',
+    description,
+    allowedBy: '§4.3: "Bodies of POST and PATCH runs, the multipart part layout and the responses: not shown"',
+    response: (res: MutableResponse, req: MutableRequest) =>
+      calls(req, 'createRun', 'updateRun', 'ingestRunsBatch') && res.status >= 200 && res.status < 300 ? answer : res,
+  };
+}
+
+/** Upload-rule and field violations refused with 400 and another JSON body; credentials, unknown paths and limits answer as before. */
+const uploadViolations400: Variant = {
+  endpoint: 'platform-api',
+  description:
+    'an upload that breaks a rule of §4.4 or a field of §2.6 is refused with 400 and {"error": ..., "violations": [...]}, not 422 or 409 with {"detail": ...}',
+  allowedBy: '§7: "Error status and body for violations of the experiment upload rules: not shown"',
+  response: (res: MutableResponse, req: MutableRequest) =>
+    calls(req, 'uploadExperiment') && res.status >= 400 && res.status < 500 && ![401, 403, 404, 429].includes(res.status)
+      ? json(400, { error: 'The upload was rejected', violations: [object(res.body).detail ?? null] })
+      : res,
+};
+
+/** A JSON value with every string that is a key of `names` replaced by its value. */
+function renamed(value: unknown, names: Map<string, string>): unknown {
+  if (typeof value === 'string') return names.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((item) => renamed(item, names));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renamed(v, names)]));
+  return value;
+}
+
+const SHOWN = 'shown-names';
+const GIVEN = 'given-names';
+const namesIn = (memory: Map<string, unknown>, key: string) => (memory.get(key) ?? memory.set(key, new Map()).get(key)) as Map<string, string>;
+
+/** A dataset named by the target (rule 2) shows its name in another form, in every answer, and takes it back in every request. */
+const generatedNames: Variant = {
+  endpoint: 'platform-api',
+  description: 'a generated dataset name reads "External dataset <its id>", not dataset-<8 hex digits>, in every answer and request',
+  allowedBy: '§4.4 rule 2: "If only the id is given and the dataset does not exist, a name is generated": its form is not given',
+  request: (req: MutableRequest, memory) => {
+    const given = namesIn(memory, GIVEN);
+    let path = req.path;
+    for (const [shown, name] of given) path = path.replaceAll(encodeURIComponent(shown), encodeURIComponent(name));
+    return { ...req, path, body: renamed(req.body, given) };
+  },
+  response: (res: MutableResponse, req: MutableRequest, memory) => {
+    const dataset = object(object(res.body).dataset);
+    if (calls(req, 'uploadExperiment') && res.status === 200 && !('dataset_name' in object(req.body)) && typeof dataset.name === 'string') {
+      const shown = `External dataset ${String(dataset.id)}`;
+      namesIn(memory, SHOWN).set(dataset.name, shown);
+      namesIn(memory, GIVEN).set(shown, dataset.name);
+    }
+    return { ...res, body: renamed(res.body, namesIn(memory, SHOWN)) };
+  },
+};
+
+/** A trace run read back with what the service adds: its depth in its metadata, counters and flags (LangSmith's RunSchema). */
+function withServiceFields(run: unknown): unknown {
+  if (!isRecord(run)) return run;
+  const extra = object(run.extra);
+  const depth = typeof run.dotted_order === 'string' ? run.dotted_order.split('.').length - 1 : 0;
+  return {
+    ...run,
+    extra: { ...extra, metadata: { ...object(extra.metadata), ls_run_depth: depth }, runtime: { sdk: 'apc-variant' } },
+    in_dataset: false,
+    total_tokens: 0,
+    feedback_stats: null,
+    app_path: `/o/apc/projects/p/r/${String(run.id)}`,
+  };
+}
+
+const runsWithServiceFields: Variant = {
+  endpoint: 'platform-api',
+  description:
+    'a trace run reads back (GET /runs/{id}, POST /runs/query) with fields the service adds: extra.metadata.ls_run_depth, extra.runtime, in_dataset, total_tokens, feedback_stats, app_path',
+  allowedBy: '§2.5: "Other fields of a trace run: not shown"',
+  response: (res: MutableResponse, req: MutableRequest) => {
+    if (res.status !== 200) return res;
+    if (calls(req, 'readRun')) return { ...res, body: withServiceFields(res.body) };
+    const runs = object(res.body).runs;
+    return calls(req, 'queryRuns') && Array.isArray(runs) ? { ...res, body: { ...object(res.body), runs: runs.map(withServiceFields) } } : res;
+  },
+};
+
 export const PLATFORM_API_VARIANTS: Record<string, Variant> = {
+  'platform-api-ingestion-answers-200-queued': ingestionAnswers(
+    'POST /runs, PATCH /runs/{id} and POST /runs/batch answer 200 with {"status": "queued"}, not 202 with {"message": ...}',
+    json(200, { status: 'queued' }),
+  ),
+  'platform-api-ingestion-answers-202-without-body': ingestionAnswers('POST /runs, PATCH /runs/{id} and POST /runs/batch answer 202 with no body', {
+    status: 202,
+    headers: {},
+    body: undefined,
+  }),
+  'platform-api-upload-violations-400': uploadViolations400,
+  'platform-api-generated-dataset-names': generatedNames,
+  'platform-api-runs-read-with-service-fields': runsWithServiceFields,
   'platform-api-patch-runs-id-in-body-beside-path': updatesInBody(false),
   'platform-api-patch-runs-id-in-body-only': updatesInBody(true),
   'platform-api-counters-fill-in-later': countersLater,
