@@ -322,7 +322,7 @@ const RULES: FieldRule[] = [
     rule: 'UPLOAD-FEEDBACK-CONFIG',
     title: "a Feedback's feedback_config is an optional object",
     set: score({ feedback_config: { type: 'continuous', min: 0, max: 1 } }),
-    check: async (seen) => void (await rowFeedback(seen)),
+    check: async (seen) => expect((await rowFeedback(seen)).feedback_config).toMatchObject({ type: 'continuous', min: 0, max: 1 }),
     broken: [['a string', score({ feedback_config: 'continuous' })]],
   },
   {
@@ -335,14 +335,19 @@ const RULES: FieldRule[] = [
         { key: 'freeform', value: 'text', feedback_config: { type: 'freeform' } },
       ],
     }),
-    check: async (seen) => expect((await firstRow(seen)).feedback.map((f) => f.key).sort()).toEqual(['categorical', 'continuous', 'freeform']),
+    check: async (seen) => {
+      const { feedback } = await firstRow(seen);
+      expect(feedback.map((f) => f.key).sort()).toEqual(['categorical', 'continuous', 'freeform']);
+      // Each keeps its type.
+      for (const f of feedback) expect((f.feedback_config as Json | undefined)?.type, `the type of '${String(f.key)}'`).toBe(f.key);
+    },
     broken: [['another type', score({ feedback_config: { type: 'binary' } })]],
   },
   {
     rule: 'UPLOAD-FEEDBACK-CONFIG-MIN-MAX',
     title: 'feedback_config.min and max are optional numbers',
     set: score({ feedback_config: { type: 'continuous', min: -1, max: 10 } }),
-    check: async (seen) => void (await rowFeedback(seen)),
+    check: async (seen) => expect((await rowFeedback(seen)).feedback_config).toMatchObject({ min: -1, max: 10 }),
     broken: [
       ['a string min', score({ feedback_config: { type: 'continuous', min: 'zero' } })],
       ['a string max', score({ feedback_config: { type: 'continuous', max: '10' } })],
@@ -352,7 +357,8 @@ const RULES: FieldRule[] = [
     rule: 'UPLOAD-FEEDBACK-CONFIG-CATEGORIES',
     title: 'feedback_config.categories is an array of {value: number, label?: string}',
     set: score({ feedback_config: { type: 'categorical', categories: [{ value: 0, label: 'wrong' }, { value: 1 }] } }),
-    check: async (seen) => void (await rowFeedback(seen)),
+    check: async (seen) =>
+      expect(((await rowFeedback(seen)).feedback_config as Json | undefined)?.categories).toMatchObject([{ value: 0, label: 'wrong' }, { value: 1 }]),
     broken: [
       ['a category without value', score({ feedback_config: { type: 'categorical', categories: [{ label: 'x' }] } })],
       ['a value that is not a number', score({ feedback_config: { type: 'categorical', categories: [{ value: '1' }] } })],
