@@ -12,8 +12,8 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
   platform,
   scope,
   conformanceRun,
-  time,
 }) => {
+  // The answers of the operations the spec shows (§4); reads it does not show are no evidence of its payloads.
   const ids = new RunIds(scope, conformanceRun);
   const id = ids.v7(baseTime(conformanceRun));
   const json = { 'content-type': 'application/json' };
@@ -23,9 +23,6 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
     await authenticate(platform, { provider: 'p', scopes: [], user_id: `json-${scope}` }),
     await upload(platform, uploadBody(scope, ids, experimentStart(conformanceRun))),
   ];
-  // A read the spec does not show is sampled where the target serves it.
-  const read = await readWritten(platform, time, `/runs/${id}`);
-  if (read.status === 200) answers.push(read);
   const tree = runTree(ids, [null], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(tree.flatMap((r) => runParts('post', r)));
   answers.push(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }));
