@@ -47,15 +47,18 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     }),
     queryRuns: authed((req, caller) => ({ body: traceRuns.query(ws(caller), req.body) })),
     createFeedback: authed((req, caller) => ({ body: traceRuns.createFeedback(ws(caller), req.body as Json) })),
+    // TRACE-READ-FEEDBACK: feedback listed by run or session, and read by id.
     listFeedback: authed((req, caller) => ({ body: traceRuns.listFeedback(ws(caller), { run: list(req, 'run'), experiment: list(req, 'session') }) })),
     readFeedback: authed((req, caller) => ({ body: traceRuns.readFeedback(ws(caller), req.params.feedback_id) })),
     uploadExperiment: authed((req, caller) => ({ body: experiments.upload(ws(caller), req.body) })),
+    // A platform dataset, not externally managed: uploads to it are refused (UPLOAD-PLATFORM-DATASET).
     createDataset: authed((req, caller) => ({ body: experiments.createDataset(ws(caller), req.body) })),
+    // UPLOAD-READ-DATASETS: datasets listed by name or id, and read by id.
     listDatasets: authed((req, caller) => ({ body: experiments.listDatasets(ws(caller), { name: req.query.get('name') ?? undefined, id: list(req, 'id') }) })),
     readDataset: authed((req, caller) => ({ body: experiments.readDataset(ws(caller), req.params.dataset_id) })),
-    // dataset is a required query parameter: the server refused a request without it.
+    // dataset is a required query parameter: the server refused a request without it (UPLOAD-READ-EXAMPLES).
     listExamples: authed((req, caller) => ({ body: experiments.listExamples(ws(caller), req.query.get('dataset')!) })),
-    // The spec's experiments, uploaded or traced into, which the wire calls sessions.
+    // The spec's experiments, uploaded or traced into, which the wire calls sessions (UPLOAD-READ-EXPERIMENTS).
     listSessions: authed((req, caller) => {
       const name = req.query.get('name') ?? undefined;
       return { body: [...experiments.experimentsNamed(ws(caller), name), ...traceRuns.experimentsNamed(ws(caller), name)] };

@@ -4,6 +4,7 @@
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
 import { expect } from '@playwright/test';
+import { precondition } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
@@ -36,10 +37,7 @@ export class RunIds {
 
   /** A UUID v7 whose timestamp is `ms`, as RunTree ids are. */
   v7(ms: number): string {
-    const hex = this.bytes();
-    const time = ms.toString(16).padStart(12, '0');
-    const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-    return `${time.slice(0, 8)}-${time.slice(8)}-7${hex.slice(1, 4)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    return v7Of(this.bytes(), ms);
   }
 
   v4(): string {
@@ -53,6 +51,13 @@ export class RunIds {
       .update(`${this.nonce}:${this.n++}`)
       .digest('hex');
   }
+}
+
+/** A UUID v7 whose timestamp is `ms` and whose other bits are taken from `hex`. */
+function v7Of(hex: string, ms: number): string {
+  const time = ms.toString(16).padStart(12, '0');
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${hex.slice(1, 4)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** Where the runs of a test start: a fixed instant on the simulator, now elsewhere. */
@@ -179,7 +184,71 @@ export function readWritten<T>(client: ApiClient, time: Time, path: string, { he
   return untilWritten(time, () => client.get<T>(path, { headers }), ready);
 }
 
-/** GET /runs/{id} of a run the test wrote: see untilWritten. */
-export function readTraceRun<T = TraceRun>(client: ApiClient, time: Time, id: string, options?: ReadOptions<T>): Promise<ApiResponse<T>> {
-  return readWritten<T>(client, time, `/runs/${id}`, options);
+/**
+ * A read the spec does not show (x-spec: extra) taken as evidence of what the test wrote. What its
+ * 200 shows is the caller's to judge. No 200 by the deadline says one of two things: the target
+ * serves no such read (the spec allows that), or what was written is not there. `served` tells
+ * them apart by reading, the same way, what a write the spec shows has just made: when that answers,
+ * the read is served and the missing answer fails the test's rule; when it does not (or there is no
+ * control), the test cannot judge its rule with this read, a failed precondition explained by the
+ * read's own rule (its operation's x-rule: TRACE-READ-RUN …), whose test fails in the same run.
+ */
+export async function readEvidence<T>(res: ApiResponse<T>, what: string, served?: () => Promise<boolean>): Promise<ApiResponse<T>> {
+  if (res.status === 200) return res;
+  if (served && (await served())) {
+    expect(res.status, res.describe(`${what}: the target serves this read (a control written just now reads back), so it answers what was written`)).toBe(200);
+  }
+  precondition(res, `${what} (a read the spec does not show)`);
+  return res;
+}
+
+/**
+ * GET /runs/{id} of a run the test wrote, once it is there (untilWritten), as evidence (readEvidence):
+ * the control is a run posted now by POST /runs and one by POST /runs/multipart, read with the same
+ * headers.
+ */
+export async function readTraceRun<T = TraceRun>(client: ApiClient, time: Time, id: string, options: ReadOptions<T> = {}): Promise<ApiResponse<T>> {
+  const res = await readWritten<T>(client, time, `/runs/${id}`, options);
+  return readEvidence(res, `read run ${id} back`, () => servesRunReads(client, time, id, options.headers));
+}
+
+/** Whether the target serves GET /runs/{id}: a control run of each write of §4.3 that creates one reads back. */
+async function servesRunReads(client: ApiClient, time: Time, of: string, headers?: Record<string, string>): Promise<boolean> {
+  // Ids of its own, derived from the run read: the same on every run of the suites.
+  const hex = (salt: string) => createHash('sha256').update(`${salt}:${of}`).digest('hex');
+  const ms = /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(of) ? parseInt(of.slice(0, 8) + of.slice(9, 13), 16) : Date.now();
+  const start = isoWith(ms, 3);
+  const posted = v7Of(hex('control-post'), ms);
+  const batched = v7Of(hex('control-multipart'), ms);
+  await client.post('/runs', { id: posted, name: 'apc-control', run_type: 'chain', start_time: start }, { headers });
+  const run = { id: batched, name: 'apc-control', run_type: 'chain', start_time: start, trace_id: batched, dotted_order: `${compact(start)}${batched}` };
+  const { body, contentType } = multipartBody(runParts('post', run));
+  await client.post('/runs/multipart', undefined, { rawBody: body, headers: { ...headers, 'content-type': contentType } });
+  for (const id of [posted, batched]) if ((await readWritten(client, time, `/runs/${id}`, { headers })).status === 200) return true;
+  return false;
+}
+
+/** GET /feedback/{id} of feedback the test wrote, as evidence (readEvidence, no control: only SHOULD rules read feedback one by one). */
+export async function readFeedback<T>(client: ApiClient, time: Time, id: string): Promise<ApiResponse<T>> {
+  return readEvidence(await readWritten<T>(client, time, `/feedback/${id}`), `read feedback ${id} back`);
+}
+
+/**
+ * PATCH of a run the test wrote with `update`, the fields to change. §4.3 writes the path PATCH /runs
+ * and shows no body; the service and its clients send PATCH /runs/{run_id} (the contract's
+ * updateRun). Either form is the spec's update: the service's first, and where the target serves no
+ * such path (404 or 405), the spec's path with the run id in the body. The answer judged is the
+ * spec's form's where the target serves that form (neither 404 nor 405), else the service's form's.
+ * `base` is a prefix the paths are sent under (§9: /api/v1).
+ */
+export async function updateTraceRun(
+  client: ApiClient,
+  id: string,
+  update: Record<string, unknown>,
+  { headers, base = '' }: { headers?: Record<string, string>; base?: string } = {},
+): Promise<ApiResponse> {
+  const byPath = await client.patch(`${base}/runs/${id}`, update, { headers });
+  if (byPath.status !== 404 && byPath.status !== 405) return byPath;
+  const byBody = await client.patch(`${base}/runs`, { ...update, id }, { headers });
+  return byBody.status === 404 || byBody.status === 405 ? byPath : byBody;
 }

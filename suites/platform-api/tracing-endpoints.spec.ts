@@ -4,7 +4,7 @@ import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { baseTime, isoWith, readTraceRun, readWritten, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
+import { baseTime, isoWith, readFeedback, readTraceRun, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };
 
@@ -27,7 +27,6 @@ test('POST /runs/batch with {post, patch} ingests the creates, then the updates'
   expectStatus(await platform.post('/runs/batch', { post: runs, patch }), '2xx');
   for (const [i, r] of runs.entries()) {
     const read = await readTraceRun(platform, time, r.id, { ready: (got) => (got.outputs ?? null) !== null });
-    expectStatus(read, 200);
     expect([read.json.inputs, read.json.outputs, read.json.dotted_order], read.describe('created, then updated')).toEqual([r.inputs, { n: i }, r.dotted_order]);
     const ended = (read.json as { end_time?: unknown }).end_time;
     expect(typeof ended === 'string' && Date.parse(ended.replace(/(\.\d{3})\d+/, '$1')) === start + 9000, read.describe("the patch's end_time")).toBe(true);
@@ -86,8 +85,7 @@ test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE
     feedback_source: { type: 'api' },
   });
   expectStatus(res, '2xx');
-  const read = await readWritten<{ run_id: string; key: string; score: number }>(platform, time, `/feedback/${id}`);
-  expectStatus(read, 200);
+  const read = await readFeedback<{ run_id: string; key: string; score: number }>(platform, time, id);
   expect([read.json.run_id, read.json.key, read.json.score], read.describe('the feedback is kept')).toEqual([root.id, 'helpfulness', 0.75]);
 });
 

@@ -1,12 +1,13 @@
 // Experiment uploads for the suites (spec §2.6, §4.4): a valid body to start from, and the
 // reads that show what an upload created once its runs are persisted.
+import { createHash } from 'node:crypto';
 import { expect } from '@playwright/test';
-import { expectStatus, precondition } from '../../harness/checks/index.ts';
+import { precondition, preconditionArray } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
-import type { Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
-import { type RunIds, untilWritten } from './traces-steps.ts';
+import type { Dataset, Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
+import { readEvidence, readWritten, type RunIds, untilWritten, UUID } from './traces-steps.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -69,16 +70,18 @@ export function upload(platform: ApiClient, body: Json): Promise<ApiResponse<Upl
   return platform.post<UploadAnswer>(UPLOAD, body);
 }
 
-/** A list a check reads: it must answer one, or the check cannot be made (it fails). */
+/**
+ * A list the spec does not show (x-spec: extra) that a check reads: an answer that is no array says
+ * the target serves no such list (or a broken one), a failed precondition explained by the list's
+ * own rule; what an array holds is the caller's to judge.
+ */
 function listed<T>(res: ApiResponse<T[]>, what: string): T[] {
-  expect(res.status === 200 && Array.isArray(res.json), res.describe(`${what} answers a list`)).toBe(true);
-  return res.json;
+  return preconditionArray(res, `${what} (a list the spec does not show)`);
 }
 
 /**
- * Neither the dataset nor the experiment of a refused upload exists. The lists and reads that show
- * it are part of the check: one that cannot be read fails it, since it cannot show that nothing
- * was created.
+ * Neither the dataset nor the experiment of a refused upload exists: each is listed (by name, by id)
+ * and the list is empty. A list that cannot be read cannot show it (listed).
  */
 export async function expectCreatedNothing(platform: ApiClient, body: Json, what: string): Promise<void> {
   const none = async (path: string, thing: string) => {
@@ -86,44 +89,88 @@ export async function expectCreatedNothing(platform: ApiClient, body: Json, what
     expect(found, `${what}: no ${thing} was created`).toEqual([]);
   };
   if (typeof body.dataset_name === 'string') await none(`/api/v1/datasets?name=${encodeURIComponent(body.dataset_name)}`, `dataset '${body.dataset_name}'`);
-  if (typeof body.dataset_id === 'string') {
-    const dataset = await platform.get(`/api/v1/datasets/${body.dataset_id}`);
-    // Any 4xx is not found (the status for unknown ids is not shown, §7); another answer cannot tell.
-    expect(dataset.status >= 400 && dataset.status < 500, dataset.describe(`${what}: dataset ${body.dataset_id} is not found (a 4xx)`)).toBe(true);
-  }
+  if (typeof body.dataset_id === 'string' && UUID.test(body.dataset_id)) await none(`/api/v1/datasets?id=${body.dataset_id}`, `dataset ${body.dataset_id}`);
   if (typeof body.experiment_name === 'string')
     await none(`/api/v1/sessions?name=${encodeURIComponent(body.experiment_name)}`, `experiment '${body.experiment_name}'`);
 }
 
 /**
+ * Whether the target serves a read of what an upload made (`path` of its answer): a control upload
+ * made now (§4.4 shows the endpoint), read the same way, answers 200. Its names are derived from
+ * `of`, the id the test reads, so a run of the suites sends the same body each time.
+ */
+async function servesUploadReads(platform: ApiClient, time: Time, of: string, path: (answer: UploadAnswer) => string): Promise<boolean> {
+  const label = `apc-control-${createHash('sha256').update(of).digest('hex').slice(0, 16)}`;
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10) + s * 1000).toISOString();
+  const row = createHash('sha256').update(`row:${of}`).digest('hex');
+  const answer = await upload(platform, {
+    experiment_name: label,
+    experiment_start_time: at(0),
+    experiment_end_time: at(60),
+    dataset_name: label,
+    results: [
+      {
+        row_id: `${row.slice(0, 8)}-${row.slice(8, 12)}-4${row.slice(13, 16)}-8${row.slice(17, 20)}-${row.slice(20, 32)}`,
+        inputs: { control: true },
+        start_time: at(1),
+        end_time: at(2),
+      },
+    ],
+  });
+  return answer.status === 200 && (await readWritten(platform, time, path(answer.json))).status === 200;
+}
+
+/** GET /api/v1/datasets/{id} of a dataset an upload made, once it is there, as evidence (readEvidence, an upload's dataset as control). */
+export async function readDataset<T = Dataset>(platform: ApiClient, time: Time, id: string): Promise<ApiResponse<T>> {
+  const res = await readWritten<T>(platform, time, `/api/v1/datasets/${id}`);
+  return readEvidence(res, `read dataset ${id}`, () => servesUploadReads(platform, time, id, (a) => `/api/v1/datasets/${a.dataset.id}`));
+}
+
+/**
+ * GET /api/v1/sessions/{id} of an uploaded experiment, until `ready` accepts it (by default once it
+ * is there), as evidence (readEvidence, an upload's experiment as control).
+ */
+export async function readExperiment(
+  platform: ApiClient,
+  time: Time,
+  id: string,
+  ready: (experiment: Experiment) => boolean = () => true,
+  deadline: 'ingest' | 'stats' = 'ingest',
+): Promise<ApiResponse<Experiment>> {
+  const res = await untilWritten(time, () => platform.get<Experiment>(`/api/v1/sessions/${id}?include_stats=true`), ready, deadline);
+  return readEvidence(res, `read experiment ${id}`, () => servesUploadReads(platform, time, id, (a) => `/api/v1/sessions/${a.experiment.id}`));
+}
+
+/**
  * What an upload created, once its runs are persisted: the experiment is read until its statistics
  * are filled in, and its runs queried until they are all there, as a user of an eventually
- * consistent service would. The reads are how a test sees where the upload's data landed: a list
- * that cannot be read fails the check.
+ * consistent service would. The reads are how a test sees where the upload's data landed; each is a
+ * read the spec does not show, taken as evidence (readExperiment, listed).
  */
 export async function persisted(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<Persisted> {
-  const experiment = await untilWritten(
+  const experiment = await readExperiment(
+    platform,
     time,
-    () => platform.get<Experiment>(`/api/v1/sessions/${answer.experiment.id}?include_stats=true`),
+    answer.experiment.id,
     (e) => e.latency_p50 !== null && e.run_count !== null && e.run_count !== 0,
     'stats',
   );
-  expectStatus(experiment, 200);
   const rows = experiment.json.run_count ?? 1;
-  const runs = await untilWritten(
+  const query = await untilWritten(
     time,
     () => platform.post<{ runs: TraceRun[] }>('/runs/query', { session: [answer.experiment.id], limit: 100 }),
     (body) => Array.isArray(body.runs) && body.runs.length >= rows,
   );
-  precondition(runs, "query the experiment's runs");
+  precondition(query, "query the experiment's runs (a query the spec does not show)");
+  const runs = listed({ ...query, json: query.json.runs }, "the experiment's runs");
   const examples = listed(await platform.get<Example[]>(`/api/v1/examples?dataset=${answer.dataset.id}`), "the dataset's examples");
   const feedback = new Map<string, Feedback[]>();
-  for (const r of runs.json.runs) feedback.set(r.id!, listed(await platform.get<Feedback[]>(`/feedback?run=${r.id}`), `the feedback of run ${r.id}`));
+  for (const r of runs) feedback.set(r.id!, listed(await platform.get<Feedback[]>(`/feedback?run=${r.id}`), `the feedback of run ${r.id}`));
   // The wire's session is the experiment.
   const experimentFeedback = listed(await platform.get<Feedback[]>(`/feedback?session=${answer.experiment.id}`), "the experiment's feedback");
   return {
     experiment: experiment.json,
-    runs: runs.json.runs,
+    runs,
     examples,
     feedback,
     summary: experimentFeedback.filter((f) => f.run_id === null || f.run_id === undefined),

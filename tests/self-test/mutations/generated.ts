@@ -11,6 +11,9 @@
 // (what the field does, not how it is typed) refusing and ignoring, `accepted` refusing only.
 // A schema lists in `x-shape-rules` the rules that check it whole (a mistyped field breaks them),
 // and in `x-required-rule` the rule that says its required fields are there (a dropped one breaks it).
+// A request schema names in `x-mistyped-rule` the rule a field of the wrong type breaks when the
+// target takes it (its own and its nested schemas' fields): where the field's rule states only what
+// the field is, refusing a wrong value is another rule's (UPLOAD-VIOLATION-4XX, a SHOULD).
 // An operation's documented status, or a query parameter, with an `x-rule` gives a mutation too: another
 // success status answered, the parameter ignored.
 // Each mutation expects to fail exactly those rules (plan.ts says which tests it is tried on). Hand-written mutations
@@ -31,6 +34,7 @@ interface Schema {
   'x-rule'?: string;
   'x-shape-rules'?: string[];
   'x-required-rule'?: string;
+  'x-mistyped-rule'?: string;
   /** What its fields' rules say by default: see RuleAbout. */
   'x-field-rules'?: RuleAbout;
   /** What this field's rule says, over its schema's `x-field-rules`. */
@@ -57,6 +61,8 @@ interface FieldSite {
   requiredRules: string[];
   /** What the field's rule says (x-rule-about, else its schema's x-field-rules, else type). */
   about: RuleAbout;
+  /** The rule a mistyped value taken breaks (the nearest enclosing x-mistyped-rule), else the field's. */
+  mistypedRule?: string;
 }
 
 function resolve(plane: Plane, schema: Schema): Schema {
@@ -73,22 +79,24 @@ type SiteBase = Pick<FieldSite, 'plane' | 'operationId' | 'direction' | 'status'
 
 function sitesIn(plane: Plane, root: Schema, base: SiteBase): FieldSite[] {
   const found: FieldSite[] = [];
-  const walk = (node: Schema, path: string[], shapeRules: string[], requiredRules: string[], seen: Set<Schema>) => {
+  const walk = (node: Schema, path: string[], shapeRules: string[], requiredRules: string[], mistyped: string | undefined, seen: Set<Schema>) => {
     const schema = resolve(plane, node);
     if (seen.has(schema)) return;
     const inside = new Set(seen).add(schema);
-    if (schema.items) walk(schema.items, [...path, '*'], shapeRules, requiredRules, inside);
+    const mistypedRule = schema['x-mistyped-rule'] ?? mistyped;
+    if (schema.items) walk(schema.items, [...path, '*'], shapeRules, requiredRules, mistypedRule, inside);
     const shape = [...shapeRules, ...(schema['x-shape-rules'] ?? [])];
     for (const [name, child] of Object.entries(schema.properties ?? {})) {
       const required = (schema.required ?? []).includes(name);
       const requiredBy = required && schema['x-required-rule'] ? [...requiredRules, schema['x-required-rule']] : requiredRules;
       const rule = child['x-rule'] ?? resolve(plane, child)['x-rule'];
       const about = child['x-rule-about'] ?? schema['x-field-rules'] ?? 'type';
-      if (rule) found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy, about });
-      walk(child, [...path, name], shape, requiredBy, inside);
+      if (rule)
+        found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy, about, mistypedRule });
+      walk(child, [...path, name], shape, requiredBy, mistypedRule, inside);
     }
   };
-  walk(root, [], [], [], new Set());
+  walk(root, [], [], [], undefined, new Set());
   return found;
 }
 
@@ -198,7 +206,7 @@ function mutationsOf(site: FieldSite): [string, Mutation][] {
         name('accepts-mistyped'),
         {
           endpoint,
-          breaks: [site.rule],
+          breaks: [site.mistypedRule ?? site.rule],
           description: `${label(site)}: a mistyped value is accepted (answered 200)`,
           request: (req) => (isSite(site, req) && mistypedAt(site, req.body) ? json(200, {}) : req),
         },

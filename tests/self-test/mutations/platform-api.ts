@@ -223,9 +223,9 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
   },
   'dataset-read-500': {
     endpoint: 'platform-api',
-    // Every check that reads a dataset fails: the isolation property reads its own, bad input may never
-    // answer 5xx, a refused upload's dataset_id is read to show it was not created, an uploaded dataset is read back.
-    breaks: ['AUTH-PLATFORM-WORKSPACE-ISOLATION', 'ERROR-BAD-INPUT-PLATFORM', 'UPLOAD-DATASET-EXTERNALLY-MANAGED', 'UPLOAD-DATASET-ID', 'UPLOAD-VIOLATION-4XX'],
+    // The read's own rule fails, and bad input's (never a 5xx). The rules that read a dataset back as evidence
+    // (UPLOAD-DATASET-EXTERNALLY-MANAGED, the isolation property) are not judged, explained by UPLOAD-READ-DATASETS.
+    breaks: ['ERROR-BAD-INPUT-PLATFORM', 'UPLOAD-READ-DATASETS'],
     description: 'GET /api/v1/datasets/{id} answers 500',
     response: (res, req) => (calls(req, 'readDataset') ? crash : res),
   },

@@ -209,6 +209,18 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
         ? withKey(req, KEYS.primary)
         : req,
   },
+  'rt-platform-keyless-served': {
+    endpoint: 'platform-api',
+    keyedOnSecrets: true,
+    // §5 says how a request authenticates, not what one without a key gets: the service's refusal is a SHOULD, and no MUST
+    // fails. ERROR-SHAPE-PLATFORM's sample of error bodies holds a keyless query, answered now.
+    breaks: ['AUTH-PLATFORM-MISSING-CREDENTIALS', 'ERROR-SHAPE-PLATFORM'],
+    description: "a platform API request without X-Api-Key is served as the primary account's",
+    request: (req) =>
+      !req.headers['x-api-key'] && !req.headers.authorization && !req.headers['x-user-id'] && !req.headers['x-forwarded-for']
+        ? withKey(req, KEYS.primary)
+        : req,
+  },
   'rt-platform-tenant-ignored-on-updates': {
     endpoint: 'platform-api',
     breaks: ['AUTH-PLATFORM-TENANT-ID'],

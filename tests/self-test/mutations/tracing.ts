@@ -175,6 +175,17 @@ export const TRACING_MUTATIONS: Record<string, Mutation> = {
     description: 'a trace run is readable only a moment after it was written: the first two reads of each run answer 404',
     ...readableAfter(2, () => true),
   },
+  'session-feedback-unreadable-by-id': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-READ-FEEDBACK'],
+    description: 'GET /feedback/{id} answers 404 for feedback that GET /feedback?session= lists: it reads only feedback of runs',
+    response: (res, req, memory) => {
+      if (calls(req, 'listFeedback') && /[?&]session=/.test(req.path) && Array.isArray(res.body))
+        for (const f of res.body) memory.set(`session-feedback:${String(object(f).id).toLowerCase()}`, true);
+      const id = calls(req, 'readFeedback') ? param(req, 'feedback_id')?.toLowerCase() : undefined;
+      return id && memory.has(`session-feedback:${id}`) ? jsonError(404, 'Feedback not found') : res;
+    },
+  },
   'tool-runs-never-readable': {
     endpoint: 'platform-api',
     // The same lag that never ends, for tool runs (only TRACE-READ-RUN's test posts one): polling gives up at the deadline and fails the rule.

@@ -141,6 +141,37 @@ export const UPLOAD_MUTATIONS: Record<string, Mutation> = {
     description: "the upload's answer leaves run_facets out of the experiment",
     response: (res, req) => uploaded(res, req, ({ dataset, experiment: { run_facets: _dropped, ...experiment } }) => ({ dataset, experiment })),
   },
+  'platform-dataset-answered-external': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-PLATFORM-DATASET'],
+    description: 'POST /api/v1/datasets answers the dataset it made on the platform as externally managed',
+    response: (res, req) => (calls(req, 'createDataset') && res.status < 300 ? { ...res, body: { ...object(res.body), externally_managed: true } } : res),
+  },
+  'read-dataset-without-name': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-READ-DATASETS'],
+    description: 'GET /api/v1/datasets/{id} answers the dataset without its name',
+    response: (res, req) => {
+      const { name: _dropped, ...dataset } = object(res.body);
+      return calls(req, 'readDataset') && res.status === 200 ? { ...res, body: dataset } : res;
+    },
+  },
+  'examples-listed-first-only': {
+    endpoint: 'platform-api',
+    // UPLOAD-ROW-ID's test sees each row's example through the same list.
+    breaks: ['UPLOAD-READ-EXAMPLES', 'UPLOAD-ROW-ID'],
+    description: "GET /api/v1/examples answers a dataset's first example only",
+    response: (res, req) => (calls(req, 'listExamples') && res.status === 200 && Array.isArray(res.body) ? { ...res, body: res.body.slice(0, 1) } : res),
+  },
+  'uploaded-experiments-not-listed': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-READ-EXPERIMENTS'],
+    description: 'GET /api/v1/sessions?name= lists tracing projects only, never an uploaded experiment',
+    response: (res, req) =>
+      calls(req, 'listSessions') && res.status === 200 && Array.isArray(res.body)
+        ? { ...res, body: res.body.filter((session) => object(session).reference_dataset_id == null) }
+        : res,
+  },
   'upload-latency-zero': {
     endpoint: 'platform-api',
     // Every upload's answer carries it: tried on the rule's tests (against every test, it fails these only).

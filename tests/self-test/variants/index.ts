@@ -5,6 +5,14 @@ import { ACCESS_VARIANTS } from './access.ts';
 import { AGENT_SERVER_RUN_VARIANTS } from './agent-server-runs.ts';
 import { CONTROL_PLANE_VARIANTS } from './control-plane.ts';
 import { GENERATED_VARIANTS } from './generated.ts';
+import { PLATFORM_API_VARIANTS } from './platform-api.ts';
 import type { Variant } from './variant.ts';
 
-export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS, AGENT_SERVER_RUN_VARIANTS, CONTROL_PLANE_VARIANTS);
+export const VARIANTS: Record<string, Variant> = catalogue(
+  'variants',
+  GENERATED_VARIANTS,
+  ACCESS_VARIANTS,
+  AGENT_SERVER_RUN_VARIANTS,
+  CONTROL_PLANE_VARIANTS,
+  PLATFORM_API_VARIANTS,
+);

@@ -1,0 +1,110 @@
+// The reads of what an upload made, and the platform datasets uploads are refused into: paths the
+// spec does not show (§4.4 names only the upload), served as the service serves them. The suites
+// read through them to see where an upload's data landed; a target that serves none leaves those
+// rules unjudged, explained by these.
+import { expectArray, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import type { Dataset, Example, Experiment, Feedback } from '../../specs/types/platform-api.ts';
+import { readWritten, RunIds, untilWritten } from './traces-steps.ts';
+import { experimentStart, upload, uploadBody } from './uploads-steps.ts';
+
+test('POST /api/v1/datasets creates a platform dataset, not externally managed', { tag: '@UPLOAD-PLATFORM-DATASET' }, async ({ platform, scope }) => {
+  const name = `apc-platform-ds-${scope}`;
+  const res = await platform.post<Dataset>('/api/v1/datasets', { name, description: 'made on the platform' });
+  expectStatus(res, '2xx');
+  expect(typeof res.json.id, res.describe('its id')).toBe('string');
+  expect([res.json.name, res.json.description], res.describe('its name and description')).toEqual([name, 'made on the platform']);
+  expect(res.json.externally_managed ?? false, res.describe('not externally managed')).toBe(false);
+});
+
+test('GET /api/v1/datasets lists datasets by name and by id, and GET /api/v1/datasets/{id} answers one', { tag: '@UPLOAD-READ-DATASETS' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+  precondition(res, 'upload an experiment');
+  const { id, name } = res.json.dataset;
+  const one = await readWritten<Dataset>(platform, time, `/api/v1/datasets/${id}`);
+  expectStatus(one, 200);
+  expect([one.json.id, one.json.name], one.describe('the uploaded dataset')).toEqual([id, name]);
+  for (const query of [`name=${encodeURIComponent(name)}`, `id=${id}`]) {
+    const found = expectArray(await platform.get<Dataset[]>(`/api/v1/datasets?${query}`), `the datasets with ${query}`);
+    expect(
+      found.map((d) => d.id),
+      `the datasets with ${query}`,
+    ).toEqual([id]);
+  }
+  const none = `${name}-never-made`;
+  expect(expectArray(await platform.get<Dataset[]>(`/api/v1/datasets?name=${encodeURIComponent(none)}`), `the datasets named ${none}`)).toEqual([]);
+});
+
+test("GET /api/v1/examples lists an uploaded dataset's examples: one per row, with its inputs and expected outputs", { tag: '@UPLOAD-READ-EXAMPLES' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  const res = await upload(platform, body);
+  precondition(res, 'upload an experiment');
+  // Once the rows are persisted: until then an eventually consistent service may list part of them.
+  const listed = await untilWritten(
+    time,
+    () => platform.get<Example[]>(`/api/v1/examples?dataset=${res.json.dataset.id}`),
+    (examples) => Array.isArray(examples) && examples.length >= body.results.length,
+  );
+  const examples = expectArray(listed, "the dataset's examples");
+  const pairs = (list: { inputs?: unknown; outputs?: unknown }[]) => list.map((e) => JSON.stringify([e.inputs, e.outputs ?? null])).sort();
+  expect(pairs(examples), listed.describe("one example per row: the row's inputs and expected outputs")).toEqual(
+    pairs(body.results.map((r) => ({ inputs: r.inputs, outputs: r.expected_outputs }))),
+  );
+});
+
+test('GET /api/v1/sessions lists experiments by name, and GET /api/v1/sessions/{id} answers one with its statistics once persisted', {
+  tag: '@UPLOAD-READ-EXPERIMENTS',
+}, async ({ platform, scope, conformanceRun, time }) => {
+  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  const res = await upload(platform, body);
+  precondition(res, 'upload an experiment');
+  const { id, name } = res.json.experiment;
+  const one = await untilWritten(
+    time,
+    () => platform.get<Experiment>(`/api/v1/sessions/${id}`),
+    (e) => e.run_count === body.results.length,
+    'stats',
+  );
+  expectStatus(one, 200);
+  expect([one.json.id, one.json.name], one.describe('the uploaded experiment')).toEqual([id, name]);
+  expect(one.json.run_count, one.describe('its run count, once its runs are persisted')).toBe(body.results.length);
+  const found = expectArray(await platform.get<Experiment[]>(`/api/v1/sessions?name=${encodeURIComponent(name)}`), `the sessions named ${name}`);
+  expect(
+    found.map((e) => e.id),
+    `the sessions named ${name}`,
+  ).toEqual([id]);
+  const none = `${name}-never-made`;
+  expect(expectArray(await platform.get<Experiment[]>(`/api/v1/sessions?name=${encodeURIComponent(none)}`), `the sessions named ${none}`)).toEqual([]);
+});
+
+test('GET /feedback lists the feedback of a session, and GET /feedback/{id} answers one of it', { tag: '@TRACE-READ-FEEDBACK' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  // Feedback of an upload (§4.4, a request the spec shows): the experiment's summary scores.
+  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  const res = await upload(platform, body);
+  precondition(res, 'upload an experiment with summary scores');
+  const listed = await untilWritten(
+    time,
+    () => platform.get<Feedback[]>(`/feedback?session=${res.json.experiment.id}`),
+    (list) => Array.isArray(list) && list.some((f) => f.key === 'overall'),
+  );
+  const summary = expectArray(listed, "the experiment's feedback").find((f) => f.key === 'overall');
+  expect(summary?.score, listed.describe('the summary score, as uploaded')).toBe(0.5);
+  const one = await platform.get<Feedback>(`/feedback/${summary?.id}`);
+  expectStatus(one, 200);
+  expect([one.json.key, one.json.score], one.describe('the same feedback, read by its id')).toEqual(['overall', 0.5]);
+});
