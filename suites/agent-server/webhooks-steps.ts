@@ -34,16 +34,22 @@ export function notifiedBy(operation: EmittingOperation): string[] {
   return ['WEBHOOK-TRIGGER', ...emits.map((r) => r.id)];
 }
 
-/** The payload of a delivery: its JSON object, or `{}` (a body that is none breaks every payload field). */
-export function payloadOf(delivery: ReceivedRequest): Payload {
+/** Whether a delivery's body is a JSON object, as a run record is (§6; WEBHOOK-TRIGGER judges it). */
+export function isPayload(delivery: ReceivedRequest): boolean {
   const json = delivery.json;
-  return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Payload) : {};
+  return json !== null && typeof json === 'object' && !Array.isArray(json);
+}
+
+/** The payload of a delivery: its JSON object, or `{}`. */
+export function payloadOf(delivery: ReceivedRequest): Payload {
+  return isPayload(delivery) ? (delivery.json as Payload) : {};
 }
 
 /**
  * The first delivery under `name`, for tests of what a delivery carries or what else is sent: one
  * that never comes is the failure of the rules that make the run notify (`explainedBy`), so the
- * test is skipped naming them.
+ * test is skipped naming them; one whose body is no JSON object is WEBHOOK-TRIGGER's, not that of
+ * every payload field.
  */
 export async function firstDelivery(
   hooks: WebhookChannel,
@@ -53,6 +59,8 @@ export async function firstDelivery(
 ): Promise<{ delivery: ReceivedRequest; payload: Payload }> {
   const [delivery] = await hooks.waitFor(1, name);
   if (!delivery) skipForPrecondition(`precondition failed: no webhook delivery arrived for ${what} at ${hooks.url(name)}`, explainedBy);
+  if (!isPayload(delivery))
+    skipForPrecondition(describeDelivery(delivery, `precondition failed: the delivery for ${what} is no JSON object`), ['WEBHOOK-TRIGGER']);
   return { delivery, payload: payloadOf(delivery) };
 }
 
