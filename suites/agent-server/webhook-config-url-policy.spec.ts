@@ -47,9 +47,10 @@ function expectUrlRefused(attempt: Attempt, why: string): void {
   expect(attempt.runsAfter, attempt.res.describe(`no run was created (${why})`)).toBe(attempt.runsBefore);
 }
 
-/** A host the allowlist admits (any host when there is none). */
+/** A host the allowlist admits (any host when there is none): a made-up subdomain of a wildcard entry where there is one. */
 function allowedHost(policy: UrlPolicy): string {
-  const entry = policy.allowed_domains?.[0];
+  const domains = policy.allowed_domains ?? [];
+  const entry = domains.find((d) => d.startsWith('*.')) ?? domains[0];
   return entry === undefined ? 'hooks.apc-conformance.invalid' : entry.startsWith('*.') ? `apc-hooks${entry.slice(1)}` : entry;
 }
 
@@ -102,7 +103,8 @@ test('with require_https true an http:// URL is refused; without it, it is accep
 }) => {
   const policy = deploymentConfig.webhooks?.url ?? {};
   const ports = policy.allowed_ports;
-  const port = !ports || ports.includes(80) ? '' : `:${ports[0]}`;
+  // The port is named: which port an http URL without one is on is WEBHOOK-CONFIG-ALLOWED-PORTS's to judge.
+  const port = !ports ? '' : `:${ports.includes(80) ? 80 : ports[0]}`;
   const http = await tryWebhook(agent, time, `http://${allowedHost(policy)}${port}/hook`);
   if (policy.require_https === true) {
     expectUrlRefused(http, 'require_https is true');
@@ -112,11 +114,9 @@ test('with require_https true an http:// URL is refused; without it, it is accep
   }
 });
 
-test('allowed_ports admits the ports it lists, 443 when an https URL names none, and refuses others', { tag: '@WEBHOOK-CONFIG-ALLOWED-PORTS' }, async ({
-  agent,
-  time,
-  deploymentConfig,
-}) => {
+test('allowed_ports admits the ports it lists, 443 when an https URL names none, 80 when an http URL does, and refuses others', {
+  tag: '@WEBHOOK-CONFIG-ALLOWED-PORTS',
+}, async ({ agent, time, deploymentConfig }) => {
   const policy = urlPolicy(deploymentConfig);
   const ports = policy.allowed_ports;
   skipDeclared(!ports, "the target's webhooks.url sets no allowed_ports");
@@ -127,6 +127,12 @@ test('allowed_ports admits the ports it lists, 443 when an https URL names none,
   const implied = await tryWebhook(agent, time, `https://${host}/hook`);
   if (ports!.includes(443)) expectAccepted(implied, 'an https URL without a port is on 443, which is listed');
   else expectUrlRefused(implied, 'an https URL without a port is on 443, which is not listed');
+  // http defaults to 80 (§6); where https is required an http URL is refused whatever its port.
+  if (policy.require_https !== true) {
+    const impliedHttp = await tryWebhook(agent, time, `http://${host}/hook`);
+    if (ports!.includes(80)) expectAccepted(impliedHttp, 'an http URL without a port is on 80, which is listed');
+    else expectUrlRefused(impliedHttp, 'an http URL without a port is on 80, which is not listed');
+  }
 });
 
 test('with disable_loopback true a relative webhook URL is refused; with false it is accepted', { tag: '@WEBHOOK-CONFIG-DISABLE-LOOPBACK' }, async ({
