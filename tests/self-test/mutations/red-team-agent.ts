@@ -88,6 +88,15 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
       return { ...req, body: rest };
     },
   },
+  'red-history-empty-after-run': {
+    breaks: ['THREAD-HISTORY', 'RUN-WRITES-THREAD-HISTORY'],
+    description: "history answers [] for a thread a run has written (the run's checkpoints are not kept in the history), though its state holds them",
+    response: (res, req, memory) => {
+      const thread = param(req, 'thread_id');
+      if (calls(req, 'createRun', 'waitRun', 'streamRun') && res.status < 300 && thread) memory.set(`ran:${thread}`, true);
+      return calls(req, 'getThreadHistory') && res.status === 200 && memory.has(`ran:${thread}`) ? { ...res, body: [] } : res;
+    },
+  },
   'red-checkpoint-of-other-thread': {
     breaks: ['THREAD-STATE-CHECKPOINT-UNKNOWN'],
     description: "state at a checkpoint finds the checkpoint in any thread: another thread's checkpoint answers that thread's snapshot",
