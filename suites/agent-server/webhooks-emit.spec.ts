@@ -115,6 +115,9 @@ const EMITTERS: { label: string; operation: EmittingOperation; path: (thread: st
   { label: 'create cron', operation: 'createCron', path: () => '/runs/crons', thread: false, cron: true },
 ];
 
+/** The crons' schedule: every minute. */
+const EVERY_MINUTE = '* * * * *';
+
 /** A secret in the query, with characters a server must not decode or re-encode on the way. */
 const SECRET_QUERY = '?token=s3cr%2Bt%3D%3D&apc=a%20b';
 
@@ -130,7 +133,7 @@ test.describe('a run created with a webhook URL notifies that URL once, with a J
       const create = async (webhook: string, input: Record<string, unknown> = { topic: emitter.label }) => {
         const path = emitter.path(emitter.thread ? await newThread(agent) : '');
         const body = { assistant_id: 'agent', input, webhook };
-        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: '* * * * *', metadata: agent.conformanceMark } : body);
+        return agent.post<Cron>(path, emitter.cron ? { ...body, schedule: EVERY_MINUTE, metadata: agent.conformanceMark } : body);
       };
       const plain = await create(hooks.url('plain'));
       const failing = await create(hooks.url('failed'), { topic: emitter.label, fail: true });
@@ -193,7 +196,7 @@ test.describe('a run created with a webhook URL notifies that URL once, with a J
  * and its delivery.
  */
 async function untilCronsNotified(time: Time, hooks: WebhookChannel, crons: Cron[]): Promise<number> {
-  const until = Math.max(...crons.map(untilNextRun));
+  const until = Math.max(...crons.map((cron) => untilNextRun(cron, EVERY_MINUTE)));
   if (time.virtual) {
     await time.pass(until);
     return hooks.deadline;
@@ -271,7 +274,7 @@ test('nothing is sent while a run is in progress; its completion is the one noti
 async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time: Time, threadId: string | null, name: string): Promise<void> {
   const res = await agent.post<Cron>(threadId === null ? '/runs/crons' : `/threads/${threadId}/runs/crons`, {
     assistant_id: 'agent',
-    schedule: '* * * * *',
+    schedule: EVERY_MINUTE,
     input: { topic: name },
     webhook: hooks.url(name),
     metadata: agent.conformanceMark,
@@ -279,7 +282,7 @@ async function expectCronNotifies(agent: ApiClient, hooks: WebhookChannel, time:
   try {
     expectStatus(res, '2xx');
     const runs = time.virtual ? 2 : 1;
-    time.allowFor(untilNextRun(res.json), 'cron', 'webhook');
+    time.allowFor(untilNextRun(res.json, EVERY_MINUTE), 'cron', 'webhook');
     await hooks.waitFor(1, name, await untilCronsNotified(time, hooks, [res.json]));
     if (time.virtual) await time.pass(60_000);
     const deliveries = await hooks.waitFor(runs, name);

@@ -97,6 +97,23 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
       return calls(req, 'getThreadHistory') && res.status === 200 && memory.has(`ran:${thread}`) ? { ...res, body: [] } : res;
     },
   },
+  'red-search-sort-status-ignored-updated-at-fixed': {
+    breaks: ['THREAD-SEARCH-SORT'],
+    description: "sort_by status is ignored (the default order answers), on a server whose threads' updated_at never moves",
+    request: (req) => {
+      const body = object(req.body);
+      if (!calls(req, 'searchThreads')) return req;
+      if (body.sort_by === 'updated_at') return { ...req, body: { ...body, sort_by: 'created_at' } };
+      const { sort_by: _, ...rest } = body;
+      return body.sort_by === 'status' ? { ...req, body: rest } : req;
+    },
+    response: (res, req) => {
+      const fixed = (t: unknown) =>
+        isRecord(t) && typeof t.thread_id === 'string' && !('run_id' in t) && 'updated_at' in t ? { ...t, updated_at: t.created_at } : t;
+      if (!calls(req, 'createThread', 'getThread', 'searchThreads', 'copyThread')) return res;
+      return { ...res, body: Array.isArray(res.body) ? res.body.map(fixed) : fixed(res.body) };
+    },
+  },
   'red-checkpoint-of-other-thread': {
     breaks: ['THREAD-STATE-CHECKPOINT-UNKNOWN'],
     description: "state at a checkpoint finds the checkpoint in any thread: another thread's checkpoint answers that thread's snapshot",

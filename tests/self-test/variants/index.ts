@@ -2,7 +2,8 @@
 // spec leaves a choice open. Each must fail no MUST rule (conformant-variants.test.ts).
 import { catalogue } from '../catalogue.ts';
 import { ACCESS_VARIANTS } from './access.ts';
+import { AGENT_SERVER_EVENT_VARIANTS } from './agent-server-events.ts';
 import { GENERATED_VARIANTS } from './generated.ts';
 import type { Variant } from './variant.ts';
 
-export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS);
+export const VARIANTS: Record<string, Variant> = catalogue('variants', GENERATED_VARIANTS, ACCESS_VARIANTS, AGENT_SERVER_EVENT_VARIANTS);
