@@ -3,8 +3,18 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import { newThread, readRun, readState, texts } from './runs-steps.ts';
-import { describeDelivery } from '../../harness/webhook-receiver.ts';
-import { deliveredRun, deliveredStatelessRun, firstDelivery, isDateTime, UUID, type EmittingOperation, notifiedBy } from './webhooks-steps.ts';
+import { describeDelivery, type ReceivedRequest } from '../../harness/webhook-receiver.ts';
+import {
+  deliveredRun,
+  deliveredStatelessRun,
+  firstDelivery,
+  isDateTime,
+  UUID,
+  type EmittingOperation,
+  notifiedBy,
+  type Payload,
+  payloadOf,
+} from './webhooks-steps.ts';
 
 /** The run fields of the payload table, and those a run holds unchanged from its creation on. */
 const RUN_FIELDS = ['run_id', 'thread_id', 'assistant_id', 'status', 'created_at', 'updated_at', 'metadata', 'kwargs', 'multitask_strategy'];
@@ -132,10 +142,7 @@ test('multitask_strategy is the strategy the run was created with', { tag: '@WEB
 
 test('a failed run reports error as {error, message}, both strings', { tag: '@WEBHOOK-PAYLOAD-ERROR' }, async ({ agent, webhookReceiver }) => {
   const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'error', { input: { fail: true } });
-  const error = payload.error as { error?: unknown; message?: unknown } | null | undefined;
-  expect(error && typeof error === 'object', describeDelivery(delivery, `error is an object: ${JSON.stringify(payload.error)}`)).toBe(true);
-  expect(typeof error?.error, describeDelivery(delivery, 'error.error, the error type')).toBe('string');
-  expect(typeof error?.message, describeDelivery(delivery, 'error.message, the detail')).toBe('string');
+  expectErrorObject(delivery, payload);
 });
 
 test('a run that did not fail has no error, or a null one', { tag: '@WEBHOOK-PAYLOAD-ERROR-ABSENT' }, async ({ agent, webhookReceiver }) => {
@@ -172,6 +179,7 @@ const PAYLOAD_RULES = [
   'WEBHOOK-PAYLOAD-VALUES',
   'WEBHOOK-PAYLOAD-VALUES-STATELESS',
   'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+  'WEBHOOK-PAYLOAD-ERROR',
   'WEBHOOK-PAYLOAD-ERROR-ABSENT',
 ];
 test.describe('every emitting operation notifies with the payload of §6', { tag: PAYLOAD_RULES.map((r) => `@${r}`) }, () => {
@@ -230,8 +238,32 @@ test.describe('every emitting operation notifies with the payload of §6', { tag
           expect(payload.error ?? null, describeDelivery(delivery, 'error of a run that succeeded')).toBeNull(),
         );
       }
+      // A run whose graph fails, through the same operation: its final status is error (§3), and the
+      // payload reports it through error (§7). Its answer is not judged (the formats of wait and stream
+      // are not shown), nor a notification that never comes (WEBHOOK-TRIGGER runs failing runs too).
+      const failedName = `${name}-failed`;
+      const failedThread = thread ? await newThread(agent) : undefined;
+      await agent.post(failedThread ? (path as (t: string) => string)(failedThread) : (path as string), {
+        assistant_id: 'agent',
+        input: { topic: failedName, fail: true },
+        webhook: hooks.url(failedName),
+      });
+      const [failed] = await hooks.waitFor(1, failedName);
+      if (failed && isObject(failed.json)) {
+        const reported = payloadOf(failed);
+        await forRule('WEBHOOK-PAYLOAD-STATUS', () => expect(reported.status, describeDelivery(failed, 'status of a run whose graph failed')).toBe('error'));
+        await forRule('WEBHOOK-PAYLOAD-ERROR', () => expectErrorObject(failed, reported));
+      }
     });
   }
 });
+
+/** §6, §7: a failed run's payload holds error as an object of two strings, error (its type) and message. */
+function expectErrorObject(delivery: ReceivedRequest, payload: Payload): void {
+  const error = payload.error as { error?: unknown; message?: unknown } | null | undefined;
+  expect(error && typeof error === 'object', describeDelivery(delivery, `error is an object: ${JSON.stringify(payload.error)}`)).toBe(true);
+  expect(typeof error?.error, describeDelivery(delivery, 'error.error, the error type')).toBe('string');
+  expect(typeof error?.message, describeDelivery(delivery, 'error.message, the detail')).toBe('string');
+}
 
 const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);

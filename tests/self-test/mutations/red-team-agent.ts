@@ -114,6 +114,28 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
       return { ...res, body: Array.isArray(res.body) ? res.body.map(fixed) : fixed(res.body) };
     },
   },
+  'red-failed-run-reported-success': {
+    // §3: success and error are the final values; §6: the payload's status is the final one; §7: a failed run is reported through error.
+    breaks: ['RUN-STATUS-FINAL', 'WEBHOOK-PAYLOAD-ERROR', 'WEBHOOK-PAYLOAD-STATUS'],
+    description: 'a failed graph run is reported success: its reads and its notification say success, with no error',
+    response: (res, req) => {
+      if (!calls(req, 'createRun', 'getRun', 'listRuns') || res.status >= 300) return res;
+      const asSuccess = (r: unknown) => (isRecord(r) && r.status === 'error' ? { ...r, status: 'success' } : r);
+      return { ...res, body: Array.isArray(res.body) ? res.body.map(asSuccess) : asSuccess(res.body) };
+    },
+    delivery: (req) => {
+      const { error: _, ...payload } = object(req.body);
+      return payload.status === 'error' ? { ...req, body: { ...payload, status: 'success' } } : req;
+    },
+  },
+  'red-failed-stateless-run-notified-success': {
+    breaks: ['WEBHOOK-PAYLOAD-ERROR', 'WEBHOOK-PAYLOAD-STATUS'],
+    description: 'a stateless run whose graph fails notifies success, with no error (its code path swallows the failure)',
+    delivery: (req) => {
+      const { error: _, ...payload } = object(req.body);
+      return payload.status === 'error' && !('values' in payload) ? { ...req, body: { ...payload, status: 'success' } } : req;
+    },
+  },
   'red-checkpoint-of-other-thread': {
     breaks: ['THREAD-STATE-CHECKPOINT-UNKNOWN'],
     description: "state at a checkpoint finds the checkpoint in any thread: another thread's checkpoint answers that thread's snapshot",
