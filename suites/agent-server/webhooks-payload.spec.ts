@@ -35,9 +35,10 @@ test("the payload's run fields equal those of the run", { tag: '@WEBHOOK-PAYLOAD
     ]);
   }
   // A date-time is an instant: RFC 3339 writes one in more than one way (Z or +00:00, with or without a fraction).
-  const value = (v: unknown) => (isDateTime(v) ? Date.parse(v) : v);
   for (const { field, run, as } of compared) {
-    expect(value(payload[field]), describeDelivery(delivery, `payload.${field} against the run as ${as}: ${JSON.stringify(run)}`)).toEqual(value(run));
+    const instants = isDateTime(payload[field]) && isDateTime(run);
+    const [got, wanted] = instants ? [Date.parse(payload[field] as string), Date.parse(run as string)] : [payload[field], run];
+    expect(got, describeDelivery(delivery, `payload.${field} against the run as ${as}: ${JSON.stringify(run)}`)).toEqual(wanted);
   }
 });
 
