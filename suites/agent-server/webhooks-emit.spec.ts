@@ -1,12 +1,12 @@
 // §3, §5, §6, §6a: which requests make the service notify the webhook, and when.
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { servesOperation } from '../../harness/target.ts';
 import type { Time, WebhookChannel } from '../../harness/fixtures.ts';
-import { IN_PROGRESS, newThread, readRun, type Run } from './runs-steps.ts';
+import { IN_PROGRESS, newThread, type Run } from './runs-steps.ts';
 import { describeDelivery, type ReceivedRequest } from '../../harness/webhook-receiver.ts';
 import {
   deleteCrons,
@@ -24,20 +24,20 @@ import { contract } from '../../specs/contract.ts';
 /** The statuses a run ends in; the spec shows only success and error, the others are the contract's reading of the reference. */
 const ENDED: string[] = contract().runStatuses.ended;
 
-/** The one run of a new thread, as a listing of its runs shows it (a path the spec does not show: a precondition). */
-async function onlyRunOf(agent: ApiClient, threadId: string): Promise<Run> {
+/** The one run of a new thread, as a listing of its runs shows it (a path the spec does not show): none where it does not answer. */
+async function onlyRunOf(agent: ApiClient, threadId: string): Promise<Run | undefined> {
   const res = await agent.get<Run[]>(`/threads/${threadId}/runs`);
-  const runs = preconditionArray(res, 'list the runs of the thread');
-  if (runs.length !== 1)
-    skipForPrecondition(`precondition failed: the thread lists ${runs.length} runs, not the one made on it: ${res.describe()}`, ['RUN-LIST']);
-  return runs[0];
+  if (res.status !== 200 || !Array.isArray(res.json)) return undefined;
+  if (res.json.length !== 1)
+    skipForPrecondition(`precondition failed: the thread lists ${res.json.length} runs, not the one made on it: ${res.describe()}`, ['RUN-LIST']);
+  return res.json[0];
 }
 
 /**
  * A run created on a new thread through `path` with the receiver's URL must bring exactly one
  * POST, sent once the run had reached its final status. Where the target lists and looks up runs
- * (paths the spec does not show), the run is read when the notification comes and must have
- * ended, and the notification must name it; else the notification's own status must be final.
+ * (paths the spec does not show) and they answer, the run is read when the notification comes and
+ * must have ended, and the notification must name it; else the notification's own status must be final.
  */
 async function expectNotifiedOnce(
   agent: ApiClient,
@@ -53,10 +53,9 @@ async function expectNotifiedOnce(
   const run = reads ? await onlyRunOf(agent, threadId) : undefined;
   const arrived = await hooks.waitFor(1, name);
   expect(arrived.length, `a POST to the webhook URL for the run on thread ${threadId}`).toBeGreaterThanOrEqual(1);
-  if (run) {
-    expect(ENDED, describeDelivery(arrived[0], 'the run had finished when the notification came')).toContain(
-      (await readRun(agent, threadId, run.run_id)).status,
-    );
+  const read = run ? await agent.get<Run>(`/threads/${threadId}/runs/${run.run_id}`) : undefined;
+  if (read?.status === 200) {
+    expect(ENDED, describeDelivery(arrived[0], 'the run had finished when the notification came')).toContain(read.json.status);
   } else expect(ENDED, describeDelivery(arrived[0], 'the notification reports a final status')).toContain(payloadOf(arrived[0]).status);
   await hooks.settle();
   const deliveries = await hooks.received(name);
@@ -232,8 +231,12 @@ test("runs created without webhook send nothing, not even to an earlier run's UR
   expect(earlier, describeCount(earlier, 1, 'only the run created with the webhook notified')).toHaveLength(1);
 });
 
+// Whether the run is still in progress is read where the target looks runs up (a path the spec does
+// not show); elsewhere only a virtual clock, which moves only when told, says so: the run holds for
+// its delay.
 test('nothing is sent while a run is in progress; its completion is the one notification', { tag: '@WEBHOOK-ONLY-EVENT' }, async ({
   agent,
+  conformanceRun,
   webhookReceiver: hooks,
   time,
 }) => {
@@ -244,27 +247,35 @@ test('nothing is sent while a run is in progress; its completion is the one noti
     webhook: hooks.url('only'),
   });
   expectStatus(res, '2xx');
-  // What arrived while half the hold passed came during the run, as long as a read just after
-  // finds it still in progress. One sent then that arrives later is counted at the end.
+  const statusOf = async (): Promise<string | undefined> => {
+    if (!servesOperation(conformanceRun.target, 'agent-server', 'getRun')) return undefined;
+    const read = await agent.get<Run>(`/threads/${threadId}/runs/${res.json.run_id}`);
+    return read.status === 200 ? read.json.status : undefined;
+  };
+  // What arrived while half the hold passed came during the run, as long as it was still in
+  // progress just after. One sent then that arrives later is counted at the end.
   await time.pass(time.hold / 2);
   const early = await hooks.received('only');
-  const during = await readRun(agent, threadId, res.json.run_id);
-  if (IN_PROGRESS.includes(during.status ?? ''))
+  const during = await statusOf();
+  if (during === undefined ? time.virtual : IN_PROGRESS.includes(during))
     expect(
       early.map((d) => d.body.slice(0, 200)),
       describeCount(early, 0, 'no request while the run is in progress'),
     ).toEqual([]);
-  else test.info().annotations.push({ type: 'note', description: `the run had ended (${during.status}) half-way through its hold: nothing to watch` });
+  else test.info().annotations.push({ type: 'note', description: `the run had ended (${during ?? 'unknown'}) half-way through its hold: nothing to watch` });
   await time.pass(time.virtual ? time.hold : time.hold / 2);
   // A notification that never comes is the emission rules' failure; this one judges what else comes.
   await firstDelivery(hooks, 'only', 'the run', notifiedBy('createRun'));
   await hooks.settle();
-  const run = await readRun(agent, threadId, res.json.run_id);
+  const final = await statusOf();
   const deliveries = await hooks.received('only');
+  const one = deliveries.length === 1 ? describeDelivery(deliveries[0], 'one POST, reporting the final status') : describeCount(deliveries, 1, 'one POST');
   expect(
-    deliveries.map((d) => `${d.method} ${payloadOf(d).status}`),
-    deliveries.length === 1 ? describeDelivery(deliveries[0], 'one POST, reporting the final status') : describeCount(deliveries, 1, 'one POST'),
-  ).toEqual([`POST ${run.status}`]);
+    deliveries.map((d) => d.method),
+    one,
+  ).toEqual(['POST']);
+  if (final !== undefined) expect(payloadOf(deliveries[0]).status, one).toBe(final);
+  else expect(ENDED, one).toContain(payloadOf(deliveries[0]).status);
 });
 
 /**
