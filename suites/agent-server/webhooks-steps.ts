@@ -118,12 +118,10 @@ export async function expectNoOtherCron(agent: ApiClient, threadId: string | nul
     const shown = all.find((c) => c.cron_id === control.cron_id);
     if (threadId === null && shown && shown.metadata?.apc_scope !== marker) {
       // The cron answers are not shown (§4.5): a search whose crons carry no metadata cannot tell this test's stateless crons from others'.
-      test
-        .info()
-        .annotations.push({
-          type: 'note',
-          description: `the cron search answers no metadata, so whether ${what} made a cron is not judged: ${res.describe()}`,
-        });
+      test.info().annotations.push({
+        type: 'note',
+        description: `the cron search answers no metadata, so whether ${what} made a cron is not judged: ${res.describe()}`,
+      });
       return;
     }
     const found = all.filter((c) => threadId !== null || c.metadata?.apc_scope === marker);
