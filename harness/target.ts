@@ -80,6 +80,11 @@ export function serves(target: Pick<Target, 'notShownOperations'>, operation: Pi
   return !operation.notShown || served === undefined || served.includes(operation.operationId);
 }
 
+/** Whether the target serves the plane's operation `operationId` (see serves): a test that has other evidence asks before it reads. */
+export function servesOperation(target: Pick<Target, 'notShownOperations'>, plane: Plane, operationId: string): boolean {
+  return serves(target, contract().operation(plane, operationId));
+}
+
 export class TargetError extends Error {}
 
 interface TargetFile {

@@ -23,18 +23,20 @@ test('delete answers 204, the search no longer finds the cron, and deleting it a
   expectJsonError(await agent.delete('/runs/crons/00000000-0000-4000-8000-000000000000'), 404);
 });
 
+const EVERY_MINUTE = '* * * * *';
+
 test('a deleted cron starts no more runs', { tag: '@CRON-DELETE' }, async ({ agent, time }) => {
   const threadId = await newThread(agent);
-  const cron = await createCron(agent, threadId, { schedule: '* * * * *' });
+  const cron = await createCron(agent, threadId, { schedule: EVERY_MINUTE });
   const runs = async () => preconditionArray(await agent.get<unknown[]>(`/threads/${threadId}/runs`), 'list the runs').length;
-  time.allowFor(untilNextRun(cron) + 90_000, 'cron');
+  time.allowFor(untilNextRun(cron, EVERY_MINUTE) + 90_000, 'cron');
   let ran: number;
   if (time.virtual) {
-    await time.pass(untilNextRun(cron));
+    await time.pass(untilNextRun(cron, EVERY_MINUTE));
     ran = await runs();
   } else {
     // A real cron: its first run, within its time and the target's cron timeout.
-    ran = (await time.poll(runs, (n) => n >= 1, { deadline: untilNextRun(cron) + time.timeouts.cron })).value;
+    ran = (await time.poll(runs, (n) => n >= 1, { deadline: untilNextRun(cron, EVERY_MINUTE) + time.timeouts.cron })).value;
   }
   if (ran !== 1) skipForPrecondition(`precondition failed: the cron started ${ran} runs in its first minute, not 1`, ['CRON-RUNS-ON-SCHEDULE']);
   expectStatus(await agent.delete(`/runs/crons/${cron.cron_id}`), 204);

@@ -1,6 +1,6 @@
 // §2.8, §4.5: state snapshots, state at a checkpoint, history.
 import { expect, test } from '../../harness/fixtures.ts';
-import { expectArray, expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectArray, expectJsonError, expectSchema, expectStatus, precondition, preconditionArray, rulesOfStep } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Thread, ThreadState as State } from '../../specs/types/agent-server.ts';
@@ -84,16 +84,43 @@ test('an unknown checkpoint id answers 404 with a JSON error body', { tag: '@THR
   expectJsonError(await agent.get(`/threads/${id}/state/${idOf(state.json)}`), 404);
 });
 
-test('history answers an array of state snapshots', { tag: '@THREAD-HISTORY' }, async ({ agent }) => {
-  const id = await threadWithHistory(agent);
-  const res = await agent.post<State[]>(`/threads/${id}/history`, {});
-  for (const snapshot of expectArray(res, 'history')) expect(typeof snapshot.values, res.describe('each item is a snapshot with values')).toBe('object');
-  const current = await agent.get<State>(`/threads/${id}/state`);
-  precondition(current, 'read the current state');
-  if (typeof idOf(current.json) !== 'string') {
-    skipForPrecondition(`precondition failed: the current state names no checkpoint: ${current.describe()}`, ['THREAD-STATE-SHAPE']);
+// A thread's history holds its checkpoints, the current one included. It is judged on a thread
+// written by supersteps and on one written by a run: a target that cannot write a thread one way
+// still has its history judged on the other.
+test('history answers an array of state snapshots, the current one included', { tag: '@THREAD-HISTORY' }, async ({ agent }) => {
+  const prepopulated = await agent.post<Thread>('/threads', {
+    metadata: { graph_id: 'agent' },
+    supersteps: [
+      { updates: [{ values: { topic: 'step 0', count: 0 }, as_node: '__start__' }] },
+      { updates: [{ values: { topic: 'step 1', count: 1 }, as_node: 'prepare' }] },
+    ],
+  });
+  const plain = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent' } });
+  const ran =
+    plain.status >= 200 && plain.status < 300
+      ? await agent.post(`/threads/${plain.json.thread_id}/runs/wait`, { assistant_id: 'agent', input: { topic: 'history' } })
+      : plain;
+  const written: [string, string][] = [];
+  if (prepopulated.status >= 200 && prepopulated.status < 300) written.push(['supersteps', prepopulated.json.thread_id]);
+  if (ran !== plain && ran.status >= 200 && ran.status < 300) written.push(['a run', plain.json.thread_id]);
+  if (written.length === 0) {
+    skipForPrecondition(`precondition failed: neither supersteps nor a run wrote a thread: ${prepopulated.describe()} / ${ran.describe()}`, [
+      ...rulesOfStep(prepopulated),
+      ...rulesOfStep(ran),
+    ]);
   }
-  expect(res.json.map(idOf), res.describe('the history holds the current checkpoint')).toContain(idOf(current.json));
+  for (const [how, id] of written) {
+    const res = await agent.post<State[]>(`/threads/${id}/history`, {});
+    for (const snapshot of expectArray(res, `history of a thread written by ${how}`)) {
+      expect(typeof snapshot.values, res.describe('each item is a snapshot with values')).toBe('object');
+    }
+    const current = await agent.get<State>(`/threads/${id}/state`);
+    precondition(current, 'read the current state');
+    if (typeof idOf(current.json) !== 'string') {
+      skipForPrecondition(`precondition failed: the current state names no checkpoint: ${current.describe()}`, ['THREAD-STATE-SHAPE']);
+    }
+    expect(res.json.map(idOf), res.describe(`the history of a thread written by ${how} holds its current checkpoint`)).toContain(idOf(current.json));
+  }
 });
 
 test('history is most recent first', { tag: '@THREAD-HISTORY-ORDER' }, async ({ agent }) => {

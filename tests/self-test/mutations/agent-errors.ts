@@ -16,6 +16,16 @@ export const AGENT_ERROR_MUTATIONS: Record<string, Mutation> = {
         ? { ...res, headers: { ...res.headers, 'content-type': 'text/json' } }
         : res,
   },
+  'refusals-text-plain': {
+    // A refusal's body is a payload (§4: "Payloads are JSON unless stated"), and the SHOULD error shape and bad-input rules ask for a JSON error.
+    breaks: ['ERROR-JSON-PAYLOADS-AGENT', 'ERROR-SHAPE-AGENT', 'ERROR-BAD-INPUT-AGENT'],
+    description: 'agent-server refusals answer text/plain: a 4xx carries its message as a bare string',
+    response: (res) => {
+      if (res.status < 400 || res.status >= 500) return res;
+      const { detail } = object(res.body);
+      return { status: res.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: typeof detail === 'string' ? detail : 'Not Found' };
+    },
+  },
   'error-message-not-detail': {
     breaks: ['ERROR-SHAPE-AGENT'],
     description: 'error bodies say what went wrong in message, not detail',

@@ -63,6 +63,19 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
       return res;
     },
   },
+  'reject-accepted-as-enqueue': {
+    // Every test of these rules makes a reject request on a thread with a run in progress: it is answered as created.
+    breaks: ['MULTITASK-REJECT-409', 'MULTITASK-REJECT-NOT-CREATED', 'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-ERRORS-BEFORE-STREAM'],
+    description: 'reject while a run is in progress creates the run all the same (200), queued behind the one in progress',
+    request: (req, memory) =>
+      calls(req, ...CREATES) && strategy(req) === 'reject' && inProgress(req, memory)
+        ? { ...req, body: { ...object(req.body), multitask_strategy: 'enqueue' } }
+        : req,
+    response: (res, req, memory) => {
+      trackInProgress(res, req, memory);
+      return res;
+    },
+  },
   'reject-cancels-original': {
     breaks: ['MULTITASK-REJECT-ORIGINAL-CONTINUES'],
     description: 'a reject refusal cancels the run in progress before its last node: it reads interrupted and never answers',

@@ -88,6 +88,54 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
       return { ...req, body: rest };
     },
   },
+  'red-history-empty-after-run': {
+    breaks: ['THREAD-HISTORY', 'RUN-WRITES-THREAD-HISTORY'],
+    description: "history answers [] for a thread a run has written (the run's checkpoints are not kept in the history), though its state holds them",
+    response: (res, req, memory) => {
+      const thread = param(req, 'thread_id');
+      if (calls(req, 'createRun', 'waitRun', 'streamRun') && res.status < 300 && thread) memory.set(`ran:${thread}`, true);
+      return calls(req, 'getThreadHistory') && res.status === 200 && memory.has(`ran:${thread}`) ? { ...res, body: [] } : res;
+    },
+  },
+  'red-search-sort-status-ignored-updated-at-fixed': {
+    breaks: ['THREAD-SEARCH-SORT'],
+    description: "sort_by status is ignored (the default order answers), on a server whose threads' updated_at never moves",
+    request: (req) => {
+      const body = object(req.body);
+      if (!calls(req, 'searchThreads')) return req;
+      if (body.sort_by === 'updated_at') return { ...req, body: { ...body, sort_by: 'created_at' } };
+      const { sort_by: _, ...rest } = body;
+      return body.sort_by === 'status' ? { ...req, body: rest } : req;
+    },
+    response: (res, req) => {
+      const fixed = (t: unknown) =>
+        isRecord(t) && typeof t.thread_id === 'string' && !('run_id' in t) && 'updated_at' in t ? { ...t, updated_at: t.created_at } : t;
+      if (!calls(req, 'createThread', 'getThread', 'searchThreads', 'copyThread')) return res;
+      return { ...res, body: Array.isArray(res.body) ? res.body.map(fixed) : fixed(res.body) };
+    },
+  },
+  'red-failed-run-reported-success': {
+    // §3: success and error are the final values; §6: the payload's status is the final one; §7: a failed run is reported through error.
+    breaks: ['RUN-STATUS-FINAL', 'WEBHOOK-PAYLOAD-ERROR', 'WEBHOOK-PAYLOAD-STATUS'],
+    description: 'a failed graph run is reported success: its reads and its notification say success, with no error',
+    response: (res, req) => {
+      if (!calls(req, 'createRun', 'getRun', 'listRuns') || res.status >= 300) return res;
+      const asSuccess = (r: unknown) => (isRecord(r) && r.status === 'error' ? { ...r, status: 'success' } : r);
+      return { ...res, body: Array.isArray(res.body) ? res.body.map(asSuccess) : asSuccess(res.body) };
+    },
+    delivery: (req) => {
+      const { error: _, ...payload } = object(req.body);
+      return payload.status === 'error' ? { ...req, body: { ...payload, status: 'success' } } : req;
+    },
+  },
+  'red-failed-stateless-run-notified-success': {
+    breaks: ['WEBHOOK-PAYLOAD-ERROR', 'WEBHOOK-PAYLOAD-STATUS'],
+    description: 'a stateless run whose graph fails notifies success, with no error (its code path swallows the failure)',
+    delivery: (req) => {
+      const { error: _, ...payload } = object(req.body);
+      return payload.status === 'error' && !('values' in payload) ? { ...req, body: { ...payload, status: 'success' } } : req;
+    },
+  },
   'red-checkpoint-of-other-thread': {
     breaks: ['THREAD-STATE-CHECKPOINT-UNKNOWN'],
     description: "state at a checkpoint finds the checkpoint in any thread: another thread's checkpoint answers that thread's snapshot",

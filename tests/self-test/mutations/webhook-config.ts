@@ -1,7 +1,7 @@
 // The deployment configuration's webhook settings (§6) left unenforced: a webhooks.url policy at
 // run and cron creation (a URL breaking one setting is taken as one that keeps it), and
 // http.disable_webhooks.
-import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
+import { EMBEDDED_RECEIVER_URL, EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import { sleep } from '../../../harness/time.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { object } from './support.ts';
@@ -15,6 +15,9 @@ const webhookChanged =
     const webhook = change(body.webhook);
     return webhook === body.webhook ? req : { ...req, body: { ...body, webhook } };
   };
+
+/** The run's receiver: the deliveries of every other test go there, and keep arriving. */
+const RECEIVER_HOST = new URL(EMBEDDED_RECEIVER_URL).hostname;
 
 const absolute = (url: string) => /^https?:\/\//i.test(url);
 
@@ -50,6 +53,14 @@ export const WEBHOOK_CONFIG_MUTATIONS: Record<string, Mutation> = {
     request: webhookChanged((url) => {
       const max = EMBEDDED_URL_POLICY.max_url_length;
       return absolute(url) && url.length > max ? url.slice(0, max) : url;
+    }),
+  },
+  'http-default-port-443': {
+    breaks: ['WEBHOOK-CONFIG-ALLOWED-PORTS'],
+    description: 'an http webhook URL that names no port is checked as on 443, not 80 (the receiver of the run excepted)',
+    request: webhookChanged((url) => {
+      const bare = /^http:\/\/([^/:?#]+)(?=[/?#]|$)/i.exec(url);
+      return bare && bare[1].toLowerCase() !== RECEIVER_HOST ? url.replace(bare[0], `${bare[0]}:443`) : url;
     }),
   },
   'ports-unchecked': {

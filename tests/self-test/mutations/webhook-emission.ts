@@ -6,6 +6,8 @@ import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { calls, object, param } from './support.ts';
 
 const THREAD_RUN_CREATES = ['createRun', 'streamRun', 'waitRun'];
+/** The operations that take `webhook` and notify it (§6a). */
+const EMITTING = [...THREAD_RUN_CREATES, 'streamStatelessRun', 'waitStatelessRun', 'createCron', 'createThreadCron'];
 
 /** Runs whose notification was sent more than once (retried): a delivery to them failed. Filled by deliveries, read by answers. */
 const retried = new Set<string>();
@@ -57,6 +59,14 @@ export const WEBHOOK_EMISSION_MUTATIONS: Record<string, Mutation> = {
     breaks: ['WEBHOOK-EMIT-STATELESS-STREAM'],
     description: 'POST /runs/stream accepts webhook and never uses it',
     request: dropsAcceptedWebhook('streamStatelessRun'),
+  },
+  'no-webhook-for-failed-run': {
+    breaks: ['WEBHOOK-TRIGGER'],
+    description: 'a run that fails sends no notification: the webhook of a run whose input makes the graph fail is dropped',
+    request: (req) => {
+      const { webhook, ...body } = object(req.body);
+      return calls(req, ...EMITTING) && typeof webhook === 'string' && object(body.input).fail === true ? { ...req, body } : req;
+    },
   },
   'webhook-kept-for-later-runs': {
     breaks: ['WEBHOOK-NO-URL-NO-POST'],
