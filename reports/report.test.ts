@@ -86,6 +86,37 @@ test('a multi-rule test that ran to its end judging each rule apart passes the r
   expect(stopped.summary.mustNotJudged.map((n) => n.id)).toEqual(['R-ONE']);
 });
 
+test('a rule whose check a multi-rule test could not make is skipped on that precondition, never passed', () => {
+  const build = (status: 'passed' | 'failed') =>
+    buildReport({
+      rules: [rule('R-ONE'), rule('R-TWO')],
+      tests: [
+        {
+          outcome: outcome(status, status === 'failed' ? { error: 'R-ONE: the plain URL was refused' } : {}),
+          ruleIds: ['R-ONE', 'R-TWO'],
+          failedRules: status === 'failed' ? ['R-ONE'] : [],
+          judgedApart: status === 'failed',
+          notJudged: [{ rule: 'R-TWO', reason: 'precondition failed: no plain URL was notified', explainedBy: ['R-ONE'] }],
+        },
+      ],
+      exchanges: [],
+      target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
+      seed: '1',
+      run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
+      tool: { name: 'x', version: '0' },
+    });
+  const failed = build('failed');
+  expect(failed.rules.map((r) => r.verdict)).toEqual(['fail', 'skipped']);
+  expect(failed.rules[1].tests[0]).toMatchObject({
+    reason: 'precondition failed: no plain URL was notified',
+    skip: { kind: 'precondition', explainedBy: ['R-ONE'] },
+  });
+  expect(failed.rules[1].tests[0].unexplained, 'R-ONE failed: the skip is explained').toBeUndefined();
+  // Its sibling passed, and the step still failed: nothing explains the skip, which may hide a finding.
+  const passed = build('passed');
+  expect(passed.rules.map((r) => r.verdict)).toEqual(['pass', 'error']);
+});
+
 test('expectations turn known failures into expected ones and flag changes both ways', () => {
   const report = buildReport({
     rules: [rule('R-ONE'), rule('R-TWO'), rule('R-THREE')],

@@ -5,7 +5,7 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED, RULES_JUDGED_APART, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
+import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, type RuleNotJudged, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
 import { markedExchange } from '../harness/exchange-mark.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
@@ -31,6 +31,7 @@ interface ReportedTest {
   ruleIds: string[];
   failedRules: string[];
   judgedApart?: boolean;
+  notJudged?: RuleNotJudged[];
 }
 
 interface Options {
@@ -109,7 +110,8 @@ export default class ConformanceReporter implements Reporter {
     }
     this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
     const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
-    this.tests.set(test.id, { outcome, ruleIds, failedRules, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART) });
+    const notJudged = annotations.filter((a) => a.type === RULE_NOT_JUDGED && a.description).map((a) => JSON.parse(a.description!) as RuleNotJudged);
+    this.tests.set(test.id, { outcome, ruleIds, failedRules, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART), notJudged });
   }
 
   onError(error: TestError): void {

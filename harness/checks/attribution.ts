@@ -12,6 +12,17 @@ export const RULE_FAILED = 'rule-failed';
  */
 export const RULES_JUDGED_APART = 'rules-judged-apart';
 
+/** The annotation that says one rule of a multi-rule test could not be judged in it: `{rule, reason, explainedBy}` as JSON. */
+export const RULE_NOT_JUDGED = 'rule-not-judged';
+
+/** A rule of a multi-rule test that the test could not judge, and why. */
+export interface RuleNotJudged {
+  rule: string;
+  reason: string;
+  /** The rules whose failure explains it (a failed precondition's). */
+  explainedBy: string[];
+}
+
 /** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
 export const SKIP_KIND = 'apc-skip';
 
@@ -107,6 +118,17 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
     attributeFailure(violation);
     softFailures.push(violation);
   }
+}
+
+/**
+ * In a test of several rules: `rule`'s check cannot be made, because a step it needs failed (often
+ * another rule's check). The test goes on with its other rules; this one counts as skipped on a
+ * failed precondition explained by `explainedBy`, never as passed.
+ */
+export function ruleNotJudged(rule: string, reason: string, explainedBy: readonly string[]): void {
+  if (quiet > 0) return;
+  const entry: RuleNotJudged = { rule, reason, explainedBy: [...explainedBy] };
+  test.info().annotations.push({ type: RULE_NOT_JUDGED, description: JSON.stringify(entry) });
 }
 
 /** Forgets the failed checks of an earlier test (a test that ended on a timeout never threw them). */

@@ -1,7 +1,7 @@
 // §3, §5, §6, §6a: which requests make the service notify the webhook, and when.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
-import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { forRule, ruleNotJudged, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { servesOperation } from '../../harness/target.ts';
@@ -181,7 +181,10 @@ test.describe('a run created with a webhook URL notifies that URL once, with a J
             expect(toSecret.length, `a request to the webhook URL with a query once the run of ${emitter.label} completed`).toBeGreaterThan(0);
             expect(toSecret[0].url, describeDelivery(toSecret[0], 'path and query as given')).toBe(`${new URL(hooks.url('secret')).pathname}${SECRET_QUERY}`);
           });
-        }
+        } else
+          ruleNotJudged('AUTH-WEBHOOK-SECRET-QUERY', `precondition failed: no plain webhook URL was taken and notified for ${emitter.label}`, [
+            'WEBHOOK-TRIGGER',
+          ]);
       } finally {
         if (emitter.cron) await deleteCrons(agent, plain.json, failing.json, secret.json);
       }

@@ -1,6 +1,6 @@
 // §2.9, §6: what the webhook notification carries.
 import { expect, test } from '../../harness/fixtures.ts';
-import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { forRule, ruleNotJudged, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { precondition } from '../../harness/checks/index.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
@@ -238,6 +238,11 @@ test.describe('every emitting operation notifies with the payload of §6', { tag
           await forRule('WEBHOOK-PAYLOAD-VALUES', () =>
             expect(payload.values, describeDelivery(delivery, 'values as the thread state reads them')).toEqual(state.json.values),
           );
+        } else {
+          ruleNotJudged('WEBHOOK-PAYLOAD-VALUES', `precondition failed: the thread state holds no answer of the run: ${state.describe()}`, [
+            'RUN-WRITES-THREAD-STATE',
+            'THREAD-STATE',
+          ]);
         }
         await forRule('WEBHOOK-PAYLOAD-MULTITASK-STRATEGY', () =>
           expect(typeof payload.multitask_strategy, describeDelivery(delivery, 'multitask_strategy')).toBe('string'),
@@ -252,7 +257,10 @@ test.describe('every emitting operation notifies with the payload of §6', { tag
         await forRule('WEBHOOK-PAYLOAD-ERROR-ABSENT', () =>
           expect(payload.error ?? null, describeDelivery(delivery, 'error of a run that succeeded')).toBeNull(),
         );
-      }
+      } else
+        ruleNotJudged('WEBHOOK-PAYLOAD-ERROR-ABSENT', 'precondition failed: the payload of a run that succeeded reports status error', [
+          'WEBHOOK-PAYLOAD-STATUS',
+        ]);
       // A run whose graph fails, through the same operation: its final status is error (§3), and the
       // payload reports it through error (§7). Its answer is not judged (the formats of wait and stream
       // are not shown), nor a notification that never comes (WEBHOOK-TRIGGER runs failing runs too).
@@ -268,6 +276,9 @@ test.describe('every emitting operation notifies with the payload of §6', { tag
         const reported = payloadOf(failed);
         await forRule('WEBHOOK-PAYLOAD-STATUS', () => expect(reported.status, describeDelivery(failed, 'status of a run whose graph failed')).toBe('error'));
         await forRule('WEBHOOK-PAYLOAD-ERROR', () => expectErrorObject(failed, reported));
+      } else {
+        for (const rule of ['WEBHOOK-PAYLOAD-STATUS', 'WEBHOOK-PAYLOAD-ERROR'])
+          ruleNotJudged(rule, `precondition failed: no notification with a JSON body came for the run whose graph failed (${failedName})`, ['WEBHOOK-TRIGGER']);
       }
     });
   }
