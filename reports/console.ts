@@ -25,12 +25,15 @@ export function notJudgedLine(report: ConformanceReport): string {
   const all = report.summary.mustNotJudged ?? [];
   const counted = all.filter((n) => n.counted);
   const excused = all.filter((n) => !n.counted);
-  const byCause = (list: typeof all) =>
-    [...new Set(list.map((n) => n.cause))].map((cause) => `${list.filter((n) => n.cause === cause).length} ${CAUSES[cause]}`).join(', ');
-  return (
-    `MUST rules not judged: ${counted.length}${counted.length ? ` (${byCause(counted)}: ${counted.map((n) => n.id).join(', ')})` : ''}` +
-    `${excused.length ? `; not counted: ${excused.length} (${byCause(excused)})` : ''}.`
-  );
+  const causes = (list: typeof all) => [...new Set(list.map((n) => n.cause))].map((cause) => [cause, list.filter((n) => n.cause === cause)] as const);
+  // The counted ones are named under their cause, so that a list of ids never reads as the last cause's.
+  const named = causes(counted)
+    .map(([cause, of]) => `${of.length} ${CAUSES[cause]}: ${of.map((n) => n.id).join(', ')}`)
+    .join('; ');
+  const counts = causes(excused)
+    .map(([cause, of]) => `${of.length} ${CAUSES[cause]}`)
+    .join(', ');
+  return `MUST rules not judged: ${counted.length}${counted.length ? ` (${named})` : ''}${excused.length ? `; not counted: ${excused.length} (${counts})` : ''}.`;
 }
 
 const CAUSES: Record<string, string> = {

@@ -142,7 +142,7 @@ test('a MUST rule with no verdict counts unless the target declared why, the cat
   });
   const lines = consoleSummary(report, 'r.html', { quiet: true });
   expect(lines).toContain(
-    'MUST rules not judged: 3 (1 could not be checked here, 1 skipped, 1 no test ran: R-MACHINE, R-UNCLASSIFIED, R-NO-TEST); not counted: 3 (1 ruled out by what the target declares, 1 not observable on a running target, 1 named by the expectations).',
+    'MUST rules not judged: 3 (1 could not be checked here: R-MACHINE; 1 skipped: R-UNCLASSIFIED; 1 no test ran: R-NO-TEST); not counted: 3 (1 ruled out by what the target declares, 1 not observable on a running target, 1 named by the expectations).',
   );
   expect(lines.filter((l) => l.startsWith('  ∅')).map((l) => l.trim().split(' ')[1])).toEqual(['R-UNCLASSIFIED', 'R-NO-TEST']);
   const junit = toJUnit(report);
