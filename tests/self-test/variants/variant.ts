@@ -17,9 +17,17 @@ export interface Variant extends Omit<Mutation, 'breaks' | 'description'> {
    * spec does not show that it refuses, undeclared): the run may then exit 1 for them, never fail one.
    */
   leavesUnjudged?: string;
+  /**
+   * MUST rules the variant's run must judge: their tests have evidence the spec shows, which the
+   * variant still answers, so a skip there (even one its config declares) hides what they could see.
+   */
+  judges?: string[];
 }
 
-/** What one variant did in its run: it passes when it failed no MUST rule and left no rule in error or, undeclared, unjudged. */
+/**
+ * What one variant did in its run: it passes when it failed no MUST rule, left no rule in error nor,
+ * undeclared, unjudged, and judged every rule of its `judges`.
+ */
 export interface VariantOutcome {
   name: string;
   passed: boolean;
@@ -29,12 +37,14 @@ export interface VariantOutcome {
   errors: string[];
   /** MUST rules its tests left unjudged for a reason the target did not declare. */
   notJudged: string[];
+  /** Rules of its `judges` that its run left without a verdict. */
+  unjudged: string[];
   /** SHOULD rules that failed in its tests: allowed (a variant may differ from the service), counted for the note. */
   shouldFailed: string[];
 }
 
 /** The variant as the broken targets' front applies it: a mutation that breaks no rule. */
 export function asMutation(variant: Variant): Mutation {
-  const { allowedBy: _, declares: __, leavesUnjudged: ___, ...mutation } = variant;
+  const { allowedBy: _, declares: __, leavesUnjudged: ___, judges: ____, ...mutation } = variant;
   return { ...mutation, breaks: [] };
 }
