@@ -83,10 +83,10 @@ function judge(report: ConformanceReport, trial: VariantTrial, alone: boolean): 
   const counted = new Set(report.summary.mustNotJudged.filter((n) => n.counted && n.cause !== 'machine').map((n) => n.id));
   const notJudged = report.rules.filter((r) => counted.has(r.id) && (alone || r.tests.some((t) => trial.tests.has(t.id)))).map((r) => r.id);
   const verdicts = new Map(report.rules.map((r) => [r.id, r.verdict]));
-  const unjudged = (trial.variant.judges ?? []).filter((id) => verdicts.get(id) !== 'pass' && verdicts.get(id) !== 'fail');
+  const notPassed = (trial.variant.passes ?? []).filter((id) => verdicts.get(id) !== 'pass');
   const passed =
-    mustFailed.length === 0 && errors.length === 0 && unjudged.length === 0 && (notJudged.length === 0 || trial.variant.leavesUnjudged !== undefined);
-  return { name: trial.name, passed, mustFailed, errors, notJudged, unjudged, shouldFailed };
+    mustFailed.length === 0 && errors.length === 0 && notPassed.length === 0 && (notJudged.length === 0 || trial.variant.leavesUnjudged !== undefined);
+  return { name: trial.name, passed, mustFailed, errors, notJudged, notPassed, shouldFailed };
 }
 
 async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promise<void> {
@@ -94,7 +94,7 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
   const reached = group.trials.filter((t) => alone || t.tests.size > 0);
   for (const trial of group.trials.filter((t) => !reached.includes(t))) {
     // A variant no exchange of the clean run shows differs nowhere a test looks: it passes, and says so.
-    outcomes.push({ name: trial.name, passed: true, mustFailed: [], errors: [], notJudged: [], unjudged: [], shouldFailed: [] });
+    outcomes.push({ name: trial.name, passed: true, mustFailed: [], errors: [], notJudged: [], notPassed: [], shouldFailed: [] });
     console.log(`${trial.name}: changes no exchange of the clean run`);
   }
   if (reached.length === 0) return;
@@ -120,8 +120,13 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
         expect.soft(outcome.errors, `${trial.name}: rules its tests could not judge\n${why.join('\n')}`).toEqual([]);
         if (!trial.variant.leavesUnjudged)
           expect.soft(outcome.notJudged, `${trial.name}: MUST rules left unjudged for a reason the target did not declare`).toEqual([]);
-        const skips = report.summary.mustNotJudged.filter((n) => outcome.unjudged.includes(n.id)).map((n) => `${n.id} (${n.cause}): ${n.why}`);
-        expect.soft(outcome.unjudged, `${trial.name}: rules it must judge on what the spec shows, left without a verdict\n${skips.join('\n')}`).toEqual([]);
+        const notPassed = report.rules
+          .filter((r) => outcome.notPassed.includes(r.id))
+          .map(
+            (r) =>
+              `${r.id} (${r.verdict}): ${report.summary.mustNotJudged.find((n) => n.id === r.id)?.why ?? r.tests.find((t) => t.error)?.error?.split('\n')[0] ?? ''}`,
+          );
+        expect.soft(outcome.notPassed, `${trial.name}: rules it must pass, judged on what the spec shows, that did not\n${notPassed.join('\n')}`).toEqual([]);
       });
     }
     // A run of variants that all passed and declared what they leave out passes the gate.

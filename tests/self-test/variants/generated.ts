@@ -77,7 +77,7 @@ const notShownOf = (plane: Plane) =>
 /**
  * MUST rules whose tests read, where the target serves it, a path the spec does not show, and judge
  * the rule on what the spec shows otherwise: a target that declares it serves none of those paths
- * must still get their verdicts.
+ * must still pass them.
  */
 const JUDGED_ON_WHAT_THE_SPEC_SHOWS: Partial<Record<Plane, string[]>> = {
   'agent-server': ['RUN-JOIN'],
@@ -92,7 +92,7 @@ function servesOnlyWhatTheSpecShows(endpoint: Endpoint, declared: boolean): Vari
     allowedBy: `§4: the endpoint tables list what a target serves; ${[...notShown].join(', ')} are beyond them ("not shown")`,
     request: (req: MutableRequest) => (req.operation && notShown.has(req.operation) ? jsonError(404, 'Not Found') : req),
     ...(declared
-      ? { declares: { not_shown_operations: { [plane]: [] } }, judges: JUDGED_ON_WHAT_THE_SPEC_SHOWS[plane] }
+      ? { declares: { not_shown_operations: { [plane]: [] } }, passes: JUDGED_ON_WHAT_THE_SPEC_SHOWS[plane] }
       : {
           leavesUnjudged:
             'a rule whose only evidence is a read the spec does not show cannot be judged, and the target does not say it serves none: the run counts it not judged',

@@ -18,15 +18,16 @@ export interface Variant extends Omit<Mutation, 'breaks' | 'description'> {
    */
   leavesUnjudged?: string;
   /**
-   * MUST rules the variant's run must judge: their tests have evidence the spec shows, which the
-   * variant still answers, so a skip there (even one its config declares) hides what they could see.
+   * Rules the variant's run must pass: their tests judge them on what the spec shows, which the
+   * variant still answers as the simulator does, so neither a skip (even one its config declares)
+   * nor a failure of any level is due to what the variant changes.
    */
-  judges?: string[];
+  passes?: string[];
 }
 
 /**
  * What one variant did in its run: it passes when it failed no MUST rule, left no rule in error nor,
- * undeclared, unjudged, and judged every rule of its `judges`.
+ * undeclared, unjudged, and passed every rule of its `passes`.
  */
 export interface VariantOutcome {
   name: string;
@@ -37,14 +38,14 @@ export interface VariantOutcome {
   errors: string[];
   /** MUST rules its tests left unjudged for a reason the target did not declare. */
   notJudged: string[];
-  /** Rules of its `judges` that its run left without a verdict. */
-  unjudged: string[];
+  /** Rules of its `passes` that its run did not pass. */
+  notPassed: string[];
   /** SHOULD rules that failed in its tests: allowed (a variant may differ from the service), counted for the note. */
   shouldFailed: string[];
 }
 
 /** The variant as the broken targets' front applies it: a mutation that breaks no rule. */
 export function asMutation(variant: Variant): Mutation {
-  const { allowedBy: _, declares: __, leavesUnjudged: ___, judges: ____, ...mutation } = variant;
+  const { allowedBy: _, declares: __, leavesUnjudged: ___, passes: ____, ...mutation } = variant;
   return { ...mutation, breaks: [] };
 }
