@@ -5,7 +5,7 @@
 import type { Plane } from '../../../specs/contract.ts';
 import type { Mutation } from '../broken-target.ts';
 
-export interface Variant extends Omit<Mutation, 'breaks' | 'description'> {
+export interface Variant extends Omit<Mutation, 'breaks' | 'description' | 'notJudged'> {
   /** What the target does differently. */
   description: string;
   /** Where the spec leaves it open: the section and its words. */
