@@ -124,6 +124,8 @@ interface ClientOptions {
   conformanceMark?: Record<string, string>;
   /** The partition every request names (harness/partition.ts), on a target that has them. */
   partition?: string;
+  /** Whether the target serves an operation of the plane (by operationId); every one when not given. */
+  served?: (operationId: string) => boolean;
 }
 
 export class ApiClient {
@@ -135,6 +137,15 @@ export class ApiClient {
   /** The metadata to put on what a step creates: the conformance run's mark (`{apc_run: <run tag>}`). */
   get conformanceMark(): Record<string, string> {
     return this.options.conformanceMark ?? {};
+  }
+
+  /**
+   * Whether the target serves the operation (an operationId of the client's plane): one the spec does
+   * not show may be declared not served (its config's not_shown_operations), and a request to it then
+   * skips the test. A test that has other evidence asks first, and sends such a read only where it is.
+   */
+  serves(operationId: string): boolean {
+    return this.options.served?.(operationId) ?? true;
   }
 
   /**

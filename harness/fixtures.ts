@@ -200,7 +200,8 @@ export function clientWithKey(
     if (operation) requireServed(conformanceRun, operation);
   };
   const retryAfter = rateLimited === 'wait' && !conformanceRun.target.capabilities.includes('virtual-clock') ? waitOutRateLimit(conformanceRun) : undefined;
-  const options = { plane, testId: by.testId, partition: partitionOf(conformanceRun, by), apiKey, guard, retryAfter, onRetry: giveTestTime };
+  const served = (operationId: string) => serves(conformanceRun.target, contract().operation(plane, operationId));
+  const options = { plane, testId: by.testId, partition: partitionOf(conformanceRun, by), apiKey, guard, retryAfter, onRetry: giveTestTime, served };
   return url ? new ApiClient(url, { ...options, conformanceMark: conformanceMarkOf(conformanceRun) }) : undefined;
 }
 

@@ -43,7 +43,8 @@ export async function longRun(
   body: Record<string, unknown> = {},
 ): Promise<Run> {
   const created = await startRun(agent, threadId, { input: { delay_ms: time.hold, ...input }, ...body });
-  if (created.status === 'pending' && !time.virtual) {
+  // Read where the target serves a read of a run (a path the spec does not show).
+  if (created.status === 'pending' && !time.virtual && agent.serves('getRun')) {
     await time.poll(
       () => readRun(agent, threadId, created.run_id),
       (run) => run.status !== 'pending',

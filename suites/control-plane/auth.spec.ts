@@ -3,6 +3,7 @@
 import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { forRule, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { clientWithKey, targetApiKey } from '../../harness/fixtures.ts';
+import { authenticate } from '../platform-api/authenticate-steps.ts';
 import { expect, test } from './fixtures.ts';
 import {
   createDeployment,
@@ -229,7 +230,8 @@ test('the control plane serves POST /v2/auth/authenticate with the body and resu
   controlPlane,
   scope,
 }) => {
-  const res = await controlPlane.post<{ url?: string | null; token?: string | null }>(AUTHENTICATE, authenticateBody(scope));
+  // The body is the test's choice (§4.2: which fields are required is not shown): sent again with every field of §2.4 where it is refused 422.
+  const res = await authenticate(controlPlane, authenticateBody(scope));
   expectStatus(res, 200);
   expectSchema(res, 'control-plane', 'AuthenticateResponse');
   expect(typeof res.json.token === 'string' || typeof res.json.url === 'string', res.describe('a token, or the url that starts the flow')).toBe(true);

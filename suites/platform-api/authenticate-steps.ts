@@ -1,6 +1,7 @@
-// POST /v2/auth/authenticate (§2.4, §4.2) for the suites. Which request fields are required is not
-// shown (§4.2): a target may require any of §2.4's fields, so a body the harness chose may be refused
-// for what it leaves out, and that 422 says nothing of the rule a test judges.
+// POST /v2/auth/authenticate (§2.4, §4.2; the control plane's, §9, takes the same body) for the
+// suites. Which request fields are required is not shown (§4.2): a target may require any of §2.4's
+// fields, so a body the harness chose may be refused for what it leaves out, and that 422 says
+// nothing of the rule a test judges.
 import { createHash } from 'node:crypto';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { AuthenticateResponse } from '../../specs/types/platform-api.ts';

@@ -1,9 +1,20 @@
 // §4, §7: JSON payloads, the error shape, and bad input on every platform API endpoint.
-import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { authenticate } from './authenticate-steps.ts';
-import { baseTime, expectNotFound, isoWith, multipartBody, readWritten, RunIds, runParts, runTree, updateTraceRun } from './traces-steps.ts';
+import {
+  baseTime,
+  expectNoOtherFeedback,
+  expectNoRun,
+  isoWith,
+  multipartBody,
+  readWritten,
+  RunIds,
+  runParts,
+  runTree,
+  updateTraceRun,
+} from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
@@ -98,11 +109,9 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
   for (const res of refused) expectRefused(res);
   const after = await platform.get(`/runs/${kept}`);
   expect(after.json, after.describe('the run is unchanged')).toEqual(before.json);
-  for (const r of fresh) expectNotFound(await platform.get(`/runs/${r.id}`), 'a run of the refused batch');
-  await expectCreatedNothing(platform, refusedUpload, 'the refused upload');
-  // A list that cannot be read cannot show that no feedback was stored.
-  const feedback = preconditionArray(await platform.get<unknown[]>(`/feedback?run=${kept}`), 'list the feedback of the run');
-  expect(feedback, 'no feedback was stored').toEqual([]);
+  for (const r of fresh) await expectNoRun(platform, time, r.id, 'a run of the refused batch');
+  await expectCreatedNothing(platform, time, refusedUpload, 'the refused upload');
+  await expectNoOtherFeedback(platform, time, kept, 'the refused requests');
 });
 
 test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({

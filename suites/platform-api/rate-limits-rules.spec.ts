@@ -17,6 +17,10 @@ import { baseTime, isoWith, RunIds } from './traces-steps.ts';
 
 const STATS: Sample = { method: 'POST', path: '/runs/stats' };
 const QUERY: Sample = { method: 'POST', path: '/runs/query' };
+/** Single run ingest (§4.3, an operation every target serves): its row is keyed by x-api-key, for POST only. */
+const INGEST: Sample = { method: 'POST', path: '/runs' };
+/** OPTIONS of a path the spec shows (§4.3): the high-throughput row keyed by the client IP counts it, as it counts /info. */
+const PREFLIGHT: Sample = { method: 'OPTIONS', path: '/runs' };
 const GENERATE: Sample = { method: 'POST', path: '/generate' };
 /** A request no specific row counts, to an operation the spec shows (§4.4): every target serves it. */
 const NO_ROW: Sample = { method: 'POST', path: '/api/v1/datasets/upload-experiment' };
@@ -212,15 +216,16 @@ test(
         if (i === 0) refusal.expect(res, admitted, what);
         else refusal.expectAgain(res, what);
       }
+      // A row with a method, on an operation the spec shows: POST /runs. The other methods on /runs address none.
       const other = key(scope, 1);
       window.restart();
-      const query = await traffic.fill('platform-api', QUERY, other, 15);
-      const refused = await traffic.send('platform-api', QUERY, other);
-      window.mustShare(10, 'the 16 run queries');
-      refusal.expect(refused, query, 'the 16th run query of the window');
+      const ingested = await traffic.fill('platform-api', INGEST, other, 2000);
+      const refused = await traffic.send('platform-api', INGEST, other);
+      window.mustShare(10, 'the 2001 single run ingests');
+      refusal.expect(refused, ingested, 'the 2001st POST /runs of the window');
       for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
-        const res = await traffic.send('platform-api', { method, path: QUERY.path }, other);
-        refusal.expectAdmitted(res, `${method}, which the POST /runs/query row does not count,`);
+        const res = await traffic.send('platform-api', { method, path: INGEST.path }, other);
+        refusal.expectAdmitted(res, `${method}, which the POST /runs row does not count,`);
       }
     });
   },
@@ -275,20 +280,20 @@ test(
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
     await traffic.judge(time, scope, async (window, scope) => {
       const refusal = traffic.refusal();
-      // x-api-key: another key is counted apart; the IP does not matter.
+      // x-api-key, on an operation the spec shows (POST /runs): another key is counted apart; the IP does not matter.
       const a = key(scope, 0);
-      const admitted = await traffic.fill('platform-api', QUERY, a, 15);
+      const admitted = await traffic.fill('platform-api', INGEST, a, 2000);
       const refused = [
-        await traffic.send('platform-api', QUERY, a),
-        await traffic.send('platform-api', QUERY, {
+        await traffic.send('platform-api', INGEST, a),
+        await traffic.send('platform-api', INGEST, {
           name: `${a.name} from ${scopedIp(scope, 7)}`,
           headers: { ...a.headers, 'x-forwarded-for': scopedIp(scope, 7) },
         }),
       ];
-      window.mustShare(10, 'the 17 run queries');
-      refusal.expect(refused[0], admitted, `the 16th run query as ${a.name}`);
-      refusal.expectAgain(refused[1], `the 17th, as the same key from another IP,`);
-      refusal.expectAdmitted(await traffic.send('platform-api', QUERY, key(scope, 1)), 'another key');
+      window.mustShare(10, 'the 2002 single run ingests');
+      refusal.expect(refused[0], admitted, `the 2001st POST /runs as ${a.name}`);
+      refusal.expectAgain(refused[1], `the 2002nd, as the same key from another IP,`);
+      refusal.expectAdmitted(await traffic.send('platform-api', INGEST, key(scope, 1)), 'another key');
       // x-user-id + IP: the same user from another IP, or another user from the same IP, is counted apart.
       const deletion: Sample = { method: 'DELETE', path: '/sessions' };
       const u = user(scope, 'u', 0);
@@ -302,19 +307,19 @@ test(
         skipForMachine(other.headers['x-user-id'] === u.headers['x-user-id'] && refusal.refuses(res.status), notTheAddress(res));
         refusal.expectAdmitted(res, `${other.name}, counted apart from ${u.name},`);
       }
-      // IP alone: another IP is counted apart; the key a request carries does not split an IP row.
-      const info: Sample = { method: 'GET', path: '/info' };
+      // IP alone: another IP is counted apart; the key a request carries does not split an IP row. Each key's 1000
+      // requests fill its default row to the limit, not beyond.
       const from = (n: number, k?: number): Caller => ({
         name: `${scopedIp(scope, n)}${k === undefined ? '' : ` with key #${k}`}`,
         headers: { 'x-forwarded-for': scopedIp(scope, n), ...(k === undefined ? {} : key(scope, k).headers) },
       });
       window.restart();
-      const seen = await traffic.fill('platform-api', info, from(0, 0), 1000);
-      await traffic.fill('platform-api', info, from(0, 1), 1000);
-      const third = await traffic.send('platform-api', info, from(0, 2));
-      window.mustShare(10, 'the 2001 /info requests');
-      refusal.expect(third, seen, 'the 2001st /info from one IP, whatever its key,');
-      const another = await traffic.send('platform-api', info, from(1));
+      const seen = await traffic.fill('platform-api', PREFLIGHT, from(0, 0), 1000);
+      await traffic.fill('platform-api', PREFLIGHT, from(0, 1), 1000);
+      const third = await traffic.send('platform-api', PREFLIGHT, from(0, 2));
+      window.mustShare(10, 'the 2001 OPTIONS /runs requests');
+      refusal.expect(third, seen, 'the 2001st OPTIONS /runs from one IP, whatever its key,');
+      const another = await traffic.send('platform-api', PREFLIGHT, from(1));
       skipForMachine(refusal.refuses(another.status), notTheAddress(another));
       refusal.expectAdmitted(another, 'another IP');
     });

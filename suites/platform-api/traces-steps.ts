@@ -3,8 +3,9 @@
 // them. Ids are derived from the test's scope, so a run's ids are the same on every run of
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
-import { expect } from '@playwright/test';
-import { precondition } from '../../harness/checks/index.ts';
+import { expect, test } from '@playwright/test';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { precondition, rulesOfStep } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
@@ -145,11 +146,52 @@ export function multipartBody(parts: Part[], boundary = '----LangSmithFormBounda
 }
 
 /**
- * A read that must find nothing. The status for an unknown id is not shown (§7), so any 4xx will
- * do: TRACE-READ-UNKNOWN-404 is the rule that asks for 404.
+ * Whether the target serves a read the spec does not show that `check` needs, beside other evidence
+ * of its rule: where its config declares it does not (not_shown_operations), the check is left out,
+ * noted for the report, and the rule is judged on what the spec shows.
  */
-export function expectNotFound(res: ApiResponse, what: string): void {
+export function servesRead(client: ApiClient, operationId: string, check: string): boolean {
+  if (client.serves(operationId)) return true;
+  test.info().annotations.push({
+    type: 'not checked',
+    description: `${check}: the target declares it serves no ${operationId}, a read the spec does not show (not_shown_operations)`,
+  });
+  return false;
+}
+
+/**
+ * An answer that shows nothing is found is evidence of an absence only where the same read shows
+ * what exists: `shows` reads, the same way, something that does (a control written just now). Where
+ * it shows nothing either, the read tells nothing here: a failed precondition explained by the
+ * read's own rule (its operation's x-rule: TRACE-READ-RUN …), so a target whose reads answer nothing
+ * cannot pass an absence.
+ */
+export async function requireShownAbsence(res: ApiResponse, what: string, shows: () => Promise<boolean>): Promise<void> {
+  if (res.status >= 200 && res.status < 300) return;
+  if (!(await shows()))
+    skipForPrecondition(
+      `precondition failed: ${what}: the read answered nothing, and answers nothing written just now either, so it shows no absence: ${res.describe()}`,
+      rulesOfStep(res),
+    );
+}
+
+/**
+ * A read that must find nothing. The status for an unknown id is not shown (§7), so any 4xx will
+ * do: TRACE-READ-UNKNOWN-404 is the rule that asks for 404. The absence is evidence only where the
+ * read shows what exists (requireShownAbsence).
+ */
+export async function expectNotFound(res: ApiResponse, what: string, shows: () => Promise<boolean>): Promise<void> {
+  await requireShownAbsence(res, what, shows);
   expect(res.status >= 400 && res.status < 500, res.describe(`${what} is not found (a 4xx)`)).toBe(true);
+}
+
+/**
+ * GET /runs/{id} of a run that must not exist (expectNotFound; the control is a run written now,
+ * servesRunReads), where the target serves that read (servesRead).
+ */
+export async function expectNoRun(client: ApiClient, time: Time, id: string, what: string, headers?: Record<string, string>): Promise<void> {
+  if (!servesRead(client, 'readRun', `${what} is not found`)) return;
+  await expectNotFound(await client.get(`/runs/${id}`, { headers }), what, () => servesRunReads(client, time, id, headers));
 }
 
 interface ReadOptions<T> {
@@ -212,8 +254,19 @@ export async function readTraceRun<T = TraceRun>(client: ApiClient, time: Time, 
   return readEvidence(res, `read run ${id} back`, () => servesRunReads(client, time, id, options.headers));
 }
 
-/** Whether the target serves GET /runs/{id}: a control run of each write of §4.3 that creates one reads back. */
-async function servesRunReads(client: ApiClient, time: Time, of: string, headers?: Record<string, string>): Promise<boolean> {
+/** What servesRunReads found, per client (a test's) and headers: the control is written once a test. */
+const runReadsServed = new WeakMap<ApiClient, Map<string, Promise<boolean>>>();
+
+/** Whether the target serves GET /runs/{id}: a control run of each write of §4.3 that creates one reads back, with the same headers. */
+export function servesRunReads(client: ApiClient, time: Time, of: string, headers?: Record<string, string>): Promise<boolean> {
+  const known = runReadsServed.get(client) ?? runReadsServed.set(client, new Map()).get(client)!;
+  const key = JSON.stringify(headers ?? {});
+  const found = known.get(key) ?? readsControlRuns(client, time, of, headers);
+  known.set(key, found);
+  return found;
+}
+
+async function readsControlRuns(client: ApiClient, time: Time, of: string, headers?: Record<string, string>): Promise<boolean> {
   // Ids of its own, derived from the run read: the same on every run of the suites.
   const hex = (salt: string) => createHash('sha256').update(`${salt}:${of}`).digest('hex');
   const ms = /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(of) ? parseInt(of.slice(0, 8) + of.slice(9, 13), 16) : Date.now();
@@ -226,6 +279,32 @@ async function servesRunReads(client: ApiClient, time: Time, of: string, headers
   await client.post('/runs/multipart', undefined, { rawBody: body, headers: { ...headers, 'content-type': contentType } });
   for (const id of [posted, batched]) if ((await readWritten(client, time, `/runs/${id}`, { headers })).status === 200) return true;
   return false;
+}
+
+/**
+ * The feedback of run `runId` is only a control posted now: the refused writes of `what` stored none,
+ * where the target serves the feedback list (servesRead). The list showing no other feedback is
+ * evidence only where it shows the control (POST /feedback, a path the spec does not show either),
+ * listed once it is there; where it does not, a failed precondition explained by the list's rule.
+ */
+export async function expectNoOtherFeedback(client: ApiClient, time: Time, runId: string, what: string): Promise<void> {
+  const check = `${what}: no feedback was stored`;
+  if (!servesRead(client, 'listFeedback', check) || !servesRead(client, 'createFeedback', check)) return;
+  const control = createHash('sha256').update(`feedback:${runId}`).digest('hex');
+  const id = `${control.slice(0, 8)}-${control.slice(8, 12)}-4${control.slice(13, 16)}-8${control.slice(17, 20)}-${control.slice(20, 32)}`;
+  precondition(await client.post('/feedback', { id, run_id: runId, key: 'apc-control', score: 1 }), 'post a control feedback');
+  const shows = (list: { id?: string }[]) => Array.isArray(list) && list.some((f) => f.id === id);
+  const res = await untilWritten(time, () => client.get<{ id?: string }[]>(`/feedback?run=${runId}`), shows);
+  precondition(res, 'list the feedback of the run (a list the spec does not show)');
+  if (!shows(res.json))
+    skipForPrecondition(
+      `precondition failed: the feedback list of the run does not show the control feedback posted just now: ${res.describe()}`,
+      rulesOfStep(res),
+    );
+  expect(
+    res.json.filter((f) => f.id !== id),
+    res.describe(check),
+  ).toEqual([]);
 }
 
 /** GET /feedback/{id} of feedback the test wrote, as evidence (readEvidence, no control: only SHOULD rules read feedback one by one). */

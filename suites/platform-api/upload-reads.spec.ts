@@ -5,7 +5,7 @@
 import { expectArray, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import type { Dataset, Example, Experiment, Feedback } from '../../specs/types/platform-api.ts';
-import { readWritten, RunIds, untilWritten } from './traces-steps.ts';
+import { baseTime, isoWith, readWritten, RunIds, untilWritten } from './traces-steps.ts';
 import { experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 test('POST /api/v1/datasets creates a platform dataset, not externally managed', { tag: '@UPLOAD-PLATFORM-DATASET' }, async ({ platform, scope }) => {
@@ -107,4 +107,22 @@ test('GET /feedback lists the feedback of a session, and GET /feedback/{id} answ
   const one = await platform.get<Feedback>(`/feedback/${summary?.id}`);
   expectStatus(one, 200);
   expect([one.json.key, one.json.score], one.describe('the same feedback, read by its id')).toEqual(['overall', 0.5]);
+  // Feedback posted on a run posted with POST /runs is listed by its run.
+  const ids = new RunIds(`${scope}-posted`, conformanceRun);
+  const run = ids.v7(baseTime(conformanceRun));
+  precondition(
+    await platform.post('/runs', { id: run, name: 'with-feedback', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }),
+    'post a run',
+  );
+  const posted = ids.v4();
+  precondition(await platform.post('/feedback', { id: posted, run_id: run, key: 'posted', score: 1 }), 'post feedback on the run');
+  const byRun = await untilWritten(
+    time,
+    () => platform.get<Feedback[]>(`/feedback?run=${run}`),
+    (list) => Array.isArray(list) && list.some((f) => f.id === posted),
+  );
+  expect(
+    expectArray(byRun, "the run's feedback").map((f) => f.id),
+    byRun.describe('the feedback posted on the run'),
+  ).toContain(posted);
 });

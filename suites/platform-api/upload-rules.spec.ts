@@ -22,11 +22,12 @@ test('rule 1: an upload with neither dataset_id nor dataset_name is refused and 
   platform,
   scope,
   conformanceRun,
+  time,
 }) => {
   const body = withoutDataset(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
   // §7 leaves the error status and body of upload-rule violations not shown: a refusal is all the rule states.
   expectRefused(await upload(platform, body));
-  await expectCreatedNothing(platform, body, 'the refused upload');
+  await expectCreatedNothing(platform, time, body, 'the refused upload');
 });
 
 test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({
@@ -97,10 +98,10 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     ['a row ending before the experiment', 'end_time', 'experiment_start_time', -60],
   ];
   for (const [name, field, edge, seconds] of cases) {
-    test(name, async ({ platform, scope, conformanceRun }) => {
+    test(name, async ({ platform, scope, conformanceRun, time }) => {
       const body = rowAt(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)), field, edge, seconds);
       expectRefused(await upload(platform, body));
-      await expectCreatedNothing(platform, body, 'the refused upload');
+      await expectCreatedNothing(platform, time, body, 'the refused upload');
     });
   }
 
@@ -140,6 +141,7 @@ test('rule 4: for any times, an upload is accepted exactly when every row lies w
   platform,
   scope,
   conformanceRun,
+  time,
 }) => {
   const ids = new RunIds(scope, conformanceRun);
   const at = experimentStart(conformanceRun);
@@ -162,7 +164,7 @@ test('rule 4: for any times, an upload is accepted exactly when every row lies w
         expectStatus(res, 200);
       } else {
         expectRefused(res);
-        await expectCreatedNothing(platform, body, 'the refused upload');
+        await expectCreatedNothing(platform, time, body, 'the refused upload');
       }
     }),
     { numRuns: 20 },
@@ -175,7 +177,7 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
     ['UPLOAD-EXTERNAL-IDENTIFIER', 'dataset_id naming a platform dataset is refused', 'id'],
     ['UPLOAD-EXTERNALLY-MANAGED-ONLY', 'an upload to a dataset not created through the endpoint is rejected, one created through it accepts', 'both'],
   ] as const) {
-    test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun }) => {
+    test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun, time }) => {
       const ids = new RunIds(scope, conformanceRun);
       if (by === 'both') {
         // Rule 6's other half: a dataset created through the endpoint accepts uploads.
@@ -202,7 +204,7 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
         by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
       const body = { ...base, ...naming };
       expectRefused(await upload(platform, body));
-      await expectCreatedNothing(platform, { experiment_name: body.experiment_name }, 'the refused upload');
+      await expectCreatedNothing(platform, time, { experiment_name: body.experiment_name }, 'the refused upload');
       // Its examples, listed, rather than counts a read may not show: a list that cannot be read cannot show it untouched.
       const examples = preconditionArray(
         await platform.get<Json[]>(`/api/v1/examples?dataset=${created.json.id}`),
@@ -243,14 +245,14 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
     ['a score that is not a number', (body) => ({ ...body, summary_experiment_scores: [{ key: 'overall', score: 'high' }] })],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ platform, scope, conformanceRun }) => {
+    test(name, async ({ platform, scope, conformanceRun, time }) => {
       const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun))))) as Json;
       expectJsonError(await upload(platform, body));
-      await expectCreatedNothing(platform, body, 'the refused upload');
+      await expectCreatedNothing(platform, time, body, 'the refused upload');
     });
   }
 
-  test('malformed JSON', async ({ platform, scope, conformanceRun }) => {
+  test('malformed JSON', async ({ platform, scope, conformanceRun, time }) => {
     const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
     expectJsonError(
       await platform.post('/api/v1/datasets/upload-experiment', undefined, {
@@ -258,6 +260,6 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
         headers: { 'content-type': 'application/json' },
       }),
     );
-    await expectCreatedNothing(platform, body, 'the refused upload');
+    await expectCreatedNothing(platform, time, body, 'the refused upload');
   });
 });

@@ -2,12 +2,13 @@
 // reads that show what an upload created once its runs are persisted.
 import { createHash } from 'node:crypto';
 import { expect } from '@playwright/test';
-import { precondition, preconditionArray } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
+import { precondition, preconditionArray, rulesOfStep } from '../../harness/checks/index.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import type { Dataset, Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
-import { readEvidence, readWritten, type RunIds, untilWritten, UUID } from './traces-steps.ts';
+import { expectNotFound, readEvidence, readWritten, type RunIds, servesRead, untilWritten, UUID } from './traces-steps.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -81,29 +82,62 @@ function listed<T>(res: ApiResponse<T[]>, what: string): T[] {
 
 /**
  * Neither the dataset nor the experiment of a refused upload exists: each is listed (by name, by id)
- * and the list is empty. A list that cannot be read cannot show it (listed).
+ * and the list is empty, where the target serves that list (servesRead). A list that cannot be read
+ * cannot show it (listed), and an empty one shows it only where the same list shows what exists: a
+ * control upload made now, listed the same way (else a failed precondition explained by the list's rule).
  */
-export async function expectCreatedNothing(platform: ApiClient, body: Json, what: string): Promise<void> {
-  const none = async (path: string, thing: string) => {
-    const found = listed(await platform.get<Json[]>(path), `${what}: listing ${thing}`);
+export async function expectCreatedNothing(platform: ApiClient, time: Time, body: Json, what: string): Promise<void> {
+  const none = async (operation: string, query: string, control: (answer: UploadAnswer) => string, thing: string) => {
+    if (!servesRead(platform, operation, `${what}: no ${thing} was created`)) return;
+    const res = await platform.get<Json[]>(query);
+    const found = listed(res, `${what}: listing ${thing}`);
+    if (found.length === 0 && !(await listsControl(platform, time, `${what}:${query}`, control)))
+      skipForPrecondition(
+        `precondition failed: ${what}: listing ${thing} answered no item, and lists no upload made just now either, so it shows no absence: ${res.describe()}`,
+        rulesOfStep(res),
+      );
     expect(found, `${what}: no ${thing} was created`).toEqual([]);
   };
-  if (typeof body.dataset_name === 'string') await none(`/api/v1/datasets?name=${encodeURIComponent(body.dataset_name)}`, `dataset '${body.dataset_name}'`);
-  if (typeof body.dataset_id === 'string' && UUID.test(body.dataset_id)) await none(`/api/v1/datasets?id=${body.dataset_id}`, `dataset ${body.dataset_id}`);
+  const name = (value: string) => encodeURIComponent(value);
+  if (typeof body.dataset_name === 'string')
+    await none(
+      'listDatasets',
+      `/api/v1/datasets?name=${name(body.dataset_name)}`,
+      (a) => `/api/v1/datasets?name=${name(a.dataset.name)}`,
+      `dataset '${body.dataset_name}'`,
+    );
+  if (typeof body.dataset_id === 'string' && UUID.test(body.dataset_id))
+    await none('listDatasets', `/api/v1/datasets?id=${body.dataset_id}`, (a) => `/api/v1/datasets?id=${a.dataset.id}`, `dataset ${body.dataset_id}`);
   if (typeof body.experiment_name === 'string')
-    await none(`/api/v1/sessions?name=${encodeURIComponent(body.experiment_name)}`, `experiment '${body.experiment_name}'`);
+    await none(
+      'listSessions',
+      `/api/v1/sessions?name=${name(body.experiment_name)}`,
+      (a) => `/api/v1/sessions?name=${name(a.experiment.name)}`,
+      `experiment '${body.experiment_name}'`,
+    );
 }
 
+/** The control upload of each test's client: made once, when a read first needs one. */
+const controls = new WeakMap<ApiClient, Promise<ApiResponse<UploadAnswer>>>();
+
 /**
- * Whether the target serves a read of what an upload made (`path` of its answer): a control upload
- * made now (§4.4 shows the endpoint), read the same way, answers 200. Its names are derived from
- * `of`, the id the test reads, so a run of the suites sends the same body each time.
+ * An upload made now (§4.4 shows the endpoint) whose reads show what a read of the same kind shows
+ * of what exists. Its names are derived from `of`, so a run of the suites sends the same body each
+ * time. One that is refused is a failed precondition of the test, explained by the upload's rules.
  */
-async function servesUploadReads(platform: ApiClient, time: Time, of: string, path: (answer: UploadAnswer) => string): Promise<boolean> {
+async function controlUpload(platform: ApiClient, of: string): Promise<UploadAnswer> {
+  const made = controls.get(platform) ?? upload(platform, controlBody(of));
+  controls.set(platform, made);
+  const answer = await made;
+  precondition(answer, 'upload a control, to show what a read shows of what exists');
+  return answer.json;
+}
+
+function controlBody(of: string): Json {
   const label = `apc-control-${createHash('sha256').update(of).digest('hex').slice(0, 16)}`;
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10) + s * 1000).toISOString();
   const row = createHash('sha256').update(`row:${of}`).digest('hex');
-  const answer = await upload(platform, {
+  return {
     experiment_name: label,
     experiment_start_time: at(0),
     experiment_end_time: at(60),
@@ -116,8 +150,39 @@ async function servesUploadReads(platform: ApiClient, time: Time, of: string, pa
         end_time: at(2),
       },
     ],
-  });
-  return answer.status === 200 && (await readWritten(platform, time, path(answer.json))).status === 200;
+  };
+}
+
+/** Whether the target serves a read of what an upload made (`path` of its answer): the control upload reads back (200). */
+async function servesUploadReads(platform: ApiClient, time: Time, of: string, path: (answer: UploadAnswer) => string): Promise<boolean> {
+  return (await readWritten(platform, time, path(await controlUpload(platform, of)))).status === 200;
+}
+
+/** Whether a list shows what exists: the control upload, listed by `path` of its answer, once it is there. */
+async function listsControl(platform: ApiClient, time: Time, of: string, path: (answer: UploadAnswer) => string): Promise<boolean> {
+  const query = path(await controlUpload(platform, of));
+  const res = await untilWritten(
+    time,
+    () => platform.get<Json[]>(query),
+    (list) => Array.isArray(list) && list.length > 0,
+  );
+  return res.status === 200 && Array.isArray(res.json) && res.json.length > 0;
+}
+
+/** GET /api/v1/datasets/{id} of a dataset that must not exist here (expectNotFound, the control upload's dataset read back), where the target serves that read. */
+export async function expectNoDataset(platform: ApiClient, time: Time, id: string, what: string): Promise<void> {
+  if (!servesRead(platform, 'readDataset', `${what} is not found`)) return;
+  await expectNotFound(await platform.get(`/api/v1/datasets/${id}`), what, () =>
+    servesUploadReads(platform, time, id, (a) => `/api/v1/datasets/${a.dataset.id}`),
+  );
+}
+
+/** GET /api/v1/sessions/{id} of an experiment that must not exist here (expectNotFound, the control upload's experiment read back), where the target serves that read. */
+export async function expectNoExperiment(platform: ApiClient, time: Time, id: string, what: string): Promise<void> {
+  if (!servesRead(platform, 'readSession', `${what} is not found`)) return;
+  await expectNotFound(await platform.get(`/api/v1/sessions/${id}`), what, () =>
+    servesUploadReads(platform, time, id, (a) => `/api/v1/sessions/${a.experiment.id}`),
+  );
 }
 
 /** GET /api/v1/datasets/{id} of a dataset an upload made, once it is there, as evidence (readEvidence, an upload's dataset as control). */
@@ -141,6 +206,19 @@ export async function readExperiment(
   return readEvidence(res, `read experiment ${id}`, () => servesUploadReads(platform, time, id, (a) => `/api/v1/sessions/${a.experiment.id}`));
 }
 
+/** The reads persisted() makes, none of which the spec shows. */
+const PERSISTED_READS = ['readSession', 'queryRuns', 'listExamples', 'listFeedback'];
+
+/** Whether the target serves every read persisted() makes (servesRead: a read it declares it does not serve leaves `check` out). */
+export function servesPersistedReads(platform: ApiClient, check: string): boolean {
+  return PERSISTED_READS.every((operation) => servesRead(platform, operation, check));
+}
+
+/** An uploaded experiment read once its runs are persisted: its statistics filled in (readExperiment). */
+export function persistedExperiment(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<ApiResponse<Experiment>> {
+  return readExperiment(platform, time, answer.experiment.id, (e) => e.latency_p50 !== null && e.run_count !== null && e.run_count !== 0, 'stats');
+}
+
 /**
  * What an upload created, once its runs are persisted: the experiment is read until its statistics
  * are filled in, and its runs queried until they are all there, as a user of an eventually
@@ -148,13 +226,7 @@ export async function readExperiment(
  * read the spec does not show, taken as evidence (readExperiment, listed).
  */
 export async function persisted(platform: ApiClient, time: Time, answer: UploadAnswer): Promise<Persisted> {
-  const experiment = await readExperiment(
-    platform,
-    time,
-    answer.experiment.id,
-    (e) => e.latency_p50 !== null && e.run_count !== null && e.run_count !== 0,
-    'stats',
-  );
+  const experiment = await persistedExperiment(platform, time, answer);
   const rows = experiment.json.run_count ?? 1;
   const query = await untilWritten(
     time,

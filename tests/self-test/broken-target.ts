@@ -50,6 +50,11 @@ export interface Mutation {
   keyedOnSecrets?: boolean;
   /** Rules the mutation breaks; the self-test expects exactly these to fail. */
   breaks: string[];
+  /**
+   * Rules its tests must leave without a verdict: their evidence is a read it breaks (one that answers
+   * nothing, even of what exists), so a pass would be a pass on nothing. It is tried on their tests too.
+   */
+  notJudged?: string[];
   description: string;
   /** Changes a request on its way in, or answers it directly. */
   request?: (req: MutableRequest, memory: Map<string, unknown>) => MutableRequest | MutableResponse;

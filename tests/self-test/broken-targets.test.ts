@@ -12,7 +12,7 @@ import type { ConformanceReport, RuleResult } from '../../reports/conformance-re
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { recordingKey } from './affected.ts';
 import { lanesOf, loadPlan, mutationsOfThisRun, type Group, type Trial } from './plan.ts';
-import { conformanceRun, PLAN, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
+import { conformanceRun, passedOfNotJudged, PLAN, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
 
 /** Playwright tests the groups are dealt to: the project's workers take them in parallel. */
 const LANES = 6;
@@ -50,18 +50,21 @@ async function tryGroup(group: Group, outcomes: TrialOutcome[], selection?: stri
         expect.soft(trial.tests.size, `${trial.name}: its mutation changes no exchange of the clean run, so no test can catch it`).toBeGreaterThan(0);
       await test.step(`${trial.name}: ${trial.mutation.description} fails exactly ${trial.mutation.breaks.join(', ')}`, () => {
         const failed = failedBy(report, group, trial);
+        const passedOnNothing = passedOfNotJudged(report, trial.mutation);
         outcomes.push({
           name: trial.name,
           breaks: trial.mutation.breaks,
           failed: failed.map((r) => r.id),
-          killed: sameRules(
-            failed.map((r) => r.id),
-            trial.mutation.breaks,
-          ),
+          killed:
+            sameRules(
+              failed.map((r) => r.id),
+              trial.mutation.breaks,
+            ) && passedOnNothing.length === 0,
         });
         expect
           .soft(failed.map((r) => r.id).sort(), `${trial.name}: the rules failed by its ${trial.tests.size} tests\n${tail}`)
           .toEqual([...trial.mutation.breaks].sort());
+        expect.soft(passedOnNothing, `${trial.name}: rules that passed, though their evidence is a read it breaks (its notJudged)`).toEqual([]);
         for (const rule of failed) {
           expect
             .soft(

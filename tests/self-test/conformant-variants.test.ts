@@ -82,8 +82,11 @@ function judge(report: ConformanceReport, trial: VariantTrial, alone: boolean): 
     .map((r) => r.id);
   const counted = new Set(report.summary.mustNotJudged.filter((n) => n.counted && n.cause !== 'machine').map((n) => n.id));
   const notJudged = report.rules.filter((r) => counted.has(r.id) && (alone || r.tests.some((t) => trial.tests.has(t.id)))).map((r) => r.id);
-  const passed = mustFailed.length === 0 && errors.length === 0 && (notJudged.length === 0 || trial.variant.leavesUnjudged !== undefined);
-  return { name: trial.name, passed, mustFailed, errors, notJudged, shouldFailed };
+  const verdicts = new Map(report.rules.map((r) => [r.id, r.verdict]));
+  const notPassed = (trial.variant.passes ?? []).filter((id) => verdicts.get(id) !== 'pass');
+  const passed =
+    mustFailed.length === 0 && errors.length === 0 && notPassed.length === 0 && (notJudged.length === 0 || trial.variant.leavesUnjudged !== undefined);
+  return { name: trial.name, passed, mustFailed, errors, notJudged, notPassed, shouldFailed };
 }
 
 async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promise<void> {
@@ -91,7 +94,7 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
   const reached = group.trials.filter((t) => alone || t.tests.size > 0);
   for (const trial of group.trials.filter((t) => !reached.includes(t))) {
     // A variant no exchange of the clean run shows differs nowhere a test looks: it passes, and says so.
-    outcomes.push({ name: trial.name, passed: true, mustFailed: [], errors: [], notJudged: [], shouldFailed: [] });
+    outcomes.push({ name: trial.name, passed: true, mustFailed: [], errors: [], notJudged: [], notPassed: [], shouldFailed: [] });
     console.log(`${trial.name}: changes no exchange of the clean run`);
   }
   if (reached.length === 0) return;
@@ -117,6 +120,13 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
         expect.soft(outcome.errors, `${trial.name}: rules its tests could not judge\n${why.join('\n')}`).toEqual([]);
         if (!trial.variant.leavesUnjudged)
           expect.soft(outcome.notJudged, `${trial.name}: MUST rules left unjudged for a reason the target did not declare`).toEqual([]);
+        const notPassed = report.rules
+          .filter((r) => outcome.notPassed.includes(r.id))
+          .map(
+            (r) =>
+              `${r.id} (${r.verdict}): ${report.summary.mustNotJudged.find((n) => n.id === r.id)?.why ?? r.tests.find((t) => t.error)?.error?.split('\n')[0] ?? ''}`,
+          );
+        expect.soft(outcome.notPassed, `${trial.name}: rules it must pass, judged on what the spec shows, that did not\n${notPassed.join('\n')}`).toEqual([]);
       });
     }
     // A run of variants that all passed and declared what they leave out passes the gate.

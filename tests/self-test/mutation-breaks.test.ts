@@ -47,6 +47,17 @@ test("every mutation's breaks list names rules a test is tagged with and can fai
       return [];
     }),
   );
+  // A rule it leaves not judged is one a test judges, and not one it breaks.
+  problems.push(
+    ...declared.flatMap(({ name, file, mutation }) =>
+      (mutation.notJudged ?? []).flatMap((id) => {
+        const where = `${file}: ${name} leaves ${id} not judged`;
+        if (!contract().rule(id)) return [`${where}, which is not in specs/rules.yaml`];
+        if (mutation.breaks.includes(id)) return [`${where}, and breaks it too`];
+        return tagged.has(id) ? [] : [`${where}, which no test of suites/ is tagged with (@${id})`];
+      }),
+    ),
+  );
   expect(problems, `mutations that no run can kill:\n${problems.join('\n')}`).toEqual([]);
 });
 

@@ -37,7 +37,7 @@ test('the scores: every mutation tried fails exactly the rules it breaks, every 
     .filter((v) => !v.passed)
     .map(
       (v) =>
-        `${v.name}: MUST failed ${v.mustFailed.join(', ') || 'none'}; errors ${v.errors.join(', ') || 'none'}; not judged ${v.notJudged.join(', ') || 'none'}`,
+        `${v.name}: MUST failed ${v.mustFailed.join(', ') || 'none'}; errors ${v.errors.join(', ') || 'none'}; not judged ${v.notJudged.join(', ') || 'none'}; not passed ${v.notPassed.join(', ') || 'none'}`,
     );
   expect(variantScore, `conformant variants that fail:\n${failing.join('\n')}`).toBeGreaterThanOrEqual(FLOOR);
   const survived = outcomes.filter((o) => !o.killed).map((o) => `${o.name}: breaks ${o.breaks.join(', ')}, failed ${o.failed.join(', ') || 'nothing'}`);

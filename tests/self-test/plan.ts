@@ -70,7 +70,7 @@ export function planGroups(mutations: Record<string, Mutation>, clean: Conforman
       // A rate-limit mutation is tried alone, with the rate-limit suites, on everything it reaches; one
       // that breaks nothing must be seen failing no test it reaches.
       if (FULL_REACH || mutation.rateLimits || mutation.breaks.length === 0) return { name, mutation, ...reached };
-      const own = testsOf(mutation.breaks);
+      const own = testsOf([...mutation.breaks, ...(mutation.notJudged ?? [])]);
       // Replay cannot see what it reacts to: it is tried on its rules' tests.
       if (mutation.keyedOnSecrets) return { name, mutation, tests: own, recordings: own };
       // Recordings of other tests are left out; those of steps shared between tests (a deployment) are kept.

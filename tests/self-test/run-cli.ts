@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ConformanceReport } from '../../reports/conformance-report.ts';
+import type { Mutation } from './broken-target.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
@@ -86,6 +87,11 @@ export function failedRules(report: ConformanceReport): string[] {
     .filter((r) => r.verdict === 'fail')
     .map((r) => r.id)
     .sort();
+}
+
+/** The rules a mutation's notJudged names that passed: a pass on a read that answers nothing. */
+export function passedOfNotJudged(report: ConformanceReport, mutation: Pick<Mutation, 'notJudged'>): string[] {
+  return report.rules.filter((r) => mutation.notJudged?.includes(r.id) && r.verdict === 'pass').map((r) => r.id);
 }
 
 /** A `proxy` command started as a user would start it, once it listens. */

@@ -8,7 +8,7 @@
 // have opened) that the change makes survive. Exit 0 when every mutation tried agrees.
 import { startBrokenTarget } from './broken-target.ts';
 import { MUTATIONS } from './mutations/index.ts';
-import { conformanceRun, failedRules } from './run-cli.ts';
+import { conformanceRun, failedRules, passedOfNotJudged } from './run-cli.ts';
 
 /** Runs the suites against one mutation and prints what failed; answers whether the failed rules are exactly its breaks. */
 async function tryMutation(name: string, args: string[]): Promise<boolean> {
@@ -27,8 +27,11 @@ async function tryMutation(name: string, args: string[]): Promise<boolean> {
       const test = rule.tests.find((t) => t.status === 'failed' || t.status === 'timedOut');
       console.log(`  - ${rule.id}: ${test?.title ?? ''}\n      ${(test?.error ?? '').split('\n')[0]}`);
     }
+    const passedOnNothing = passedOfNotJudged(report, mutation);
+    if (mutation.notJudged)
+      console.log(`  not judged (expected): ${mutation.notJudged.join(', ')}; passed of those: ${passedOnNothing.join(', ') || '(none)'}`);
     console.log(`  exit ${code}; report in ${out}`);
-    return JSON.stringify(failed) === JSON.stringify(expected);
+    return JSON.stringify(failed) === JSON.stringify(expected) && passedOnNothing.length === 0;
   } finally {
     await target.close();
   }
@@ -51,7 +54,8 @@ if (names.length === 0) {
 }
 const disagree: string[] = [];
 for (const name of names) {
-  const own = first === '--rule' && !args.includes('--grep') ? ['--grep', taggedWith(MUTATIONS[name].breaks)] : [];
+  const { breaks, notJudged = [] } = MUTATIONS[name];
+  const own = first === '--rule' && !args.includes('--grep') ? ['--grep', taggedWith([...breaks, ...notJudged])] : [];
   if (!(await tryMutation(name, [...own, ...args]))) disagree.push(name);
 }
 if (names.length > 1)

@@ -229,6 +229,49 @@ export const PLATFORM_API_MUTATIONS: Record<string, Mutation> = {
     description: 'GET /api/v1/datasets/{id} answers 500',
     response: (res, req) => (calls(req, 'readDataset') ? crash : res),
   },
+  'platform-reads-not-found': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-READ-RUN', 'UPLOAD-READ-DATASETS', 'UPLOAD-READ-EXPERIMENTS', 'VERSION-PLATFORM-API-V1-ALIAS'],
+    // What a refused write left, another region's or workspace's data, an unknown run: an absence is shown by a read
+    // that answers what exists, and these answer nothing.
+    notJudged: [
+      'TRACE-READ-UNKNOWN-404',
+      'TRACE-MULTIPART-CONSISTENT',
+      'TRACE-BAD-INPUT',
+      'AUTH-PLATFORM-MISSING-CREDENTIALS',
+      'AUTH-PLATFORM-WORKSPACE-ISOLATION',
+      'REGION-DATA-RESIDENCY',
+    ],
+    description: 'GET /runs/{id}, /api/v1/datasets/{id} and /api/v1/sessions/{id} answer 404 for every id, also what exists',
+    request: (req) => (calls(req, 'readRun', 'readDataset', 'readSession') ? jsonError(404, 'Not Found') : req),
+  },
+  'platform-lists-empty': {
+    endpoint: 'platform-api',
+    breaks: ['UPLOAD-READ-DATASETS', 'UPLOAD-READ-EXPERIMENTS'],
+    // "Refused and creates nothing": an empty list shows it only where it lists what exists.
+    notJudged: [
+      'UPLOAD-DATASET-ID-OR-NAME',
+      'UPLOAD-EXTERNAL-IDENTIFIER',
+      'UPLOAD-EXTERNALLY-MANAGED-ONLY',
+      'UPLOAD-VIOLATION-4XX',
+      'ERROR-REFUSED-UNCHANGED-PLATFORM',
+    ],
+    description: 'GET /api/v1/datasets and /api/v1/sessions answer an empty list for every query, also one naming what exists',
+    request: (req) => (calls(req, 'listDatasets', 'listSessions') ? json(200, []) : req),
+  },
+  'feedback-list-empty-for-posted-runs': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-READ-FEEDBACK'],
+    // "Stores nothing": an empty feedback list shows it only where it lists the feedback that exists.
+    notJudged: ['ERROR-REFUSED-UNCHANGED-PLATFORM'],
+    description: 'GET /feedback?run= of a run posted with POST /runs answers an empty list, also when feedback was posted on it',
+    request: (req, memory) => {
+      const { id } = object(req.body);
+      if (calls(req, 'createRun') && typeof id === 'string') memory.set(`posted:${id.toLowerCase()}`, true);
+      const run = new URLSearchParams(req.path.split('?')[1] ?? '').get('run');
+      return calls(req, 'listFeedback') && run !== null && memory.has(`posted:${run.toLowerCase()}`) ? json(200, []) : req;
+    },
+  },
   'upload-tokens-cost-zero': {
     endpoint: 'platform-api',
     breaks: ['UPLOAD-TOKENS-COST-NULL'],

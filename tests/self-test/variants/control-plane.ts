@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { contract } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse } from '../broken-target.ts';
 import { calls, jsonError, object } from '../mutations/support.ts';
+import { AUTHENTICATE_FIELDS, authenticateRequires } from './access.ts';
 import type { Variant } from './variant.ts';
 
 /** The statuses before DEPLOYED the simulator gives, and a target's own names for them. */
@@ -113,6 +114,11 @@ export const CONTROL_PLANE_VARIANTS: Record<string, Variant> = {
     allowedBy: '§7 "Status codes for missing or invalid credentials, unknown ids and rate-limit rejections: not shown"',
     response: (res: MutableResponse, req: MutableRequest) =>
       calls(req, ...ID_OPERATIONS) && res.status === 404 ? jsonError(410, `Gone: ${String(object(res.body).detail ?? 'no such id')}`) : res,
+  },
+  'control-plane-authenticate-requires-every-field': {
+    ...authenticateRequires('control-plane', AUTHENTICATE_FIELDS),
+    // AUTHN-CONTROL-PLANE is a SHOULD, whose failure no MUST count would show: the body the test chose is no part of it.
+    passes: ['AUTHN-CONTROL-PLANE', 'VERSION-CP-AUTHN-V2'],
   },
   'control-plane-own-scheme-headers': {
     endpoint: 'control-plane',

@@ -5,7 +5,7 @@
 import type { Plane } from '../../../specs/contract.ts';
 import type { Mutation } from '../broken-target.ts';
 
-export interface Variant extends Omit<Mutation, 'breaks' | 'description'> {
+export interface Variant extends Omit<Mutation, 'breaks' | 'description' | 'notJudged'> {
   /** What the target does differently. */
   description: string;
   /** Where the spec leaves it open: the section and its words. */
@@ -17,9 +17,18 @@ export interface Variant extends Omit<Mutation, 'breaks' | 'description'> {
    * spec does not show that it refuses, undeclared): the run may then exit 1 for them, never fail one.
    */
   leavesUnjudged?: string;
+  /**
+   * Rules the variant's run must pass: their tests judge them on what the spec shows, which the
+   * variant still answers as the simulator does, so neither a skip (even one its config declares)
+   * nor a failure of any level is due to what the variant changes.
+   */
+  passes?: string[];
 }
 
-/** What one variant did in its run: it passes when it failed no MUST rule and left no rule in error or, undeclared, unjudged. */
+/**
+ * What one variant did in its run: it passes when it failed no MUST rule, left no rule in error nor,
+ * undeclared, unjudged, and passed every rule of its `passes`.
+ */
 export interface VariantOutcome {
   name: string;
   passed: boolean;
@@ -29,12 +38,14 @@ export interface VariantOutcome {
   errors: string[];
   /** MUST rules its tests left unjudged for a reason the target did not declare. */
   notJudged: string[];
+  /** Rules of its `passes` that its run did not pass. */
+  notPassed: string[];
   /** SHOULD rules that failed in its tests: allowed (a variant may differ from the service), counted for the note. */
   shouldFailed: string[];
 }
 
 /** The variant as the broken targets' front applies it: a mutation that breaks no rule. */
 export function asMutation(variant: Variant): Mutation {
-  const { allowedBy: _, declares: __, leavesUnjudged: ___, ...mutation } = variant;
+  const { allowedBy: _, declares: __, leavesUnjudged: ___, passes: ____, ...mutation } = variant;
   return { ...mutation, breaks: [] };
 }
