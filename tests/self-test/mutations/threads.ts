@@ -179,6 +179,16 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
       return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? jsonError(422, 'unknown node __start__') : req;
     },
   },
+  'start-node-ignored': {
+    breaks: ['THREAD-SUPERSTEPS-AS-NODE'],
+    description: 'a superstep of __start__ alone is accepted and dropped: the thread is created empty',
+    request: (req) => {
+      const body = object(req.body);
+      const steps = body.supersteps;
+      const only = Array.isArray(steps) && steps.length === 1 ? JSON.stringify(steps[0]) : '';
+      return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? { ...req, body: { ...body, supersteps: [] } } : req;
+    },
+  },
   'search-sorts-by-thread-id': {
     breaks: ['THREAD-SEARCH-SORT'],
     description: 'thread search sorts by thread_id whatever sort_by names',
