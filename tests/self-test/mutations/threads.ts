@@ -189,6 +189,16 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
       return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? { ...req, body: { ...body, supersteps: [] } } : req;
     },
   },
+  'history-empty-state-without-checkpoint': {
+    breaks: ['RUN-WRITES-THREAD-HISTORY', 'THREAD-HISTORY', 'THREAD-STATE-SHAPE', 'THREAD-SUPERSTEPS-HISTORY'],
+    description: 'history answers an empty array, and a state snapshot names no checkpoint (checkpoint null, no checkpoint ids)',
+    response: (res, req) => {
+      if (calls(req, 'getThreadHistory') && Array.isArray(res.body)) return { ...res, body: [] };
+      if (!calls(req, 'getThreadState') || res.status !== 200) return res;
+      const { checkpoint_id: _, parent_checkpoint_id: __, ...state } = object(res.body);
+      return { ...res, body: { ...state, checkpoint: null, parent_checkpoint: null } };
+    },
+  },
   'search-sorts-by-thread-id': {
     breaks: ['THREAD-SEARCH-SORT'],
     description: 'thread search sorts by thread_id whatever sort_by names',
