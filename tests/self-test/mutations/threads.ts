@@ -68,6 +68,20 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
         : res;
     },
   },
+  'copy-loses-state-supersteps-ignored': {
+    breaks: ['THREAD-COPY-STATE', 'THREAD-CREATE-SUPERSTEPS'],
+    description: "supersteps are accepted and ignored, and a copy's state reads empty",
+    request: (req) => {
+      const { supersteps: _, ...body } = object(req.body);
+      return calls(req, 'createThread') ? { ...req, body } : req;
+    },
+    response: (res, req, memory) => {
+      if (calls(req, 'copyThread') && res.status < 300) memory.set(String(object(res.body).thread_id), true);
+      return calls(req, 'getThreadState') && memory.has(param(req, 'thread_id') ?? '') && res.status === 200
+        ? { ...res, body: { ...object(res.body), values: {} } }
+        : res;
+    },
+  },
   'copy-runs-write-original': {
     breaks: ['THREAD-COPY-INDEPENDENT'],
     description: "a run on a copy writes to its original's state, as a copy that shares its original's store would",
