@@ -134,6 +134,15 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
       return { ...res, body: { ...object(res.body), values: {} } };
     },
   },
+  'state-empty-supersteps-ignored': {
+    breaks: ['THREAD-STATE', 'THREAD-CREATE-SUPERSTEPS'],
+    description: 'supersteps are accepted and ignored, and GET state answers empty values',
+    request: (req) => {
+      const { supersteps: _, ...body } = object(req.body);
+      return calls(req, 'createThread') ? { ...req, body } : req;
+    },
+    response: (res, req) => (calls(req, 'getThreadState') && res.status === 200 ? { ...res, body: { ...object(res.body), values: {} } } : res),
+  },
   'state-without-next': {
     breaks: ['THREAD-STATE-SHAPE'],
     description: 'state snapshots come without next',
