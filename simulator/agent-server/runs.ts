@@ -322,6 +322,7 @@ export class RunStore {
         metadata: { langgraph_node: node },
         data: {},
       });
+      // A graph that fails ends its run as error (RUN-FAILED-STATUS-ERROR).
       if (isLast && run.controls.fail) {
         this.finish(run, thread, 'error', { error: 'SimulatedNodeError', message: `node '${node}' failed because the run's input asked for it (fail: true)` });
         return;

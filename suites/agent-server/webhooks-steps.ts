@@ -34,6 +34,23 @@ export function notifiedBy(operation: EmittingOperation): string[] {
   return ['WEBHOOK-TRIGGER', ...emits.map((r) => r.id)];
 }
 
+/** The operations whose taking a body with `webhook` a rule of their own judges (§4.5: "accepts webhook"). */
+const WEBHOOK_TAKEN_BY = {
+  streamStatelessRun: 'STREAM-STATELESS',
+  waitStatelessRun: 'RUN-WAIT-STATELESS',
+  createCron: 'CRON-CREATE',
+  createThreadCron: 'CRON-THREAD-CREATE',
+} as const;
+
+/**
+ * The rule that judges that `operation` takes a body with `webhook`: a creation refused there is
+ * that rule's finding, and the emission is then not judged. (Create, stream and wait run have no such
+ * rule beside the emission rules, which judge their creation.)
+ */
+export function webhookTakenBy(operation: keyof typeof WEBHOOK_TAKEN_BY): string[] {
+  return [WEBHOOK_TAKEN_BY[operation]];
+}
+
 /** Whether a delivery's body is a JSON object, as a run record is (§6; WEBHOOK-TRIGGER judges it). */
 export function isPayload(delivery: ReceivedRequest): boolean {
   const json = delivery.json;

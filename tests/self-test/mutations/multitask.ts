@@ -2,7 +2,7 @@
 // strategy do to the run in progress and to the new one.
 import { contract } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
-import { calls, jsonError, object, param } from './support.ts';
+import { calls, json, jsonError, object, param } from './support.ts';
 
 const CREATES = ['createRun', 'streamRun', 'waitRun'];
 const IN_PROGRESS: string[] = contract().runStatuses.inProgress;
@@ -27,6 +27,23 @@ function trackInProgress(res: MutableResponse, req: MutableRequest, memory: Map<
     );
 }
 
+/**
+ * Notes, on an accepted rollback, the runs it ended (those the thread had in progress) as rolled back,
+ * with each run's creation answer (memory `rolled-back:<run>`), and tracks the runs in progress.
+ */
+function noteRolledBack(res: MutableResponse, req: MutableRequest, memory: Map<string, unknown>): void {
+  const run = object(res.body);
+  if (calls(req, 'createRun') && res.status < 300) memory.set(`run:${String(run.run_id)}`, run);
+  if (calls(req, ...CREATES) && strategy(req) === 'rollback' && res.status < 300) {
+    for (const id of (memory.get(`busy:${param(req, 'thread_id')}`) as string[] | undefined) ?? []) memory.set(`rolled-back:${id}`, memory.get(`run:${id}`));
+  }
+  trackInProgress(res, req, memory);
+}
+
+/** The runs of the thread that a rollback ended, as created. */
+const rolledBackOf = (thread: string, memory: Map<string, unknown>) =>
+  [...memory.entries()].filter(([key, run]) => key.startsWith('rolled-back:') && object(run).thread_id === thread).map(([, run]) => object(run));
+
 const inProgress = (req: MutableRequest, memory: Map<string, unknown>) =>
   ((memory.get(`busy:${param(req, 'thread_id')}`) as string[] | undefined) ?? []).length > 0;
 const strategy = (req: MutableRequest) => object(req.body).multitask_strategy;
@@ -39,8 +56,8 @@ const withoutAnswer = (values: unknown) => {
 
 export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
   'reject-as-rollback': {
-    // Every test of these rules makes a reject request on a thread with a run in progress and judges its refusal.
-    breaks: ['MULTITASK-REJECT-409', 'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-ERRORS-BEFORE-STREAM'],
+    // Every test of these rules makes a reject request on a thread with a run in progress and judges its refusal or what it created.
+    breaks: ['MULTITASK-REJECT-409', 'MULTITASK-REJECT-NOT-CREATED', 'STREAM-ERRORS-BEFORE-STREAM'],
     description: 'reject behaves as rollback: the run in progress is deleted and the new run created, with no 409',
     request: (req) => (calls(req, ...CREATES) && strategy(req) === 'reject' ? { ...req, body: { ...object(req.body), multitask_strategy: 'rollback' } } : req),
   },
@@ -65,7 +82,7 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
   },
   'reject-accepted-as-enqueue': {
     // Every test of these rules makes a reject request on a thread with a run in progress: it is answered as created.
-    breaks: ['MULTITASK-REJECT-409', 'MULTITASK-REJECT-NOT-CREATED', 'MULTITASK-STRATEGIES', 'MULTITASK-WIRE-NAME', 'STREAM-ERRORS-BEFORE-STREAM'],
+    breaks: ['MULTITASK-REJECT-409', 'MULTITASK-REJECT-NOT-CREATED', 'STREAM-ERRORS-BEFORE-STREAM'],
     description: 'reject while a run is in progress creates the run all the same (200), queued behind the one in progress',
     request: (req, memory) =>
       calls(req, ...CREATES) && strategy(req) === 'reject' && inProgress(req, memory)
@@ -112,6 +129,57 @@ export const MULTITASK_MUTATIONS: Record<string, Mutation> = {
     response: (res, req, memory) => {
       trackInProgress(res, req, memory);
       return res;
+    },
+  },
+  'rolled-back-run-still-found': {
+    breaks: ['MULTITASK-ROLLBACK-LOOKUP-FAILS', 'MULTITASK-ROLLBACK-LOOKUP-404'],
+    description: 'a run deleted by rollback is no longer listed, but its lookup still answers it, interrupted',
+    response: (res, req, memory) => {
+      noteRolledBack(res, req, memory);
+      const deleted = memory.get(`rolled-back:${param(req, 'run_id')}`);
+      return calls(req, 'getRun') && res.status === 404 && deleted ? json(200, { ...object(deleted), status: 'interrupted' }) : res;
+    },
+  },
+  'rolled-back-run-relisted': {
+    breaks: ['MULTITASK-ROLLBACK-NO-RESTART'],
+    description: "a run deleted by rollback is listed again, pending, from the thread's second listing after the rollback on (it was restarted)",
+    // memory: `listed:<thread>` counts the listings of a thread that had a run rolled back.
+    response: (res, req, memory) => {
+      noteRolledBack(res, req, memory);
+      const thread = param(req, 'thread_id') ?? '';
+      const deleted = rolledBackOf(thread, memory);
+      if (!calls(req, 'listRuns') || res.status !== 200 || !Array.isArray(res.body) || deleted.length === 0) return res;
+      const listings = ((memory.get(`listed:${thread}`) as number | undefined) ?? 0) + 1;
+      memory.set(`listed:${thread}`, listings);
+      return listings < 2 ? res : { ...res, body: [...res.body, ...deleted.map((run) => ({ ...run, status: 'pending' }))] };
+    },
+  },
+  'stream-ignores-multitask-strategy': {
+    breaks: ['MULTITASK-STRATEGIES', 'STREAM-ERRORS-BEFORE-STREAM'],
+    description: 'POST /threads/{thread_id}/runs/stream ignores multitask_strategy (its run is queued), though create run takes it',
+    request: (req) => {
+      const { multitask_strategy: _, ...body } = object(req.body);
+      return calls(req, 'streamRun') ? { ...req, body } : req;
+    },
+  },
+  'multitask-read-camel-case': {
+    // multitask_strategy ignored: what multitask-ignored breaks, and the field name.
+    breaks: [
+      'MULTITASK-INTERRUPT-KEEPS',
+      'MULTITASK-INVALID',
+      'MULTITASK-REJECT-409',
+      'MULTITASK-REJECT-NOT-CREATED',
+      'MULTITASK-ROLLBACK-DELETES',
+      'MULTITASK-ROLLBACK-STATE',
+      'MULTITASK-WIRE-NAME',
+      'STREAM-ERRORS-BEFORE-STREAM',
+      'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
+    ],
+    description: "runs take their strategy from the SDK's camel-case multitaskStrategy, and ignore multitask_strategy",
+    request: (req) => {
+      const { multitask_strategy: _, multitaskStrategy: camel, ...body } = object(req.body);
+      if (!calls(req, ...CREATES)) return req;
+      return { ...req, body: camel === undefined ? body : { ...body, multitask_strategy: camel } };
     },
   },
   'unknown-strategy-plain-text': {

@@ -116,7 +116,7 @@ export const RED_TEAM_AGENT_MUTATIONS: Record<string, Mutation> = {
   },
   'red-failed-run-reported-success': {
     // §3: success and error are the final values; §6: the payload's status is the final one; §7: a failed run is reported through error.
-    breaks: ['RUN-STATUS-FINAL', 'WEBHOOK-PAYLOAD-ERROR', 'WEBHOOK-PAYLOAD-STATUS'],
+    breaks: ['RUN-FAILED-STATUS-ERROR', 'WEBHOOK-PAYLOAD-ERROR', 'WEBHOOK-PAYLOAD-STATUS'],
     description: 'a failed graph run is reported success: its reads and its notification say success, with no error',
     response: (res, req) => {
       if (!calls(req, 'createRun', 'getRun', 'listRuns') || res.status >= 300) return res;

@@ -9,18 +9,14 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     response: (res) => (res.status === 409 ? { ...res, status: 422 } : res),
   },
   'multitask-ignored': {
+    // The rules about the run a strategy deleted or interrupted, and those that read the strategy taken, are then not judged.
     breaks: [
       'MULTITASK-INTERRUPT-KEEPS',
-      'MULTITASK-INTERRUPT-STATUS',
       'MULTITASK-INVALID',
       'MULTITASK-REJECT-409',
+      'MULTITASK-REJECT-NOT-CREATED',
       'MULTITASK-ROLLBACK-DELETES',
-      'MULTITASK-ROLLBACK-LOOKUP-404',
-      'MULTITASK-ROLLBACK-LOOKUP-FAILS',
-      'MULTITASK-ROLLBACK-NO-RESTART',
       'MULTITASK-ROLLBACK-STATE',
-      'MULTITASK-STRATEGIES',
-      'MULTITASK-WIRE-NAME',
       'STREAM-ERRORS-BEFORE-STREAM',
       'WEBHOOK-PAYLOAD-MULTITASK-STRATEGY',
     ],
@@ -36,8 +32,6 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
       'MULTITASK-INTERRUPT-KEEPS',
       'MULTITASK-INVALID',
       'MULTITASK-ROLLBACK-DELETES',
-      'MULTITASK-STRATEGIES',
-      'MULTITASK-WIRE-NAME',
       'STREAM-SSE-CLOSE-AT-END',
       'WEBHOOK-CONFIG-ALLOWED-DOMAINS',
       'WEBHOOK-CONFIG-ALLOWED-PORTS',
@@ -171,13 +165,8 @@ export const RUN_MUTATIONS: Record<string, Mutation> = {
     response: (res, req) => (calls(req, 'getRun') && res.status === 200 ? { ...res, body: { ...object(res.body), metadata: null } } : res),
   },
   'rollback-keeps-run': {
-    breaks: [
-      'MULTITASK-ROLLBACK-DELETES',
-      'MULTITASK-ROLLBACK-LOOKUP-FAILS',
-      'MULTITASK-ROLLBACK-LOOKUP-404',
-      'MULTITASK-ROLLBACK-STATE',
-      'MULTITASK-ROLLBACK-NO-RESTART',
-    ],
+    // The rules about the run rollback deleted are not judged where it is still listed.
+    breaks: ['MULTITASK-ROLLBACK-DELETES', 'MULTITASK-ROLLBACK-STATE'],
     description: 'rollback behaves as interrupt: nothing is deleted',
     request: (req) => (object(req.body).multitask_strategy === 'rollback' ? { ...req, body: { ...object(req.body), multitask_strategy: 'interrupt' } } : req),
   },

@@ -68,6 +68,20 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
         : res;
     },
   },
+  'copy-loses-state-supersteps-ignored': {
+    breaks: ['THREAD-COPY-STATE', 'THREAD-CREATE-SUPERSTEPS'],
+    description: "supersteps are accepted and ignored, and a copy's state reads empty",
+    request: (req) => {
+      const { supersteps: _, ...body } = object(req.body);
+      return calls(req, 'createThread') ? { ...req, body } : req;
+    },
+    response: (res, req, memory) => {
+      if (calls(req, 'copyThread') && res.status < 300) memory.set(String(object(res.body).thread_id), true);
+      return calls(req, 'getThreadState') && memory.has(param(req, 'thread_id') ?? '') && res.status === 200
+        ? { ...res, body: { ...object(res.body), values: {} } }
+        : res;
+    },
+  },
   'copy-runs-write-original': {
     breaks: ['THREAD-COPY-INDEPENDENT'],
     description: "a run on a copy writes to its original's state, as a copy that shares its original's store would",
@@ -119,6 +133,15 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
       if (!calls(req, 'getThreadState') || res.status !== 200) return res;
       return { ...res, body: { ...object(res.body), values: {} } };
     },
+  },
+  'state-empty-supersteps-ignored': {
+    breaks: ['THREAD-STATE', 'THREAD-CREATE-SUPERSTEPS'],
+    description: 'supersteps are accepted and ignored, and GET state answers empty values',
+    request: (req) => {
+      const { supersteps: _, ...body } = object(req.body);
+      return calls(req, 'createThread') ? { ...req, body } : req;
+    },
+    response: (res, req) => (calls(req, 'getThreadState') && res.status === 200 ? { ...res, body: { ...object(res.body), values: {} } } : res),
   },
   'state-without-next': {
     breaks: ['THREAD-STATE-SHAPE'],
@@ -177,6 +200,26 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
       const steps = object(req.body).supersteps;
       const only = Array.isArray(steps) && steps.length === 1 ? JSON.stringify(steps[0]) : '';
       return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? jsonError(422, 'unknown node __start__') : req;
+    },
+  },
+  'start-node-ignored': {
+    breaks: ['THREAD-SUPERSTEPS-AS-NODE'],
+    description: 'a superstep of __start__ alone is accepted and dropped: the thread is created empty',
+    request: (req) => {
+      const body = object(req.body);
+      const steps = body.supersteps;
+      const only = Array.isArray(steps) && steps.length === 1 ? JSON.stringify(steps[0]) : '';
+      return calls(req, 'createThread') && only.includes('"as_node":"__start__"') ? { ...req, body: { ...body, supersteps: [] } } : req;
+    },
+  },
+  'history-empty-state-without-checkpoint': {
+    breaks: ['RUN-WRITES-THREAD-HISTORY', 'THREAD-HISTORY', 'THREAD-STATE-SHAPE', 'THREAD-SUPERSTEPS-HISTORY'],
+    description: 'history answers an empty array, and a state snapshot names no checkpoint (checkpoint null, no checkpoint ids)',
+    response: (res, req) => {
+      if (calls(req, 'getThreadHistory') && Array.isArray(res.body)) return { ...res, body: [] };
+      if (!calls(req, 'getThreadState') || res.status !== 200) return res;
+      const { checkpoint_id: _, parent_checkpoint_id: __, ...state } = object(res.body);
+      return { ...res, body: { ...state, checkpoint: null, parent_checkpoint: null } };
     },
   },
   'search-sorts-by-thread-id': {

@@ -4,6 +4,7 @@ import { checkWebhookUrl } from '../../../simulator/agent-server/webhook-policy.
 import { EMBEDDED_URL_POLICY } from '../../../harness/target.ts';
 import type { MutableRequest, Mutation } from '../broken-target.ts';
 import { calls, object, param } from './support.ts';
+import { listsOtherThreadsRuns } from '../variants/agent-server-run-reads.ts';
 
 const THREAD_RUN_CREATES = ['createRun', 'streamRun', 'waitRun'];
 /** The operations that take `webhook` and notify it (§6a). */
@@ -43,6 +44,13 @@ export const WEBHOOK_EMISSION_MUTATIONS: Record<string, Mutation> = {
     breaks: ['WEBHOOK-EMIT-CREATE-RUN'],
     description: 'POST /threads/{thread_id}/runs accepts webhook and never uses it',
     request: dropsAcceptedWebhook('createRun'),
+  },
+  'create-run-drops-webhook-runs-listed-with-others': {
+    // The notification that never comes is judged, whatever the listing (a path the spec does not show) answers.
+    breaks: ['RUN-LIST', 'WEBHOOK-EMIT-CREATE-RUN'],
+    description: "POST /threads/{thread_id}/runs accepts webhook and never uses it, and a thread's run listing answers other threads' runs too",
+    request: dropsAcceptedWebhook('createRun'),
+    response: listsOtherThreadsRuns,
   },
   'stream-run-drops-webhook': {
     breaks: ['WEBHOOK-EMIT-STREAM-RUN'],

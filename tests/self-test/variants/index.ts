@@ -3,6 +3,7 @@
 import { catalogue } from '../catalogue.ts';
 import { ACCESS_VARIANTS } from './access.ts';
 import { AGENT_SERVER_EVENT_VARIANTS } from './agent-server-events.ts';
+import { AGENT_SERVER_RUN_READ_VARIANTS } from './agent-server-run-reads.ts';
 import { AGENT_SERVER_RUN_VARIANTS } from './agent-server-runs.ts';
 import { CONTROL_PLANE_VARIANTS } from './control-plane.ts';
 import { GENERATED_VARIANTS } from './generated.ts';
@@ -14,6 +15,7 @@ export const VARIANTS: Record<string, Variant> = catalogue(
   GENERATED_VARIANTS,
   ACCESS_VARIANTS,
   AGENT_SERVER_RUN_VARIANTS,
+  AGENT_SERVER_RUN_READ_VARIANTS,
   AGENT_SERVER_EVENT_VARIANTS,
   CONTROL_PLANE_VARIANTS,
   PLATFORM_API_VARIANTS,
