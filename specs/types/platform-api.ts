@@ -63,7 +63,7 @@ export interface paths {
         head?: never;
         /**
          * Update a trace run, for example to add outputs.
-         * @description The spec table writes the path as `PATCH /runs` (§4.3); the run id travels in the path, as the official clients send it (`PATCH /runs/{id}`, langsmith JS client; LangSmith API reference). The body holds only the fields to change. Body and response are not shown (§4.3); the real service answers 202.
+         * @description The spec table writes the path as `PATCH /runs` (§4.3); the run id travels in the path, as the official clients send it (`PATCH /runs/{id}`, langsmith JS client; LangSmith API reference). The body holds only the fields to change. Body and response are not shown (§4.3); the real service answers 202. A target may take the spec's path with the run id in the body instead: where this path answers 404 or 405, the suites send that form.
          */
         patch: operations["updateRun"];
         trace?: never;
