@@ -1,0 +1,31 @@
+// Conformant variants that a reading of MUST tests against the spec's words called for: forms the
+// spec leaves open, each a target that differs from the simulator only there.
+import type { MutableResponse } from '../broken-target.ts';
+import { isRecord } from '../mutations/support.ts';
+import type { Variant } from './variant.ts';
+
+/** A JSON value with the keys of every object in reverse order: the same value to JSON. */
+function keysReversed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(keysReversed);
+  if (isRecord(value))
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, keysReversed(v)]),
+    );
+  return value;
+}
+
+/** Every JSON answer of a plane with its objects' keys in reverse order, as a store that keeps JSON its own way (jsonb) answers them. */
+function answersKeysReversed(endpoint: 'platform-api' | 'agent-server' | 'control-plane'): Variant {
+  return {
+    endpoint,
+    description: `every JSON answer of the ${endpoint} lists the keys of its objects in reverse order (objects given in a request included)`,
+    allowedBy: '§4: "Payloads are JSON unless stated"; a JSON object is an unordered collection of members (RFC 8259 §4): no order of its keys is given',
+    response: (res: MutableResponse) => ({ ...res, body: keysReversed(res.body) }),
+  };
+}
+
+export const OPEN_FORM_VARIANTS: Record<string, Variant> = {
+  'platform-api-json-keys-reordered': answersKeysReversed('platform-api'),
+};
