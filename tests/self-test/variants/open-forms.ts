@@ -28,4 +28,6 @@ function answersKeysReversed(endpoint: 'platform-api' | 'agent-server' | 'contro
 
 export const OPEN_FORM_VARIANTS: Record<string, Variant> = {
   'platform-api-json-keys-reordered': answersKeysReversed('platform-api'),
+  'control-plane-json-keys-reordered': answersKeysReversed('control-plane'),
+  'agent-server-json-keys-reordered': answersKeysReversed('agent-server'),
 };
