@@ -83,7 +83,8 @@ const describeSamples = (samples: Sample[]) => samples.map((s) => `${s.method} $
  * the limit is refused whatever the status (§7, §8 leave it not shown; RATE-429 is about the 429): it answers no
  * success and not what the same request answered first in the window. The row is probed with the requests of it
  * the target serves: those to an operation the spec does not show that the target declares it does not serve, or
- * that answer 404 or 405 only, are left out, and a row with none left is not judged there.
+ * those to a path the spec does not show (such an operation, or a path only §8 names) that answer 404 or 405 only,
+ * are left out, and a row with none left is not judged there.
  */
 export async function checkRow(rule: string, endpoint: Endpoint, { conformanceRun, credentials, time, by, scope }: RowCheck): Promise<void> {
   requireRateLimitTraffic(conformanceRun);

@@ -19,8 +19,9 @@
 // within and beyond the limit. Where a request over a limit answers what it answered within it,
 // and a key the target knows answers it otherwise, the check is made again with keys the target
 // knows (Traffic.judge), on a target whose counters the run can keep to the test (rate-limit-reset);
-// on another it is skipped, declared. Likewise a request to an operation the spec does not show
-// that answers 404 or 405 within and beyond the limit is not served: the check is not judged there.
+// on another it is skipped, declared. Likewise a request to a path the spec does not show (an
+// operation marked so, or a path only §8 names) that answers 404 or 405 within and beyond the limit
+// is not served: the check is not judged there.
 import { Pool } from 'undici';
 import { contract, pathOf, planeOf, type Endpoint, type Plane, type RateLimitRow } from '../../specs/contract.ts';
 import type { Credentials as PublishedCredentials } from '../../specs/types/simulator-admin.ts';
@@ -297,20 +298,34 @@ class MadeUpKeyRefused extends Error {
   }
 }
 
-/** A check failed, and requests of it to operations the spec does not show answered 404 or 405 only: the target may not serve them. */
+/**
+ * A check failed, and requests of it to paths the spec does not show answered 404 or 405 only: the target may not
+ * serve them. Such a path is an operation of the contract marked not shown, or one that only §8 names (/auth,
+ * /otel/v1/traces, a path containing /charts …), which no operation of the contract serves.
+ */
 class NotServed extends Error {
   constructor(
-    /** The samples of those operations, each with its operation and a status it answered. */
-    readonly samples: { sample: Sample; res: { plane: Plane; operation: string; status: number } }[],
+    /** The samples of those paths, each with its operation (none for a path only §8 names) and a status it answered. */
+    readonly samples: { sample: Sample; res: { plane: Plane; operation?: string; status: number } }[],
     readonly failure: unknown,
   ) {
-    super(`not served: ${samples.map(({ sample, res }) => `${sample.method} ${sample.path} (${res.operation}) answered ${res.status}`).join('; ')}`);
+    super(
+      `not served: ${samples.map(({ sample, res }) => `${sample.method} ${sample.path} (${res.operation ?? 'no operation'}) answered ${res.status}`).join('; ')}`,
+    );
   }
 
-  /** The operations not served, for a skip's reason. */
+  /** Whether every sample is to a path no operation of the contract serves: no rule says the service serves it. */
+  get onlyTableNamed(): boolean {
+    return this.samples.every(({ res }) => res.operation === undefined);
+  }
+
+  /** The paths not served, for a skip's reason. */
   describe(): string {
     return this.samples
-      .map(({ sample, res }) => `${sample.method} ${sample.path} (${res.operation}, a path the spec does not show) answered ${res.status} only`)
+      .map(
+        ({ sample, res }) =>
+          `${sample.method} ${sample.path} (${res.operation ? `${res.operation}, a path the spec does not show` : 'a path only the rate-limit table names, which §4 does not show'}) answered ${res.status} only`,
+      )
       .join('; ');
   }
 }
@@ -449,9 +464,10 @@ export class Traffic {
       const entry = this.answered.get(key);
       if (!entry) return [];
       const { endpoint, sample } = entry.sent;
-      const operation = contract().findOperation(planeOf(endpoint), sample.method, sample.path)?.operation;
-      if (!operation?.notShown || ![...entry.statuses].every((s) => s === 404 || s === 405)) return [];
-      return [{ sample, res: { plane: operation.plane, operation: operation.operationId, status: [...entry.statuses][0] } }];
+      const plane = planeOf(endpoint);
+      const operation = contract().findOperation(plane, sample.method, sample.path)?.operation;
+      if ((operation && !operation.notShown) || ![...entry.statuses].every((s) => s === 404 || s === 405)) return [];
+      return [{ sample, res: { plane, operation: operation?.operationId, status: [...entry.statuses][0] } }];
     });
     if (notServed.length > 0) throw new NotServed(notServed, failure);
     if (carriesMadeUpKey(sent.who) && !this.knownKeys.has(sent.endpoint) && !success(over.status) && over.status === admitted?.status)
@@ -548,10 +564,14 @@ export class Traffic {
         if (error instanceof MadeUpKeyRefused) {
           if (!(await this.knownKeysFor(error))) throw error.failure;
         } else if (error instanceof NotServed) {
-          if (!withoutUnserved(error))
+          if (!withoutUnserved(error)) {
+            // A path only §8 names that the target answers 404 or 405 within and beyond the limit: it serves none of
+            // the requests the row limits, which leaves the row nothing to judge (§4.3 leaves those endpoints not shown).
+            skipDeclared(error.onlyTableNamed, `the target serves no request this check sends, so no limit of it can be seen: ${error.describe()}`);
             skipForPrecondition(`precondition failed: the target may not serve what this check sends: ${error.describe()}`, [
-              ...new Set(error.samples.flatMap(({ res }) => rulesOfStep(res))),
+              ...new Set(error.samples.flatMap(({ res }) => (res.operation ? rulesOfStep({ ...res, operation: res.operation }) : []))),
             ]);
+          }
           scope = `${scope}-served`;
         } else throw error;
       }
