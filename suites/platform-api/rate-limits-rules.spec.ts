@@ -175,7 +175,7 @@ test(
 );
 
 test(
-  'once the interval of an exhausted row has passed, the caller gets a whole new window',
+  'an exhausted row refuses the caller until its interval has passed, then gives it a whole new window',
   { tag: '@RATE-RECOVERY' },
   async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
     // The EU run-stats row (20 / 10) is the cheapest whose window holds more than one request.
@@ -188,7 +188,12 @@ test(
       const refused = await traffic.send('platform-api-eu', STATS, who);
       window.mustShare(10, 'the 21 run-stats requests of the first window');
       refusal.expect(refused, admitted, 'the 21st run-stats request of the window');
-      await window.pass(10);
+      if (window.exact) {
+        // The window rolls: the caller is refused until the interval since the window's requests has passed.
+        await window.advanceExactly(9_999);
+        refusal.expectAgain(await traffic.send('platform-api-eu', STATS, who), '1 ms before the interval has passed, the caller');
+        await window.advanceExactly(1);
+      } else await window.pass(10);
       await traffic.fill('platform-api-eu', STATS, who, 19);
       const last = await traffic.send('platform-api-eu', STATS, who);
       const over = await traffic.send('platform-api-eu', STATS, who);

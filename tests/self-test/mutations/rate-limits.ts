@@ -108,6 +108,19 @@ export const RATE_LIMIT_MUTATIONS: Record<string, Mutation> = {
     description: 'the control plane enforces no rate limit on callers it does not know: every request the table refuses is admitted',
     response: admits(),
   },
+  'eu-window-gives-way-after-refusal': {
+    endpoint: 'platform-api-eu',
+    rateLimits: true,
+    // Only a caller refused twice in a row meets it: no test but RATE-RECOVERY's sends again while a window is spent.
+    breaks: ['RATE-RECOVERY'],
+    description: "at the EU address, a caller's request refused right after a refusal is admitted: its window gives way before its interval",
+    response: (res, req, memory) => {
+      const key = `refused ${since(req)}`;
+      const refusedBefore = memory.get(key) === true;
+      memory.set(key, res.status === 429 && !refusedBefore);
+      return res.status === 429 && refusedBefore ? json(200, {}) : res;
+    },
+  },
   'eu-recovered-window-halved': {
     endpoint: 'platform-api-eu',
     rateLimits: true,
