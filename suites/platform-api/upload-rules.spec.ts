@@ -5,7 +5,7 @@ import { forRule } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Dataset } from '../../specs/types/platform-api.ts';
-import { RunIds, UUID } from './traces-steps.ts';
+import { RunIds, servesRead, UUID } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, upload, uploadBody, type Json } from './uploads-steps.ts';
 
 const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
@@ -205,7 +205,9 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
       const body = { ...base, ...naming };
       expectRefused(await upload(platform, body));
       await expectCreatedNothing(platform, time, { experiment_name: body.experiment_name }, 'the refused upload');
-      // Its examples, listed, rather than counts a read may not show: a list that cannot be read cannot show it untouched.
+      // Its examples, listed, rather than counts a read may not show: a list that cannot be read cannot show it
+      // untouched, and a target that declares no such listing is judged on the refusal alone.
+      if (!servesRead(platform, 'listExamples', 'the platform dataset is untouched')) return;
       const examples = preconditionArray(
         await platform.get<Json[]>(`/api/v1/examples?dataset=${created.json.id}`),
         'list the examples of the platform dataset',
