@@ -1,16 +1,18 @@
 // The packages as a user gets them: packed (npm pack, which builds dist/, and the simulator's package
 // from that dist/), installed from the tarball into an empty temporary project, and run from there,
 // where Playwright compiles no TypeScript: --version, a run of one plane against the embedded
-// simulator, a run against a dead target, simulate, the README's client quickstarts, a client's test
-// on the simulator's package alone, and the CI recipe of examples/ci/ (its workflow's shell step, as
-// written). And what the tarballs hold. One pack and one install serve the file's tests, which run
-// in order.
+// simulator, a mistyped command after it, a run against a dead target, simulate, the README's client
+// quickstarts, a client's test on the simulator's package alone, and the CI recipe as the package
+// ships it (copied as the README says, its workflow's shell step run as written). And what the
+// tarballs hold, and that the README's links resolve inside the package. One pack and one install
+// serve the file's tests, which run in order.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, normalize } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { checkQuickstarts } from '../readme/quickstarts.ts';
 import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
@@ -19,7 +21,6 @@ test.describe.configure({ mode: 'default' });
 
 const NAME = 'agent-platform-conformance';
 const SIMULATOR = 'agent-platform-simulator';
-const RECIPE = join(ROOT, 'examples', 'ci');
 /** What the harness needs and a client's tests of the simulator do not. */
 const HARNESS_ONLY = ['playwright', 'playwright-core', '@playwright/test', 'fast-check', 'http-proxy'];
 /** The temporary folders this file made: each install holds some 40 MB. */
@@ -88,6 +89,13 @@ async function simulate(project: string): Promise<{ urls: Record<string, string>
   };
 }
 
+/** The README's block that follows `<!-- marker -->`. */
+function readmeBlock(marker: string): string {
+  const block = new RegExp(`<!-- ${marker} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  expect(block, `README.md has a block marked ${marker}`).not.toBeNull();
+  return block![1];
+}
+
 /** Megabytes under a project's node_modules, as `du -sm` counts them. */
 async function installedMegabytes(dir: string): Promise<number> {
   const du = await run('du', ['-sm', 'node_modules'], dir);
@@ -154,6 +162,8 @@ test('the tarball holds the built package and what users need, not the project t
     'dist/specs/schemas/report.schema.json',
     'expectations/langgraph-api-js.yaml',
     'fixtures/langgraph-graph/graph.ts',
+    'examples/ci/conformance.sh',
+    'examples/ci/github-actions.yml',
   ])
     expect(paths).toContain(file);
   // TypeScript ships only as types and as the fixture graph users deploy.
@@ -163,6 +173,40 @@ test('the tarball holds the built package and what users need, not the project t
   for (const exported of ['reports/conformance-report', 'reports/matrix', 'simulator/start-simulator']) expect(declarations).toContain(`dist/${exported}.d.ts`);
   expect(declarations, 'no declaration of a module no exported type names').not.toContain('dist/simulator/simulator.d.ts');
   expect(declarations.length).toBeLessThan(20);
+});
+
+test("the README's relative links, and the package paths it names, resolve inside the package", () => {
+  const paths = packed.files.map((f) => f.path);
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const inPackage = (path: string) => paths.includes(path) || (path.endsWith('/') && paths.some((p) => p.startsWith(path)));
+  // Links: [text](path#anchor); an anchor into a Markdown file names one of its headings, as GitHub makes them.
+  const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/.test(link));
+  expect(links.length).toBeGreaterThan(10);
+  const slug = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\w\- ]/g, '')
+      .replace(/ /g, '-');
+  for (const link of links) {
+    const [path, anchor] = link.split('#');
+    if (!path) continue;
+    expect(inPackage(normalize(path)), `README.md links to ${path}, which the package does not hold`).toBe(true);
+    if (anchor) {
+      const headings = [...readFileSync(join(ROOT, path), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]));
+      expect(headings, `README.md links to ${link}`).toContain(anchor);
+    }
+  }
+  // A path in code that starts at a folder of the repository, or in the installed package, says
+  // where a reader finds that file: in the package. (Report folders and the like name no such folder.)
+  const folders = new Set([...readdirSync(ROOT), 'dist'].filter((name) => name !== 'node_modules'));
+  const named = [...readme.matchAll(/`([\w.@-]+(?:\/[\w.@-]*)+)`/g)]
+    .map((m) => m[1].replace(`node_modules/${NAME}/`, ''))
+    .filter((path) => folders.has(path.split('/')[0]));
+  expect(named.length).toBeGreaterThan(5);
+  expect(
+    named.filter((path) => !inPackage(path)),
+    'paths the README names that the package does not hold',
+  ).toEqual([]);
 });
 
 test('--version prints the version, through npx as the README runs it', async () => {
@@ -211,6 +255,33 @@ test('two shards split by the measured durations of that run, merged, give its v
   const merged = await cli(['merge', 'shard-1', 'shard-2', '--out', 'merged']);
   expect(merged.code, merged.stdout + merged.stderr).toBe(0);
   expect(verdicts('merged')).toEqual(verdicts('report'));
+});
+
+test('a mistyped command after a good run keeps the good report, in --out and in the default folder', async () => {
+  /** Every file of a report folder, by its content. */
+  const contents = (folder: string) =>
+    Object.fromEntries(
+      readdirSync(join(project, folder), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => {
+          const path = join(entry.parentPath, entry.name);
+          return [path, createHash('sha256').update(readFileSync(path)).digest('hex')];
+        }),
+    );
+  // The good run of this file's first run, and the same report where a run without --out writes.
+  cpSync(join(project, 'report'), join(project, 'conformance-report'), { recursive: true });
+  const good = { report: contents('report'), 'conformance-report': contents('conformance-report') };
+  for (const args of [
+    ['run', '--profile', 'saf', '--out', 'report'],
+    ['run', '--profile', 'saf'],
+    ['run', '--tagret', 'http://127.0.0.1:1', '--out', 'report'],
+  ]) {
+    const ran = await cli(args);
+    expect(ran.code, `${args.join(' ')}: ${ran.stdout}${ran.stderr}`).toBe(2);
+    for (const [folder, files] of Object.entries(good)) expect(contents(folder), `${folder} after ${args.join(' ')}`).toEqual(files);
+  }
+  const compared = await cli(['compare', 'report', 'conformance-report']);
+  expect(compared.code, compared.stdout + compared.stderr).toBe(0);
 });
 
 test('a run against a dead target exits 2, and its junit.xml and summary.md say why', async () => {
@@ -345,8 +416,14 @@ test('simulate starts, answers, and stops on SIGTERM', async () => {
   expect(await simulator.stop()).toBe(0);
 });
 
-test('the CI recipe: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
-  const workflow = parseYaml(readFileSync(join(RECIPE, 'github-actions.yml'), 'utf8')) as {
+test('the CI recipe, copied from the installed package as the README says: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
+  // The repository the workflow checks out, where the package was installed once to copy the recipe
+  // from: the README's copy lines, and a target file naming the installed package's simulator, whose
+  // key stands in for the secret.
+  const repository = await emptyProject(tarball);
+  const copied = await run('bash', ['-e', '-c', readmeBlock('ci-recipe: copy')], repository);
+  expect(copied.code, copied.stderr).toBe(0);
+  const workflow = parseYaml(readFileSync(join(repository, '.github', 'workflows', 'conformance.yml'), 'utf8')) as {
     jobs: { conformance: { steps: { run?: string; uses?: string; if?: string; env?: Record<string, string>; with?: Record<string, string> }[] } };
   };
   const { steps } = workflow.jobs.conformance;
@@ -356,13 +433,8 @@ test('the CI recipe: its workflow step installs the tarball, runs, writes the st
   const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
   expect(upload?.if, 'the report is uploaded whatever the outcome').toBe('always()');
 
-  // The repository the workflow checks out: the script where the workflow runs it, and a target
-  // file naming the installed package's simulator, whose key stands in for the secret.
   const simulator = await simulate(project);
   try {
-    const repository = await emptyProject();
-    mkdirSync(join(repository, 'ci'));
-    copyFileSync(join(RECIPE, 'conformance.sh'), join(repository, 'ci', 'conformance.sh'));
     writeFileSync(
       join(repository, 'target.yaml'),
       `name: recipe\nplanes:\n  control-plane: ${simulator.urls['control-plane']}\napi_key_env: LANGSMITH_API_KEY\n`,
@@ -389,4 +461,10 @@ test('the CI recipe: its workflow step installs the tarball, runs, writes the st
   } finally {
     await simulator.stop();
   }
+});
+
+test("the README's minimal expectations file is accepted by a shard's run, as its sharded job passes it", async () => {
+  writeFileSync(join(project, 'expectations.yaml'), `${readmeBlock('ci-recipe: expectations.yaml')}\n`);
+  const ran = await cli(['run', '--plane', 'control-plane', '--shard', '1/3', '--expectations', 'expectations.yaml', '--out', 'shard-expected', '--quiet']);
+  expect(ran.code, ran.stdout + ran.stderr).toBe(0);
 });
