@@ -2,7 +2,6 @@
 // JSON Schema is specs/schemas/report.schema.json).
 import type { Endpoint, Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
 import type { Exchange } from '../harness/proxy/recording-proxy.ts';
-import type { SkipKind } from '../harness/checks/attribution.ts';
 import type { Retries } from './retries.ts';
 
 /**
@@ -12,6 +11,18 @@ import type { Retries } from './retries.ts';
  * and runs that stopped before any test; 1.4 the requests sent again, and each exchange's attempt).
  */
 export const REPORT_VERSION = '1.4';
+
+/**
+ * Why a test could not judge its rules:
+ * - declared: what the target declares rules it out: a capability or a profile it lacks, a plane
+ *   or configuration it does not name, a server version older than the feature;
+ * - precondition: a step the test needs (not the request it judges) failed; it names the rules
+ *   whose failure explains it, and the report checks that one of them failed;
+ * - machine: this machine, or what the target holds, could not make the check (requests that could
+ *   not share a rate-limit window, a compression this Node.js lacks, a single assistant to page):
+ *   no rule's failure explains it, and the run cannot pass (exit 2).
+ */
+export type SkipKind = 'declared' | 'precondition' | 'machine';
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);

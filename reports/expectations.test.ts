@@ -25,3 +25,19 @@ test('an expectations file citing a section of another document is refused, nami
   writeFileSync(file, 'target: t\nexpected:\n  - { rule: THREAD-GET, verdict: fail, reason: "answers 500 (§13.6)" }\n');
   expect(() => loadExpectations(file)).toThrow(/cites sections the spec does not have \(specs\/rules.yaml gives each rule's section\): §13\.6$/);
 });
+
+test('an expectations file that lists nothing yet expects nothing: empty, only comments, or `expected:` with its entries commented out', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apc-expect-'));
+  const files = {
+    'empty.yaml': '',
+    'comments.yaml': '# none yet\n',
+    'bare.yaml': 'target: staging\nexpected:\n#  - { rule: THREAD-GET, verdict: fail, reason: x }\n',
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  expect(loadExpectations(join(dir, 'empty.yaml'))).toEqual({ target: join(dir, 'empty.yaml'), expected: [] });
+  expect(loadExpectations(join(dir, 'comments.yaml'))).toEqual({ target: join(dir, 'comments.yaml'), expected: [] });
+  expect(loadExpectations(join(dir, 'bare.yaml'))).toEqual({ target: 'staging', expected: [] });
+  // What is there is still checked: a misspelt key leaves the list the schema requires missing.
+  writeFileSync(join(dir, 'typo.yaml'), 'target: staging\nexpectd:\n');
+  expect(() => loadExpectations(join(dir, 'typo.yaml'))).toThrow(/must have required property 'expected'/);
+});

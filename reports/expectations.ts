@@ -26,6 +26,10 @@ export function loadExpectations(path: string): ExpectationsFile {
   } catch (error) {
     throw new Error(`${path} is not valid YAML: ${(error as Error).message}`);
   }
+  // A file with nothing listed yet (empty, only comments, or `expected:` with its entries commented
+  // out) expects nothing, as an empty list does: where a new target's file starts.
+  if (parsed === null || parsed === undefined) parsed = { expected: [] };
+  else if (typeof parsed === 'object' && 'expected' in parsed && parsed.expected === null) parsed = { ...parsed, expected: [] };
   const violations = contract().validateExpectations(parsed);
   if (violations.length > 0) throw new Error(`${path}: ${violations.map((v) => `${v.at || '(top level)'} ${v.message}`).join('; ')}`);
   const file = parsed as Partial<ExpectationsFile> & { expected: Expectation[] };

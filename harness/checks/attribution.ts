@@ -1,8 +1,9 @@
 // A test that checks several rules judges each apart: a failed check of one rule fails that
 // rule and the test goes on, so the test's other rules are judged as well (soft per rule). A
-// test that cannot judge its rule says why, in one of a few kinds the report can weigh (skip
-// kinds below).
+// test that cannot judge its rule says why, in one of a few kinds the report can weigh
+// (SkipKind, in reports/conformance-report.ts).
 import { test, type TestInfo } from '@playwright/test';
+import type { SkipKind } from '../../reports/conformance-report.ts';
 
 export const RULE_FAILED = 'rule-failed';
 
@@ -26,17 +27,8 @@ export interface RuleNotJudged {
 /** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
 export const SKIP_KIND = 'apc-skip';
 
-/**
- * Why a test could not judge its rules:
- * - declared: what the target declares rules it out: a capability or a profile it lacks, a plane
- *   or configuration it does not name, a server version older than the feature;
- * - precondition: a step the test needs (not the request it judges) failed; it names the rules
- *   whose failure explains it, and the report checks that one of them failed;
- * - machine: this machine, or what the target holds, could not make the check (requests that could
- *   not share a rate-limit window, a compression this Node.js lacks, a single assistant to page):
- *   no rule's failure explains it, and the run cannot pass (exit 2).
- */
-export type SkipKind = 'declared' | 'precondition' | 'machine';
+// SkipKind is the report's (reports/conformance-report.ts), whose types the package exports without Playwright's.
+export type { SkipKind };
 
 /** An assertion failure that names the rule it breaks. */
 class RuleViolation extends Error {

@@ -1,15 +1,18 @@
-// The package as a user gets it: packed (npm pack, which builds dist/), installed from the tarball
-// into an empty temporary project, and run from there, where Playwright compiles no TypeScript:
-// --version, a run of one plane against the embedded simulator, a run against a dead target,
-// simulate, the README's client quickstarts, and the CI recipe of examples/ci/ (its workflow's shell
-// step, as written). And what the tarball holds. One pack and one install serve the file's tests,
-// which run in order.
+// The packages as a user gets them: packed (npm pack, which builds dist/, and the simulator's package
+// from that dist/), installed from the tarball into an empty temporary project, and run from there,
+// where Playwright compiles no TypeScript: --version, a run of one plane against the embedded
+// simulator, a mistyped command after it, a run against a dead target, simulate, the README's client
+// quickstarts, a client's test on the simulator's package alone, and the CI recipe as the package
+// ships it (copied as the README says, its workflow's shell step run as written). And what the
+// tarballs hold, and that the README's links resolve inside the package. One pack and one install
+// serve the file's tests, which run in order.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, normalize } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { checkQuickstarts } from '../readme/quickstarts.ts';
 import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
@@ -17,7 +20,9 @@ import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
 test.describe.configure({ mode: 'default' });
 
 const NAME = 'agent-platform-conformance';
-const RECIPE = join(ROOT, 'examples', 'ci');
+const SIMULATOR = 'agent-platform-simulator';
+/** What the harness needs and a client's tests of the simulator do not. */
+const HARNESS_ONLY = ['playwright', 'playwright-core', '@playwright/test', 'fast-check', 'http-proxy'];
 /** The temporary folders this file made: each install holds some 40 MB. */
 const made: string[] = [];
 
@@ -84,8 +89,31 @@ async function simulate(project: string): Promise<{ urls: Record<string, string>
   };
 }
 
+/** The README's block that follows `<!-- marker -->`. */
+function readmeBlock(marker: string): string {
+  const block = new RegExp(`<!-- ${marker} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  expect(block, `README.md has a block marked ${marker}`).not.toBeNull();
+  return block![1];
+}
+
+/** Megabytes under a project's node_modules, as `du -sm` counts them. */
+async function installedMegabytes(dir: string): Promise<number> {
+  const du = await run('du', ['-sm', 'node_modules'], dir);
+  return Number(du.stdout.split('\t')[0]);
+}
+
+/** Compiles `file` of `dir` only, strictly, as a client's TypeScript project would. */
+async function typecheck(dir: string, file: string): Promise<void> {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const options = ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2022,esnext.disposable'];
+  const types = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+  const checked = await run(process.execPath, [tsc, ...options, ...types, file], dir);
+  expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+}
+
 let packed: Packed;
 let tarball: string;
+let simulatorTarball: string;
 let project: string;
 const cli = (args: string[]) => run(process.execPath, [join(project, 'node_modules', '.bin', NAME), ...args], project);
 
@@ -96,6 +124,10 @@ test.beforeAll(async () => {
   expect(pack.code, pack.stderr).toBe(0);
   [packed] = JSON.parse(pack.stdout) as Packed[];
   tarball = join(dir, packed.filename);
+  // From the dist/ npm pack just built.
+  const simulatorPack = await run(process.execPath, [join(ROOT, 'scripts', 'pack-simulator.mjs'), dir], ROOT);
+  expect(simulatorPack.code, simulatorPack.stderr).toBe(0);
+  simulatorTarball = join(dir, simulatorPack.stdout.trim().split('\n').at(-1)!);
   project = await emptyProject(tarball);
   console.log(
     `${packed.filename}: ${packed.entryCount} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked; packed and installed in ${Date.now() - started} ms`,
@@ -130,15 +162,56 @@ test('the tarball holds the built package and what users need, not the project t
     'dist/specs/schemas/report.schema.json',
     'expectations/langgraph-api-js.yaml',
     'fixtures/langgraph-graph/graph.ts',
+    'examples/ci/conformance.sh',
+    'examples/ci/github-actions.yml',
   ])
     expect(paths).toContain(file);
   // TypeScript ships only as types and as the fixture graph users deploy.
   expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith('fixtures/langgraph-graph/'))).toEqual([]);
+  // Declarations only where an exported type reaches: the exports' own, and what their types name.
+  const declarations = paths.filter((p) => p.endsWith('.d.ts'));
+  for (const exported of ['reports/conformance-report', 'reports/matrix', 'simulator/start-simulator']) expect(declarations).toContain(`dist/${exported}.d.ts`);
+  expect(declarations, 'no declaration of a module no exported type names').not.toContain('dist/simulator/simulator.d.ts');
+  expect(declarations.length).toBeLessThan(20);
 });
 
-test('--version prints the version', async () => {
+test("the README's relative links, and the package paths it names, resolve inside the package", () => {
+  const paths = packed.files.map((f) => f.path);
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const inPackage = (path: string) => paths.includes(path) || (path.endsWith('/') && paths.some((p) => p.startsWith(path)));
+  // Links: [text](path#anchor); an anchor into a Markdown file names one of its headings, as GitHub makes them.
+  const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/.test(link));
+  expect(links.length).toBeGreaterThan(10);
+  const slug = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\w\- ]/g, '')
+      .replace(/ /g, '-');
+  for (const link of links) {
+    const [path, anchor] = link.split('#');
+    if (!path) continue;
+    expect(inPackage(normalize(path)), `README.md links to ${path}, which the package does not hold`).toBe(true);
+    if (anchor) {
+      const headings = [...readFileSync(join(ROOT, path), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]));
+      expect(headings, `README.md links to ${link}`).toContain(anchor);
+    }
+  }
+  // A path in code that starts at a folder of the repository, or in the installed package, says
+  // where a reader finds that file: in the package. (Report folders and the like name no such folder.)
+  const folders = new Set([...readdirSync(ROOT), 'dist'].filter((name) => name !== 'node_modules'));
+  const named = [...readme.matchAll(/`([\w.@-]+(?:\/[\w.@-]*)+)`/g)]
+    .map((m) => m[1].replace(`node_modules/${NAME}/`, ''))
+    .filter((path) => folders.has(path.split('/')[0]));
+  expect(named.length).toBeGreaterThan(5);
+  expect(
+    named.filter((path) => !inPackage(path)),
+    'paths the README names that the package does not hold',
+  ).toEqual([]);
+});
+
+test('--version prints the version, through npx as the README runs it', async () => {
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  expect(await run('npx', [NAME, '--version'], project)).toMatchObject({ code: 0, stdout: `${version}\n` });
 });
 
 test('a run of one plane against the embedded simulator passes and writes the report', async () => {
@@ -184,6 +257,33 @@ test('two shards split by the measured durations of that run, merged, give its v
   expect(verdicts('merged')).toEqual(verdicts('report'));
 });
 
+test('a mistyped command after a good run keeps the good report, in --out and in the default folder', async () => {
+  /** Every file of a report folder, by its content. */
+  const contents = (folder: string) =>
+    Object.fromEntries(
+      readdirSync(join(project, folder), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => {
+          const path = join(entry.parentPath, entry.name);
+          return [path, createHash('sha256').update(readFileSync(path)).digest('hex')];
+        }),
+    );
+  // The good run of this file's first run, and the same report where a run without --out writes.
+  cpSync(join(project, 'report'), join(project, 'conformance-report'), { recursive: true });
+  const good = { report: contents('report'), 'conformance-report': contents('conformance-report') };
+  for (const args of [
+    ['run', '--profile', 'saf', '--out', 'report'],
+    ['run', '--profile', 'saf'],
+    ['run', '--tagret', 'http://127.0.0.1:1', '--out', 'report'],
+  ]) {
+    const ran = await cli(args);
+    expect(ran.code, `${args.join(' ')}: ${ran.stdout}${ran.stderr}`).toBe(2);
+    for (const [folder, files] of Object.entries(good)) expect(contents(folder), `${folder} after ${args.join(' ')}`).toEqual(files);
+  }
+  const compared = await cli(['compare', 'report', 'conformance-report']);
+  expect(compared.code, compared.stdout + compared.stderr).toBe(0);
+});
+
 test('a run against a dead target exits 2, and its junit.xml and summary.md say why', async () => {
   const target = `http://127.0.0.1:${await closedPort()}`;
   const ran = await cli(['run', '--target', target, '--out', 'dead']);
@@ -220,12 +320,17 @@ for (const line of [22, 24]) {
   });
 }
 
-test("the in-process simulator's types check in a TypeScript project, and refuse what its contract refuses", async () => {
-  // Compiled only, with the declarations the package ships (skipLibCheck off: they are checked too).
+test("the exported types (simulator, report, matrix) check in a TypeScript project, and refuse what the simulator's contract refuses", async () => {
+  // Compiled only, with the declarations the package ships (skipLibCheck off: they are checked too,
+  // without the DOM's types, which Playwright's would need).
   writeFileSync(
     join(project, 'typed.mts'),
     [
       `import { SimulatorError, startSimulator, type Fault, type RunningSimulator } from '${NAME}/simulator';`,
+      `import type { Matrix } from '${NAME}/matrix';`,
+      `import type { ConformanceReport } from '${NAME}/report';`,
+      "const columns: Matrix['columns'] = [];",
+      "const gate: ConformanceReport['summary']['gate']['exitCode'] = 0;",
       "const sim: RunningSimulator = await startSimulator({ seed: 'typed', clock: 'virtual', ports: { 'agent-server': 0 } });",
       "const base: string = sim.urls['agent-server'];",
       "const fault: Fault = { method: 'POST', path: '/threads', status: 503, count: 1 };",
@@ -240,18 +345,62 @@ test("the in-process simulator's types check in a TypeScript project, and refuse
       "// @ts-expect-error: no plane 'agent'",
       "sim.urls['agent'];",
       'await sim.close();',
-      'console.log(base, left, now, key, status);',
+      'console.log(base, left, now, key, status, columns, gate);',
     ].join('\n'),
   );
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const options = ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2022,esnext.disposable'];
-  const types = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
-  const checked = await run(process.execPath, [tsc, ...options, ...types, 'typed.mts'], project);
-  expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+  await typecheck(project, 'typed.mts');
+});
+
+test("a client's test runs on the simulator's package alone, which brings no Playwright, fast-check or http-proxy", async () => {
+  const dir = await emptyProject(simulatorTarball);
+  for (const name of HARNESS_ONLY) expect(existsSync(join(dir, 'node_modules', name)), `${name} is not installed`).toBe(false);
+  const manifest = JSON.parse(readFileSync(join(dir, 'node_modules', SIMULATOR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  expect(Object.keys(manifest.dependencies)).toEqual(['ajv', 'ajv-formats', 'cron-parser', 'undici', 'yaml']);
+  const [alone, harness] = [await installedMegabytes(dir), await installedMegabytes(project)];
+  console.log(`node_modules of an empty project: ${harness} MB with ${NAME}, ${alone} MB with ${SIMULATOR} alone`);
+  expect(alone).toBeLessThan(harness / 2);
+
+  writeFileSync(
+    join(dir, 'client.test.mjs'),
+    [
+      "import assert from 'node:assert/strict';",
+      "import { after, before, test } from 'node:test';",
+      `import { startSimulator } from '${SIMULATOR}';`,
+      'let sim;',
+      "before(async () => { sim = await startSimulator({ seed: 'alone', clock: 'virtual' }); });",
+      'after(() => sim.close());',
+      "test('a run of the built-in graph answers its values', async () => {",
+      "  const headers = { 'content-type': 'application/json', 'x-api-key': sim.env.LANGSMITH_API_KEY };",
+      "  const thread = await (await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', headers, body: '{}' })).json();",
+      "  const body = JSON.stringify({ assistant_id: 'agent', input: { topic: 'alone' } });",
+      "  const ran = await fetch(`${sim.urls['agent-server']}/threads/${thread.thread_id}/runs/wait`, { method: 'POST', headers, body });",
+      '  assert.equal(ran.status, 200);',
+      "  assert.equal((await ran.json()).topic, 'alone');",
+      '});',
+    ].join('\n'),
+  );
+  const tested = await run(process.execPath, ['--test', 'client.test.mjs'], dir);
+  expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+  expect(tested.stdout).toMatch(/^# pass 1$/m);
+
+  // Its declarations are enough to type a client's use of it (skipLibCheck off: they are checked too).
+  writeFileSync(
+    join(dir, 'typed.mts'),
+    [
+      `import { startSimulator, type Fault, type RunningSimulator } from '${SIMULATOR}';`,
+      "const sim: RunningSimulator = await startSimulator({ clock: 'virtual' });",
+      "const fault: Fault = { method: 'POST', path: '/threads', status: 503, count: 1 };",
+      'await sim.setFault(fault);',
+      "// @ts-expect-error: the clock is 'real' or 'virtual'",
+      "await startSimulator({ clock: 'fake' });",
+      'await sim.close();',
+    ].join('\n'),
+  );
+  await typecheck(dir, 'typed.mts');
 });
 
 test("the README's client quickstarts run in a project with only the package and the clients they name installed", async () => {
-  await checkQuickstarts(temporary('apc-quickstarts-'), NAME, tarball);
+  await checkQuickstarts(temporary('apc-quickstarts-'), { [NAME]: tarball, [SIMULATOR]: simulatorTarball });
 });
 
 test('simulate starts, answers, and stops on SIGTERM', async () => {
@@ -267,8 +416,14 @@ test('simulate starts, answers, and stops on SIGTERM', async () => {
   expect(await simulator.stop()).toBe(0);
 });
 
-test('the CI recipe: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
-  const workflow = parseYaml(readFileSync(join(RECIPE, 'github-actions.yml'), 'utf8')) as {
+test('the CI recipe, copied from the installed package as the README says: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
+  // The repository the workflow checks out, where the package was installed once to copy the recipe
+  // from: the README's copy lines, and a target file naming the installed package's simulator, whose
+  // key stands in for the secret.
+  const repository = await emptyProject(tarball);
+  const copied = await run('bash', ['-e', '-c', readmeBlock('ci-recipe: copy')], repository);
+  expect(copied.code, copied.stderr).toBe(0);
+  const workflow = parseYaml(readFileSync(join(repository, '.github', 'workflows', 'conformance.yml'), 'utf8')) as {
     jobs: { conformance: { steps: { run?: string; uses?: string; if?: string; env?: Record<string, string>; with?: Record<string, string> }[] } };
   };
   const { steps } = workflow.jobs.conformance;
@@ -278,13 +433,8 @@ test('the CI recipe: its workflow step installs the tarball, runs, writes the st
   const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
   expect(upload?.if, 'the report is uploaded whatever the outcome').toBe('always()');
 
-  // The repository the workflow checks out: the script where the workflow runs it, and a target
-  // file naming the installed package's simulator, whose key stands in for the secret.
   const simulator = await simulate(project);
   try {
-    const repository = await emptyProject();
-    mkdirSync(join(repository, 'ci'));
-    copyFileSync(join(RECIPE, 'conformance.sh'), join(repository, 'ci', 'conformance.sh'));
     writeFileSync(
       join(repository, 'target.yaml'),
       `name: recipe\nplanes:\n  control-plane: ${simulator.urls['control-plane']}\napi_key_env: LANGSMITH_API_KEY\n`,
@@ -311,4 +461,10 @@ test('the CI recipe: its workflow step installs the tarball, runs, writes the st
   } finally {
     await simulator.stop();
   }
+});
+
+test("the README's minimal expectations file is accepted by a shard's run, as its sharded job passes it", async () => {
+  writeFileSync(join(project, 'expectations.yaml'), `${readmeBlock('ci-recipe: expectations.yaml')}\n`);
+  const ran = await cli(['run', '--plane', 'control-plane', '--shard', '1/3', '--expectations', 'expectations.yaml', '--out', 'shard-expected', '--quiet']);
+  expect(ran.code, ran.stdout + ran.stderr).toBe(0);
 });

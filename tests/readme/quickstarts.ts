@@ -1,8 +1,10 @@
 // The README's client quickstarts, run as a reader runs them, outside this clone, so that they cannot
 // rot: in a project where only the packages that the section's install lines name are installed, as a
 // reader installs them. What each block's marker says is done with it:
-//   install                  its `npm install` line is run as written, the tarball in place of this package;
-//                            each other package names a caret range that the version this clone tests is in
+//   install                  its `npm install` line is run as written, a tarball packed here in place of each
+//                            package this repository builds; each other package names a caret range that the
+//                            version this clone tests is in. Installs and file blocks run in the section's
+//                            order, so a file block runs with only the packages installed above it
 //   file <name>, run <cmd>   saved as <name> and run with <cmd>: it must exit 0 with all its tests passed
 //   simulator                started (with its fixed ports moved onto free ones) until it prints its URLs
 //   environment              its lines must be those the simulator prints
@@ -65,31 +67,19 @@ export function inCaretRange(range: string, version: string): boolean {
 }
 
 /**
- * Runs every block of the README's client section in `project`, an empty project: `tarball` is
- * installed in place of this package wherever an install line names it.
+ * Runs every block of the README's client section in `project`, an empty project: `tarballs` (a
+ * package's name to its packed tarball) are installed in place of those packages wherever an install
+ * line names them.
  */
-export async function checkQuickstarts(project: string, packageName: string, tarball: string): Promise<void> {
+export async function checkQuickstarts(project: string, tarballs: Record<string, string>): Promise<void> {
   const blocks = quickstartBlocks();
   expect(
     blocks.filter((b) => b.marker === undefined).map((b) => b.code),
     'every block of the section is marked',
   ).toEqual([]);
 
-  for (const block of blocks.filter((b) => b.marker === 'install')) {
-    const packages = /^npm install --save-dev ((?:[@\w/.^-]+ ?)+)$/.exec(block.code)?.[1].trim().split(' ');
-    expect(packages, `an install block is one npm install line: ${block.code}`).toBeDefined();
-    for (const spec of packages!.filter((p) => p !== packageName)) {
-      const [, name, range] = /^(@?[^@]+)@(.+)$/.exec(spec) ?? [];
-      expect(range, `${spec}: the README names the version range it was tested with`).toBeDefined();
-      expect(inCaretRange(range, lockedVersion(name)), `${spec} holds ${name}@${lockedVersion(name)}, the version this clone tests`).toBe(true);
-    }
-    const specs = packages!.map((spec) => (spec === packageName ? tarball : spec));
-    // The local npm cache serves them: seconds, not a download.
-    const installed = await run('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', ...specs], project);
-    expect(installed.code, installed.stderr).toBe(0);
-  }
-
   for (const block of blocks) {
+    if (block.marker === 'install') await install(block, project, tarballs);
     const file = /^file (\S+), run (.+)$/.exec(block.marker ?? '');
     if (!file) continue;
     const [, name, command] = file;
@@ -106,6 +96,21 @@ export async function checkQuickstarts(project: string, packageName: string, tar
   }
 
   await checkProcessBlocks(blocks, project);
+}
+
+/** An install block's line, run as written but for the packages of `tarballs`. */
+async function install(block: Block, project: string, tarballs: Record<string, string>): Promise<void> {
+  const packages = /^npm install --save-dev ((?:[@\w/.^-]+ ?)+)$/.exec(block.code)?.[1].trim().split(' ');
+  expect(packages, `an install block is one npm install line: ${block.code}`).toBeDefined();
+  for (const spec of packages!.filter((p) => !tarballs[p])) {
+    const [, name, range] = /^(@?[^@]+)@(.+)$/.exec(spec) ?? [];
+    expect(range, `${spec}: the README names the version range it was tested with`).toBeDefined();
+    expect(inCaretRange(range, lockedVersion(name)), `${spec} holds ${name}@${lockedVersion(name)}, the version this clone tests`).toBe(true);
+  }
+  const specs = packages!.map((spec) => tarballs[spec] ?? spec);
+  // The local npm cache serves them: seconds, not a download.
+  const installed = await run('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', ...specs], project);
+  expect(installed.code, installed.stderr).toBe(0);
 }
 
 /** The blocks that start `simulate` and drive it from a shell holding its environment lines. */
