@@ -114,7 +114,8 @@ them ([plane] › file › title), or whole files ([plane] › file)`,
     doc: `run n spec files at a time. Default: one per core on a simulator
 with partitions (the embedded one included), where each test sees a
 platform of its own: same seed, same report on any number; 1 on another
-simulator; 4 on any other target, where a run spends its time waiting`,
+simulator; on any other target, where a run spends its time waiting,
+4, or fewer on a machine with fewer cores`,
     read: whole(1, 64),
   }),
   maxDuration: declare({
