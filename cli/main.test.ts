@@ -46,6 +46,7 @@ test('usage errors exit 2 and say what is wrong', async () => {
   // A typo gets the fix: flags, planes, profiles, and (below) target-config keys.
   const out = mkdtempSync(join(tmpdir(), 'apc-typo-'));
   const typos: [string[], string][] = [
+    [['runn'], "unknown command 'runn' (one of run, simulate, proxy, compare, merge, matrix): did you mean 'run'?"],
     [['run', '--targett', 'x'], "Unknown option '--targett'; did you mean '--target'?"],
     [
       ['run', '--plane', 'agent_server', '--out', out],
@@ -247,6 +248,8 @@ test('--max-duration stops the run, writes a partial report and exits 3', async 
   const run = await conformanceRun(['--max-duration', '20']);
   expect(run.code, run.stderr).toBe(3);
   expect(run.stdout).toContain('Result: failed (exit 3): the run reached --max-duration 20 s');
+  expect(run.stderr).toContain('The run reached --max-duration 20 s: it stops now');
+  expect(run.stdout + run.stderr, "Playwright's own words for it").not.toContain('Timed out waiting');
   expectPartial(run.report, 'timed-out', /--max-duration 20 s/);
 });
 
