@@ -109,8 +109,10 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
     const { title, error } = firstFailure(rule);
     const what = standingOf(report, rule).why ?? '';
     const mark = { error: '?', unjudged: '∅' }[standingOf(report, rule).kind as string] ?? '✘';
-    const details = [what, error].filter(Boolean).flatMap((text) => text.split('\n'));
-    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...details.map((l) => (l ? `      ${l}` : '')));
+    // A rule no test of which failed (a step it needs did, or none ran) is headed by why, never by an empty title.
+    const [head, ...rest] = title ? [title, what] : what.split('\n');
+    const details = [rest.join('\n'), error].filter(Boolean).flatMap((text) => text.split('\n'));
+    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${head ?? ''}`.trimEnd(), ...details.map((l) => (l ? `      ${l}` : '')));
   }
   if (options.githubAnnotations) {
     for (const rule of rules) {
