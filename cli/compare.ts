@@ -1,6 +1,6 @@
 // `compare OLD NEW`: two reports rule by rule, as Markdown (a pull-request comment) or JSON.
 import { writeFileSync } from 'node:fs';
-import { type Comparison, compareReports, comparisonMarkdown } from '../reports/compare.ts';
+import { type Comparison, compareReports, comparisonMarkdown, comparisonSummary } from '../reports/compare.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
@@ -13,7 +13,8 @@ that pass against their expectations, and every verdict that changed.
 
 Options:
   --format <f>          markdown (default, for a pull-request comment) or json
-  --out <file>          write there instead of to standard output
+  --out <file>          write there instead of to standard output, and print one line
+                        of what was found
   -h, --help            this help
 
 Exit codes: 0 no regression and no MUST verdict lost; 1 a regression, or a MUST rule judged
@@ -48,8 +49,19 @@ export async function compare(args: string[]): Promise<number> {
     format === 'json'
       ? `${JSON.stringify({ old: oldPath, new: newPath, ...comparison }, null, 2)}\n`
       : `${comparisonMarkdown(comparison, { before: oldPath, after: newPath })}\n`;
-  if (values.out) writeFileSync(values.out as string, text);
-  else process.stdout.write(text);
   const lostMust = comparison.lost.some((c) => c.level === 'MUST');
-  return comparison.regressions.length > 0 || lostMust ? EXIT.failed : EXIT.ok;
+  const code = comparison.regressions.length > 0 || lostMust ? EXIT.failed : EXIT.ok;
+  if (!values.out) {
+    process.stdout.write(text);
+    return code;
+  }
+  try {
+    writeFileSync(values.out as string, text);
+  } catch (error) {
+    throw new UsageError(`--out: cannot write ${values.out as string}: ${(error as Error).message}`);
+  }
+  // The file is for a pull-request comment; a CI log still says what was found, and why the exit code.
+  const why = code === EXIT.ok ? '' : comparison.regressions.length > 0 ? ': a regression' : ': a MUST verdict lost';
+  console.log(`${newPath} against ${oldPath}: ${comparisonSummary(comparison)}. Written to ${values.out as string} (exit ${code}${why}).`);
+  return code;
 }

@@ -175,3 +175,28 @@ test('with a baseline, a regression fails the run in every output, and compare s
     await target.close();
   }
 });
+
+test('--baseline on a shard compares only what the shard ran, and says so; compare --out writes its file and says what it found', async () => {
+  // The baseline judged a rule the shard's selection leaves out: no verdict of the shard's, none lost.
+  const before = await conformanceRun(['--plane', 'agent-server', '--grep', '@THREAD-CREATE-(METADATA|EMPTY)|@THREAD-GET-UNKNOWN-404']);
+  expect(before.code, before.stdout).toBe(0);
+  expect(before.report.rules.find((r) => r.id === 'THREAD-GET-UNKNOWN-404')?.verdict).toBe('pass');
+  const grep = ['--plane', 'agent-server', '--grep', '@THREAD-CREATE-(METADATA|EMPTY)'];
+  const shard = await conformanceRun([...grep, '--shard', '1/2', '--baseline', before.out, '--quiet']);
+  expect(shard.code, shard.stdout).toBe(0);
+  const judged = shard.report.rules.filter((r) => r.tests.some((t) => t.status === 'passed')).map((r) => r.id);
+  expect(judged.length, 'the shard ran part of the selection').toBeGreaterThan(0);
+  expect(shard.report.summary.baseline).toMatchObject({ regressions: [], lost: [], fixes: [] });
+  expect(shard.stdout, 'quiet, the console names the comparison').toMatch(
+    /^Against \S+: 0 regressions, 0 verdicts lost \(0 MUST\), 0 fixed \(only the rules this narrowed run selected are compared: \d+ not selected\)\.$/m,
+  );
+  expect(readFileSync(join(shard.out, 'summary.md'), 'utf8')).not.toContain('verdict lost');
+
+  const file = join(shard.out, 'comparison.md');
+  const compared = await runCli(['compare', before.out, shard.out, '--out', file]);
+  expect(compared.code, compared.stderr).toBe(0);
+  expect(compared.stdout).toMatch(
+    /^\S+ against \S+: 0 regressions, 0 verdicts lost \(0 MUST\), .* not compared\. Written to \S+comparison\.md \(exit 0\)\.\n$/,
+  );
+  expect(readFileSync(file, 'utf8')).toMatch(/^## Conformance: /);
+});

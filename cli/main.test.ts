@@ -1,7 +1,7 @@
 // The command line as a user meets it: help, clear refusals with exit code 2.
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,11 @@ import { join } from 'node:path';
 import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { CLI, cliEnv, conformanceRun, ROOT, runCli, startProxy } from '../tests/self-test/run-cli.ts';
 import { startStandIn } from '../tests/self-test/stand-in.ts';
+import { freePort } from '../harness/target.ts';
+
+/** A folder's files and their text. */
+const folderContents = (dir: string): Record<string, string> =>
+  Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
 
 test('--help explains every command and the exit codes', async () => {
   const main = await runCli(['--help']);
@@ -41,6 +46,7 @@ test('usage errors exit 2 and say what is wrong', async () => {
   // A typo gets the fix: flags, planes, profiles, and (below) target-config keys.
   const out = mkdtempSync(join(tmpdir(), 'apc-typo-'));
   const typos: [string[], string][] = [
+    [['runn'], "unknown command 'runn' (one of run, simulate, proxy, compare, merge, matrix): did you mean 'run'?"],
     [['run', '--targett', 'x'], "Unknown option '--targett'; did you mean '--target'?"],
     [
       ['run', '--plane', 'agent_server', '--out', out],
@@ -74,6 +80,34 @@ test('usage errors exit 2 and say what is wrong', async () => {
   expect([badOut.code, badOut.stderr]).toEqual([2, expect.stringContaining('--out: cannot write to')]);
   const badPersist = await runCli(['simulate', '--persist', join(aFile, 'state.json')]);
   expect([badPersist.code, badPersist.stderr]).toEqual([2, expect.stringContaining('--persist: cannot write to')]);
+});
+
+test('no run destroys an earlier report: a mistyped command writes nothing, a run replaces the report files once it ends', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'apc-keep-'));
+  const out = join(parent, 'report');
+  const good = await runCli(['run', '--plane', 'agent-server', '--grep', 'THREAD-GET-UNKNOWN-404', '--workers', '1', '--quiet', '--out', out]);
+  expect(good.code, good.stdout + good.stderr).toBe(0);
+  writeFileSync(join(out, 'notes.txt'), 'mine');
+  const before = folderContents(out);
+  expect(Object.keys(before).sort()).toEqual(['durations.json', 'exchanges.har', 'junit.xml', 'notes.txt', 'report.html', 'report.json', 'summary.md']);
+  // Usage errors alike, whether the parser or an option's value refused it: nothing written, nothing removed.
+  for (const args of [
+    ['run', '--profile', 'saf', '--out', out],
+    ['run', '--tagret', 'x', '--out', out],
+    ['run', '--expectations', join(parent, 'none.yaml'), '--out', out],
+    ['runn', '--out', out],
+  ]) {
+    const typo = await runCli(args);
+    expect(typo.code, args.join(' ')).toBe(2);
+    expect(folderContents(out), `${args.join(' ')} keeps the good report`).toEqual(before);
+  }
+  expect((await runCli(['compare', out, out])).code, 'the report is still one compare reads').toBe(0);
+  // A run that starts and stops before any test replaces the report whole: no exchanges.har of the run before beside it.
+  const stopped = await runCli(['run', '--target', `http://127.0.0.1:${await freePort()}`, '--plane', 'agent-server', '--out', out]);
+  expect(stopped.code, stopped.stderr).toBe(2);
+  expect(Object.keys(folderContents(out)).sort()).toEqual(['junit.xml', 'notes.txt', 'report.html', 'report.json', 'summary.md']);
+  expect((JSON.parse(folderContents(out)['report.json']) as ConformanceReport).run.status).toBe('not-started');
+  expect(readdirSync(parent), 'no folder of a run is left beside --out').toEqual(['report']);
 });
 
 test('inputs are strict: an unknown key, an unset variable, an unknown rule or report format exits 2 with the reason', async () => {
@@ -214,6 +248,8 @@ test('--max-duration stops the run, writes a partial report and exits 3', async 
   const run = await conformanceRun(['--max-duration', '20']);
   expect(run.code, run.stderr).toBe(3);
   expect(run.stdout).toContain('Result: failed (exit 3): the run reached --max-duration 20 s');
+  expect(run.stderr).toContain('The run reached --max-duration 20 s: it stops now');
+  expect(run.stdout + run.stderr, "Playwright's own words for it").not.toContain('Timed out waiting');
   expectPartial(run.report, 'timed-out', /--max-duration 20 s/);
 });
 

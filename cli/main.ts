@@ -3,6 +3,7 @@
 import { EXIT, NAME, UsageError } from './args.ts';
 import { outliveClosedOutput } from '../harness/closed-output.ts';
 import { TOOL } from '../harness/tool.ts';
+import { unknownName } from '../specs/suggest.ts';
 import { compare, COMPARE_HELP } from './compare.ts';
 import { matrix, MATRIX_HELP } from './matrix.ts';
 import { merge, MERGE_HELP } from './merge.ts';
@@ -52,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   try {
-    if (!command) throw new UsageError(`unknown command '${name}'`);
+    if (!command) throw new UsageError(unknownName('command', name, Object.keys(COMMANDS)));
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {

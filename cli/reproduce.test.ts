@@ -4,7 +4,7 @@
 import { expect, test } from '@playwright/test';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { startBrokenTarget } from '../tests/self-test/broken-target.ts';
@@ -21,7 +21,10 @@ test('a failed test reruns alone from its report, and its curl replays the faile
     expect(run.code, run.stdout).toBe(1);
     const failed = run.report.rules.find((r) => r.id === 'THREAD-CREATE-METADATA')!.tests.find((t) => t.status === 'failed')!;
     const { command, curl } = failed.reproduce!;
-    expect(command).toContain(`--target ${target.config} --seed ${run.report.seed} --plane agent-server --grep `);
+    // Paths relative to where the run was started (the repository here), and a folder of its own: the run's report stays.
+    expect(command).toContain(
+      `--target ${relative(ROOT, target.config)} --out ${relative(ROOT, run.out)}-rerun --seed ${run.report.seed} --plane agent-server --grep `,
+    );
     expect(readFileSync(join(run.out, 'summary.md'), 'utf8')).toContain(command.split('\n')[0]);
 
     // The command, as a shell reads it (the CLI in place of npx), selects this one test.

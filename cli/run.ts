@@ -5,11 +5,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
 import { checkTarget, defaultWorkers, freePort, resolveTarget, TargetError, type Target } from '../harness/target.ts';
 import {
-  DEFAULT_SEED,
   flagOf,
   inCi,
   OptionError,
@@ -31,16 +30,18 @@ import { readDurations } from '../reports/durations.ts';
 import { balancedShares, specFiles, testListOf } from './shards.ts';
 import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
-import { EXIT, NAME, parse, ROOT, UsageError, writableFolder } from './args.ts';
+import { EXIT, NAME, parse, ROOT, UsageError } from './args.ts';
+import { publish, stagingFolder } from './report-folder.ts';
 import { startEmbeddedSimulator } from './embedded.ts';
 
 export const RUN_HELP = `Usage: ${NAME} run [options]
 
 Runs the conformance suites against a target through a recording proxy and writes
 report.json, junit.xml, summary.md, report.html, exchanges.har and durations.json (how long
-each spec file took) into --out. A run that stops before any test (a target that is not
-ready, an input refused) still writes report.json, junit.xml, summary.md and report.html,
-saying why (exit 2).
+each spec file took) into --out. A usage error writes nothing. A run writes into a fresh
+folder beside --out, whose files replace the earlier run's in --out when it ends: an
+earlier report stays whole until then. A run that stops before any test (a target that is
+not ready) still writes report.json, junit.xml, summary.md and report.html, saying why (exit 2).
 
 Options:
 ${conformanceOptionsHelp()}
@@ -68,36 +69,37 @@ export async function run(args: string[]): Promise<number> {
     console.log(RUN_HELP);
     return EXIT.ok;
   }
-  const outDir = CONFORMANCE_OPTIONS.out.read(values.out, '--out');
-  writableFolder(outDir, '--out');
-  const reportFile = join(outDir, 'report.json');
-  if (existsSync(reportFile)) writeFileSync(reportFile, '');
+  // A usage error writes nothing: the earlier report stays as it was.
+  const options = readOptions(values);
+  const staging = stagingFolder(options.out);
   // A run that stops before any test still writes its report, saying why: a CI page shows it, and merge finds the shard.
   const stopped = (reason: string, target?: Target) => {
-    const planes = ((values.plane as string[] | undefined) ?? []).filter((p): p is Plane => (PLANES as readonly string[]).includes(p));
+    const planes = options.plane;
     const report = notStartedReport({
       reason,
       target: {
         name: target?.name ?? (values.target as string | undefined) ?? 'embedded simulator',
-        kind: target?.kind ?? (values.target ? 'unknown' : 'embedded-simulator'),
+        kind: target?.kind ?? (options.target ? 'unknown' : 'embedded-simulator'),
         planes: Object.keys(target?.planes ?? {}) as Endpoint[],
         capabilities: target?.capabilities ?? [],
       },
-      seed: (values.seed as string | undefined) ?? DEFAULT_SEED,
-      profile: (values.profile as string | undefined) ?? (target ? defaultProfile(target) : 'unknown'),
+      seed: options.seed,
+      profile: options.profile ?? (target ? defaultProfile(target) : 'unknown'),
       tool: TOOL,
       planes: (planes.length > 0 ? planes : PLANES).filter((plane) => !target || servedBy(target).includes(plane)),
       narrowed: narrowedBy(values, planes, target ? servedBy(target) : [...PLANES]),
       ...(typeof values.shard === 'string' ? { shard: values.shard } : {}),
     });
-    writeReport(outDir, report);
+    writeReport(staging, report);
     return report;
   };
   try {
-    return await runWith(readOptions(values), values, stopped);
+    return await runWith(options, values, staging, stopped);
   } catch (error) {
     if (error instanceof UsageError) stopped(error.message);
     throw error;
+  } finally {
+    publish(staging, options.out);
   }
 }
 
@@ -189,6 +191,21 @@ async function readyTarget(options: ConformanceOptions, stopped: (reason: string
   return report.summary.gate.exitCode;
 }
 
+/**
+ * What a rerun of one failed test repeats (its report's `run --grep` command), as given: the seed
+ * and plane it adds itself. Paths are relative to the folder the run was started in, where the
+ * command is meant to be pasted; its report goes beside this one (a rerun that wrote into --out
+ * would replace the whole run's report with one test's).
+ */
+function rerunOptions(values: Values, options: ConformanceOptions): string[] {
+  const here = (path: string) => relative(process.cwd(), path) || '.';
+  const target = options.target && !/^https?:\/\//i.test(options.target) ? here(options.target) : options.target;
+  const given = (['profile', 'clock', 'time-scale', 'run-duration'] as const).flatMap((name) =>
+    values[name] === undefined ? [] : [`--${name}`, String(values[name])],
+  );
+  return [...(target ? ['--target', target] : []), ...given, '--out', `${here(options.out)}-rerun`];
+}
+
 /** Playwright's command line for the plan: the config, the selection, the time limit. */
 function playwrightArgs(plan: ConformancePlan): string[] {
   const { options } = plan;
@@ -211,7 +228,12 @@ function playwrightArgs(plan: ConformancePlan): string[] {
   return args;
 }
 
-async function runWith(options: ConformanceOptions, values: Values, stopped: (reason: string, target?: Target) => ConformanceReport): Promise<number> {
+async function runWith(
+  options: ConformanceOptions,
+  values: Values,
+  staging: string,
+  stopped: (reason: string, target?: Target) => ConformanceReport,
+): Promise<number> {
   const target = await readyTarget(options, stopped);
   if (typeof target === 'number') return target;
   // Scratch space: the run's hand-over from global setup to the workers, and Playwright's per-test folders unless kept.
@@ -227,27 +249,25 @@ async function runWith(options: ConformanceOptions, values: Values, stopped: (re
     embedded: embedded?.target,
     planes: options.plane.length > 0 ? options.plane : [...PLANES],
     narrowed: narrowedBy(values, options.plane, target ? servedBy(target) : [...PLANES]),
-    // What a rerun of one failed test repeats (its report's `run --grep` command), as given: the seed and plane it adds itself.
-    rerun: (['target', 'profile', 'clock', 'time-scale', 'run-duration'] as const).flatMap((name) =>
-      values[name] === undefined ? [] : [`--${name}`, String(values[name])],
-    ),
+    rerun: rerunOptions(values, options),
     // A simulator keeps one order of ids and clock (same seed, same report): one worker. Any other
     // target spends the run waiting for answers: several files at a time.
     workers: options.workers ?? defaultWorkers(target),
     scratch,
-    testResults: options.keepTestResults ? join(options.out, 'test-results') : join(scratch, 'test-results'),
+    staging,
+    testResults: options.keepTestResults ? join(staging, 'test-results') : join(scratch, 'test-results'),
     progress: options.quiet || inCi() ? 'dots' : 'line',
   };
   const code = await suites(playwrightArgs(plan), suitesEnvironment(plan, embedded?.variables)).finally(() => {
     embedded?.simulator.close();
     removeScratch(scratch);
   });
-  return outcome(code, options.out, (reason) => stopped(reason, target));
+  return outcome(code, staging, options.out, (reason) => stopped(reason, target));
 }
 
 /** The run's exit code, from the report the reporter wrote (or, when it wrote none, the report of a run that did not start). */
-function outcome(code: { status: number; signal?: NodeJS.Signals }, outDir: string, stopped: (reason: string) => ConformanceReport): number {
-  const reportFile = join(outDir, 'report.json');
+function outcome(code: { status: number; signal?: NodeJS.Signals }, staging: string, outDir: string, stopped: (reason: string) => ConformanceReport): number {
+  const reportFile = join(staging, 'report.json');
   const text = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : '';
   if (!text) {
     const reason = code.signal

@@ -12,7 +12,7 @@ import { TOOL } from './tool.ts';
 import type { Target } from './target.ts';
 
 /** The seed of a run that names none. */
-export const DEFAULT_SEED = '1';
+const DEFAULT_SEED = '1';
 
 /** An option given a value it cannot take; the CLI turns it into a usage error (exit 2). */
 export class OptionError extends Error {}
@@ -114,7 +114,8 @@ them ([plane] › file › title), or whole files ([plane] › file)`,
     doc: `run n spec files at a time. Default: one per core on a simulator
 with partitions (the embedded one included), where each test sees a
 platform of its own: same seed, same report on any number; 1 on another
-simulator; 4 on any other target, where a run spends its time waiting`,
+simulator; on any other target, where a run spends its time waiting,
+4, or fewer on a machine with fewer cores`,
     read: whole(1, 64),
   }),
   maxDuration: declare({
@@ -251,6 +252,11 @@ export interface ConformancePlan {
   rerun: string[];
   /** How many spec files run at a time: --workers, or the target's default. */
   workers: number;
+  /**
+   * Where the run writes its report files while it runs: a fresh folder beside --out, whose files
+   * replace the earlier run's in --out once it has ended (cli/report-folder.ts).
+   */
+  staging: string;
   /** A folder of the run's own, removed after it: where global setup leaves the run for the workers. */
   scratch: string;
   /** Playwright's per-test output folders. */
@@ -267,6 +273,7 @@ export function defaultPlan(folder: string): ConformancePlan {
     narrowed: [],
     rerun: [],
     workers: 1,
+    staging: folder,
     scratch: folder,
     testResults: folder,
     progress: 'line',

@@ -22,7 +22,7 @@ import type { FullConfig } from '@playwright/test';
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
   const plan = planOf(config);
   const { options } = plan;
-  const outDir = options.out;
+  const outDir = plan.staging;
   mkdirSync(outDir, { recursive: true });
   // Without --target, the CLI has started the embedded simulator and names it in the plan.
   const target = plan.embedded ?? (await resolveTarget(options.target!));

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { contract, PLANES } from '../specs/contract.ts';
-import { serves } from './target.ts';
+import { defaultWorkers, serves } from './target.ts';
 
 test('a target serves every operation the spec shows, and those it does not show unless its config leaves them out', () => {
   const readRun = contract().operation('platform-api', 'readRun');
@@ -26,4 +26,14 @@ test("docs/reference.md lists each plane's operations the spec does not show, as
     return `| ${plane} | ${operations.map((o) => `\`${o.operationId}\` (${o.method} ${o.path})`).join(', ')} |\n`;
   });
   expect(table, 'the table between the not-shown-operations marks').toBe(rows.join(''));
+});
+
+test('the default worker count: one per core with partitions, one on another simulator, four at most and no more than the cores elsewhere', () => {
+  const other = { kind: 'url' as const, capabilities: [] };
+  expect(defaultWorkers(undefined, 8), 'the embedded simulator').toBe(8);
+  expect(defaultWorkers({ kind: 'simulator', capabilities: ['partitions'] }, 8)).toBe(8);
+  expect(defaultWorkers({ kind: 'simulator', capabilities: ['virtual-clock'] }, 8)).toBe(1);
+  expect(defaultWorkers(other, 8)).toBe(4);
+  expect(defaultWorkers(other, 2), 'a 2-core machine').toBe(2);
+  expect(defaultWorkers(other, 1)).toBe(1);
 });

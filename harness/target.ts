@@ -149,11 +149,13 @@ export async function resolveTarget(spec: string): Promise<Target> {
  * How many spec files a run takes at a time when --workers is not given: on a simulator with
  * partitions (the embedded one included, `undefined`), one per core, as each file sees a platform
  * of its own (same seed, same report on any number); one on another simulator, whose ids and clock
- * follow one order; four on any other target, where a run spends its time waiting for answers.
+ * follow one order; on any other target, where a run spends its time waiting for answers, four,
+ * but no more than the machine's cores: every worker's requests share the target's rate limits
+ * (one API key), and on a small machine more workers only add 429s and time-outs.
  */
-export function defaultWorkers(target: Pick<Target, 'kind' | 'capabilities'> | undefined): number {
-  if (!target || target.capabilities.includes('partitions')) return availableParallelism();
-  return target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : 4;
+export function defaultWorkers(target: Pick<Target, 'kind' | 'capabilities'> | undefined, cores = availableParallelism()): number {
+  if (!target || target.capabilities.includes('partitions')) return cores;
+  return target.kind === 'embedded-simulator' || target.kind === 'simulator' || target.capabilities.length > 0 ? 1 : Math.min(4, cores);
 }
 
 /** The embedded simulator as a target, from what it publishes (getSimulatorInfo). */

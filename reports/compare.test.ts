@@ -5,15 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Rule } from '../specs/contract.ts';
 import { buildReport } from './build.ts';
-import { compareReports, comparisonMarkdown } from './compare.ts';
+import { compareReports, comparisonMarkdown, comparisonSummary } from './compare.ts';
+import { consoleSummary } from './console.ts';
+import { toMarkdown } from './markdown.ts';
 import { loadReport, ReportError } from './load.ts';
-import type { TestOutcome } from './conformance-report.ts';
+import type { ConformanceRunOutcome, TestOutcome } from './conformance-report.ts';
 
 const rule = (id: string): Rule => ({ id, level: 'MUST', source: 'spec', plane: 'agent-server', area: 'threads', section: '4.5', text: id });
 const outcome = (id: string, status: TestOutcome['status']): TestOutcome => ({ id, title: id, file: 'x.spec.ts', status, observed: [], exchanges: [] });
 
 /** A report of rules A to E whose tests ended as given (a rule without a status has no test). */
-function reportOf(statuses: Partial<Record<string, TestOutcome['status']>>, expectations?: { rule: string; verdict: 'fail'; reason: string }[]) {
+function reportOf(
+  statuses: Partial<Record<string, TestOutcome['status']>>,
+  expectations?: { rule: string; verdict: 'fail'; reason: string }[],
+  more: Partial<Parameters<typeof buildReport>[0]> = {},
+) {
   return buildReport({
     rules: ['A', 'B', 'C', 'D', 'E'].map((id) => rule(`R-${id}`)),
     tests: Object.entries(statuses).map(([id, status]) => ({ outcome: outcome(id, status!), ruleIds: [`R-${id}`] })),
@@ -23,6 +29,7 @@ function reportOf(statuses: Partial<Record<string, TestOutcome['status']>>, expe
     run: { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {} },
     tool: { name: 'x', version: '0' },
     expectations: expectations && { target: 't', expected: expectations },
+    ...more,
   });
 }
 
@@ -46,7 +53,38 @@ test('a regression is a rule that fails now and did not, or passed and is gone; 
     /### Lost verdicts [^\n]*\(1\)\n\n\| rule \| level \| before \| now \|\n\|---\|---\|---\|---\|\n\| R-C \| MUST \| pass \| not-tested \|/,
   );
   expect(markdown).toMatch(/### Other verdict changes \(1\)\n\n[^#]*\| R-E \| MUST \| not-tested \| pass \|/);
-  expect(compareReports(after, after)).toEqual({ regressions: [], fixes: [], lost: [], unexpectedPasses: comparison.unexpectedPasses, changes: [] });
+  expect(compareReports(after, after)).toEqual({
+    regressions: [],
+    fixes: [],
+    lost: [],
+    unexpectedPasses: comparison.unexpectedPasses,
+    changes: [],
+    notSelected: 0,
+  });
+});
+
+test('a narrowed run (a shard, a --grep) is compared on the rules it selected only, and every output says so', () => {
+  const before = reportOf({ A: 'passed', B: 'passed', C: 'failed' });
+  const shard: ConformanceRunOutcome = { status: 'complete', profile: 'full', created: {}, cleanedUp: {}, left: {}, shard: '1/2', narrowed: ['--shard 1/2'] };
+  const after = reportOf({ A: 'failed' }, undefined, { run: shard, baseline: { file: 'old/report.json', report: before } });
+  const comparison = compareReports(before, after);
+  expect(comparison.lost, 'a rule the shard did not run is no lost verdict').toEqual([]);
+  expect(comparison.regressions.map((c) => c.id)).toEqual(['R-A']);
+  expect(comparison.changes.map((c) => c.id)).toEqual(['R-A']);
+  expect(comparison.notSelected).toBe(4);
+  expect(after.summary.baseline).toMatchObject({ regressions: [{ id: 'R-A' }], lost: [], fixes: [] });
+  const note = 'only the rules this narrowed run selected are compared: 4 not selected';
+  expect(consoleSummary(after, 'report.html', { quiet: true }), 'quiet, the console still names the comparison').toContain(
+    `Against old/report.json: 1 regressions, 0 verdicts lost (0 MUST), 0 fixed (${note}).`,
+  );
+  expect(toMarkdown(after)).toContain(`1 regressions, 0 verdicts lost, 0 fixed (${note}).`);
+  expect(toMarkdown(after)).not.toContain('verdict lost');
+  expect(comparisonMarkdown(comparison, { before: 'main', after: 'shard' })).toContain(
+    '4 rules shard did not select (a narrowed run: --plane, --grep, --shard…) are not compared.',
+  );
+  expect(comparisonSummary(comparison)).toBe(
+    '1 regression, 0 verdicts lost (0 MUST), 0 fixed, 0 unexpected passes, 1 verdict changed, 4 rules the new run did not select, not compared',
+  );
 });
 
 test('a report of another major version, of another tool or off its schema is refused with the reason', () => {

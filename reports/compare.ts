@@ -13,16 +13,28 @@ export interface Comparison {
   unexpectedPasses: Change[];
   /** Every rule whose verdict differs. */
   changes: Change[];
+  /** Rules the new report's narrowed run (--plane, --grep, --shard…) did not select: not compared. */
+  notSelected: number;
 }
 
 const UNJUDGED: Change['after'][] = ['skipped', 'not-run', 'not-tested'];
 
 const change = (id: string, level: Change['level'], before: Change['before'], after: Change['after']): Change => ({ id, level, before, after });
 
+/**
+ * Whether a narrowed run left the rule out: its plane was not selected, or none of its tests was.
+ * Such a rule has no verdict of this run to compare (a shard or a --grep is not a lost verdict).
+ */
+export function notSelected(report: ConformanceReport, rule: RuleResult): boolean {
+  if (!report.run.narrowed?.length) return false;
+  return rule.verdict === 'out-of-scope' || (rule.verdict === 'not-run' && rule.tests.length === 0);
+}
+
 export function compareReports(before: ConformanceReport, after: ConformanceReport): Comparison {
   const old = new Map(before.rules.map((r) => [r.id, r]));
-  const now = new Map(after.rules.map((r) => [r.id, r]));
-  const ids = [...new Set([...old.keys(), ...now.keys()])];
+  const left = new Set(after.rules.filter((r) => notSelected(after, r)).map((r) => r.id));
+  const now = new Map(after.rules.filter((r) => !left.has(r.id)).map((r) => [r.id, r]));
+  const ids = [...new Set([...old.keys(), ...now.keys()])].filter((id) => !left.has(id));
   const changes: Change[] = [];
   for (const id of ids) {
     const a = old.get(id);
@@ -39,7 +51,22 @@ export function compareReports(before: ConformanceReport, after: ConformanceRepo
       .filter((r: RuleResult) => r.verdict === 'pass' && r.expected?.verdict === 'fail')
       .map((r) => change(r.id, r.level, r.expected!.verdict, r.verdict)),
     changes,
+    notSelected: left.size,
   };
+}
+
+/** The comparison in one line: what `compare --out` prints, and the head of its Markdown. */
+export function comparisonSummary(comparison: Comparison): string {
+  const lostMust = comparison.lost.filter((c) => c.level === 'MUST').length;
+  const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  return [
+    count(comparison.regressions.length, 'regression'),
+    `${count(comparison.lost.length, 'verdict')} lost (${lostMust} MUST)`,
+    `${comparison.fixes.length} fixed`,
+    count(comparison.unexpectedPasses.length, 'unexpected pass', 'unexpected passes'),
+    `${count(comparison.changes.length, 'verdict')} changed`,
+    ...(comparison.notSelected > 0 ? [`${count(comparison.notSelected, 'rule')} the new run did not select, not compared`] : []),
+  ].join(', ');
 }
 
 /** The comparison as Markdown, for a pull-request comment. */
@@ -64,6 +91,9 @@ export function comparisonMarkdown(comparison: Comparison, names: { before: stri
     '',
     `${head} · ${lost} · ${comparison.fixes.length} fixed · ${comparison.unexpectedPasses.length} unexpected passes · ${comparison.changes.length} verdicts changed`,
     '',
+    ...(comparison.notSelected > 0
+      ? [`${comparison.notSelected} rules ${names.after} did not select (a narrowed run: --plane, --grep, --shard…) are not compared.`, '']
+      : []),
     ...list('Regressions', comparison.regressions),
     ...list('Lost verdicts (judged before, not now: skipped, not run or not tested)', comparison.lost),
     ...list('Fixed', comparison.fixes),

@@ -8,9 +8,10 @@ import type { Retries } from './retries.ts';
  * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
  * 1.2 the kinds of skips, unexplained preconditions, the MUST rules not judged, what narrowed a run,
  * webhook deliveries among the exchanges and the exchange a failure names; 1.3 the lines that reproduce a failure,
- * and runs that stopped before any test; 1.4 the requests sent again, and each exchange's attempt).
+ * and runs that stopped before any test; 1.4 the requests sent again, and each exchange's attempt;
+ * 1.5 why they were sent again).
  */
-export const REPORT_VERSION = '1.4';
+export const REPORT_VERSION = '1.5';
 
 /**
  * Why a test could not judge its rules:

@@ -6,6 +6,7 @@
 // also as an error annotation.
 import type { ConformanceReport, RuleResult } from './conformance-report.ts';
 import { wholeMessage } from './message.ts';
+import { notSelected } from './compare.ts';
 import { retriesLine } from './retries.ts';
 import { standingOf } from './standing.ts';
 
@@ -56,6 +57,20 @@ export function narrowedLine(report: ConformanceReport): string | undefined {
   return `Narrowed run (${narrowed.join(' ')}): ${unselected.length} rules in scope not selected (${unselected.filter((r) => r.level === 'MUST').length} MUST), ${report.summary.outOfScope} out of scope; the verdicts are of the rules selected only.`;
 }
 
+/** What the comparison with --baseline found; a narrowed run compared only the rules it selected. */
+function baselineLine(report: ConformanceReport): string | undefined {
+  const baseline = report.summary.baseline;
+  if (!baseline) return undefined;
+  const lost = baseline.lost ?? [];
+  return `Against ${baseline.file}: ${baseline.regressions.length} regressions, ${lost.length} verdicts lost (${lost.filter((c) => c.level === 'MUST').length} MUST), ${baseline.fixes.length} fixed${notComparedNote(report)}.`;
+}
+
+/** Of a narrowed run compared with a baseline: that the rules it did not select were not compared. */
+export function notComparedNote(report: ConformanceReport): string {
+  const left = report.rules.filter((r) => notSelected(report, r)).length;
+  return left > 0 ? ` (only the rules this narrowed run selected are compared: ${left} not selected)` : '';
+}
+
 function firstFailure(rule: RuleResult): { title: string; error: string } {
   const test = rule.tests.find((t) => t.status === 'failed' || t.status === 'timedOut' || t.status === 'error');
   return { title: test?.title ?? '', error: wholeMessage(test?.error ?? '') };
@@ -82,12 +97,6 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
         `Against the expectations: ${s.unexpected.length === 0 ? 'every verdict as expected' : `${s.unexpected.length} unexpected`}${expected ? `; ${expected} failures as expected` : ''}.`,
       );
     }
-    if (s.baseline) {
-      const lost = s.baseline.lost ?? [];
-      lines.push(
-        `Against ${s.baseline.file}: ${s.baseline.regressions.length} regressions, ${lost.length} verdicts lost (${lost.filter((c) => c.level === 'MUST').length} MUST), ${s.baseline.fixes.length} fixed.`,
-      );
-    }
     const warnings = report.rules.filter((r) => standingOf(report, r).kind === 'warning').map((r) => r.id);
     if (warnings.length > 0) lines.push(`Warnings (SHOULD rules failed, which do not fail the run): ${warnings.join(', ')}.`);
     const interpretations = report.rules.filter((r) => standingOf(report, r).kind === 'interpretation').map((r) => r.id);
@@ -100,8 +109,10 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
     const { title, error } = firstFailure(rule);
     const what = standingOf(report, rule).why ?? '';
     const mark = { error: '?', unjudged: '∅' }[standingOf(report, rule).kind as string] ?? '✘';
-    const details = [what, error].filter(Boolean).flatMap((text) => text.split('\n'));
-    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${title}`, ...details.map((l) => (l ? `      ${l}` : '')));
+    // A rule no test of which failed (a step it needs did, or none ran) is headed by why, never by an empty title.
+    const [head, ...rest] = title ? [title, what] : what.split('\n');
+    const details = [rest.join('\n'), error].filter(Boolean).flatMap((text) => text.split('\n'));
+    lines.push(`  ${mark} ${rule.id} [${rule.level} §${rule.section}] ${head ?? ''}`.trimEnd(), ...details.map((l) => (l ? `      ${l}` : '')));
   }
   if (options.githubAnnotations) {
     for (const rule of rules) {
@@ -115,6 +126,8 @@ export function consoleSummary(report: ConformanceReport, htmlPath: string, opti
   if (narrowed) lines.push(narrowed);
   const retried = retriesLine(report);
   if (retried) lines.push(retried);
+  const baseline = baselineLine(report);
+  if (baseline) lines.push(baseline);
   lines.push(notJudgedLine(report));
   lines.push(`Result: ${s.gate.passed ? 'passed' : 'failed'} (exit ${s.gate.exitCode}): ${s.gate.reasons.join('; ')}.`);
   lines.push(`Report: ${htmlPath}`);

@@ -105,7 +105,7 @@ function reportFolder(): string {
 test('report.json is the report as built, one line per exchange', () => {
   const text = readFileSync(join(reportFolder(), 'report.json'), 'utf8');
   const report = JSON.parse(text);
-  expect(report.reportVersion).toBe('1.4');
+  expect(report.reportVersion).toBe('1.5');
   expect(Object.keys(report.exchanges)).toEqual([exchange.id, delivery.id]);
   expect(text).toContain(`    "${exchange.id}": ${JSON.stringify(exchange)}`);
   expect(report.rules.find((r: { id: string }) => r.id === 'R-FAIL').tests[0].reproduce.curl).toContain('${MY_API_KEY}');

@@ -5,7 +5,7 @@
 // have their own count and filter, and their failures are warnings.
 import { gzipSync } from 'node:zlib';
 import { sectionLabel } from '../specs/sections.ts';
-import { narrowedLine, notJudgedLine } from './console.ts';
+import { narrowedLine, notComparedNote, notJudgedLine } from './console.ts';
 import { retriesLine } from './retries.ts';
 import { escapeXml as esc } from './escape.ts';
 import { standingOf } from './standing.ts';
@@ -251,7 +251,7 @@ ${select(
 <div class="muted">${esc(report.target.kind)} · planes ${esc(report.target.planes.join(', ') || 'none')} · capabilities ${esc(report.target.capabilities.join(', ') || 'none')} · profile ${esc(report.run.profile)} · seed ${esc(report.seed)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</div></header>
 <main>
 <div class="gate ${s.gate.passed ? 'passed' : 'failed'}" id="gate">${s.gate.passed ? 'Passed' : 'Failed'} (exit ${s.gate.exitCode}): ${esc(s.gate.reasons.join('; '))}</div>
-${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${(s.baseline.lost ?? []).length} verdicts lost (${esc((s.baseline.lost ?? []).map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})</div>` : ''}
+${s.baseline ? `<div class="muted" id="baseline">Against ${esc(s.baseline.file)}: ${s.baseline.regressions.length} regressions (${esc(s.baseline.regressions.map((c) => c.id).join(', ') || 'none')}), ${(s.baseline.lost ?? []).length} verdicts lost (${esc((s.baseline.lost ?? []).map((c) => c.id).join(', ') || 'none')}), ${s.baseline.fixes.length} fixed (${esc(s.baseline.fixes.map((c) => c.id).join(', ') || 'none')})${esc(notComparedNote(report))}</div>` : ''}
 ${narrowedLine(report) ? `<div class="partial" id="narrowed">${esc(narrowedLine(report)!)}</div>` : ''}
 ${retriesLine(report) ? `<div class="muted" id="retries">${esc(retriesLine(report)!)}</div>` : ''}
 <div class="${(s.mustNotJudged ?? []).some((n) => n.counted) ? 'partial' : 'muted'}" id="not-judged">${esc(notJudgedLine(report))}</div>

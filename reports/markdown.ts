@@ -4,7 +4,7 @@
 // regressions, rules not judged), the expected failures, the warnings, the failed
 // interpretations, and every rule.
 import type { ConformanceReport, Reproduction, RuleResult } from './conformance-report.ts';
-import { narrowedLine, notJudgedLine } from './console.ts';
+import { narrowedLine, notComparedNote, notJudgedLine } from './console.ts';
 import { retriesLine } from './retries.ts';
 import { wholeMessage } from './message.ts';
 import { standingOf, type Standing } from './standing.ts';
@@ -130,7 +130,7 @@ export function toMarkdown(report: ConformanceReport): string {
     lines.push(
       `## Against ${s.baseline.file}`,
       '',
-      `${s.baseline.regressions.length} regressions, ${lost.length} verdicts lost, ${s.baseline.fixes.length} fixed.`,
+      `${s.baseline.regressions.length} regressions, ${lost.length} verdicts lost, ${s.baseline.fixes.length} fixed${notComparedNote(report)}.`,
       '',
     );
     for (const c of s.baseline.regressions) lines.push(`- ❌ regression **${c.id}** (${c.level}): ${c.before} → ${c.after}`);

@@ -59,10 +59,10 @@ test('a terminal gets one line rewritten in place, failures kept', () => {
   expect(kept).toEqual(['Running 3 tests using 2 workers', '  ✘ [agent-server] › agent-server/threads.spec.ts:2 › test 2 (timed out)', '']);
 });
 
-test('dots: one per test, then the line ends', () => {
+test('dots: one per test, then the line ends, and a legend says what each mark that appeared means', () => {
   const out = capture();
   drive(new ProgressReporter({ style: 'dots' }, out, capture()), ['passed', 'failed', 'skipped']);
-  expect(out.text).toBe('Running 3 tests using 2 workers\n·F°\n');
+  expect(out.text).toBe('Running 3 tests using 2 workers\n·F°\n· passed, F failed, ° skipped\n');
 });
 
 test('an error outside the tests (a global setup that failed) is printed with where it happened', () => {
@@ -71,6 +71,12 @@ test('an error outside the tests (a global setup that failed) is printed with wh
   reporter.onError({ message: "TargetError: target 't' is not ready", location: { file: '/x/global-setup.ts', line: 3, column: 5 } });
   reporter.onError({ message: 'No tests found' });
   expect(err.text).toBe("TargetError: target 't' is not ready\n    at /x/global-setup.ts:3:5\nError: No tests found\n");
+});
+
+test("--max-duration's stop is said in the option's words, not as Playwright's timeout", () => {
+  const err = capture();
+  new ProgressReporter({ style: 'dots' }, capture(), err).onError({ message: '\u001b[31mTimed out waiting 120s for the test suite to run\u001b[39m' });
+  expect(err.text).toBe('The run reached --max-duration 120 s: it stops now, and the report counts what did not run as not-run (exit 3).\n');
 });
 
 test("a log gets Playwright's code snippet without colour codes", () => {
@@ -105,5 +111,5 @@ test('a failure the expectations file lists is counted at the end, not shown as 
     reporter.onEnd({ status: 'failed' } as FullResult);
   }
   expect(line.text.match(/✘.*/g)).toEqual(['✘ [agent-server] › agent-server/threads.spec.ts:3 › test 3 (failed)']);
-  expect(dots.text).toBe('Running 3 tests using 2 workers\nxxF\n');
+  expect(dots.text).toBe('Running 3 tests using 2 workers\nxxF\nF failed, x failed as expected\n');
 });

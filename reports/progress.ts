@@ -26,10 +26,19 @@ export interface Output {
 
 const DOTS_PER_LINE = 80;
 
+/** Playwright's error when its global timeout ends the run. */
+const GLOBAL_TIMEOUT = /^Timed out waiting ([\d.]+)s for the .+ to run$/;
+
+/** Each dot's meaning, in the order the legend after the dots lists those that appeared. */
+const MARKS = { '·': 'passed', F: 'failed', T: 'timed out', x: 'failed as expected', '°': 'skipped' } as const;
+type Mark = keyof typeof MARKS;
+
 export default class ProgressReporter implements Reporter {
   private total = 0;
   private started = 0;
   private dots = 0;
+  /** The marks the dots have shown, explained once they end. */
+  private readonly marks = new Set<Mark>();
   /** Something is on the current line that a full line must first end (a dot row, a rewritten line). */
   private open = false;
   /** The expectations file's entries, by rule. */
@@ -71,7 +80,9 @@ export default class ProgressReporter implements Reporter {
     const expected = failed && this.failedAsExpected(test, result);
     if (this.options.style === 'dots') {
       if (this.dots === DOTS_PER_LINE) this.endLine();
-      this.out.write(result.status === 'skipped' ? '°' : expected ? 'x' : result.status === 'timedOut' ? 'T' : failed ? 'F' : '·');
+      const mark: Mark = result.status === 'skipped' ? '°' : expected ? 'x' : result.status === 'timedOut' ? 'T' : failed ? 'F' : '·';
+      this.out.write(mark);
+      this.marks.add(mark);
       this.dots += 1;
       this.open = true;
       return;
@@ -100,6 +111,12 @@ export default class ProgressReporter implements Reporter {
 
   onError(error: TestError): void {
     this.endLine();
+    // The CLI sets Playwright's global timeout from --max-duration alone: said in the option's words.
+    const stopped = GLOBAL_TIMEOUT.exec(stripVTControlCharacters(error.message ?? ''));
+    if (stopped) {
+      this.err.write(`The run reached --max-duration ${stopped[1]} s: it stops now, and the report counts what did not run as not-run (exit 3).\n`);
+      return;
+    }
     const text = formatError(error);
     // Playwright colours its code snippet; a log file gets the plain text.
     this.err.write(`${this.err.isTTY ? text : stripVTControlCharacters(text)}\n`);
@@ -107,6 +124,8 @@ export default class ProgressReporter implements Reporter {
 
   onEnd(_result: FullResult): void {
     this.endLine();
+    const shown = (Object.keys(MARKS) as Mark[]).filter((mark) => this.marks.has(mark));
+    if (shown.length > 0) this.line(shown.map((mark) => `${mark} ${MARKS[mark]}`).join(', '));
   }
 
   private line(text: string): void {

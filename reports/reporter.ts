@@ -139,7 +139,7 @@ export default class ConformanceReporter implements Reporter {
   onEnd(result: FullResult): void {
     const { plan } = this.options;
     const conformanceRun = sharedConformanceRun();
-    const outDir = plan.options.out;
+    const outDir = plan.staging;
     // The run failed before any test ended, on an error outside the tests (the global setup, no test found): no
     // verdict, and a report that says why (exit 2). A run stopped early (interrupted, --max-duration) still
     // reports what it did not run.
@@ -216,7 +216,8 @@ export default class ConformanceReporter implements Reporter {
     writeReport(outDir, report);
     const { quiet, githubAnnotations } = this.options.plan.options;
     const options = { quiet, githubAnnotations };
-    console.log(`\n${consoleSummary(report, resolve(outDir, REPORT_FILES.html), options).join('\n')}`);
+    // Where the report will be: the CLI moves it there once the run has ended.
+    console.log(`\n${consoleSummary(report, resolve(this.options.plan.options.out, REPORT_FILES.html), options).join('\n')}`);
   }
 }
 

@@ -76,6 +76,10 @@ test('a failed precondition is explained by a rule that failed in the run, and a
     '1 MUST rules were not judged: R-JUDGED',
     '2 rules could not be judged, the target did not answer their tests: R-ORPHAN, R-SELF',
   ]);
+  // No test of R-JUDGED failed: its line gives the cause where a failure's title would be.
+  const lines = consoleSummary(report, 'r.html', { quiet: true }).filter((l) => /^ {2}[✘∅?] /.test(l));
+  expect(lines.find((l) => l.includes('R-JUDGED'))).toBe('  ∅ R-JUDGED [MUST §4.5] MUST rule not judged (precondition): explained skipped');
+  for (const line of lines) expect(line, 'no line ends on an empty title').toMatch(/\] \S/);
 });
 
 test('a chain of preconditions is explained by the failure at its end, and an expected failure explains too', () => {

@@ -110,12 +110,12 @@ test('a top-level faults list is set at startup, each checked as POST /__sim/fau
   expect(webhookSettings(config)).toEqual({});
   const sim = await Simulator.start({ deploymentConfig: config, quiet: true });
   try {
-    const statuses = [];
+    const answers = [];
     for (let i = 0; i < 3; i++)
-      statuses.push(
-        (await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
-      );
-    expect(statuses).toEqual([503, 503, 200]);
+      answers.push(await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }));
+    expect(answers.map((res) => res.status)).toEqual([503, 503, 200]);
+    // The refusal names what set the fault: the config, not the admin path.
+    expect(await answers[0].json()).toEqual({ detail: "Fault set by the faults list of the simulator's config: POST /threads answers 503" });
   } finally {
     await sim.close();
   }

@@ -65,7 +65,7 @@ test('every selector given must match: endpoint, method in any case, path patter
 
 test('the first fault set that matches takes the request, and only its count goes down', () => {
   const { faults: f } = faults({ path: '/threads', status: 429, retry_after: 1, count: 1 }, { path: '/threads', status: 503, count: 1 });
-  expect(f.take(createThread)).toEqual({ status: 429, retry_after: 1 });
+  expect(f.take(createThread)).toEqual({ status: 429, retry_after: 1, setBy: 'POST /__sim/faults' });
   expect(f.list().map((a) => a.remaining)).toEqual([1]);
   expect(f.take(createThread)).toMatchObject({ status: 503 });
 });

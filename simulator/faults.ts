@@ -18,8 +18,11 @@ export interface FaultedRequest {
   operation?: string;
 }
 
-/** What a fault does to the one request it takes. */
-export type FaultEffect = Pick<Fault, 'status' | 'retry_after' | 'latency_ms' | 'reset' | 'truncate'>;
+/** What a fault does to the one request it takes, and what set it (an answer it changes says so). */
+export type FaultEffect = Pick<Fault, 'status' | 'retry_after' | 'latency_ms' | 'reset' | 'truncate'> & { setBy: string };
+
+/** What set a fault: the admin path, unless `add` is told otherwise. */
+const ADMIN = 'POST /__sim/faults';
 
 interface Rule {
   fault: Fault;
@@ -29,6 +32,8 @@ interface Rule {
   until: number;
   /** The path pattern split into segments. */
   segments?: string[];
+  /** What set it: POST /__sim/faults, or the faults list of the simulator's config. */
+  setBy: string;
 }
 
 const OPERATIONS = new Set(contract().operations.map((op) => op.operationId));
@@ -52,8 +57,8 @@ export class Faults {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Sets a fault, or answers what is wrong with it (faultProblem) and sets nothing. */
-  add(fault: Fault): string | undefined {
+  /** Sets a fault (`setBy` names what set it), or answers what is wrong with it (faultProblem) and sets nothing. */
+  add(fault: Fault, setBy = ADMIN): string | undefined {
     const problem = faultProblem(fault);
     if (problem) return problem;
     this.rules.push({
@@ -61,6 +66,7 @@ export class Faults {
       remaining: fault.count ?? Number.POSITIVE_INFINITY,
       until: fault.for_ms === undefined ? Number.POSITIVE_INFINITY : this.clock.now() + fault.for_ms,
       segments: fault.path === undefined ? undefined : splitPath(fault.path),
+      setBy,
     });
     return undefined;
   }
@@ -87,7 +93,7 @@ export class Faults {
     if (!rule) return undefined;
     rule.remaining--;
     const { status, retry_after, latency_ms, reset, truncate } = rule.fault;
-    return { status, retry_after, latency_ms, reset, truncate };
+    return { status, retry_after, latency_ms, reset, truncate, setBy: rule.setBy };
   }
 
   private expire(): void {

@@ -167,7 +167,7 @@ export class Simulator {
     this.ids = new IdGenerator(this.seed);
     this.faults = new Faults(this.clock);
     // The configuration file's faults are checked when it is loaded (loadDeploymentConfig).
-    for (const fault of options.deploymentConfig?.faults ?? []) this.faults.add(fault);
+    for (const fault of options.deploymentConfig?.faults ?? []) this.faults.add(fault, "the faults list of the simulator's config");
     const env = { clock: this.clock, ids: this.ids };
     const agentOptions = {
       runDurationMs: options.runDurationMs ?? (this.clock.kind === 'real' ? DEFAULT_REAL_RUN_DURATION_MS : 0),

@@ -32,7 +32,7 @@ test('the smallest form: the next two POST /threads answer 503 {detail} and crea
     const res = await sim.request('agent-server', '/threads', json('POST', {}));
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBeNull();
-    expect(await res.json()).toEqual({ detail: expect.stringContaining('Fault injected') });
+    expect(await res.json()).toEqual({ detail: expect.stringContaining('Fault set by POST /__sim/faults: POST /') });
   }
   expect(await threadCount(sim)).toBe(0);
   expect((await sim.request('agent-server', '/threads', json('POST', {}))).status).toBe(200);
@@ -141,6 +141,6 @@ test('faults of the agent-server plane reach the agent servers of created deploy
   await sim.request('agent-server', '/__sim/faults', json('POST', { endpoint: 'agent-server', method: 'POST', path: '/threads', status: 503, count: 1 }));
   const faulted = await call(`${hosted}/threads`, 'POST', {});
   expect(faulted.status).toBe(503);
-  expect(await faulted.json()).toEqual({ detail: expect.stringContaining('Fault injected') });
+  expect(await faulted.json()).toEqual({ detail: expect.stringContaining('Fault set by POST /__sim/faults: POST /') });
   expect((await call(`${hosted}/threads`, 'POST', {})).status, 'the count is spent').toBe(200);
 });

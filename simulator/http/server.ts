@@ -116,7 +116,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
    */
   function answer(incoming: Incoming, match: RouteMatch, fault: FaultEffect | undefined): Reply | Promise<Reply> {
     try {
-      const reply = fault?.status === undefined ? dispatch(incoming, match) : refuseByFault(incoming, fault.status, fault.retry_after);
+      const reply = fault?.status === undefined ? dispatch(incoming, match) : refuseByFault(incoming, fault.status, fault.retry_after, fault.setBy);
       return reply instanceof Promise ? reply.catch((error: unknown) => refusal(error, incoming)) : reply;
     } catch (error) {
       return refusal(error, incoming);
@@ -130,10 +130,10 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   }
 
   /** A status fault: answered in the plane's error shape before rate limits and routing, so the request changes nothing. */
-  function refuseByFault(incoming: Incoming, status: number, retryAfter: number | undefined): Promise<Reply> {
+  function refuseByFault(incoming: Incoming, status: number, retryAfter: number | undefined, setBy: string): Promise<Reply> {
     return incoming.discard().then(() => {
       const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
-      throw new ApiError(status, `Fault injected through /__sim/faults: ${incoming.method} ${incoming.path} answers ${status}`, undefined, headers);
+      throw new ApiError(status, `Fault set by ${setBy}: ${incoming.method} ${incoming.path} answers ${status}`, undefined, headers);
     });
   }
 
@@ -247,7 +247,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     // A reset fails the call as fetch fails on a connection closed without an answer.
     if (fault?.reset) {
       logged(incoming, 'reset');
-      throw new TypeError('fetch failed', { cause: new Error('connection reset by a fault injected through /__sim/faults') });
+      throw new TypeError('fetch failed', { cause: new Error(`connection reset by a fault set by ${fault.setBy}`) });
     }
     const reply = withViolations(await answer(incoming, match, fault), incoming.violations);
     logged(incoming, reply.status ?? 200);
