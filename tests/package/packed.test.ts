@@ -7,7 +7,7 @@
 // tarballs hold, and that the README's links resolve inside the package. One pack and one install
 // serve the file's tests, which run in order.
 import { expect, test } from '@playwright/test';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -198,7 +198,9 @@ test("the README's relative links, and the package paths it names, resolve insid
   }
   // A path in code that starts at a folder of the repository, or in the installed package, says
   // where a reader finds that file: in the package. (Report folders and the like name no such folder.)
-  const folders = new Set([...readdirSync(ROOT), 'dist'].filter((name) => name !== 'node_modules'));
+  // The folders the repository tracks: a report folder a run left in the clone is none of them.
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n');
+  const folders = new Set([...tracked.filter((path) => path.includes('/')).map((path) => path.split('/')[0]), 'dist']);
   const named = [...readme.matchAll(/`([\w.@-]+(?:\/[\w.@-]*)+)`/g)]
     .map((m) => m[1].replace(`node_modules/${NAME}/`, ''))
     .filter((path) => folders.has(path.split('/')[0]));
