@@ -155,7 +155,7 @@ export class Simulator {
   readonly urls: Partial<Record<Endpoint, string>>;
 
   constructor(
-    private readonly options: SimulatorOptions = {},
+    private options: SimulatorOptions = {},
     /** A partition's platform is served at its simulator's addresses. */
     urls: Partial<Record<Endpoint, string>> = {},
   ) {
@@ -371,7 +371,14 @@ export class Simulator {
    * Forgets all state, faults included, and starts over: same seed unless a new one is given. The
    * simulator's own reset forgets its partitions too; a partition's, only that partition.
    */
-  reset(seed?: string): void {
+  reset(seed?: string, timeScale?: number): void {
+    if (timeScale !== undefined) {
+      if (!(this.clock instanceof RealClock))
+        throw new ApiError(409, 'this simulator runs on the virtual clock (simulate --clock virtual): it has no time scale to set');
+      this.clock.rescale(timeScale);
+      // Partitions made after the reset run at the new scale too.
+      this.options = { ...this.options, timeScale };
+    }
     if (seed !== undefined) this.seed = seed;
     void this.dropPartitions();
     this.resetRateLimits();
