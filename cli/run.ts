@@ -22,6 +22,7 @@ import {
 } from '../harness/conformance-options.ts';
 import { defaultProfile } from '../harness/profile.ts';
 import { preflight } from '../harness/preflight.ts';
+import { paceOf } from '../harness/simulator-pace.ts';
 import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { TOOL } from '../harness/tool.ts';
 import { notStartedReport } from '../reports/not-started.ts';
@@ -183,7 +184,12 @@ async function readyTarget(options: ConformanceOptions, stopped: (reason: string
     throw error;
   }
   const problems = await preflight(target, options.plane.length > 0 ? options.plane : PLANES);
-  if (problems.length === 0) return target;
+  if (problems.length === 0) {
+    // Said before the first test: a slow clock costs tens of minutes, unnoticed until the end.
+    const { notice } = paceOf(target);
+    if (notice) console.log(notice);
+    return target;
+  }
   console.error(`${NAME}: target '${target.name}' is not ready; no test was run:`);
   for (const p of problems) console.error(`  ${p.endpoint.padEnd(15)} ${p.url}: ${p.problem}`);
   const report = stopped(`target '${target.name}' is not ready: ${problems.map((p) => `${p.endpoint} ${p.url}: ${p.problem}`).join('; ')}`, target);

@@ -33,7 +33,8 @@ Options:
                         path (POST /__sim/clock/advance), and every timestamp is the same on
                         every start (what the harness's embedded simulator uses)
   --time-scale <n>      with --clock real: time runs n times faster than the wall clock
-                        (default 1; at 60 a 90 s revision build takes 1.5 s)
+                        (default 1; at 60 a 90 s revision build takes 1.5 s; run --target
+                        resets a simulator slower than ×5 to ×5, and says so)
   --run-duration <ms>   how long a run of the built-in graph takes, in simulated ms
                         (default ${DEFAULT_REAL_RUN_DURATION_MS} with --clock real, 0 with the virtual clock); a run
                         whose input asks for delay_ms takes that long instead

@@ -67,7 +67,8 @@ export class WebhookChannel {
   /** Waits until `count` requests arrived (or `timeoutMs`, the delivery deadline by default, passed) and answers what arrived. */
   waitFor(count: number, name = '', timeoutMs = this.deadline): Promise<ReceivedRequest[]> {
     this.time.allowWall(timeoutMs);
-    return this.receiver.waitFor(count, this.path(name), timeoutMs);
+    const what = `${count} webhook deliver${count === 1 ? 'y' : 'ies'} at ${this.path(name)}`;
+    return this.time.waiting(what, timeoutMs, () => this.receiver.waitFor(count, this.path(name), timeoutMs));
   }
 
   failNext(count: number, failure: Failure, name = ''): Promise<void> {
@@ -82,7 +83,7 @@ export class WebhookChannel {
    */
   async settle(): Promise<void> {
     this.time.allowWall(this.deadline);
-    if (!this.underWay) return sleep(this.deadline);
+    if (!this.underWay) return this.time.waiting('webhook deliveries that should not come', this.deadline, () => sleep(this.deadline));
     // A target that tells what it has under way has nothing more to send once that is none.
     const until = Date.now() + this.deadline;
     while ((await this.underWay()) > 0 && Date.now() < until) await sleep(25);

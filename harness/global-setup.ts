@@ -17,6 +17,7 @@ import { recordConformanceEnd, recordTargetLost } from './conformance-end.ts';
 import { TargetWatch } from './target-watch.ts';
 import { AdminClient, answered } from './admin-client.ts';
 import { resolveTarget, TargetError, type Target } from './target.ts';
+import { paceOf } from './simulator-pace.ts';
 import type { FullConfig } from '@playwright/test';
 
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
@@ -34,9 +35,19 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   }
   const { seed } = options;
 
-  // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report.
+  // A simulator started elsewhere is reset to the run's seed: same seed, same ids, same report. A
+  // slow real clock is reset faster (simulator-pace.ts), and the run keeps the pace it answers.
   if (!embedded && target.capabilities.includes('reset') && target.adminUrl) {
-    answered(await new AdminClient(target.adminUrl).resetSimulator({ seed }), `resetting the simulator at ${target.adminUrl}`);
+    const { resetTo } = paceOf(target);
+    const info = answered(
+      await new AdminClient(target.adminUrl).resetSimulator({ seed, ...(resetTo ? { time_scale: resetTo } : {}) }),
+      `resetting the simulator at ${target.adminUrl}`,
+    );
+    if (resetTo && info.clock.kind === 'real') {
+      target.timeScale = info.clock.time_scale ?? 1;
+      target.simulatorClock = info.clock;
+      target.name = `${target.name} (real clock ×${target.timeScale})`;
+    }
   }
   const exchanges: Exchange[] = [];
   // One redaction for every plane: a secret sent to one is known when another reflects it.

@@ -58,6 +58,8 @@ export interface Target {
   webhookReceiverUrl?: string;
   /** How many times faster than the wall clock the target's time runs (1 for a real service). */
   timeScale: number;
+  /** The clock a simulator target publishes (getSimulatorInfo), where it answered. */
+  simulatorClock?: SimulatorInfo['clock'];
   timeouts: Timeouts;
   /** The deployment configuration file the agent server runs with, as written (§6). */
   deploymentConfig?: DeploymentConfigFile;
@@ -138,8 +140,10 @@ export async function resolveTarget(spec: string): Promise<Target> {
   if (/^https?:\/\//i.test(spec)) return fromUrl(spec.replace(/\/+$/, ''));
   if (existsSync(spec)) {
     const target = fromFile(spec);
-    // A simulator named by a config file publishes the deployment configuration it runs with.
-    if (!target.deploymentConfig && target.adminUrl) target.deploymentConfig = (await probeSimulator(target.adminUrl))?.deploymentConfig;
+    // A simulator named by a config file publishes its clock and the deployment configuration it runs with.
+    const published = target.adminUrl ? await probeSimulator(target.adminUrl) : undefined;
+    target.deploymentConfig ??= published?.deploymentConfig;
+    target.simulatorClock = published?.clock;
     return target;
   }
   throw new TargetError(`--target '${spec}' is neither an http(s) URL nor an existing config file`);
@@ -184,6 +188,7 @@ async function fromUrl(url: string): Promise<Target> {
       capabilities: info.capabilities,
       adminUrl: url,
       timeScale: info.timeScale,
+      simulatorClock: info.clock,
       timeouts: DEFAULT_TIMEOUTS,
       deploymentConfig: info.deploymentConfig,
     };
@@ -302,7 +307,16 @@ function durationMs(text: string): number {
 
 async function probeSimulator(
   url: string,
-): Promise<{ planes: Partial<Record<Endpoint, string>>; capabilities: Capability[]; timeScale: number; deploymentConfig?: DeploymentConfigFile } | undefined> {
+): Promise<
+  | {
+      planes: Partial<Record<Endpoint, string>>;
+      capabilities: Capability[];
+      timeScale: number;
+      clock?: SimulatorInfo['clock'];
+      deploymentConfig?: DeploymentConfigFile;
+    }
+  | undefined
+> {
   try {
     const response = await new AdminClient(url, { timeoutMs: 3000 }).getSimulatorInfo();
     // Anything else at that path (a 404, a page) is no simulator: its fields are not trusted.
@@ -312,6 +326,7 @@ async function probeSimulator(
       planes: body.planes ?? {},
       capabilities: body.capabilities ?? [],
       timeScale: body.clock?.time_scale ?? 1,
+      clock: body.clock,
       deploymentConfig: body.deployment_config,
     };
   } catch {

@@ -1,7 +1,8 @@
 // Time as a test sees it, on any target. A simulator's virtual clock is advanced; on any other
 // target real time passes, divided by its time scale (1 for a real service). Waiting for the
 // target is polling as a user would: fast at first, backing off, up to a deadline taken from
-// the target config's `timeouts`.
+// the target config's `timeouts`. A wait in real time is a step of the test named for what it
+// waits for, which the progress line shows while it lasts (reports/progress.ts).
 import { test } from '@playwright/test';
 import type { Timeouts } from './target.ts';
 
@@ -12,6 +13,8 @@ interface PollOptions {
   first?: number;
   /** The longest interval, in the target's ms (default 60 s, the interval the hosted service's docs poll at). */
   max?: number;
+  /** What the wait is for, as the progress line names it: "the revision to reach DEPLOYED". */
+  what?: string;
 }
 
 interface Polled<T> {
@@ -24,6 +27,10 @@ interface Polled<T> {
 
 /** The shortest real wait between two reads, whatever the time scale: keeps polls from flooding a target. */
 const MIN_WALL_INTERVAL_MS = 50;
+/** The title of every step that waits in real time begins so; the progress reporter looks for it. */
+export const WAIT_STEP = 'waiting for ';
+/** A real wait shorter than this is no step: the progress line is for waits a reader notices. */
+const STEP_FROM_WALL_MS = 1_000;
 
 export class Time {
   constructor(
@@ -47,10 +54,10 @@ export class Time {
     return this.virtual ? 1_500 : Math.round(this.timeouts.hold * this.scale);
   }
 
-  /** Lets `ms` of the target's time pass. */
-  async pass(ms: number): Promise<void> {
+  /** Lets `ms` of the target's time pass; `what` names what for, on the progress line. */
+  async pass(ms: number, what = "the target's time to pass"): Promise<void> {
     if (this.advance) await this.advance(ms);
-    else await sleep(this.wall(ms));
+    else await this.waiting(what, this.wall(ms), () => sleep(this.wall(ms)));
   }
 
   /** The wall ms that `ms` of the target's time take, at least `floor`. */
@@ -80,6 +87,20 @@ export class Time {
    */
   async poll<T>(read: () => Promise<T>, done: (value: T) => boolean, options: PollOptions): Promise<Polled<T>> {
     const deadline = typeof options.deadline === 'number' ? options.deadline : this.timeouts[options.deadline];
+    if (this.advance) return this.polled(read, done, options, deadline);
+    return this.waiting(options.what ?? 'the target to answer as awaited', this.wall(deadline), () => this.polled(read, done, options, deadline));
+  }
+
+  /**
+   * Runs a real wait of up to `wallMs` as a step titled for it ("waiting for revision … to build
+   * (real clock ×1, up to 30 min)"), where the progress line can name it.
+   */
+  waiting<T>(what: string, wallMs: number, body: () => Promise<T>): Promise<T> {
+    if (this.virtual || wallMs < STEP_FROM_WALL_MS) return body();
+    return test.step(`${WAIT_STEP}${what} (real clock ×${this.scale}, up to ${duration(wallMs)})`, body);
+  }
+
+  private async polled<T>(read: () => Promise<T>, done: (value: T) => boolean, options: PollOptions, deadline: number): Promise<Polled<T>> {
     let interval = options.first ?? 1_000;
     const max = options.max ?? 60_000;
     let waited = 0;
@@ -94,6 +115,10 @@ export class Time {
       interval = Math.min(max, Math.ceil(interval * 1.5));
     }
   }
+}
+
+function duration(ms: number): string {
+  return ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
 }
 
 /** Gives the running test `ms` more of real time (Time.allowWall, for code that has no Time). */

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { RULE_FAILED } from '../harness/checks/attribution.ts';
-import ProgressReporter, { type Output } from './progress.ts';
+import ProgressReporter, { type Output, QUIET_MS } from './progress.ts';
+import type { TestStep } from '@playwright/test/reporter';
 
 const testCase = (n: number, tags: string[] = []): TestCase =>
   ({
@@ -112,4 +113,36 @@ test('a failure the expectations file lists is counted at the end, not shown as 
   }
   expect(line.text.match(/✘.*/g)).toEqual(['✘ [agent-server] › agent-server/threads.spec.ts:3 › test 3 (failed)']);
   expect(dots.text).toBe('Running 3 tests using 2 workers\nxxF\nF failed, x failed as expected\n');
+});
+
+test('after a quiet spell the progress names each test under way and the wait it is in', () => {
+  let now = 0;
+  const out = capture();
+  const reporter = new ProgressReporter({ style: 'dots' }, out, capture(), () => now);
+  reporter.onBegin(config, suite);
+  const [waiting, running] = tests;
+  reporter.onTestBegin(waiting);
+  reporter.onTestBegin(running);
+  const wait = { category: 'test.step', title: 'waiting for revision r1 to build (real clock ×1, up to 30 min)' } as TestStep;
+  reporter.onStepBegin(waiting, result('passed'), { category: 'test.step', title: 'another step' } as TestStep);
+  now = 5_000;
+  reporter.onStepBegin(waiting, result('passed'), wait);
+  now = QUIET_MS - 1;
+  reporter.tick();
+  expect(out.text).toBe('Running 3 tests using 2 workers\n');
+  now = 95_000;
+  reporter.tick();
+  expect(out.text.split('\n').slice(1)).toEqual([
+    '  … [1/3] [agent-server] › agent-server/threads.spec.ts:1 › test 1: waiting for revision r1 to build (real clock ×1, up to 30 min), 90 s so far',
+    '  … [2/3] [agent-server] › agent-server/threads.spec.ts:2 › test 2: running for 95 s',
+    '',
+  ]);
+  // Said once per quiet spell; the wait's end and the test's end take it off the list.
+  reporter.tick();
+  reporter.onStepEnd(waiting, result('passed'), wait);
+  reporter.onTestEnd(running, result('passed'));
+  now += QUIET_MS;
+  reporter.tick();
+  reporter.onEnd({ status: 'passed' } as FullResult);
+  expect(out.text.split('\n').slice(3)).toEqual(['·', '  … [1/3] [agent-server] › agent-server/threads.spec.ts:1 › test 1: running for 2 min', '· passed', '']);
 });

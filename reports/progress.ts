@@ -4,10 +4,13 @@
 // conformance verdicts: the count line is the conformance reporter's alone. Errors outside any
 // test (a global setup that failed, no test found) are printed here, so a run that never
 // started says why. A failure the expectations file (run --expectations) lists is counted by the
-// conformance reporter, not listed: only an unexpected failure gets its ✘ line.
+// conformance reporter, not listed: only an unexpected failure gets its ✘ line. A run never sits
+// silent: after QUIET_MS with nothing printed, a line names each test under way and what it waits
+// for (a wait in real time is a step of the test, harness/time.ts).
 import { RULE_FAILED } from '../harness/checks/attribution.ts';
+import { WAIT_STEP } from '../harness/time.ts';
 import { type Expectation, isExpected, loadExpectations } from './expectations.ts';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
 import { stripVTControlCharacters } from 'node:util';
 
 interface Options {
@@ -25,6 +28,15 @@ export interface Output {
 }
 
 const DOTS_PER_LINE = 80;
+/** How long the progress may say nothing before it names what the tests under way are doing. */
+export const QUIET_MS = 30_000;
+
+/** A test under way: its number in the run, when it began, and the wait it is in, if any. */
+interface UnderWay {
+  index: number;
+  since: number;
+  wait?: { step: TestStep; since: number };
+}
 
 /** Playwright's error when its global timeout ends the run. */
 const GLOBAL_TIMEOUT = /^Timed out waiting ([\d.]+)s for the .+ to run$/;
@@ -43,12 +55,17 @@ export default class ProgressReporter implements Reporter {
   private open = false;
   /** The expectations file's entries, by rule. */
   private readonly expectations: Map<string, Expectation>;
+  private readonly underWay = new Map<TestCase, UnderWay>();
+  private lastWrite: number;
+  private quiet?: NodeJS.Timeout;
 
   constructor(
     private readonly options: Options = {},
     private readonly out: Output = process.stdout,
     private readonly err: Output = process.stderr,
+    private readonly now: () => number = Date.now,
   ) {
+    this.lastWrite = now();
     const listed = options.expectations ? loadExpectations(options.expectations).expected : [];
     this.expectations = new Map(listed.map((e) => [e.rule, e]));
   }
@@ -63,19 +80,45 @@ export default class ProgressReporter implements Reporter {
     const workers = (config.metadata.actualWorkers as number | undefined) ?? config.workers;
     const shard = config.shard ? `, shard ${config.shard.current} of ${config.shard.total}` : '';
     this.line(`Running ${this.total} tests using ${workers} worker${workers === 1 ? '' : 's'}${shard}`);
+    this.quiet = setInterval(() => this.tick(), 1_000);
+    this.quiet.unref();
   }
 
   onTestBegin(test: TestCase): void {
     this.started += 1;
+    this.underWay.set(test, { index: this.started, since: this.now() });
     if (this.options.style === 'dots') return;
     const text = `[${this.started}/${this.total}] ${title(test)}`;
     if (this.out.isTTY) {
       this.out.write(`\r\u001b[2K${text.slice(0, Math.max(20, (this.out.columns ?? 100) - 1))}`);
+      this.lastWrite = this.now();
       this.open = true;
     } else this.line(text);
   }
 
+  onStepBegin(test: TestCase, _result: TestResult, step: TestStep): void {
+    const under = this.underWay.get(test);
+    if (under && step.category === 'test.step' && step.title.startsWith(WAIT_STEP)) under.wait = { step, since: this.now() };
+  }
+
+  onStepEnd(test: TestCase, _result: TestResult, step: TestStep): void {
+    const under = this.underWay.get(test);
+    if (under?.wait?.step === step) under.wait = undefined;
+  }
+
+  /** After QUIET_MS with nothing printed: a line per test under way, naming what it waits for and how long it has. */
+  tick(): void {
+    const now = this.now();
+    if (now - this.lastWrite < QUIET_MS) return;
+    for (const [test, { index, since, wait }] of this.underWay) {
+      const doing = wait ? `${wait.step.title}, ${seconds(now - wait.since)} so far` : `running for ${seconds(now - since)}`;
+      this.line(`  … [${index}/${this.total}] ${title(test)}: ${doing}`);
+    }
+    this.lastWrite = now;
+  }
+
   onTestEnd(test: TestCase, result: TestResult): void {
+    this.underWay.delete(test);
     const failed = result.status === 'failed' || result.status === 'timedOut' || result.status === 'interrupted';
     const expected = failed && this.failedAsExpected(test, result);
     if (this.options.style === 'dots') {
@@ -83,6 +126,7 @@ export default class ProgressReporter implements Reporter {
       const mark: Mark = result.status === 'skipped' ? '°' : expected ? 'x' : result.status === 'timedOut' ? 'T' : failed ? 'F' : '·';
       this.out.write(mark);
       this.marks.add(mark);
+      this.lastWrite = this.now();
       this.dots += 1;
       this.open = true;
       return;
@@ -123,6 +167,7 @@ export default class ProgressReporter implements Reporter {
   }
 
   onEnd(_result: FullResult): void {
+    clearInterval(this.quiet);
     this.endLine();
     const shown = (Object.keys(MARKS) as Mark[]).filter((mark) => this.marks.has(mark));
     if (shown.length > 0) this.line(shown.map((mark) => `${mark} ${MARKS[mark]}`).join(', '));
@@ -131,6 +176,7 @@ export default class ProgressReporter implements Reporter {
   private line(text: string): void {
     this.endLine();
     this.out.write(`${text}\n`);
+    this.lastWrite = this.now();
   }
 
   private endLine(): void {
@@ -139,6 +185,10 @@ export default class ProgressReporter implements Reporter {
     this.open = false;
     this.dots = 0;
   }
+}
+
+function seconds(ms: number): string {
+  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
 }
 
 /** `[plane] › file › title`, as Playwright lists a test. */

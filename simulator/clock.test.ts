@@ -55,6 +55,18 @@ test('resetting the real clock forgets its timers and starts its time over', asy
   expect(() => new RealClock({ scale: 0 })).toThrow(RangeError);
 });
 
+test('a rescaled real clock goes on from where it was, and its pending timers fire at the new pace', async () => {
+  const clock = new RealClock({ scale: 1, epoch: DEFAULT_EPOCH });
+  // At scale 1 this timer is 60 s away; at 60,000 it is a millisecond.
+  const fired = new Promise<number>((resolve) => clock.schedule(DEFAULT_EPOCH + 60_000, () => resolve(clock.now())));
+  const before = clock.now();
+  clock.rescale(60_000);
+  expect(clock.scale).toBe(60_000);
+  expect(clock.now()).toBeGreaterThanOrEqual(before);
+  expect(await fired).toBeGreaterThanOrEqual(DEFAULT_EPOCH + 60_000);
+  expect(() => clock.rescale(-1)).toThrow(RangeError);
+});
+
 test('the same seed gives the same ids; another seed others; reseeding starts over', () => {
   const a = new IdGenerator('seed');
   const b = new IdGenerator('seed');

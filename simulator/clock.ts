@@ -116,20 +116,34 @@ interface RealClockOptions {
 
 export class RealClock implements Clock {
   readonly kind = 'real';
-  readonly scale: number;
+  private current: number;
   private epoch!: number;
   private startedAt!: number;
   private readonly queue = new TimerQueue();
   private armed?: { at: number; handle: NodeJS.Timeout };
 
   constructor(private readonly options: RealClockOptions = {}) {
-    this.scale = options.scale ?? 1;
-    if (!Number.isFinite(this.scale) || this.scale <= 0) throw new RangeError(`the time scale must be a positive number, got ${options.scale}`);
+    this.current = checkedScale(options.scale ?? 1);
     this.restart();
   }
 
+  /** How many times faster than the wall clock simulated time runs. */
+  get scale(): number {
+    return this.current;
+  }
+
+  /** Runs `scale` times faster from now on: simulated time goes on from where it is, and pending timers fire at their simulated times. */
+  rescale(scale: number): void {
+    const at = this.now();
+    this.current = checkedScale(scale);
+    this.restart(at);
+    if (this.armed) clearTimeout(this.armed.handle);
+    this.armed = undefined;
+    this.arm();
+  }
+
   now(): number {
-    return Math.floor(this.epoch + (performance.now() - this.startedAt) * this.scale);
+    return Math.floor(this.epoch + (performance.now() - this.startedAt) * this.current);
   }
 
   iso(): string {
@@ -178,4 +192,9 @@ export class RealClock implements Clock {
     for (let due = this.queue.takeDue(now); due; due = this.queue.takeDue(now)) due.fire();
     this.arm();
   }
+}
+
+function checkedScale(scale: number): number {
+  if (!Number.isFinite(scale) || scale <= 0) throw new RangeError(`the time scale must be a positive number, got ${scale}`);
+  return scale;
 }

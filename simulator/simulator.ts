@@ -59,6 +59,8 @@ interface SimulatorOptions {
   logLevel?: LogLevel;
   /** Errors only: logLevel 'error' unless logLevel says otherwise. */
   quiet?: boolean;
+  /** Whether its servers and their connections keep the process running (default true; startSimulator: false). */
+  holdsProcess?: boolean;
   /** The deployment configuration file every agent server runs with (§6); none by default. */
   deploymentConfig?: DeploymentConfig;
   /**
@@ -155,7 +157,7 @@ export class Simulator {
   readonly urls: Partial<Record<Endpoint, string>>;
 
   constructor(
-    private readonly options: SimulatorOptions = {},
+    private options: SimulatorOptions = {},
     /** A partition's platform is served at its simulator's addresses. */
     urls: Partial<Record<Endpoint, string>> = {},
   ) {
@@ -180,6 +182,7 @@ export class Simulator {
     // Each deployment created on the control plane gets an agent server of its own.
     const hosting = (this.hosting = new AgentServerHosting({
       host: options.host ?? '127.0.0.1',
+      holdsProcess: options.holdsProcess,
       create: () => {
         // A hosted server learns its own address (for relative webhook URLs) from its first request.
         let self: string | undefined;
@@ -277,7 +280,7 @@ export class Simulator {
   private async listen(): Promise<void> {
     const host = this.options.host ?? '127.0.0.1';
     for (const definition of this.planes()) {
-      const server = createPlaneServer((req, res) => this.dispatch(definition, req, res));
+      const server = createPlaneServer((req, res) => this.dispatch(definition, req, res), { holdsProcess: this.options.holdsProcess });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(this.options.ports?.[definition.endpoint] ?? 0, host, () => resolve());
@@ -371,7 +374,14 @@ export class Simulator {
    * Forgets all state, faults included, and starts over: same seed unless a new one is given. The
    * simulator's own reset forgets its partitions too; a partition's, only that partition.
    */
-  reset(seed?: string): void {
+  reset(seed?: string, timeScale?: number): void {
+    if (timeScale !== undefined) {
+      if (!(this.clock instanceof RealClock))
+        throw new ApiError(409, 'this simulator runs on the virtual clock (simulate --clock virtual): it has no time scale to set');
+      this.clock.rescale(timeScale);
+      // Partitions made after the reset run at the new scale too.
+      this.options = { ...this.options, timeScale };
+    }
     if (seed !== undefined) this.seed = seed;
     void this.dropPartitions();
     this.resetRateLimits();

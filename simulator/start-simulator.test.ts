@@ -1,4 +1,10 @@
 import { expect, test } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { STILL_MS } from './still-clock.ts';
 import { SimulatorError, type Snapshot, startSimulator, type RunningSimulator } from './start-simulator.ts';
 
 const json = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
@@ -115,4 +121,59 @@ test('an option it cannot take is a TypeError naming it; a state that does not l
   // Its schema leaves a plane's records open: one that passes it may still not load.
   const unloadable = { ...snapshot, planes: { ...snapshot.planes, agent_server: {} } };
   await expect(startSimulator({ clock: 'virtual', state: unloadable })).rejects.toThrow(/^startSimulator: state: Not a snapshot this simulator can load/);
+});
+
+test('a node:test file that forgets close() ends when its tests do, and says the simulator was never closed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apc-forgets-'));
+  const file = join(dir, 'forgets.test.ts');
+  writeFileSync(
+    file,
+    [
+      "import assert from 'node:assert/strict';",
+      "import { before, test } from 'node:test';",
+      `import { startSimulator } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'start-simulator.ts')).href)};`,
+      'let sim;',
+      "before(async () => { sim = await startSimulator({ seed: 'forgets' }); });",
+      "test('a thread is created', async () => {",
+      "  const res = await fetch(`${sim.urls['agent-server']}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });",
+      '  assert.equal(res.status, 200);',
+      '});',
+    ].join('\n'),
+  );
+  // Run as a user runs it; tsx only because this file imports the sources.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', file], { cwd: join(import.meta.dirname, '..') });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const hung = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(hung);
+  expect(code, `it ended by itself:\n${output}`).toBe(0);
+  expect(output).toContain('ok 1 - a thread is created');
+  expect(output).toMatch(/\[APC_SIMULATOR_NOT_CLOSED\] Warning: the simulator at http:\/\/127\.0\.0\.1:\d+ was never closed/);
+});
+
+test('on the virtual clock, a join that waits for a clock nobody moves is told once, with how to move it', async () => {
+  test.setTimeout(30_000);
+  const sim = await startSimulator({ clock: 'virtual' });
+  const lines: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    if (String(chunk).includes('[simulator]')) lines.push(String(chunk));
+    return write(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  try {
+    const url = sim.urls['agent-server'];
+    const thread = await post(`${url}/threads`, {});
+    const run = await post(`${url}/threads/${thread.thread_id}/runs`, { assistant_id: 'agent', input: { delay_ms: 60_000 } });
+    const joined = fetch(`${url}/threads/${thread.thread_id}/runs/${run.run_id}/join`);
+    await new Promise((resolve) => setTimeout(resolve, STILL_MS + 1_000));
+    expect(lines).toEqual([expect.stringContaining(`[simulator] warn: A request for the end of run ${run.run_id}`)]);
+    expect(lines[0]).toContain('has waited 5 s for the virtual clock, which has not moved: advance it (advanceClock({ ms })');
+    await sim.advanceClock({ ms: 60_000 });
+    expect((await joined).status).toBe(200);
+  } finally {
+    process.stderr.write = write;
+    await sim.close();
+  }
 });

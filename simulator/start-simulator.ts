@@ -10,6 +10,9 @@
 // Its defaults are a client developer's, not the harness's: the real clock, so runs are seen
 // pending or running and then final, `join` returns and time moves without any call; ids still
 // come from the seed. The harness's embedded target stays on the virtual clock (cli/embedded.ts).
+//
+// It never keeps the process running by itself: a test file that forgets close() ends when its
+// tests do, the simulator closed then with a warning that says so, rather than hanging after `ok`.
 import { environment } from '../harness/environment.ts';
 import { type AdminAnswer, type AdminOperationId, contract, type Endpoint } from '../specs/contract.ts';
 import type { ClockAdvance, Credentials, Fault, Reset, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
@@ -142,6 +145,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     strict: options.strict,
     deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, environment()),
     logLevel: options.logLevel ?? 'warn',
+    holdsProcess: false,
   });
   const running = new Running(simulator);
   if (options.state === undefined) return running;
@@ -161,6 +165,21 @@ export function clientEnvironment(urls: Partial<Record<Endpoint, string>>, apiKe
   return { LANGSMITH_ENDPOINT: urls['platform-api']!, LANGSMITH_API_KEY: apiKey, LANGSMITH_TRACING: 'true', LANGGRAPH_API_URL: urls['agent-server']! };
 }
 
+/** The simulators started here and not closed yet. */
+const open = new Set<Running>();
+
+/** When nothing else keeps the process running, closes the simulators left open, saying so. */
+function closeForgotten(): void {
+  for (const running of open) {
+    process.emitWarning(
+      `the simulator at ${running.urls['agent-server']} was never closed (close()), and nothing else keeps this process running: it closes now. ` +
+        'Close it when done with it (in a test suite, in its after hook); to keep one serving on its own, run `agent-platform-conformance simulate`.',
+      { code: 'APC_SIMULATOR_NOT_CLOSED' },
+    );
+    void running.close();
+  }
+}
+
 class Running implements RunningSimulator {
   readonly urls: Readonly<Record<Endpoint, string>>;
   readonly credentials: Credentials;
@@ -173,6 +192,8 @@ class Running implements RunningSimulator {
     this.credentials = info.credentials;
     this.apiKey = info.credentials.api_keys.find((key) => key.role === 'primary')!.key;
     this.env = clientEnvironment(this.urls, this.apiKey);
+    if (open.size === 0 && !process.listeners('beforeExit').includes(closeForgotten)) process.on('beforeExit', closeForgotten);
+    open.add(this);
   }
 
   getSimulatorInfo = () => this.call('getSimulatorInfo');
@@ -187,7 +208,10 @@ class Running implements RunningSimulator {
   getSnapshot = () => this.call('getSnapshot');
   restoreSnapshot = (snapshot: Snapshot) => this.call('restoreSnapshot', snapshot);
   request = (endpoint: Endpoint, path: string, init?: RequestInit) => this.simulator.request(endpoint, path, init);
-  close = () => this.simulator.close();
+  close = () => {
+    open.delete(this);
+    return this.simulator.close();
+  };
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();

@@ -16,7 +16,7 @@ const sims: Simulator[] = [];
 // A deployment created starts its own agent server, which close() stops.
 test.afterAll(() => Promise.all(sims.map((sim) => sim.close())));
 
-function admin(options: { admin?: boolean } = {}) {
+function admin(options: { admin?: boolean; clock?: 'real' | 'virtual' } = {}) {
   const sim = new Simulator({ seed: 'admin-routes', quiet: true, ...options });
   sims.push(sim);
   const keyOf = (role: string) => sim.info().credentials.api_keys.find((k) => k.role === role)!.key;
@@ -64,6 +64,20 @@ test('resetSimulator restores the same ids for the same seed, and takes a new se
   expect((await thread()).thread_id).not.toBe(first.thread_id);
   await json('POST', '/__sim/reset', { seed: 'admin-routes' });
   expect(await thread()).toEqual(first);
+});
+
+test('resetSimulator sets the time scale of a real clock, which partitions follow; a virtual clock has none (409)', async () => {
+  const { sim, call, json } = admin({ clock: 'real' });
+  const reset = await json<SimulatorInfo>('POST', '/__sim/reset', { time_scale: 5 });
+  expect(reset.clock).toEqual({ kind: 'real', time_scale: 5 });
+  expect(sim.info().clock).toEqual({ kind: 'real', time_scale: 5 });
+  const partition = await sim.request('agent-server', '/__sim/info', { headers: { 'x-apc-partition': 'p1' } });
+  expect(((await partition.json()) as SimulatorInfo).clock).toEqual({ kind: 'real', time_scale: 5 });
+  expect((await call('POST', '/__sim/reset', { time_scale: 0 })).status).toBe(422);
+
+  const virtual = admin();
+  const refused = await virtual.call('POST', '/__sim/reset', { time_scale: 5 });
+  expect([refused.status, await refused.text()]).toEqual([409, expect.stringContaining('virtual clock')]);
 });
 
 test('resetRateLimits empties the counters and keeps time and data', async () => {

@@ -19,7 +19,7 @@ export function adminRoutes(sim: Simulator): Route[] {
     },
     resetSimulator: (req) => {
       const seed = req.body?.seed;
-      sim.reset(seed === undefined ? undefined : String(seed));
+      sim.reset(seed === undefined ? undefined : String(seed), req.body?.time_scale);
       return { body: sim.info() };
     },
     // Empties the §8 rate-limit counters of every plane; time and data stay as they are.

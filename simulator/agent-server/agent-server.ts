@@ -64,7 +64,7 @@ export class AgentServer {
         },
         checkWebhook,
       },
-      { durationMs: options.runDurationMs },
+      { durationMs: options.runDurationMs, log: options.log },
     );
     this.crons = new CronStore({ ...env, runs: this.runs, threads: this.threads, assistants: this.assistants, checkWebhook, log: options.log });
   }

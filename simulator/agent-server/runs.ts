@@ -1,6 +1,8 @@
 // Runs (§2.9, §3, §4.5): creation with the multitask strategies, execution of the
 // built-in graphs step by step on the virtual clock, the event log that streams replay,
 // and the thread status that follows the runs. Plain state, no HTTP.
+import { StillClockWatch } from '../still-clock.ts';
+import type { Log } from '../log.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
@@ -74,11 +76,14 @@ interface RunStoreOptions {
    * that long instead.
    */
   durationMs?: number;
+  /** Where a join or wait that the virtual clock holds is told (still-clock.ts). */
+  log?: Log;
 }
 
 export class RunStore {
   private runs = new Map<string, RunRecord>();
   private order: string[] = [];
+  private readonly still: StillClockWatch;
 
   constructor(
     private readonly env: { clock: Clock; ids: IdGenerator },
@@ -86,7 +91,9 @@ export class RunStore {
     private readonly assistants: AssistantStore,
     private readonly hooks: RunHooks = {},
     private readonly options: RunStoreOptions = {},
-  ) {}
+  ) {
+    this.still = new StillClockWatch(env.clock, options.log);
+  }
 
   clear(): void {
     for (const run of this.runs.values()) run.cancelDelay?.();
@@ -197,7 +204,7 @@ export class RunStore {
   /** Resolves once the run has a final status. */
   whenFinished(run: RunRecord): Promise<RunRecord> {
     if (hasEnded(run.status)) return Promise.resolve(run);
-    return new Promise((resolve) => {
+    const finished = new Promise<RunRecord>((resolve) => {
       const listener = (event: RunEvent | 'end') => {
         if (event !== 'end') return;
         run.listeners.delete(listener);
@@ -205,6 +212,8 @@ export class RunStore {
       };
       run.listeners.add(listener);
     });
+    this.still.watch(`A request for the end of run ${run.run_id} (thread ${run.thread_id})`, finished);
+    return finished;
   }
 
   /** What wait and join answer: the final state values, or the error (RUN-JOIN-FORMAT, RUN-WAIT-FORMAT). */

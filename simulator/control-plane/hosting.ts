@@ -18,7 +18,7 @@ export class AgentServerHosting {
   /** By URL. */
   private readonly servers = new Map<string, { server: Server; hosted: HostedAgentServer }>();
 
-  constructor(private readonly options: { host: string; create: () => HostedAgentServer }) {}
+  constructor(private readonly options: { host: string; create: () => HostedAgentServer; holdsProcess?: boolean }) {}
 
   create(): HostedAgentServer {
     return this.options.create();
@@ -63,7 +63,7 @@ export class AgentServerHosting {
   }
 
   private async listen(listener: RequestListener, port: number): Promise<Server> {
-    const server = createPlaneServer(listener);
+    const server = createPlaneServer(listener, { holdsProcess: this.options.holdsProcess });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, this.options.host, () => resolve());

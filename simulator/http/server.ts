@@ -359,9 +359,14 @@ function truncatedResponse(reply: Reply): Response {
  * A plane's HTTP server: request heads over MAX_HEADER_BYTES get 431 and requests Node cannot
  * parse 400, in the plane's error shape (`{"detail": "..."}` for both styles), not Node's bare status line.
  */
-export function createPlaneServer(listener: RequestListener): Server {
+export function createPlaneServer(listener: RequestListener, { holdsProcess = true }: { holdsProcess?: boolean } = {}): Server {
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, listener);
   server.keepAliveTimeout = 5000;
+  if (!holdsProcess) {
+    // Neither the server nor its connections keep the process running (startSimulator: a test file's own work does).
+    server.unref();
+    server.on('connection', (socket: Duplex & { unref(): void }) => socket.unref());
+  }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerUnparsed(error, socket, MAX_HEADER_BYTES, 'the'));
   return server;
 }

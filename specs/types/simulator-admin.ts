@@ -61,7 +61,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Empties every store and restarts the id stream and the clock (capability reset). */
+        /** Empties every store and restarts the id stream and the clock, at a new time scale if given (capability reset). */
         post: operations["resetSimulator"];
         delete?: never;
         options?: never;
@@ -348,6 +348,8 @@ export interface components {
         Reset: {
             /** @description A new seed; the current one when absent. */
             seed?: string | number;
+            /** @description On the real clock, how many times faster than the wall clock time runs from the reset on (the current scale when absent); refused (409) on the virtual clock. A harness whose run waits on the clock sets it to what its checks allow. */
+            time_scale?: number;
         };
     };
     responses: never;

@@ -36,11 +36,11 @@ test('a deleted cron starts no more runs', { tag: '@CRON-DELETE' }, async ({ age
     ran = await runs();
   } else {
     // A real cron: its first run, within its time and the target's cron timeout.
-    ran = (await time.poll(runs, (n) => n >= 1, { deadline: untilNextRun(cron, EVERY_MINUTE) + time.timeouts.cron })).value;
+    ran = (await time.poll(runs, (n) => n >= 1, { deadline: untilNextRun(cron, EVERY_MINUTE) + time.timeouts.cron, what: "the cron's first run" })).value;
   }
   if (ran !== 1) skipForPrecondition(`precondition failed: the cron started ${ran} runs in its first minute, not 1`, ['CRON-RUNS-ON-SCHEDULE']);
   expectStatus(await agent.delete(`/runs/crons/${cron.cron_id}`), 204);
   // Past at least one more of its times (three on a virtual clock, where they cost nothing).
-  await time.pass(time.virtual ? 3 * 60_000 : 90_000);
+  await time.pass(time.virtual ? 3 * 60_000 : 90_000, 'a deleted cron to start no run');
   expect(await runs(), 'no run after the delete').toBe(1);
 });

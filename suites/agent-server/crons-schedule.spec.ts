@@ -28,13 +28,13 @@ test.describe('a cron runs at each time of its schedule', { tag: '@CRON-RUNS-ON-
         time.allowFor(untilNextRun(cron, schedule) + 2 * 60_000, 'cron', 'cron');
         // Only where the first time is not about to come, so that the read surely precedes it.
         if (untilNextRun(cron, schedule) > 30_000) expect(await runs(), 'no run before the first scheduled time').toBe(0);
-        const first = await time.poll(runs, (n) => n >= 1, { deadline: untilNextRun(cron, schedule) + time.timeouts.cron });
+        const first = await time.poll(runs, (n) => n >= 1, { deadline: untilNextRun(cron, schedule) + time.timeouts.cron, what: "the cron's first run" });
         expect(first.value, 'one run at the first scheduled time').toBe(1);
       }
-      await time.pass(60_000);
+      await time.pass(60_000, 'a minute without a run of the cron');
       expect(await runs(), 'none a minute later: the schedule is every 2 minutes').toBe(1);
       if (time.virtual) await time.pass(60_000);
-      else await time.poll(runs, (n) => n >= 2, { deadline: 60_000 + time.timeouts.cron });
+      else await time.poll(runs, (n) => n >= 2, { deadline: 60_000 + time.timeouts.cron, what: "the cron's second run" });
       expect(await runs(), 'the second run at the next scheduled time').toBe(2);
     } finally {
       await deleteCrons(agent, cron);

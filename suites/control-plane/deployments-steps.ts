@@ -145,6 +145,6 @@ export async function pollRevision(
   // A gateway answer (502-504, a connection reset on the way) is transient, as a polling client treats it.
   const transient = (res: ApiResponse) => res.status >= 502 && res.status <= 504;
   const done = (res: ApiResponse<Revision>) => (!ok(res) && !transient(res)) || (ok(res) && until(String(res.json?.status)));
-  const { value: last, waited } = await time.poll(read, done, { deadline: 'deploy', first: 5_000, max: 60_000 });
+  const { value: last, waited } = await time.poll(read, done, { deadline: 'deploy', first: 5_000, max: 60_000, what: `revision ${revisionId} to build` });
   return { last, waited, statuses, seen: statuses.map((s) => (typeof s === 'string' ? s : `(status ${JSON.stringify(s) ?? 'absent'})`)) };
 }

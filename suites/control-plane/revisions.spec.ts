@@ -190,7 +190,12 @@ test(
     const window = Math.max(time.timeouts.settle, waited);
     time.allowFor(window);
     const reread = () => controlPlane.get<Revision>(revisionPath(deployment, deployment.latest_revision_id));
-    const later = await time.poll(reread, (res) => res.status !== 200 || res.json.status !== 'BUILD_FAILED', { deadline: window, first: 1_000, max: 10_000 });
+    const later = await time.poll(reread, (res) => res.status !== 200 || res.json.status !== 'BUILD_FAILED', {
+      deadline: window,
+      first: 1_000,
+      max: 10_000,
+      what: 'the failed revision to move on (it must not)',
+    });
     expect(later.value.json.status, later.value.describe(`a failed revision does not move on (read ${later.waited} ms after it failed)`)).toBe('BUILD_FAILED');
     const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(read, 'read the deployment');

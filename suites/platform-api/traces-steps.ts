@@ -218,7 +218,12 @@ export async function untilWritten<T>(
     if (res.status === 429) await time.pass((Number(res.headers['retry-after']) || 60) * 1000);
     return res;
   };
-  return (await time.poll(once, (res) => res.status === 200 && ready(res.json), { deadline })).value;
+  return (
+    await time.poll(once, (res) => res.status === 200 && ready(res.json), {
+      deadline,
+      what: `the platform to ${deadline === 'stats' ? 'fill its statistics' : 'ingest the trace'}`,
+    })
+  ).value;
 }
 
 /** GET of what the test just wrote: see untilWritten. */
