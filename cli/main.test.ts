@@ -132,6 +132,7 @@ test('inputs are strict: an unknown key, an unset variable, an unknown rule or r
     ['run', '--target', target('not_shown_operations:\n  platform-api: [readRuns]\n')],
     /not_shown_operations.platform-api names 'readRuns', which is not an operation of the platform-api plane that the spec does not show \(did you mean 'readRun'\?\)/,
   );
+  await refused(['run', '--target', target('oauth_providers: []\n')], /oauth_providers must NOT have fewer than 1 items/);
   // An operation the spec shows is always served: it cannot be declared away.
   await refused(['run', '--target', target('not_shown_operations:\n  agent-server: [createRun]\n')], /names 'createRun', which is not an operation/);
   const expectations = (entry: string) => file('expected.yaml', `target: t\nexpected:\n  - ${entry}\n`);

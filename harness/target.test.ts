@@ -1,10 +1,11 @@
 // What a target serves: every operation the spec shows, and of those it does not show the ones its
 // config leaves in `not_shown_operations` (all of them when a plane is not named).
 import { expect, test } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { contract, PLANES } from '../specs/contract.ts';
-import { defaultWorkers, serves } from './target.ts';
+import { defaultWorkers, resolveTarget, serves } from './target.ts';
 
 test('a target serves every operation the spec shows, and those it does not show unless its config leaves them out', () => {
   const readRun = contract().operation('platform-api', 'readRun');
@@ -36,4 +37,15 @@ test('the default worker count: one per core with partitions, one on another sim
   expect(defaultWorkers(other, 8)).toBe(4);
   expect(defaultWorkers(other, 2), 'a 2-core machine').toBe(2);
   expect(defaultWorkers(other, 1)).toBe(1);
+});
+
+test('a target config names the OAuth providers the target knows (oauth_providers); without the key the suites make ids up', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apc-target-'));
+  const config = (extra: string) => {
+    const path = join(dir, 'target.yaml');
+    writeFileSync(path, `name: t\nplanes:\n  platform-api: http://127.0.0.1:1\n${extra}`);
+    return path;
+  };
+  expect((await resolveTarget(config('oauth_providers: [github, google]\n'))).oauthProviders).toEqual(['github', 'google']);
+  expect((await resolveTarget(config(''))).oauthProviders, 'not named: none given').toBeUndefined();
 });

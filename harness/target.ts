@@ -71,6 +71,8 @@ export interface Target {
   notShownOperations?: Partial<Record<Plane, string[]>>;
   /** Integrations of the API key's workspace, for a target that serves no listing of them (listIntegrations). */
   integrationIds?: string[];
+  /** OAuth provider ids the target knows, for the authenticate bodies (§2.4 leaves which exist to the target). */
+  oauthProviders?: string[];
 }
 
 /**
@@ -102,6 +104,7 @@ interface TargetFile {
   redact?: string[];
   not_shown_operations?: Partial<Record<Plane, string[]>>;
   integration_ids?: string[];
+  oauth_providers?: string[];
 }
 
 /** Options of the embedded simulator (run --clock, --time-scale, --run-duration). */
@@ -175,6 +178,7 @@ export function embeddedTarget(info: SimulatorInfo, embedded: EmbeddedOptions = 
     timeScale,
     timeouts: DEFAULT_TIMEOUTS,
     deploymentConfig: info.deployment_config,
+    oauthProviders: EMBEDDED_OAUTH_PROVIDERS,
   };
 }
 
@@ -237,6 +241,7 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target 
     redact: file.redact,
     notShownOperations: file.not_shown_operations,
     integrationIds: file.integration_ids,
+    oauthProviders: file.oauth_providers,
   };
 }
 
@@ -348,6 +353,12 @@ export const EMBEDDED_URL_POLICY = {
   max_url_length: 2048,
   disable_loopback: true,
 };
+
+/**
+ * The OAuth providers the embedded simulator's config names. It accepts any provider id; named, the
+ * authenticate tests judge its answers to them strictly, as on a target whose config names its own.
+ */
+export const EMBEDDED_OAUTH_PROVIDERS = ['apc-provider', 'apc-other-provider'];
 
 /** The embedded simulator's deployment configuration file (cli/embedded.ts starts it with it). */
 export const EMBEDDED_DEPLOYMENT_CONFIG: DeploymentConfigFile = {

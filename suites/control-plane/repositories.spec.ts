@@ -8,6 +8,7 @@ import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { allows } from '../../harness/profile.ts';
 import { assertProperty } from '../../harness/property.ts';
 import { deploymentBody, deploymentName, INTEGRATIONS, integrations, repositories, repositoriesOf, type Repository } from './deployments-steps.ts';
+import { OAuthProviders } from '../platform-api/authenticate-steps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -142,7 +143,7 @@ async function validationErrors(controlPlane: ApiClient, conformanceRun: Conform
   if (allows(conformanceRun.profile, 'deployment'))
     answers.push(await controlPlane.post('/v2/deployments', { integration_id: 12, source_config: [], source_revision_config: null }));
   if (allows(conformanceRun.profile, 'oauth-flow'))
-    answers.push(await controlPlane.post('/v2/auth/authenticate', { provider: 'apc-provider', scopes: 'read' }));
+    answers.push(await controlPlane.post('/v2/auth/authenticate', { provider: new OAuthProviders(conformanceRun.target).first, scopes: 'read' }));
   const refused = answers.filter((res) => res.status === 422);
   if (refused.length === 0)
     skipForPrecondition(`precondition failed: no request that fails validation answered 422: ${answers.map((res) => res.describe()).join('; ')}`, [

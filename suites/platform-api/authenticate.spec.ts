@@ -7,20 +7,25 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { AuthenticateResponse as Result } from '../../specs/types/platform-api.ts';
-import { AUTHENTICATE, authenticate } from './authenticate-steps.ts';
+import { AUTHENTICATE, authenticate, OAuthProviders, withEveryField } from './authenticate-steps.ts';
 import { RunIds } from './traces-steps.ts';
 
-/** A request for this test's own user, so flows of different tests never meet. */
-const request = (scope: string, extra: Record<string, unknown> = {}) => ({
-  provider: 'apc-provider',
+/** A request for this test's own user, so flows of different tests never meet, naming the run's provider. */
+const request = (oauth: OAuthProviders, scope: string, extra: Record<string, unknown> = {}) => ({
+  provider: oauth.first,
   scopes: ['read', 'write'],
   user_id: `apc-user-${scope}`,
   ...extra,
 });
 
-/** A body sent as it is: a test of what the target refuses. */
-function sendAsIs(platform: ApiClient, body: unknown): Promise<ApiResponse<Result>> {
-  return platform.post<Result>(AUTHENTICATE, body);
+/**
+ * A body sent as it is: a test of what the target refuses. A refusal other than 422 of a body naming a
+ * provider this run made up may only say the provider is unknown, and skips the test (OAuthProviders).
+ */
+async function sendAsIs(platform: ApiClient, body: unknown, oauth: OAuthProviders): Promise<ApiResponse<Result>> {
+  const res = await platform.post<Result>(AUTHENTICATE, body);
+  if (res.status !== 422 && typeof body === 'object' && body !== null) oauth.skipIfRefusedMadeUp(res, (body as Record<string, unknown>).provider);
+  return res;
 }
 
 /** A value present in an answer: null counts as absent. */
@@ -31,29 +36,36 @@ const present = (value: unknown) => value !== undefined && value !== null;
  * token. Completing a flow is what AUTHN-FLOW-COMPLETES states: a test of that rule (`judged`)
  * fails on a step that goes wrong, any other test takes it as a failed precondition that rule explains.
  */
-async function completedFlow(platform: ApiClient, user: string, judged: boolean): Promise<{ first: ApiResponse<Result>; done: ApiResponse<Result> }> {
+async function completedFlow(
+  platform: ApiClient,
+  oauth: OAuthProviders,
+  user: string,
+  judged: boolean,
+): Promise<{ first: ApiResponse<Result>; done: ApiResponse<Result> }> {
   const step = (ok: boolean, what: string) => {
     if (judged) expect(ok, what).toBe(true);
     else if (!ok) skipForPrecondition(`precondition failed: ${what}`, ['AUTHN-FLOW-COMPLETES']);
   };
-  const first = await authenticate(platform, request(user));
+  const first = await authenticate(platform, request(oauth, user), oauth);
   step(first.status === 200 && typeof first.json.url === 'string', first.describe('a first call starts a flow at a url'));
   const visited = await platform.follow(first.json.url!);
   step(visited.status === 200, `completing the flow at ${first.json.url} answers 200, not ${visited.status}`);
-  const done = await authenticate(platform, request(user));
+  const done = await authenticate(platform, request(oauth, user), oauth);
   step(done.status === 200 && present(done.json.token), done.describe('once the flow is completed, the same call answers the token'));
   return { first, done };
 }
 
-test('a valid authenticate request answers 200 with a token or a started flow', { tag: '@AUTHN-ENDPOINT' }, async ({ platform, scope }) => {
-  const res = await authenticate(platform, request(scope));
+test('a valid authenticate request answers 200 with a token or a started flow', { tag: '@AUTHN-ENDPOINT' }, async ({ platform, scope, conformanceRun }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
+  const res = await authenticate(platform, request(oauth, scope), oauth);
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'AuthenticateResponse');
   expect(present(res.json.token) || present(res.json.url), res.describe('a token, or the url that starts the flow')).toBe(true);
 });
 
+// The provider is an id the target knows (the run's, OAuthProviders): its value here only names its type.
 const FIELDS: [string, string, unknown][] = [
-  ['AUTHN-REQ-PROVIDER', 'provider', 'github'],
+  ['AUTHN-REQ-PROVIDER', 'provider', 'the run provider'],
   ['AUTHN-REQ-SCOPES', 'scopes', ['repo', 'read:user']],
   ['AUTHN-REQ-USER-ID', 'user_id', 'user-42'],
   ['AUTHN-REQ-LS-USER-ID', 'ls_user_id', 'ls-user-42'],
@@ -64,16 +76,22 @@ const FIELDS: [string, string, unknown][] = [
   ['AUTHN-REQ-IS-DEFAULT', 'is_default', true],
 ];
 for (const [rule, field, value] of FIELDS) {
-  test(`the body accepts ${field} as ${Array.isArray(value) ? 'an array of strings' : typeof value}`, { tag: `@${rule}` }, async ({ platform, scope }) => {
+  test(`the body accepts ${field} as ${Array.isArray(value) ? 'an array of strings' : typeof value}`, { tag: `@${rule}` }, async ({
+    platform,
+    scope,
+    conformanceRun,
+  }) => {
+    const oauth = new OAuthProviders(conformanceRun.target);
     // A field the test's body does not carry: that body without it is a step. Answered otherwise than 200,
     // it is AUTHN-ENDPOINT's finding and says nothing of this field.
-    if (!(field in request(scope))) {
-      const control = await authenticate(platform, request(scope));
+    if (!(field in request(oauth, scope))) {
+      const control = await authenticate(platform, request(oauth, scope), oauth);
       if (control.status !== 200) skipForPrecondition(`precondition failed: the body without ${field} answers 200: ${control.describe()}`, ['AUTHN-ENDPOINT']);
     }
+    const sample = field === 'provider' ? oauth.first : value;
     // A boolean field takes either value: "illustrated as false" shows one, it does not forbid the other.
-    for (const sent of typeof value === 'boolean' ? [value, !value] : [value]) {
-      const res = await authenticate(platform, { ...request(scope), [field]: sent });
+    for (const sent of typeof sample === 'boolean' ? [sample, !sample] : [sample]) {
+      const res = await authenticate(platform, { ...request(oauth, scope), [field]: sent }, oauth);
       expectStatus(res, 200);
     }
   });
@@ -84,15 +102,16 @@ for (const [rule, field, value] of FIELDS) {
  * test can complete a flow (oauth-completion), the call once the flow is completed too.
  */
 async function answersOf(platform: ApiClient, scope: string, conformanceRun: ConformanceRun): Promise<ApiResponse<Result>[]> {
+  const oauth = new OAuthProviders(conformanceRun.target);
   const answers = [
-    await authenticate(platform, request(scope)),
-    await authenticate(platform, request(scope)),
-    await authenticate(platform, request(scope, { force_new: true })),
+    await authenticate(platform, request(oauth, scope), oauth),
+    await authenticate(platform, request(oauth, scope), oauth),
+    await authenticate(platform, request(oauth, scope, { force_new: true }), oauth),
   ];
   // The force_new answer's flow is the one the same call answers next.
   const pending = [...answers].reverse().find((res) => typeof res.json?.url === 'string');
   if (conformanceRun.target.capabilities.includes('oauth-completion') && pending && (await platform.follow(pending.json.url!)).status === 200) {
-    answers.push(await authenticate(platform, request(scope)));
+    answers.push(await authenticate(platform, request(oauth, scope), oauth));
   }
   // The rules are about 200 answers: another status is AUTHN-ENDPOINT's (or force_new's) to judge.
   for (const res of answers) if (res.status !== 200) skipForPrecondition(`precondition failed: authenticate answers 200: ${res.describe()}`, rulesOfStep(res));
@@ -126,40 +145,45 @@ test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-
   for (const res of withToken) expect(typeof res.json.token, res.describe('token is a string')).toBe('string');
 });
 
-test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, async ({ platform, scope, observe }) => {
+test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, async ({ platform, scope, observe, conformanceRun }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
   const answers: string[] = [];
   for (const field of ['provider', 'scopes', 'user_id']) {
-    const { [field]: _dropped, ...body } = request(scope) as Record<string, unknown>;
-    answers.push(`without ${field} → ${(await sendAsIs(platform, body)).status}`);
+    const { [field]: _dropped, ...body } = request(oauth, scope) as Record<string, unknown>;
+    answers.push(`without ${field} → ${(await platform.post(AUTHENTICATE, body)).status}`);
   }
-  answers.push(`{} → ${(await sendAsIs(platform, {})).status}`);
+  answers.push(`{} → ${(await platform.post(AUTHENTICATE, {})).status}`);
   observe('AUTHN-REQUIRED-FIELDS', answers.join('; '));
 });
 
-test('when the answer carries a url and when a token', { tag: '@AUTHN-RESULT-CONDITIONS' }, async ({ platform, scope, observe }) => {
+test('when the answer carries a url and when a token', { tag: '@AUTHN-RESULT-CONDITIONS' }, async ({ platform, scope, observe, conformanceRun }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
   const describe = (res: ApiResponse<Result>) =>
     `${res.status} ${['status', 'url', 'auth_id', 'token'].filter((f) => present(res.json?.[f as keyof Result])).join('+') || 'nothing'}`;
-  const first = await authenticate(platform, request(scope));
-  const again = await authenticate(platform, request(scope));
-  const forced = await authenticate(platform, request(scope, { force_new: true }));
+  const first = await authenticate(platform, request(oauth, scope), oauth);
+  const again = await authenticate(platform, request(oauth, scope), oauth);
+  const forced = await authenticate(platform, request(oauth, scope, { force_new: true }), oauth);
   observe('AUTHN-RESULT-CONDITIONS', `first call → ${describe(first)}; same call again → ${describe(again)}; force_new → ${describe(forced)}`);
 });
 
 test('a body without provider or without scopes answers 422 with a Validation error body', { tag: '@AUTHN-REQUIRED-PROVIDER-SCOPES' }, async ({
   platform,
   scope,
+  conformanceRun,
 }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
   for (const field of ['provider', 'scopes']) {
-    const { [field]: _dropped, ...body } = request(scope) as Record<string, unknown>;
-    const res = await sendAsIs(platform, body);
+    const { [field]: _dropped, ...body } = request(oauth, scope) as Record<string, unknown>;
+    const res = await sendAsIs(platform, body, oauth);
     expectStatus(res, 422);
     expectSchema(res, 'platform-api', 'HTTPValidationError');
   }
 });
 
-test('a 200 answer carries a token, or a url and an auth_id', { tag: '@AUTHN-TOKEN-OR-URL' }, async ({ platform, scope }) => {
-  for (const body of [request(scope), request(scope), request(scope, { force_new: true })]) {
-    const res = await authenticate(platform, body);
+test('a 200 answer carries a token, or a url and an auth_id', { tag: '@AUTHN-TOKEN-OR-URL' }, async ({ platform, scope, conformanceRun }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
+  for (const body of [request(oauth, scope), request(oauth, scope), request(oauth, scope, { force_new: true })]) {
+    const res = await authenticate(platform, body, oauth);
     expectStatus(res, 200);
     const flow = present(res.json.url) && present(res.json.auth_id);
     expect(present(res.json.token) || flow, res.describe('a token, or a url with its auth_id')).toBe(true);
@@ -167,22 +191,24 @@ test('a 200 answer carries a token, or a url and an auth_id', { tag: '@AUTHN-TOK
 });
 
 // Values no validator of the documented type accepts, however lax: a coercing validator takes 7 for a
-// string and 'yes', 1 or 'false' for a boolean, but never an object or an array for either.
-const INVALID: [string, unknown][] = [
-  ['scopes not an array', { provider: 'p', scopes: 'read' }],
-  ['scopes holding an object', { provider: 'p', scopes: ['read', { scope: 'write' }] }],
-  ['provider not a string', { provider: { name: 'p' }, scopes: [] }],
-  ['token_id not a UUID', { provider: 'p', scopes: [], token_id: 'token-1' }],
-  ['force_new not a boolean', { provider: 'p', scopes: [], force_new: { value: true } }],
-  ['is_default not a boolean', { provider: 'p', scopes: [], is_default: [true] }],
-  ['use_agent_builder_public_oauth not a boolean', { provider: 'p', scopes: [], use_agent_builder_public_oauth: { enabled: false } }],
-  ['a JSON array', []],
+// string and 'yes', 1 or 'false' for a boolean, but never an object or an array for either. The bodies
+// name the run's provider, so that the wrongly typed field is all a target could refuse.
+const INVALID: [string, (provider: string) => unknown][] = [
+  ['scopes not an array', (provider) => ({ provider, scopes: 'read' })],
+  ['scopes holding an object', (provider) => ({ provider, scopes: ['read', { scope: 'write' }] })],
+  ['provider not a string', (provider) => ({ provider: { name: provider }, scopes: [] })],
+  ['token_id not a UUID', (provider) => ({ provider, scopes: [], token_id: 'token-1' })],
+  ['force_new not a boolean', (provider) => ({ provider, scopes: [], force_new: { value: true } })],
+  ['is_default not a boolean', (provider) => ({ provider, scopes: [], is_default: [true] })],
+  ['use_agent_builder_public_oauth not a boolean', (provider) => ({ provider, scopes: [], use_agent_builder_public_oauth: { enabled: false } })],
+  ['a JSON array', () => []],
 ];
 
 test.describe('malformed JSON or a field of the wrong type answers 422 with a Validation error body', { tag: ['@AUTHN-BAD-INPUT', '@ERROR-422-AUTHN'] }, () => {
   for (const [name, body] of INVALID) {
-    test(name, async ({ platform }) => {
-      const res = await sendAsIs(platform, body);
+    test(name, async ({ platform, conformanceRun }) => {
+      const oauth = new OAuthProviders(conformanceRun.target);
+      const res = await sendAsIs(platform, body(oauth.first), oauth);
       expectStatus(res, 422);
       expectSchema(res, 'platform-api', 'HTTPValidationError');
     });
@@ -216,10 +242,12 @@ const invalidBodies = fc.oneof(
 
 test('for any body with a field of the wrong type, the answer is 422 with a Validation error body', { tag: ['@ERROR-422-AUTHN', '@AUTHN-BAD-INPUT'] }, async ({
   platform,
+  conformanceRun,
 }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
   await assertProperty(
     fc.asyncProperty(invalidBodies, async ([field, value]) => {
-      const res = await sendAsIs(platform, { provider: 'p', scopes: ['s'], [field]: value });
+      const res = await sendAsIs(platform, { provider: oauth.first, scopes: ['s'], [field]: value }, oauth);
       // detail is optional (§2.2): the schema checks it where it is given.
       await forRule('ERROR-422-AUTHN', () => {
         expectStatus(res, 422);
@@ -230,14 +258,16 @@ test('for any body with a field of the wrong type, the answer is 422 with a Vali
   );
 });
 
-test('authentication is served under the v2 version segment', { tag: '@VERSION-AUTHN-V2' }, async ({ platform, scope }) => {
-  expectStatus(await authenticate(platform, request(scope)), 200);
+test('authentication is served under the v2 version segment', { tag: '@VERSION-AUTHN-V2' }, async ({ platform, scope, conformanceRun }) => {
+  const oauth = new OAuthProviders(conformanceRun.target);
+  expectStatus(await authenticate(platform, request(oauth, scope), oauth), 200);
 });
 
 test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ conformanceRun, scope, observe }, testInfo) => {
   const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined);
   skipDeclared(!anonymous, 'the target names no platform-api URL');
-  const res = await authenticate(anonymous!, request(scope));
+  // Observed whatever it answers: a refusal of a made-up provider shows that the key was not asked for first.
+  const res = await withEveryField(anonymous!, request(new OAuthProviders(conformanceRun.target), scope));
   observe('AUTH-AUTHN-CREDENTIALS', `without X-Api-Key → ${res.status} ${res.text.slice(0, 100)}`);
 });
 
@@ -248,32 +278,34 @@ test.describe('the flow: a url to visit, then the token', () => {
     conformanceRun,
   }) => {
     requireCapability(conformanceRun, 'oauth-completion');
-    const first = await authenticate(platform, request(scope));
+    const oauth = new OAuthProviders(conformanceRun.target);
+    const first = await authenticate(platform, request(oauth, scope), oauth);
     expectStatus(first, 200);
     expect([present(first.json.url), present(first.json.auth_id), present(first.json.token)], first.describe('a new flow: url and auth_id, no token')).toEqual([
       true,
       true,
       false,
     ]);
-    const pending = await authenticate(platform, request(scope));
+    const pending = await authenticate(platform, request(oauth, scope), oauth);
     expect([pending.json.auth_id, present(pending.json.token)], pending.describe('before completion, the same flow and still no token')).toEqual([
       first.json.auth_id,
       false,
     ]);
     const visited = await platform.follow(first.json.url!);
     expect(visited.status, `visiting ${first.json.url} completes the flow`).toBe(200);
-    const done = await authenticate(platform, request(scope));
+    const done = await authenticate(platform, request(oauth, scope), oauth);
     expectStatus(done, 200);
     expect(typeof done.json.token === 'string' && done.json.token !== '', done.describe('the token')).toBe(true);
-    const again = await authenticate(platform, request(scope));
+    const again = await authenticate(platform, request(oauth, scope), oauth);
     expect(again.json.token, again.describe('the same token next time')).toBe(done.json.token);
   });
 
   test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, scope, conformanceRun }) => {
     requireCapability(conformanceRun, 'oauth-completion');
+    const oauth = new OAuthProviders(conformanceRun.target);
     // Without an existing token there is nothing force_new could be answering instead.
-    const { first, done } = await completedFlow(platform, scope, false);
-    const forced = await authenticate(platform, request(scope, { force_new: true }));
+    const { first, done } = await completedFlow(platform, oauth, scope, false);
+    const forced = await authenticate(platform, request(oauth, scope, { force_new: true }), oauth);
     expectStatus(forced, 200);
     expect(present(forced.json.url) && present(forced.json.auth_id), forced.describe('a new url and auth_id')).toBe(true);
     expect(forced.json.auth_id, forced.describe('another flow')).not.toBe(first.json.auth_id);
@@ -283,8 +315,10 @@ test.describe('the flow: a url to visit, then the token', () => {
 
 test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, conformanceRun }) => {
   requireCapability(conformanceRun, 'oauth-completion');
-  const { done: token } = await completedFlow(platform, scope, true);
-  const elsewhere = await authenticate(platform, request(scope, { provider: 'apc-other-provider' }));
+  const oauth = new OAuthProviders(conformanceRun.target);
+  const other = oauth.second();
+  const { done: token } = await completedFlow(platform, oauth, scope, true);
+  const elsewhere = await authenticate(platform, request(oauth, scope, { provider: other }), oauth);
   expectStatus(elsewhere, 200);
   expect(elsewhere.json.token ?? null, elsewhere.describe("another provider's call does not get the first provider's token")).not.toBe(token.json.token);
   expect(present(elsewhere.json.url), elsewhere.describe('it starts a flow of its own')).toBe(true);
@@ -292,11 +326,12 @@ test("a user's token for one provider is not answered for another provider", { t
 
 test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, conformanceRun }) => {
   requireCapability(conformanceRun, 'oauth-completion');
+  const oauth = new OAuthProviders(conformanceRun.target);
   const ids = new RunIds(scope, conformanceRun);
   const [alice, bob] = [`${scope}-alice-${ids.v4()}`, `${scope}-bob-${ids.v4()}`];
   // Alice's token first: without it there is nothing bob could be given.
-  await completedFlow(platform, alice, true);
-  const b = await authenticate(platform, request(bob));
+  await completedFlow(platform, oauth, alice, true);
+  const b = await authenticate(platform, request(oauth, bob), oauth);
   expectStatus(b, 200);
   expect(present(b.json.token), b.describe("bob does not get alice's token")).toBe(false);
 });

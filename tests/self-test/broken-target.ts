@@ -14,7 +14,7 @@ import { stringify as toYaml } from 'yaml';
 import { contract, planeOf, type Endpoint, type Plane } from '../../specs/contract.ts';
 import { Simulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
-import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
+import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_OAUTH_PROVIDERS, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
 import type { DeploymentConfigFile } from '../../specs/types/simulator-admin.ts';
 
@@ -112,7 +112,7 @@ const isResponse = (value: MutableRequest | MutableResponse): value is MutableRe
 export async function startBrokenTarget(
   mutations: Mutation | MutationRouter,
   seed = '1',
-  /** Keys the target config declares besides the fronts' (a variant's not_shown_operations). */
+  /** Keys the target config declares besides the fronts' (a variant's not_shown_operations), or instead of the embedded simulator's (oauth_providers). */
   declares: Record<string, unknown> = {},
 ): Promise<BrokenTarget> {
   const route: MutationRouter = typeof mutations === 'function' ? mutations : () => mutations;
@@ -242,10 +242,9 @@ export async function startBrokenTarget(
   );
   const config = join(mkdtempSync(join(tmpdir(), 'apc-broken-')), 'target.yaml');
   const name = typeof mutations === 'function' ? 'mutations tried on tests of their own' : mutations.description;
-  writeFileSync(
-    config,
-    toYaml({ name: `broken target (${name})`, planes, capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL, ...declares }),
-  );
+  // Named as the embedded simulator's config names them; a key declared `undefined` is left out (YAML writes none).
+  const named = { capabilities: simulator.info().capabilities, webhook_receiver_url: EMBEDDED_RECEIVER_URL, oauth_providers: EMBEDDED_OAUTH_PROVIDERS };
+  writeFileSync(config, toYaml({ name: `broken target (${name})`, planes, ...named, ...declares }));
 
   return {
     config,

@@ -7,6 +7,7 @@ import { AGENT_SERVER_RUN_READ_VARIANTS } from './agent-server-run-reads.ts';
 import { AGENT_SERVER_RUN_VARIANTS } from './agent-server-runs.ts';
 import { CONTROL_PLANE_VARIANTS } from './control-plane.ts';
 import { GENERATED_VARIANTS } from './generated.ts';
+import { OAUTH_PROVIDER_VARIANTS } from './oauth-providers.ts';
 import { OPEN_FORM_VARIANTS } from './open-forms.ts';
 import { PLATFORM_API_VARIANTS } from './platform-api.ts';
 import type { Variant } from './variant.ts';
@@ -21,4 +22,5 @@ export const VARIANTS: Record<string, Variant> = catalogue(
   CONTROL_PLANE_VARIANTS,
   PLATFORM_API_VARIANTS,
   OPEN_FORM_VARIANTS,
+  OAUTH_PROVIDER_VARIANTS,
 );

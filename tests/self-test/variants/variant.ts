@@ -10,8 +10,11 @@ export interface Variant extends Omit<Mutation, 'breaks' | 'description' | 'notJ
   description: string;
   /** Where the spec leaves it open: the section and its words. */
   allowedBy: string;
-  /** What the variant's target config declares, as a target that differs so would (not_shown_operations, integration_ids). */
-  declares?: { not_shown_operations?: Partial<Record<Plane, string[]>>; integration_ids?: string[] };
+  /**
+   * What the variant's target config declares, as a target that differs so would (not_shown_operations,
+   * integration_ids, oauth_providers); `oauth_providers: undefined` leaves out the simulator's.
+   */
+  declares?: { not_shown_operations?: Partial<Record<Plane, string[]>>; integration_ids?: string[]; oauth_providers?: string[] };
   /**
    * Why the variant leaves MUST rules unjudged for a reason its config does not declare (a read the
    * spec does not show that it refuses, undeclared): the run may then exit 1 for them, never fail one.
