@@ -310,9 +310,7 @@ function durationMs(text: string): number {
   return Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h']);
 }
 
-async function probeSimulator(
-  url: string,
-): Promise<
+async function probeSimulator(url: string): Promise<
   | {
       planes: Partial<Record<Endpoint, string>>;
       capabilities: Capability[];
