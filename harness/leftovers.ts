@@ -1,6 +1,6 @@
 // What a run leaves on its target: what its requests created (the operations say what they
 // create, x-creates), and its cleanup once the tests are done, which deletes what the API lets
-// it delete (threads with their runs, crons, deployments with their revisions) with the keys the
+// it delete (threads with their runs, crons, assistants, deployments with their revisions) with the keys the
 // run knows. Traces, experiments, datasets, feedback and OAuth flows have no delete operation:
 // they stay, and the report says so.
 import { contract, planeOf, type Endpoint, type SideEffect } from '../specs/contract.ts';
@@ -25,6 +25,7 @@ const CLEANUP = 'cleanup';
 const DELETABLE: Partial<Record<SideEffect, { id: string; path: (id: string) => string; operation: string }>> = {
   thread: { id: 'thread_id', path: (id) => `/threads/${id}`, operation: 'deleteThread' },
   cron: { id: 'cron_id', path: (id) => `/runs/crons/${id}`, operation: 'deleteCron' },
+  assistant: { id: 'assistant_id', path: (id) => `/assistants/${id}`, operation: 'deleteAssistant' },
   deployment: { id: 'id', path: (id) => `/v2/deployments/${id}`, operation: 'deleteDeployment' },
 };
 

@@ -9,7 +9,7 @@ import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
 import type { Capability, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
-import { agentServerRoutes } from './agent-server/routes.ts';
+import { agentServerRoutes, agentServerUnserved } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
 import { Faults } from './faults.ts';
@@ -99,6 +99,8 @@ interface PlaneDefinition {
   plane: Plane;
   errorStyle: ErrorStyle;
   routes: () => Route[];
+  /** Why a path the plane's clients call is not served (PlaneOptions.unserved). */
+  unserved?: (path: string) => string | undefined;
 }
 
 /**
@@ -192,6 +194,7 @@ export class Simulator {
           plane: 'agent-server',
           errorStyle: 'detail-string',
           routes: agentServerRoutes(agent),
+          unserved: agentServerUnserved,
           admit: limiter && admission(limiter),
           onInternalError: this.internalError,
           strict: options.strict,
@@ -217,7 +220,13 @@ export class Simulator {
 
   private planes(): PlaneDefinition[] {
     return [
-      { endpoint: 'agent-server', plane: 'agent-server', errorStyle: 'detail-string', routes: () => agentServerRoutes(this.agentServer) },
+      {
+        endpoint: 'agent-server',
+        plane: 'agent-server',
+        errorStyle: 'detail-string',
+        routes: () => agentServerRoutes(this.agentServer),
+        unserved: agentServerUnserved,
+      },
       { endpoint: 'control-plane', plane: 'control-plane', errorStyle: 'fastapi', routes: () => controlPlaneRoutes(this.controlPlane, this.workspaces) },
       { endpoint: 'platform-api', plane: 'platform-api', errorStyle: 'fastapi', routes: () => platformApiRoutes(this.platform.us, this.workspaces) },
       { endpoint: 'platform-api-eu', plane: 'platform-api', errorStyle: 'fastapi', routes: () => platformApiRoutes(this.platform.eu, this.workspaces) },
@@ -253,6 +262,7 @@ export class Simulator {
         plane: definition.plane,
         errorStyle: definition.errorStyle,
         routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
+        unserved: definition.unserved,
         admit: limiter && admission(limiter),
         onInternalError: this.internalError,
         strict: this.options.strict,

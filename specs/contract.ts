@@ -172,7 +172,7 @@ export interface OpenApiOperation {
 }
 
 /** What a request can create on a target; the operations say which they create (`x-creates`). */
-export type SideEffect = 'deployment' | 'revision' | 'thread' | 'run' | 'cron' | 'trace' | 'feedback' | 'dataset' | 'experiment' | 'oauth-flow';
+export type SideEffect = 'deployment' | 'revision' | 'thread' | 'run' | 'cron' | 'assistant' | 'trace' | 'feedback' | 'dataset' | 'experiment' | 'oauth-flow';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 

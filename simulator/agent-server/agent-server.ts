@@ -41,7 +41,10 @@ export class AgentServer {
       hooks.checkWebhook?.(url);
     };
     this.threads = new ThreadStore(env);
-    this.assistants = new AssistantStore(() => env.clock.iso());
+    this.assistants = new AssistantStore(
+      () => env.clock.iso(),
+      () => env.ids.uuid(),
+    );
     this.webhooks = new WebhookSender({
       clock: env.clock,
       headers: config.webhooks.headers,
@@ -75,6 +78,18 @@ export class AgentServer {
     this.crons.forgetThread(threadId);
     this.runs.forgetThread(threadId);
     this.threads.delete(threadId);
+  }
+
+  /**
+   * ASSISTANT-DELETE: the assistant, its runs (those in progress stop) and its crons; with `deleteThreads`, also
+   * the threads whose metadata.assistant_id names it (the reference's delete_threads).
+   */
+  deleteAssistant(idOrGraph: string, deleteThreads: boolean): void {
+    const { assistant_id: assistantId } = this.assistants.get(idOrGraph);
+    this.crons.forgetAssistant(assistantId);
+    this.runs.forgetAssistant(assistantId);
+    if (deleteThreads) for (const threadId of this.threads.withMetadata({ assistant_id: assistantId })) this.deleteThread(threadId);
+    this.assistants.delete(assistantId);
   }
 
   /** Threads, runs, assistants and crons as plain JSON; refused (409) while runs or webhook deliveries are under way. */

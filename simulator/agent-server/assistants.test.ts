@@ -11,7 +11,9 @@ const AGENT_ASSISTANT = 'fe096781-5601-53d2-b2f6-0d3403f7e9ca';
 
 function store(at = '2026-01-01T00:00:00.000Z') {
   let now = at;
-  return { assistants: new AssistantStore(() => now), setNow: (t: string) => (now = t) };
+  let n = 0;
+  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+  return { assistants: new AssistantStore(() => now, newId), setNow: (t: string) => (now = t) };
 }
 
 test('uuid5 is the RFC 4122 name-based UUID', () => {
@@ -112,4 +114,61 @@ test('clear brings back the default assistants, stamped with the time of the cle
     created_at: '2026-01-02T00:00:00.000Z',
     updated_at: '2026-01-02T00:00:00.000Z',
   });
+});
+
+test('create makes an assistant of a deployed graph at version 1, named Untitled unless named; its id again is a 409 unless if_exists is do_nothing', () => {
+  // ASSISTANT-CREATE
+  const { assistants, setNow } = store();
+  setNow('2026-01-01T00:01:00.000Z');
+  const created = assistants.create({ graph_id: 'agent', config: { configurable: { k: 1 } }, metadata: { team: 't' } });
+  expect(created).toEqual({
+    assistant_id: '00000000-0000-4000-8000-000000000001',
+    graph_id: 'agent',
+    name: 'Untitled',
+    description: null,
+    config: { configurable: { k: 1 } },
+    context: {},
+    metadata: { team: 't' },
+    version: 1,
+    created_at: '2026-01-01T00:01:00.000Z',
+    updated_at: '2026-01-01T00:01:00.000Z',
+  });
+  expect(assistants.get(created.assistant_id)).toEqual(created);
+  expect(assistants.search({ metadata: { team: 't' } })).toEqual([created]);
+  expect(refusalOf(() => assistants.create({ graph_id: 'agent', assistant_id: created.assistant_id }))?.status).toBe(409);
+  expect(assistants.create({ graph_id: 'agent', assistant_id: created.assistant_id, if_exists: 'do_nothing', name: 'x' })).toEqual(created);
+  expect(assistants.create({ graph_id: 'agent', assistant_id: AGENT_ASSISTANT, if_exists: 'do_nothing' }).metadata).toEqual({ created_by: 'system' });
+  const refused = refusalOf(() => assistants.create({ graph_id: 'nope' }));
+  expect(refused?.status).toBe(404);
+  expect(refused?.message).toContain("'nope'");
+});
+
+test('update makes the next version: the fields given replace the old, metadata is merged, the rest stays', () => {
+  // ASSISTANT-UPDATE
+  const { assistants, setNow } = store();
+  const created = assistants.create({ graph_id: 'agent', name: 'one', description: 'd', config: { configurable: { k: 1 } }, metadata: { a: 1, b: 1 } });
+  setNow('2026-01-01T00:02:00.000Z');
+  const updated = assistants.update(created.assistant_id, { name: 'two', config: { configurable: { k: 2 } }, metadata: { b: 2, c: 3 } });
+  expect(updated).toEqual({
+    ...created,
+    name: 'two',
+    config: { configurable: { k: 2 } },
+    metadata: { a: 1, b: 2, c: 3 },
+    version: 2,
+    updated_at: '2026-01-01T00:02:00.000Z',
+  });
+  expect(assistants.update(created.assistant_id, {}).version).toBe(3);
+  expect(refusalOf(() => assistants.update('00000000-0000-4000-8000-00000000ffff', { name: 'x' }))?.status).toBe(404);
+  expect(refusalOf(() => assistants.update(created.assistant_id, { graph_id: 'nope' }))?.status).toBe(404);
+  expect(assistants.get(created.assistant_id).version, 'a refused update changes nothing').toBe(3);
+});
+
+test('delete forgets the assistant: get and a second delete answer 404', () => {
+  // ASSISTANT-DELETE
+  const { assistants } = store();
+  const created = assistants.create({ graph_id: 'agent' });
+  assistants.delete(created.assistant_id);
+  expect(refusalOf(() => assistants.get(created.assistant_id))?.status).toBe(404);
+  expect(refusalOf(() => assistants.delete(created.assistant_id))?.status).toBe(404);
+  expect(assistants.get('agent').assistant_id, 'the others stay').toBe(AGENT_ASSISTANT);
 });

@@ -2,8 +2,8 @@
 // configured assistants of the built-in graph beside it (a graph id selects the default one, so a
 // deployment may hold others): assistant search then has several assistants to page through.
 import { createHash } from 'node:crypto';
-import type { Assistant, AssistantSearch } from '../../specs/types/agent-server.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import type { Assistant, AssistantCreate, AssistantSearch, AssistantUpdate } from '../../specs/types/agent-server.ts';
+import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { GRAPHS } from './graphs.ts';
 
 /** An assistant as the simulator holds and answers it: every field of the reference set (ASSISTANT-SHAPE, ASSISTANT-OTHER-FIELDS). */
@@ -49,7 +49,11 @@ const defaultAssistantId = (graphId: string) => uuid5(graphId, ASSISTANT_NAMESPA
 export class AssistantStore {
   private assistants: AssistantRecord[] = [];
 
-  constructor(private readonly now: () => string) {
+  /** `newId` names an assistant created without an id. */
+  constructor(
+    private readonly now: () => string,
+    private readonly newId: () => string,
+  ) {
     this.clear();
   }
 
@@ -93,12 +97,66 @@ export class AssistantStore {
    * 404 for neither (ASSISTANT-GET-UNKNOWN-404).
    */
   get(idOrGraph: string): AssistantRecord {
+    return structuredClone(this.recordOf(idOrGraph));
+  }
+
+  private recordOf(idOrGraph: string): AssistantRecord {
     const byGraph = GRAPHS.some((g) => g.graphId === idOrGraph) ? defaultAssistantId(idOrGraph) : undefined;
     const found = this.assistants.find((a) => a.assistant_id === idOrGraph || a.assistant_id === byGraph);
     if (!found) {
       throw notFound(`No assistant found for "${idOrGraph}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
     }
-    return structuredClone(found);
+    return found;
+  }
+
+  /**
+   * ASSISTANT-CREATE: a new assistant of a deployed graph at version 1 (404 for a graph the server does
+   * not have: its runs could not run). An assistant_id it holds answers 409, or that assistant with
+   * if_exists do_nothing.
+   */
+  create(body: AssistantCreate): AssistantRecord {
+    requireGraph(body.graph_id);
+    const existing = body.assistant_id === undefined ? undefined : this.assistants.find((a) => a.assistant_id === body.assistant_id);
+    if (existing) {
+      if (body.if_exists === 'do_nothing') return structuredClone(existing);
+      throw conflict(`Assistant ${existing.assistant_id} already exists (if_exists do_nothing answers it instead)`);
+    }
+    const at = this.now();
+    const record: AssistantRecord = {
+      assistant_id: body.assistant_id ?? this.newId(),
+      graph_id: body.graph_id,
+      name: body.name ?? 'Untitled',
+      description: body.description ?? null,
+      config: structuredClone(body.config ?? {}),
+      context: structuredClone(body.context ?? {}),
+      metadata: structuredClone(body.metadata ?? {}),
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    };
+    this.assistants.push(record);
+    return structuredClone(record);
+  }
+
+  /** ASSISTANT-UPDATE: the next version; the fields given replace the assistant's, its metadata merged. */
+  update(idOrGraph: string, patch: AssistantUpdate): AssistantRecord {
+    if (patch.graph_id !== undefined) requireGraph(patch.graph_id);
+    const record = this.recordOf(idOrGraph);
+    if (patch.graph_id !== undefined) record.graph_id = patch.graph_id;
+    if (patch.config !== undefined) record.config = structuredClone(patch.config ?? {});
+    if (patch.context !== undefined) record.context = structuredClone(patch.context ?? {});
+    if (patch.name !== undefined && patch.name !== null) record.name = patch.name;
+    if (patch.description !== undefined) record.description = patch.description;
+    record.metadata = { ...record.metadata, ...structuredClone(patch.metadata ?? {}) };
+    record.version += 1;
+    record.updated_at = this.now();
+    return structuredClone(record);
+  }
+
+  /** ASSISTANT-DELETE: forgets the assistant (its runs and crons are the server's: AgentServer.deleteAssistant). */
+  delete(idOrGraph: string): void {
+    const record = this.recordOf(idOrGraph);
+    this.assistants = this.assistants.filter((a) => a !== record);
   }
 
   /** The assistant a run names: a UUID or a graph id (422 for anything else, as the reference; RUN-CREATE-ASSISTANT-ID, RUN-CREATE-UNKNOWN-ASSISTANT). */
@@ -122,5 +180,12 @@ export class AssistantStore {
       .filter((a) => Object.entries(query.metadata ?? {}).every(([k, v]) => JSON.stringify(a.metadata[k]) === JSON.stringify(v)))
       .slice(offset, offset + limit)
       .map((a) => structuredClone(a));
+  }
+}
+
+/** An assistant configures a graph the server has (404 naming those it has). */
+function requireGraph(graphId: string): void {
+  if (!GRAPHS.some((g) => g.graphId === graphId)) {
+    throw notFound(`Graph '${graphId}' not found: the graphs of this server are ${GRAPHS.map((g) => g.graphId).join(', ')}`);
   }
 }

@@ -111,6 +111,11 @@ export class CronStore {
     for (const cron of [...this.crons.values()].filter((c) => c.thread_id === threadId)) this.delete(cron.cron_id);
   }
 
+  /** The crons of a deleted assistant go with it (ASSISTANT-DELETE). */
+  forgetAssistant(assistantId: string): void {
+    for (const cron of [...this.crons.values()].filter((c) => c.assistant_id === assistantId)) this.delete(cron.cron_id);
+  }
+
   delete(cronId: string): void {
     const cron = this.crons.get(cronId);
     if (!cron) throw notFound(`Cron with ID ${cronId} not found`);

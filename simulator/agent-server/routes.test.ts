@@ -148,3 +148,38 @@ test('crons are created on a thread or stateless, searched, and deleted with 204
   expect(await search({})).toEqual([onThread.cron_id]);
   expect((await call('DELETE', `/runs/crons/${stateless.cron_id}`)).status).toBe(404);
 });
+
+test('count is no thread id, update answers the thread, and cancel answers 202, or 204 with wait, with no body', async () => {
+  const { call, json } = agentServer(1000);
+  const thread = await json<Thread>('POST', '/threads', { metadata: { graph_id: 'agent', k: 1 } });
+  expect(await json('POST', '/threads/count', { metadata: { k: 1 } })).toBe(1);
+  expect(await json<Thread>('PATCH', `/threads/${thread.thread_id}`, { metadata: { j: 2 } })).toMatchObject({ metadata: { graph_id: 'agent', k: 1, j: 2 } });
+  const first = await json<Run>('POST', `/threads/${thread.thread_id}/runs`, input('first'));
+  const second = await json<Run>('POST', `/threads/${thread.thread_id}/runs`, { ...input('second'), multitask_strategy: 'enqueue' });
+  const cancelled = await call('POST', `/threads/${thread.thread_id}/runs/${first.run_id}/cancel`);
+  expect([cancelled.status, await cancelled.text()]).toEqual([202, '']);
+  expect((await json<Run>('GET', `/threads/${thread.thread_id}/runs/${first.run_id}`)).status).toBe('interrupted');
+  const waited = await call('POST', `/threads/${thread.thread_id}/runs/${second.run_id}/cancel?wait=1&action=rollback`);
+  expect([waited.status, await waited.text()]).toEqual([204, '']);
+  expect((await call('GET', `/threads/${thread.thread_id}/runs/${second.run_id}`)).status).toBe(404);
+  expect((await call('POST', `/threads/${thread.thread_id}/runs/${first.run_id}/cancel?action=stop`)).status, 'an action it does not know').toBe(422);
+});
+
+test('assistants are created, updated to their next version and deleted (204, with the threads that name them when asked)', async () => {
+  const { call, json } = agentServer();
+  const created = await json<{ assistant_id: string; version: number }>('POST', '/assistants', { graph_id: 'agent', name: 'mine' });
+  expect(created.version).toBe(1);
+  expect(await json('PATCH', `/assistants/${created.assistant_id}`, { name: 'ours' })).toMatchObject({ name: 'ours', version: 2 });
+  const thread = await json<Thread>('POST', '/threads', { metadata: { assistant_id: created.assistant_id } });
+  const deleted = await call('DELETE', `/assistants/${created.assistant_id}?delete_threads=true`);
+  expect([deleted.status, await deleted.text()]).toEqual([204, '']);
+  expect((await call('GET', `/threads/${thread.thread_id}`)).status).toBe(404);
+  expect((await call('POST', '/assistants', { name: 'no graph' })).status).toBe(422);
+});
+
+test('the store, which the SDK calls, answers 404 saying the simulator does not serve it', async () => {
+  const { call } = agentServer();
+  const res = await call('PUT', '/store/items', { namespace: ['a'], key: 'k', value: {} });
+  expect(res.status).toBe(404);
+  expect(((await res.json()) as { detail: string }).detail).toContain('does not serve the store');
+});

@@ -43,12 +43,14 @@ export function agentServerRoutes(server: AgentServer): Route[] {
     getOk: () => ({ body: { ok: true } }),
     createThread: (req) => ({ body: threads.create({ metadata: req.body?.metadata, supersteps: req.body?.supersteps }) }),
     searchThreads: (req) => ({ body: threads.search(req.body ?? {}) }),
+    countThreads: (req) => ({ body: threads.count(req.body ?? {}) }),
     getThread: (req) => ({ body: threads.get(req.params.thread_id) }),
     /** THREAD-DELETE: the thread goes with its runs and crons. */
     deleteThread: (req) => {
       server.deleteThread(req.params.thread_id);
       return { status: 204 };
     },
+    updateThread: (req) => ({ body: threads.update(req.params.thread_id, req.body ?? {}) }),
     copyThread: (req) => ({ body: threads.copy(req.params.thread_id) }),
     getThreadState: (req) => ({ body: threads.state(req.params.thread_id) }),
     getThreadStateAtCheckpoint: (req) => ({ body: threads.state(req.params.thread_id, req.params.checkpoint_id) }),
@@ -68,6 +70,12 @@ export function agentServerRoutes(server: AgentServer): Route[] {
     // The service's path for one run (RUN-GET-PATH).
     getRun: (req) => ({ body: view(runs.get(req.params.thread_id, req.params.run_id)) }),
     joinRun: (req) => wait(runs.get(req.params.thread_id, req.params.run_id)),
+    // 202 at once; with wait, 204 once the run has ended, which a cancel does before it answers (RUN-CANCEL).
+    cancelRun: (req) => {
+      runs.cancel(req.params.thread_id, req.params.run_id, req.query.get('action') === 'rollback' ? 'rollback' : 'interrupt');
+      const wait = req.query.get('wait');
+      return { status: wait === '1' || wait === 'true' ? 204 : 202 };
+    },
     /** RUN-JOIN-STREAM: the run's events from the start, or after Last-Event-ID, then as they come until it ends. */
     joinRunStream: (req) => stream(runs.get(req.params.thread_id, req.params.run_id), req),
     streamRun: (req) => stream(runs.create(req.params.thread_id, req.body), req),
@@ -83,9 +91,27 @@ export function agentServerRoutes(server: AgentServer): Route[] {
       return { status: 204 };
     },
 
+    createAssistant: (req) => ({ body: assistants.create(req.body) }),
+    updateAssistant: (req) => ({ body: assistants.update(req.params.assistant_id, req.body ?? {}) }),
+    deleteAssistant: (req) => {
+      server.deleteAssistant(req.params.assistant_id, req.query.get('delete_threads') === 'true');
+      return { status: 204 };
+    },
     searchAssistants: (req) => ({ body: assistants.search(req.body ?? {}) }),
     getAssistant: (req) => ({ body: assistants.get(req.params.assistant_id) }),
   });
+}
+
+/**
+ * What the official SDK calls that the simulator does not serve, and why (the 404's words): the long-term
+ * memory store (`client.store.*`), which the spec does not show and whose semantics (namespaces, search,
+ * TTL, indexing) the simulator does not have.
+ */
+export function agentServerUnserved(path: string): string | undefined {
+  if (path === '/store' || path.startsWith('/store/')) {
+    return "the simulator does not serve the store (the SDK's client.store.*: /store/items, /store/items/search, /store/namespaces), which the spec does not show";
+  }
+  return undefined;
 }
 
 /** `before` is a checkpoint id, or a checkpoint config as the SDK sends it. */

@@ -1,6 +1,7 @@
 // The run engine alone, without HTTP: strategies, thread status and the virtual clock.
 import { expect, test } from '@playwright/test';
 import { VirtualClock } from '../clock.ts';
+import { refusalOf } from '../http/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { AgentServer } from './agent-server.ts';
 
@@ -92,4 +93,60 @@ test('a stateless run deletes its temporary thread when it ends', () => {
   const run = agent.runs.createStateless({ assistant_id: 'agent', input: { topic: 'x' } });
   expect(run.status).toBe('success');
   expect(agent.threads.search({ limit: 100 }).length).toBe(before);
+});
+
+test('cancel with interrupt ends a running run, kept and interrupted with the steps it completed, and starts the run queued behind it', () => {
+  // RUN-CANCEL
+  const { clock, agent, thread, finished } = server();
+  const first = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'cut', delay_ms: 1000 } });
+  const queued = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'next', delay_ms: 1000 }, multitask_strategy: 'enqueue' });
+  agent.runs.cancel(thread, first.run_id, 'interrupt');
+  expect(agent.runs.get(thread, first.run_id).status).toBe('interrupted');
+  expect(finished, 'a cancelled run is told as finished (its webhook)').toEqual([`${first.run_id}:interrupted`]);
+  expect(agent.threads.history(thread, { limit: 100 }).some((s) => s.values.topic === 'cut')).toBe(true);
+  expect([queued.status, agent.threads.get(thread).status]).toEqual(['running', 'busy']);
+  agent.runs.cancel(thread, queued.run_id, 'interrupt');
+  expect(agent.threads.get(thread).status).toBe('idle');
+  clock.advance(1000);
+  expect(agent.runs.get(thread, queued.run_id).status, 'a cancelled run never runs on').toBe('interrupted');
+});
+
+test('cancel with rollback deletes the run and what it wrote; a run that has ended is left as it is; an unknown run is a 404', () => {
+  // RUN-CANCEL
+  const { clock, agent, thread } = server();
+  const done = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'kept' } });
+  const run = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'gone', delay_ms: 1000 } });
+  agent.runs.cancel(thread, run.run_id, 'rollback');
+  expect(refusalOf(() => agent.runs.get(thread, run.run_id))?.status).toBe(404);
+  expect(agent.threads.state(thread).values.topic).toBe('kept');
+  expect(agent.threads.get(thread).status).toBe('idle');
+  clock.advance(1000);
+  expect(agent.threads.state(thread).values.topic, 'it never runs on').toBe('kept');
+  agent.runs.cancel(thread, done.run_id, 'rollback');
+  expect(agent.runs.get(thread, done.run_id).status).toBe('success');
+  expect(refusalOf(() => agent.runs.cancel(thread, '00000000-0000-4000-8000-000000000000', 'interrupt'))?.status).toBe(404);
+});
+
+test('deleting an assistant deletes its runs (those in progress stop) and its crons; its threads stay and go on with their other runs', () => {
+  // ASSISTANT-DELETE
+  const { clock, agent, thread } = server();
+  const assistant = agent.assistants.create({ graph_id: 'agent' });
+  const own = agent.runs.create(thread, { assistant_id: assistant.assistant_id, input: { delay_ms: 1000 } });
+  const other = agent.runs.create(thread, { assistant_id: 'agent', input: { topic: 'other' }, multitask_strategy: 'enqueue' });
+  agent.crons.createForThread(thread, { assistant_id: assistant.assistant_id, schedule: '* * * * *' });
+  const named = agent.threads.create({ metadata: { assistant_id: assistant.assistant_id } });
+  agent.deleteAssistant(assistant.assistant_id, false);
+  expect(refusalOf(() => agent.assistants.get(assistant.assistant_id))?.status).toBe(404);
+  expect(refusalOf(() => agent.runs.get(thread, own.run_id))?.status).toBe(404);
+  expect(agent.runs.get(thread, other.run_id).status, 'the next run of the thread starts').toBe('success');
+  expect(agent.crons.search({})).toEqual([]);
+  expect(agent.threads.get(named.thread_id).thread_id, 'without delete_threads its threads stay').toBe(named.thread_id);
+  clock.advance(120_000);
+  expect(agent.runs.list(thread, {}).map((r) => r.run_id)).toEqual([other.run_id]);
+
+  const second = agent.assistants.create({ graph_id: 'agent' });
+  const hers = agent.threads.create({ metadata: { assistant_id: second.assistant_id } });
+  agent.deleteAssistant(second.assistant_id, true);
+  expect(refusalOf(() => agent.threads.get(hers.thread_id))?.status).toBe(404);
+  expect(refusalOf(() => agent.deleteAssistant(second.assistant_id, false))?.status).toBe(404);
 });

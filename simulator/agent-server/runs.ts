@@ -134,6 +134,53 @@ export class RunStore {
   }
 
   /**
+   * Forgets the runs of a deleted assistant: those in progress stop (no webhook), and their threads, which
+   * stay, go on with their other runs. A stateless run's temporary thread goes with it.
+   */
+  forgetAssistant(assistantId: string): void {
+    const threads = new Set<ThreadRecord>();
+    for (const run of [...this.runs.values()].filter((r) => r.assistant_id === assistantId)) {
+      run.cancelDelay?.();
+      const stopped = !hasEnded(run.status);
+      if (stopped) run.status = 'interrupted';
+      this.runs.delete(run.run_id);
+      this.close(run);
+      if (!stopped) continue;
+      if (run.temporary) this.threads.delete(run.thread_id);
+      else threads.add(this.threads.record(run.thread_id));
+    }
+    this.order = this.order.filter((id) => this.runs.has(id));
+    for (const thread of threads) this.settle(thread);
+  }
+
+  /**
+   * RUN-CANCEL: ends a pending or running run. `interrupt` keeps it, interrupted, with the steps it completed,
+   * as the multitask strategy of that name does; `rollback` deletes it with what it wrote. A run that has
+   * ended is left as it is. The thread then runs its next queued run, or is idle.
+   */
+  cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): void {
+    const run = this.get(threadId, runId);
+    if (hasEnded(run.status)) return;
+    const thread = this.threads.record(run.thread_id);
+    if (action === 'interrupt') {
+      this.finish(run, thread, 'interrupted');
+      return;
+    }
+    this.rollback(run, thread, 'the run was cancelled with action rollback');
+    if (run.temporary) this.threads.delete(thread.thread_id);
+    else this.settle(thread);
+  }
+
+  /** After runs were taken away from a thread: busy while some remain (the next queued one starts), else idle. */
+  private settle(thread: ThreadRecord): void {
+    if (this.active(thread.thread_id).length > 0) {
+      thread.status = 'busy';
+      this.startNext(thread);
+    } else thread.status = 'idle';
+    thread.updated_at = this.env.clock.iso();
+  }
+
+  /**
    * Creates a run on a thread (RUN-CREATE), applying the multitask strategy when the thread is busy
    * (MULTITASK-STRATEGIES). An unknown thread creates nothing (RUN-CREATE-UNKNOWN-THREAD-404).
    */
@@ -151,7 +198,7 @@ export class RunStore {
         throw conflict('Thread is already running a task. Wait for it to finish or choose a different multitask strategy.');
       }
       for (const earlier of inFlight) {
-        if (strategy === 'rollback') this.rollback(earlier, thread);
+        if (strategy === 'rollback') this.rollback(earlier, thread, 'the run was rolled back by a later run (multitask_strategy rollback)');
         // Kept, interrupted, with the steps it completed (MULTITASK-INTERRUPT-KEEPS, MULTITASK-INTERRUPT-STATUS).
         if (strategy === 'interrupt') this.finish(earlier, thread, 'interrupted', undefined, false);
       }
@@ -369,13 +416,13 @@ export class RunStore {
    * Cancels an in-flight run for `rollback`: it and everything it wrote are deleted (MULTITASK-ROLLBACK-DELETES,
    * MULTITASK-ROLLBACK-STATE), and, gone from the queue, it never runs again (MULTITASK-ROLLBACK-NO-RESTART).
    */
-  private rollback(run: RunRecord, thread: ThreadRecord): void {
+  private rollback(run: RunRecord, thread: ThreadRecord, why: string): void {
     run.cancelDelay?.();
     thread.checkpoints = thread.checkpoints.filter((c) => c.extra.run_id !== run.run_id);
     run.status = 'interrupted';
     this.runs.delete(run.run_id);
     this.order = this.order.filter((id) => id !== run.run_id);
-    this.emit(run, 'error', { error: 'RunRolledBack', message: 'the run was rolled back by a later run (multitask_strategy rollback)' });
+    this.emit(run, 'error', { error: 'RunRolledBack', message: why });
     this.close(run);
   }
 

@@ -339,3 +339,41 @@ test('a sort order other than asc or desc is refused with 422', () => {
     expect(refusalOf(() => threads.search({ sort_order }))).toMatchObject({ status: 422, issues: [{ loc: ['body', 'sort_order'], type: 'enum' }] });
   }
 });
+
+test('update merges the metadata given into the thread and moves updated_at; an unknown thread answers 404', () => {
+  // THREAD-UPDATE
+  const { clock, threads } = store();
+  const thread = threads.create({ metadata: { graph_id: 'agent', owner: 'a', color: 'red' } });
+  clock.advance(1000);
+  const updated = threads.update(thread.thread_id, { metadata: { color: 'blue', size: 'big' } });
+  expect(updated.metadata).toEqual({ graph_id: 'agent', owner: 'a', color: 'blue', size: 'big' });
+  expect(updated.updated_at > thread.updated_at).toBe(true);
+  expect(updated.created_at).toBe(thread.created_at);
+  expect(threads.get(thread.thread_id)).toEqual(updated);
+  expect(threads.update(thread.thread_id, {}).metadata, 'no metadata changes none').toEqual(updated.metadata);
+  expect(refusalOf(() => threads.update(UNKNOWN, { metadata: {} }))?.status).toBe(404);
+});
+
+test('update refuses a ttl, which the simulator cannot honour, with 422 naming it, and changes nothing', () => {
+  const { threads } = store();
+  const thread = threads.create({ metadata: { a: 1 } });
+  const refused = refusalOf(() => threads.update(thread.thread_id, { metadata: { a: 2 }, ttl: { ttl: 60, strategy: 'delete' } }));
+  expect(refused?.status).toBe(422);
+  expect(refused?.message).toContain('ttl');
+  expect(threads.get(thread.thread_id).metadata).toEqual({ a: 1 });
+  expect(threads.update(thread.thread_id, { ttl: null }).metadata, 'a null ttl is no ttl').toEqual({ a: 1 });
+});
+
+test('count answers how many threads match status, metadata and values, past any search limit', () => {
+  // THREAD-COUNT
+  const { threads } = store();
+  for (let i = 0; i < 12; i++) threads.create({ metadata: { n: i % 2 } });
+  const withValues = threads.create({ metadata: { graph_id: 'agent' }, supersteps: [step('__input__', { topic: 'cats' })] });
+  threads.record(withValues.thread_id).status = 'busy';
+  expect(threads.count({})).toBe(13);
+  expect(threads.count({ metadata: { n: 0 } })).toBe(6);
+  expect(threads.count({ status: 'busy' })).toBe(1);
+  expect(threads.count({ values: { topic: 'cats' } })).toBe(1);
+  expect(threads.count({ status: 'idle', metadata: { graph_id: 'agent' } }), 'the filters combine').toBe(0);
+  expect(threads.withMetadata({ n: 1 })).toHaveLength(6);
+});

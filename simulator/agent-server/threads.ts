@@ -4,7 +4,7 @@ import { copyJson } from '../copy-json.ts';
 import { ApiError, notFound, unprocessable } from '../http/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
-import type { CheckpointRef, Superstep, Thread, ThreadCreate, ThreadSearch, ThreadState } from '../../specs/types/agent-server.ts';
+import type { CheckpointRef, Superstep, Thread, ThreadCount, ThreadCreate, ThreadSearch, ThreadState, ThreadUpdate } from '../../specs/types/agent-server.ts';
 import { applyUpdate, findGraph, INPUT_NODE, isKnownNode, nextAfter, type GraphDefinition } from './graphs.ts';
 
 type Values = Record<string, unknown>;
@@ -99,6 +99,34 @@ export class ThreadStore {
   }
 
   /**
+   * THREAD-UPDATE: the metadata given is merged into the thread's. A ttl is refused (422 naming it): the
+   * simulator expires no thread, and an update it ignored would be silently wrong.
+   */
+  update(threadId: string, patch: ThreadUpdate): Thread {
+    if (patch.ttl !== undefined && patch.ttl !== null) {
+      throw unprocessable('ttl is not served by the simulator: it expires no thread, so it refuses a ttl rather than ignore it', [
+        { loc: ['body', 'ttl'], msg: 'the simulator does not expire threads', type: 'not_served' },
+      ]);
+    }
+    const record = this.record(threadId);
+    record.metadata = { ...record.metadata, ...copyJson(patch.metadata ?? {}) };
+    record.updated_at = this.env.clock.iso();
+    return view(record);
+  }
+
+  /** THREAD-COUNT: how many threads match the filters a search takes, with no limit or offset. */
+  count(query: ThreadCount): number {
+    let n = 0;
+    for (const t of this.threads.values()) if (matches(t, query)) n++;
+    return n;
+  }
+
+  /** The ids of the threads whose metadata holds every key of `metadata` with an equal value. */
+  withMetadata(metadata: Values): string[] {
+    return [...this.threads.values()].filter((t) => contains(t.metadata, metadata)).map((t) => t.thread_id);
+  }
+
+  /**
    * A new thread (THREAD-COPY-NEW, THREAD-COPY-FORMAT) holding the original's metadata, config and
    * checkpoints as they are now (THREAD-COPY-STATE); nothing is shared (THREAD-COPY-INDEPENDENT).
    */
@@ -132,9 +160,7 @@ export class ThreadStore {
     const limit = query.limit ?? SEARCH_DEFAULTS.limit;
     return [...this.threads.values()]
       .filter((t) => (query.ids ? query.ids.includes(t.thread_id) : true))
-      .filter((t) => (query.status ? t.status === query.status : true)) // THREAD-SEARCH-STATUS
-      .filter((t) => contains(t.metadata, query.metadata)) // THREAD-SEARCH-METADATA: every key
-      .filter((t) => contains(currentValues(t), query.values))
+      .filter((t) => matches(t, query))
       .sort((a, b) => direction * (compare(a[sortBy], b[sortBy]) || a.seq - b.seq)) // THREAD-SEARCH-SORT, THREAD-SEARCH-SORT-ORDER
       .slice(offset, offset + limit) // THREAD-SEARCH-OFFSET, THREAD-SEARCH-LIMIT
       .map(view);
@@ -278,6 +304,11 @@ function snapshot(record: ThreadRecord, checkpoint: Checkpoint | undefined): Thr
     checkpoint_id: checkpoint.checkpoint_id,
     parent_checkpoint_id: checkpoint.parent_checkpoint_id,
   });
+}
+
+/** The filters of search and count (THREAD-SEARCH-STATUS; THREAD-SEARCH-METADATA: every key). */
+function matches(t: ThreadRecord, query: ThreadCount): boolean {
+  return (query.status ? t.status === query.status : true) && contains(t.metadata, query.metadata) && contains(currentValues(t), query.values);
 }
 
 /** True when every key of `filter` is in `target` with a deeply equal value. */

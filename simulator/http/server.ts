@@ -49,6 +49,8 @@ interface PlaneOptions {
   strict?: boolean;
   /** Where each request is logged (request-log.ts). */
   log?: Log;
+  /** Why a path that no route serves is not served, when the plane knows its clients call it: the 404 says so. */
+  unserved?: (path: string) => string | undefined;
 }
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -144,6 +146,8 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     if (options.admit && !isAdminPath(path)) options.admit({ method, path, headers: incoming.headers, ip: incoming.ip });
     if (match.kind === 'not-found') {
       return incoming.discard().then(() => {
+        const why = options.unserved?.(path);
+        if (why) throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: ${why}`);
         // A client library may call endpoints the spec does not document: say that the simulator has none of those.
         throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: the simulator serves the endpoints the spec documents`);
       });

@@ -78,6 +78,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/threads/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the threads that match filters.
+         * @description Extra operation. Counts the threads a search with the same filters would find, without limit or offset. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`POST /threads/count` answers a bare integer), @langchain/langgraph-sdk's client (`threads.count` sends `metadata, values, status`) and @langchain/langgraph-api, observed.
+         */
+        post: operations["countThreads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/threads/{thread_id}": {
         parameters: {
             query?: never;
@@ -96,7 +116,11 @@ export interface paths {
         delete: operations["deleteThread"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a thread's metadata.
+         * @description Extra operation. The given metadata is merged into the thread's: its keys replace those of the same name, the others stay. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`PATCH /threads/{thread_id}`, ThreadPatch `{metadata, ttl}`), @langchain/langgraph-sdk's client (`threads.update`) and @langchain/langgraph-api, observed (metadata merged, 200 with the thread).
+         */
+        patch: operations["updateThread"];
         trace?: never;
     };
     "/threads/{thread_id}/copy": {
@@ -228,6 +252,26 @@ export interface paths {
         get: operations["joinRun"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/threads/{thread_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run.
+         * @description Extra operation. Ends a pending or running run: with `action` interrupt (the default) the run is kept, `interrupted`, with the steps it completed; with rollback it is deleted with what it wrote, as the multitask strategies of the same names do (§3). A run that has ended is left as it is. No request body. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`POST /threads/{thread_id}/runs/{run_id}/cancel`, query `wait`, `action`), @langchain/langgraph-sdk's client (`runs.cancel` sends `?wait=0|1&action=interrupt|rollback`) and @langchain/langgraph-api, observed (202 without wait, 204 with it, unknown run 404).
+         */
+        post: operations["cancelRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -414,6 +458,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assistants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an assistant of a graph.
+         * @description Extra operation. Creates an assistant, a configuration of a deployed graph (§1, §2.10), at version 1. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`POST /assistants`, AssistantCreate: `graph_id` required; a duplicate `assistant_id` answers 409 unless `if_exists` is do_nothing; `name` defaults to Untitled), @langchain/langgraph-sdk's client (`assistants.create`) and @langchain/langgraph-api, observed.
+         */
+        post: operations["createAssistant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assistants/search": {
         parameters: {
             query?: never;
@@ -448,10 +512,18 @@ export interface paths {
         get: operations["getAssistant"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an assistant, with its runs and crons.
+         * @description Extra operation. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`DELETE /assistants/{assistant_id}`, query `delete_threads`), langgraph-api (deletes answer 204) and @langchain/langgraph-sdk's client (`assistants.delete` sends `?delete_threads=false` unless asked: with true, the threads whose `metadata.assistant_id` is the assistant go too).
+         */
+        delete: operations["deleteAssistant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an assistant, making a new version of it.
+         * @description Extra operation. The fields given replace the assistant's (its metadata is merged), and its version goes up by one. Reference source: the Agent Server OpenAPI, docs.langchain.com/langsmith/agent-server-openapi.json (`PATCH /assistants/{assistant_id}`), the LangGraph docs "Manage assistants" (an update creates a new version) and @langchain/langgraph-sdk's client (`assistants.update`).
+         */
+        patch: operations["updateAssistant"];
         trace?: never;
     };
 }
@@ -620,6 +692,91 @@ export interface components {
             sort_order?: string;
             /** @description The fields to answer (threads.search) (not shown in §4.5; @langchain/langgraph-sdk); not checked. */
             select?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Thread count filters (Agent Server OpenAPI; @langchain/langgraph-sdk's threads.count); open object. */
+        ThreadCount: {
+            /** @description Only threads whose metadata holds every key given, with an equal value (Agent Server OpenAPI). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Only threads whose state values hold every key given, with an equal value (Agent Server OpenAPI). */
+            values?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Only threads with this status (Agent Server OpenAPI).
+             * @enum {string}
+             */
+            status?: "idle" | "busy" | "interrupted" | "error";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Thread update body (Agent Server OpenAPI ThreadPatch; @langchain/langgraph-sdk's threads.update); open object. */
+        ThreadUpdate: {
+            /** @description Metadata merged into the thread's (Agent Server OpenAPI). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Time to live, `{ttl: minutes, strategy}`: the thread is deleted when it expires (Agent Server OpenAPI). The simulator expires no thread and refuses it (422 naming it). */
+            ttl?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Assistant creation body (Agent Server OpenAPI AssistantCreate; @langchain/langgraph-sdk's assistants.create); open object. */
+        AssistantCreate: {
+            /** @description The deployed graph the assistant configures (Agent Server OpenAPI). */
+            graph_id: string;
+            /**
+             * Format: uuid
+             * @description The id to create the assistant with; a new UUID when absent (Agent Server OpenAPI).
+             */
+            assistant_id?: string;
+            /**
+             * @description raise (409, the default) or do_nothing (answer the existing assistant) when assistant_id exists (Agent Server OpenAPI).
+             * @enum {string}
+             */
+            if_exists?: "raise" | "do_nothing";
+            /** @description The assistant's configuration (§2.10; Agent Server OpenAPI). */
+            config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Static context of the assistant's runs (Agent Server OpenAPI). */
+            context?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Assistant metadata (Agent Server OpenAPI). */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Assistant name; Untitled when absent (Agent Server OpenAPI). */
+            name?: string | null;
+            /** @description Assistant description (Agent Server OpenAPI). */
+            description?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Assistant update body (Agent Server OpenAPI AssistantPatch; @langchain/langgraph-sdk's assistants.update); open object. */
+        AssistantUpdate: {
+            /** @description The deployed graph the assistant configures from this version on (Agent Server OpenAPI). */
+            graph_id?: string;
+            /** @description The configuration of the new version (Agent Server OpenAPI). */
+            config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The static context of the new version (Agent Server OpenAPI). */
+            context?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Metadata merged into the assistant's (Agent Server OpenAPI). */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The new name (Agent Server OpenAPI). */
+            name?: string | null;
+            /** @description The new description (Agent Server OpenAPI). */
+            description?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -1075,6 +1232,10 @@ export type Thread = components['schemas']['Thread'];
 export type ThreadCreate = components['schemas']['ThreadCreate'];
 export type Superstep = components['schemas']['Superstep'];
 export type ThreadSearch = components['schemas']['ThreadSearch'];
+export type ThreadCount = components['schemas']['ThreadCount'];
+export type ThreadUpdate = components['schemas']['ThreadUpdate'];
+export type AssistantCreate = components['schemas']['AssistantCreate'];
+export type AssistantUpdate = components['schemas']['AssistantUpdate'];
 export type ThreadState = components['schemas']['ThreadState'];
 export type CheckpointRef = components['schemas']['CheckpointRef'];
 export type HistoryRequest = components['schemas']['HistoryRequest'];
@@ -1262,6 +1423,50 @@ export interface operations {
             };
         };
     };
+    countThreads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ThreadCount"];
+            };
+        };
+        responses: {
+            /** @description The number of matching threads, a bare integer (Agent Server OpenAPI). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getThread: {
         parameters: {
             query?: never;
@@ -1343,6 +1548,62 @@ export interface operations {
                 };
             };
             /** @description A thread id that is not a UUID (not shown in the spec). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id (§2.7; a UUID). */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ThreadUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated thread (Agent Server OpenAPI). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            /** @description Unknown thread (status codes for unknown ids are not shown, §7). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1791,6 +2052,79 @@ export interface operations {
                 };
             };
             /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: {
+                /** @description Answer once the run has ended (1 or true) or at once (0 or false, the default) (Agent Server OpenAPI; the SDK sends 0 or 1). */
+                wait?: "0" | "1" | "true" | "false";
+                /** @description interrupt (the default) keeps the run, interrupted; rollback deletes it with what it wrote (Agent Server OpenAPI). */
+                action?: "interrupt" | "rollback";
+            };
+            header?: never;
+            path: {
+                /** @description Thread id (§2.7; a UUID). */
+                thread_id: string;
+                /** @description Run id (§2.9; a UUID). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run was cancelled; any body (Agent Server OpenAPI; not shown). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The cancellation was accepted, no body (langgraph-api, without wait). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The run has ended, no body (@langchain/langgraph-api, with wait). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown thread or run (status codes for unknown ids are not shown, §7). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2334,6 +2668,68 @@ export interface operations {
             };
         };
     };
+    createAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistantCreate"];
+            };
+        };
+        responses: {
+            /** @description The created assistant (Agent Server OpenAPI). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            /** @description The graph is not deployed on this server (not shown; the open-source JS server creates the assistant and fails its runs later). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An assistant with the requested `assistant_id` already exists (Agent Server OpenAPI; not shown in the spec). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     searchAssistants: {
         parameters: {
             query?: never;
@@ -2400,6 +2796,124 @@ export interface operations {
                 };
             };
             /** @description Unknown id (thread, run, assistant, checkpoint or cron). Status codes for unknown ids are not shown (§7); the reference Python server answers 404 `{"detail": "..."}` (langgraph-api). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteAssistant: {
+        parameters: {
+            query?: {
+                /** @description Also delete the threads whose metadata.assistant_id is this assistant; default false (Agent Server OpenAPI). */
+                delete_threads?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description Assistant UUID, or a graph id selecting the graph's default assistant (§2.10). */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assistant was deleted; any body (Agent Server OpenAPI; not shown). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The assistant was deleted, no body (langgraph-api). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown assistant (status codes for unknown ids are not shown, §7). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid request. Not in the spec for the agent server; the reference Python server answers 422 `{"detail": "<message>"}` (langgraph-api). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by a rate limit (§8). Agent servers enforce the two default rows of the table, for a request carrying x-api-key or x-user-id; other limits of thread, run and assistant endpoints are not shown (RATE-OTHER-ENDPOINT-LIMITS). Status and headers are not shown (§8, RATE-EXCEEDED-BEHAVIOUR); the real platform answers 429 (LangSmith docs "Administration overview", docs.langchain.com/langsmith/administration-overview) and the simulator adds Retry-After, the whole seconds until the exhausted row admits the caller again (RATE-RETRY-AFTER). */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted (RATE-RETRY-AFTER); not promised by the real service. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Assistant UUID, or a graph id selecting the graph's default assistant (§2.10). */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AssistantUpdate"];
+            };
+        };
+        responses: {
+            /** @description The assistant, at its new version (Agent Server OpenAPI). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assistant"];
+                };
+            };
+            /** @description Unknown assistant (status codes for unknown ids are not shown, §7). */
             404: {
                 headers: {
                     [name: string]: unknown;

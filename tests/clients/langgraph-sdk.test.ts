@@ -29,6 +29,17 @@ async function httpStatus(call: Promise<unknown>): Promise<number | string> {
   }
 }
 
+/** How the SDK failed: the HTTPError's status and message (status undefined when the call succeeded). */
+async function refusal(call: Promise<unknown>): Promise<{ status?: number; message: string }> {
+  try {
+    await call;
+    return { message: 'no error' };
+  } catch (error) {
+    const { status, message } = error as { status?: number; message?: unknown };
+    return { status, message: String(message) };
+  }
+}
+
 async function collect(stream: AsyncIterable<{ event: string; data: unknown }>): Promise<{ event: string; data: unknown }[]> {
   const events: { event: string; data: unknown }[] = [];
   for await (const { event, data } of stream) events.push({ event, data });
@@ -353,6 +364,175 @@ test.describe('crons', () => {
     await client.crons.delete(global.cron_id);
     expect(ids(await client.crons.search())).toEqual([own.cron_id]);
     expect(await httpStatus(client.crons.delete(global.cron_id))).toBe(404);
+  });
+});
+
+// What the client calls that the spec does not show (§4.5 has no update, count, delete, cancel or assistant
+// create): served as the service serves them, on a simulator that is not strict.
+test.describe('beyond the spec, as the service serves it', () => {
+  let open: Simulator;
+  let sdk: Client;
+  test.beforeAll(async () => {
+    open = await Simulator.start({ quiet: true });
+    sdk = new Client({ apiUrl: open.urls['agent-server'], apiKey: null });
+  });
+  test.afterAll(async () => open.close());
+  test.beforeEach(() => open.reset());
+
+  test("threads.update merges the metadata given into the thread's and answers the thread; a ttl, which the simulator cannot honour, fails with 422 naming it", async () => {
+    const thread = await sdk.threads.create({ metadata: { owner: 'sdk', color: 'red' }, graphId: 'agent' });
+    const updated = await sdk.threads.update(thread.thread_id, { metadata: { color: 'blue', size: 'big' } });
+    expect(updated.thread_id).toBe(thread.thread_id);
+    expect(updated.metadata).toEqual({ owner: 'sdk', color: 'blue', size: 'big', graph_id: 'agent' });
+    expect(await sdk.threads.get(thread.thread_id)).toEqual(updated);
+    expect(await httpStatus(sdk.threads.update(UNKNOWN, { metadata: { a: 1 } }))).toBe(404);
+    const refused = await refusal(sdk.threads.update(thread.thread_id, { metadata: { a: 1 }, ttl: 60 }));
+    expect(refused.status).toBe(422);
+    expect(refused.message).toContain('ttl');
+    expect((await sdk.threads.get(thread.thread_id)).metadata, 'a refused update changes nothing').toEqual(updated.metadata);
+  });
+
+  test('threads.count answers how many threads match metadata, values and status, with no limit', async () => {
+    for (let i = 0; i < 12; i++) await sdk.threads.create({ metadata: { color: i % 3 === 0 ? 'blue' : 'red' }, graphId: 'agent' });
+    const busy = await sdk.threads.create({ metadata: { color: 'green' }, graphId: 'agent' });
+    const run = await sdk.runs.create(busy.thread_id, 'agent', { input: { topic: 'counted', delay_ms: 1000 } });
+    expect(await sdk.threads.count()).toBe(13);
+    expect(await sdk.threads.count({ metadata: { color: 'red' } })).toBe(8);
+    expect(await sdk.threads.count({ status: 'busy' })).toBe(1);
+    expect(await sdk.threads.count({ metadata: { color: 'blue' }, status: 'busy' })).toBe(0);
+    open.advance(1000);
+    await sdk.runs.join(busy.thread_id, run.run_id);
+    expect(await sdk.threads.count({ values: { topic: 'counted' } })).toBe(1);
+  });
+
+  test('threads.delete deletes the thread with its runs: reading either then fails with 404, as does a second delete', async () => {
+    const thread = await sdk.threads.create({ graphId: 'agent' });
+    const run = await sdk.runs.create(thread.thread_id, 'agent', { input: { topic: 'doomed', delay_ms: 1000 } });
+    await sdk.threads.delete(thread.thread_id);
+    expect(await httpStatus(sdk.threads.get(thread.thread_id))).toBe(404);
+    expect(await httpStatus(sdk.runs.get(thread.thread_id, run.run_id))).toBe(404);
+    expect(await httpStatus(sdk.threads.delete(thread.thread_id))).toBe(404);
+  });
+
+  test('runs.cancel interrupts a run in progress: it is kept, interrupted, with what it wrote, and the next run queued on the thread starts', async () => {
+    const thread = await sdk.threads.create({ graphId: 'agent' });
+    const first = await sdk.runs.create(thread.thread_id, 'agent', { input: { topic: 'cancelled', delay_ms: 1000 } });
+    const queued = await sdk.runs.create(thread.thread_id, 'agent', { input: { topic: 'next' }, multitaskStrategy: 'enqueue' });
+    expect((await sdk.runs.get(thread.thread_id, queued.run_id)).status).toBe('pending');
+    await sdk.runs.cancel(thread.thread_id, first.run_id);
+    expect((await sdk.runs.get(thread.thread_id, first.run_id)).status).toBe('interrupted');
+    expect(topic(await sdk.runs.join(thread.thread_id, queued.run_id))).toBe('next');
+    expect((await sdk.runs.get(thread.thread_id, queued.run_id)).status).toBe('success');
+    expect((await sdk.threads.get(thread.thread_id)).status).toBe('idle');
+    const history = await sdk.threads.getHistory(thread.thread_id, { limit: 100 });
+    expect(
+      history.some((s) => topic(s.values) === 'cancelled'),
+      'the interrupted run keeps the steps it completed',
+    ).toBe(true);
+  });
+
+  test('runs.cancel with wait and rollback deletes the run and what it wrote, and the thread is idle again', async () => {
+    const thread = await sdk.threads.create({ graphId: 'agent' });
+    await sdk.runs.wait(thread.thread_id, 'agent', { input: { topic: 'kept' } });
+    const run = await sdk.runs.create(thread.thread_id, 'agent', { input: { topic: 'rolled back', delay_ms: 1000 } });
+    await sdk.runs.cancel(thread.thread_id, run.run_id, true, 'rollback');
+    expect(await httpStatus(sdk.runs.get(thread.thread_id, run.run_id))).toBe(404);
+    expect(topic((await sdk.threads.getState(thread.thread_id)).values)).toBe('kept');
+    expect((await sdk.threads.get(thread.thread_id)).status).toBe('idle');
+    expect((await sdk.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(['success']);
+  });
+
+  test('runs.cancel leaves a run that has ended as it is; an unknown run fails with 404', async () => {
+    const thread = await sdk.threads.create({ graphId: 'agent' });
+    const run = await sdk.runs.create(thread.thread_id, 'agent', { input: { topic: 'done' } });
+    await sdk.runs.join(thread.thread_id, run.run_id);
+    await sdk.runs.cancel(thread.thread_id, run.run_id);
+    expect((await sdk.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    expect(await httpStatus(sdk.runs.cancel(thread.thread_id, UNKNOWN))).toBe(404);
+  });
+
+  test('assistants.create answers a new assistant of the graph at version 1, which get, search and runs find; its id again fails with 409 unless ifExists is do_nothing', async () => {
+    const created = await sdk.assistants.create({ graphId: 'agent', name: 'mine', config: { configurable: { tone: 'dry' } }, metadata: { team: 'sdk' } });
+    expect(created.assistant_id).toMatch(UUID);
+    expect(created).toMatchObject({ graph_id: 'agent', name: 'mine', version: 1, config: { configurable: { tone: 'dry' } }, metadata: { team: 'sdk' } });
+    expect(created.created_at).toMatch(DATE_TIME);
+    expect(await sdk.assistants.get(created.assistant_id)).toEqual(created);
+    expect((await sdk.assistants.search({ metadata: { team: 'sdk' } })).map((a) => a.assistant_id)).toEqual([created.assistant_id]);
+    const thread = await sdk.threads.create({ graphId: 'agent' });
+    const run = await sdk.runs.create(thread.thread_id, created.assistant_id, { input: { topic: 'mine' } });
+    expect(run.assistant_id).toBe(created.assistant_id);
+
+    expect(await httpStatus(sdk.assistants.create({ graphId: 'agent', assistantId: created.assistant_id }))).toBe(409);
+    expect(await sdk.assistants.create({ graphId: 'agent', assistantId: created.assistant_id, ifExists: 'do_nothing', name: 'other' })).toEqual(created);
+    const chosen = await sdk.assistants.create({ graphId: 'agent', assistantId: UNKNOWN });
+    expect(chosen).toMatchObject({ assistant_id: UNKNOWN, name: 'Untitled', version: 1 });
+    expect(await httpStatus(sdk.assistants.create({ graphId: 'no-such-graph' }))).toBe(404);
+  });
+
+  test('assistants.update answers the next version: the fields given replace the old ones and metadata is merged', async () => {
+    const created = await sdk.assistants.create({ graphId: 'agent', name: 'v1', config: { configurable: { tone: 'dry' } }, metadata: { team: 'sdk' } });
+    const updated = await sdk.assistants.update(created.assistant_id, { name: 'v2', config: { configurable: { tone: 'warm' } }, metadata: { stage: 'beta' } });
+    expect(updated).toMatchObject({
+      assistant_id: created.assistant_id,
+      graph_id: 'agent',
+      name: 'v2',
+      version: 2,
+      config: { configurable: { tone: 'warm' } },
+      metadata: { team: 'sdk', stage: 'beta' },
+      created_at: created.created_at,
+    });
+    expect(await sdk.assistants.get(created.assistant_id)).toEqual(updated);
+    expect(await httpStatus(sdk.assistants.update(UNKNOWN, { name: 'x' }))).toBe(404);
+  });
+
+  test('assistants.delete deletes the assistant with its runs; with deleteThreads, the threads whose metadata names it go too', async () => {
+    const assistant = await sdk.assistants.create({ graphId: 'agent' });
+    const thread = await sdk.threads.create({ graphId: 'agent' });
+    const run = await sdk.runs.create(thread.thread_id, assistant.assistant_id, { input: { topic: 'orphan', delay_ms: 1000 } });
+    await sdk.assistants.delete(assistant.assistant_id);
+    expect(await httpStatus(sdk.assistants.get(assistant.assistant_id))).toBe(404);
+    expect(await httpStatus(sdk.runs.get(thread.thread_id, run.run_id))).toBe(404);
+    expect((await sdk.threads.get(thread.thread_id)).status, 'its thread stays, idle').toBe('idle');
+    expect(await httpStatus(sdk.assistants.delete(assistant.assistant_id))).toBe(404);
+
+    const other = await sdk.assistants.create({ graphId: 'agent' });
+    const named = await sdk.threads.create({ metadata: { assistant_id: other.assistant_id } });
+    const unnamed = await sdk.threads.create({ metadata: { assistant_id: 'someone else' } });
+    await sdk.assistants.delete(other.assistant_id, { deleteThreads: true });
+    expect(await httpStatus(sdk.threads.get(named.thread_id))).toBe(404);
+    expect((await sdk.threads.get(unnamed.thread_id)).thread_id).toBe(unnamed.thread_id);
+  });
+
+  test('store.* is not served: it fails with 404 naming the store', async () => {
+    const calls = [
+      () => sdk.store.putItem(['docs'], 'k', { v: 1 }),
+      () => sdk.store.getItem(['docs'], 'k'),
+      () => sdk.store.deleteItem(['docs'], 'k'),
+      () => sdk.store.searchItems(['docs']),
+      () => sdk.store.listNamespaces(),
+    ];
+    for (const call of calls) {
+      const refused = await refusal(call());
+      expect(refused.status).toBe(404);
+      expect(refused.message).toMatch(/does not serve the store/);
+    }
+  });
+
+  test('on the real clock, runs.cancel ends a run in progress at once: it is interrupted and join returns', async () => {
+    const real = await Simulator.start({ quiet: true, clock: 'real' });
+    try {
+      const live = new Client({ apiUrl: real.urls['agent-server'], apiKey: null });
+      const thread = await live.threads.create({ graphId: 'agent' });
+      const started = Date.now();
+      const run = await live.runs.create(thread.thread_id, 'agent', { input: { topic: 'stopped' } });
+      await live.runs.cancel(thread.thread_id, run.run_id);
+      await live.runs.join(thread.thread_id, run.run_id);
+      expect(Date.now() - started, 'well before the 2 s a run takes').toBeLessThan(1_500);
+      expect((await live.runs.get(thread.thread_id, run.run_id)).status).toBe('interrupted');
+      expect((await live.threads.get(thread.thread_id)).status).toBe('idle');
+    } finally {
+      await real.close();
+    }
   });
 });
 

@@ -57,6 +57,17 @@ export const ASSISTANT_MUTATIONS: Record<string, Mutation> = {
     }),
     delivery: (req) => ({ ...req, body: assistantIds(req.body, toHex) }),
   },
+  'assistant-delete-keeps': {
+    breaks: ['ASSISTANT-DELETE'],
+    description: 'DELETE /assistants/{assistant_id} answers 204 and deletes nothing',
+    request: (req) => (calls(req, 'deleteAssistant') ? { status: 204, headers: {}, body: undefined } : req),
+  },
+  'assistant-update-same-version': {
+    breaks: ['ASSISTANT-UPDATE'],
+    description: 'an updated assistant keeps its version',
+    response: (res, req) =>
+      calls(req, 'updateAssistant') && res.status < 300 ? { ...res, body: { ...object(res.body), version: Number(object(res.body).version) - 1 } } : res,
+  },
   'run-assistant-as-given': {
     breaks: ['ASSISTANT-GRAPH-ID-DEFAULT'],
     description: "a run created by graph id names the graph id as its assistant, not the graph's default assistant",

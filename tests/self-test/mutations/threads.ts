@@ -126,6 +126,17 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     description: 'DELETE /threads/{thread_id} answers 204 and deletes nothing',
     request: (req) => (calls(req, 'deleteThread') ? { status: 204, headers: {}, body: '' } : req),
   },
+  'thread-count-in-an-object': {
+    breaks: ['THREAD-COUNT'],
+    description: 'POST /threads/count answers {count: n} instead of a bare integer',
+    response: (res, req) => (calls(req, 'countThreads') && res.status === 200 ? { ...res, body: { count: res.body } } : res),
+  },
+  'thread-update-replaces-metadata': {
+    breaks: ['THREAD-UPDATE'],
+    description: "PATCH /threads/{thread_id} replaces the thread's metadata with the one given",
+    response: (res, req) =>
+      calls(req, 'updateThread') && res.status < 300 ? { ...res, body: { ...object(res.body), metadata: object(req.body).metadata ?? {} } } : res,
+  },
   'state-stale': {
     breaks: ['THREAD-STATE'],
     description: 'GET state answers the first checkpoint instead of the current one',
