@@ -49,12 +49,19 @@ Options:
                         as POST /__sim/faults takes it. An invalid file or a missing
                         variable stops startup (exit 2).
   --strict              refuse with 422 what the contract's open schemas let through, naming
-                        the field: a body field no schema declares (a typo such as "inptu")
-                        and a value outside the set the contract lists for an open field
-                        (run_type of a trace run). Without it such a request is answered as
-                        usual, and the answer's ${contract().requestViolationsHeader} header names them
+                        the field: a body field no schema declares (a typo such as "inptu"),
+                        a query parameter the operation does not document, and a value
+                        outside the set the contract lists for an open field (run_type of a
+                        trace run). Without it such a request is answered as usual, and the
+                        answer's ${contract().requestViolationsHeader} header names them
                         (URI-encoded JSON). Bodies are JSON either way: one without
                         Content-Type: application/json answers 415
+  --spec-only           serve only what the spec shows: each operation the contract marks
+                        beyond the spec (x-spec: extra: paths the official clients call that
+                        the spec's tables do not show) answers 404 with a JSON error body
+                        whose message names the operation, so a client's tests show whether
+                        it depends on anything the spec does not promise. /__sim/info says
+                        spec: only
   --log-level <level>   error, warn, info (default) or debug: what the simulator tells of
                         itself. error: its own bugs (a request it answered 500), on stderr;
                         warn adds each request with violations (as info logs it), on stderr;
@@ -93,6 +100,7 @@ export async function simulate(args: string[]): Promise<number> {
     'no-admin': { type: 'boolean' },
     'no-rate-limits': { type: 'boolean' },
     strict: { type: 'boolean' },
+    'spec-only': { type: 'boolean' },
     config: { type: 'string' },
     'log-level': { type: 'string' },
     state: { type: 'string' },
@@ -145,6 +153,7 @@ function simulatorOptions(values: ReturnType<typeof parse>): SimulatorOptions & 
     admin: values['no-admin'] !== true,
     rateLimits: values['no-rate-limits'] !== true,
     strict: values.strict === true,
+    spec: values['spec-only'] === true ? 'only' : 'all',
     deploymentConfig,
     logLevel,
   };
@@ -230,7 +239,8 @@ function describe(sim: Simulator, configFile: string | undefined, { rateLimits, 
   const admin = sim.capabilities().length > 0 ? `${sim.urls['agent-server']}/__sim/info` : 'off (--no-admin): /__sim answers 404';
   lines.push(`[simulator] admin path      ${admin}`);
   if (!rateLimits) lines.push('[simulator] rate limits off (--no-rate-limits): no §8 row refuses a request');
-  if (strict) lines.push('[simulator] strict (--strict): a request with an undeclared field or an unlisted value answers 422');
+  if (strict) lines.push('[simulator] strict (--strict): a request with an undeclared field or query parameter, or an unlisted value, answers 422');
+  if (info.spec === 'only') lines.push('[simulator] spec only (--spec-only): each operation beyond the spec answers 404 naming it');
   const workspaceName = new Map(info.credentials.workspaces.map((w) => [w.id, w.name]));
   lines.push('[simulator] API keys (send as X-Api-Key; x-tenant-id selects a workspace; the platform API of a region knows only its own keys):');
   for (const key of info.credentials.api_keys) {

@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
-import type { Capability, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
+import type { Capability, SimulatorInfo, Snapshot, SpecMode } from '../specs/types/simulator-admin.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
 import { agentServerRoutes, agentServerUnserved } from './agent-server/routes.ts';
@@ -77,6 +77,8 @@ interface SimulatorOptions {
   rateLimits?: boolean;
   /** Refuse with 422 a request the contract's open schemas let through (simulator/http/request-violations.ts); default false. */
   strict?: boolean;
+  /** `only`: every operation beyond the spec (x-spec: extra) answers 404 naming it (simulator/http/server.ts); default `all`. */
+  spec?: SpecMode;
 }
 
 export const DEFAULT_SEED = '1';
@@ -198,6 +200,7 @@ export class Simulator {
           admit: limiter && admission(limiter),
           onInternalError: this.internalError,
           strict: options.strict,
+          spec: options.spec,
           log: this.log,
           // A deployment's agent server is of the agent-server plane: its faults apply.
           fault: ({ method, path, operation }) => this.faults.take({ method, path, operation, endpoint: 'agent-server' }),
@@ -266,6 +269,7 @@ export class Simulator {
         admit: limiter && admission(limiter),
         onInternalError: this.internalError,
         strict: this.options.strict,
+        spec: this.options.spec,
         log: this.log,
         fault: ({ method, path, operation }) => this.faults.take({ method, path, operation, endpoint }),
       });
@@ -474,6 +478,8 @@ export class Simulator {
       // The webhook settings as written (environment references unresolved), so the suites
       // know which §6 behaviour to expect of this target.
       deployment_config: webhookSettings(this.options.deploymentConfig ?? NO_DEPLOYMENT_CONFIG),
+      // What it serves, so that a harness knows a spec-only simulator serves nothing beyond the spec.
+      spec: this.options.spec ?? 'all',
     };
   }
 }

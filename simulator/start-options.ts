@@ -32,6 +32,7 @@ const TAKES = {
   rateLimits: flag,
   config: text,
   strict: flag,
+  spec: { what: "'all' or 'only'", accepts: (value) => value === 'all' || value === 'only' },
   logLevel: { what: `one of ${LOG_LEVELS.join(', ')}`, accepts: isLogLevel },
 } satisfies Record<Exclude<keyof StartOptions, 'ports' | 'state'>, Takes>;
 

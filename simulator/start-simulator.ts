@@ -15,13 +15,13 @@
 // tests do, the simulator closed then with a warning that says so, rather than hanging after `ok`.
 import { environment } from '../harness/environment.ts';
 import { type AdminAnswer, type AdminOperationId, contract, type Endpoint } from '../specs/contract.ts';
-import type { ClockAdvance, Credentials, Fault, Reset, SimulatorInfo, Snapshot } from '../specs/types/simulator-admin.ts';
+import type { ClockAdvance, Credentials, Fault, Reset, SimulatorInfo, Snapshot, SpecMode } from '../specs/types/simulator-admin.ts';
 import { loadDeploymentConfig } from './deployment-config.ts';
 import type { LogLevel } from './log.ts';
 import { DEFAULT_SEED, Simulator } from './simulator.ts';
 import { checkStartOptions } from './start-options.ts';
 
-export type { ClockAdvance, Credentials, Endpoint, Fault, Reset, SimulatorInfo, Snapshot };
+export type { ClockAdvance, Credentials, Endpoint, Fault, Reset, SimulatorInfo, Snapshot, SpecMode };
 
 export interface StartOptions {
   /** Seed of the generated ids (default '1'): the same seed gives the same ids. */
@@ -53,6 +53,13 @@ export interface StartOptions {
    * such a request is answered, and the answer names what was wrong in X-Apc-Request-Violations).
    */
   strict?: boolean;
+  /**
+   * `'all'` (default): every operation of the contract is served, those beyond the spec (the paths
+   * the official clients call that the spec does not show) marked as such. `'only'`: each operation
+   * beyond the spec answers 404 with a message that names it, so a client's tests show whether it
+   * depends on anything the spec does not promise (`simulate --spec-only`).
+   */
+  spec?: SpecMode;
   /** Start from a snapshot (what `getSnapshot()` answers). */
   state?: Snapshot;
   /**
@@ -143,6 +150,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     host: options.host,
     rateLimits: options.rateLimits,
     strict: options.strict,
+    spec: options.spec,
     deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, environment()),
     logLevel: options.logLevel ?? 'warn',
     holdsProcess: false,

@@ -145,7 +145,15 @@ interface MediaType {
 export interface OpenApiOperation {
   operationId: string;
   /** `x-rule`: the rule that says what the parameter does (the self-tests ignore it on purpose). */
-  parameters?: { name: string; in: string; required?: boolean; schema?: unknown; 'x-rule'?: string }[];
+  parameters?: {
+    name: string;
+    in: string;
+    required?: boolean;
+    schema?: unknown;
+    'x-rule'?: string;
+    /** Why the simulator cannot honour this parameter: it refuses a request that gives it (422 naming it), never ignores it. */
+    'x-not-implemented'?: string;
+  }[];
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
   /** `x-rule`: the rule that states this status (the self-tests answer another on purpose). */
   responses?: Record<string, { description?: string; content?: Record<string, MediaType>; 'x-rule'?: string }>;

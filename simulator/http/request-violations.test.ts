@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { contract } from '../../specs/contract.ts';
-import { requestViolationCheck } from './request-violations.ts';
+import { queryViolations, requestViolationCheck, strictIssues } from './request-violations.ts';
 
 const violationsOf = (plane: 'agent-server' | 'platform-api', operationId: string, body: unknown) => {
   const check = requestViolationCheck(contract().operation(plane, operationId));
@@ -47,4 +47,21 @@ test('values of other types are left to the validator, and odd keys come back as
 test('every operation with a JSON body compiles (refs resolve), and one without a body has no check', () => {
   for (const operation of [...contract().operations, ...contract().adminOperations]) requestViolationCheck(operation);
   expect(requestViolationCheck(contract().operation('agent-server', 'getThread'))).toBeUndefined();
+});
+
+test('a query parameter not documented is a violation; one documented but not implemented is refused, whatever the mode', () => {
+  const documented = [{ name: 'limit' }, { name: 'filter', 'x-not-implemented': 'the filter grammar is not served' }];
+  const asked = queryViolations(documented, new URLSearchParams('limit=3&limt=4&filter=eq(name,"a")&filter=x'));
+  expect(asked.violations).toEqual([{ in: 'query', at: 'limt', type: 'extra_forbidden', message: "unknown query parameter 'limt': did you mean 'limit'?" }]);
+  expect(asked.refused).toEqual([
+    {
+      loc: ['query', 'filter'],
+      msg: "the simulator does not implement the query parameter 'filter' (the filter grammar is not served): send the request without it",
+      type: 'not_implemented',
+    },
+  ]);
+  expect(strictIssues(asked.violations)).toEqual([
+    { loc: ['query', 'limt'], msg: "unknown query parameter 'limt': did you mean 'limit'?", type: 'extra_forbidden' },
+  ]);
+  expect(queryViolations(documented, new URLSearchParams('limit=1'))).toEqual({ violations: [], refused: [] });
 });

@@ -9,7 +9,9 @@ import { closest } from '../../specs/suggest.ts';
 import { pointerSegments, type ValidationIssue } from './errors.ts';
 
 export interface RequestViolation {
-  /** JSON pointer into the body. */
+  /** Where it is: the body (the default when absent) or the query string. */
+  in?: 'query';
+  /** JSON pointer into the body; in the query string, the parameter's name. */
   at: string;
   message: string;
   /** As pydantic names them: an unknown field, or a value outside the listed set. */
@@ -56,9 +58,46 @@ export function encodeRequestViolations(violations: RequestViolation[]): string 
   return encodeURIComponent(JSON.stringify(violations));
 }
 
-/** Strict mode's refusal of them: each a validation issue under `body`, as FastAPI's extra_forbidden names the field. */
+/** Strict mode's refusal of them: each a validation issue under `body` (or `query`), as FastAPI's extra_forbidden names the field. */
 export function strictIssues(violations: RequestViolation[]): ValidationIssue[] {
-  return violations.map((v) => ({ loc: ['body', ...pointerSegments(v.at)], msg: v.message, type: v.type }));
+  return violations.map((v) => ({ loc: v.in === 'query' ? ['query', v.at] : ['body', ...pointerSegments(v.at)], msg: v.message, type: v.type }));
+}
+
+/** A query parameter as the contract documents it: `x-not-implemented` says why the simulator cannot honour it. */
+interface QueryParameter {
+  name: string;
+  'x-not-implemented'?: string;
+}
+
+/**
+ * What the query string asks beyond what the simulator can do, by the operation's documented
+ * query parameters. A parameter the contract does not document is a violation (beyond the spec:
+ * marked, refused in strict mode); one it documents but the simulator does not implement
+ * (`x-not-implemented`) is refused whatever the mode, as a 422 issue naming it: never ignored,
+ * since an answer that ignores a filter is silently wrong.
+ */
+export function queryViolations(documented: readonly QueryParameter[], query: URLSearchParams): { violations: RequestViolation[]; refused: ValidationIssue[] } {
+  const violations: RequestViolation[] = [];
+  const refused: ValidationIssue[] = [];
+  for (const name of new Set(query.keys())) {
+    const parameter = documented.find((p) => p.name === name);
+    if (!parameter) violations.push({ in: 'query', at: name, type: 'extra_forbidden', message: unknownParameter(name, documented) });
+    else if (parameter['x-not-implemented'] !== undefined)
+      refused.push({
+        loc: ['query', name],
+        msg: `the simulator does not implement the query parameter '${name}' (${parameter['x-not-implemented']}): send the request without it`,
+        type: 'not_implemented',
+      });
+  }
+  return { violations, refused };
+}
+
+/** `unknown query parameter 'limt': did you mean 'limit'?`, or what the operation documents. */
+function unknownParameter(name: string, documented: readonly QueryParameter[]): string {
+  const names = documented.map((p) => p.name);
+  const guess = closest(name, names);
+  if (guess) return `unknown query parameter '${name}': did you mean '${guess}'?`;
+  return `unknown query parameter '${name}': the contract documents ${names.length > 0 ? names.map((n) => `'${n}'`).join(', ') : 'none'} here`;
 }
 
 export type RequestViolationCheck = (body: unknown) => RequestViolation[];

@@ -32,6 +32,45 @@ test('an unknown route answers 404 and a known route with another method 405 wit
   expect(res.headers.get('allow')).toContain('POST');
 });
 
+test('a 405 names what the contract documents there, not the spec (which lists no GET /sessions)', async () => {
+  const res = await sim.request('platform-api', '/api/v1/sessions', { method: 'PUT' });
+  expect([res.status, await res.json()]).toEqual([405, { detail: 'Method PUT not allowed on /api/v1/sessions: the contract documents GET there' }]);
+});
+
+const HEADER = 'x-apc-request-violations';
+const violations = (res: Response) => JSON.parse(decodeURIComponent(res.headers.get(HEADER) ?? 'null')) as unknown;
+
+test('a query parameter the operation does not document is answered, and named in the violations header', async () => {
+  const own = new Simulator({ seed: 'query', quiet: true });
+  const send = (method: string, path: string, body?: string) =>
+    own.request('agent-server', path, { method, body, headers: { 'content-type': 'application/json' } });
+  const thread = (await (await send('POST', '/threads', '{}')).json()) as { thread_id: string };
+  const res = await send('GET', `/threads/${thread.thread_id}?limt=3&limt=4`);
+  expect(res.status).toBe(200);
+  expect(violations(res)).toEqual([
+    { in: 'query', at: 'limt', type: 'extra_forbidden', message: "unknown query parameter 'limt': the contract documents none here" },
+  ]);
+  // A documented one is no violation; a typo of one is named with the fix.
+  const runs = await send('GET', `/threads/${thread.thread_id}/runs?limit=3&ofset=1`);
+  expect(runs.status).toBe(200);
+  expect(violations(runs)).toEqual([{ in: 'query', at: 'ofset', type: 'extra_forbidden', message: "unknown query parameter 'ofset': did you mean 'offset'?" }]);
+});
+
+test("strict mode refuses an undocumented query parameter with 422 naming it, in each plane's error style", async () => {
+  const strict = new Simulator({ seed: 'http', quiet: true, strict: true });
+  const refused = await strict.request('agent-server', '/threads?wait=1', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  expect([refused.status, await refused.json()]).toEqual([
+    422,
+    { detail: "Invalid request: query.wait: unknown query parameter 'wait': the contract documents none here" },
+  ]);
+  const key = strict.info().credentials.api_keys.find((k) => k.role === 'primary')!.key;
+  const sessions = await strict.request('platform-api', '/api/v1/sessions?nme=x', { headers: { 'x-api-key': key } });
+  expect([sessions.status, await sessions.json()]).toEqual([
+    422,
+    { detail: [{ loc: ['query', 'nme'], msg: "unknown query parameter 'nme': did you mean 'name'?", type: 'extra_forbidden' }] },
+  ]);
+});
+
 test('request validation names the field and the path', async () => {
   const res = await send('POST', '/threads/search', JSON.stringify({ limit: 'x', status: 'sleeping' }));
   expect(res.status).toBe(422);

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import type { SpecMode } from '../../specs/types/simulator-admin.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import type { FaultEffect } from '../faults.ts';
 import type { Log } from '../log.ts';
@@ -14,6 +15,7 @@ import { ApiError, errorBody, type ErrorStyle, type ValidationIssue, violationIs
 import { logRequest, requestLevel, type LoggedRequest } from './request-log.ts';
 import {
   encodeRequestViolations,
+  queryViolations,
   REQUEST_VIOLATIONS_HEADER,
   requestViolationCheck,
   strictIssues,
@@ -47,6 +49,11 @@ interface PlaneOptions {
    * without it such a request is answered as usual, its violations in a header.
    */
   strict?: boolean;
+  /**
+   * `only`: every operation the contract marks beyond the spec (`x-spec: extra`, Operation.notShown)
+   * answers 404 naming it, as a target that serves only what the spec shows; `all` (default) serves them.
+   */
+  spec?: SpecMode;
   /** Where each request is logged (request-log.ts). */
   log?: Log;
   /** Why a path that no route serves is not served, when the plane knows its clients call it: the 404 says so. */
@@ -148,15 +155,23 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       return incoming.discard().then(() => {
         const why = options.unserved?.(path);
         if (why) throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: ${why}`);
-        // A client library may call endpoints the spec does not document: say that the simulator has none of those.
-        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: the simulator serves the endpoints the spec documents`);
+        // A client library may call endpoints the contract does not document: say that the simulator has none of those.
+        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: the simulator serves the operations its contract documents`);
       });
     }
+    // The one place a 405 is written, for every plane: it names what the contract documents (the
+    // spec's tables and the operations beyond them, x-spec: extra), not "the spec".
     if (match.kind === 'method-not-allowed') {
       return incoming.discard().then(() => {
-        throw new ApiError(405, `Method ${method} not allowed on ${path}: the spec documents ${match.allow.join(', ')} there`, undefined, {
+        throw new ApiError(405, `Method ${method} not allowed on ${path}: the contract documents ${match.allow.join(', ')} there`, undefined, {
           allow: match.allow.join(', '),
         });
+      });
+    }
+    if (options.spec === 'only' && match.route.operation.notShown) {
+      const { operation } = match.route;
+      return incoming.discard().then(() => {
+        throw beyondTheSpec(operation);
       });
     }
     const raw = incoming.body(maxBody);
@@ -172,11 +187,19 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     route.handler.authenticate?.(headers);
     const body = route.body === 'raw' ? raw : parseJsonBody(headers, raw);
     const checks = requestChecks(route.operation);
+    // Query parameters the contract does not document are marked (refused in strict mode); those it
+    // documents and the simulator does not implement are refused (never ignored).
+    let unhonoured: ValidationIssue[] | undefined;
+    if (query.size > 0) {
+      const asked = queryViolations(checks.queryParameters, query);
+      if (asked.violations.length > 0) incoming.violations = asked.violations;
+      if (asked.refused.length > 0) unhonoured = asked.refused;
+    }
     if (checks.violations && body !== undefined && !Buffer.isBuffer(body)) {
       const violations = checks.violations(body);
-      if (violations.length > 0) incoming.violations = violations;
+      if (violations.length > 0) incoming.violations = [...(incoming.violations ?? []), ...violations];
     }
-    validateRequest(checks, params, query, body, options.strict ? incoming.violations : undefined);
+    validateRequest(checks, params, query, body, options.strict ? incoming.violations : undefined, unhonoured);
     const request: Request = { method, path, params, query, headers, body, raw };
     return route.handler(request);
   }
@@ -262,6 +285,14 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Spec-only mode's answer to an operation beyond the spec: 404, naming it (the plane renders it in its error shape). */
+function beyondTheSpec(operation: Operation<Api>): ApiError {
+  return new ApiError(
+    404,
+    `${operation.operationId} (${operation.method} ${operation.path}) is beyond the spec: the contract marks it x-spec: extra, and this simulator serves only what the spec shows (spec-only mode)`,
+  );
+}
 
 /** Every answer to a request with violations carries them, refusals included. */
 function withViolations(reply: Reply, violations: RequestViolation[] | undefined): Reply {
@@ -393,9 +424,10 @@ function validateRequest(
   query: URLSearchParams,
   body: unknown,
   refused: RequestViolation[] | undefined,
+  unhonoured: ValidationIssue[] | undefined,
 ): void {
   // Filled only when something is wrong: a valid request allocates nothing here.
-  let issues: ValidationIssue[] | undefined;
+  let issues: ValidationIssue[] | undefined = unhonoured && [...unhonoured];
   for (const name in params) {
     const violations = checks.path.get(name)?.(params[name]);
     if (violations?.length) (issues ??= []).push(...violationIssues(['path', name], violations));
@@ -429,6 +461,8 @@ type Check = (value: unknown) => Violation[];
 interface RequestChecks {
   path: Map<string, Check>;
   query: { name: string; required: boolean; schema: unknown; check?: Check }[];
+  /** The query parameters the operation documents, as written (queryViolations). */
+  queryParameters: NonNullable<Operation<Api>['document']['parameters']>;
   body?: Check;
   bodyRequired: boolean;
   /** What the body's open schemas let through (request-violations.ts), when they leave anything to check. */
@@ -451,6 +485,7 @@ function requestChecks(operation: Operation<Api>): RequestChecks {
     query: parameters
       .filter((p) => p.in === 'query')
       .map((p) => ({ name: p.name, required: p.required === true, schema: p.schema, check: contract().parameterValidator(operation, 'query', p.name) })),
+    queryParameters: parameters.filter((p) => p.in === 'query'),
     body: contract().requestBodyValidator(operation),
     bodyRequired: operation.document.requestBody?.required === true,
     violations: requestViolationCheck(operation),

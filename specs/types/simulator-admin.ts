@@ -278,7 +278,13 @@ export interface components {
             credentials: components["schemas"]["Credentials"];
             /** @description The webhook settings of the deployment configuration, as written (environment references unresolved). */
             deployment_config: components["schemas"]["DeploymentConfigFile"];
+            spec: components["schemas"]["SpecMode"];
         };
+        /**
+         * @description Which operations the simulator serves. all (default): every operation of the contract, those beyond the spec's endpoint tables (x-spec: extra) included, as the real service does. only (simulate --spec-only, startSimulator({ spec: 'only' })): each operation beyond the spec answers 404 with a JSON error body in its plane's error shape whose message names the operation and says it is beyond the spec, so a client can check it depends on nothing the spec does not promise.
+         * @enum {unknown}
+         */
+        SpecMode: "all" | "only";
         /** @description A deployment configuration file as written, its environment references unresolved: the keys that say how webhooks are sent (specs/schemas/deployment-config.schema.yaml states the file, §6). Other keys are allowed. */
         DeploymentConfigFile: {
             webhooks?: {
@@ -359,7 +365,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Added by the simulator to every answer of a plane (the admin path's included) whose request did what the contract does not document, though its open schemas let it through: a body field no schema declares (an object schema that lists properties; free-form maps such as input, metadata and config are not checked), or a value outside the set an x-client-values extension lists. Absent when there is none. The value is URI-encoded JSON, a list of {at, message, type}: `at` a JSON pointer into the body, `type` extra_forbidden (an unknown field) or enum (a value outside the set), as pydantic names them. The lenient simulator answers such a request as usual; `simulate --strict` refuses it with 422 naming the field. The recording proxy's x-apc-violations header is another one: the answer's violations. */
+        /** @description Added by the simulator to every answer of a plane (the admin path's included) whose request did what the contract does not document, though its open schemas let it through: a body field no schema declares (an object schema that lists properties; free-form maps such as input, metadata and config are not checked), a value outside the set an x-client-values extension lists, or a query parameter the operation does not document. Absent when there is none. The value is URI-encoded JSON, a list of {in, at, message, type}: `in` query for a query parameter (absent for the body), `at` a JSON pointer into the body or the query parameter's name, `type` extra_forbidden (an unknown field or a query parameter the operation does not document) or enum (a value outside the set), as pydantic names them. The lenient simulator answers such a request as usual; `simulate --strict` refuses it with 422 naming the field or parameter. The recording proxy's x-apc-violations header is another one: the answer's violations. */
         RequestViolations: string;
     };
     pathItems: never;
@@ -373,6 +379,7 @@ export type CredentialRole = components['schemas']['CredentialRole'];
 export type Credential = components['schemas']['Credential'];
 export type Credentials = components['schemas']['Credentials'];
 export type SimulatorInfo = components['schemas']['SimulatorInfo'];
+export type SpecMode = components['schemas']['SpecMode'];
 export type DeploymentConfigFile = components['schemas']['DeploymentConfigFile'];
 export type UrlPolicy = components['schemas']['UrlPolicy'];
 export type ClockReading = components['schemas']['ClockReading'];

@@ -328,7 +328,7 @@ test("the exported types (simulator, report, matrix) check in a TypeScript proje
   writeFileSync(
     join(project, 'typed.mts'),
     [
-      `import { SimulatorError, startSimulator, type Fault, type RunningSimulator } from '${NAME}/simulator';`,
+      `import { SimulatorError, startSimulator, type Fault, type RunningSimulator, type SpecMode } from '${NAME}/simulator';`,
       `import type { Matrix } from '${NAME}/matrix';`,
       `import type { ConformanceReport } from '${NAME}/report';`,
       "const columns: Matrix['columns'] = [];",
@@ -344,10 +344,15 @@ test("the exported types (simulator, report, matrix) check in a TypeScript proje
       'await sim.setFault({ statuss: 503 });',
       "// @ts-expect-error: the clock is 'real' or 'virtual'",
       "await startSimulator({ clock: 'fake' });",
+      'const spec: SpecMode = (await sim.getSimulatorInfo()).spec;',
+      "const specOnly: RunningSimulator = await startSimulator({ clock: 'virtual', spec: 'only' });",
+      'await specOnly.close();',
+      "// @ts-expect-error: spec is 'all' or 'only'",
+      "await startSimulator({ spec: 'some' });",
       "// @ts-expect-error: no plane 'agent'",
       "sim.urls['agent'];",
       'await sim.close();',
-      'console.log(base, left, now, key, status, columns, gate);',
+      'console.log(base, left, now, key, status, columns, gate, spec);',
     ].join('\n'),
   );
   await typecheck(project, 'typed.mts');

@@ -16,7 +16,7 @@ import { Simulator } from '../../simulator/simulator.ts';
 import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_OAUTH_PROVIDERS, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
-import type { DeploymentConfigFile } from '../../specs/types/simulator-admin.ts';
+import type { DeploymentConfigFile, SpecMode } from '../../specs/types/simulator-admin.ts';
 
 export interface MutableRequest {
   method: string;
@@ -114,6 +114,8 @@ export async function startBrokenTarget(
   seed = '1',
   /** Keys the target config declares besides the fronts' (a variant's not_shown_operations), or instead of the embedded simulator's (oauth_providers). */
   declares: Record<string, unknown> = {},
+  /** Options of the simulator behind the fronts (a variant that is one of its modes: spec-only). */
+  simulatorOptions: { spec?: SpecMode } = {},
 ): Promise<BrokenTarget> {
   const route: MutationRouter = typeof mutations === 'function' ? mutations : () => mutations;
   const receiverPort = await freePort();
@@ -126,7 +128,7 @@ export async function startBrokenTarget(
   const env = { ...EMBEDDED_HEADER_VARIABLE };
   const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', '--lean-stacks'];
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
-  const simulator = await Simulator.start({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env) });
+  const simulator = await Simulator.start({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env), ...simulatorOptions });
   const memories = new Map<Mutation, Map<string, unknown>>();
   const knownKeys = simulator.info().credentials.api_keys.map((k) => k.key);
   const memoryOf = (mutation: Mutation) => memories.get(mutation) ?? memories.set(mutation, new Map([[KNOWN_API_KEYS, knownKeys]])).get(mutation)!;

@@ -57,7 +57,7 @@ function planVariants(clean: ConformanceReport): VariantGroup[] {
     .sort(([a], [b]) => a.localeCompare(b))) {
     const mutation = asMutation(variant);
     const trial = { name, variant, mutation, ...reach(mutation, clean) };
-    if (variant.declares || mutation.keyedOnSecrets || mutation.rateLimits || mutation.deploymentConfig)
+    if (variant.declares || variant.simulator || mutation.keyedOnSecrets || mutation.rateLimits || mutation.deploymentConfig)
       alone.push({ trials: [trial], testList: planeFiles(clean, planeOf(mutation.endpoint ?? 'agent-server')), alone: true });
     else apart.push(trial);
   }
@@ -100,7 +100,7 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
   if (reached.length === 0) return;
   const byRecording = new Map(reached.flatMap((trial) => [...trial.recordings].map((id) => [id, trial.mutation] as const)));
   const route = alone ? reached[0].mutation : (id: string | undefined) => (id === undefined ? undefined : byRecording.get(recordingKey(id)));
-  const target = await startBrokenTarget(route, '1', reached[0].variant.declares ?? {});
+  const target = await startBrokenTarget(route, '1', reached[0].variant.declares ?? {}, alone ? reached[0].variant.simulator : undefined);
   try {
     const list = join(mkdtempSync(join(tmpdir(), 'apc-test-list-')), 'tests.txt');
     writeFileSync(list, `${group.testList.join('\n')}\n`);

@@ -60,7 +60,7 @@ function ownSchemeHeaders(req: MutableRequest): MutableRequest {
 const fixture = (name: string) => parseYaml(readFileSync(new URL(`../../../fixtures/platform/${name}`, import.meta.url), 'utf8'));
 
 /** The integrations of the simulator's primary key's workspace, as a user whose target lists none writes them in its config. */
-function primaryIntegrations(): string[] {
+export function primaryIntegrations(): string[] {
   const { api_keys } = fixture('workspaces.yaml') as { api_keys: { role: string; default_workspace?: string }[] };
   const workspace = api_keys.find((k) => k.role === 'primary')?.default_workspace;
   const { integrations } = fixture('integrations.yaml') as { integrations: { id: string; workspace: string }[] };

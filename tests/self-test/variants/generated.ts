@@ -2,10 +2,12 @@
 // - every resource object it answers carries a key of its own beyond those the spec lists (no
 //   schema of the planes is closed: the spec lists fields, never "only these");
 // - every operation the spec does not show answers 404, as a target that serves only what the spec
-//   shows does: once declared in its config (not_shown_operations), once undeclared.
+//   shows does: once declared in its config (not_shown_operations), once undeclared, through a front;
+//   and once as the simulator's own spec-only mode (simulate --spec-only), declared as its user would.
 import { contract, PLANES, planeOf, type Endpoint, type Plane } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse } from '../broken-target.ts';
 import { isRecord, jsonError } from '../mutations/support.ts';
+import { primaryIntegrations } from './control-plane.ts';
 import type { Variant } from './variant.ts';
 
 interface Schema {
@@ -134,6 +136,25 @@ function servesOnlyWhatTheSpecShows(endpoint: Endpoint, declared: boolean): Vari
   };
 }
 
+/**
+ * The simulator itself in spec-only mode (startSimulator({ spec: 'only' })): every operation beyond
+ * the spec answers 404 naming it, on every plane, deployments' agent servers included. Its config
+ * declares what its user would: none of those operations served, and the integration to deploy
+ * (the listing of integrations is one of them). It must pass what the front-made variant of the
+ * same plane passes, declared.
+ */
+function specOnly(endpoint: Endpoint): Variant {
+  const plane = planeOf(endpoint);
+  return {
+    endpoint,
+    description: `the simulator's spec-only mode (simulate --spec-only): every operation beyond the spec answers 404 naming it; its config declares so (a run of the ${plane})`,
+    allowedBy: `§4: the endpoint tables list what a target serves; ${PLANES.flatMap((p) => [...notShownOf(p)]).join(', ')} are beyond them ("not shown")`,
+    simulator: { spec: 'only' },
+    declares: { not_shown_operations: Object.fromEntries(PLANES.map((p) => [p, []])), integration_ids: primaryIntegrations() },
+    passes: PASSES_SERVING_ONLY_SHOWN[plane]?.(),
+  };
+}
+
 /** The endpoint of each plane the variants break (the platform API's US region stands for both). */
 const ENDPOINT_OF: Record<Plane, Endpoint> = { 'agent-server': 'agent-server', 'control-plane': 'control-plane', 'platform-api': 'platform-api' };
 
@@ -142,5 +163,6 @@ export const GENERATED_VARIANTS: Record<string, Variant> = Object.fromEntries(
     [`${plane}-extra-keys`, extraKeys(ENDPOINT_OF[plane])],
     [`${plane}-serves-only-shown-declared`, servesOnlyWhatTheSpecShows(ENDPOINT_OF[plane], true)],
     [`${plane}-serves-only-shown-undeclared`, servesOnlyWhatTheSpecShows(ENDPOINT_OF[plane], false)],
+    [`${plane}-spec-only`, specOnly(ENDPOINT_OF[plane])],
   ]),
 );

@@ -3,6 +3,7 @@
 // variant must fail no MUST rule and leave none unjudged for a reason it did not declare (principle
 // 7: red means non-conformant). It is built as a mutation that breaks nothing, behind the same front.
 import type { Plane } from '../../../specs/contract.ts';
+import type { SpecMode } from '../../../specs/types/simulator-admin.ts';
 import type { Mutation } from '../broken-target.ts';
 
 export interface Variant extends Omit<Mutation, 'breaks' | 'description' | 'notJudged'> {
@@ -15,6 +16,11 @@ export interface Variant extends Omit<Mutation, 'breaks' | 'description' | 'notJ
    * integration_ids, oauth_providers); `oauth_providers: undefined` leaves out the simulator's.
    */
   declares?: { not_shown_operations?: Partial<Record<Plane, string[]>>; integration_ids?: string[]; oauth_providers?: string[] };
+  /**
+   * Options the target's simulator starts with, where the variant is one of the simulator's own
+   * modes (spec-only) rather than a front's rewrite: such a variant gets a run of its own.
+   */
+  simulator?: { spec?: SpecMode };
   /**
    * Why the variant leaves MUST rules unjudged for a reason its config does not declare (a read the
    * spec does not show that it refuses, undeclared): the run may then exit 1 for them, never fail one.
@@ -49,6 +55,6 @@ export interface VariantOutcome {
 
 /** The variant as the broken targets' front applies it: a mutation that breaks no rule. */
 export function asMutation(variant: Variant): Mutation {
-  const { allowedBy: _, declares: __, leavesUnjudged: ___, passes: ____, ...mutation } = variant;
+  const { allowedBy: _, declares: __, leavesUnjudged: ___, passes: ____, simulator: _____, ...mutation } = variant;
   return { ...mutation, breaks: [] };
 }
