@@ -111,8 +111,9 @@ export const RATE_LIMIT_MUTATIONS: Record<string, Mutation> = {
   'eu-window-gives-way-after-refusal': {
     endpoint: 'platform-api-eu',
     rateLimits: true,
-    // Only a caller refused twice in a row meets it: no test but RATE-RECOVERY's sends again while a window is spent.
-    breaks: ['RATE-RECOVERY'],
+    // Only a caller refused twice in a row meets it: RATE-RECOVERY's test, which sends again while a window is
+    // spent, and RATE-COMBINE's EU property, whose model keeps a refused caller refused.
+    breaks: ['RATE-RECOVERY', 'RATE-COMBINE'],
     description: "at the EU address, a caller's request refused right after a refusal is admitted: its window gives way before its interval",
     response: (res, req, memory) => {
       const key = `refused ${since(req)}`;
