@@ -3,24 +3,10 @@
 // delete). A target that does not serve one declares it in not_shown_operations, and its test is skipped.
 import { expect, test } from '../../harness/fixtures.ts';
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
-import type { ApiClient } from '../../harness/client.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
+import { assistantBody, newAssistant } from './assistants-steps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The body of an assistant of the graph `agent`, marked as this run's and this test's. */
-const assistantBody = (agent: ApiClient, scope: string, metadata: Record<string, unknown> = {}) => ({
-  graph_id: 'agent',
-  name: `apc ${scope}`,
-  config: { configurable: { tone: 'formal' } },
-  metadata: { ...agent.conformanceMark, apc_scope: scope, ...metadata },
-});
-
-async function newAssistant(agent: ApiClient, scope: string, metadata: Record<string, unknown> = {}): Promise<Assistant> {
-  const res = await agent.post<Assistant>('/assistants', assistantBody(agent, scope, metadata));
-  precondition(res, 'create an assistant');
-  return res.json;
-}
 
 test('POST /assistants answers a new assistant of the graph, which GET then answers', { tag: '@ASSISTANT-CREATE' }, async ({ agent, scope }) => {
   const res = await agent.post<Assistant>('/assistants', assistantBody(agent, scope));
