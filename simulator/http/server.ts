@@ -145,12 +145,12 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     if (match.kind === 'not-found') {
       return incoming.discard().then(() => {
         // A client library may call endpoints the spec does not document: say that the simulator has none of those.
-        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: the simulator serves the endpoints the spec documents`);
+        throw new ApiError(404, `No route ${method} ${path} on the ${options.plane} plane: the simulator serves the endpoints its contract documents`);
       });
     }
     if (match.kind === 'method-not-allowed') {
       return incoming.discard().then(() => {
-        throw new ApiError(405, `Method ${method} not allowed on ${path}: the spec documents ${match.allow.join(', ')} there`, undefined, {
+        throw new ApiError(405, `Method ${method} not allowed on ${path}: the contract documents ${match.allow.join(', ')} there`, undefined, {
           allow: match.allow.join(', '),
         });
       });
