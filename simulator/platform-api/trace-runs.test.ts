@@ -80,6 +80,23 @@ test('patches merge in order; lineage cannot change; duplicates and unknown runs
   expect(refusalOf(() => runs.ingest('w', [{ kind: 'patch', id: OTHER, run: {}, at: ['patch'] }], 'service'))?.status).toBe(404);
 });
 
+test('a batch patch that comes in an earlier request than its post is held and applied when the post comes', () => {
+  const runs = store();
+  const patch = (run: Record<string, unknown>): IngestOperation => ({ kind: 'patch', id: ROOT, run, at: ['patch'] });
+  runs.ingest('w', [patch({ outputs: { a: 1 } })], 'caller');
+  expect(refusalOf(() => runs.read('w', ROOT))?.status).toBe(404);
+  runs.ingest('w', [patch({ end_time: 1795323712000 })], 'caller');
+  runs.ingest('w', [post(root)], 'caller');
+  expect(runs.read('w', ROOT)).toMatchObject({ outputs: { a: 1 }, status: 'success', end_time: '2026-11-22T05:01:52.000000Z' });
+  // Applied once: a later post of another run finds nothing held for it, and the run is patched as usual after.
+  runs.ingest('w', [post(child), { kind: 'patch', id: CHILD, run: { outputs: { b: 2 } }, at: ['patch'] }], 'caller');
+  expect(runs.read('w', CHILD).outputs).toEqual({ b: 2 });
+  // In one request, a patch before its post is applied too.
+  const other = store();
+  other.ingest('w', [patch({ outputs: { c: 3 } }), post(root)], 'caller');
+  expect(other.read('w', ROOT).outputs).toEqual({ c: 3 });
+});
+
 test('workspaces hold their own runs', () => {
   const runs = store();
   runs.ingest('a', [post(root)], 'caller');

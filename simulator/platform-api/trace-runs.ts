@@ -10,6 +10,7 @@ import type { IdGenerator } from '../ids.ts';
 import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceTraceRuns } from './stored-trace-run.ts';
 import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
 import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
+import { HeldPatches, HOLD_MS, MAX_HELD } from './held-patches.ts';
 import { normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
@@ -34,6 +35,8 @@ const DEFAULT_EXPERIMENT = 'default';
 
 export class TraceRunStore {
   private readonly workspaces = new Map<string, WorkspaceTraceRuns>();
+  /** Per workspace, patches that came before their run's post (not in a snapshot: they wait minutes at most). */
+  private readonly heldPatches = new Map<string, HeldPatches>();
 
   constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
 
@@ -51,17 +54,33 @@ export class TraceRunStore {
     const lookup = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
+    const now = this.env.clock.now();
+    const held = this.held(workspaceId);
+    // Patches of runs not posted yet, held until their post arrives (held-patches.ts), and the held ones this request's posts apply.
+    const early = new Map<string, Json[]>();
+    const applied = new Set<string>();
     for (const op of operations) {
       if (op.kind === 'post') {
         posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
-        const run = this.post(data, op.run, op.at, lineage, lookup, issues);
+        let run = this.post(data, op.run, op.at, lineage, lookup, issues);
         if (!run) continue;
         if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
+        // The patches that came before this post (held-patches.ts), in the order they came.
+        const waiting = [...held.peek(run.id, now).map((p) => p.run), ...(early.get(run.id) ?? [])];
+        for (const patch of waiting) run = run && this.patch(run, patch, [...op.at, 'held patch'], issues);
+        if (!run) continue;
+        if (waiting.length > 0) applied.add(run.id);
+        early.delete(run.id);
         staged.set(run.id, run);
       } else if (op.kind === 'patch') {
         const current = lookup(op.id);
         if (!current && posted.has(op.id)) continue;
-        if (!current) throw notFound(`Run ${op.id} not found: post it before patching it`);
+        // A batch's patch may come in an earlier request than its post: held. PATCH /runs/{run_id} is sent once its post was answered.
+        if (!current && lineage === 'service') throw notFound(`Run ${op.id} not found: post it before patching it`);
+        if (!current) {
+          early.set(op.id, [...(early.get(op.id) ?? []), op.run]);
+          continue;
+        }
         const patched = this.patch(current, op.run, op.at, issues);
         if (patched) staged.set(op.id, patched);
       } else if (op.kind === 'feedback') {
@@ -81,8 +100,24 @@ export class TraceRunStore {
       }
     }
     if (issues.length > 0) throw unprocessable(`Invalid ingestion request: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+    const holding = [...early.values()].reduce((n, list) => n + list.length, 0);
+    if (holding > 0 && !held.fits(holding, now)) {
+      const [id] = early.keys();
+      throw notFound(
+        `Run ${id} not found: post it before patching it (the simulator holds at most ${MAX_HELD} patches a workspace for ${HOLD_MS / 1000} s until their post arrives, and that hold is full)`,
+      );
+    }
     for (const run of staged.values()) keep(data, run);
     for (const [id, item] of feedback) data.feedback.set(id, item);
+    for (const id of applied) held.drop(id);
+    for (const [id, runs] of early) for (const run of runs) held.hold(id, run, now);
+  }
+
+  /** The patches of a workspace waiting for their post. */
+  private held(workspaceId: string): HeldPatches {
+    let held = this.heldPatches.get(workspaceId);
+    if (!held) this.heldPatches.set(workspaceId, (held = new HeldPatches()));
+    return held;
   }
 
   /** Stores runs and feedback that the service itself produced (experiment uploads). */
@@ -185,6 +220,7 @@ export class TraceRunStore {
 
   clear(): void {
     this.workspaces.clear();
+    this.heldPatches.clear();
   }
 
   /** Runs (attachments in base64), feedback and experiments per workspace, as plain JSON. */
