@@ -5,7 +5,7 @@
 // the other region stores none of its data).
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound, unprocessable } from '../http/errors.ts';
 import type { operations } from '../../specs/types/platform-api.ts';
 import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
 import { parseMultipart } from './multipart.ts';
@@ -63,12 +63,37 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       const name = req.query.get('name') ?? undefined;
       return { body: [...experiments.experimentsNamed(ws(caller), name), ...traceRuns.experimentsNamed(ws(caller), name)] };
     }),
+    // TRACE-PROJECTS: tracing projects made and deleted as the official client's createProject and deleteProject do.
+    createSession: authed((req, caller) => ({ body: traceRuns.createProject(ws(caller), req.body, req.query.get('upsert') === 'true') })),
+    deleteSession: authed((req, caller) => {
+      deleteProjects(platform, ws(caller), [req.params.session_id]);
+      return accepted('Session deleted');
+    }),
+    deleteSessions: authed((req, caller) => {
+      deleteProjects(platform, ws(caller), req.query.getAll('session_ids'));
+      return accepted('Sessions deleted');
+    }),
     readSession: authed((req, caller) => {
       const experiment = experiments.experiment(ws(caller), req.params.session_id) ?? traceRuns.experiment(ws(caller), req.params.session_id);
       if (!experiment) throw notFound(`Session ${req.params.session_id} not found`);
       return { body: experiment };
     }),
   });
+}
+
+/**
+ * Deletes tracing projects, all or none: an uploaded experiment is refused, naming it (the simulator does not delete
+ * what an upload made), and an id that names no project answers 404, as the service does.
+ */
+function deleteProjects(platform: PlatformApi, workspaceId: string, ids: string[]): void {
+  for (const id of ids) {
+    if (platform.experiments.experiment(workspaceId, id))
+      throw unprocessable(`Session ${id} is an uploaded experiment: the simulator deletes tracing projects only`, [
+        { loc: ['path', 'session_id'], msg: 'an uploaded experiment, which the simulator does not delete', type: 'value_error' },
+      ]);
+    if (!platform.traceRuns.hasProject(workspaceId, id)) throw notFound(`Session ${id} not found`);
+  }
+  for (const id of ids) platform.traceRuns.deleteProject(workspaceId, id);
 }
 
 function list(req: Request, name: string): string[] | undefined {

@@ -148,3 +148,20 @@ test('queries by trace, parent, session and id find the same runs as a filter ov
   expect(runs.read('w', all[0][1])).toMatchObject({ outputs: { done: true }, status: 'success' });
   expect(Object.keys(runs.read('w', all[0][2]).attachments as object)).toEqual(['file']);
 });
+
+test('a project is made with no run, and deleted with its runs: they leave every index', () => {
+  const runs = store();
+  const made = runs.createProject('w', { name: 'p', description: 'd' }, false);
+  expect(made).toMatchObject({ name: 'p', description: 'd', run_count: 0 });
+  expect(refusalOf(() => runs.createProject('w', { name: 'p' }, false))?.status).toBe(409);
+  expect(runs.createProject('w', { name: 'p' }, true).id).toBe(made.id);
+  runs.ingest('w', [post({ ...root, session_name: 'p' }), post({ ...child, session_name: 'p' })], 'caller');
+  expect(runs.experimentsNamed('w', 'p')[0].run_count).toBe(2);
+  expect(runs.hasProject('w', String(made.id).toUpperCase())).toBe(true);
+  runs.deleteProject('w', String(made.id));
+  expect([runs.hasProject('w', String(made.id)), runs.experimentsNamed('w', 'p'), runs.query('w', { trace: ROOT }).runs]).toEqual([false, [], []]);
+  expect(refusalOf(() => runs.read('w', CHILD))?.status).toBe(404);
+  // The name is free again, and the run ids too.
+  runs.ingest('w', [post({ ...root, session_name: 'p' })], 'caller');
+  expect(runs.read('w', ROOT).session_name).toBe('p');
+});

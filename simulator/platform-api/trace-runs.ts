@@ -7,7 +7,17 @@ import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
 import type { IdGenerator } from '../ids.ts';
-import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceTraceRuns } from './stored-trace-run.ts';
+import {
+  type Attachment,
+  compact,
+  emptyWorkspace,
+  expand,
+  forgetExperiment,
+  keep,
+  type RunFields,
+  type StoredRun,
+  type WorkspaceTraceRuns,
+} from './stored-trace-run.ts';
 import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
 import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
 import { HeldPatches, HOLD_MS, MAX_HELD } from './held-patches.ts';
@@ -216,6 +226,31 @@ export class TraceRunStore {
         reference_dataset_id: null,
         run_count: data.byExperiment.get(id)?.length ?? 0,
       }));
+  }
+
+  /**
+   * POST /sessions: a tracing project, made with no run (TRACE-PROJECTS). A name taken answers 409, or with `upsert`
+   * the project of that name. Its id and name are kept; the rest of the body is answered back, not kept.
+   */
+  createProject(workspaceId: string, body: Json & { name: string }, upsert: boolean): Json {
+    const data = this.data(workspaceId);
+    const taken = data.experiments.get(body.name);
+    if (taken && !upsert) throw conflict(`Session ${body.name} already exists`);
+    const { id, name } = this.experimentOf(data, undefined, body.name);
+    const answered = { ...body, id, name, tenant_id: workspaceId, reference_dataset_id: body.reference_dataset_id ?? null };
+    return { ...answered, start_time: this.env.clock.iso(), run_count: data.byExperiment.get(id)?.length ?? 0 };
+  }
+
+  /** Whether `experimentId` names a tracing project: one made, or one runs were traced into. */
+  hasProject(workspaceId: string, experimentId: string): boolean {
+    const data = this.data(workspaceId);
+    const id = experimentId.toLowerCase();
+    return data.byExperiment.has(id) || [...data.experiments.values()].includes(id);
+  }
+
+  /** DELETE /sessions/{session_id}: a tracing project and its runs, gone (TRACE-PROJECTS). */
+  deleteProject(workspaceId: string, experimentId: string): void {
+    forgetExperiment(this.data(workspaceId), experimentId.toLowerCase());
   }
 
   clear(): void {

@@ -289,8 +289,16 @@ export interface paths {
          */
         get: operations["listSessions"];
         put?: never;
-        post?: never;
-        delete?: never;
+        /**
+         * Create a tracing project (a session).
+         * @description Extra operation: the official client's `createProject` (langsmith JS client, `POST /sessions`, `?upsert=true` to answer the project of that name when there is one). A name already taken answers 409 unless `upsert` is true. The simulator keeps the project's id and name; its description and extra are answered back but not kept.
+         */
+        post: operations["createSession"];
+        /**
+         * Delete tracing projects by id, with their runs.
+         * @description Extra operation: §8 limits `DELETE /sessions` (Deletion) without showing it; the service deletes the projects named by `session_ids` (LangSmith API reference, `DELETE /api/v1/sessions`). The simulator deletes tracing projects with their runs; it refuses, naming it, an id that is an uploaded experiment.
+         */
+        delete: operations["deleteSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -310,7 +318,11 @@ export interface paths {
         get: operations["readSession"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a tracing project with its runs.
+         * @description Extra operation: the official client's `deleteProject` (langsmith JS client, `DELETE /sessions/{id}`, which takes a 404 as done). The simulator deletes a tracing project with its runs; it refuses, naming it, the id of an uploaded experiment.
+         */
+        delete: operations["deleteSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1471,6 +1483,91 @@ export interface operations {
             };
         };
     };
+    createSession: {
+        parameters: {
+            query?: {
+                /** @description Answer the project of that name when there is one, rather than 409. */
+                upsert?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The project's name */
+                    name: string;
+                    /** @description Free text. */
+                    description?: string | null;
+                    /** @description Metadata and other extras. */
+                    extra?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description The dataset an experiment is run on. */
+                    reference_dataset_id?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSessions: {
+        parameters: {
+            query: {
+                /** @description A project to delete; repeat the parameter for several. */
+                session_ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     readSession: {
         parameters: {
             query?: {
@@ -1488,6 +1585,40 @@ export interface operations {
         responses: {
             /** @description The session. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 // §4.3, §8: the ingestion and query endpoints the spec names only in the rate-limit table,
 // as the official client uses them (langsmith JS client, langsmith-sdk js/src/client.ts).
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
-import { skipDeclared } from '../../harness/checks/attribution.ts';
+import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { baseTime, isoWith, readFeedback, readTraceRun, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
@@ -111,4 +111,45 @@ test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-EN
     await platform.post('/runs/stats', {}),
   ];
   observe('TRACE-OTHER-ENDPOINTS', answers.map((r) => `${r.method} ${r.path} → ${r.status}`).join('; '));
+});
+
+test('POST /sessions makes a tracing project; DELETE /sessions/{id} and DELETE /sessions?session_ids= delete projects, which are no longer listed', {
+  tag: '@TRACE-PROJECTS',
+}, async ({ platform, scope, conformanceRun, time }) => {
+  const start = baseTime(conformanceRun);
+  const names = [`apc-project-${scope}-one`, `apc-project-${scope}-two`];
+  const made: string[] = [];
+  for (const name of names) {
+    const res = await platform.post<{ id?: unknown; name?: unknown }>('/sessions', { name, description: 'made by a conformance test' });
+    expectStatus(res, '2xx');
+    expect(typeof res.json.id, res.describe("the project's id")).toBe('string');
+    expect(res.json.name, res.describe("the project's name")).toBe(name);
+    made.push(res.json.id as string);
+  }
+  // A run traced into the first: deleted with it.
+  const [run] = runTree(new RunIds(scope, conformanceRun), [null], { start });
+  precondition(await platform.post('/runs', { ...run, session_name: names[0] }), 'trace a run into the project');
+  await readTraceRun(platform, time, run.id);
+  const listed = (name: string) => platform.get<{ id: string }[]>(`/sessions?name=${encodeURIComponent(name)}`);
+  // The listing is the evidence that a project is gone: it must show the project first.
+  for (const [i, name] of names.entries()) {
+    const before = await untilWritten(
+      time,
+      () => listed(name),
+      (list) => Array.isArray(list) && list.length > 0,
+    );
+    precondition(before, `list the project ${name}`);
+    if (!Array.isArray(before.json) || !before.json.some((p) => p.id === made[i]))
+      skipForPrecondition(`precondition failed: the project ${name} is listed before it is deleted: ${before.describe()}`, ['UPLOAD-READ-EXPERIMENTS']);
+  }
+  expectStatus(await platform.delete(`/sessions/${made[0]}`), '2xx');
+  expectStatus(await platform.delete(`/sessions?session_ids=${made[1]}`), '2xx');
+  for (const name of names) {
+    const after = await untilWritten(
+      time,
+      () => listed(name),
+      (list) => Array.isArray(list) && list.length === 0,
+    );
+    expect(after.json, after.describe(`the project ${name}, deleted, is no longer listed`)).toEqual([]);
+  }
 });

@@ -140,3 +140,27 @@ test('with gzip allowed by /info, the client compresses its multipart bodies and
     sim.platform.us.instanceFlags = { ...sim.platform.us.instanceFlags, gzip_body_enabled: false };
   }
 });
+
+test('createProject and deleteProject: a project made, traced into and deleted with its runs, by id and by name', async () => {
+  const sent: Sent[] = [];
+  const client = clientFor(sent, { autoBatchTracing: false });
+  const project = await client.createProject({ projectName: 'apc-client-project', description: 'made by the client test' });
+  expect([project.name, typeof project.id]).toEqual(['apc-client-project', 'string']);
+  await expect(client.createProject({ projectName: 'apc-client-project' }), 'a name taken').rejects.toThrow(/409/);
+  expect((await client.createProject({ projectName: 'apc-client-project', upsert: true })).id, 'upsert answers the project').toBe(project.id);
+  const run = uuid7();
+  await client.createRun({ id: run, name: 'in-project', run_type: 'chain', inputs: {}, project_name: 'apc-client-project' });
+  expect((await client.readRun(run)).session_id).toBe(project.id);
+
+  await client.deleteProject({ projectId: project.id });
+  expect(await client.hasProject({ projectName: 'apc-client-project' })).toBe(false);
+  await expect(client.readRun(run), 'its run went with it').rejects.toThrow(/404|not found/i);
+
+  await client.createProject({ projectName: 'apc-client-project-2' });
+  await client.deleteProject({ projectName: 'apc-client-project-2' });
+  expect(await client.hasProject({ projectName: 'apc-client-project-2' })).toBe(false);
+  expect(sent.filter((s) => s.method === 'DELETE').map((s) => s.path)).toEqual([
+    `/sessions/${project.id}`,
+    expect.stringMatching(/^\/sessions\/[0-9a-f-]{36}$/),
+  ]);
+});

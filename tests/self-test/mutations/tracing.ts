@@ -54,6 +54,12 @@ const DEFAULT_TIME = '2026-01-01T00:00:00.000Z';
 const segments = (run: Json) => (typeof run.dotted_order === 'string' ? run.dotted_order.split('.') : []);
 
 export const TRACING_MUTATIONS: Record<string, Mutation> = {
+  'project-delete-ignored': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-PROJECTS'],
+    description: 'DELETE /sessions/{id} answers 202 and deletes nothing',
+    request: (req) => (calls(req, 'deleteSession') ? json(202, { message: 'Session deleted' }) : req),
+  },
   'create-drops-string-inputs': {
     endpoint: 'platform-api',
     breaks: ['TRACE-CREATE'],
