@@ -165,3 +165,16 @@ test('a project is made with no run, and deleted with its runs: they leave every
   runs.ingest('w', [post({ ...root, session_name: 'p' })], 'caller');
   expect(runs.read('w', ROOT).session_name).toBe('p');
 });
+
+test('a query applies its filter expressions, and refuses, naming it, what it cannot apply', () => {
+  const runs = store();
+  runs.ingest('w', [post({ ...root, tags: ['a'] }), post(child)], 'caller');
+  expect(runs.query('w', { filter: 'eq(name, "child")' }).runs.map((r) => r.id)).toEqual([CHILD]);
+  expect(runs.query('w', { filter: 'has(tags, "a")' }).runs.map((r) => r.id)).toEqual([ROOT]);
+  expect(runs.query('w', { trace_filter: 'eq(name, "root")', is_root: false }).runs.map((r) => r.id)).toEqual([CHILD]);
+  expect(runs.query('w', { tree_filter: 'eq(run_type, "llm")', is_root: true }).runs.map((r) => r.id)).toEqual([ROOT]);
+  expect(runs.query('w', { filter: 'eq(name, "nothing")' }).runs).toEqual([]);
+  expect(refusalOf(() => runs.query('w', { filter: 'search("x")' }))?.message).toMatch(/filter: the operator 'search'/);
+  expect(refusalOf(() => runs.query('w', { query: 'free text' }))?.message).toMatch(/does not apply query/);
+  expect(refusalOf(() => runs.query('w', { execution_order: 1 } as never))?.status).toBe(422);
+});

@@ -21,6 +21,7 @@ import {
 import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
 import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
 import { HeldPatches, HOLD_MS, MAX_HELD } from './held-patches.ts';
+import { FilterError, type FilterExpression, matchesFilter, parseFilter } from './run-filter.ts';
 import { normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
@@ -162,6 +163,8 @@ export class TraceRunStore {
     const examples = lower(query.reference_example);
     const trace = query.trace?.toLowerCase();
     const parent = query.parent_run?.toLowerCase();
+    const filters = queryFilters(query);
+    const startedAfter = typeof query.start_time === 'string' ? normalizeTime(query.start_time) : undefined;
     const matching = this.candidates(data, { ids, trace, parent, experiments }).filter(
       (f) =>
         (!ids || ids.has(f.id)) &&
@@ -170,7 +173,10 @@ export class TraceRunStore {
         (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
         (!experiments || experiments.has(String(f.session_id))) &&
         (!query.run_type || f.run_type === query.run_type) &&
-        (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
+        (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())) &&
+        (typeof query.error !== 'boolean' || f.failed === query.error) &&
+        (!startedAfter || f.start_time >= startedAfter) &&
+        (!filters || this.passes(data, f, filters)),
     );
     const direction = query.order === 'asc' ? 1 : -1;
     matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
@@ -179,6 +185,23 @@ export class TraceRunStore {
     const page = matching.slice(offset, offset + limit);
     const next = offset + limit < matching.length ? String(offset + limit) : null;
     return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
+  }
+
+  /**
+   * A run against a query's filter expressions (TRACE-QUERY-FILTER): `filter` on the run, `trace_filter` on its trace's
+   * root, `tree_filter` on any run of its trace.
+   */
+  private passes(data: WorkspaceTraceRuns, run: StoredRun, filters: QueryFilters): boolean {
+    if (filters.filter && !matchesFilter(filters.filter, this.view(data, run))) return false;
+    if (filters.trace) {
+      const root = data.traceRuns.get(run.trace_id);
+      if (!root || !matchesFilter(filters.trace, this.view(data, root))) return false;
+    }
+    if (filters.tree) {
+      const tree = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.traceRuns.get(id) ?? []);
+      if (!tree.some((r) => matchesFilter(filters.tree!, this.view(data, r)))) return false;
+    }
+    return true;
   }
 
   /** POST /feedback: one feedback, on its own (TRACE-FEEDBACK). */
@@ -430,6 +453,66 @@ export class TraceRunStore {
       attachments,
     };
   }
+}
+
+interface QueryFilters {
+  filter?: FilterExpression;
+  trace?: FilterExpression;
+  tree?: FilterExpression;
+}
+
+/** What POST /runs/query applies; `select` names fields to answer, and answering every field holds them all. */
+const HONOURED_QUERY = new Set([
+  'id',
+  'trace',
+  'parent_run',
+  'is_root',
+  'session',
+  'run_type',
+  'reference_example',
+  'order',
+  'limit',
+  'cursor',
+  'select',
+  'filter',
+  'trace_filter',
+  'tree_filter',
+  'error',
+  'start_time',
+]);
+
+/**
+ * A query's filter expressions, parsed; a part of the query the simulator does not apply (a full-text `query`,
+ * `execution_order`, a filter operator or field it does not know) is refused with 422 naming it, never ignored: a
+ * query answered without it would answer runs the caller did not ask for.
+ */
+function queryFilters(query: RunQuery): QueryFilters | undefined {
+  const refused = Object.entries(query).filter(([key, value]) => value !== null && value !== undefined && !HONOURED_QUERY.has(key));
+  if (refused.length > 0) {
+    const names = refused.map(([key]) => key);
+    throw unprocessable(
+      `The simulator does not apply ${names.join(', ')} in a run query: send the query without ${names.length > 1 ? 'them' : 'it'}, or filter with filter, trace_filter or tree_filter`,
+      names.map((key) => ({ loc: ['body', key], msg: `the simulator does not apply ${key} in a run query`, type: 'value_error' })),
+    );
+  }
+  const filters: QueryFilters = {};
+  for (const [key, field] of [
+    ['filter', 'filter'],
+    ['trace_filter', 'trace'],
+    ['tree_filter', 'tree'],
+  ] as const) {
+    const text = query[key];
+    if (text === undefined || text === null || text === '') continue;
+    if (typeof text !== 'string')
+      throw unprocessable(`${key} must be a filter expression, a string`, [{ loc: ['body', key], msg: 'a string', type: 'string_type' }]);
+    try {
+      filters[field] = parseFilter(text);
+    } catch (error) {
+      if (!(error instanceof FilterError)) throw error;
+      throw unprocessable(`The simulator cannot apply ${key}: ${error.message}`, [{ loc: ['body', key], msg: error.message, type: 'value_error' }]);
+    }
+  }
+  return filters.filter || filters.trace || filters.tree ? filters : undefined;
 }
 
 /** Orders ISO times and dotted orders (both compare as plain strings). */

@@ -487,21 +487,21 @@ export interface components {
             limit?: number | null;
             /** @description The cursor of the page to answer, from cursors.next (langsmith JS client). */
             cursor?: string | null;
-            /** @description A search query (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description A full-text search query (listRuns) (not shown in §4.3; langsmith JS client). The simulator does not search text: it refuses a query that carries one, naming it. */
             query?: unknown;
-            /** @description A filter expression (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
-            filter?: unknown;
-            /** @description A filter on the root run (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
-            trace_filter?: unknown;
-            /** @description A filter on any run of the trace (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
-            tree_filter?: unknown;
-            /** @description Only runs at this execution order (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description A filter expression on the run, e.g. `and(eq(name, "x"), has(tags, "t"))` (listRuns; langsmith JS client; LangSmith docs, the filter query language). The simulator applies and, or, not, eq, neq, gt, gte, lt, lte and has on the run's own fields, and refuses, naming it, a part it does not. */
+            filter?: string | null;
+            /** @description A filter expression on the trace's root run (listRuns; langsmith JS client); as `filter`. */
+            trace_filter?: string | null;
+            /** @description A filter expression that some run of the trace satisfies (listRuns; langsmith JS client); as `filter`. */
+            tree_filter?: string | null;
+            /** @description Only runs at this execution order (listRuns) (not shown in §4.3; langsmith JS client). The simulator does not keep one: it refuses a query that carries it, naming it. */
             execution_order?: unknown;
-            /** @description Only runs started after this time, ISO (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description Only runs started at or after this time, ISO (listRuns) (not shown in §4.3; langsmith JS client). */
             start_time?: unknown;
-            /** @description Only runs that failed (true) or did not (false) (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description Only runs that failed (true) or did not (false) (listRuns) (not shown in §4.3; langsmith JS client). */
             error?: unknown;
-            /** @description The fields to answer (listRuns sends its default list) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description The fields to answer (listRuns sends its default list) (not shown in §4.3; langsmith JS client). The simulator answers every field, the selected ones among them. */
             select?: unknown;
         } & {
             [key: string]: unknown;

@@ -70,6 +70,32 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
   ).toEqual([runs[0].id]);
 });
 
+test('POST /runs/query with a filter expression answers the runs it selects and no other', { tag: '@TRACE-QUERY-FILTER' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start: baseTime(conformanceRun) });
+  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
+  // Once the trace is persisted, read without a filter: the evidence that the filter, not a lag, leaves runs out.
+  precondition(
+    await untilWritten(
+      time,
+      () => platform.post<Page>('/runs/query', { trace: runs[0].id }),
+      (page) => Array.isArray(page.runs) && page.runs.length === runs.length,
+    ),
+    'query the whole trace',
+  );
+  const [, wanted] = runs;
+  const res = await platform.post<Page>('/runs/query', { trace: runs[0].id, filter: `eq(name, ${JSON.stringify(wanted.name)})` });
+  expectStatus(res, 200);
+  expect(
+    res.json.runs.map((r) => r.id),
+    res.describe(`eq(name, "${wanted.name}") selects that run alone`),
+  ).toEqual([wanted.id]);
+});
+
 test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, conformanceRun, time }) => {
   const ids = new RunIds(scope, conformanceRun);
   const [root] = runTree(ids, [null], { start: baseTime(conformanceRun) });

@@ -164,3 +164,26 @@ test('createProject and deleteProject: a project made, traced into and deleted w
     expect.stringMatching(/^\/sessions\/[0-9a-f-]{36}$/),
   ]);
 });
+
+test('listRuns with a filter answers the runs it selects; a part the simulator cannot apply is refused, named', async () => {
+  const client = clientFor([], { autoBatchTracing: false });
+  const [a, b] = [uuid7(), uuid7()];
+  for (const [id, name, tags] of [
+    [a, 'filter-a', ['keep']],
+    [b, 'filter-b', []],
+  ] as const) {
+    // tags travel with the run, though CreateRunParams does not declare them.
+    const run = { id, name, run_type: 'chain', inputs: {}, tags: [...tags], project_name: 'apc-client-filter' };
+    await client.createRun(run);
+  }
+  const listed = async (props: Parameters<Client['listRuns']>[0]) => {
+    const ids: string[] = [];
+    for await (const run of client.listRuns(props)) ids.push(run.id);
+    return ids;
+  };
+  expect((await listed({ projectName: 'apc-client-filter' })).sort()).toEqual([a, b].sort());
+  expect(await listed({ projectName: 'apc-client-filter', filter: 'eq(name, "filter-b")' })).toEqual([b]);
+  expect(await listed({ projectName: 'apc-client-filter', filter: 'and(eq(run_type, "chain"), has(tags, "keep"))' })).toEqual([a]);
+  await expect(listed({ projectName: 'apc-client-filter', filter: 'search("filter")' })).rejects.toThrow(/422.*operator 'search'/s);
+  await expect(listed({ projectName: 'apc-client-filter', query: 'filter' })).rejects.toThrow(/422.*does not apply query in a run query/s);
+});
