@@ -342,11 +342,13 @@ export class TraceRunStore {
   /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its experiment. */
   private post(data: WorkspaceTraceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
     const before = issues.length;
-    issues.push(...createdRunIssues(body, at));
+    // POST /runs without an id: the service makes one, as it fills in what the run leaves out (TRACE-CREATE-GENERATES-ID).
+    const generated = body.id === undefined && lineage === 'service';
+    if (!generated) issues.push(...createdRunIssues(body, at));
     const times = runTimes(body, at, issues);
     if (issues.length > before) return undefined;
 
-    const id = uuidKey(body.id as string);
+    const id = generated ? this.env.ids.uuid() : uuidKey(body.id as string);
     const parentId = typeof body.parent_run_id === 'string' ? uuidKey(body.parent_run_id) : null;
     const traceId = typeof body.trace_id === 'string' ? uuidKey(body.trace_id) : undefined;
     const dotted = typeof body.dotted_order === 'string' ? body.dotted_order : undefined;

@@ -187,3 +187,13 @@ test('listRuns with a filter answers the runs it selects; a part the simulator c
   await expect(listed({ projectName: 'apc-client-filter', filter: 'search("filter")' })).rejects.toThrow(/422.*operator 'search'/s);
   await expect(listed({ projectName: 'apc-client-filter', query: 'filter' })).rejects.toThrow(/422.*does not apply query in a run query/s);
 });
+
+test('createRun without an id: the service gives the run one, found in its project', async () => {
+  const sent: Sent[] = [];
+  const client = clientFor(sent, { autoBatchTracing: false });
+  await client.createRun({ name: 'no-id', run_type: 'chain', inputs: { q: 1 }, project_name: 'apc-client-no-id' });
+  expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /runs']);
+  const runs: Run[] = [];
+  for await (const run of client.listRuns({ projectName: 'apc-client-no-id' })) runs.push(run);
+  expect(runs.map((r) => [r.name, r.inputs, typeof r.id, r.trace_id === r.id])).toEqual([['no-id', { q: 1 }, 'string', true]]);
+});

@@ -54,6 +54,14 @@ const DEFAULT_TIME = '2026-01-01T00:00:00.000Z';
 const segments = (run: Json) => (typeof run.dotted_order === 'string' ? run.dotted_order.split('.') : []);
 
 export const TRACING_MUTATIONS: Record<string, Mutation> = {
+  'create-requires-id': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-CREATE-GENERATES-ID'],
+    description: 'POST /runs refuses a named run without an id (422)',
+    // A named run: the rate-limit suites' bodiless requests still reach the target and are counted there.
+    request: (req) =>
+      calls(req, 'createRun') && typeof object(req.body).name === 'string' && object(req.body).id === undefined ? jsonError(422, 'a run needs its id') : req,
+  },
   'project-delete-ignored': {
     endpoint: 'platform-api',
     breaks: ['TRACE-PROJECTS'],
