@@ -28,22 +28,22 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
     getInfo: () => ({ body: platform.info() }), // no credentials (TRACE-INFO)
     // TRACE-CREATE, TRACE-UPDATE, TRACE-MULTIPART: POST /runs, PATCH /runs/{run_id}, POST /runs/multipart.
     createRun: authed((req, caller) => {
-      traceRuns.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
-      return accepted('Run created');
+      const violations = traceRuns.ingest(ws(caller), [{ kind: 'post', run: req.body as Json, at: ['body'] }], 'service');
+      return { ...accepted('Run created'), violations };
     }),
     updateRun: authed((req, caller) => {
-      traceRuns.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
-      return accepted('Run updated');
+      const violations = traceRuns.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
+      return { ...accepted('Run updated'), violations };
     }),
     readRun: authed((req, caller) => ({ body: traceRuns.read(ws(caller), req.params.run_id) })),
     ingestRunsMultipart: authed(async (req, caller) => {
-      traceRuns.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
-      return accepted('Accepted');
+      const violations = traceRuns.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');
+      return { ...accepted('Accepted'), violations };
     }),
     // The endpoints §4.3 names only in the rate-limit table, served as the service does (TRACE-OTHER-ENDPOINTS).
     ingestRunsBatch: authed((req, caller) => {
-      traceRuns.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
-      return accepted('Runs batch ingested');
+      const violations = traceRuns.ingest(ws(caller), batchOperations(req.body as { post?: Json[]; patch?: Json[] }), 'caller');
+      return { ...accepted('Runs batch ingested'), violations };
     }),
     queryRuns: authed((req, caller) => ({ body: traceRuns.query(ws(caller), req.body) })),
     createFeedback: authed((req, caller) => ({ body: traceRuns.createFeedback(ws(caller), req.body as Json) })),

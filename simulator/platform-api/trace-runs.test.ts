@@ -48,7 +48,6 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
     { ...child, trace_id: OTHER },
     { ...child, parent_run_id: OTHER },
     { ...child, dotted_order: childOrder.replace(CHILD, OTHER) },
-    { ...child, start_time: '2026-11-22T06:00:00Z' },
     { ...child, dotted_order: `20261122T050151431001Z${OTHER}.20261122T050152000002Z${CHILD}` },
   ];
   for (const broken of cases) {
@@ -58,6 +57,19 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
     expect(error?.issues?.[0].loc[0]).toBe(`post.${CHILD}`);
     expect(refusalOf(() => runs.read('w', ROOT))?.status, 'the root of the refused request was not kept').toBe(404);
   }
+});
+
+test("a last segment whose time is not the start_time is an interpretation's refusal: kept and marked, refused under strict", () => {
+  const late = { ...child, start_time: '2026-11-22T06:00:00Z' };
+  const runs = store();
+  expect(runs.ingest('w', [post(root), post(late)], 'caller')).toEqual([
+    { at: `/post.${CHILD}/dotted_order`, type: 'interpretation', message: expect.stringMatching(/is not the run's start_time .*--strict/) },
+  ]);
+  expect([runs.read('w', CHILD).dotted_order, runs.read('w', CHILD).start_time]).toEqual([childOrder, '2026-11-22T06:00:00.000000Z']);
+  expect(runs.ingest('w', [post({ ...root, id: OTHER, trace_id: OTHER, dotted_order: `20261122T050151431001Z${OTHER}` })], 'caller')).toEqual([]);
+  const strict = new TraceRunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs'), strict: true });
+  expect(refusalOf(() => strict.ingest('w', [post(root), post(late)], 'caller'))?.issues?.[0].loc).toEqual([`post.${CHILD}`, 'dotted_order']);
+  expect(refusalOf(() => strict.read('w', ROOT))?.status).toBe(404);
 });
 
 test('a patch of a run whose post in the same request is refused answers 422 for the post, not 404', () => {

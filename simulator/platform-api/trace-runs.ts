@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { RequestViolation } from '../http/request-violations.ts';
 import type { IdGenerator } from '../ids.ts';
 import {
   type Attachment,
@@ -49,7 +50,8 @@ export class TraceRunStore {
   /** Per workspace, patches that came before their run's post (not in a snapshot: they wait minutes at most). */
   private readonly heldPatches = new Map<string, HeldPatches>();
 
-  constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
+  /** `strict`: refuse what an interpretation of the spec would refuse; by default it is accepted and marked (ingest's answer). */
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator; strict?: boolean }) {}
 
   /**
    * Applies a request's operations in order, all or none: every ingestion endpoint comes here (TRACE-FLOW-BASIC,
@@ -57,11 +59,12 @@ export class TraceRunStore {
    * ERROR-REFUSED-UNCHANGED-PLATFORM). Each
    * operation's body has passed its schema already (the server checks JSON bodies, parseMultipart the parts).
    */
-  ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): void {
+  ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): RequestViolation[] {
     const data = this.data(workspaceId);
     const staged = new Map<string, StoredRun>();
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
+    const marks: RequestViolation[] = [];
     const lookup = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
@@ -73,7 +76,7 @@ export class TraceRunStore {
     for (const op of operations) {
       if (op.kind === 'post') {
         posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
-        let run = this.post(data, op.run, op.at, lineage, lookup, issues);
+        let run = this.post(data, op.run, op.at, lineage, lookup, issues, marks);
         if (!run) continue;
         if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
         // The patches that came before this post (held-patches.ts), in the order they came.
@@ -122,6 +125,7 @@ export class TraceRunStore {
     for (const [id, item] of feedback) data.feedback.set(id, item);
     for (const id of applied) held.drop(id);
     for (const [id, runs] of early) for (const run of runs) held.hold(id, run, now);
+    return marks;
   }
 
   /** The patches of a workspace waiting for their post. */
@@ -340,7 +344,15 @@ export class TraceRunStore {
   }
 
   /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its experiment. */
-  private post(data: WorkspaceTraceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
+  private post(
+    data: WorkspaceTraceRuns,
+    body: Json,
+    at: Loc,
+    lineage: LineageSource,
+    lookup: LineageLookup,
+    issues: ValidationIssue[],
+    marks: RequestViolation[] = [],
+  ): StoredRun | undefined {
     const before = issues.length;
     // POST /runs without an id: the service makes one, as it fills in what the run leaves out (TRACE-CREATE-GENERATES-ID).
     const generated = body.id === undefined && lineage === 'service';
@@ -353,10 +365,19 @@ export class TraceRunStore {
     const traceId = typeof body.trace_id === 'string' ? uuidKey(body.trace_id) : undefined;
     const dotted = typeof body.dotted_order === 'string' ? body.dotted_order : undefined;
     const issue = (field: string, msg: string) => issues.push({ loc: [...at, field], msg, type: 'value_error' });
+    // What only an interpretation of the spec refuses: refused under --strict, else accepted and marked.
+    const interpretation = this.env.strict
+      ? issue
+      : (field: string, msg: string) =>
+          marks.push({
+            at: `/${[...at, field].map((s) => String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`,
+            message: msg,
+            type: 'interpretation',
+          });
     const computed =
       lineage === 'service' && dotted === undefined
         ? computeLineage({ id, parentId, traceId, start: times.start ?? normalizeTime(this.env.clock.iso())! }, lookup, issue)
-        : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue);
+        : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue, interpretation);
     if (!computed) return undefined;
 
     const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;

@@ -3,8 +3,9 @@
 // POST /runs/multipart, streamed chunked) and the same with gzip, then every run read back
 // with the client, checking trace_id, dotted_order and the parent links (spec §2.5, §4.3).
 import { expect, test } from '@playwright/test';
-import { Client, uuid7, type Run } from 'langsmith';
+import { Client, RunTree, uuid7, type Run } from 'langsmith';
 import { getCurrentRunTree, traceable } from 'langsmith/traceable';
+import { contract } from '../../specs/contract.ts';
 import { Simulator } from '../../simulator/simulator.ts';
 
 type Sent = { method: string; path: string; contentEncoding?: string; streamed: boolean };
@@ -196,4 +197,58 @@ test('createRun without an id: the service gives the run one, found in its proje
   const runs: Run[] = [];
   for await (const run of client.listRuns({ projectName: 'apc-client-no-id' })) runs.push(run);
   expect(runs.map((r) => [r.name, r.inputs, typeof r.id, r.trace_id === r.id])).toEqual([['no-id', { q: 1 }, 'string', true]]);
+});
+
+test("a run whose dotted_order time is not its start_time is ingested and marked by default, refused under strict (an interpretation's rule)", async () => {
+  const lenient = await Simulator.start({ seed: 'langsmith-client-lenient', quiet: true });
+  try {
+    for (const [target, strict] of [
+      [lenient, false],
+      [sim, true],
+    ] as const) {
+      const apiKey = target.workspaces.describe().api_keys.find((k) => k.role === 'primary')!.key;
+      const marks: string[] = [];
+      const statuses: number[] = [];
+      const markingFetch = async (input: string | URL | Request, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        if (String(input).endsWith('/runs/multipart')) statuses.push(res.status);
+        const header = res.headers.get(contract().requestViolationsHeader);
+        if (header) marks.push(...(JSON.parse(decodeURIComponent(header)) as { type: string; at: string }[]).map((v) => `${v.type} ${v.at}`));
+        return res;
+      };
+      const client = new Client({ apiUrl: target.urls['platform-api'], apiKey, fetchImplementation: markingFetch as typeof fetch });
+      // The caller's dotted_order says an hour before its start_time.
+      const start = Date.now();
+      const id = uuid7();
+      const stamp = new Date(start - 3_600_000)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.(\d{3})Z$/, '$1000Z');
+      const run = new RunTree({
+        id,
+        name: 'moved-start',
+        run_type: 'chain',
+        inputs: { q: 1 },
+        client,
+        project_name: 'apc-client',
+        start_time: start,
+        trace_id: id,
+        dotted_order: `${stamp}${id}`,
+      });
+      await run.postRun();
+      await run.end({ answer: 1 });
+      await run.patchRun();
+      await client.awaitPendingTraceBatches();
+      if (strict) {
+        expect(statuses, 'refused under --strict').toContain(422);
+        await expect(client.readRun(id)).rejects.toThrow(/404/);
+      } else {
+        const read = await client.readRun(id);
+        expect([read.outputs, read.dotted_order]).toEqual([{ answer: 1 }, run.dotted_order]);
+        expect(marks).toContain(`interpretation /post.${id}/dotted_order`);
+      }
+    }
+  } finally {
+    await lenient.close();
+  }
 });
