@@ -120,6 +120,12 @@ test('createRun and updateRun answer 202; the update reaches the run its path na
   const updated = await call('PATCH', `/runs/${RUN.toUpperCase()}`, { body: { outputs: { a: 1 } } });
   expect([updated.status, await updated.json()]).toEqual([202, { message: 'Run updated' }]);
   expect(await json('GET', `/runs/${RUN}`)).toMatchObject({ id: RUN, inputs: { q: 1 }, outputs: { a: 1 } });
+  // PATCH /runs, as §4.3's table writes it: the run named by the id in the body.
+  const inBody = await call('PATCH', '/runs', { body: { id: RUN, outputs: { a: 2 } } });
+  expect([inBody.status, await inBody.json()]).toEqual([202, { message: 'Run updated' }]);
+  expect(await json('GET', `/runs/${RUN}`)).toMatchObject({ id: RUN, outputs: { a: 2 } });
+  expect((await call('PATCH', '/runs', { body: { outputs: {} } })).status, 'no id, no run to update').toBe(422);
+  expect((await call('PATCH', '/runs', { body: { id: OTHER_RUN, outputs: {} } })).status).toBe(404);
 });
 
 test('batch and multipart ingestion answer 202 and store their runs', async () => {

@@ -35,6 +35,12 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       const violations = traceRuns.ingest(ws(caller), [{ kind: 'patch', id: req.params.run_id.toLowerCase(), run: req.body as Json, at: ['body'] }], 'service');
       return { ...accepted('Run updated'), violations };
     }),
+    // The spec's own form of the update, the run named in the body (TRACE-UPDATE).
+    updateRunInBody: authed((req, caller) => {
+      const run = req.body as Json;
+      const violations = traceRuns.ingest(ws(caller), [{ kind: 'patch', id: String(run.id).toLowerCase(), run, at: ['body'] }], 'service');
+      return { ...accepted('Run updated'), violations };
+    }),
     readRun: authed((req, caller) => ({ body: traceRuns.read(ws(caller), req.params.run_id) })),
     ingestRunsMultipart: authed(async (req, caller) => {
       const violations = traceRuns.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');

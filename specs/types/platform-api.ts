@@ -38,7 +38,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a trace run named by the id in the body (the path as the spec's table writes it).
+         * @description §4.3's table writes the update as `PATCH /runs`; the official clients send the run id in the path instead (updateRun). Here the body names the run by its `id`, and holds the fields to change. Body and response are not shown (§4.3); the simulator answers 202, as the path form does.
+         */
+        patch: operations["updateRunInBody"];
         trace?: never;
     };
     "/runs/{run_id}": {
@@ -63,7 +67,7 @@ export interface paths {
         head?: never;
         /**
          * Update a trace run, for example to add outputs.
-         * @description The spec table writes the path as `PATCH /runs` (§4.3); the run id travels in the path, as the official clients send it (`PATCH /runs/{id}`, langsmith JS client; LangSmith API reference). The body holds only the fields to change. Body and response are not shown (§4.3); the real service answers 202. A target may take the spec's path with the run id in the body instead: where this path answers 404 or 405, the suites send that form.
+         * @description The spec table writes the path as `PATCH /runs` (§4.3, updateRunInBody); the run id travels in the path, as the official clients send it (`PATCH /runs/{id}`, langsmith JS client; LangSmith API reference). The body holds only the fields to change. Body and response are not shown (§4.3); the real service answers 202. A target may take only the spec's path with the run id in the body: where this path answers 404 or 405, the suites send that form. The simulator serves both.
          */
         patch: operations["updateRun"];
         trace?: never;
@@ -914,6 +918,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TraceRun"];
+            };
+        };
+        responses: {
+            /** @description Accepted for ingestion. The response of the ingestion endpoints is not shown (§4.3); the real service answers 202 with a small JSON map (LangSmith API reference). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateRunInBody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraceRun"] & Record<string, never>;
             };
         };
         responses: {
