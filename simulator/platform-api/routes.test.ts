@@ -66,6 +66,7 @@ test('every row is served bare and under /api/v1 with the same answer; /v2/auth/
     ['GET', `/datasets/${dataset.id}`],
     ['GET', `/examples?dataset=${dataset.id}`],
     ['GET', '/sessions'],
+    ['POST', '/runs/stats', { id: [RUN] }],
     ['GET', `/sessions/${experiment.id}`],
     ['GET', '/info'],
   ];
@@ -75,6 +76,8 @@ test('every row is served bare and under /api/v1 with the same answer; /v2/auth/
     expect([bare.status, prefixed.status], path).toEqual([200, 200]);
     expect(await prefixed.json(), path).toEqual(await bare.json());
   }
+  // GET /runs/stats is stats, never a run named 'stats' (under /api/v1: §8's one-per-10-s row counts the bare path).
+  expect(await json('GET', `/api/v1/runs/stats?session=${OTHER_RUN}`)).toMatchObject({ run_count: 0 });
   const authenticate = { body: { provider: 'github', scopes: ['repo'] } };
   expect((await call('POST', '/v2/auth/authenticate', authenticate)).status).toBe(200);
   expect((await call('POST', '/api/v1/v2/auth/authenticate', authenticate)).status).toBe(404);

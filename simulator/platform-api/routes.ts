@@ -6,7 +6,7 @@
 import { withAuth, type Caller } from '../auth/with-auth.ts';
 import type { WorkspaceDirectory } from '../auth/workspaces.ts';
 import { notFound, unprocessable } from '../http/errors.ts';
-import type { operations } from '../../specs/types/platform-api.ts';
+import type { operations, RunQuery } from '../../specs/types/platform-api.ts';
 import { compileTable, type Reply, type Request, type Route } from '../http/router.ts';
 import { parseMultipart } from './multipart.ts';
 import type { PlatformApi } from './platform-api.ts';
@@ -52,6 +52,9 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       return { ...accepted('Runs batch ingested'), violations };
     }),
     queryRuns: authed((req, caller) => ({ body: traceRuns.query(ws(caller), req.body) })),
+    // TRACE-STATS: the statistics of a run query, POST as the client sends it, GET with the query in the query string.
+    runStats: authed((req, caller) => ({ body: traceRuns.stats(ws(caller), req.body) })),
+    readRunStats: authed((req, caller) => ({ body: traceRuns.stats(ws(caller), statsQuery(req)) })),
     createFeedback: authed((req, caller) => ({ body: traceRuns.createFeedback(ws(caller), req.body as Json) })),
     // TRACE-READ-FEEDBACK: feedback listed by run or session, and read by id.
     listFeedback: authed((req, caller) => ({ body: traceRuns.listFeedback(ws(caller), { run: list(req, 'run'), experiment: list(req, 'session') }) })),
@@ -100,6 +103,19 @@ function deleteProjects(platform: PlatformApi, workspaceId: string, ids: string[
     if (!platform.traceRuns.hasProject(workspaceId, id)) throw notFound(`Session ${id} not found`);
   }
   for (const id of ids) platform.traceRuns.deleteProject(workspaceId, id);
+}
+
+/** GET /runs/stats's query string as the run query POST /runs/stats takes. */
+function statsQuery(req: Request): RunQuery {
+  const flag = (name: string) => (req.query.has(name) ? req.query.get(name) === 'true' : undefined);
+  return {
+    session: list(req, 'session'),
+    trace: req.query.get('trace') ?? undefined,
+    run_type: req.query.get('run_type') ?? undefined,
+    is_root: flag('is_root'),
+    error: flag('error'),
+    filter: req.query.get('filter') ?? undefined,
+  };
 }
 
 function list(req: Request, name: string): string[] | undefined {

@@ -190,3 +190,17 @@ test('a query applies its filter expressions, and refuses, naming it, what it ca
   expect(refusalOf(() => runs.query('w', { query: 'free text' }))?.message).toMatch(/does not apply query/);
   expect(refusalOf(() => runs.query('w', { execution_order: 1 } as never))?.status).toBe(422);
 });
+
+test('stats count the runs a query selects, with the share that failed and the latencies of those that ended', () => {
+  const runs = store();
+  runs.ingest('w', [post(root), post({ ...child, end_time: '2026-11-22T05:01:54.000002Z', error: 'boom' })], 'caller');
+  expect(runs.stats('w', { trace: ROOT })).toEqual({
+    run_count: 2,
+    error_rate: 0.5,
+    latency_p50: 2,
+    latency_p99: 2,
+    last_run_start_time: '2026-11-22T05:01:52.000002Z',
+  });
+  expect(runs.stats('w', { filter: 'eq(name, "none")' })).toMatchObject({ run_count: 0, error_rate: null, latency_p50: null });
+  expect(refusalOf(() => runs.stats('w', { query: 'text' }))?.status).toBe(422);
+});

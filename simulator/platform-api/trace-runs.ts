@@ -161,6 +161,38 @@ export class TraceRunStore {
   /** The runs matching the filter, a page at a time, next null on the last (TRACE-QUERY). */
   query(workspaceId: string, query: RunQuery): { runs: Json[]; cursors: { next: string | null } } {
     const data = this.data(workspaceId);
+    const matching = this.matching(data, query);
+    const direction = query.order === 'asc' ? 1 : -1;
+    matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
+    const offset = Number(query.cursor ?? 0) || 0;
+    const limit = query.limit ?? 100;
+    const page = matching.slice(offset, offset + limit);
+    const next = offset + limit < matching.length ? String(offset + limit) : null;
+    return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
+  }
+
+  /**
+   * POST /runs/stats: what the simulator keeps of the runs a query selects (TRACE-STATS): their count, the share that
+   * failed, the latencies of those that ended (seconds), the latest start.
+   */
+  stats(workspaceId: string, query: RunQuery): Json {
+    const runs = this.matching(this.data(workspaceId), query);
+    const latencies = runs
+      .filter((r) => r.end_time !== null)
+      .map((r) => (Date.parse(r.end_time!) - Date.parse(r.start_time)) / 1000)
+      .sort((a, b) => a - b);
+    const percentile = (p: number) => (latencies.length === 0 ? null : latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]);
+    return {
+      run_count: runs.length,
+      error_rate: runs.length === 0 ? null : runs.filter((r) => r.failed).length / runs.length,
+      latency_p50: percentile(0.5),
+      latency_p99: percentile(0.99),
+      last_run_start_time: runs.reduce<string | null>((latest, r) => (latest === null || r.start_time > latest ? r.start_time : latest), null),
+    };
+  }
+
+  /** The runs a query selects, in no order; a part of it the simulator does not apply is refused (queryFilters). */
+  private matching(data: WorkspaceTraceRuns, query: RunQuery): StoredRun[] {
     const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
     const ids = lower(query.id);
     const experiments = lower(query.session); // the wire's session: the experiments' ids
@@ -169,7 +201,7 @@ export class TraceRunStore {
     const parent = query.parent_run?.toLowerCase();
     const filters = queryFilters(query);
     const startedAfter = typeof query.start_time === 'string' ? normalizeTime(query.start_time) : undefined;
-    const matching = this.candidates(data, { ids, trace, parent, experiments }).filter(
+    return this.candidates(data, { ids, trace, parent, experiments }).filter(
       (f) =>
         (!ids || ids.has(f.id)) &&
         (!trace || f.trace_id === trace) &&
@@ -182,13 +214,6 @@ export class TraceRunStore {
         (!startedAfter || f.start_time >= startedAfter) &&
         (!filters || this.passes(data, f, filters)),
     );
-    const direction = query.order === 'asc' ? 1 : -1;
-    matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
-    const offset = Number(query.cursor ?? 0) || 0;
-    const limit = query.limit ?? 100;
-    const page = matching.slice(offset, offset + limit);
-    const next = offset + limit < matching.length ? String(offset + limit) : null;
-    return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
   }
 
   /**

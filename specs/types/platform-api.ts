@@ -112,6 +112,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Statistics of a project's runs, the query in the query string.
+         * @description Extra operation: §8's Stats row names `/runs/stats` for every method. The simulator serves GET as POST with `session`, `trace`, `run_type`, `is_root`, `error` and `filter` in the query string, so that the path is never read as a run id.
+         */
+        get: operations["readRunStats"];
+        put?: never;
+        /**
+         * Statistics of the runs a query selects.
+         * @description Extra operation: §8 limits `/runs/stats` (Stats) without showing it; the official client's `getRunStats` sends `POST /runs/stats` with a run query (langsmith JS client). The simulator answers the counts and latencies it keeps (run_count, error_rate, latency_p50, latency_p99, last_run_start_time) and refuses, naming it, a part of the query it does not apply, as POST /runs/query does.
+         */
+        post: operations["runStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/query": {
         parameters: {
             query?: never;
@@ -510,6 +534,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Statistics of the runs a query selects (langsmith JS client getRunStats; LangSmith API reference); open object: the service answers more (tokens, costs, feedback) than the simulator keeps. */
+        RunStats: {
+            /** @description How many runs the query selects. */
+            run_count: number;
+            /** @description The share of those runs that failed. */
+            error_rate?: number | null;
+            /** @description Median latency of the ended runs */
+            latency_p50?: number | null;
+            /** @description 99th percentile latency of the ended runs */
+            latency_p99?: number | null;
+            /** @description The latest start time among them. */
+            last_run_start_time?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Experiment upload body (§2.6). Either `dataset_id` or `dataset_name` must be given (§2.6, §4.4 rule 1); the service checks that rule itself, so its refusal names the rule. */
         ExperimentUploadRequest: {
             /** @description Experiment name (§2.6; required). */
@@ -855,6 +894,7 @@ export type AuthenticateRequest = components['schemas']['AuthenticateRequest'];
 export type AuthenticateResponse = components['schemas']['AuthenticateResponse'];
 export type TraceRun = components['schemas']['TraceRun'];
 export type RunQuery = components['schemas']['RunQuery'];
+export type RunStats = components['schemas']['RunStats'];
 export type ExperimentUploadRequest = components['schemas']['ExperimentUploadRequest'];
 export type ExperimentRow = components['schemas']['ExperimentRow'];
 export type Feedback = components['schemas']['Feedback'];
@@ -1114,6 +1154,81 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readRunStats: {
+        parameters: {
+            query?: {
+                /** @description A session (project) id; repeat for several. */
+                session?: string;
+                /** @description Only runs of this trace. */
+                trace?: string;
+                /** @description Only runs of this type. */
+                run_type?: string;
+                /** @description Only root runs (true) or child runs (false). */
+                is_root?: boolean;
+                /** @description Only failed runs (true) or the others (false). */
+                error?: boolean;
+                /** @description A filter expression, as POST /runs/query takes it. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the runs the query selects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStats"];
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    runStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunQuery"];
+            };
+        };
+        responses: {
+            /** @description The statistics of the runs the query selects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStats"];
                 };
             };
             /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */

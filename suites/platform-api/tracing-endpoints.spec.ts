@@ -96,6 +96,27 @@ test('POST /runs/query with a filter expression answers the runs it selects and 
   ).toEqual([wanted.id]);
 });
 
+test('POST /runs/stats answers the statistics of the runs its query selects', { tag: '@TRACE-STATS' }, async ({ platform, scope, conformanceRun, time }) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start: baseTime(conformanceRun) });
+  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
+  precondition(
+    await untilWritten(
+      time,
+      () => platform.post<Page>('/runs/query', { trace: runs[0].id }),
+      (page) => Array.isArray(page.runs) && page.runs.length === runs.length,
+    ),
+    'query the whole trace',
+  );
+  // §8 allows one stats request per key in 10 s (US): another test's may have spent it; its Retry-After is waited once.
+  let res = await platform.post<{ run_count?: unknown }>('/runs/stats', { trace: runs[0].id });
+  if (res.status === 429) {
+    await time.pass(Math.max(1, Number(res.headers['retry-after']) || 10) * 1000);
+    res = await platform.post<{ run_count?: unknown }>('/runs/stats', { trace: runs[0].id });
+  }
+  expectStatus(res, 200);
+  expect(res.json.run_count, res.describe('run_count: the runs of the trace')).toBe(runs.length);
+});
+
 test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, conformanceRun, time }) => {
   const ids = new RunIds(scope, conformanceRun);
   const [root] = runTree(ids, [null], { start: baseTime(conformanceRun) });
