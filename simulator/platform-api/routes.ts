@@ -41,6 +41,11 @@ export function platformApiRoutes(platform: PlatformApi, directory: WorkspaceDir
       const violations = traceRuns.ingest(ws(caller), [{ kind: 'patch', id: String(run.id).toLowerCase(), run, at: ['body'] }], 'service');
       return { ...accepted('Run updated'), violations };
     }),
+    // TRACE-RUNS-V2: the current client's client.runs.retrieve and client.runs.query.
+    readRunV2: authed((req, caller) => ({
+      body: traceRuns.readV2(ws(caller), req.params.run_id, req.query.get('project_id')!, req.query.getAll('selects')),
+    })),
+    queryRunsV2: authed((req, caller) => ({ body: traceRuns.queryV2(ws(caller), req.body as Json) })),
     readRun: authed((req, caller) => ({ body: traceRuns.read(ws(caller), req.params.run_id) })),
     ingestRunsMultipart: authed(async (req, caller) => {
       const violations = traceRuns.ingest(ws(caller), await parseMultipart(req.raw!, req.headers), 'caller');

@@ -23,6 +23,7 @@ import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues
 import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
 import { HeldPatches, HOLD_MS, MAX_HELD } from './held-patches.ts';
 import { FilterError, type FilterExpression, matchesFilter, parseFilter } from './run-filter.ts';
+import { projectRun, selectsOf, v1Query } from './runs-v2.ts';
 import { normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
@@ -189,6 +190,28 @@ export class TraceRunStore {
       latency_p99: percentile(0.99),
       last_run_start_time: runs.reduce<string | null>((latest, r) => (latest === null || r.start_time > latest ? r.start_time : latest), null),
     };
+  }
+
+  /** GET /api/v2/runs/{run_id}: the run of that project, with the fields its selects name (TRACE-RUNS-V2). */
+  readV2(workspaceId: string, runId: string, projectId: string, selects: string[]): Json {
+    const run = this.read(workspaceId, runId);
+    if (run.session_id !== projectId.toLowerCase()) throw notFound(`Run ${runId} not found in project ${projectId}`);
+    return projectRun(run, selectsOf(selects, ['query', 'selects']));
+  }
+
+  /** POST /api/v2/runs/query: the runs its query selects in its time window, latest first, a page at a time (TRACE-RUNS-V2). */
+  queryV2(workspaceId: string, body: Json): { items: Json[]; next_cursor: string | null } {
+    const data = this.data(workspaceId);
+    const { query, window, selects } = v1Query(body, this.env.clock.now());
+    const matching = this.matching(data, query).filter((r) => {
+      const at = Date.parse(r.start_time);
+      return at >= window[0] && at <= window[1];
+    });
+    matching.sort((a, b) => compare(b.start_time, a.start_time) || compare(b.dotted_order, a.dotted_order));
+    const offset = Number(query.cursor ?? 0) || 0;
+    const limit = query.limit ?? 100;
+    const next = offset + limit < matching.length ? String(offset + limit) : null;
+    return { items: matching.slice(offset, offset + limit).map((run) => projectRun(this.view(data, run), selects)), next_cursor: next };
   }
 
   /** The runs a query selects, in no order; a part of it the simulator does not apply is refused (queryFilters). */

@@ -112,6 +112,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/runs/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query runs (v2), the current client's client.runs.query.
+         * @description Extra operation: the current langsmith client's `client.runs.query` (resources/runs/runs.ts, `POST /api/v2/runs/query`), which replaces listRuns. Runs of `project_ids` started between `min_start_time` (a day ago by default) and `max_start_time` (now), latest first, each with its id and the fields `selects` names; `{items, next_cursor}`, the next page asked with `cursor`. The simulator refuses, naming it, a field or select it does not apply (AI search, tokens, costs, previews).
+         */
+        post: operations["queryRunsV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one run (v2), the current client's client.runs.retrieve.
+         * @description Extra operation: the current langsmith client's `client.runs.retrieve` (resources/runs/runs.ts, `GET /api/v2/runs/{id}?project_id=&selects=`), which replaces readRun. The run of that project with its id and the fields `selects` names; the simulator refuses, naming it, a select it does not keep.
+         */
+        get: operations["readRunV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/stats": {
         parameters: {
             query?: never;
@@ -1147,6 +1187,125 @@ export interface operations {
         responses: {
             /** @description Accepted for ingestion. The response of the ingestion endpoints is not shown (§4.3); the real service answers 202 with a small JSON map (LangSmith API reference). */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    queryRunsV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Tracing projects to query. */
+                    project_ids?: string[];
+                    /** @description Only these runs. */
+                    ids?: string[];
+                    /**
+                     * Format: uuid
+                     * @description Only runs of this trace.
+                     */
+                    trace_id?: string;
+                    /** @description Only runs of this type (upper case, e.g. LLM). */
+                    run_type?: string;
+                    /** @description Only root runs (true) or the others (false). */
+                    is_root?: boolean;
+                    /** @description Only runs that failed (true) or the others (false). */
+                    has_error?: boolean;
+                    /** @description Only runs of these dataset examples. */
+                    reference_examples?: string[];
+                    /** @description The earliest start time (RFC 3339); a day before now by default. */
+                    min_start_time?: string;
+                    /** @description The latest start time (RFC 3339); now by default. */
+                    max_start_time?: string;
+                    /** @description A filter expression on each run's trace root. */
+                    trace_filter?: string;
+                    /** @description A filter expression some run of the trace satisfies. */
+                    tree_filter?: string;
+                    /** @description A filter expression on each run. */
+                    filter?: string;
+                    /** @description The fields to answer (upper-case names). */
+                    selects?: string[];
+                    /** @description The page to answer */
+                    cursor?: string | null;
+                    /** @description Page size. */
+                    limit?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The runs, each with its id and the selected fields. */
+                        items: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The cursor of the next page; empty or null on the last. */
+                        next_cursor?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readRunV2: {
+        parameters: {
+            query: {
+                /** @description The run's tracing project. */
+                project_id: string;
+                /** @description A field to answer (upper-case name); repeat for several. */
+                selects?: string;
+                /** @description The run's start time, a hint the simulator needs not. */
+                start_time?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

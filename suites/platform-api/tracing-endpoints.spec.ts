@@ -117,6 +117,38 @@ test('POST /runs/stats answers the statistics of the runs its query selects', { 
   expect(res.json.run_count, res.describe('run_count: the runs of the trace')).toBe(runs.length);
 });
 
+test('GET /api/v2/runs/{id} and POST /api/v2/runs/query answer the runs with the fields selected', { tag: '@TRACE-RUNS-V2' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const start = baseTime(conformanceRun);
+  const project = `apc-v2-${scope}`;
+  const [run] = runTree(new RunIds(scope, conformanceRun), [null], { start });
+  precondition(await platform.post('/runs', { ...run, session_name: project }), 'trace a run into its own project');
+  await readTraceRun(platform, time, run.id);
+  const projects = await untilWritten(
+    time,
+    () => platform.get<{ id: string }[]>(`/sessions?name=${encodeURIComponent(project)}`),
+    (list) => Array.isArray(list) && list.length > 0,
+  );
+  precondition(projects, "find the run's project");
+  if (!Array.isArray(projects.json) || projects.json.length === 0)
+    skipForPrecondition(`precondition failed: the project ${project} is listed: ${projects.describe()}`, ['UPLOAD-READ-EXPERIMENTS']);
+  const projectId = projects.json[0].id;
+  const one = await platform.get<{ id?: unknown; name?: unknown }>(`/api/v2/runs/${run.id}?project_id=${projectId}&selects=NAME`);
+  expectStatus(one, 200);
+  expect([one.json.id, one.json.name], one.describe('the run, its name selected')).toEqual([run.id, run.name]);
+  const window = { min_start_time: new Date(start - 3_600_000).toISOString(), max_start_time: new Date(start + 3_600_000).toISOString() };
+  const page = await platform.post<{ items?: { id?: unknown }[] }>('/api/v2/runs/query', { project_ids: [projectId], selects: ['NAME'], ...window });
+  expectStatus(page, 200);
+  expect(
+    (page.json.items ?? []).map((r) => r.id),
+    page.describe("the project's one run"),
+  ).toEqual([run.id]);
+});
+
 test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, conformanceRun, time }) => {
   const ids = new RunIds(scope, conformanceRun);
   const [root] = runTree(ids, [null], { start: baseTime(conformanceRun) });

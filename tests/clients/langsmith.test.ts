@@ -280,3 +280,22 @@ test("getRunStats answers the statistics of a project's runs", async () => {
   const stats = await client.getRunStats({ projectIds: [project.id], filter: 'eq(run_type, "chain")' });
   expect(stats).toMatchObject({ run_count: 1, error_rate: 0, latency_p50: 2 });
 });
+
+test('client.runs.retrieve and client.runs.query (v2) answer the runs with the fields selected', async () => {
+  const client = clientFor([], { autoBatchTracing: false });
+  const project = await client.createProject({ projectName: 'apc-client-v2' });
+  const [a, b] = [uuid7(), uuid7()];
+  await client.createRun({ id: a, name: 'v2-a', run_type: 'llm', inputs: { q: 1 }, project_name: 'apc-client-v2', start_time: Date.now() });
+  await client.createRun({ id: b, name: 'v2-b', run_type: 'chain', inputs: {}, project_name: 'apc-client-v2', start_time: Date.now() });
+  const one = await client.runs.retrieve(a, { project_id: project.id, selects: ['NAME', 'RUN_TYPE', 'STATUS', 'INPUTS', 'TRACE_ID'] });
+  expect(one).toEqual({ id: a, name: 'v2-a', run_type: 'LLM', status: 'PENDING', inputs: { q: 1 }, trace_id: a });
+  const found: string[] = [];
+  // The window defaults to the day before the simulator's now, its virtual clock here: this test's runs are in real time.
+  const window = { min_start_time: new Date(Date.now() - 3_600_000).toISOString(), max_start_time: new Date(Date.now() + 3_600_000).toISOString() };
+  for await (const run of client.runs.query({ project_ids: [project.id], filter: 'eq(name, "v2-b")', selects: ['NAME'], ...window }))
+    found.push(`${run.id} ${run.name}`);
+  expect(found).toEqual([`${b} v2-b`]);
+  await expect(client.runs.retrieve(a, { project_id: project.id, selects: ['TOTAL_COST'] }), 'a select the simulator does not keep').rejects.toThrow(
+    /422.*TOTAL_COST/s,
+  );
+});

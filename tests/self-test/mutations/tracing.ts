@@ -71,6 +71,12 @@ export const TRACING_MUTATIONS: Record<string, Mutation> = {
         ? { ...res, body: { ...object(res.body), run_count: (object(res.body).run_count as number) + 1 } }
         : res,
   },
+  'runs-v2-query-answers-none': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-RUNS-V2'],
+    description: 'POST /api/v2/runs/query answers no run, whatever it selects',
+    response: (res, req) => (calls(req, 'queryRunsV2') && res.status === 200 ? { ...res, body: { items: [], next_cursor: null } } : res),
+  },
   'project-delete-ignored': {
     endpoint: 'platform-api',
     breaks: ['TRACE-PROJECTS'],
