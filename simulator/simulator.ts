@@ -217,7 +217,9 @@ export class Simulator {
         };
       },
     }));
-    this.platform = { us: new PlatformApi('us', env), eu: new PlatformApi('eu', env) };
+    // --strict: what an interpretation of the spec would refuse, the platform refuses too (by default it accepts and marks it).
+    const platformEnv = { ...env, strict: options.strict === true };
+    this.platform = { us: new PlatformApi('us', platformEnv), eu: new PlatformApi('eu', platformEnv) };
     this.controlPlane = new ControlPlane(env, this.platform.us.oauth, hosting);
   }
 

@@ -14,8 +14,11 @@ export interface RequestViolation {
   /** JSON pointer into the body; in the query string, the parameter's name. */
   at: string;
   message: string;
-  /** As pydantic names them: an unknown field, or a value outside the listed set. */
-  type: 'extra_forbidden' | 'enum';
+  /**
+   * As pydantic names them: an unknown field, or a value outside the listed set; or a request an interpretation of
+   * the spec would refuse, which the simulator accepts (interpretations never refuse but under --strict).
+   */
+  type: 'extra_forbidden' | 'enum' | 'interpretation';
 }
 
 /** The values a client knows for an open string field, and whose they are (`x-client-values` in specs/openapi). */

@@ -4,6 +4,7 @@
 // compile error, and compileTable checks it again at startup.
 import type { IncomingHttpHeaders } from 'node:http';
 import { contract, matchSegments, splitPath, type Api, type Operation, type ServedPath } from '../../specs/contract.ts';
+import type { RequestViolation } from './request-violations.ts';
 
 export interface Request<Body = unknown> {
   method: string;
@@ -21,6 +22,8 @@ export interface JsonReply {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** What the handler accepted though an interpretation would refuse it: told in the violations header with the body's. */
+  violations?: RequestViolation[];
 }
 
 /** A reply that writes its own body over time (server-sent events, long waits). */

@@ -30,6 +30,8 @@ test('an unknown route answers 404 and a known route with another method 405 wit
   const res = await send('DELETE', '/threads');
   expect(res.status).toBe(405);
   expect(res.headers.get('allow')).toContain('POST');
+  // The contract is what documents the path's methods: the spec may not list the path at all.
+  expect(((await res.json()) as { detail: string }).detail).toMatch(/the contract documents POST there/);
 });
 
 test('a 405 names what the contract documents there, not the spec (which lists no GET /sessions)', async () => {

@@ -234,7 +234,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   }
 
   function deliver(res: ServerResponse, incoming: Incoming, reply: Reply, fault: FaultEffect | undefined): void {
-    const told = withViolations(reply, incoming.violations);
+    const told = withViolations(reply, noted(incoming, reply));
     if (fault?.truncate) sendTruncated(res, told, (error) => failed(incoming, error));
     else send(res, told, (error) => failed(incoming, error));
     logged(incoming, told.status ?? 200);
@@ -276,7 +276,8 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       logged(incoming, 'reset');
       throw new TypeError('fetch failed', { cause: new Error(`connection reset by a fault set by ${fault.setBy}`) });
     }
-    const reply = withViolations(await answer(incoming, match, fault), incoming.violations);
+    const answered = await answer(incoming, match, fault);
+    const reply = withViolations(answered, noted(incoming, answered));
     logged(incoming, reply.status ?? 200);
     return fault?.truncate ? truncatedResponse(reply) : toResponse(reply);
   }
@@ -294,10 +295,18 @@ function beyondTheSpec(operation: Operation<Api>): ApiError {
   );
 }
 
+/** A request's violations: its body's, then what its handler accepted though an interpretation would refuse it (kept for the log). */
+function noted(incoming: Incoming, reply: Reply): RequestViolation[] | undefined {
+  if (isStream(reply) || !reply.violations?.length) return incoming.violations;
+  incoming.violations = [...(incoming.violations ?? []), ...reply.violations];
+  return incoming.violations;
+}
+
 /** Every answer to a request with violations carries them, refusals included. */
 function withViolations(reply: Reply, violations: RequestViolation[] | undefined): Reply {
   if (!violations) return reply;
-  return { ...reply, headers: { ...reply.headers, [REQUEST_VIOLATIONS_HEADER]: encodeRequestViolations(violations) } };
+  const { violations: _told, ...rest } = reply as Reply & { violations?: unknown };
+  return { ...rest, headers: { ...reply.headers, [REQUEST_VIOLATIONS_HEADER]: encodeRequestViolations(violations) } };
 }
 
 /** A request that came over a socket, as dispatch sees it: fields and methods, so that no closure is made per request. */

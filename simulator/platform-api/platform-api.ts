@@ -22,7 +22,7 @@ export class PlatformApi {
 
   constructor(
     readonly region: Region,
-    env: { clock: Clock; ids: IdGenerator },
+    env: { clock: Clock; ids: IdGenerator; strict?: boolean },
   ) {
     this.traceRuns = new TraceRunStore(env);
     this.experiments = new ExperimentStore({ ...env, traceRuns: this.traceRuns });

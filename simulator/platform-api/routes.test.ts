@@ -66,6 +66,7 @@ test('every row is served bare and under /api/v1 with the same answer; /v2/auth/
     ['GET', `/datasets/${dataset.id}`],
     ['GET', `/examples?dataset=${dataset.id}`],
     ['GET', '/sessions'],
+    ['POST', '/runs/stats', { id: [RUN] }],
     ['GET', `/sessions/${experiment.id}`],
     ['GET', '/info'],
   ];
@@ -75,6 +76,8 @@ test('every row is served bare and under /api/v1 with the same answer; /v2/auth/
     expect([bare.status, prefixed.status], path).toEqual([200, 200]);
     expect(await prefixed.json(), path).toEqual(await bare.json());
   }
+  // GET /runs/stats is stats, never a run named 'stats' (under /api/v1: §8's one-per-10-s row counts the bare path).
+  expect(await json('GET', `/api/v1/runs/stats?session=${OTHER_RUN}`)).toMatchObject({ run_count: 0 });
   const authenticate = { body: { provider: 'github', scopes: ['repo'] } };
   expect((await call('POST', '/v2/auth/authenticate', authenticate)).status).toBe(200);
   expect((await call('POST', '/api/v1/v2/auth/authenticate', authenticate)).status).toBe(404);
@@ -120,6 +123,12 @@ test('createRun and updateRun answer 202; the update reaches the run its path na
   const updated = await call('PATCH', `/runs/${RUN.toUpperCase()}`, { body: { outputs: { a: 1 } } });
   expect([updated.status, await updated.json()]).toEqual([202, { message: 'Run updated' }]);
   expect(await json('GET', `/runs/${RUN}`)).toMatchObject({ id: RUN, inputs: { q: 1 }, outputs: { a: 1 } });
+  // PATCH /runs, as §4.3's table writes it: the run named by the id in the body.
+  const inBody = await call('PATCH', '/runs', { body: { id: RUN, outputs: { a: 2 } } });
+  expect([inBody.status, await inBody.json()]).toEqual([202, { message: 'Run updated' }]);
+  expect(await json('GET', `/runs/${RUN}`)).toMatchObject({ id: RUN, outputs: { a: 2 } });
+  expect((await call('PATCH', '/runs', { body: { outputs: {} } })).status, 'no id, no run to update').toBe(422);
+  expect((await call('PATCH', '/runs', { body: { id: OTHER_RUN, outputs: {} } })).status).toBe(404);
 });
 
 test('batch and multipart ingestion answer 202 and store their runs', async () => {

@@ -142,3 +142,21 @@ function once(data: WorkspaceTraceRuns, value: string): string {
   if (data.repeated.size < MAX_REPEATED && value.length <= 64) data.repeated.set(value, value);
   return value;
 }
+
+/** Forgets an experiment's runs, and the experiment: its runs leave the trace index too. */
+export function forgetExperiment(data: WorkspaceTraceRuns, experimentId: string): void {
+  const gone = new Set(data.byExperiment.get(experimentId) ?? []);
+  const traces = new Set<string>();
+  for (const id of gone) {
+    const run = data.traceRuns.get(id);
+    if (run) traces.add(run.trace_id);
+    data.traceRuns.delete(id);
+  }
+  for (const trace of traces) {
+    const left = (data.byTrace.get(trace) ?? []).filter((id) => !gone.has(id));
+    if (left.length > 0) data.byTrace.set(trace, left);
+    else data.byTrace.delete(trace);
+  }
+  data.byExperiment.delete(experimentId);
+  for (const [name, id] of data.experiments) if (id === experimentId) data.experiments.delete(name);
+}

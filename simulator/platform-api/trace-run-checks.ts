@@ -25,7 +25,7 @@ export function uuidKey(value: string): string {
   return value.toLowerCase().replace(/^urn:uuid:/, '');
 }
 
-/** A created run names its id; TraceRun leaves it optional for the sake of updates (TRACE-BAD-INPUT: a run without id). */
+/** A batch-created run names its id; TraceRun leaves it optional for the sake of updates (TRACE-BAD-INPUT: a batch run without id). */
 export function createdRunIssues(body: Json, at: Loc): ValidationIssue[] {
   return body.id === undefined ? [{ loc: [...at, 'id'], msg: 'a run needs its id, a UUID', type: 'missing' }] : [];
 }

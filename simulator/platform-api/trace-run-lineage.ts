@@ -61,6 +61,7 @@ export function checkLineage(
   run: { id: string; parentId: string | null; traceId?: string; dotted?: string; start?: string; requireTrace: boolean },
   lookup: LineageLookup,
   issue: FieldIssue,
+  interpretation: FieldIssue = issue,
 ): Lineage | undefined {
   const { id, parentId, traceId, dotted, start } = run;
   const missing = [...(dotted === undefined ? ['dotted_order'] : []), ...(traceId === undefined && run.requireTrace ? ['trace_id'] : [])];
@@ -85,8 +86,13 @@ export function checkLineage(
         : "a run with a parent has its parent's segment before its own in dotted_order",
     ]);
   }
+  // Only an interpretation of §2.5 asks the last segment's time to be the start_time: the run is kept as sent, and the
+  // disagreement marked (refused under --strict).
   if (start && toSecond(start) !== own.second)
-    problems.push(['dotted_order', `the last segment's timestamp ${own.second} must be the run's start_time ${start}`]);
+    interpretation(
+      'dotted_order',
+      `the last segment's timestamp ${own.second} is not the run's start_time ${start} (an interpretation of §2.5, refused under --strict)`,
+    );
   const parent = parentInOrder ? lookup(parentInOrder) : undefined;
   if (parent && dotted !== `${parent.dotted_order}.${dotted.split('.').pop()}`) {
     problems.push(['dotted_order', `must extend the parent's dotted_order ${parent.dotted_order} by one segment`]);

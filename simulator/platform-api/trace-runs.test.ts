@@ -48,7 +48,6 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
     { ...child, trace_id: OTHER },
     { ...child, parent_run_id: OTHER },
     { ...child, dotted_order: childOrder.replace(CHILD, OTHER) },
-    { ...child, start_time: '2026-11-22T06:00:00Z' },
     { ...child, dotted_order: `20261122T050151431001Z${OTHER}.20261122T050152000002Z${CHILD}` },
   ];
   for (const broken of cases) {
@@ -58,6 +57,19 @@ test('a batch with inconsistent lineage is refused whole, naming each problem', 
     expect(error?.issues?.[0].loc[0]).toBe(`post.${CHILD}`);
     expect(refusalOf(() => runs.read('w', ROOT))?.status, 'the root of the refused request was not kept').toBe(404);
   }
+});
+
+test("a last segment whose time is not the start_time is an interpretation's refusal: kept and marked, refused under strict", () => {
+  const late = { ...child, start_time: '2026-11-22T06:00:00Z' };
+  const runs = store();
+  expect(runs.ingest('w', [post(root), post(late)], 'caller')).toEqual([
+    { at: `/post.${CHILD}/dotted_order`, type: 'interpretation', message: expect.stringMatching(/is not the run's start_time .*--strict/) },
+  ]);
+  expect([runs.read('w', CHILD).dotted_order, runs.read('w', CHILD).start_time]).toEqual([childOrder, '2026-11-22T06:00:00.000000Z']);
+  expect(runs.ingest('w', [post({ ...root, id: OTHER, trace_id: OTHER, dotted_order: `20261122T050151431001Z${OTHER}` })], 'caller')).toEqual([]);
+  const strict = new TraceRunStore({ clock: new VirtualClock(), ids: new IdGenerator('runs'), strict: true });
+  expect(refusalOf(() => strict.ingest('w', [post(root), post(late)], 'caller'))?.issues?.[0].loc).toEqual([`post.${CHILD}`, 'dotted_order']);
+  expect(refusalOf(() => strict.read('w', ROOT))?.status).toBe(404);
 });
 
 test('a patch of a run whose post in the same request is refused answers 422 for the post, not 404', () => {
@@ -78,6 +90,23 @@ test('patches merge in order; lineage cannot change; duplicates and unknown runs
   expect(refusalOf(() => runs.ingest('w', [{ kind: 'patch', id: ROOT, run: { trace_id: OTHER }, at: ['patch'] }], 'service'))?.status).toBe(422);
   expect(refusalOf(() => runs.ingest('w', [post(root)], 'caller'))?.status).toBe(409);
   expect(refusalOf(() => runs.ingest('w', [{ kind: 'patch', id: OTHER, run: {}, at: ['patch'] }], 'service'))?.status).toBe(404);
+});
+
+test('a batch patch that comes in an earlier request than its post is held and applied when the post comes', () => {
+  const runs = store();
+  const patch = (run: Record<string, unknown>): IngestOperation => ({ kind: 'patch', id: ROOT, run, at: ['patch'] });
+  runs.ingest('w', [patch({ outputs: { a: 1 } })], 'caller');
+  expect(refusalOf(() => runs.read('w', ROOT))?.status).toBe(404);
+  runs.ingest('w', [patch({ end_time: 1795323712000 })], 'caller');
+  runs.ingest('w', [post(root)], 'caller');
+  expect(runs.read('w', ROOT)).toMatchObject({ outputs: { a: 1 }, status: 'success', end_time: '2026-11-22T05:01:52.000000Z' });
+  // Applied once: a later post of another run finds nothing held for it, and the run is patched as usual after.
+  runs.ingest('w', [post(child), { kind: 'patch', id: CHILD, run: { outputs: { b: 2 } }, at: ['patch'] }], 'caller');
+  expect(runs.read('w', CHILD).outputs).toEqual({ b: 2 });
+  // In one request, a patch before its post is applied too.
+  const other = store();
+  other.ingest('w', [patch({ outputs: { c: 3 } }), post(root)], 'caller');
+  expect(other.read('w', ROOT).outputs).toEqual({ c: 3 });
 });
 
 test('workspaces hold their own runs', () => {
@@ -130,4 +159,48 @@ test('queries by trace, parent, session and id find the same runs as a filter ov
   expect([root.direct_child_run_ids, root.child_run_ids].map((list) => (list as string[]).sort())).toEqual([all[0].slice(1).sort(), all[0].slice(1).sort()]);
   expect(runs.read('w', all[0][1])).toMatchObject({ outputs: { done: true }, status: 'success' });
   expect(Object.keys(runs.read('w', all[0][2]).attachments as object)).toEqual(['file']);
+});
+
+test('a project is made with no run, and deleted with its runs: they leave every index', () => {
+  const runs = store();
+  const made = runs.createProject('w', { name: 'p', description: 'd' }, false);
+  expect(made).toMatchObject({ name: 'p', description: 'd', run_count: 0 });
+  expect(refusalOf(() => runs.createProject('w', { name: 'p' }, false))?.status).toBe(409);
+  expect(runs.createProject('w', { name: 'p' }, true).id).toBe(made.id);
+  runs.ingest('w', [post({ ...root, session_name: 'p' }), post({ ...child, session_name: 'p' })], 'caller');
+  expect(runs.experimentsNamed('w', 'p')[0].run_count).toBe(2);
+  expect(runs.hasProject('w', String(made.id).toUpperCase())).toBe(true);
+  runs.deleteProject('w', String(made.id));
+  expect([runs.hasProject('w', String(made.id)), runs.experimentsNamed('w', 'p'), runs.query('w', { trace: ROOT }).runs]).toEqual([false, [], []]);
+  expect(refusalOf(() => runs.read('w', CHILD))?.status).toBe(404);
+  // The name is free again, and the run ids too.
+  runs.ingest('w', [post({ ...root, session_name: 'p' })], 'caller');
+  expect(runs.read('w', ROOT).session_name).toBe('p');
+});
+
+test('a query applies its filter expressions, and refuses, naming it, what it cannot apply', () => {
+  const runs = store();
+  runs.ingest('w', [post({ ...root, tags: ['a'] }), post(child)], 'caller');
+  expect(runs.query('w', { filter: 'eq(name, "child")' }).runs.map((r) => r.id)).toEqual([CHILD]);
+  expect(runs.query('w', { filter: 'has(tags, "a")' }).runs.map((r) => r.id)).toEqual([ROOT]);
+  expect(runs.query('w', { trace_filter: 'eq(name, "root")', is_root: false }).runs.map((r) => r.id)).toEqual([CHILD]);
+  expect(runs.query('w', { tree_filter: 'eq(run_type, "llm")', is_root: true }).runs.map((r) => r.id)).toEqual([ROOT]);
+  expect(runs.query('w', { filter: 'eq(name, "nothing")' }).runs).toEqual([]);
+  expect(refusalOf(() => runs.query('w', { filter: 'search("x")' }))?.message).toMatch(/filter: the operator 'search'/);
+  expect(refusalOf(() => runs.query('w', { query: 'free text' }))?.message).toMatch(/does not apply query/);
+  expect(refusalOf(() => runs.query('w', { execution_order: 1 } as never))?.status).toBe(422);
+});
+
+test('stats count the runs a query selects, with the share that failed and the latencies of those that ended', () => {
+  const runs = store();
+  runs.ingest('w', [post(root), post({ ...child, end_time: '2026-11-22T05:01:54.000002Z', error: 'boom' })], 'caller');
+  expect(runs.stats('w', { trace: ROOT })).toEqual({
+    run_count: 2,
+    error_rate: 0.5,
+    latency_p50: 2,
+    latency_p99: 2,
+    last_run_start_time: '2026-11-22T05:01:52.000002Z',
+  });
+  expect(runs.stats('w', { filter: 'eq(name, "none")' })).toMatchObject({ run_count: 0, error_rate: null, latency_p50: null });
+  expect(refusalOf(() => runs.stats('w', { query: 'text' }))?.status).toBe(422);
 });

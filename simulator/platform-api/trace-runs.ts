@@ -6,10 +6,24 @@ import { createHash } from 'node:crypto';
 import type { RunQuery } from '../../specs/types/platform-api.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound, unprocessable, type ValidationIssue } from '../http/errors.ts';
+import type { RequestViolation } from '../http/request-violations.ts';
 import type { IdGenerator } from '../ids.ts';
-import { type Attachment, compact, emptyWorkspace, expand, keep, type RunFields, type StoredRun, type WorkspaceTraceRuns } from './stored-trace-run.ts';
+import {
+  type Attachment,
+  compact,
+  emptyWorkspace,
+  expand,
+  forgetExperiment,
+  keep,
+  type RunFields,
+  type StoredRun,
+  type WorkspaceTraceRuns,
+} from './stored-trace-run.ts';
 import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
 import { checkLineage, computeLineage, type LineageLookup, type LineageSource } from './trace-run-lineage.ts';
+import { HeldPatches, HOLD_MS, MAX_HELD } from './held-patches.ts';
+import { FilterError, type FilterExpression, matchesFilter, parseFilter } from './run-filter.ts';
+import { projectRun, selectsOf, v1Query } from './runs-v2.ts';
 import { normalizeTime } from './timestamps.ts';
 
 type Json = Record<string, unknown>;
@@ -34,8 +48,11 @@ const DEFAULT_EXPERIMENT = 'default';
 
 export class TraceRunStore {
   private readonly workspaces = new Map<string, WorkspaceTraceRuns>();
+  /** Per workspace, patches that came before their run's post (not in a snapshot: they wait minutes at most). */
+  private readonly heldPatches = new Map<string, HeldPatches>();
 
-  constructor(private readonly env: { clock: Clock; ids: IdGenerator }) {}
+  /** `strict`: refuse what an interpretation of the spec would refuse; by default it is accepted and marked (ingest's answer). */
+  constructor(private readonly env: { clock: Clock; ids: IdGenerator; strict?: boolean }) {}
 
   /**
    * Applies a request's operations in order, all or none: every ingestion endpoint comes here (TRACE-FLOW-BASIC,
@@ -43,25 +60,42 @@ export class TraceRunStore {
    * ERROR-REFUSED-UNCHANGED-PLATFORM). Each
    * operation's body has passed its schema already (the server checks JSON bodies, parseMultipart the parts).
    */
-  ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): void {
+  ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): RequestViolation[] {
     const data = this.data(workspaceId);
     const staged = new Map<string, StoredRun>();
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
+    const marks: RequestViolation[] = [];
     const lookup = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
+    const now = this.env.clock.now();
+    const held = this.held(workspaceId);
+    // Patches of runs not posted yet, held until their post arrives (held-patches.ts), and the held ones this request's posts apply.
+    const early = new Map<string, Json[]>();
+    const applied = new Set<string>();
     for (const op of operations) {
       if (op.kind === 'post') {
         posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
-        const run = this.post(data, op.run, op.at, lineage, lookup, issues);
+        let run = this.post(data, op.run, op.at, lineage, lookup, issues, marks);
         if (!run) continue;
         if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
+        // The patches that came before this post (held-patches.ts), in the order they came.
+        const waiting = [...held.peek(run.id, now).map((p) => p.run), ...(early.get(run.id) ?? [])];
+        for (const patch of waiting) run = run && this.patch(run, patch, [...op.at, 'held patch'], issues);
+        if (!run) continue;
+        if (waiting.length > 0) applied.add(run.id);
+        early.delete(run.id);
         staged.set(run.id, run);
       } else if (op.kind === 'patch') {
         const current = lookup(op.id);
         if (!current && posted.has(op.id)) continue;
-        if (!current) throw notFound(`Run ${op.id} not found: post it before patching it`);
+        // A batch's patch may come in an earlier request than its post: held. PATCH /runs/{run_id} is sent once its post was answered.
+        if (!current && lineage === 'service') throw notFound(`Run ${op.id} not found: post it before patching it`);
+        if (!current) {
+          early.set(op.id, [...(early.get(op.id) ?? []), op.run]);
+          continue;
+        }
         const patched = this.patch(current, op.run, op.at, issues);
         if (patched) staged.set(op.id, patched);
       } else if (op.kind === 'feedback') {
@@ -81,8 +115,25 @@ export class TraceRunStore {
       }
     }
     if (issues.length > 0) throw unprocessable(`Invalid ingestion request: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`, issues);
+    const holding = [...early.values()].reduce((n, list) => n + list.length, 0);
+    if (holding > 0 && !held.fits(holding, now)) {
+      const [id] = early.keys();
+      throw notFound(
+        `Run ${id} not found: post it before patching it (the simulator holds at most ${MAX_HELD} patches a workspace for ${HOLD_MS / 1000} s until their post arrives, and that hold is full)`,
+      );
+    }
     for (const run of staged.values()) keep(data, run);
     for (const [id, item] of feedback) data.feedback.set(id, item);
+    for (const id of applied) held.drop(id);
+    for (const [id, runs] of early) for (const run of runs) held.hold(id, run, now);
+    return marks;
+  }
+
+  /** The patches of a workspace waiting for their post. */
+  private held(workspaceId: string): HeldPatches {
+    let held = this.heldPatches.get(workspaceId);
+    if (!held) this.heldPatches.set(workspaceId, (held = new HeldPatches()));
+    return held;
   }
 
   /** Stores runs and feedback that the service itself produced (experiment uploads). */
@@ -111,22 +162,7 @@ export class TraceRunStore {
   /** The runs matching the filter, a page at a time, next null on the last (TRACE-QUERY). */
   query(workspaceId: string, query: RunQuery): { runs: Json[]; cursors: { next: string | null } } {
     const data = this.data(workspaceId);
-    const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
-    const ids = lower(query.id);
-    const experiments = lower(query.session); // the wire's session: the experiments' ids
-    const examples = lower(query.reference_example);
-    const trace = query.trace?.toLowerCase();
-    const parent = query.parent_run?.toLowerCase();
-    const matching = this.candidates(data, { ids, trace, parent, experiments }).filter(
-      (f) =>
-        (!ids || ids.has(f.id)) &&
-        (!trace || f.trace_id === trace) &&
-        (!parent || f.parent_run_id === parent) &&
-        (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
-        (!experiments || experiments.has(String(f.session_id))) &&
-        (!query.run_type || f.run_type === query.run_type) &&
-        (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())),
-    );
+    const matching = this.matching(data, query);
     const direction = query.order === 'asc' ? 1 : -1;
     matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
     const offset = Number(query.cursor ?? 0) || 0;
@@ -134,6 +170,90 @@ export class TraceRunStore {
     const page = matching.slice(offset, offset + limit);
     const next = offset + limit < matching.length ? String(offset + limit) : null;
     return { runs: page.map((run) => this.view(data, run)), cursors: { next } };
+  }
+
+  /**
+   * POST /runs/stats: what the simulator keeps of the runs a query selects (TRACE-STATS): their count, the share that
+   * failed, the latencies of those that ended (seconds), the latest start.
+   */
+  stats(workspaceId: string, query: RunQuery): Json {
+    const runs = this.matching(this.data(workspaceId), query);
+    const latencies = runs
+      .filter((r) => r.end_time !== null)
+      .map((r) => (Date.parse(r.end_time!) - Date.parse(r.start_time)) / 1000)
+      .sort((a, b) => a - b);
+    const percentile = (p: number) => (latencies.length === 0 ? null : latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]);
+    return {
+      run_count: runs.length,
+      error_rate: runs.length === 0 ? null : runs.filter((r) => r.failed).length / runs.length,
+      latency_p50: percentile(0.5),
+      latency_p99: percentile(0.99),
+      last_run_start_time: runs.reduce<string | null>((latest, r) => (latest === null || r.start_time > latest ? r.start_time : latest), null),
+    };
+  }
+
+  /** GET /api/v2/runs/{run_id}: the run of that project, with the fields its selects name (TRACE-RUNS-V2). */
+  readV2(workspaceId: string, runId: string, projectId: string, selects: string[]): Json {
+    const run = this.read(workspaceId, runId);
+    if (run.session_id !== projectId.toLowerCase()) throw notFound(`Run ${runId} not found in project ${projectId}`);
+    return projectRun(run, selectsOf(selects, ['query', 'selects']));
+  }
+
+  /** POST /api/v2/runs/query: the runs its query selects in its time window, latest first, a page at a time (TRACE-RUNS-V2). */
+  queryV2(workspaceId: string, body: Json): { items: Json[]; next_cursor: string | null } {
+    const data = this.data(workspaceId);
+    const { query, window, selects } = v1Query(body, this.env.clock.now());
+    const matching = this.matching(data, query).filter((r) => {
+      const at = Date.parse(r.start_time);
+      return at >= window[0] && at <= window[1];
+    });
+    matching.sort((a, b) => compare(b.start_time, a.start_time) || compare(b.dotted_order, a.dotted_order));
+    const offset = Number(query.cursor ?? 0) || 0;
+    const limit = query.limit ?? 100;
+    const next = offset + limit < matching.length ? String(offset + limit) : null;
+    return { items: matching.slice(offset, offset + limit).map((run) => projectRun(this.view(data, run), selects)), next_cursor: next };
+  }
+
+  /** The runs a query selects, in no order; a part of it the simulator does not apply is refused (queryFilters). */
+  private matching(data: WorkspaceTraceRuns, query: RunQuery): StoredRun[] {
+    const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
+    const ids = lower(query.id);
+    const experiments = lower(query.session); // the wire's session: the experiments' ids
+    const examples = lower(query.reference_example);
+    const trace = query.trace?.toLowerCase();
+    const parent = query.parent_run?.toLowerCase();
+    const filters = queryFilters(query);
+    const startedAfter = typeof query.start_time === 'string' ? normalizeTime(query.start_time) : undefined;
+    return this.candidates(data, { ids, trace, parent, experiments }).filter(
+      (f) =>
+        (!ids || ids.has(f.id)) &&
+        (!trace || f.trace_id === trace) &&
+        (!parent || f.parent_run_id === parent) &&
+        (query.is_root === undefined || query.is_root === null || (f.parent_run_id === null) === query.is_root) &&
+        (!experiments || experiments.has(String(f.session_id))) &&
+        (!query.run_type || f.run_type === query.run_type) &&
+        (!examples || examples.has(String(f.reference_example_id ?? '').toLowerCase())) &&
+        (typeof query.error !== 'boolean' || f.failed === query.error) &&
+        (!startedAfter || f.start_time >= startedAfter) &&
+        (!filters || this.passes(data, f, filters)),
+    );
+  }
+
+  /**
+   * A run against a query's filter expressions (TRACE-QUERY-FILTER): `filter` on the run, `trace_filter` on its trace's
+   * root, `tree_filter` on any run of its trace.
+   */
+  private passes(data: WorkspaceTraceRuns, run: StoredRun, filters: QueryFilters): boolean {
+    if (filters.filter && !matchesFilter(filters.filter, this.view(data, run))) return false;
+    if (filters.trace) {
+      const root = data.traceRuns.get(run.trace_id);
+      if (!root || !matchesFilter(filters.trace, this.view(data, root))) return false;
+    }
+    if (filters.tree) {
+      const tree = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.traceRuns.get(id) ?? []);
+      if (!tree.some((r) => matchesFilter(filters.tree!, this.view(data, r)))) return false;
+    }
+    return true;
   }
 
   /** POST /feedback: one feedback, on its own (TRACE-FEEDBACK). */
@@ -183,8 +303,34 @@ export class TraceRunStore {
       }));
   }
 
+  /**
+   * POST /sessions: a tracing project, made with no run (TRACE-PROJECTS). A name taken answers 409, or with `upsert`
+   * the project of that name. Its id and name are kept; the rest of the body is answered back, not kept.
+   */
+  createProject(workspaceId: string, body: Json & { name: string }, upsert: boolean): Json {
+    const data = this.data(workspaceId);
+    const taken = data.experiments.get(body.name);
+    if (taken && !upsert) throw conflict(`Session ${body.name} already exists`);
+    const { id, name } = this.experimentOf(data, undefined, body.name);
+    const answered = { ...body, id, name, tenant_id: workspaceId, reference_dataset_id: body.reference_dataset_id ?? null };
+    return { ...answered, start_time: this.env.clock.iso(), run_count: data.byExperiment.get(id)?.length ?? 0 };
+  }
+
+  /** Whether `experimentId` names a tracing project: one made, or one runs were traced into. */
+  hasProject(workspaceId: string, experimentId: string): boolean {
+    const data = this.data(workspaceId);
+    const id = experimentId.toLowerCase();
+    return data.byExperiment.has(id) || [...data.experiments.values()].includes(id);
+  }
+
+  /** DELETE /sessions/{session_id}: a tracing project and its runs, gone (TRACE-PROJECTS). */
+  deleteProject(workspaceId: string, experimentId: string): void {
+    forgetExperiment(this.data(workspaceId), experimentId.toLowerCase());
+  }
+
   clear(): void {
     this.workspaces.clear();
+    this.heldPatches.clear();
   }
 
   /** Runs (attachments in base64), feedback and experiments per workspace, as plain JSON. */
@@ -246,21 +392,40 @@ export class TraceRunStore {
   }
 
   /** A created run, its lineage computed or checked (trace-run-lineage.ts), in its experiment. */
-  private post(data: WorkspaceTraceRuns, body: Json, at: Loc, lineage: LineageSource, lookup: LineageLookup, issues: ValidationIssue[]): StoredRun | undefined {
+  private post(
+    data: WorkspaceTraceRuns,
+    body: Json,
+    at: Loc,
+    lineage: LineageSource,
+    lookup: LineageLookup,
+    issues: ValidationIssue[],
+    marks: RequestViolation[] = [],
+  ): StoredRun | undefined {
     const before = issues.length;
-    issues.push(...createdRunIssues(body, at));
+    // POST /runs without an id: the service makes one, as it fills in what the run leaves out (TRACE-CREATE-GENERATES-ID).
+    const generated = body.id === undefined && lineage === 'service';
+    if (!generated) issues.push(...createdRunIssues(body, at));
     const times = runTimes(body, at, issues);
     if (issues.length > before) return undefined;
 
-    const id = uuidKey(body.id as string);
+    const id = generated ? this.env.ids.uuid() : uuidKey(body.id as string);
     const parentId = typeof body.parent_run_id === 'string' ? uuidKey(body.parent_run_id) : null;
     const traceId = typeof body.trace_id === 'string' ? uuidKey(body.trace_id) : undefined;
     const dotted = typeof body.dotted_order === 'string' ? body.dotted_order : undefined;
     const issue = (field: string, msg: string) => issues.push({ loc: [...at, field], msg, type: 'value_error' });
+    // What only an interpretation of the spec refuses: refused under --strict, else accepted and marked.
+    const interpretation = this.env.strict
+      ? issue
+      : (field: string, msg: string) =>
+          marks.push({
+            at: `/${[...at, field].map((s) => String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`,
+            message: msg,
+            type: 'interpretation',
+          });
     const computed =
       lineage === 'service' && dotted === undefined
         ? computeLineage({ id, parentId, traceId, start: times.start ?? normalizeTime(this.env.clock.iso())! }, lookup, issue)
-        : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue);
+        : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue, interpretation);
     if (!computed) return undefined;
 
     const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;
@@ -359,6 +524,66 @@ export class TraceRunStore {
       attachments,
     };
   }
+}
+
+interface QueryFilters {
+  filter?: FilterExpression;
+  trace?: FilterExpression;
+  tree?: FilterExpression;
+}
+
+/** What POST /runs/query applies; `select` names fields to answer, and answering every field holds them all. */
+const HONOURED_QUERY = new Set([
+  'id',
+  'trace',
+  'parent_run',
+  'is_root',
+  'session',
+  'run_type',
+  'reference_example',
+  'order',
+  'limit',
+  'cursor',
+  'select',
+  'filter',
+  'trace_filter',
+  'tree_filter',
+  'error',
+  'start_time',
+]);
+
+/**
+ * A query's filter expressions, parsed; a part of the query the simulator does not apply (a full-text `query`,
+ * `execution_order`, a filter operator or field it does not know) is refused with 422 naming it, never ignored: a
+ * query answered without it would answer runs the caller did not ask for.
+ */
+function queryFilters(query: RunQuery): QueryFilters | undefined {
+  const refused = Object.entries(query).filter(([key, value]) => value !== null && value !== undefined && !HONOURED_QUERY.has(key));
+  if (refused.length > 0) {
+    const names = refused.map(([key]) => key);
+    throw unprocessable(
+      `The simulator does not apply ${names.join(', ')} in a run query: send the query without ${names.length > 1 ? 'them' : 'it'}, or filter with filter, trace_filter or tree_filter`,
+      names.map((key) => ({ loc: ['body', key], msg: `the simulator does not apply ${key} in a run query`, type: 'value_error' })),
+    );
+  }
+  const filters: QueryFilters = {};
+  for (const [key, field] of [
+    ['filter', 'filter'],
+    ['trace_filter', 'trace'],
+    ['tree_filter', 'tree'],
+  ] as const) {
+    const text = query[key];
+    if (text === undefined || text === null || text === '') continue;
+    if (typeof text !== 'string')
+      throw unprocessable(`${key} must be a filter expression, a string`, [{ loc: ['body', key], msg: 'a string', type: 'string_type' }]);
+    try {
+      filters[field] = parseFilter(text);
+    } catch (error) {
+      if (!(error instanceof FilterError)) throw error;
+      throw unprocessable(`The simulator cannot apply ${key}: ${error.message}`, [{ loc: ['body', key], msg: error.message, type: 'value_error' }]);
+    }
+  }
+  return filters.filter || filters.trace || filters.tree ? filters : undefined;
 }
 
 /** Orders ISO times and dotted orders (both compare as plain strings). */

@@ -38,7 +38,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a trace run named by the id in the body (the path as the spec's table writes it).
+         * @description §4.3's table writes the update as `PATCH /runs`; the official clients send the run id in the path instead (updateRun). Here the body names the run by its `id`, and holds the fields to change. Body and response are not shown (§4.3); the simulator answers 202, as the path form does.
+         */
+        patch: operations["updateRunInBody"];
         trace?: never;
     };
     "/runs/{run_id}": {
@@ -63,7 +67,7 @@ export interface paths {
         head?: never;
         /**
          * Update a trace run, for example to add outputs.
-         * @description The spec table writes the path as `PATCH /runs` (§4.3); the run id travels in the path, as the official clients send it (`PATCH /runs/{id}`, langsmith JS client; LangSmith API reference). The body holds only the fields to change. Body and response are not shown (§4.3); the real service answers 202. A target may take the spec's path with the run id in the body instead: where this path answers 404 or 405, the suites send that form.
+         * @description The spec table writes the path as `PATCH /runs` (§4.3, updateRunInBody); the run id travels in the path, as the official clients send it (`PATCH /runs/{id}`, langsmith JS client; LangSmith API reference). The body holds only the fields to change. Body and response are not shown (§4.3); the real service answers 202. A target may take only the spec's path with the run id in the body: where this path answers 404 or 405, the suites send that form. The simulator serves both.
          */
         patch: operations["updateRun"];
         trace?: never;
@@ -102,6 +106,70 @@ export interface paths {
          * @description Extra operation. The spec names `/runs/batch` only in the rate-limit table (§4.3, §8); reference source: langsmith JS client (`batchIngestRuns` sends `{"post": [run...], "patch": [run...]}` when multipart is off) and LangSmith API reference (answers 202).
          */
         post: operations["ingestRunsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query runs (v2), the current client's client.runs.query.
+         * @description Extra operation: the current langsmith client's `client.runs.query` (resources/runs/runs.ts, `POST /api/v2/runs/query`), which replaces listRuns. Runs of `project_ids` started between `min_start_time` (a day ago by default) and `max_start_time` (now), latest first, each with its id and the fields `selects` names; `{items, next_cursor}`, the next page asked with `cursor`. The simulator refuses, naming it, a field or select it does not apply (AI search, tokens, costs, previews).
+         */
+        post: operations["queryRunsV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one run (v2), the current client's client.runs.retrieve.
+         * @description Extra operation: the current langsmith client's `client.runs.retrieve` (resources/runs/runs.ts, `GET /api/v2/runs/{id}?project_id=&selects=`), which replaces readRun. The run of that project with its id and the fields `selects` names; the simulator refuses, naming it, a select it does not keep.
+         */
+        get: operations["readRunV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Statistics of a project's runs, the query in the query string.
+         * @description Extra operation: §8's Stats row names `/runs/stats` for every method. The simulator serves GET as POST with `session`, `trace`, `run_type`, `is_root`, `error` and `filter` in the query string, so that the path is never read as a run id.
+         */
+        get: operations["readRunStats"];
+        put?: never;
+        /**
+         * Statistics of the runs a query selects.
+         * @description Extra operation: §8 limits `/runs/stats` (Stats) without showing it; the official client's `getRunStats` sends `POST /runs/stats` with a run query (langsmith JS client). The simulator answers the counts and latencies it keeps (run_count, error_rate, latency_p50, latency_p99, last_run_start_time) and refuses, naming it, a part of the query it does not apply, as POST /runs/query does.
+         */
+        post: operations["runStats"];
         delete?: never;
         options?: never;
         head?: never;
@@ -289,8 +357,16 @@ export interface paths {
          */
         get: operations["listSessions"];
         put?: never;
-        post?: never;
-        delete?: never;
+        /**
+         * Create a tracing project (a session).
+         * @description Extra operation: the official client's `createProject` (langsmith JS client, `POST /sessions`, `?upsert=true` to answer the project of that name when there is one). A name already taken answers 409 unless `upsert` is true. The simulator keeps the project's id and name; its description and extra are answered back but not kept.
+         */
+        post: operations["createSession"];
+        /**
+         * Delete tracing projects by id, with their runs.
+         * @description Extra operation: §8 limits `DELETE /sessions` (Deletion) without showing it; the service deletes the projects named by `session_ids` (LangSmith API reference, `DELETE /api/v1/sessions`). The simulator deletes tracing projects with their runs; it refuses, naming it, an id that is an uploaded experiment.
+         */
+        delete: operations["deleteSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -310,7 +386,11 @@ export interface paths {
         get: operations["readSession"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a tracing project with its runs.
+         * @description Extra operation: the official client's `deleteProject` (langsmith JS client, `DELETE /sessions/{id}`, which takes a 404 as done). The simulator deletes a tracing project with its runs; it refuses, naming it, the id of an uploaded experiment.
+         */
+        delete: operations["deleteSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -475,22 +555,37 @@ export interface components {
             limit?: number | null;
             /** @description The cursor of the page to answer, from cursors.next (langsmith JS client). */
             cursor?: string | null;
-            /** @description A search query (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description A full-text search query (listRuns) (not shown in §4.3; langsmith JS client). The simulator does not search text: it refuses a query that carries one, naming it. */
             query?: unknown;
-            /** @description A filter expression (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
-            filter?: unknown;
-            /** @description A filter on the root run (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
-            trace_filter?: unknown;
-            /** @description A filter on any run of the trace (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
-            tree_filter?: unknown;
-            /** @description Only runs at this execution order (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description A filter expression on the run, e.g. `and(eq(name, "x"), has(tags, "t"))` (listRuns; langsmith JS client; LangSmith docs, the filter query language). The simulator applies and, or, not, eq, neq, gt, gte, lt, lte and has on the run's own fields, and refuses, naming it, a part it does not. */
+            filter?: string | null;
+            /** @description A filter expression on the trace's root run (listRuns; langsmith JS client); as `filter`. */
+            trace_filter?: string | null;
+            /** @description A filter expression that some run of the trace satisfies (listRuns; langsmith JS client); as `filter`. */
+            tree_filter?: string | null;
+            /** @description Only runs at this execution order (listRuns) (not shown in §4.3; langsmith JS client). The simulator does not keep one: it refuses a query that carries it, naming it. */
             execution_order?: unknown;
-            /** @description Only runs started after this time, ISO (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description Only runs started at or after this time, ISO (listRuns) (not shown in §4.3; langsmith JS client). */
             start_time?: unknown;
-            /** @description Only runs that failed (true) or did not (false) (listRuns) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description Only runs that failed (true) or did not (false) (listRuns) (not shown in §4.3; langsmith JS client). */
             error?: unknown;
-            /** @description The fields to answer (listRuns sends its default list) (not shown in §4.3; langsmith JS client); not checked. */
+            /** @description The fields to answer (listRuns sends its default list) (not shown in §4.3; langsmith JS client). The simulator answers every field, the selected ones among them. */
             select?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Statistics of the runs a query selects (langsmith JS client getRunStats; LangSmith API reference); open object: the service answers more (tokens, costs, feedback) than the simulator keeps. */
+        RunStats: {
+            /** @description How many runs the query selects. */
+            run_count: number;
+            /** @description The share of those runs that failed. */
+            error_rate?: number | null;
+            /** @description Median latency of the ended runs */
+            latency_p50?: number | null;
+            /** @description 99th percentile latency of the ended runs */
+            latency_p99?: number | null;
+            /** @description The latest start time among them. */
+            last_run_start_time?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -839,6 +934,7 @@ export type AuthenticateRequest = components['schemas']['AuthenticateRequest'];
 export type AuthenticateResponse = components['schemas']['AuthenticateResponse'];
 export type TraceRun = components['schemas']['TraceRun'];
 export type RunQuery = components['schemas']['RunQuery'];
+export type RunStats = components['schemas']['RunStats'];
 export type ExperimentUploadRequest = components['schemas']['ExperimentUploadRequest'];
 export type ExperimentRow = components['schemas']['ExperimentRow'];
 export type Feedback = components['schemas']['Feedback'];
@@ -902,6 +998,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TraceRun"];
+            };
+        };
+        responses: {
+            /** @description Accepted for ingestion. The response of the ingestion endpoints is not shown (§4.3); the real service answers 202 with a small JSON map (LangSmith API reference). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateRunInBody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraceRun"] & Record<string, never>;
             };
         };
         responses: {
@@ -1063,6 +1194,200 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    queryRunsV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Tracing projects to query. */
+                    project_ids?: string[];
+                    /** @description Only these runs. */
+                    ids?: string[];
+                    /**
+                     * Format: uuid
+                     * @description Only runs of this trace.
+                     */
+                    trace_id?: string;
+                    /** @description Only runs of this type (upper case, e.g. LLM). */
+                    run_type?: string;
+                    /** @description Only root runs (true) or the others (false). */
+                    is_root?: boolean;
+                    /** @description Only runs that failed (true) or the others (false). */
+                    has_error?: boolean;
+                    /** @description Only runs of these dataset examples. */
+                    reference_examples?: string[];
+                    /** @description The earliest start time (RFC 3339); a day before now by default. */
+                    min_start_time?: string;
+                    /** @description The latest start time (RFC 3339); now by default. */
+                    max_start_time?: string;
+                    /** @description A filter expression on each run's trace root. */
+                    trace_filter?: string;
+                    /** @description A filter expression some run of the trace satisfies. */
+                    tree_filter?: string;
+                    /** @description A filter expression on each run. */
+                    filter?: string;
+                    /** @description The fields to answer (upper-case names). */
+                    selects?: string[];
+                    /** @description The page to answer */
+                    cursor?: string | null;
+                    /** @description Page size. */
+                    limit?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The runs, each with its id and the selected fields. */
+                        items: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The cursor of the next page; empty or null on the last. */
+                        next_cursor?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readRunV2: {
+        parameters: {
+            query: {
+                /** @description The run's tracing project. */
+                project_id: string;
+                /** @description A field to answer (upper-case name); repeat for several. */
+                selects?: string;
+                /** @description The run's start time, a hint the simulator needs not. */
+                start_time?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readRunStats: {
+        parameters: {
+            query?: {
+                /** @description A session (project) id; repeat for several. */
+                session?: string;
+                /** @description Only runs of this trace. */
+                trace?: string;
+                /** @description Only runs of this type. */
+                run_type?: string;
+                /** @description Only root runs (true) or child runs (false). */
+                is_root?: boolean;
+                /** @description Only failed runs (true) or the others (false). */
+                error?: boolean;
+                /** @description A filter expression, as POST /runs/query takes it. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the runs the query selects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStats"];
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    runStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunQuery"];
+            };
+        };
+        responses: {
+            /** @description The statistics of the runs the query selects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStats"];
                 };
             };
             /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
@@ -1471,6 +1796,91 @@ export interface operations {
             };
         };
     };
+    createSession: {
+        parameters: {
+            query?: {
+                /** @description Answer the project of that name when there is one, rather than 409. */
+                upsert?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The project's name */
+                    name: string;
+                    /** @description Free text. */
+                    description?: string | null;
+                    /** @description Metadata and other extras. */
+                    extra?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @description The dataset an experiment is run on. */
+                    reference_dataset_id?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSessions: {
+        parameters: {
+            query: {
+                /** @description A project to delete; repeat the parameter for several. */
+                session_ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     readSession: {
         parameters: {
             query?: {
@@ -1488,6 +1898,40 @@ export interface operations {
         responses: {
             /** @description The session. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Client error. Status codes for missing or invalid credentials, unknown ids, rate-limit rejections and upload-rule violations are not shown (§7, §8); the real services answer `{"error": ...}` (ingestion) or `{"detail": ...}` (LangSmith API reference; langsmith-sdk issues). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

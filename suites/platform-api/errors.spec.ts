@@ -52,7 +52,7 @@ test('an error body is a JSON object with detail or error', { tag: '@ERROR-SHAPE
     await platform.get(`/runs/${new RunIds(scope, conformanceRun).v4()}`),
     // An object for a string: no validator takes it, however lax (a coercing one takes 1 for '1').
     await platform.post('/v2/auth/authenticate', { provider: { name: 'p' }, scopes: [] }),
-    await platform.post('/runs', { name: 'no id' }),
+    await platform.post('/runs/batch', { post: [{ name: 'no id' }] }),
     await clientWithKey(conformanceRun, 'platform-api', testInfo, undefined)!.post('/runs/query', {}),
   ];
   for (const res of refused) {

@@ -1,6 +1,7 @@
 // §2.5, §4.3: basic tracing with POST /runs and PATCH /runs (updateTraceRun: the run id in the path,
 // as the service takes it, or in the body); the service computes trace_id and dotted_order.
 import { expectJsonError, expectRefused, expectStatus, precondition } from '../../harness/checks/index.ts';
+import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import {
   baseTime,
@@ -14,6 +15,7 @@ import {
   servesRead,
   servesRunReads,
   type TraceRun,
+  untilWritten,
   updateTraceRun,
 } from './traces-steps.ts';
 
@@ -58,6 +60,31 @@ test('the service generates trace_id and dotted_order for runs posted without th
   expect(SEGMENT.test(p.json.dotted_order), p.describe('the root has one segment')).toBe(true);
   expect(c.json.dotted_order.startsWith(`${p.json.dotted_order}.`), c.describe("the child's order extends its parent's")).toBe(true);
   expect(c.json.dotted_order.split('.').pop()!.endsWith(child), c.describe('the last segment carries the child id')).toBe(true);
+});
+
+test('POST /runs accepts a run without an id, and the service gives it one', { tag: '@TRACE-CREATE-GENERATES-ID' }, async ({ platform, scope, time }) => {
+  // The run's own project: its one run is found there, by a read that needs no id.
+  const name = `apc-no-id-${scope}`;
+  const res = await platform.post('/runs', { name, run_type: 'chain', session_name: name, inputs: { q: 1 } });
+  expectStatus(res, '2xx');
+  const projects = await untilWritten(
+    time,
+    () => platform.get<{ id: string }[]>(`/sessions?name=${encodeURIComponent(name)}`),
+    (list) => Array.isArray(list) && list.length > 0,
+  );
+  precondition(projects, "find the run's project");
+  if (!Array.isArray(projects.json) || projects.json.length === 0)
+    skipForPrecondition(`precondition failed: the run's project ${name} is listed: ${projects.describe()}`, ['UPLOAD-READ-EXPERIMENTS']);
+  const found = await untilWritten(
+    time,
+    () => platform.post<{ runs: TraceRun[] }>('/runs/query', { session: [projects.json[0].id] }),
+    (page) => Array.isArray(page.runs) && page.runs.length > 0,
+  );
+  precondition(found, "query the project's runs");
+  expect(
+    found.json.runs.map((r) => [r.name, typeof r.id]),
+    found.describe('the run, with the id the service gave it'),
+  ).toEqual([[name, 'string']]);
 });
 
 test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, conformanceRun, time }) => {

@@ -1,7 +1,7 @@
 // §4.3, §8: the ingestion and query endpoints the spec names only in the rate-limit table,
 // as the official client uses them (langsmith JS client, langsmith-sdk js/src/client.ts).
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
-import { skipDeclared } from '../../harness/checks/attribution.ts';
+import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { baseTime, isoWith, readFeedback, readTraceRun, RunIds, runTree, untilWritten, type TraceRun } from './traces-steps.ts';
@@ -70,6 +70,85 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
   ).toEqual([runs[0].id]);
 });
 
+test('POST /runs/query with a filter expression answers the runs it selects and no other', { tag: '@TRACE-QUERY-FILTER' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start: baseTime(conformanceRun) });
+  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
+  // Once the trace is persisted, read without a filter: the evidence that the filter, not a lag, leaves runs out.
+  precondition(
+    await untilWritten(
+      time,
+      () => platform.post<Page>('/runs/query', { trace: runs[0].id }),
+      (page) => Array.isArray(page.runs) && page.runs.length === runs.length,
+    ),
+    'query the whole trace',
+  );
+  const [, wanted] = runs;
+  const res = await platform.post<Page>('/runs/query', { trace: runs[0].id, filter: `eq(name, ${JSON.stringify(wanted.name)})` });
+  expectStatus(res, 200);
+  expect(
+    res.json.runs.map((r) => r.id),
+    res.describe(`eq(name, "${wanted.name}") selects that run alone`),
+  ).toEqual([wanted.id]);
+});
+
+test('POST /runs/stats answers the statistics of the runs its query selects', { tag: '@TRACE-STATS' }, async ({ platform, scope, conformanceRun, time }) => {
+  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start: baseTime(conformanceRun) });
+  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
+  precondition(
+    await untilWritten(
+      time,
+      () => platform.post<Page>('/runs/query', { trace: runs[0].id }),
+      (page) => Array.isArray(page.runs) && page.runs.length === runs.length,
+    ),
+    'query the whole trace',
+  );
+  // §8 allows one stats request per key in 10 s (US): another test's may have spent it; its Retry-After is waited once.
+  let res = await platform.post<{ run_count?: unknown }>('/runs/stats', { trace: runs[0].id });
+  if (res.status === 429) {
+    await time.pass(Math.max(1, Number(res.headers['retry-after']) || 10) * 1000);
+    res = await platform.post<{ run_count?: unknown }>('/runs/stats', { trace: runs[0].id });
+  }
+  expectStatus(res, 200);
+  expect(res.json.run_count, res.describe('run_count: the runs of the trace')).toBe(runs.length);
+});
+
+test('GET /api/v2/runs/{id} and POST /api/v2/runs/query answer the runs with the fields selected', { tag: '@TRACE-RUNS-V2' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  const start = baseTime(conformanceRun);
+  const project = `apc-v2-${scope}`;
+  const [run] = runTree(new RunIds(scope, conformanceRun), [null], { start });
+  precondition(await platform.post('/runs', { ...run, session_name: project }), 'trace a run into its own project');
+  await readTraceRun(platform, time, run.id);
+  const projects = await untilWritten(
+    time,
+    () => platform.get<{ id: string }[]>(`/sessions?name=${encodeURIComponent(project)}`),
+    (list) => Array.isArray(list) && list.length > 0,
+  );
+  precondition(projects, "find the run's project");
+  if (!Array.isArray(projects.json) || projects.json.length === 0)
+    skipForPrecondition(`precondition failed: the project ${project} is listed: ${projects.describe()}`, ['UPLOAD-READ-EXPERIMENTS']);
+  const projectId = projects.json[0].id;
+  const one = await platform.get<{ id?: unknown; name?: unknown }>(`/api/v2/runs/${run.id}?project_id=${projectId}&selects=NAME`);
+  expectStatus(one, 200);
+  expect([one.json.id, one.json.name], one.describe('the run, its name selected')).toEqual([run.id, run.name]);
+  const window = { min_start_time: new Date(start - 3_600_000).toISOString(), max_start_time: new Date(start + 3_600_000).toISOString() };
+  const page = await platform.post<{ items?: { id?: unknown }[] }>('/api/v2/runs/query', { project_ids: [projectId], selects: ['NAME'], ...window });
+  expectStatus(page, 200);
+  expect(
+    (page.json.items ?? []).map((r) => r.id),
+    page.describe("the project's one run"),
+  ).toEqual([run.id]);
+});
+
 test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, conformanceRun, time }) => {
   const ids = new RunIds(scope, conformanceRun);
   const [root] = runTree(ids, [null], { start: baseTime(conformanceRun) });
@@ -111,4 +190,45 @@ test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-EN
     await platform.post('/runs/stats', {}),
   ];
   observe('TRACE-OTHER-ENDPOINTS', answers.map((r) => `${r.method} ${r.path} → ${r.status}`).join('; '));
+});
+
+test('POST /sessions makes a tracing project; DELETE /sessions/{id} and DELETE /sessions?session_ids= delete projects, which are no longer listed', {
+  tag: '@TRACE-PROJECTS',
+}, async ({ platform, scope, conformanceRun, time }) => {
+  const start = baseTime(conformanceRun);
+  const names = [`apc-project-${scope}-one`, `apc-project-${scope}-two`];
+  const made: string[] = [];
+  for (const name of names) {
+    const res = await platform.post<{ id?: unknown; name?: unknown }>('/sessions', { name, description: 'made by a conformance test' });
+    expectStatus(res, '2xx');
+    expect(typeof res.json.id, res.describe("the project's id")).toBe('string');
+    expect(res.json.name, res.describe("the project's name")).toBe(name);
+    made.push(res.json.id as string);
+  }
+  // A run traced into the first: deleted with it.
+  const [run] = runTree(new RunIds(scope, conformanceRun), [null], { start });
+  precondition(await platform.post('/runs', { ...run, session_name: names[0] }), 'trace a run into the project');
+  await readTraceRun(platform, time, run.id);
+  const listed = (name: string) => platform.get<{ id: string }[]>(`/sessions?name=${encodeURIComponent(name)}`);
+  // The listing is the evidence that a project is gone: it must show the project first.
+  for (const [i, name] of names.entries()) {
+    const before = await untilWritten(
+      time,
+      () => listed(name),
+      (list) => Array.isArray(list) && list.length > 0,
+    );
+    precondition(before, `list the project ${name}`);
+    if (!Array.isArray(before.json) || !before.json.some((p) => p.id === made[i]))
+      skipForPrecondition(`precondition failed: the project ${name} is listed before it is deleted: ${before.describe()}`, ['UPLOAD-READ-EXPERIMENTS']);
+  }
+  expectStatus(await platform.delete(`/sessions/${made[0]}`), '2xx');
+  expectStatus(await platform.delete(`/sessions?session_ids=${made[1]}`), '2xx');
+  for (const name of names) {
+    const after = await untilWritten(
+      time,
+      () => listed(name),
+      (list) => Array.isArray(list) && list.length === 0,
+    );
+    expect(after.json, after.describe(`the project ${name}, deleted, is no longer listed`)).toEqual([]);
+  }
 });

@@ -54,6 +54,35 @@ const DEFAULT_TIME = '2026-01-01T00:00:00.000Z';
 const segments = (run: Json) => (typeof run.dotted_order === 'string' ? run.dotted_order.split('.') : []);
 
 export const TRACING_MUTATIONS: Record<string, Mutation> = {
+  'create-requires-id': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-CREATE-GENERATES-ID'],
+    description: 'POST /runs refuses a named run without an id (422)',
+    // A named run: the rate-limit suites' bodiless requests still reach the target and are counted there.
+    request: (req) =>
+      calls(req, 'createRun') && typeof object(req.body).name === 'string' && object(req.body).id === undefined ? jsonError(422, 'a run needs its id') : req,
+  },
+  'stats-count-all-runs': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-STATS'],
+    description: 'POST /runs/stats counts one run more than its query selects',
+    response: (res, req) =>
+      calls(req, 'runStats') && res.status === 200 && typeof object(res.body).run_count === 'number'
+        ? { ...res, body: { ...object(res.body), run_count: (object(res.body).run_count as number) + 1 } }
+        : res,
+  },
+  'runs-v2-query-answers-none': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-RUNS-V2'],
+    description: 'POST /api/v2/runs/query answers no run, whatever it selects',
+    response: (res, req) => (calls(req, 'queryRunsV2') && res.status === 200 ? { ...res, body: { items: [], next_cursor: null } } : res),
+  },
+  'project-delete-ignored': {
+    endpoint: 'platform-api',
+    breaks: ['TRACE-PROJECTS'],
+    description: 'DELETE /sessions/{id} answers 202 and deletes nothing',
+    request: (req) => (calls(req, 'deleteSession') ? json(202, { message: 'Session deleted' }) : req),
+  },
   'create-drops-string-inputs': {
     endpoint: 'platform-api',
     breaks: ['TRACE-CREATE'],
