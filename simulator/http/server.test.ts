@@ -34,9 +34,12 @@ test('an unknown route answers 404 and a known route with another method 405 wit
   expect(((await res.json()) as { detail: string }).detail).toMatch(/the contract documents POST there/);
 });
 
-test('a 405 names what the contract documents there, not the spec (which lists no GET /sessions)', async () => {
+test('a 405 names what the contract documents there, not the spec (whose tables list no /sessions but DELETE)', async () => {
   const res = await sim.request('platform-api', '/api/v1/sessions', { method: 'PUT' });
-  expect([res.status, await res.json()]).toEqual([405, { detail: 'Method PUT not allowed on /api/v1/sessions: the contract documents GET there' }]);
+  expect([res.status, await res.json()]).toEqual([
+    405,
+    { detail: 'Method PUT not allowed on /api/v1/sessions: the contract documents GET, POST, DELETE there' },
+  ]);
 });
 
 const HEADER = 'x-apc-request-violations';
