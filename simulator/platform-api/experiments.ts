@@ -153,30 +153,30 @@ export class ExperimentStore {
 
   listDatasets(workspaceId: string, filter: { name?: string; id?: string[] }): Dataset[] {
     const ids = filter.id && new Set(filter.id.map((id) => id.toLowerCase()));
-    return [...this.data(workspaceId).datasets.values()]
+    return [...this.read(workspaceId).datasets.values()]
       .filter((d) => (filter.name === undefined || d.name === filter.name) && (!ids || ids.has(d.id)))
       .map((d) => structuredClone(d));
   }
 
   readDataset(workspaceId: string, datasetId: string): Dataset {
-    const dataset = this.data(workspaceId).datasets.get(datasetId.toLowerCase());
+    const dataset = this.read(workspaceId).datasets.get(datasetId.toLowerCase());
     if (!dataset) throw notFound(`Dataset ${datasetId} not found`);
     return structuredClone(dataset);
   }
 
   listExamples(workspaceId: string, datasetId: string): Example[] {
-    const examples = this.data(workspaceId).examples.get(datasetId.toLowerCase());
+    const examples = this.read(workspaceId).examples.get(datasetId.toLowerCase());
     if (!examples) throw notFound(`Dataset ${datasetId} not found`);
     return [...examples.values()].map((e) => structuredClone(e));
   }
 
   experimentsNamed(workspaceId: string, name: string | undefined): Experiment[] {
-    return [...this.data(workspaceId).experiments.values()].filter((e) => name === undefined || e.name === name).map((e) => structuredClone(e));
+    return [...this.read(workspaceId).experiments.values()].filter((e) => name === undefined || e.name === name).map((e) => structuredClone(e));
   }
 
   /** GET /sessions/{session_id}: the wire's session is the spec's experiment. */
   experiment(workspaceId: string, experimentId: string): Experiment | undefined {
-    const experiment = this.data(workspaceId).experiments.get(experimentId.toLowerCase());
+    const experiment = this.read(workspaceId).experiments.get(experimentId.toLowerCase());
     return experiment && structuredClone(experiment);
   }
 
@@ -226,6 +226,11 @@ export class ExperimentStore {
       this.env.traceRuns.insert(workspaceId, pending.runs, pending.feedback);
       Object.assign(data.experiments.get(experimentId)!, pending.statistics);
     });
+  }
+
+  /** A workspace's datasets and experiments to read: one that holds none yet is not made by a read (a refused read changes nothing). */
+  private read(workspaceId: string): WorkspaceExperiments {
+    return this.workspaces.get(workspaceId) ?? { datasets: new Map(), examples: new Map(), experiments: new Map(), pending: new Map() };
   }
 
   /** Each workspace's datasets and experiments apart (AUTH-PLATFORM-WORKSPACE-ISOLATION). */

@@ -61,7 +61,8 @@ export class TraceRunStore {
    * operation's body has passed its schema already (the server checks JSON bodies, parseMultipart the parts).
    */
   ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): RequestViolation[] {
-    const data = this.data(workspaceId);
+    // Made for the workspace only when this request writes: a refused one changes nothing.
+    const data = this.workspaces.get(workspaceId) ?? emptyWorkspace();
     const staged = new Map<string, StoredRun>();
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
@@ -70,7 +71,7 @@ export class TraceRunStore {
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
     const now = this.env.clock.now();
-    const held = this.held(workspaceId);
+    const held = this.heldPatches.get(workspaceId) ?? new HeldPatches();
     // Patches of runs not posted yet, held until their post arrives (held-patches.ts), and the held ones this request's posts apply.
     const early = new Map<string, Json[]>();
     const applied = new Set<string>();
@@ -122,18 +123,13 @@ export class TraceRunStore {
         `Run ${id} not found: post it before patching it (the simulator holds at most ${MAX_HELD} patches a workspace for ${HOLD_MS / 1000} s until their post arrives, and that hold is full)`,
       );
     }
+    if (!this.workspaces.has(workspaceId)) this.workspaces.set(workspaceId, data);
+    if (early.size > 0 && !this.heldPatches.has(workspaceId)) this.heldPatches.set(workspaceId, held);
     for (const run of staged.values()) keep(data, run);
     for (const [id, item] of feedback) data.feedback.set(id, item);
     for (const id of applied) held.drop(id);
     for (const [id, runs] of early) for (const run of runs) held.hold(id, run, now);
     return marks;
-  }
-
-  /** The patches of a workspace waiting for their post. */
-  private held(workspaceId: string): HeldPatches {
-    let held = this.heldPatches.get(workspaceId);
-    if (!held) this.heldPatches.set(workspaceId, (held = new HeldPatches()));
-    return held;
   }
 
   /** Stores runs and feedback that the service itself produced (experiment uploads). */
