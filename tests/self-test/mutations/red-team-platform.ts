@@ -224,8 +224,8 @@ export const RED_TEAM_PLATFORM_MUTATIONS: Record<string, Mutation> = {
   'rt-platform-tenant-ignored-on-updates': {
     endpoint: 'platform-api',
     breaks: ['AUTH-PLATFORM-TENANT-ID'],
-    description: "x-tenant-id is ignored by PATCH /runs/{id} and POST /runs/batch: they act in the key's default workspace",
-    request: (req) => (calls(req, 'updateRun', 'ingestRunsBatch') ? withoutTenant(req) : req),
+    description: "x-tenant-id is ignored by updates (PATCH /runs/{id}, PATCH /runs) and POST /runs/batch: they act in the key's default workspace",
+    request: (req) => (calls(req, 'updateRun', 'updateRunInBody', 'ingestRunsBatch') ? withoutTenant(req) : req),
   },
   'rt-upload-times-compared-as-text': {
     endpoint: 'platform-api',
