@@ -3,7 +3,8 @@
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
 import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
-import type { ApiResponse } from '../../harness/client.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import type { Time } from '../../harness/time.ts';
 import { baseTime, isoWith, readFeedback, readTraceRun, RunIds, runTree, servesRead, untilWritten, type TraceRun } from './traces-steps.ts';
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };
@@ -70,15 +71,10 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
   ).toEqual([runs[0].id]);
 });
 
-test('POST /runs/query with a filter expression answers the runs it selects and no other', { tag: '@TRACE-QUERY-FILTER' }, async ({
-  platform,
-  scope,
-  conformanceRun,
-  time,
-}) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start: baseTime(conformanceRun) });
+/** A trace of three runs ingested in one batch, once the query of its whole trace answers all of them. */
+async function persistedTrace(platform: ApiClient, time: Time, ids: RunIds, start: number) {
+  const runs = runTree(ids, [null, 0, 0], { start });
   precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
-  // Once the trace is persisted, read without a filter: the evidence that the filter, not a lag, leaves runs out.
   precondition(
     await untilWritten(
       time,
@@ -87,6 +83,17 @@ test('POST /runs/query with a filter expression answers the runs it selects and 
     ),
     'query the whole trace',
   );
+  return runs;
+}
+
+test('POST /runs/query with a filter expression answers the runs it selects and no other', { tag: '@TRACE-QUERY-FILTER' }, async ({
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
+  // Once the trace is persisted, read without a filter: the evidence that the filter, not a lag, leaves runs out.
+  const runs = await persistedTrace(platform, time, new RunIds(scope, conformanceRun), baseTime(conformanceRun));
   const [, wanted] = runs;
   const res = await platform.post<Page>('/runs/query', { trace: runs[0].id, filter: `eq(name, ${JSON.stringify(wanted.name)})` });
   expectStatus(res, 200);
@@ -97,16 +104,7 @@ test('POST /runs/query with a filter expression answers the runs it selects and 
 });
 
 test('POST /runs/stats answers the statistics of the runs its query selects', { tag: '@TRACE-STATS' }, async ({ platform, scope, conformanceRun, time }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start: baseTime(conformanceRun) });
-  precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
-  precondition(
-    await untilWritten(
-      time,
-      () => platform.post<Page>('/runs/query', { trace: runs[0].id }),
-      (page) => Array.isArray(page.runs) && page.runs.length === runs.length,
-    ),
-    'query the whole trace',
-  );
+  const runs = await persistedTrace(platform, time, new RunIds(scope, conformanceRun), baseTime(conformanceRun));
   // §8 allows one stats request per key in 10 s (US): another request may have spent it; its Retry-After is waited once.
   const stats = async (send: () => Promise<ApiResponse<{ run_count?: unknown }>>) => {
     let res = await send();
