@@ -18,7 +18,7 @@ test('a simulator on a slow real clock that the run resets is reset faster, and 
   expect(pace.notice).toContain('real clock ×1');
   expect(pace.notice).toContain('a revision builds in 90 s');
   expect(pace.notice).toContain(`the run resets it at ×${RUN_TIME_SCALE}`);
-  expect(pace.notice).toContain(`simulate --time-scale ${RUN_TIME_SCALE}`);
+  expect(pace.notice).toContain('simulate --clock virtual');
 });
 
 test('one the run cannot reset is left as it is, and the console says how to make it faster', () => {

@@ -31,7 +31,9 @@ export function paceOf(target: Pick<Target, 'name' | 'kind' | 'capabilities' | '
   if (target.capabilities.includes('reset') && target.adminUrl) {
     return {
       resetTo: RUN_TIME_SCALE,
-      notice: `${cost}: the run resets it at ×${RUN_TIME_SCALE} (capability reset), and it stays at ×${RUN_TIME_SCALE} after. Start it with \`simulate --time-scale ${RUN_TIME_SCALE}\` to keep one pace.`,
+      notice:
+        `${cost}: the run resets it at ×${RUN_TIME_SCALE} (capability reset), and it stays at ×${RUN_TIME_SCALE} after. ` +
+        `Start it with \`simulate --clock virtual\` for a run that moves the clock rather than waits (every plane in under a minute).`,
     };
   }
   return {

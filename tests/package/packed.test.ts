@@ -9,12 +9,12 @@
 import { expect, test } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { checkQuickstarts } from '../readme/quickstarts.ts';
+import { checkQuickstarts, freeBasePort } from '../readme/quickstarts.ts';
 import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
 
 test.describe.configure({ mode: 'default' });
@@ -408,6 +408,48 @@ test("a client's test runs on the simulator's package alone, which brings no Pla
 
 test("the README's client quickstarts run in a project with only the package and the clients they name installed", async () => {
   await checkQuickstarts(temporary('apc-quickstarts-'), { [NAME]: tarball, [SIMULATOR]: simulatorTarball });
+});
+
+test("the README's run against a separately started simulate, as written: every plane passes", async () => {
+  // Every plane on the simulator's virtual clock: well under a minute on an idle 2-core machine,
+  // several where CI runs other tests beside it.
+  test.setTimeout(600_000);
+  const lines = readmeBlock('your-target').split('\n');
+  const started = lines.find((line) => / simulate .*&$/.test(line));
+  const target = lines[lines.indexOf(started!) + 1];
+  expect(started, 'the block starts simulate in the background').toBeDefined();
+  expect(target, 'and runs against it on the next line').toMatch(/ run --target http:\/\/127\.0\.0\.1:\d+ /);
+  // The README's port, moved onto four free ones; its own folder for the report it names.
+  const readmeBase = /--base-port (\d+)/.exec(started!)![1];
+  const base = String(await freeBasePort());
+  const cwd = join(project, 'your-target');
+  mkdirSync(cwd);
+  // Its own process group: npx, and the simulator under it, stop together.
+  const simulator = spawn('bash', ['-e', '-c', started!.replaceAll(readmeBase, base).replace(/&$/, '')], { cwd, env: cliEnv(), detached: true });
+  let printed = '';
+  try {
+    await new Promise<void>((ready, failed) => {
+      simulator.stdout.on('data', (chunk) => {
+        printed += chunk;
+        if (printed.includes('Ctrl-C to stop')) ready();
+      });
+      simulator.stderr.on('data', (chunk) => (printed += chunk));
+      simulator.on('exit', (code) => failed(new Error(`simulate exited with ${code}:\n${printed}`)));
+    });
+    const began = Date.now();
+    const ran = await run('bash', ['-e', '-c', target.replaceAll(readmeBase, base)], cwd);
+    console.log(`the README's run against simulate: ${Math.round((Date.now() - began) / 1000)} s`);
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    const out = /--out (\S+)/.exec(target)![1];
+    const report = JSON.parse(readFileSync(join(cwd, out, 'report.json'), 'utf8')) as { rules: { plane: string; verdict: string }[] };
+    for (const plane of ['agent-server', 'control-plane', 'platform-api'])
+      expect(
+        report.rules.some((r) => r.plane === plane && r.verdict === 'pass'),
+        `a rule of ${plane} passes`,
+      ).toBe(true);
+  } finally {
+    if (simulator.exitCode === null) process.kill(-simulator.pid!, 'SIGTERM');
+  }
 });
 
 test('simulate starts, answers, and stops on SIGTERM', async () => {

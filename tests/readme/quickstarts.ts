@@ -41,7 +41,7 @@ function quickstartBlocks(): Block[] {
 const run = (command: string, args: string[], cwd: string, input = '', env: Record<string, string> = {}) => runCommand(command, args, { cwd, input, env });
 
 /** Four consecutive ports free on 127.0.0.1, for the four planes `--base-port` places. */
-async function freeBasePort(): Promise<number> {
+export async function freeBasePort(): Promise<number> {
   const free = (port: number) =>
     new Promise<boolean>((resolve) => {
       const server = createServer().once('error', () => resolve(false));
