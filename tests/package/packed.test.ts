@@ -503,6 +503,8 @@ test('the CI recipe, copied from the installed package as the README says: its w
     const out = join(repository, upload!.with!.path);
     for (const file of ['report.json', 'junit.xml', 'summary.md', 'report.html']) expect(existsSync(join(out, file)), file).toBe(true);
     expect(readFileSync(summary, 'utf8')).toBe(readFileSync(join(out, 'summary.md'), 'utf8'));
+    // A loopback target: whatever the run sent again, no fault of the path to it.
+    expect(ran.stdout + ran.stderr + readFileSync(summary, 'utf8')).not.toMatch(/unreliable/);
 
     // The gate: a run that fails fails the step with its exit code.
     const dead = await run('sh', ['ci/conformance.sh', '--target', `http://127.0.0.1:${await closedPort()}`], repository, { ...env, APC_PACKAGE: '' });
