@@ -8,7 +8,7 @@ import type { Target } from './target.ts';
 /**
  * The time scale a run resets a slower real clock to: the fastest at which a rate-limit row's
  * requests still share one 10 s window on a busy 2-core machine. The real-target test runs every
- * plane at it (docs/reference.md, "Proven on a target without powers").
+ * plane at it (docs/reference.md, "Proven on a target without capabilities").
  */
 export const RUN_TIME_SCALE = 5;
 

@@ -56,8 +56,8 @@ try {
     `# ${NAME}\n\n` +
       `The Agent Platform API simulator of \`${main.name}\`, to start in a client's own tests, without the\n` +
       `conformance harness (Playwright and the rest): \`import { startSimulator } from '${NAME}'\`. It is the module\n` +
-      `\`${main.name}/simulator\` exports, built from the same sources; ${main.name}'s README, "Develop a client\n` +
-      'against the simulator", shows how to use it. The `simulate` command, which starts it as a process, comes with\n' +
+      `\`${main.name}/simulator\` exports, built from the same sources; ${main.name}'s guide docs/clients.md, "Develop a\n` +
+      'client against the simulator", shows how to use it. The `simulate` command, which starts it as a process, comes with\n' +
       `${main.name}.\n`,
   );
   mkdirSync(destination, { recursive: true });

@@ -1,18 +1,18 @@
 // The packages as a user gets them: packed (npm pack, which builds dist/, and the simulator's package
 // from that dist/), installed from the tarball into an empty temporary project, and run from there,
 // where Playwright compiles no TypeScript: --version, a run of one plane against the embedded
-// simulator, a mistyped command after it, a run against a dead target, simulate, the README's client
-// quickstarts, a client's test on the simulator's package alone, and the CI recipe as the package
-// ships it (copied as the README says, its workflow's shell step run as written). And what the
-// tarballs hold, and that the README's links resolve inside the package. One pack and one install
-// serve the file's tests, which run in order.
+// simulator, a mistyped command after it, a run against a dead target, simulate, the client
+// quickstarts of docs/clients.md, a client's test on the simulator's package alone, and the CI recipe
+// as the package ships it (copied as docs/ci.md says, its workflow's shell step run as written). And
+// what the tarballs hold, and that the links of the README and docs/ resolve inside the package.
+// One pack and one install serve the file's tests, which run in order.
 import { expect, test } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, normalize } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { checkQuickstarts, freeBasePort } from '../readme/quickstarts.ts';
 import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
@@ -89,11 +89,12 @@ async function simulate(project: string): Promise<{ urls: Record<string, string>
   };
 }
 
-/** The README's block that follows `<!-- marker -->`. */
-function readmeBlock(marker: string): string {
-  const block = new RegExp(`<!-- ${marker} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  expect(block, `README.md has a block marked ${marker}`).not.toBeNull();
-  return block![1];
+/** The block of `file` (README.md, docs/…) that follows `<!-- marker -->`, its list item's indent removed. */
+function markedBlock(file: string, marker: string): string {
+  const block = new RegExp(`<!-- ${marker} -->\\n( *)\`\`\`\\w*\\n([\\s\\S]*?)\\n *\`\`\``).exec(readFileSync(join(ROOT, file), 'utf8'));
+  expect(block, `${file} has a block marked ${marker}`).not.toBeNull();
+  const [, indent, code] = block!;
+  return code.replaceAll(new RegExp(`^${indent}`, 'gm'), '');
 }
 
 /** Megabytes under a project's node_modules, as `du -sm` counts them. */
@@ -175,39 +176,57 @@ test('the tarball holds the built package and what users need, not the project t
   expect(declarations.length).toBeLessThan(20);
 });
 
-test("the README's relative links, and the package paths it names, resolve inside the package", () => {
+test("the README's and the guides' relative links, and the package paths they name, resolve inside the package", () => {
   const paths = packed.files.map((f) => f.path);
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const inPackage = (path: string) => paths.includes(path) || (path.endsWith('/') && paths.some((p) => p.startsWith(path)));
-  // Links: [text](path#anchor); an anchor into a Markdown file names one of its headings, as GitHub makes them.
-  const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/.test(link));
-  expect(links.length).toBeGreaterThan(10);
+  // The README and the docs/ it leads to: what a reader of the installed package reads.
+  const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
+  expect(
+    pages.filter((page) => !inPackage(page)),
+    'docs/ the package does not hold',
+  ).toEqual([]);
   const slug = (heading: string) =>
     heading
       .toLowerCase()
       .replace(/[^\w\- ]/g, '')
       .replace(/ /g, '-');
-  for (const link of links) {
-    const [path, anchor] = link.split('#');
-    if (!path) continue;
-    expect(inPackage(normalize(path)), `README.md links to ${path}, which the package does not hold`).toBe(true);
-    if (anchor) {
-      const headings = [...readFileSync(join(ROOT, path), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]));
-      expect(headings, `README.md links to ${link}`).toContain(anchor);
+  // Links: [text](path#anchor), relative to the page; an anchor into a Markdown file names one of its
+  // headings, as GitHub makes them.
+  let links = 0;
+  for (const page of pages) {
+    const text = readFileSync(join(ROOT, page), 'utf8');
+    for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(link)) continue;
+      links++;
+      const [path, anchor] = link.split('#');
+      const target = path ? normalize(join(dirname(page), path)) : page;
+      expect(inPackage(target), `${page} links to ${path}, which the package does not hold`).toBe(true);
+      if (anchor) {
+        const headings = [...readFileSync(join(ROOT, target), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]));
+        expect(headings, `${page} links to ${link}`).toContain(anchor);
+      }
     }
   }
+  expect(links).toBeGreaterThan(30);
   // A path in code that starts at a folder of the repository, or in the installed package, says
   // where a reader finds that file: in the package. (Report folders and the like name no such folder.)
   // The folders the repository tracks: a report folder a run left in the clone is none of them.
+  // The reference names the project's own files too, where it says what a test proves.
   const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n');
   const folders = new Set([...tracked.filter((path) => path.includes('/')).map((path) => path.split('/')[0]), 'dist']);
-  const named = [...readme.matchAll(/`([\w.@-]+(?:\/[\w.@-]*)+)`/g)]
-    .map((m) => m[1].replace(`node_modules/${NAME}/`, ''))
-    .filter((path) => folders.has(path.split('/')[0]));
+  const named = pages
+    .filter((page) => page !== 'docs/reference.md')
+    .flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/`([\w.@-]+(?:\/[\w.@-]*)+)`/g)].map((m) => ({
+        page,
+        path: m[1].replace(`node_modules/${NAME}/`, ''),
+      })),
+    )
+    .filter(({ path }) => folders.has(path.split('/')[0]));
   expect(named.length).toBeGreaterThan(5);
   expect(
-    named.filter((path) => !inPackage(path)),
-    'paths the README names that the package does not hold',
+    named.filter(({ path }) => !inPackage(path)),
+    'paths the README and the guides name that the package does not hold',
   ).toEqual([]);
 });
 
@@ -406,7 +425,7 @@ test("a client's test runs on the simulator's package alone, which brings no Pla
   await typecheck(dir, 'typed.mts');
 });
 
-test("the README's client quickstarts run in a project with only the package and the clients they name installed", async () => {
+test("docs/clients.md's quickstarts run in a project with only the package and the clients they name installed", async () => {
   await checkQuickstarts(temporary('apc-quickstarts-'), { [NAME]: tarball, [SIMULATOR]: simulatorTarball });
 });
 
@@ -414,7 +433,7 @@ test("the README's run against a separately started simulate, as written: every 
   // Every plane on the simulator's virtual clock: well under a minute on an idle 2-core machine,
   // several where CI runs other tests beside it.
   test.setTimeout(600_000);
-  const lines = readmeBlock('your-target').split('\n');
+  const lines = markedBlock('README.md', 'your-target').split('\n');
   const started = lines.find((line) => / simulate .*&$/.test(line));
   const target = lines[lines.indexOf(started!) + 1];
   expect(started, 'the block starts simulate in the background').toBeDefined();
@@ -465,12 +484,12 @@ test('simulate starts, answers, and stops on SIGTERM', async () => {
   expect(await simulator.stop()).toBe(0);
 });
 
-test('the CI recipe, copied from the installed package as the README says: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
+test('the CI recipe, copied from the installed package as docs/ci.md says: its workflow step installs the tarball, runs, writes the step summary, and the job exits as the run did', async () => {
   // The repository the workflow checks out, where the package was installed once to copy the recipe
-  // from: the README's copy lines, and a target file naming the installed package's simulator, whose
+  // from: docs/ci.md's copy lines, and a target file naming the installed package's simulator, whose
   // key stands in for the secret.
   const repository = await emptyProject(tarball);
-  const copied = await run('bash', ['-e', '-c', readmeBlock('ci-recipe: copy')], repository);
+  const copied = await run('bash', ['-e', '-c', markedBlock('docs/ci.md', 'ci-recipe: copy')], repository);
   expect(copied.code, copied.stderr).toBe(0);
   const workflow = parseYaml(readFileSync(join(repository, '.github', 'workflows', 'conformance.yml'), 'utf8')) as {
     jobs: { conformance: { steps: { run?: string; uses?: string; if?: string; env?: Record<string, string>; with?: Record<string, string> }[] } };
@@ -514,8 +533,8 @@ test('the CI recipe, copied from the installed package as the README says: its w
   }
 });
 
-test("the README's minimal expectations file is accepted by a shard's run, as its sharded job passes it", async () => {
-  writeFileSync(join(project, 'expectations.yaml'), `${readmeBlock('ci-recipe: expectations.yaml')}\n`);
+test("docs/ci.md's minimal expectations file is accepted by a shard's run, as its sharded job passes it", async () => {
+  writeFileSync(join(project, 'expectations.yaml'), `${markedBlock('docs/ci.md', 'ci-recipe: expectations.yaml')}\n`);
   const ran = await cli(['run', '--plane', 'control-plane', '--shard', '1/3', '--expectations', 'expectations.yaml', '--out', 'shard-expected', '--quiet']);
   expect(ran.code, ran.stdout + ran.stderr).toBe(0);
 });

@@ -1,9 +1,10 @@
-// The README's client quickstarts, run as a reader runs them, outside this clone, so that they cannot
-// rot: in a project where only the packages that the section's install lines name are installed, as a
-// reader installs them. What each block's marker says is done with it:
+// The client quickstarts of docs/clients.md, the guide the README links, run as a reader runs them,
+// outside this clone, so that they cannot rot: in a project where only the packages that the guide's
+// install lines name are installed, as a reader installs them. What each block's marker says is done
+// with it:
 //   install                  its `npm install` line is run as written, a tarball packed here in place of each
 //                            package this repository builds; each other package names a caret range that the
-//                            version this clone tests is in. Installs and file blocks run in the section's
+//                            version this clone tests is in. Installs and file blocks run in the guide's
 //                            order, so a file block runs with only the packages installed above it
 //   file <name>, run <cmd>   saved as <name> and run with <cmd>: it must exit 0 with all its tests passed
 //   simulator                started (with its fixed ports moved onto free ones) until it prints its URLs
@@ -19,8 +20,8 @@ import { join } from 'node:path';
 import { cliEnv, ROOT, runCommand } from '../self-test/run-cli.ts';
 import { stripVTControlCharacters } from 'node:util';
 
-const SECTION = '## Develop a client against the simulator';
-/** Each block of the section follows a marker saying what the test does with it. */
+const GUIDE = 'docs/clients.md';
+/** Each block of the guide follows a marker saying what the test does with it. */
 const BLOCK = /(?:<!-- quickstart: ([^>]+?) -->\n)?```(\w*)\n([\s\S]*?)\n```/g;
 
 interface Block {
@@ -30,12 +31,8 @@ interface Block {
 }
 
 function quickstartBlocks(): Block[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n${SECTION}\n`);
-  expect(start, `README.md has a section '${SECTION}'`).toBeGreaterThan(0);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(BLOCK)].map(([, marker, lang, code]) => ({ marker, lang, code }));
+  const guide = readFileSync(join(ROOT, GUIDE), 'utf8');
+  return [...guide.matchAll(BLOCK)].map(([, marker, lang, code]) => ({ marker, lang, code }));
 }
 
 const run = (command: string, args: string[], cwd: string, input = '', env: Record<string, string> = {}) => runCommand(command, args, { cwd, input, env });
@@ -67,7 +64,7 @@ export function inCaretRange(range: string, version: string): boolean {
 }
 
 /**
- * Runs every block of the README's client section in `project`, an empty project: `tarballs` (a
+ * Runs every block of the client guide in `project`, an empty project: `tarballs` (a
  * package's name to its packed tarball) are installed in place of those packages wherever an install
  * line names them.
  */
@@ -75,7 +72,7 @@ export async function checkQuickstarts(project: string, tarballs: Record<string,
   const blocks = quickstartBlocks();
   expect(
     blocks.filter((b) => b.marker === undefined).map((b) => b.code),
-    'every block of the section is marked',
+    `every block of ${GUIDE} is marked`,
   ).toEqual([]);
 
   for (const block of blocks) {
@@ -104,7 +101,7 @@ async function install(block: Block, project: string, tarballs: Record<string, s
   expect(packages, `an install block is one npm install line: ${block.code}`).toBeDefined();
   for (const spec of packages!.filter((p) => !tarballs[p])) {
     const [, name, range] = /^(@?[^@]+)@(.+)$/.exec(spec) ?? [];
-    expect(range, `${spec}: the README names the version range it was tested with`).toBeDefined();
+    expect(range, `${spec}: the guide names the version range it was tested with`).toBeDefined();
     expect(inCaretRange(range, lockedVersion(name)), `${spec} holds ${name}@${lockedVersion(name)}, the version this clone tests`).toBe(true);
   }
   const specs = packages!.map((spec) => tarballs[spec] ?? spec);
@@ -122,14 +119,14 @@ async function checkProcessBlocks(blocks: Block[], project: string): Promise<voi
   const runnable = blocks.filter((b) => b.marker === 'run');
   expect(runnable.map((b) => b.lang).sort(), 'a curl block and one block per official JS client').toEqual(['js', 'js', 'sh']);
 
-  // The README's ports, moved by the same offset onto free ones.
-  const readmeBase = Number(/--base-port (\d+)/.exec(simulator.code)?.[1]);
+  // The guide's ports, moved by the same offset onto free ones.
+  const guideBase = Number(/--base-port (\d+)/.exec(simulator.code)?.[1]);
   const base = await freeBasePort();
   const localize = (text: string) =>
     text
-      .replace(`--base-port ${readmeBase}`, `--base-port ${base}`)
+      .replace(`--base-port ${guideBase}`, `--base-port ${base}`)
       .replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) =>
-        Number(port) >= readmeBase && Number(port) < readmeBase + 4 ? `127.0.0.1:${base + Number(port) - readmeBase}` : whole,
+        Number(port) >= guideBase && Number(port) < guideBase + 4 ? `127.0.0.1:${base + Number(port) - guideBase}` : whole,
       );
 
   const exports = localize(environment.code).split('\n');

@@ -1,5 +1,5 @@
 // Issue 13, webhooks with a flapping receiver, against an in-process simulator on the real clock.
-// The simulator's documented schedule (simulator/agent-server/webhooks.ts, README "Time"): a 5xx,
+// The simulator's documented schedule (simulator/agent-server/webhooks.ts, docs/simulator.md "Time"): a 5xx,
 // 429 or network error is tried again, 3 attempts in all, attempt 2 due 1 s and attempt 3 due 3 s
 // after the delivery began; an attempt the receiver leaves unanswered is cut off after the attempt
 // timeout and counts as a network error. Deliveries never hold up runs.
