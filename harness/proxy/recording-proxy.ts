@@ -9,44 +9,25 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
 import httpProxy from 'http-proxy';
-import { contract, ENDPOINTS, type Endpoint, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import { BodyClip, clip } from './body-clip.ts';
 import { Chaos, type ChaosCounts, type ChaosDecision, type ChaosOptions } from './chaos.ts';
 import { Redaction } from './redact.ts';
+import {
+  DROPPED_TEXT,
+  EXCHANGE_HEADER,
+  type Exchange,
+  FAULT_HEADER,
+  ATTEMPT_HEADER,
+  SEQUENCE_HEADER,
+  TEST_HEADER,
+  UNREACHABLE_HEADER,
+  UNREACHABLE_TEXT,
+  VIOLATIONS_HEADER,
+  VIOLATIONS_WANTED,
+} from '../../specs/evidence-protocol.ts';
 
-/** Header a suite sets to attribute a request to a test; removed before forwarding. */
-export const TEST_HEADER = 'x-apc-test';
-/**
- * Header the suites' client sets beside TEST_HEADER: the count of the test's requests, taken when
- * each is sent, so that concurrent requests keep the order they were made in; removed before forwarding.
- */
-export const SEQUENCE_HEADER = 'x-apc-sequence';
-/**
- * Header the suites' client sets when it sends a request again after a transient fault
- * (harness/retry.ts): the attempt's number, from 2. The exchange keeps the request's sequence
- * and records the attempt, so a retry leaves the ids of the test's other exchanges as they were.
- */
-export const ATTEMPT_HEADER = 'x-apc-attempt';
-/** On the proxy's own answer when the target gave none: `dropped` (502) or `silent` (504), a fault a client may retry. */
-export const FAULT_HEADER = 'x-apc-fault';
-/** Response header the proxy adds: the exchange's id, as recorded. */
-export const EXCHANGE_HEADER = 'x-apc-exchange';
-/**
- * The response's contract violations (URI-encoded JSON), for a client that asks for them by
- * sending this header with the value `trailer` (removed before forwarding): a trailer once the
- * body has been passed on, or a header on an answer without a body. Others get the answer as
- * soon as it has arrived, unvalidated yet.
- */
-export const VIOLATIONS_HEADER = 'x-apc-violations';
-/** The value of VIOLATIONS_HEADER on a request that asks for the violations. */
-export const VIOLATIONS_WANTED = 'trailer';
-/** On the proxy's own 502: the target could not be reached, so the answer is no answer of the target's. */
-export const UNREACHABLE_HEADER = 'x-apc-unreachable';
-/** How the proxy's own 502 begins when the target could not be reached (official clients show it in their errors). */
-export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target';
-/** What the proxy answers when the target dropped a connection without an answer (a finding, unless the target went away). */
-export const DROPPED_TEXT = 'The target closed the connection without answering';
 /** What the proxy answers when the target stayed silent past the proxy's timeout. */
 const SILENT_TEXT = 'The target did not answer in time';
 /** A stream the target cut off (recorded; the client's stream is cut too). */
@@ -62,37 +43,6 @@ export const CHAOS_UNAVAILABLE_TEXT = "The recording proxy's chaos mode answered
 export const CHAOS_RESET_TEXT = "The recording proxy's chaos mode reset the connection before forwarding";
 /** The proxy's own control path; never forwarded. */
 const CONTROL_PREFIX = '/__apc';
-
-/** The endpoint an exchange went to, from its id (`<endpoint>-…`, exchangeId); none for a proxy named otherwise. */
-export function endpointOfExchange(id: string): Endpoint | undefined {
-  // Longest first: platform-api-eu-3 is not platform-api's.
-  return [...ENDPOINTS].sort((a, b) => b.length - a.length).find((endpoint) => id.startsWith(`${endpoint}-`));
-}
-
-export interface Exchange {
-  id: string;
-  test?: string;
-  /** The plane the request went to; for a delivery, the plane that sent it. */
-  plane: Plane;
-  /**
-   * A webhook delivery (harness/webhook-evidence.ts): the request the target sent to the run's
-   * receiver, and the receiver's answer. Other exchanges go from the suites to the target.
-   */
-  delivery?: true;
-  /** The base URL the request went to (the target's; for a delivery, the receiver's); request.url is the path below it. */
-  base: string;
-  operation?: string;
-  startedDateTime: string;
-  time: number;
-  request: { method: string; url: string; headers: [string, string][]; body?: string };
-  response: { status: number; headers: [string, string][]; body?: string; contentType?: string };
-  /** Response contract violations found by the proxy. */
-  violations: Violation[];
-  /** Why the exchange ended without the target's full answer (the target unreachable, silent or cut off, the client gone, a limit). */
-  error?: string;
-  /** The attempt's number (from 2) of a request the suites' client sent again after a transient fault. */
-  attempt?: number;
-}
 
 interface Pending {
   id: string;
