@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { describeAttempt, type ProxyFault, type RequestKind, requestKind, type Sent, sendPastFaults, TRANSIENT_FAULT } from './retry.ts';
 import { sleep } from './time.ts';
-import { isConnectError } from './proxy/recording-proxy.ts';
+import { isConnectError } from './connect-error.ts';
 import {
   exchangeMark,
   ATTEMPT_HEADER,

@@ -1,8 +1,10 @@
 // The protocol the suites' client, the recording proxy and the reporter share: the x-apc-* headers
-// between client and proxy, the exchange the proxy records and the report keeps, the mark a failure
-// names its exchange with, the tag that names a rule, and the kinds of skip. It sits in specs/, the
-// bottom layer (tests/layout.test.ts), beside the report's JSON Schema (specs/schemas/) whose
-// exchanges it types: the harness and the reports both build on it, and neither on the other for it.
+// between client and proxy, the proxy's control path, the exchange the proxy records and the report
+// keeps and the form of its id, the mark a failure names its exchange with, the tag that names a
+// rule, and the kinds of skip. It sits in specs/, the bottom layer (tests/layout.test.ts), beside the
+// report's JSON Schema (specs/schemas/) whose exchanges it types: the harness and the reports both
+// build on it, and neither on the other for it.
+import { createHash } from 'node:crypto';
 import { ENDPOINTS, type Endpoint, type Plane, type Violation } from './contract.ts';
 
 /** Header a suite sets to attribute a request to a test; removed before forwarding. */
@@ -37,6 +39,32 @@ export const UNREACHABLE_HEADER = 'x-apc-unreachable';
 export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target';
 /** What the proxy answers when the target dropped a connection without an answer (a finding, unless the target went away). */
 export const DROPPED_TEXT = 'The target closed the connection without answering';
+
+/** The proxy's own paths, never forwarded: `/exchanges[?test=ID]` answers the recordings (of one test), `/chaos` the chaos mode's counts. */
+export const PROXY_CONTROL_PREFIX = '/__apc';
+
+/** Where the proxy at `base` answers the exchanges of one test, in the order it sent them. */
+export function testExchangesUrl(base: string, test: string): string {
+  return `${base}${PROXY_CONTROL_PREFIX}/exchanges?test=${encodeURIComponent(test)}`;
+}
+
+/**
+ * An exchange's id: the endpoint (the proxy's name), a digest of the test and the request's place
+ * among the test's (the client's sequence). Tests on parallel workers interleave, and a test's
+ * concurrent requests may arrive in any order, but each is sent in its test's order: the same run
+ * gives the same ids on any number of workers. A request sent again has its attempt after a dot
+ * (`-5.2`). Undefined for a request without both, which the proxy numbers in its own count (`<name>-<n>`).
+ */
+export function exchangeId(name: string, test: string | undefined, sequence: string | undefined, attempt: number | undefined): string | undefined {
+  if (test === undefined || sequence === undefined || !/^\d{1,9}$/.test(sequence)) return undefined;
+  return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${sequence}${attempt ? `.${attempt}` : ''}`;
+}
+
+/** A test's exchanges in the order it sent them (exchangeId's sequence), not the order concurrent ones arrived in. */
+export function inSentOrder(exchanges: Exchange[]): Exchange[] {
+  const sequence = (e: Exchange) => Number(/-[0-9a-f]{8}-(\d+)$/.exec(e.id)?.[1] ?? Number.POSITIVE_INFINITY);
+  return exchanges.sort((a, b) => sequence(a) - sequence(b));
+}
 
 /** The endpoint an exchange went to, from its id (`<endpoint>-…`, exchangeId); none for a proxy named otherwise. */
 export function endpointOfExchange(id: string): Endpoint | undefined {

@@ -2,7 +2,6 @@
 // redacted), validates every response against specs/, and hands the exchanges to the
 // suites and the report. Streams (SSE) pass through as they flow; any other answer is passed
 // on as soon as it has arrived whole, and validated and recorded after that, off its path.
-import { createHash } from 'node:crypto';
 import { type ClientRequest, Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +13,13 @@ import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import { BodyClip, clip } from './body-clip.ts';
 import { Chaos, type ChaosCounts, type ChaosDecision, type ChaosOptions } from './chaos.ts';
 import { Redaction } from './redact.ts';
+import { isConnectError } from '../connect-error.ts';
 import {
   DROPPED_TEXT,
   EXCHANGE_HEADER,
+  exchangeId,
+  inSentOrder,
+  PROXY_CONTROL_PREFIX,
   type Exchange,
   FAULT_HEADER,
   ATTEMPT_HEADER,
@@ -34,15 +37,10 @@ const SILENT_TEXT = 'The target did not answer in time';
 const CUT_TEXT = 'The target closed the connection in the middle of its answer';
 /** An exchange whose client went away before the answer (recorded with status 0, as browsers record it). */
 const CLIENT_GONE_TEXT = 'The client closed the connection before the answer';
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-/** Whether an error is a failure to connect at all (not an answer dropped once connected). */
-export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
 /** What the chaos mode's own 503 says (the client meets it as a gateway's). */
 export const CHAOS_UNAVAILABLE_TEXT = "The recording proxy's chaos mode answered 503 in place of the target";
 /** The error recorded for a connection the chaos mode reset (the client met a reset, the target nothing). */
 export const CHAOS_RESET_TEXT = "The recording proxy's chaos mode reset the connection before forwarding";
-/** The proxy's own control path; never forwarded. */
-const CONTROL_PREFIX = '/__apc';
 
 interface Pending {
   id: string;
@@ -194,7 +192,7 @@ export class RecordingProxy {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    if ((req.url ?? '').startsWith(CONTROL_PREFIX)) {
+    if ((req.url ?? '').startsWith(PROXY_CONTROL_PREFIX)) {
       this.control(req, res);
       return;
     }
@@ -282,17 +280,10 @@ export class RecordingProxy {
     }
   }
 
-  /**
-   * An exchange's id: the endpoint, a digest of the test and the request's place among the test's
-   * (the client's sequence). Tests on parallel workers interleave, and a test's concurrent requests
-   * may arrive in any order, but each is sent in its test's order: the same run gives the same ids
-   * on any number of workers. A request sent again has its attempt after a dot (`-5.2`). A request
-   * without both is numbered in the proxy's own count.
-   */
+  /** An exchange's id (exchangeId), or the next of the proxy's own count for a request the suites did not number. */
   private exchangeId(test: string | undefined, sequence: string | undefined, attempt: number | undefined): string {
     const name = this.options.name ?? this.options.plane;
-    if (test === undefined || sequence === undefined || !/^\d{1,9}$/.test(sequence)) return `${name}-${++this.counter}`;
-    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${sequence}${attempt ? `.${attempt}` : ''}`;
+    return exchangeId(name, test, sequence, attempt) ?? `${name}-${++this.counter}`;
   }
 
   /** The request to the target is under way: it may stay silent only so long. */
@@ -504,12 +495,12 @@ export class RecordingProxy {
   /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test); GET /__apc/chaos the chaos mode's counts. */
   private control(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
-    if (url.pathname === `${CONTROL_PREFIX}/chaos` && req.method === 'GET' && this.chaos) {
+    if (url.pathname === `${PROXY_CONTROL_PREFIX}/chaos` && req.method === 'GET' && this.chaos) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(this.chaos.counts()));
       return;
     }
-    if (url.pathname === `${CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
+    if (url.pathname === `${PROXY_CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
       const test = url.searchParams.get('test');
       const body = JSON.stringify(test ? inSentOrder(this.exchanges.filter((e) => e.test === test)) : this.exchanges);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -523,12 +514,6 @@ export class RecordingProxy {
 
 function encodeViolations(violations: Violation[]): string {
   return encodeURIComponent(JSON.stringify(violations));
-}
-
-/** A test's exchanges in the order it sent them (exchangeId's sequence), not the order concurrent ones arrived in. */
-function inSentOrder(exchanges: Exchange[]): Exchange[] {
-  const sequence = (e: Exchange) => Number(/-[0-9a-f]{8}-(\d+)$/.exec(e.id)?.[1] ?? Number.POSITIVE_INFINITY);
-  return exchanges.sort((a, b) => sequence(a) - sequence(b));
 }
 
 function header(message: IncomingMessage, name: string): string | undefined {
