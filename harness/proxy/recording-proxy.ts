@@ -9,20 +9,15 @@ import type { Duplex } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
 import httpProxy from 'http-proxy';
 import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
-import { answerUnparsed } from '../../specs/unparsed-request.ts';
-import { BodyClip, clip } from './body-clip.ts';
-import { Chaos, type ChaosCounts, type ChaosDecision, type ChaosOptions } from './chaos.ts';
-import { Redaction } from './redact.ts';
-import { isConnectError } from '../connect-error.ts';
 import {
+  ATTEMPT_HEADER,
   DROPPED_TEXT,
+  type Exchange,
   EXCHANGE_HEADER,
   exchangeId,
+  FAULT_HEADER,
   inSentOrder,
   PROXY_CONTROL_PREFIX,
-  type Exchange,
-  FAULT_HEADER,
-  ATTEMPT_HEADER,
   SEQUENCE_HEADER,
   TEST_HEADER,
   UNREACHABLE_HEADER,
@@ -30,6 +25,11 @@ import {
   VIOLATIONS_HEADER,
   VIOLATIONS_WANTED,
 } from '../../specs/evidence-protocol.ts';
+import { answerUnparsed } from '../../specs/unparsed-request.ts';
+import { isConnectError } from '../connect-error.ts';
+import { BodyClip, clip } from './body-clip.ts';
+import { Chaos, type ChaosCounts, type ChaosDecision, type ChaosOptions } from './chaos.ts';
+import { Redaction } from './redact.ts';
 
 /** What the proxy answers when the target stayed silent past the proxy's timeout. */
 const SILENT_TEXT = 'The target did not answer in time';
