@@ -5,8 +5,8 @@ import { expect, test } from '@playwright/test';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHar } from '../harness/proxy/har.ts';
-import type { Exchange } from '../harness/proxy/recording-proxy.ts';
 import { type HarEntry, replay, replayPlan } from './har-replay.ts';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 const US_BETA = '25db5074-4b1a-4161-a386-89c1d5b17fbe';
 const fresh = {

@@ -4,8 +4,8 @@
 // go from the target to the receiver; and requests to a base the fresh simulator does not have.
 import { Agent, request } from 'undici';
 import type { Endpoint } from '../specs/contract.ts';
-import { endpointOfExchange } from '../harness/proxy/recording-proxy.ts';
 import type { SimulatorInfo } from '../specs/types/simulator-admin.ts';
+import { endpointOfExchange } from '../specs/evidence-protocol.ts';
 
 /** The parts of a HAR entry (harness/proxy/har.ts) that a replay reads. */
 export interface HarEntry {

@@ -16,7 +16,7 @@ import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/ru
 import { startStandIn, type StandIn } from '../tests/self-test/stand-in.ts';
 import { freePort } from '../harness/target.ts';
 import { isTransportError } from '../harness/client.ts';
-import { DROPPED_TEXT } from '../harness/proxy/recording-proxy.ts';
+import { DROPPED_TEXT } from '../specs/evidence-protocol.ts';
 
 let standIn: StandIn | undefined;
 test.afterEach(async () => {

@@ -3,10 +3,11 @@ import { resolve } from 'node:path';
 import { PLANES, type Plane } from '../specs/contract.ts';
 import { type ChaosCounts, type ChaosOptions, chaosOptionsProblem, DEFAULT_RETRY_AFTER_SECONDS } from '../harness/proxy/chaos.ts';
 import { HarWriter } from '../harness/proxy/har.ts';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_TIMEOUT_MS, type Exchange, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_TIMEOUT_MS, RecordingProxy } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageError } from './args.ts';
 import { unknownName } from '../specs/suggest.ts';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 

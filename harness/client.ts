@@ -3,21 +3,21 @@
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
-import { exchangeMark } from './exchange-mark.ts';
 import { describeAttempt, type ProxyFault, type RequestKind, requestKind, type Sent, sendPastFaults, TRANSIENT_FAULT } from './retry.ts';
 import { sleep } from './time.ts';
+import { isConnectError } from './connect-error.ts';
 import {
+  exchangeMark,
   ATTEMPT_HEADER,
   EXCHANGE_HEADER,
   FAULT_HEADER,
-  isConnectError,
   SEQUENCE_HEADER,
   TEST_HEADER,
   UNREACHABLE_HEADER,
   UNREACHABLE_TEXT,
   VIOLATIONS_HEADER,
   VIOLATIONS_WANTED,
-} from './proxy/recording-proxy.ts';
+} from '../specs/evidence-protocol.ts';
 
 /** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
 const TRANSPORT_ERROR = '[target unreachable]';

@@ -8,7 +8,6 @@ import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
-import type { Exchange } from './proxy/recording-proxy.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
@@ -18,6 +17,7 @@ import { endRuleChecks, skipDeclared, startRuleChecks } from './checks/attributi
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { partitionOf, type Attribution } from './partition.ts';
+import { type Exchange, testExchangesUrl } from '../specs/evidence-protocol.ts';
 
 /** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
 const SHARED_EVIDENCE = 'apc-shared-evidence';
@@ -453,7 +453,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const [url] = Object.values(conformanceRun.proxies);
       const ids = [testInfo.testId, ...testInfo.annotations.filter((a) => a.type === SHARED_EVIDENCE).map((a) => a.description!)];
       for (const id of url ? ids : []) {
-        const response = await fetch(`${url}/__apc/exchanges?test=${encodeURIComponent(id)}`);
+        const response = await fetch(testExchangesUrl(url, id));
         if (response.ok) exchanges.push(...((await response.json()) as Exchange[]));
       }
       if (exchanges.length > 0) {

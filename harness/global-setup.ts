@@ -6,7 +6,7 @@ import { planeOf, type Endpoint } from '../specs/contract.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 import { deliveryExchange, recordDeliveries } from './webhook-evidence.ts';
 import { harText, toHar } from './proxy/har.ts';
-import { RecordingProxy, type Exchange } from './proxy/recording-proxy.ts';
+import { RecordingProxy } from './proxy/recording-proxy.ts';
 import { Redaction, shareRunRedaction } from './proxy/redact.ts';
 import { receiverUrl, shareConformanceRun, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
@@ -19,6 +19,7 @@ import { AdminClient, answered } from './admin-client.ts';
 import { resolveTarget, TargetError, type Target } from './target.ts';
 import { paceOf } from './simulator-pace.ts';
 import type { FullConfig } from '@playwright/test';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
   const plan = planOf(config);

@@ -4,9 +4,9 @@
 // run knows. Traces, experiments, datasets, feedback and OAuth flows have no delete operation:
 // they stay, and the report says so.
 import { contract, planeOf, type Endpoint, type SideEffect } from '../specs/contract.ts';
-import { endpointOfExchange, FAULT_HEADER, TEST_HEADER, type Exchange } from './proxy/recording-proxy.ts';
 import { type ProxyFault, type Sent, sendPastFaults } from './retry.ts';
 import type { ConformanceRun } from './conformance-run.ts';
+import { endpointOfExchange, FAULT_HEADER, TEST_HEADER, type Exchange } from '../specs/evidence-protocol.ts';
 
 export type Counts = Partial<Record<Endpoint, Record<string, number>>>;
 

@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { planeOf, type Endpoint, type Plane } from '../specs/contract.ts';
 import type { CredentialRole } from '../specs/types/simulator-admin.ts';
 import { AdminClient } from './admin-client.ts';
-import { isConnectError } from './proxy/recording-proxy.ts';
+import { isConnectError } from './connect-error.ts';
 import { type Sent, sendPastFaults } from './retry.ts';
 import type { Target } from './target.ts';
 

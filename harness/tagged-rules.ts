@@ -2,8 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
-import { RULE_TAG } from '../reports/build.ts';
 import { defaultPlan, suitesEnvironment } from './conformance-options.ts';
+import { RULE_TAG } from '../specs/evidence-protocol.ts';
 
 interface ListedSuite {
   specs: { tags: string[]; title: string; file: string; line: number }[];

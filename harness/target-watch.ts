@@ -3,8 +3,9 @@
 // in a row on one plane make the watch probe the plane; when the probe gets no answer either,
 // the target is lost.
 import type { Endpoint } from '../specs/contract.ts';
-import { type Exchange, isConnectError } from './proxy/recording-proxy.ts';
+import { isConnectError } from './connect-error.ts';
 import { type Sent, sendPastFaults } from './retry.ts';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 const IN_A_ROW = 3;
 const PROBE_TIMEOUT_MS = 5_000;

@@ -5,9 +5,9 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { Redaction } from './proxy/redact.ts';
-import type { Exchange } from './proxy/recording-proxy.ts';
 import { DROPPED_DELIVERY, deliveryExchange, deliveryOrder, hooksPath, recordDeliveries, runDeliveries, testOfDelivery } from './webhook-evidence.ts';
 import { type ReceivedRequest, WebhookReceiver } from './webhook-receiver.ts';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 /** Starts a receiver that records each request as the run does, sends `requests`, and answers the exchanges. */
 async function delivered(requests: { path: string; headers?: Record<string, string>; body: string }[], redaction = new Redaction()): Promise<Exchange[]> {

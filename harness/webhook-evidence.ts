@@ -4,9 +4,9 @@
 // exchange through the proxies, and attributed to the test whose receiver path it reached
 // (/apc-hooks/<test id>/…). Global teardown hands the run's deliveries to the reporter, which
 // lists each under its test.
-import type { Exchange } from './proxy/recording-proxy.ts';
 import type { Redaction } from './proxy/redact.ts';
 import { answerOf, type ReceivedRequest } from './webhook-receiver.ts';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 /** Where each test's receiver URLs begin: `/apc-hooks/<test id>`. */
 const HOOKS_PREFIX = '/apc-hooks/';

@@ -1,6 +1,5 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
 import { retriesOf } from './retries.ts';
-import { markedExchange } from '../harness/exchange-mark.ts';
 import type { RuleNotJudged } from '../harness/checks/attribution.ts';
 import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.ts';
 import { compareReports } from './compare.ts';
@@ -17,8 +16,7 @@ import {
   type TestOutcome,
   type Verdict,
 } from './conformance-report.ts';
-
-export const RULE_TAG = /^@([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)$/;
+import { markedExchange } from '../specs/evidence-protocol.ts';
 
 interface BuildInput {
   rules: Rule[];

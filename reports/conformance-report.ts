@@ -1,8 +1,8 @@
 // The one result type every report format is written from (report.json is this, as is; its
 // JSON Schema is specs/schemas/report.schema.json).
 import type { Endpoint, Plane, RuleLevel, RuleSource } from '../specs/contract.ts';
-import type { Exchange } from '../harness/proxy/recording-proxy.ts';
 import type { Retries } from './retries.ts';
+import type { Exchange, SkipKind } from '../specs/evidence-protocol.ts';
 
 /**
  * The report format's version: a reader refuses another major version (1.1 added the rules' sources;
@@ -13,17 +13,8 @@ import type { Retries } from './retries.ts';
  */
 export const REPORT_VERSION = '1.5';
 
-/**
- * Why a test could not judge its rules:
- * - declared: what the target declares rules it out: a capability or a profile it lacks, a plane
- *   or configuration it does not name, a server version older than the feature;
- * - precondition: a step the test needs (not the request it judges) failed; it names the rules
- *   whose failure explains it, and the report checks that one of them failed;
- * - machine: this machine, or what the target holds, could not make the check (requests that could
- *   not share a rate-limit window, a compression this Node.js lacks, a single assistant to page):
- *   no rule's failure explains it, and the run cannot pass (exit 2).
- */
-export type SkipKind = 'declared' | 'precondition' | 'machine';
+// The kinds of skip are the protocol's (specs/evidence-protocol.ts); the report's readers take them from here.
+export type { SkipKind };
 
 /**
  * error: the target could not be reached for the rule's tests (no finding either way);

@@ -8,14 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { SKIP_KIND } from '../harness/checks/attribution.ts';
-import { exchangeMark } from '../harness/exchange-mark.ts';
-import type { Exchange } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { deliveryExchange, hooksPath, recordDeliveries } from '../harness/webhook-evidence.ts';
 import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
 import { reportProblems } from './load.ts';
 import type { ConformanceReport } from './conformance-report.ts';
 import ConformanceReporter from './reporter.ts';
+import { exchangeMark, type Exchange } from '../specs/evidence-protocol.ts';
 
 const testCase = (id: string, rule: string): TestCase =>
   ({

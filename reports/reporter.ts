@@ -5,14 +5,12 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, type RuleNotJudged, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
-import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
-import { markedExchange } from '../harness/exchange-mark.ts';
+import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, type RuleNotJudged, SKIP_KIND } from '../harness/checks/attribution.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
 import type { ConformancePlan } from '../harness/conformance-options.ts';
 import { conformanceEnd, targetLost } from '../harness/conformance-end.ts';
 import { deliveryOrder, runDeliveries } from '../harness/webhook-evidence.ts';
-import { buildReport, RULE_TAG } from './build.ts';
+import { buildReport } from './build.ts';
 import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
@@ -24,6 +22,7 @@ import { type Durations, writeDurations } from './durations.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
 import { stripVTControlCharacters } from 'node:util';
+import { type SkipKind, DROPPED_TEXT, type Exchange, markedExchange, RULE_TAG } from '../specs/evidence-protocol.ts';
 
 /** A test as the report is built from it (buildReport's input). */
 interface ReportedTest {

@@ -37,6 +37,12 @@ test('ports: a whole number from 0 to 65535 per plane the simulator has', () => 
   expect(refused({ ports: { 'agent-server': 0, 'platform-api': 65_535 } })).toBeUndefined();
 });
 
+test('env: variables with string values, as process.env holds them', () => {
+  expect(refused({ env: 'A=1' })).toBe("startSimulator: env must be an object of variables (process.env), got 'A=1'");
+  expect(refused({ env: { A: 1 } })).toBe('startSimulator: env.A must be a string, got 1');
+  expect(refused({ env: { A: '1', B: undefined } })).toBeUndefined();
+});
+
 test('an option it does not know is refused with the one meant; the valid options pass', () => {
   expect(refused({ clok: 'virtual' })).toMatch(/^startSimulator: unknown option 'clok' \(one of seed, clock, .*\): did you mean 'clock'\?$/);
   expect(refused({ port: 4100 }), 'a typo').toMatch(/did you mean 'ports'\?$/);

@@ -22,7 +22,7 @@ const whole = (min: number, max: number): Takes => ({
 });
 const port = whole(0, 65_535);
 
-/** Every option a simulator starts with, but the two made of others (ports, state). */
+/** Every option a simulator starts with, but those made of others (ports, state, env). */
 const TAKES = {
   seed: text,
   clock: { what: 'real or virtual', accepts: (value) => value === 'real' || value === 'virtual' },
@@ -34,7 +34,7 @@ const TAKES = {
   strict: flag,
   spec: { what: "'all' or 'only'", accepts: (value) => value === 'all' || value === 'only' },
   logLevel: { what: `one of ${LOG_LEVELS.join(', ')}`, accepts: isLogLevel },
-} satisfies Record<Exclude<keyof StartOptions, 'ports' | 'state'>, Takes>;
+} satisfies Record<Exclude<keyof StartOptions, 'ports' | 'state' | 'env'>, Takes>;
 
 /** An option whose value is one thing, not made of others. */
 export type StartOption = keyof typeof TAKES;
@@ -64,7 +64,8 @@ export function checkStartOptions(options: unknown): asserts options is StartOpt
 function optionRefusal(name: string, value: unknown): string | undefined {
   if (name === 'ports') return portsRefusal(value);
   if (name === 'state') return stateRefusal(value);
-  if (!Object.hasOwn(TAKES, name)) return unknownName('option', name, [...Object.keys(TAKES), 'ports', 'state']);
+  if (name === 'env') return envRefusal(value);
+  if (!Object.hasOwn(TAKES, name)) return unknownName('option', name, [...Object.keys(TAKES), 'ports', 'state', 'env']);
   return refusal(name as StartOption, name, value);
 }
 
@@ -76,6 +77,14 @@ function portsRefusal(ports: unknown): string | undefined {
     if (!port.accepts(value)) return `ports['${plane}'] must be ${port.what}, got ${shown(value)}`;
   }
   return undefined;
+}
+
+/** The variables a configuration's templates read: names and string values, as `process.env` holds them. */
+function envRefusal(env: unknown): string | undefined {
+  if (env === undefined) return undefined;
+  if (typeof env !== 'object' || env === null || Array.isArray(env)) return `env must be an object of variables (process.env), got ${shown(env)}`;
+  const [name, value] = Object.entries(env).find(([, value]) => value !== undefined && typeof value !== 'string') ?? [];
+  return name === undefined ? undefined : `env.${name} must be a string, got ${shown(value)}`;
 }
 
 /** A snapshot is what GET /__sim/snapshot answers; one that passes its schema but does not load is refused when restored. */

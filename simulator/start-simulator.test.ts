@@ -123,6 +123,18 @@ test('an option it cannot take is a TypeError naming it; a state that does not l
   await expect(startSimulator({ clock: 'virtual', state: unloadable })).rejects.toThrow(/^startSimulator: state: Not a snapshot this simulator can load/);
 });
 
+test("a configuration's ${{ env.NAME }} headers read the env option, never this process's environment", async () => {
+  const config = join(mkdtempSync(join(tmpdir(), 'apc-env-')), 'langgraph.json');
+  writeFileSync(config, JSON.stringify({ webhooks: { headers: { 'X-Key': '${{ env.LG_WEBHOOK_APC_KEY }}' } } }));
+  process.env.LG_WEBHOOK_APC_KEY = 'from-the-process';
+  try {
+    await expect(startSimulator({ clock: 'virtual', config })).rejects.toThrow(/references the environment variable LG_WEBHOOK_APC_KEY, which is not set/);
+  } finally {
+    delete process.env.LG_WEBHOOK_APC_KEY;
+  }
+  await (await startSimulator({ clock: 'virtual', config, env: { LG_WEBHOOK_APC_KEY: 'k' } })).close();
+});
+
 test('a node:test file that forgets close() ends when its tests do, and says the simulator was never closed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'apc-forgets-'));
   const file = join(dir, 'forgets.test.ts');

@@ -13,7 +13,6 @@
 //
 // It never keeps the process running by itself: a test file that forgets close() ends when its
 // tests do, the simulator closed then with a warning that says so, rather than hanging after `ok`.
-import { environment } from '../harness/environment.ts';
 import { type AdminAnswer, type AdminOperationId, contract, type Endpoint } from '../specs/contract.ts';
 import type { ClockAdvance, Credentials, Fault, Reset, SimulatorInfo, Snapshot, SpecMode } from '../specs/types/simulator-admin.ts';
 import { loadDeploymentConfig } from './deployment-config.ts';
@@ -47,6 +46,11 @@ export interface StartOptions {
   rateLimits?: boolean;
   /** A deployment configuration file (langgraph.json, or YAML) whose webhook settings the agent server follows. */
   config?: string;
+  /**
+   * The variables the configuration's `${{ env.NAME }}` webhook headers read (default: none). The
+   * simulator reads no environment of its own: pass `process.env` for this process's.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * Refuse with 422 a request that the contract's open schemas would let through: an unknown
    * field (`inptu` for `input`), a value the contract lists for an open field (default false:
@@ -151,7 +155,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     rateLimits: options.rateLimits,
     strict: options.strict,
     spec: options.spec,
-    deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, environment()),
+    deploymentConfig: options.config === undefined ? undefined : loadDeploymentConfig(options.config, options.env ?? {}),
     logLevel: options.logLevel ?? 'warn',
     holdsProcess: false,
   });

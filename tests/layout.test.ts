@@ -1,10 +1,12 @@
-// The suites and the harness judge a target from the outside: they never import the simulator
-// (simulator/), whose types they take from the contract (specs/types), and they reach its admin
-// protocol (/__sim, specs/openapi/simulator-admin.yaml) through one client,
+// Which folder may use which, and how the suites and the harness reach a target. The folders are
+// layers (LAYERS below): a module imports its own folder and the folders its row names, never one
+// above it. The suites and the harness judge a target from the outside: they never import the
+// simulator (simulator/), whose types they take from the contract (specs/types), and they reach its
+// admin protocol (/__sim, specs/openapi/simulator-admin.yaml) through one client,
 // harness/admin-client.ts, whose methods are the protocol's operations. A file that breaks
 // this fails here, by name. Comments may mention the admin path; code may not spell it.
 import { expect, test } from '@playwright/test';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { contract } from '../specs/contract.ts';
@@ -12,7 +14,6 @@ import { AdminClient } from '../harness/admin-client.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CHECKED = ['suites', 'harness'];
-const SIMULATOR = join(ROOT, 'simulator');
 const ADMIN_PATH = '/__sim';
 /** The one file of the suites and the harness that may name the admin path. */
 const ADMIN_CLIENT = 'harness/admin-client.ts';
@@ -69,23 +70,123 @@ function parse(path: string, text = readFileSync(path, 'utf8')): ts.SourceFile {
   return ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
 }
 
-/** Whether a specifier of the file at `from` names a module under simulator/. */
-function reachesSimulator(from: string, specifier: string): boolean {
-  if (!specifier.startsWith('.') && !specifier.startsWith('/')) return false;
-  const target = resolve(dirname(from), specifier);
-  return target === SIMULATOR || target.startsWith(SIMULATOR + sep);
+/**
+ * Each top-level folder and the folders its modules may import, lowest layer first; a module's own
+ * folder goes without saying. An import of a folder its row does not name is a climb, or a step
+ * sideways between layers that know nothing of each other, and fails. A unit test beside a module
+ * (`*.test.ts`) is of the tests layer, wherever it stands. Files at the root (the configs) are of none.
+ */
+const LAYERS = {
+  /** The contract as data, and what every party shares: the protocols (specs/evidence-protocol.ts, the admin protocol), the seeded PRNG. */
+  specs: [],
+  /** A target like any other: the package exports it (./simulator) without the harness. */
+  simulator: ['specs'],
+  /** What runs the suites against any target, the simulator included, reached through its protocols alone. */
+  harness: ['specs'],
+  suites: ['specs', 'harness'],
+  /** The verdicts, from what the harness recorded. */
+  reports: ['specs', 'harness'],
+  /** The commands; Playwright runs the suites, which no module imports. */
+  cli: ['specs', 'simulator', 'harness', 'reports'],
+  bin: ['cli'],
+  /** The project's own tests, and every unit test beside a module. */
+  tests: ['specs', 'simulator', 'harness', 'reports', 'cli'],
+  /** The project's tools: they use the tests' targets (stand-ins, broken targets, mutations). */
+  bench: ['specs', 'simulator', 'harness', 'reports', 'cli', 'tests'],
+  scripts: ['specs', 'simulator', 'harness', 'reports', 'cli', 'tests'],
+  /** Code that runs elsewhere (the fixture graph on a real agent server, a user's CI): nothing of ours. */
+  fixtures: [],
+  examples: [],
+} satisfies Record<string, string[]>;
+type Layer = keyof typeof LAYERS;
+
+/** The layer a file (relative to the root, with /) is of, and the layer a relative specifier of it names; none outside the folders. */
+function layerOf(file: string): Layer | undefined {
+  if (/\.test\.ts$/.test(file)) return 'tests';
+  const [top, ...rest] = file.split('/');
+  return rest.length > 0 && top && Object.hasOwn(LAYERS, top) ? (top as Layer) : undefined;
+}
+
+/** Why the file at `from` (absolute) may not import `specifier`, or undefined when it may (a package, its own folder, a layer below). */
+function climb(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const file = relative(ROOT, from).split(sep).join('/');
+  const target = relative(ROOT, resolve(dirname(from), specifier))
+    .split(sep)
+    .join('/');
+  const [own, to] = [layerOf(file), target.split('/')[0]];
+  if (own === undefined || to === undefined || to === own || to === file.split('/')[0] || (LAYERS[own] as string[]).includes(to)) return undefined;
+  return `${file} imports ${specifier}: ${own}/ may import ${LAYERS[own].join(', ') || 'none of the project'} (tests/layout.test.ts, LAYERS); move what both need down a layer`;
 }
 
 const files = CHECKED.flatMap((dir) => sourceFiles(join(ROOT, dir)));
 
-test('no file of the suites or the harness imports the simulator', () => {
-  expect(files.length, 'the suites and the harness have source files').toBeGreaterThan(50);
-  const offending = files.flatMap((file) =>
-    moduleSpecifiers(parse(file))
-      .filter((specifier) => reachesSimulator(file, specifier))
-      .map((specifier) => `${relative(ROOT, file)} imports ${specifier}: take its types from specs/types, its logic from a module of specs/ both share`),
+test('every top-level folder with code has a layer, and the layers have no cycle', () => {
+  const folders = readdirSync(ROOT, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !['node_modules', 'dist', 'test-results'].includes(e.name))
+    .filter((e) => sourceFiles(join(ROOT, e.name)).length > 0)
+    .map((e) => e.name);
+  expect(
+    folders.filter((folder) => !Object.hasOwn(LAYERS, folder)),
+    'a new folder of code declares what it may import in LAYERS',
+  ).toEqual([]);
+  // Each layer names only layers declared before it: the table is an order, lowest first.
+  const order = Object.keys(LAYERS);
+  const upward = Object.entries(LAYERS).flatMap(([layer, below]) =>
+    (below as string[]).filter((name) => !(order.indexOf(name) >= 0 && order.indexOf(name) < order.indexOf(layer))).map((name) => `${layer} → ${name}`),
   );
+  expect(upward, 'a layer imports only layers listed before it').toEqual([]);
+});
+
+test('no module imports a folder above its own (LAYERS)', () => {
+  const all = Object.keys(LAYERS).flatMap((layer) => (existsSync(join(ROOT, layer)) ? sourceFiles(join(ROOT, layer)) : []));
+  expect(all.length).toBeGreaterThan(400);
+  const offending = all.flatMap((file) => moduleSpecifiers(parse(file)).flatMap((specifier) => climb(file, specifier) ?? []));
   expect(offending, offending.join('\n')).toEqual([]);
+  expect(
+    [
+      ['harness/tagged-rules.ts', '../reports/build.ts'],
+      ['harness/x.ts', '../simulator/clock.ts'],
+      ['harness/x.ts', '../suites/control-plane/deployments-steps.ts'],
+      ['simulator/start-simulator.ts', '../harness/environment.ts'],
+      ['specs/contract.ts', '../harness/x.ts'],
+      ['reports/x.ts', '../cli/run.ts'],
+      ['reports/x.ts', '../harness/proxy/recording-proxy.ts'],
+      ['simulator/x.test.ts', '../harness/x.ts'],
+      ['harness/proxy/x.ts', '../x.ts'],
+      ['cli/x.ts', '../suites/x.ts'],
+    ].map(([file, specifier]) => climb(join(ROOT, file!), specifier!) !== undefined),
+    'the check sees a climb, a step sideways and a climb out of a unit test, and lets a layer below and its own folder pass',
+  ).toEqual([true, true, true, true, true, true, false, false, false, true]);
+});
+
+/** The source of what a package export's `default` names in dist/. */
+function exportSource(name: string): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
+  return join(ROOT, manifest.exports[name]!.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
+}
+
+/** The project's modules a module reaches through its relative imports, itself included. */
+function reach(entry: string): string[] {
+  const seen = new Set<string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    pending.push(
+      ...moduleSpecifiers(parse(file))
+        .filter((s) => s.startsWith('.') && /\.ts$/.test(s))
+        .map((s) => resolve(dirname(file), s)),
+    );
+  }
+  return [...seen].map((file) => relative(ROOT, file).split(sep).join('/'));
+}
+
+test('the ./simulator export reaches nothing of the harness, and ./report nothing but the report and specs/', () => {
+  const simulator = reach(exportSource('./simulator'));
+  expect(simulator.length).toBeGreaterThan(20);
+  expect(simulator.filter((file) => !/^(simulator|specs)\//.test(file))).toEqual([]);
+  expect(reach(exportSource('./report')).filter((file) => !/^(reports|specs)\//.test(file))).toEqual([]);
 });
 
 test(`no file of the suites or the harness but ${ADMIN_CLIENT} names the admin path ${ADMIN_PATH}`, () => {
@@ -122,7 +223,7 @@ test('the checks see what they look for: imports of every form, and the admin pa
       '/* and /__sim here too */ const h = /^\\/__sim\\//;',
     ].join('\n'),
   );
-  expect(moduleSpecifiers(source).filter((s) => reachesSimulator(file, s))).toEqual([
+  expect(moduleSpecifiers(source).filter((s) => climb(file, s) !== undefined)).toEqual([
     '../simulator/simulator.ts',
     '../simulator/auth/workspaces.ts',
     '../simulator/clock.ts',
@@ -209,27 +310,6 @@ test('no shipped module reads process.env but the run options channel and the en
     "const a = process.env.A;\n// process.env.B\nconst c = 'process.env.C';\nconst { env } = process;\nprocess.env['D'] = '1';\n",
   );
   expect(environmentLines(example), 'the check sees process.env in code only').toEqual([1, 5]);
-});
-
-/** Whether a specifier of the file at `from` names a module under suites/. */
-function reachesSuites(from: string, specifier: string): boolean {
-  if (!specifier.startsWith('.')) return false;
-  const target = resolve(dirname(from), specifier);
-  return target.startsWith(join(ROOT, 'suites') + sep);
-}
-
-test('the harness imports no suite: the suites build on it, never the other way', () => {
-  const harness = sourceFiles(join(ROOT, 'harness'));
-  const offending = harness.flatMap((file) =>
-    moduleSpecifiers(parse(file))
-      .filter((specifier) => reachesSuites(file, specifier))
-      .map(
-        (specifier) =>
-          `${relative(ROOT, file)} imports ${specifier}: move what both need into harness/, or the fixture into the suites (as suites/control-plane/fixtures.ts)`,
-      ),
-  );
-  expect(offending, offending.join('\n')).toEqual([]);
-  expect(reachesSuites(join(ROOT, 'harness', 'x.ts'), '../suites/control-plane/deployments-steps.ts'), 'the check sees an import of a suite').toBe(true);
 });
 
 /** What a module directly in a plane's folder of suites/ may be called: a spec file, a concept's steps, the plane's own fixtures. */

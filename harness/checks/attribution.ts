@@ -1,9 +1,9 @@
 // A test that checks several rules judges each apart: a failed check of one rule fails that
 // rule and the test goes on, so the test's other rules are judged as well (soft per rule). A
 // test that cannot judge its rule says why, in one of a few kinds the report can weigh
-// (SkipKind, in reports/conformance-report.ts).
+// (SkipKind, in specs/evidence-protocol.ts).
 import { test, type TestInfo } from '@playwright/test';
-import type { SkipKind } from '../../reports/conformance-report.ts';
+import type { SkipKind } from '../../specs/evidence-protocol.ts';
 
 export const RULE_FAILED = 'rule-failed';
 
@@ -26,9 +26,6 @@ export interface RuleNotJudged {
 
 /** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
 export const SKIP_KIND = 'apc-skip';
-
-// SkipKind is the report's (reports/conformance-report.ts), whose types the package exports without Playwright's.
-export type { SkipKind };
 
 /** An assertion failure that names the rule it breaks. */
 class RuleViolation extends Error {

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harText, HarWriter, toHar } from './har.ts';
-import type { Exchange } from './recording-proxy.ts';
+import type { Exchange } from '../../specs/evidence-protocol.ts';
 
 const exchange = (n: number): Exchange => ({
   id: `agent-server-${n}`,

@@ -4,8 +4,8 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { Exchange } from './recording-proxy.ts';
 import { TOOL } from '../tool.ts';
+import type { Exchange } from '../../specs/evidence-protocol.ts';
 
 /** The recordings as a HAR 1.2 log, each URL absolute (the target's base URL and the path). */
 export function toHar(exchanges: Exchange[], creator = TOOL) {

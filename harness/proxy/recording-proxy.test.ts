@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHar } from './har.ts';
 import { request } from 'undici';
-import { endpointOfExchange, RecordingProxy, EXCHANGE_HEADER, SEQUENCE_HEADER, TEST_HEADER, VIOLATIONS_HEADER, VIOLATIONS_WANTED } from './recording-proxy.ts';
+import { RecordingProxy } from './recording-proxy.ts';
+import { endpointOfExchange, EXCHANGE_HEADER, SEQUENCE_HEADER, TEST_HEADER, VIOLATIONS_HEADER, VIOLATIONS_WANTED } from '../../specs/evidence-protocol.ts';
 
 let upstream: Server;
 let upstreamUrl: string;

@@ -2,97 +2,45 @@
 // redacted), validates every response against specs/, and hands the exchanges to the
 // suites and the report. Streams (SSE) pass through as they flow; any other answer is passed
 // on as soon as it has arrived whole, and validated and recorded after that, off its path.
-import { createHash } from 'node:crypto';
 import { type ClientRequest, Agent as HttpAgent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
 import httpProxy from 'http-proxy';
-import { contract, ENDPOINTS, type Endpoint, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { contract, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import {
+  ATTEMPT_HEADER,
+  DROPPED_TEXT,
+  type Exchange,
+  EXCHANGE_HEADER,
+  exchangeId,
+  FAULT_HEADER,
+  inSentOrder,
+  PROXY_CONTROL_PREFIX,
+  SEQUENCE_HEADER,
+  TEST_HEADER,
+  UNREACHABLE_HEADER,
+  UNREACHABLE_TEXT,
+  VIOLATIONS_HEADER,
+  VIOLATIONS_WANTED,
+} from '../../specs/evidence-protocol.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
+import { isConnectError } from '../connect-error.ts';
 import { BodyClip, clip } from './body-clip.ts';
 import { Chaos, type ChaosCounts, type ChaosDecision, type ChaosOptions } from './chaos.ts';
 import { Redaction } from './redact.ts';
 
-/** Header a suite sets to attribute a request to a test; removed before forwarding. */
-export const TEST_HEADER = 'x-apc-test';
-/**
- * Header the suites' client sets beside TEST_HEADER: the count of the test's requests, taken when
- * each is sent, so that concurrent requests keep the order they were made in; removed before forwarding.
- */
-export const SEQUENCE_HEADER = 'x-apc-sequence';
-/**
- * Header the suites' client sets when it sends a request again after a transient fault
- * (harness/retry.ts): the attempt's number, from 2. The exchange keeps the request's sequence
- * and records the attempt, so a retry leaves the ids of the test's other exchanges as they were.
- */
-export const ATTEMPT_HEADER = 'x-apc-attempt';
-/** On the proxy's own answer when the target gave none: `dropped` (502) or `silent` (504), a fault a client may retry. */
-export const FAULT_HEADER = 'x-apc-fault';
-/** Response header the proxy adds: the exchange's id, as recorded. */
-export const EXCHANGE_HEADER = 'x-apc-exchange';
-/**
- * The response's contract violations (URI-encoded JSON), for a client that asks for them by
- * sending this header with the value `trailer` (removed before forwarding): a trailer once the
- * body has been passed on, or a header on an answer without a body. Others get the answer as
- * soon as it has arrived, unvalidated yet.
- */
-export const VIOLATIONS_HEADER = 'x-apc-violations';
-/** The value of VIOLATIONS_HEADER on a request that asks for the violations. */
-export const VIOLATIONS_WANTED = 'trailer';
-/** On the proxy's own 502: the target could not be reached, so the answer is no answer of the target's. */
-export const UNREACHABLE_HEADER = 'x-apc-unreachable';
-/** How the proxy's own 502 begins when the target could not be reached (official clients show it in their errors). */
-export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target';
-/** What the proxy answers when the target dropped a connection without an answer (a finding, unless the target went away). */
-export const DROPPED_TEXT = 'The target closed the connection without answering';
 /** What the proxy answers when the target stayed silent past the proxy's timeout. */
 const SILENT_TEXT = 'The target did not answer in time';
 /** A stream the target cut off (recorded; the client's stream is cut too). */
 const CUT_TEXT = 'The target closed the connection in the middle of its answer';
 /** An exchange whose client went away before the answer (recorded with status 0, as browsers record it). */
 const CLIENT_GONE_TEXT = 'The client closed the connection before the answer';
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-/** Whether an error is a failure to connect at all (not an answer dropped once connected). */
-export const isConnectError = (error: Error) => CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? '');
 /** What the chaos mode's own 503 says (the client meets it as a gateway's). */
 export const CHAOS_UNAVAILABLE_TEXT = "The recording proxy's chaos mode answered 503 in place of the target";
 /** The error recorded for a connection the chaos mode reset (the client met a reset, the target nothing). */
 export const CHAOS_RESET_TEXT = "The recording proxy's chaos mode reset the connection before forwarding";
-/** The proxy's own control path; never forwarded. */
-const CONTROL_PREFIX = '/__apc';
-
-/** The endpoint an exchange went to, from its id (`<endpoint>-…`, exchangeId); none for a proxy named otherwise. */
-export function endpointOfExchange(id: string): Endpoint | undefined {
-  // Longest first: platform-api-eu-3 is not platform-api's.
-  return [...ENDPOINTS].sort((a, b) => b.length - a.length).find((endpoint) => id.startsWith(`${endpoint}-`));
-}
-
-export interface Exchange {
-  id: string;
-  test?: string;
-  /** The plane the request went to; for a delivery, the plane that sent it. */
-  plane: Plane;
-  /**
-   * A webhook delivery (harness/webhook-evidence.ts): the request the target sent to the run's
-   * receiver, and the receiver's answer. Other exchanges go from the suites to the target.
-   */
-  delivery?: true;
-  /** The base URL the request went to (the target's; for a delivery, the receiver's); request.url is the path below it. */
-  base: string;
-  operation?: string;
-  startedDateTime: string;
-  time: number;
-  request: { method: string; url: string; headers: [string, string][]; body?: string };
-  response: { status: number; headers: [string, string][]; body?: string; contentType?: string };
-  /** Response contract violations found by the proxy. */
-  violations: Violation[];
-  /** Why the exchange ended without the target's full answer (the target unreachable, silent or cut off, the client gone, a limit). */
-  error?: string;
-  /** The attempt's number (from 2) of a request the suites' client sent again after a transient fault. */
-  attempt?: number;
-}
 
 interface Pending {
   id: string;
@@ -244,7 +192,7 @@ export class RecordingProxy {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    if ((req.url ?? '').startsWith(CONTROL_PREFIX)) {
+    if ((req.url ?? '').startsWith(PROXY_CONTROL_PREFIX)) {
       this.control(req, res);
       return;
     }
@@ -332,17 +280,10 @@ export class RecordingProxy {
     }
   }
 
-  /**
-   * An exchange's id: the endpoint, a digest of the test and the request's place among the test's
-   * (the client's sequence). Tests on parallel workers interleave, and a test's concurrent requests
-   * may arrive in any order, but each is sent in its test's order: the same run gives the same ids
-   * on any number of workers. A request sent again has its attempt after a dot (`-5.2`). A request
-   * without both is numbered in the proxy's own count.
-   */
+  /** An exchange's id (exchangeId), or the next of the proxy's own count for a request the suites did not number. */
   private exchangeId(test: string | undefined, sequence: string | undefined, attempt: number | undefined): string {
     const name = this.options.name ?? this.options.plane;
-    if (test === undefined || sequence === undefined || !/^\d{1,9}$/.test(sequence)) return `${name}-${++this.counter}`;
-    return `${name}-${createHash('sha256').update(test).digest('hex').slice(0, 8)}-${sequence}${attempt ? `.${attempt}` : ''}`;
+    return exchangeId(name, test, sequence, attempt) ?? `${name}-${++this.counter}`;
   }
 
   /** The request to the target is under way: it may stay silent only so long. */
@@ -554,12 +495,12 @@ export class RecordingProxy {
   /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test); GET /__apc/chaos the chaos mode's counts. */
   private control(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
-    if (url.pathname === `${CONTROL_PREFIX}/chaos` && req.method === 'GET' && this.chaos) {
+    if (url.pathname === `${PROXY_CONTROL_PREFIX}/chaos` && req.method === 'GET' && this.chaos) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(this.chaos.counts()));
       return;
     }
-    if (url.pathname === `${CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
+    if (url.pathname === `${PROXY_CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
       const test = url.searchParams.get('test');
       const body = JSON.stringify(test ? inSentOrder(this.exchanges.filter((e) => e.test === test)) : this.exchanges);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -573,12 +514,6 @@ export class RecordingProxy {
 
 function encodeViolations(violations: Violation[]): string {
   return encodeURIComponent(JSON.stringify(violations));
-}
-
-/** A test's exchanges in the order it sent them (exchangeId's sequence), not the order concurrent ones arrived in. */
-function inSentOrder(exchanges: Exchange[]): Exchange[] {
-  const sequence = (e: Exchange) => Number(/-[0-9a-f]{8}-(\d+)$/.exec(e.id)?.[1] ?? Number.POSITIVE_INFINITY);
-  return exchanges.sort((a, b) => sequence(a) - sequence(b));
 }
 
 function header(message: IncomingMessage, name: string): string | undefined {

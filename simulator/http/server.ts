@@ -1,28 +1,23 @@
-// The HTTP glue of one plane: match the route, read and validate the request against
-// specs/, call the handler, and render replies and refusals. Handlers never see a
-// request that the contract refuses, so such a refusal changes nothing (the state modules check
-// before they write).
-// A plane answers over a socket (its Node listener) or in
-// process (`request`, like Hono's app.request): the same dispatch, with no port, for tests.
+// The HTTP glue of one plane: match the route, meet the faults set (wire-faults.ts), read the
+// request and have it checked against specs/ (request-validation.ts), call the handler, and render
+// replies and refusals (send-reply.ts). Handlers never see a request that the contract refuses, so
+// such a refusal changes nothing (the state modules check before they write). A plane answers over
+// a socket (its Node listener) or in process (`request`, like Hono's app.request): the same
+// dispatch, with no port, for tests.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { contract, type Api, type Operation, type Plane, type Violation } from '../../specs/contract.ts';
+import { contract, type Api, type Operation, type Plane } from '../../specs/contract.ts';
 import type { SpecMode } from '../../specs/types/simulator-admin.ts';
 import { answerUnparsed } from '../../specs/unparsed-request.ts';
 import type { FaultEffect } from '../faults.ts';
 import type { Log } from '../log.ts';
-import { ApiError, errorBody, type ErrorStyle, type ValidationIssue, violationIssues } from './errors.ts';
+import { ApiError, errorBody, type ErrorStyle } from './errors.ts';
 import { logRequest, requestLevel, type LoggedRequest } from './request-log.ts';
-import {
-  encodeRequestViolations,
-  queryViolations,
-  REQUEST_VIOLATIONS_HEADER,
-  requestViolationCheck,
-  strictIssues,
-  type RequestViolation,
-  type RequestViolationCheck,
-} from './request-violations.ts';
-import { isStream, RouteIndex, type Reply, type Request, type Route, type RouteMatch, type StreamReply } from './router.ts';
+import { checkedBody } from './request-validation.ts';
+import { encodeRequestViolations, REQUEST_VIOLATIONS_HEADER, type RequestViolation } from './request-violations.ts';
+import { isStream, RouteIndex, type Reply, type Request, type Route, type RouteMatch } from './router.ts';
+import { send, toResponse } from './send-reply.ts';
+import { afterLatency, faultRefusal, sendTruncated, truncatedResponse } from './wire-faults.ts';
 
 interface PlaneOptions {
   plane: Plane;
@@ -138,11 +133,10 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     return options.fault({ method: incoming.method, path: incoming.path, operation: match.kind === 'found' ? match.route.operation.operationId : undefined });
   }
 
-  /** A status fault: answered in the plane's error shape before rate limits and routing, so the request changes nothing. */
+  /** A status fault, answered in the plane's error shape once the body is discarded. */
   function refuseByFault(incoming: Incoming, status: number, retryAfter: number | undefined, setBy: string): Promise<Reply> {
     return incoming.discard().then(() => {
-      const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
-      throw new ApiError(status, `Fault set by ${setBy}: ${incoming.method} ${incoming.path} answers ${status}`, undefined, headers);
+      throw faultRefusal(incoming.method, incoming.path, status, retryAfter, setBy);
     });
   }
 
@@ -185,21 +179,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
   function handle(incoming: Incoming, route: Route, params: Record<string, string>, raw: Buffer): Reply | Promise<Reply> {
     const { method, path, query, headers } = incoming;
     route.handler.authenticate?.(headers);
-    const body = route.body === 'raw' ? raw : parseJsonBody(headers, raw);
-    const checks = requestChecks(route.operation);
-    // Query parameters the contract does not document are marked (refused in strict mode); those it
-    // documents and the simulator does not implement are refused (never ignored).
-    let unhonoured: ValidationIssue[] | undefined;
-    if (query.size > 0) {
-      const asked = queryViolations(checks.queryParameters, query);
-      if (asked.violations.length > 0) incoming.violations = asked.violations;
-      if (asked.refused.length > 0) unhonoured = asked.refused;
-    }
-    if (checks.violations && body !== undefined && !Buffer.isBuffer(body)) {
-      const violations = checks.violations(body);
-      if (violations.length > 0) incoming.violations = [...(incoming.violations ?? []), ...violations];
-    }
-    validateRequest(checks, params, query, body, options.strict ? incoming.violations : undefined, unhonoured);
+    const body = checkedBody(route.operation, headers, params, query, raw, route.body === 'raw', incoming, options.strict);
     const request: Request = { method, path, params, query, headers, body, raw };
     return route.handler(request);
   }
@@ -341,64 +321,6 @@ class SocketIncoming implements Incoming {
   }
 }
 
-function afterLatency(fault: FaultEffect, then: () => void): void {
-  if (fault.latency_ms) setTimeout(then, fault.latency_ms);
-  else then();
-}
-
-/** An event stream that ends after its first write: the stream a client sees when a proxy cuts it. */
-function firstEventOnly(reply: StreamReply): StreamReply {
-  return {
-    ...reply,
-    stream: (write, end, closed) =>
-      reply.stream(
-        (chunk) => {
-          write(chunk);
-          end();
-        },
-        end,
-        closed,
-      ),
-  };
-}
-
-/** The first half of a JSON reply's body; undefined for a reply with no body. */
-function halfBody(reply: Reply): Buffer | undefined {
-  if (isStream(reply) || reply.body === undefined || reply.status === 204) return undefined;
-  const bytes = Buffer.from(JSON.stringify(reply.body));
-  return bytes.subarray(0, Math.floor(bytes.length / 2));
-}
-
-/** A truncate fault over a socket: a stream ends after its first event; a JSON body stops halfway and the connection is destroyed. */
-function sendTruncated(res: ServerResponse, reply: Reply, failed: (error: unknown) => void): void {
-  if (isStream(reply)) {
-    send(res, firstEventOnly(reply), failed);
-    return;
-  }
-  const half = halfBody(reply);
-  if (!half) {
-    res.socket?.destroy();
-    return;
-  }
-  const text = JSON.stringify(reply.body);
-  res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers, 'content-length': String(Buffer.byteLength(text)) });
-  res.write(half, () => res.socket?.destroy());
-}
-
-/** A truncate fault in process: the same cuts, a JSON body's stream erroring halfway as a destroyed connection does. */
-function truncatedResponse(reply: Reply): Response {
-  if (isStream(reply)) return toResponse(firstEventOnly(reply));
-  const half = halfBody(reply);
-  if (!half) throw new TypeError('fetch failed', { cause: new Error('connection reset by a truncate fault on a reply with no body') });
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(half);
-      controller.error(new TypeError('terminated', { cause: new Error('connection closed halfway by a truncate fault') }));
-    },
-  });
-  return new Response(body, { status: reply.status ?? 200, headers: { 'content-type': 'application/json', ...reply.headers } });
-}
-
 /**
  * A plane's HTTP server: request heads over MAX_HEADER_BYTES get 431 and requests Node cannot
  * parse 400, in the plane's error shape (`{"detail": "..."}` for both styles), not Node's bare status line.
@@ -419,115 +341,6 @@ export function createPlaneServer(listener: RequestListener, { holdsProcess = tr
 function declaresNoBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined;
-}
-
-/**
- * Refuses with 422 what the operation's schema refuses, before any handler runs: bad input is a
- * 4xx in the plane's error shape and reaches no state (ERROR-BAD-INPUT-CONTROL-PLANE,
- * ERROR-BAD-INPUT-PLATFORM, ERROR-BAD-INPUT-AGENT). An operation's own bad-input rule is named by
- * x-rules on its request schema. In strict mode the request's violations are refused with them.
- */
-function validateRequest(
-  checks: RequestChecks,
-  params: Record<string, string>,
-  query: URLSearchParams,
-  body: unknown,
-  refused: RequestViolation[] | undefined,
-  unhonoured: ValidationIssue[] | undefined,
-): void {
-  // Filled only when something is wrong: a valid request allocates nothing here.
-  let issues: ValidationIssue[] | undefined = unhonoured && [...unhonoured];
-  for (const name in params) {
-    const violations = checks.path.get(name)?.(params[name]);
-    if (violations?.length) (issues ??= []).push(...violationIssues(['path', name], violations));
-  }
-  // The query string is read only when the operation documents query parameters.
-  for (const parameter of checks.query) {
-    const value = query.get(parameter.name);
-    if (value === null) {
-      if (parameter.required) (issues ??= []).push({ loc: ['query', parameter.name], msg: 'Field required', type: 'missing' });
-      continue;
-    }
-    const violations = parameter.check?.(coerceQuery(value, parameter.schema));
-    if (violations?.length) (issues ??= []).push(...violationIssues(['query', parameter.name], violations));
-  }
-  if (body === undefined) {
-    if (checks.bodyRequired) (issues ??= []).push({ loc: ['body'], msg: 'a JSON body is required', type: 'missing' });
-  } else if (!Buffer.isBuffer(body) && checks.body) {
-    const violations = checks.body(body);
-    if (violations.length > 0) (issues ??= []).push(...violationIssues(['body'], violations));
-  }
-  if (refused) (issues ??= []).push(...strictIssues(refused));
-  if (issues) {
-    const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
-    throw new ApiError(422, `Invalid request: ${summary}`, issues);
-  }
-}
-
-type Check = (value: unknown) => Violation[];
-
-/** What validateRequest checks of one operation, looked up once: its parameters' and body's validators. */
-interface RequestChecks {
-  path: Map<string, Check>;
-  query: { name: string; required: boolean; schema: unknown; check?: Check }[];
-  /** The query parameters the operation documents, as written (queryViolations). */
-  queryParameters: NonNullable<Operation<Api>['document']['parameters']>;
-  body?: Check;
-  bodyRequired: boolean;
-  /** What the body's open schemas let through (request-violations.ts), when they leave anything to check. */
-  violations?: RequestViolationCheck;
-}
-
-const compiledChecks = new WeakMap<Operation<Api>, RequestChecks>();
-
-function requestChecks(operation: Operation<Api>): RequestChecks {
-  let checks = compiledChecks.get(operation);
-  if (checks) return checks;
-  const parameters = operation.document.parameters ?? [];
-  const path = new Map<string, Check>();
-  for (const p of parameters) {
-    const check = p.in === 'path' ? contract().parameterValidator(operation, 'path', p.name) : undefined;
-    if (check) path.set(p.name, check);
-  }
-  checks = {
-    path,
-    query: parameters
-      .filter((p) => p.in === 'query')
-      .map((p) => ({ name: p.name, required: p.required === true, schema: p.schema, check: contract().parameterValidator(operation, 'query', p.name) })),
-    queryParameters: parameters.filter((p) => p.in === 'query'),
-    body: contract().requestBodyValidator(operation),
-    bodyRequired: operation.document.requestBody?.required === true,
-    violations: requestViolationCheck(operation),
-  };
-  compiledChecks.set(operation, checks);
-  return checks;
-}
-
-function coerceQuery(value: string, schema: unknown): unknown {
-  const type = (schema as { type?: unknown } | undefined)?.type;
-  if ((type === 'integer' || type === 'number') && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
-  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
-  return value;
-}
-
-/**
- * Bodies are JSON, accepted as application/json (or a +json type) and only so, as §4 says requests
- * with a body carry it: text/plain or no Content-Type is a 415 too. A request without a body needs
- * none. Multipart bodies arrive raw (ERROR-JSON-PAYLOADS-CONTROL-PLANE, ERROR-JSON-PAYLOADS-PLATFORM,
- * ERROR-JSON-PAYLOADS-AGENT).
- */
-function parseJsonBody(headers: IncomingMessage['headers'], raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json' && !type.endsWith('+json')) {
-    const declared = type ? `Unsupported Content-Type '${type}'` : 'A request body without a Content-Type';
-    throw new ApiError(415, `${declared}: send the body as application/json`);
-  }
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (error) {
-    throw new ApiError(422, `Invalid JSON in request body: ${(error as Error).message}`, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
-  }
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -565,78 +378,4 @@ function drain(req: IncomingMessage): Promise<void> {
     req.on('error', () => resolve());
     if (req.readableEnded) resolve();
   });
-}
-
-function send(res: ServerResponse, reply: Reply, failed: (error: unknown) => void): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  if (isStream(reply)) {
-    res.writeHead(reply.status ?? 200, reply.headers);
-    res.flushHeaders();
-    const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
-    const write = (chunk: string) => {
-      if (!res.writableEnded) res.write(chunk);
-    };
-    const end = () => {
-      if (!res.writableEnded) res.end();
-    };
-    Promise.resolve(reply.stream(write, end, closed)).catch((error: unknown) => {
-      failed(error);
-      end();
-    });
-    return;
-  }
-  const status = reply.status ?? 200;
-  if (reply.body === undefined || status === 204) {
-    res.writeHead(status, reply.headers);
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(reply.body);
-  const length = String(Buffer.byteLength(text));
-  // Most replies set no header of their own: theirs are copied only when they do.
-  if (reply.headers === undefined) {
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
-  } else {
-    const headers: Record<string, string> = { ...reply.headers };
-    headers['content-type'] ??= 'application/json';
-    headers['content-length'] = length;
-    res.writeHead(status, headers);
-  }
-  res.end(text);
-}
-
-/** A reply as a fetch Response; a stream reply becomes a body that the handler writes into until it ends or the reader cancels. */
-function toResponse(reply: Reply): Response {
-  if (isStream(reply)) {
-    let cancelled!: () => void;
-    const closed = new Promise<void>((resolve) => {
-      cancelled = resolve;
-    });
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        let open = true;
-        const end = () => {
-          if (open) controller.close();
-          open = false;
-          cancelled();
-        };
-        const write = (chunk: string) => {
-          if (open) controller.enqueue(new TextEncoder().encode(chunk));
-        };
-        Promise.resolve(reply.stream(write, end, closed)).catch(end);
-      },
-      cancel() {
-        cancelled();
-      },
-    });
-    return new Response(body, { status: reply.status ?? 200, headers: reply.headers });
-  }
-  const status = reply.status ?? 200;
-  const headers = new Headers(reply.headers ?? {});
-  if (reply.body === undefined || status === 204) return new Response(null, { status, headers });
-  if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-  return new Response(JSON.stringify(reply.body), { status, headers });
 }

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HarWriter } from '../../harness/proxy/har.ts';
-import { DROPPED_TEXT, RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
+import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
+import { DROPPED_TEXT } from '../../specs/evidence-protocol.ts';
 
 const THREAD = '/threads/00000000-0000-4000-8000-000000000000';
 const STREAM = `${THREAD}/runs/stream`;

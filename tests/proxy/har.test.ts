@@ -11,7 +11,8 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { Simulator } from '../../simulator/simulator.ts';
 import { toHar } from '../../harness/proxy/har.ts';
-import { RecordingProxy, TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
+import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
+import { TEST_HEADER } from '../../specs/evidence-protocol.ts';
 
 const require = createRequire(import.meta.url);
 

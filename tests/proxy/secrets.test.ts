@@ -19,8 +19,9 @@ import { consoleSummary } from '../../reports/console.ts';
 import { writeReport } from '../../reports/write.ts';
 import { resolveTarget } from '../../harness/target.ts';
 import { HarWriter } from '../../harness/proxy/har.ts';
-import { type Exchange, RecordingProxy, TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
+import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../../harness/proxy/redact.ts';
+import { type Exchange, TEST_HEADER } from '../../specs/evidence-protocol.ts';
 
 /** Names a user adds (the target config's `redact`, the proxy's --redact). */
 const ADDED_NAMES = ['X-Tenant-Auth', 'session_id'];

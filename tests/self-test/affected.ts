@@ -8,7 +8,7 @@ import type { Endpoint } from '../../specs/contract.ts';
 import type { ConformanceReport, RecordedExchange } from '../../reports/conformance-report.ts';
 import { SHARED_DEPLOYMENT } from '../../harness/conformance-run.ts';
 import { addressed, parse, type MutableResponse, type Mutation } from './broken-target.ts';
-import { endpointOfExchange } from '../../harness/proxy/recording-proxy.ts';
+import { endpointOfExchange } from '../../specs/evidence-protocol.ts';
 
 /** Tests that read webhook deliveries: their requests name a URL under their receiver path. */
 const READS_DELIVERIES = /\/apc-hooks\//;

@@ -13,10 +13,10 @@ import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { contract, planeOf, type Endpoint, type Plane } from '../../specs/contract.ts';
 import { Simulator } from '../../simulator/simulator.ts';
-import { TEST_HEADER } from '../../harness/proxy/recording-proxy.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_OAUTH_PROVIDERS, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
 import type { DeploymentConfigFile, SpecMode } from '../../specs/types/simulator-admin.ts';
+import { TEST_HEADER } from '../../specs/evidence-protocol.ts';
 
 export interface MutableRequest {
   method: string;

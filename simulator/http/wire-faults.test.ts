@@ -6,6 +6,7 @@
 import { expect, test } from '@playwright/test';
 import type { FaultList } from '../../specs/types/simulator-admin.ts';
 import { Simulator } from '../simulator.ts';
+import { faultRefusal, truncatedResponse } from './wire-faults.ts';
 
 const sims: Simulator[] = [];
 test.afterAll(() => Promise.all(sims.map((sim) => sim.close())));
@@ -143,4 +144,26 @@ test('faults of the agent-server plane reach the agent servers of created deploy
   expect(faulted.status).toBe(503);
   expect(await faulted.json()).toEqual({ detail: expect.stringContaining('Fault set by POST /__sim/faults: POST /') });
   expect((await call(`${hosted}/threads`, 'POST', {})).status, 'the count is spent').toBe(200);
+});
+
+test("a status fault's refusal names the fault and the request, with Retry-After when the fault gives one", () => {
+  const refused = faultRefusal('POST', '/threads', 429, 3, 'a test');
+  expect([refused.status, refused.message, refused.headers]).toEqual([429, 'Fault set by a test: POST /threads answers 429', { 'retry-after': '3' }]);
+  expect(faultRefusal('GET', '/x', 503, undefined, 'a test').headers).toEqual({});
+});
+
+test("in process, a truncate errors a JSON body's stream, ends a stream after its first event, and resets a reply with no body", async () => {
+  const cut = truncatedResponse({ status: 200, body: { thread_id: 'abcdefgh' } });
+  expect([cut.status, cut.headers.get('content-type')]).toEqual([200, 'application/json']);
+  await expect(cut.text()).rejects.toThrow('terminated');
+  const stream = truncatedResponse({
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    stream: (write) => {
+      write('event: a\n\n');
+      write('event: b\n\n');
+    },
+  });
+  expect(await stream.text()).toBe('event: a\n\n');
+  expect(() => truncatedResponse({ status: 204 })).toThrow('fetch failed');
 });
