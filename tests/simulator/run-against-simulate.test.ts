@@ -20,7 +20,7 @@ test('a run against a simulator on the real clock ×1 says what it costs and res
   expect(notice).toContain(`simulator at ${url} runs on the real clock ×1`);
   expect(notice).toContain('a revision builds in 90 s');
   expect(notice).toContain(`the run resets it at ×${RUN_TIME_SCALE}`);
-  expect(notice).toContain(`simulate --time-scale ${RUN_TIME_SCALE}`);
+  expect(notice).toContain('simulate --clock virtual');
   // Every output names the pace the run kept, which is the one the simulator now answers.
   expect(run.report.target.name).toBe(`simulator at ${url} (real clock ×${RUN_TIME_SCALE})`);
   const info = (await (await fetch(`${url}/__sim/info`)).json()) as SimulatorInfo;
