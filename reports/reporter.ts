@@ -5,7 +5,9 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, type RuleNotJudged, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
+import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
+import type { ReportedTest } from './reported-test.ts';
+import type { RuleNotJudged } from '../harness/test-evidence.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
 import { markedExchange } from '../harness/exchange-mark.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
@@ -24,15 +26,6 @@ import { type Durations, writeDurations } from './durations.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
 import { stripVTControlCharacters } from 'node:util';
-
-/** A test as the report is built from it (buildReport's input). */
-interface ReportedTest {
-  outcome: TestOutcome;
-  ruleIds: string[];
-  failedRules: string[];
-  judgedApart?: boolean;
-  notJudged?: RuleNotJudged[];
-}
 
 interface Options {
   /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
@@ -111,7 +104,12 @@ export default class ConformanceReporter implements Reporter {
     this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
     const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
     const notJudged = annotations.filter((a) => a.type === RULE_NOT_JUDGED && a.description).map((a) => JSON.parse(a.description!) as RuleNotJudged);
-    this.tests.set(test.id, { outcome, ruleIds, failedRules, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART), notJudged });
+    // Each failed rule with the exchange its own failure names (its message starts with the rule).
+    const failures = failedRules.map((rule) => {
+      const own = error?.indexOf(`${rule}: `) ?? -1;
+      return { rule, message: '', exchange: own >= 0 ? markedExchange(error!.slice(own)) : undefined };
+    });
+    this.tests.set(test.id, { outcome, ruleIds, failures, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART), notJudged });
   }
 
   onError(error: TestError): void {
@@ -164,7 +162,7 @@ export default class ConformanceReporter implements Reporter {
       for (const entry of this.tests.values()) {
         if (entry.outcome.status === 'failed' && (entry.outcome.error ?? '').includes(DROPPED_TEXT)) {
           entry.outcome.status = 'error';
-          entry.failedRules = [];
+          entry.failures = [];
         }
       }
     }
@@ -179,7 +177,7 @@ export default class ConformanceReporter implements Reporter {
         observed: [],
         exchanges: [],
       };
-      this.tests.set(test.id, { outcome, ruleIds: ruleIdsOf(test), failedRules: [] });
+      this.tests.set(test.id, { outcome, ruleIds: ruleIdsOf(test) });
     }
     const tests = this.inListingOrder();
     const report = buildReport({

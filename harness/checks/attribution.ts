@@ -4,6 +4,7 @@
 // (SkipKind, in reports/conformance-report.ts).
 import { test, type TestInfo } from '@playwright/test';
 import type { SkipKind } from '../../reports/conformance-report.ts';
+import type { RuleNotJudged } from '../test-evidence.ts';
 
 export const RULE_FAILED = 'rule-failed';
 
@@ -15,14 +16,6 @@ export const RULES_JUDGED_APART = 'rules-judged-apart';
 
 /** The annotation that says one rule of a multi-rule test could not be judged in it: `{rule, reason, explainedBy}` as JSON. */
 export const RULE_NOT_JUDGED = 'rule-not-judged';
-
-/** A rule of a multi-rule test that the test could not judge, and why. */
-export interface RuleNotJudged {
-  rule: string;
-  reason: string;
-  /** The rules whose failure explains it (a failed precondition's). */
-  explainedBy: string[];
-}
 
 /** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
 export const SKIP_KIND = 'apc-skip';
