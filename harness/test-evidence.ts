@@ -3,8 +3,12 @@
 // judge them, what it observed and what it sent again. The test's fixtures fill it in as the test
 // runs; one auto fixture attaches it when the test ends; the reporter reads it as one object.
 // Playwright's own outcome (status, error text, duration) stays Playwright's.
+import type { TestInfo } from '@playwright/test';
 import type { SkipKind } from '../reports/conformance-report.ts';
 import type { Exchange } from './proxy/recording-proxy.ts';
+
+/** The name of the attachment that carries a test's record. */
+export const EVIDENCE_ATTACHMENT = 'apc-evidence';
 
 /** A failed check of one rule: what it says (what the spec asks, what the target answered) and the exchange that shows it. */
 export interface RuleFailure {
@@ -66,4 +70,24 @@ export interface TestEvidence {
 /** A record with nothing in it: a test's before it runs, and a test's that never ran. */
 export function emptyEvidence(): TestEvidence {
   return { exchanges: [], failures: [], judgedApart: false, notJudged: [], observations: [], sentAgain: [], sharedEvidence: [] };
+}
+
+// Each running test's record, filled in by the harness as the test runs. Keyed by its TestInfo, which
+// Playwright keeps for the test's whole run (fixtures included) and then lets go.
+const running = new WeakMap<TestInfo, TestEvidence>();
+
+/** The record of the test `testInfo` runs, started on first use. */
+export function evidenceOf(testInfo: TestInfo): TestEvidence {
+  let evidence = running.get(testInfo);
+  if (!evidence) {
+    evidence = emptyEvidence();
+    running.set(testInfo, evidence);
+  }
+  return evidence;
+}
+
+/** The record a test attached, if it attached one. */
+export function attachedEvidence(attachments: readonly { name: string; body?: Buffer }[]): TestEvidence | undefined {
+  const attachment = attachments.find((a) => a.name === EVIDENCE_ATTACHMENT && a.body);
+  return attachment ? (JSON.parse(attachment.body!.toString('utf8')) as TestEvidence) : undefined;
 }

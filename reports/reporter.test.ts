@@ -1,4 +1,4 @@
-// The conformance reporter as Playwright drives it: each test's exchanges from its attachment,
+// The conformance reporter as Playwright drives it: each test's exchanges from its evidence record,
 // the webhook deliveries global teardown hands over listed under the tests whose receiver path
 // they reached, and the exchange a failure names kept as the test's failed exchange.
 import { expect, test } from '@playwright/test';
@@ -7,8 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { SKIP_KIND } from '../harness/checks/attribution.ts';
-import { exchangeMark } from '../harness/exchange-mark.ts';
+import { emptyEvidence, EVIDENCE_ATTACHMENT, type TestEvidence } from '../harness/test-evidence.ts';
 import type { Exchange } from '../harness/proxy/recording-proxy.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { deliveryExchange, hooksPath, recordDeliveries } from '../harness/webhook-evidence.ts';
@@ -39,12 +38,12 @@ const proxied = (n: number, testId: string): Exchange => ({
   violations: [],
 });
 
-const result = (status: TestResult['status'], exchanges: Exchange[], extra: Partial<TestResult> = {}): TestResult =>
+const result = (status: TestResult['status'], evidence: Partial<TestEvidence>, extra: Partial<TestResult> = {}): TestResult =>
   ({
     status,
     errors: [],
     annotations: [],
-    attachments: [{ name: 'apc-exchanges', contentType: 'application/json', body: Buffer.from(JSON.stringify(exchanges)) }],
+    attachments: [{ name: EVIDENCE_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify({ ...emptyEvidence(), ...evidence })) }],
     ...extra,
   }) as unknown as TestResult;
 
@@ -79,20 +78,17 @@ test('deliveries are listed under the tests whose receiver path they reached, an
   const failing = delivery(3, `${hooksPath('t-hooked')}/b`, 1);
   reporter.onTestEnd(
     hooked,
-    result('failed', [proxied(1, 't-hooked')], {
-      errors: [{ message: `payload.status: POST /x delivered {} ${exchangeMark(failing.id)}\n\nExpected: "success"` }],
-    }),
+    result('failed', { exchanges: [proxied(1, 't-hooked')], failedExchange: failing.id }, { errors: [{ message: 'payload.status: POST /x delivered {}' }] }),
   );
   // A failure naming an exchange the test does not list marks none.
-  reporter.onTestEnd(other, result('failed', [proxied(2, 't-other')], { errors: [{ message: `boom ${exchangeMark('agent-server-99')}` }] }));
+  reporter.onTestEnd(other, result('failed', { exchanges: [proxied(2, 't-other')], failedExchange: 'agent-server-99' }, { errors: [{ message: 'boom' }] }));
   reporter.onTestEnd(
     skipped,
-    result('skipped', [proxied(3, 't-skipped')], {
-      annotations: [
-        { type: 'skip', description: `precondition failed: create a run: POST /threads/t/runs answered 500 {} ${exchangeMark('agent-server-3')}` },
-        { type: SKIP_KIND, description: 'precondition: RUN-CREATE' },
-      ],
-    }),
+    result(
+      'skipped',
+      { exchanges: [proxied(3, 't-skipped')], skip: { kind: 'precondition', explainedBy: ['RUN-CREATE'], exchange: 'agent-server-3' } },
+      { annotations: [{ type: 'skip', description: 'precondition failed: create a run: POST /threads/t/runs answered 500 {}' }] },
+    ),
   );
   // Arrival order races between paths; one came after its test ended; others reached no test of the run.
   recordDeliveries([

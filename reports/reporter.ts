@@ -5,11 +5,9 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, SKIP_KIND, type SkipKind } from '../harness/checks/attribution.ts';
-import type { ReportedTest } from './reported-test.ts';
-import type { RuleNotJudged } from '../harness/test-evidence.ts';
+import { type PlayedTest, type ReportedTest, reportedTest } from './reported-test.ts';
+import { attachedEvidence, emptyEvidence } from '../harness/test-evidence.ts';
 import { DROPPED_TEXT, type Exchange } from '../harness/proxy/recording-proxy.ts';
-import { markedExchange } from '../harness/exchange-mark.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
 import type { ConformancePlan } from '../harness/conformance-options.ts';
 import { conformanceEnd, targetLost } from '../harness/conformance-end.ts';
@@ -18,7 +16,6 @@ import { buildReport, RULE_TAG } from './build.ts';
 import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
-import { isTransportError } from '../harness/client.ts';
 import type { ConformanceReport, ConformanceRunOutcome, RecordedExchange, Reproduction, TestOutcome } from './conformance-report.ts';
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { type NotStarted, notStartedReport } from './not-started.ts';
@@ -55,61 +52,34 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    // Runtime annotations show in both lists in newer Playwright versions: keep each once.
-    const seen = new Set<string>();
-    const annotations = [...test.annotations, ...(result.annotations ?? [])].filter((a) => {
-      const key = `${a.type}\u0000${a.description ?? ''}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    const ruleIds = ruleIdsOf(test);
-    const raw: Exchange[] = [];
-    for (const attachment of result.attachments) {
-      if (attachment.name !== 'apc-exchanges' || !attachment.body) continue;
-      raw.push(...(JSON.parse(attachment.body.toString('utf8')) as Exchange[]));
-    }
-    const recorded = raw.map(forReport);
-    for (const exchange of recorded) this.exchanges.set(exchange.id, exchange);
-    const skip = annotations
+    const evidence = attachedEvidence(result.attachments) ?? emptyEvidence();
+    for (const exchange of evidence.exchanges) this.exchanges.set(exchange.id, forReport(exchange));
+    // Playwright's own: the test's status, its errors, why it was skipped.
+    const skip = [...test.annotations, ...(result.annotations ?? [])]
       .filter((a) => a.type === 'skip' || a.type === 'fixme')
       .map((a) => a.description)
       .filter(Boolean);
     const error = result.errors.length > 0 ? result.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n') : undefined;
-    const reason = result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined;
-    const skipped = result.status === 'skipped' ? skipOf(annotations.find((a) => a.type === SKIP_KIND)?.description) : undefined;
-    // The exchange the failure names: what an assertion judged, or the step a precondition needed.
-    const failedExchange = result.status === 'passed' ? undefined : markedExchange(skipped ? (skipped.kind === 'precondition' ? reason : undefined) : error);
-    const outcome: TestOutcome = {
+    const played: PlayedTest = {
       id: test.id,
       title: test.titlePath().slice(3).join(' › ') || test.title,
       file: relative(this.rootDir, test.location.file),
-      // A test that failed because the target could not be reached says nothing about the rule.
-      status:
-        result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
+      ruleIds: ruleIdsOf(test),
+      status: result.status,
       error,
-      reason,
-      ...(skipped ? { skip: skipped } : {}),
-      observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
-      exchanges: recorded.map((e) => e.id),
-      ...(failedExchange ? { failedExchange } : {}),
+      skipReason: [...new Set(skip)].join('; '),
     };
+    const reported = reportedTest(played, evidence);
+    const { outcome } = reported;
     if (outcome.status === 'failed' || outcome.status === 'timedOut' || outcome.status === 'error') {
       outcome.reproduce = reproduction(
         this.options.plan,
         test,
-        raw.find((e) => e.id === failedExchange),
+        evidence.exchanges.find((e) => e.id === outcome.failedExchange),
       );
     }
     this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
-    const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
-    const notJudged = annotations.filter((a) => a.type === RULE_NOT_JUDGED && a.description).map((a) => JSON.parse(a.description!) as RuleNotJudged);
-    // Each failed rule with the exchange its own failure names (its message starts with the rule).
-    const failures = failedRules.map((rule) => {
-      const own = error?.indexOf(`${rule}: `) ?? -1;
-      return { rule, message: '', exchange: own >= 0 ? markedExchange(error!.slice(own)) : undefined };
-    });
-    this.tests.set(test.id, { outcome, ruleIds, failures, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART), notJudged });
+    this.tests.set(test.id, reported);
   }
 
   onError(error: TestError): void {
@@ -269,13 +239,6 @@ function untestedReasons(): Record<string, string> {
   const file = new URL('../suites/untested-rules.yaml', import.meta.url);
   const listed = (parseYaml(readFileSync(file, 'utf8')) as { rules: { id: string; reason: string }[] }).rules;
   return Object.fromEntries(listed.map((r) => [r.id, r.reason]));
-}
-
-/** The kind of a skip from its annotation (`declared`, `machine`, `precondition: RULE RULE…`); none: unclassified. */
-function skipOf(annotation: string | undefined): TestOutcome['skip'] {
-  if (!annotation) return { kind: 'unclassified' };
-  const [kind, rules] = annotation.split(':', 2);
-  return kind === 'precondition' ? { kind, explainedBy: (rules ?? '').split(' ').filter(Boolean) } : { kind: kind as SkipKind };
 }
 
 function ruleIdsOf(test: TestCase): string[] {

@@ -4,21 +4,8 @@
 // (SkipKind, in reports/conformance-report.ts).
 import { test, type TestInfo } from '@playwright/test';
 import type { SkipKind } from '../../reports/conformance-report.ts';
-import type { RuleNotJudged } from '../test-evidence.ts';
-
-export const RULE_FAILED = 'rule-failed';
-
-/**
- * The annotation that says a test ran to its end with failures only of checks wrapped in forRule:
- * each of its other rules had all its checks run and passed.
- */
-export const RULES_JUDGED_APART = 'rules-judged-apart';
-
-/** The annotation that says one rule of a multi-rule test could not be judged in it: `{rule, reason, explainedBy}` as JSON. */
-export const RULE_NOT_JUDGED = 'rule-not-judged';
-
-/** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
-export const SKIP_KIND = 'apc-skip';
+import { markedExchange } from '../exchange-mark.ts';
+import { evidenceOf, type RuleNotJudged } from '../test-evidence.ts';
 
 // SkipKind is the report's (reports/conformance-report.ts), whose types the package exports without Playwright's.
 export type { SkipKind };
@@ -59,7 +46,9 @@ class SkipRequested extends Error {
 
 function skipAs(kind: SkipKind, reason: string, rules: readonly string[] = []): never {
   if (quiet > 0) throw new SkipRequested(reason, kind, rules);
-  test.info().annotations.push({ type: SKIP_KIND, description: kind === 'precondition' ? `${kind}: ${rules.join(' ')}` : kind });
+  // A failed precondition shows the step it needed: the exchange its reason names.
+  const exchange = kind === 'precondition' ? markedExchange(reason) : undefined;
+  evidenceOf(test.info()).skip = { kind, explainedBy: kind === 'precondition' ? [...rules] : [], ...(exchange ? { exchange } : {}) };
   test.skip(true, reason);
   throw new Error('unreachable: test.skip returned');
 }
@@ -113,7 +102,8 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
 export function ruleNotJudged(rule: string, reason: string, explainedBy: readonly string[]): void {
   if (quiet > 0) return;
   const entry: RuleNotJudged = { rule, reason, explainedBy: [...explainedBy] };
-  test.info().annotations.push({ type: RULE_NOT_JUDGED, description: JSON.stringify(entry) });
+  const { notJudged } = evidenceOf(test.info());
+  if (!notJudged.some((n) => n.rule === rule)) notJudged.push(entry);
 }
 
 /** Forgets the failed checks of an earlier test (a test that ended on a timeout never threw them). */
@@ -128,7 +118,7 @@ export function startRuleChecks(): void {
 export function endRuleChecks(testInfo: TestInfo): void {
   if (softFailures.length === 0) return;
   const failures = softFailures.splice(0);
-  if (testInfo.status === 'passed') testInfo.annotations.push({ type: RULES_JUDGED_APART });
+  if (testInfo.status === 'passed') evidenceOf(testInfo).judgedApart = true;
   if (failures.length === 1) throw failures[0];
   throw new Error(failures.map((f) => f.message).join('\n\n'), { cause: failures[0] });
 }
@@ -143,7 +133,10 @@ export function attributeFailure(error: unknown): void {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
     if (e instanceof SkipRequested) skipAs(e.kind, e.message, e.explainedBy);
     if (e instanceof RuleViolation) {
-      test.info().annotations.push({ type: RULE_FAILED, description: e.rule });
+      const { failures } = evidenceOf(test.info());
+      const cause = e.cause instanceof Error ? e.cause.message : String(e.cause);
+      const exchange = markedExchange(e.message);
+      if (!failures.some((f) => f.rule === e.rule)) failures.push({ rule: e.rule, message: cause, ...(exchange ? { exchange } : {}) });
       return;
     }
   }
