@@ -44,12 +44,20 @@ class SkipRequested extends Error {
   }
 }
 
+/** The errors Playwright's test.skip() threw for skipAs: a check that meets one passes it on. */
+const skips = new WeakSet<object>();
+
 function skipAs(kind: SkipKind, reason: string, rules: readonly string[] = []): never {
   if (quiet > 0) throw new SkipRequested(reason, kind, rules);
   // A failed precondition shows the step it needed: the exchange its reason names.
   const exchange = kind === 'precondition' ? markedExchange(reason) : undefined;
   evidenceOf(test.info()).skip = { kind, explainedBy: kind === 'precondition' ? [...rules] : [], ...(exchange ? { exchange } : {}) };
-  test.skip(true, reason);
+  try {
+    test.skip(true, reason);
+  } catch (skip) {
+    skips.add(skip as object);
+    throw skip;
+  }
   throw new Error('unreachable: test.skip returned');
 }
 
@@ -86,7 +94,7 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
     await check();
   } catch (error) {
     // A skip (a failed precondition, a profile that forbids a step) is no finding about the rule.
-    if (error instanceof RuleViolation || error instanceof SkipRequested || isSkip(error)) throw error;
+    if (error instanceof RuleViolation || error instanceof SkipRequested || skips.has(error as object)) throw error;
     const violation = new RuleViolation(rule, error);
     if (quiet > 0) throw violation;
     attributeFailure(violation);
@@ -121,11 +129,6 @@ export function endRuleChecks(testInfo: TestInfo): void {
   if (testInfo.status === 'passed') evidenceOf(testInfo).judgedApart = true;
   if (failures.length === 1) throw failures[0];
   throw new Error(failures.map((f) => f.message).join('\n\n'), { cause: failures[0] });
-}
-
-/** Playwright's own skip, thrown by test.skip() inside a test. */
-function isSkip(error: unknown): boolean {
-  return error instanceof Error && error.constructor.name === 'TestSkipError';
 }
 
 /** Marks the rule named by a failure (found along its cause chain) as the one that failed. */
