@@ -91,7 +91,7 @@ test('deliveries are listed under the tests whose receiver path they reached, an
     ),
   );
   // Arrival order races between paths; one came after its test ended; others reached no test of the run.
-  recordDeliveries([
+  recordDeliveries(plan, [
     failing,
     delivery(1, `${hooksPath('t-hooked')}/a`, 1),
     delivery(2, '/apc-discard/accepted', 1),
@@ -105,7 +105,6 @@ test('deliveries are listed under the tests whose receiver path they reached, an
     reporter.onEnd({ status: 'failed' } as Parameters<ConformanceReporter['onEnd']>[0]);
   } finally {
     console.log = log;
-    recordDeliveries([]);
   }
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
   expect(reportProblems(report)).toEqual([]);

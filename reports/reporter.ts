@@ -40,7 +40,15 @@ export default class ConformanceReporter implements Reporter {
   /** How long each spec file took (durations.json, for shards balanced by time). */
   private readonly durations: Durations = {};
 
+  /** The run global setup shared, read once it has (none: it failed). */
+  private shared?: ConformanceRun;
+
   constructor(private readonly options: Options) {}
+
+  private conformanceRun(): ConformanceRun | undefined {
+    this.shared ??= sharedConformanceRun(this.options.plan);
+    return this.shared;
+  }
 
   printsToStdio(): boolean {
     return false;
@@ -74,6 +82,7 @@ export default class ConformanceReporter implements Reporter {
     if (outcome.status === 'failed' || outcome.status === 'timedOut' || outcome.status === 'error') {
       outcome.reproduce = reproduction(
         this.options.plan,
+        this.conformanceRun(),
         test,
         evidence.exchanges.find((e) => e.id === outcome.failedExchange),
       );
@@ -92,7 +101,7 @@ export default class ConformanceReporter implements Reporter {
    * order the same seed gives again. A failed exchange is kept only where the test lists it.
    */
   private addDeliveries(): void {
-    for (const delivery of [...runDeliveries()].sort(deliveryOrder)) {
+    for (const delivery of [...runDeliveries(this.options.plan)].sort(deliveryOrder)) {
       const entry = delivery.test === undefined ? undefined : this.tests.get(delivery.test);
       if (!entry) continue;
       const recorded = forReport(delivery);
@@ -106,7 +115,7 @@ export default class ConformanceReporter implements Reporter {
 
   onEnd(result: FullResult): void {
     const { plan } = this.options;
-    const conformanceRun = sharedConformanceRun();
+    const conformanceRun = this.conformanceRun();
     const outDir = plan.staging;
     // The run failed before any test ended, on an error outside the tests (the global setup, no test found): no
     // verdict, and a report that says why (exit 2). A run stopped early (interrupted, --max-duration) still
@@ -190,8 +199,7 @@ export default class ConformanceReporter implements Reporter {
 }
 
 /** The rerun command of a failed test and a curl of the exchange it failed on. */
-function reproduction(plan: ConformancePlan, test: TestCase, failed: Exchange | undefined): Reproduction {
-  const conformanceRun = sharedConformanceRun();
+function reproduction(plan: ConformancePlan, conformanceRun: ConformanceRun | undefined, test: TestCase, failed: Exchange | undefined): Reproduction {
   const [, project = '', file = '', ...titles] = test.titlePath();
   const command = rerunCommand({ project, file, titles }, plan.rerun, plan.options.seed);
   if (!failed) return { command };
@@ -253,9 +261,9 @@ function runOutcome(plan: ConformancePlan, result: FullResult, conformanceRun: C
     profile: conformanceRun?.profile ?? 'unknown',
     ...shardOf(plan),
     ...(narrowed.length > 0 ? { narrowed } : {}),
-    ...conformanceEnd(),
+    ...conformanceEnd(plan),
   };
-  const lost = targetLost();
+  const lost = targetLost(plan);
   if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
   if (result.status === 'timedout') {
