@@ -1,27 +1,31 @@
 // What global teardown hands the reporter about the run as a whole (both run in Playwright's
-// runner process, teardown first): what the run created on the target and what it removed.
+// runner process, teardown first): what the run created on the target and what it removed, and
+// whether the target was lost. Files in the run's scratch folder, as the run itself is handed over
+// (conformance-run.ts): the reporter and global setup may not share their modules.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ConformancePlan } from './conformance-options.ts';
 import type { Leftovers } from './leftovers.ts';
 
 type ConformanceEnd = Leftovers;
 
-const KEY = Symbol.for('agent-platform-conformance.run-end');
+const endFile = (plan: ConformancePlan) => join(plan.scratch, 'run-end.json');
+const lostFile = (plan: ConformancePlan) => join(plan.scratch, 'target-lost.txt');
 
-export function recordConformanceEnd(end: ConformanceEnd): void {
-  (globalThis as Record<symbol, unknown>)[KEY] = end;
+export function recordConformanceEnd(plan: ConformancePlan, end: ConformanceEnd): void {
+  writeFileSync(endFile(plan), JSON.stringify(end));
 }
 
-export function conformanceEnd(): ConformanceEnd {
-  return ((globalThis as Record<symbol, unknown>)[KEY] as ConformanceEnd | undefined) ?? { created: {}, cleanedUp: {}, left: {} };
+export function conformanceEnd(plan: ConformancePlan): ConformanceEnd {
+  return existsSync(endFile(plan)) ? (JSON.parse(readFileSync(endFile(plan), 'utf8')) as ConformanceEnd) : { created: {}, cleanedUp: {}, left: {} };
 }
-
-const LOST = Symbol.for('agent-platform-conformance.target-lost');
 
 /** Records that the target stopped answering (the run is then stopped). */
-export function recordTargetLost(reason: string): void {
-  (globalThis as Record<symbol, unknown>)[LOST] = reason;
+export function recordTargetLost(plan: ConformancePlan, reason: string): void {
+  writeFileSync(lostFile(plan), reason);
 }
 
 /** Why the target was declared lost, if it was. */
-export function targetLost(): string | undefined {
-  return (globalThis as Record<symbol, unknown>)[LOST] as string | undefined;
+export function targetLost(plan: ConformancePlan): string | undefined {
+  return existsSync(lostFile(plan)) ? readFileSync(lostFile(plan), 'utf8') : undefined;
 }

@@ -1,7 +1,6 @@
 // What global setup hands the workers and the reporter: the plan, the target it resolved, the
-// proxy URL per plane and the run's webhook receiver. The reporter shares global setup's process
-// and reads it from memory; the workers read the file global setup leaves in the run's scratch folder.
-import { readFileSync, writeFileSync } from 'node:fs';
+// proxy URL per plane and the run's webhook receiver, in a file it leaves in the run's scratch folder.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Endpoint } from '../specs/contract.ts';
 import type { Profile } from './profile.ts';
@@ -42,18 +41,16 @@ export function receiverUrl(conformanceRun: ConformanceRun): string {
   return (conformanceRun.target.webhookReceiverUrl ?? conformanceRun.receiver.url).replace(/\/+$/, '');
 }
 
-const SHARED = Symbol.for('agent-platform-conformance.conformance-run');
 const fileOf = (plan: ConformancePlan) => join(plan.scratch, 'run-context.json');
 
-/** Global setup's part: the run, for the reporter (this process) and the workers (the file). */
+/** Global setup's part: the run, for the workers and the reporter. */
 export function shareConformanceRun(conformanceRun: ConformanceRun): void {
-  (globalThis as Record<symbol, unknown>)[SHARED] = conformanceRun;
   writeFileSync(fileOf(conformanceRun.plan), JSON.stringify(conformanceRun));
 }
 
-/** The run global setup shared; undefined in the runner process before it did (it failed). */
-export function sharedConformanceRun(): ConformanceRun | undefined {
-  return (globalThis as Record<symbol, unknown>)[SHARED] as ConformanceRun | undefined;
+/** The run global setup shared; undefined before it did (it failed). */
+export function sharedConformanceRun(plan: ConformancePlan): ConformanceRun | undefined {
+  return existsSync(fileOf(plan)) ? readConformanceRun(plan) : undefined;
 }
 
 /** In a worker: the run global setup left in the plan's scratch folder. */

@@ -1,13 +1,15 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's powers where the target has them, and the evidence of each test.
 import { test as base, expect, type TestInfo } from '@playwright/test';
+import { stripVTControlCharacters } from 'node:util';
 import { contract, planeOf, type Endpoint, type Operation } from '../specs/contract.ts';
 import type { Capability, CredentialRole, Credentials as PublishedCredentials, DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
 import { AdminClient, answered } from './admin-client.ts';
 import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
-import { ApiClient, type ApiResponse } from './client.ts';
+import { ApiClient, type ApiResponse, isTransportError } from './client.ts';
+import { EVIDENCE_ATTACHMENT, evidenceOf } from './test-evidence.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
@@ -17,10 +19,7 @@ import { endRuleChecks, skipDeclared, startRuleChecks } from './checks/attributi
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { partitionOf, type Attribution } from './partition.ts';
-import { type Exchange, testExchangesUrl } from '../specs/evidence-protocol.ts';
-
-/** Annotation naming the recording id of a step a test shares with others, whose exchanges it shows. */
-const SHARED_EVIDENCE = 'apc-shared-evidence';
+import { type Exchange, markedExchange, testExchangesUrl } from '../specs/evidence-protocol.ts';
 
 export { expect, receiverUrl, Time };
 
@@ -224,7 +223,7 @@ function waitOutRateLimit(conformanceRun: ConformanceRun): (res: ApiResponse, at
 
 /**
  * Gives the running test the time its client waits before sending a request again (a rate limit,
- * a transient fault), noted among its annotations. A step outside any test has no deadline to move.
+ * a transient fault), noted in its evidence. A step outside any test has no deadline to move.
  */
 function giveTestTime(what: string, waitMs: number): void {
   let info: TestInfo;
@@ -233,7 +232,7 @@ function giveTestTime(what: string, waitMs: number): void {
   } catch {
     return;
   }
-  info.annotations.push({ type: 'sent-again', description: what });
+  evidenceOf(info).sentAgain.push(what);
   info.setTimeout(info.timeout + waitMs);
 }
 
@@ -295,7 +294,7 @@ export function adminOf(conformanceRun: ConformanceRun, by: Attribution): AdminC
 
 /** Shows with this test the exchanges recorded under `id`: a step tests share (a shared deployment). */
 export function recordedUnder(testInfo: TestInfo, id: string): void {
-  testInfo.annotations.push({ type: SHARED_EVIDENCE, description: id });
+  evidenceOf(testInfo).sharedEvidence.push(id);
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -414,13 +413,34 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   observe: async ({}, use, testInfo) => {
     await use((ruleId, observation) => {
-      testInfo.annotations.push({ type: 'observed', description: `${ruleId}: ${observation}` });
+      const { observations } = evidenceOf(testInfo);
+      if (!observations.some((o) => o.rule === ruleId && o.observation === observation)) observations.push({ rule: ruleId, observation });
     });
   },
 
   scope: async ({ conformanceRun }, use, testInfo) => {
     await use(`${testInfo.testId}-${conformanceRun.tag}`);
   },
+
+  // The first auto fixture, so torn down last: the failures ruleChecks throws are in the record.
+  evidence: [
+    async ({ conformanceRun }, use, testInfo) => {
+      await use();
+      const evidence = evidenceOf(testInfo);
+      // The proxies share one store: any of them answers for all. Steps shared between tests
+      // (a shared deployment) record under ids of their own, which the tests name.
+      const [url] = Object.values(conformanceRun.proxies);
+      for (const id of url ? [testInfo.testId, ...evidence.sharedEvidence] : []) {
+        const response = await fetch(testExchangesUrl(url, id));
+        if (response.ok) evidence.exchanges.push(...((await response.json()) as Exchange[]));
+      }
+      const failedExchange = markedExchange(testInfo.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n'));
+      if (failedExchange) evidence.failedExchange = failedExchange;
+      if (testInfo.errors.some((e) => isTransportError(e.message ?? ''))) evidence.unreachable = true;
+      await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
+    },
+    { auto: true },
+  ],
 
   // A rule the target breaks is what a conformance run is for, not an error of the run: Playwright
   // is told the failure was expected, so it keeps the worker (a new one costs seconds: a broken
@@ -440,25 +460,6 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       startRuleChecks();
       await use();
       endRuleChecks(testInfo);
-    },
-    { auto: true },
-  ],
-
-  evidence: [
-    async ({ conformanceRun }, use, testInfo) => {
-      await use();
-      // The proxies share one store: any of them answers for all. Steps shared between tests
-      // (a shared deployment) record under ids of their own, which the tests name.
-      const exchanges: Exchange[] = [];
-      const [url] = Object.values(conformanceRun.proxies);
-      const ids = [testInfo.testId, ...testInfo.annotations.filter((a) => a.type === SHARED_EVIDENCE).map((a) => a.description!)];
-      for (const id of url ? ids : []) {
-        const response = await fetch(testExchangesUrl(url, id));
-        if (response.ok) exchanges.push(...((await response.json()) as Exchange[]));
-      }
-      if (exchanges.length > 0) {
-        await testInfo.attach('apc-exchanges', { body: JSON.stringify(exchanges), contentType: 'application/json' });
-      }
     },
     { auto: true },
   ],

@@ -9,7 +9,7 @@ import { harText, toHar } from './proxy/har.ts';
 import { RecordingProxy } from './proxy/recording-proxy.ts';
 import { Redaction, shareRunRedaction } from './proxy/redact.ts';
 import { receiverUrl, shareConformanceRun, type ConformanceRun } from './conformance-run.ts';
-import { planOf } from './conformance-options.ts';
+import { type ConformancePlan, planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
 import { defaultProfile } from './profile.ts';
 import { cleanUp } from './leftovers.ts';
@@ -54,7 +54,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   // One redaction for every plane: a secret sent to one is known when another reflects it.
   const redaction = new Redaction({ names: target.redact, secrets: secretsOf(target) });
   shareRunRedaction(redaction);
-  const { proxies, running } = await startProxies(target, exchanges, redaction, options.forwardTestId);
+  const { proxies, running } = await startProxies(plan, target, exchanges, redaction, options.forwardTestId);
   const tag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
   const profile = options.profile ?? defaultProfile(target);
   // One receiver for every worker, at the port --webhook-receiver-port fixes (a URL policy or a tunnel names it).
@@ -74,9 +74,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     const clean = !embedded && !target.capabilities.includes('reset');
     const end = await cleanUp(context, exchanges, clean ? apiKeysOf(target) : [], clean);
     // The embedded simulator goes with the run: nothing is left of it.
-    recordConformanceEnd(embedded ? { ...end, left: {} } : end);
+    recordConformanceEnd(plan, embedded ? { ...end, left: {} } : end);
     await Promise.all([...running.map((p) => p.close()), receiver.close()]);
-    recordDeliveries(deliveries);
+    recordDeliveries(plan, deliveries);
     // In the order they began, as a browser's HAR: deliveries arrive while the suites' requests are under way.
     const all = [...exchanges, ...deliveries].sort((a, b) => a.startedDateTime.localeCompare(b.startedDateTime));
     writeFileSync(join(outDir, 'exchanges.har'), harText(toHar(all)));
@@ -85,6 +85,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
 
 /** A recording proxy in front of each plane of the target, all recording into `exchanges`. */
 async function startProxies(
+  plan: ConformancePlan,
   target: Target,
   exchanges: Exchange[],
   redaction: Redaction,
@@ -94,7 +95,7 @@ async function startProxies(
   const running: RecordingProxy[] = [];
   // A target lost mid-run stops the run as Ctrl-C would, and the report says why.
   const watch = new TargetWatch(target.planes, (reason) => {
-    recordTargetLost(reason);
+    recordTargetLost(plan, reason);
     process.kill(process.pid, 'SIGINT');
   });
   for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {

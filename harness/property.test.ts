@@ -2,15 +2,12 @@
 // time, so that it names its counterexample's rule instead of timing out and blaming every tagged rule.
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { forRule, RULE_FAILED } from './checks/attribution.ts';
+import { forRule } from './checks/attribution.ts';
+import { evidenceOf } from './test-evidence.ts';
 import { assertProperty, markTestStart } from './property.ts';
 import { sleep } from './time.ts';
 
-const failedRules = () =>
-  test
-    .info()
-    .annotations.filter((a) => a.type === RULE_FAILED)
-    .map((a) => a.description);
+const failedRules = () => evidenceOf(test.info()).failures.map((f) => f.rule);
 
 test('a failure whose shrinking would outlast the test is reported in time, with its rule and a counterexample', async () => {
   test.setTimeout(5_000);

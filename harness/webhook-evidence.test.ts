@@ -4,6 +4,10 @@
 // never shows, nor anywhere the body repeats it.
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultPlan } from './conformance-options.ts';
 import { Redaction } from './proxy/redact.ts';
 import { DROPPED_DELIVERY, deliveryExchange, deliveryOrder, hooksPath, recordDeliveries, runDeliveries, testOfDelivery } from './webhook-evidence.ts';
 import { type ReceivedRequest, WebhookReceiver } from './webhook-receiver.ts';
@@ -99,9 +103,14 @@ const received = (seq: number, exchange: string) =>
 
 test('global teardown hands the deliveries to the reporter, which orders them by path, then as each path got them', () => {
   const arrived = ['webhook:/h/t/b#1', 'webhook:/h/t/a#1', 'webhook:/h/t/b#2', 'webhook:/h/t/a#2', 'webhook:/h/t/a#10'];
-  recordDeliveries(arrived.map((id, i) => deliveryExchange(received(i + 1, id), 'http://r', new Redaction(), 0, 0)));
-  expect(runDeliveries().map((d) => d.id)).toEqual(arrived);
-  expect([...runDeliveries()].sort(deliveryOrder).map((d) => d.id)).toEqual([
+  const plan = defaultPlan(mkdtempSync(join(tmpdir(), 'apc-deliveries-')));
+  expect(runDeliveries(plan)).toEqual([]);
+  recordDeliveries(
+    plan,
+    arrived.map((id, i) => deliveryExchange(received(i + 1, id), 'http://r', new Redaction(), 0, 0)),
+  );
+  expect(runDeliveries(plan).map((d) => d.id)).toEqual(arrived);
+  expect([...runDeliveries(plan)].sort(deliveryOrder).map((d) => d.id)).toEqual([
     'webhook:/h/t/a#1',
     'webhook:/h/t/a#2',
     'webhook:/h/t/a#10',

@@ -4,6 +4,9 @@
 // exchange through the proxies, and attributed to the test whose receiver path it reached
 // (/apc-hooks/<test id>/…). Global teardown hands the run's deliveries to the reporter, which
 // lists each under its test.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ConformancePlan } from './conformance-options.ts';
 import type { Redaction } from './proxy/redact.ts';
 import { answerOf, type ReceivedRequest } from './webhook-receiver.ts';
 import type { Exchange } from '../specs/evidence-protocol.ts';
@@ -62,15 +65,16 @@ export function deliveryOrder(a: Exchange, b: Exchange): number {
 }
 
 // Global teardown and the reporter run in Playwright's runner process, teardown first; the
-// modules may be loaded apart, so the hand-over goes through a global, as harness/conformance-end.ts does.
-const KEY = Symbol.for('agent-platform-conformance.deliveries');
+// modules may be loaded apart, so the hand-over goes through the run's scratch folder, as
+// harness/conformance-end.ts does.
+const fileOf = (plan: ConformancePlan) => join(plan.scratch, 'deliveries.json');
 
 /** Hands the run's deliveries to the reporter. */
-export function recordDeliveries(deliveries: Exchange[]): void {
-  (globalThis as Record<symbol, unknown>)[KEY] = deliveries;
+export function recordDeliveries(plan: ConformancePlan, deliveries: Exchange[]): void {
+  writeFileSync(fileOf(plan), JSON.stringify(deliveries));
 }
 
 /** The run's deliveries, in arrival order (none before teardown, or when the run had no receiver). */
-export function runDeliveries(): Exchange[] {
-  return ((globalThis as Record<symbol, unknown>)[KEY] as Exchange[] | undefined) ?? [];
+export function runDeliveries(plan: ConformancePlan): Exchange[] {
+  return existsSync(fileOf(plan)) ? (JSON.parse(readFileSync(fileOf(plan), 'utf8')) as Exchange[]) : [];
 }

@@ -1,6 +1,6 @@
 // From test outcomes to rule verdicts: the heart of the report, with no I/O.
 import { retriesOf } from './retries.ts';
-import type { RuleNotJudged } from '../harness/checks/attribution.ts';
+import type { RuleFailure, RuleNotJudged } from '../harness/test-evidence.ts';
 import { PLANES, RULE_SOURCES, type Plane, type Rule } from '../specs/contract.ts';
 import { compareReports } from './compare.ts';
 import { isExpected, type ExpectationsFile } from './expectations.ts';
@@ -16,7 +16,6 @@ import {
   type TestOutcome,
   type Verdict,
 } from './conformance-report.ts';
-import { markedExchange } from '../specs/evidence-protocol.ts';
 
 interface BuildInput {
   rules: Rule[];
@@ -25,7 +24,7 @@ interface BuildInput {
    * several rules, the rules it says failed, and whether it ran to its end judging each rule apart
    * (then its other rules passed; else they were not reached).
    */
-  tests: { outcome: TestOutcome; ruleIds: string[]; failedRules?: string[]; judgedApart?: boolean; notJudged?: RuleNotJudged[] }[];
+  tests: { outcome: TestOutcome; ruleIds: string[]; failures?: RuleFailure[]; judgedApart?: boolean; notJudged?: RuleNotJudged[] }[];
   exchanges: RecordedExchange[];
   target: ConformanceReport['target'];
   seed: string;
@@ -67,7 +66,8 @@ export function verdictOf(rule: Rule, outcomes: TestOutcome[]): Verdict {
  * judging each rule apart, else its checks were not reached. A rule that failed among several
  * shows the exchange its own failure names.
  */
-function forThisRule(outcome: TestOutcome, id: string, failedRules: string[], judgedApart: boolean, notJudged?: RuleNotJudged): TestOutcome {
+function forThisRule(outcome: TestOutcome, id: string, failures: RuleFailure[], judgedApart: boolean, notJudged?: RuleNotJudged): TestOutcome {
+  const failedRules = failures.map((f) => f.rule);
   // A rule the test said it could not judge (a step it needed failed) was skipped on that precondition, whatever the others did.
   if (notJudged && !failedRules.includes(id) && (outcome.status === 'passed' || (outcome.status === 'failed' && judgedApart))) {
     const { failedExchange: _, reproduce: __, ...rest } = outcome;
@@ -75,8 +75,7 @@ function forThisRule(outcome: TestOutcome, id: string, failedRules: string[], ju
   }
   if (outcome.status !== 'failed' || failedRules.length === 0) return outcome;
   if (failedRules.includes(id)) {
-    const own = outcome.error?.indexOf(`${id}: `) ?? -1;
-    const exchange = failedRules.length > 1 && own >= 0 ? markedExchange(outcome.error!.slice(own)) : undefined;
+    const exchange = failedRules.length > 1 ? failures.find((f) => f.rule === id)?.exchange : undefined;
     return exchange ? { ...outcome, failedExchange: exchange } : outcome;
   }
   const { failedExchange: _, reproduce: __, ...rest } = outcome;
@@ -89,7 +88,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
   const scope = new Set<Plane>(input.scope ?? PLANES);
   const byRule = new Map<string, TestOutcome[]>();
   const unknown = new Map<string, string[]>();
-  for (const { outcome: given, ruleIds, failedRules = [], judgedApart = false, notJudged = [] } of input.tests) {
+  for (const { outcome: given, ruleIds, failures = [], judgedApart = false, notJudged = [] } of input.tests) {
     // A precondition explains nothing about the rules of its own test; a merge asks again (unexplained is recomputed).
     const { unexplained: _, ...outcome } = given;
     if (outcome.skip?.explainedBy) outcome.skip = { ...outcome.skip, explainedBy: outcome.skip.explainedBy.filter((id) => !ruleIds.includes(id)) };
@@ -103,7 +102,7 @@ export function buildReport(input: BuildInput): ConformanceReport {
         forThisRule(
           outcome,
           id,
-          failedRules,
+          failures,
           judgedApart,
           notJudged.find((n) => n.rule === id),
         ),

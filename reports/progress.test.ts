@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { RULE_FAILED } from '../harness/checks/attribution.ts';
+import { emptyEvidence, EVIDENCE_ATTACHMENT } from '../harness/test-evidence.ts';
 import ProgressReporter, { type Output, QUIET_MS } from './progress.ts';
 import type { TestStep } from '@playwright/test/reporter';
 
@@ -21,7 +21,11 @@ const testCase = (n: number, tags: string[] = []): TestCase =>
 const tests = [1, 2, 3].map((n) => testCase(n));
 const suite = { allTests: () => tests } as unknown as Suite;
 const config = { workers: 2, metadata: {}, shard: null } as unknown as FullConfig;
-const result = (status: TestResult['status'], annotations: TestResult['annotations'] = []) => ({ status, errors: [], annotations }) as unknown as TestResult;
+const result = (status: TestResult['status'], failedRules: string[] = []) => {
+  const evidence = { ...emptyEvidence(), failures: failedRules.map((rule) => ({ rule, message: 'failed' })) };
+  const attachments = [{ name: EVIDENCE_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(evidence)) }];
+  return { status, errors: [], annotations: [], attachments } as unknown as TestResult;
+};
 
 function capture(isTTY = false): Output & { text: string } {
   const out = { text: '', isTTY, columns: 60, write: (t: string) => void (out.text += t) };
@@ -102,7 +106,7 @@ test('a failure the expectations file lists is counted at the end, not shown as 
     for (const [t, r] of [
       [listed, result('failed')],
       // The test says which of its rules failed: the one expected to.
-      [named, result('failed', [{ type: RULE_FAILED, description: 'THREAD-SHAPE' }])],
+      [named, result('failed', ['THREAD-SHAPE'])],
       // Failed without naming a rule: all its rules count, and one of them is not expected to fail.
       [other, result('failed')],
     ] as const) {

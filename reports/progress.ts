@@ -7,7 +7,7 @@
 // conformance reporter, not listed: only an unexpected failure gets its ✘ line. A run never sits
 // silent: after QUIET_MS with nothing printed, a line names each test under way and what it waits
 // for (a wait in real time is a step of the test, harness/time.ts).
-import { RULE_FAILED } from '../harness/checks/attribution.ts';
+import { attachedEvidence } from '../harness/test-evidence.ts';
 import { WAIT_STEP } from '../harness/time.ts';
 import { type Expectation, isExpected, loadExpectations } from './expectations.ts';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
@@ -138,7 +138,7 @@ export default class ProgressReporter implements Reporter {
   /** Whether every rule the test failed (those it names, or else all it is tagged with) is expected to fail. */
   private failedAsExpected(test: TestCase, result: TestResult): boolean {
     if (this.expectations.size === 0) return false;
-    const named = [...test.annotations, ...result.annotations].filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
+    const named = (attachedEvidence(result.attachments)?.failures ?? []).map((f) => f.rule);
     const rules = named.length > 0 ? named : test.tags.map((tag) => tag.replace(/^@/, ''));
     return rules.length > 0 && rules.every((rule) => isExpected('fail', this.expectations.get(rule)));
   }

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { type Redaction, runRedaction } from '../harness/proxy/redact.ts';
 import { stripVTControlCharacters } from 'node:util';
+import { attachedEvidence, EVIDENCE_ATTACHMENT, type TestEvidence } from '../harness/test-evidence.ts';
 
 export default class RedactingReporter implements Reporter {
   printsToStdio(): boolean {
@@ -24,6 +25,8 @@ export default class RedactingReporter implements Reporter {
     for (const attachment of result.attachments) {
       if (attachment.path && attachment.contentType.startsWith('text/')) redactFile(attachment.path, redaction);
     }
+    const evidence = attachedEvidence(result.attachments);
+    if (evidence) redactEvidence(result.attachments, evidence, redaction);
   }
 
   onError(error: TestError): void {
@@ -38,6 +41,16 @@ function redactError(error: TestError, redaction: Redaction): void {
     if (text) error[key] = redacted(text, redaction);
   }
   if (error.cause) redactError(error.cause, redaction);
+}
+
+/** The words of a test's evidence (its exchanges are redacted already, by the proxies). */
+function redactEvidence(attachments: TestResult['attachments'], evidence: TestEvidence, redaction: Redaction): void {
+  for (const failure of evidence.failures) failure.message = redacted(failure.message, redaction);
+  for (const entry of evidence.observations) entry.observation = redacted(entry.observation, redaction);
+  for (const entry of evidence.notJudged) entry.reason = redacted(entry.reason, redaction);
+  evidence.sentAgain = evidence.sentAgain.map((line) => redacted(line, redaction));
+  const at = attachments.findIndex((a) => a.name === EVIDENCE_ATTACHMENT);
+  attachments[at] = { ...attachments[at], body: Buffer.from(JSON.stringify(evidence)) };
 }
 
 function redactFile(path: string, redaction: Redaction): void {

@@ -43,7 +43,7 @@ test('a verdict comes from the tests of the rule', () => {
 test('a multi-rule test that says which rule failed fails only that one', () => {
   const report = buildReport({
     rules: [rule('R-ONE'), rule('R-TWO')],
-    tests: [{ outcome: outcome('failed', { error: 'boom' }), ruleIds: ['R-ONE', 'R-TWO'], failedRules: ['R-TWO'] }],
+    tests: [{ outcome: outcome('failed', { error: 'boom' }), ruleIds: ['R-ONE', 'R-TWO'], failures: [{ rule: 'R-TWO', message: 'boom' }] }],
     exchanges: [],
     target: { name: 't', kind: 'url', planes: ['agent-server'], capabilities: [] },
     seed: '1',
@@ -66,7 +66,10 @@ test('a multi-rule test that ran to its end judging each rule apart passes the r
             failedExchange: 'e-2',
           }),
           ruleIds: ['R-ONE', 'R-TWO', 'R-THREE'],
-          failedRules: ['R-TWO', 'R-THREE'],
+          failures: [
+            { rule: 'R-TWO', message: 'history', exchange: 'e-2' },
+            { rule: 'R-THREE', message: 'state', exchange: 'e-3' },
+          ],
           judgedApart,
         },
       ],
@@ -94,7 +97,7 @@ test('a rule whose check a multi-rule test could not make is skipped on that pre
         {
           outcome: outcome(status, status === 'failed' ? { error: 'R-ONE: the plain URL was refused' } : {}),
           ruleIds: ['R-ONE', 'R-TWO'],
-          failedRules: status === 'failed' ? ['R-ONE'] : [],
+          failures: status === 'failed' ? [{ rule: 'R-ONE', message: 'the plain URL was refused' }] : [],
           judgedApart: status === 'failed',
           notJudged: [{ rule: 'R-TWO', reason: 'precondition failed: no plain URL was notified', explainedBy: ['R-ONE'] }],
         },
@@ -350,7 +353,7 @@ test('the exchange a failure names is marked in the summary; a multi-rule test f
       {
         outcome: outcome('failed', { error: `payload.status [exchange ${delivery.id}]`, exchanges: exchanges.map((e) => e.id), failedExchange: delivery.id }),
         ruleIds: ['R-ONE', 'R-TWO'],
-        failedRules: ['R-ONE'],
+        failures: [{ rule: 'R-ONE', message: 'payload.status', exchange: delivery.id }],
       },
     ],
     exchanges,

@@ -1,4 +1,4 @@
-// The conformance reporter as Playwright drives it: each test's exchanges from its attachment,
+// The conformance reporter as Playwright drives it: each test's exchanges from its evidence record,
 // the webhook deliveries global teardown hands over listed under the tests whose receiver path
 // they reached, and the exchange a failure names kept as the test's failed exchange.
 import { expect, test } from '@playwright/test';
@@ -7,14 +7,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { SKIP_KIND } from '../harness/checks/attribution.ts';
+import { emptyEvidence, EVIDENCE_ATTACHMENT, type TestEvidence } from '../harness/test-evidence.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { deliveryExchange, hooksPath, recordDeliveries } from '../harness/webhook-evidence.ts';
 import type { ReceivedRequest } from '../harness/webhook-receiver.ts';
 import { reportProblems } from './load.ts';
 import type { ConformanceReport } from './conformance-report.ts';
 import ConformanceReporter from './reporter.ts';
-import { exchangeMark, type Exchange } from '../specs/evidence-protocol.ts';
+import type { Exchange } from '../specs/evidence-protocol.ts';
 
 const testCase = (id: string, rule: string): TestCase =>
   ({
@@ -38,12 +38,12 @@ const proxied = (n: number, testId: string): Exchange => ({
   violations: [],
 });
 
-const result = (status: TestResult['status'], exchanges: Exchange[], extra: Partial<TestResult> = {}): TestResult =>
+const result = (status: TestResult['status'], evidence: Partial<TestEvidence>, extra: Partial<TestResult> = {}): TestResult =>
   ({
     status,
     errors: [],
     annotations: [],
-    attachments: [{ name: 'apc-exchanges', contentType: 'application/json', body: Buffer.from(JSON.stringify(exchanges)) }],
+    attachments: [{ name: EVIDENCE_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify({ ...emptyEvidence(), ...evidence })) }],
     ...extra,
   }) as unknown as TestResult;
 
@@ -78,23 +78,20 @@ test('deliveries are listed under the tests whose receiver path they reached, an
   const failing = delivery(3, `${hooksPath('t-hooked')}/b`, 1);
   reporter.onTestEnd(
     hooked,
-    result('failed', [proxied(1, 't-hooked')], {
-      errors: [{ message: `payload.status: POST /x delivered {} ${exchangeMark(failing.id)}\n\nExpected: "success"` }],
-    }),
+    result('failed', { exchanges: [proxied(1, 't-hooked')], failedExchange: failing.id }, { errors: [{ message: 'payload.status: POST /x delivered {}' }] }),
   );
   // A failure naming an exchange the test does not list marks none.
-  reporter.onTestEnd(other, result('failed', [proxied(2, 't-other')], { errors: [{ message: `boom ${exchangeMark('agent-server-99')}` }] }));
+  reporter.onTestEnd(other, result('failed', { exchanges: [proxied(2, 't-other')], failedExchange: 'agent-server-99' }, { errors: [{ message: 'boom' }] }));
   reporter.onTestEnd(
     skipped,
-    result('skipped', [proxied(3, 't-skipped')], {
-      annotations: [
-        { type: 'skip', description: `precondition failed: create a run: POST /threads/t/runs answered 500 {} ${exchangeMark('agent-server-3')}` },
-        { type: SKIP_KIND, description: 'precondition: RUN-CREATE' },
-      ],
-    }),
+    result(
+      'skipped',
+      { exchanges: [proxied(3, 't-skipped')], skip: { kind: 'precondition', explainedBy: ['RUN-CREATE'], exchange: 'agent-server-3' } },
+      { annotations: [{ type: 'skip', description: 'precondition failed: create a run: POST /threads/t/runs answered 500 {}' }] },
+    ),
   );
   // Arrival order races between paths; one came after its test ended; others reached no test of the run.
-  recordDeliveries([
+  recordDeliveries(plan, [
     failing,
     delivery(1, `${hooksPath('t-hooked')}/a`, 1),
     delivery(2, '/apc-discard/accepted', 1),
@@ -108,7 +105,6 @@ test('deliveries are listed under the tests whose receiver path they reached, an
     reporter.onEnd({ status: 'failed' } as Parameters<ConformanceReporter['onEnd']>[0]);
   } finally {
     console.log = log;
-    recordDeliveries([]);
   }
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
   expect(reportProblems(report)).toEqual([]);

@@ -5,7 +5,8 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { RULE_FAILED, RULE_NOT_JUDGED, RULES_JUDGED_APART, type RuleNotJudged, SKIP_KIND } from '../harness/checks/attribution.ts';
+import { type PlayedTest, type ReportedTest, reportedTest } from './reported-test.ts';
+import { attachedEvidence, emptyEvidence } from '../harness/test-evidence.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
 import type { ConformancePlan } from '../harness/conformance-options.ts';
 import { conformanceEnd, targetLost } from '../harness/conformance-end.ts';
@@ -14,7 +15,6 @@ import { buildReport } from './build.ts';
 import { consoleSummary } from './console.ts';
 import { loadExpectations } from './expectations.ts';
 import { loadReport } from './load.ts';
-import { isTransportError } from '../harness/client.ts';
 import type { ConformanceReport, ConformanceRunOutcome, RecordedExchange, Reproduction, TestOutcome } from './conformance-report.ts';
 import { curlOf, rerunCommand, type Base } from './reproduce.ts';
 import { type NotStarted, notStartedReport } from './not-started.ts';
@@ -22,16 +22,7 @@ import { type Durations, writeDurations } from './durations.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
 import { stripVTControlCharacters } from 'node:util';
-import { type SkipKind, DROPPED_TEXT, type Exchange, markedExchange, RULE_TAG } from '../specs/evidence-protocol.ts';
-
-/** A test as the report is built from it (buildReport's input). */
-interface ReportedTest {
-  outcome: TestOutcome;
-  ruleIds: string[];
-  failedRules: string[];
-  judgedApart?: boolean;
-  notJudged?: RuleNotJudged[];
-}
+import { DROPPED_TEXT, type Exchange, RULE_TAG } from '../specs/evidence-protocol.ts';
 
 interface Options {
   /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
@@ -49,7 +40,15 @@ export default class ConformanceReporter implements Reporter {
   /** How long each spec file took (durations.json, for shards balanced by time). */
   private readonly durations: Durations = {};
 
+  /** The run global setup shared, read once it has (none: it failed). */
+  private shared?: ConformanceRun;
+
   constructor(private readonly options: Options) {}
+
+  private conformanceRun(): ConformanceRun | undefined {
+    this.shared ??= sharedConformanceRun(this.options.plan);
+    return this.shared;
+  }
 
   printsToStdio(): boolean {
     return false;
@@ -61,56 +60,35 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    // Runtime annotations show in both lists in newer Playwright versions: keep each once.
-    const seen = new Set<string>();
-    const annotations = [...test.annotations, ...(result.annotations ?? [])].filter((a) => {
-      const key = `${a.type}\u0000${a.description ?? ''}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    const ruleIds = ruleIdsOf(test);
-    const raw: Exchange[] = [];
-    for (const attachment of result.attachments) {
-      if (attachment.name !== 'apc-exchanges' || !attachment.body) continue;
-      raw.push(...(JSON.parse(attachment.body.toString('utf8')) as Exchange[]));
-    }
-    const recorded = raw.map(forReport);
-    for (const exchange of recorded) this.exchanges.set(exchange.id, exchange);
-    const skip = annotations
+    const evidence = attachedEvidence(result.attachments) ?? emptyEvidence();
+    for (const exchange of evidence.exchanges) this.exchanges.set(exchange.id, forReport(exchange));
+    // Playwright's own: the test's status, its errors, why it was skipped.
+    const skip = [...test.annotations, ...(result.annotations ?? [])]
       .filter((a) => a.type === 'skip' || a.type === 'fixme')
       .map((a) => a.description)
       .filter(Boolean);
     const error = result.errors.length > 0 ? result.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n') : undefined;
-    const reason = result.status === 'skipped' ? skip.join('; ') || 'skipped' : undefined;
-    const skipped = result.status === 'skipped' ? skipOf(annotations.find((a) => a.type === SKIP_KIND)?.description) : undefined;
-    // The exchange the failure names: what an assertion judged, or the step a precondition needed.
-    const failedExchange = result.status === 'passed' ? undefined : markedExchange(skipped ? (skipped.kind === 'precondition' ? reason : undefined) : error);
-    const outcome: TestOutcome = {
+    const played: PlayedTest = {
       id: test.id,
       title: test.titlePath().slice(3).join(' › ') || test.title,
       file: relative(this.rootDir, test.location.file),
-      // A test that failed because the target could not be reached says nothing about the rule.
-      status:
-        result.status !== 'passed' && result.status !== 'skipped' && result.errors.some((e) => isTransportError(e.message ?? '')) ? 'error' : result.status,
+      ruleIds: ruleIdsOf(test),
+      status: result.status,
       error,
-      reason,
-      ...(skipped ? { skip: skipped } : {}),
-      observed: annotations.filter((a) => a.type === 'observed' && a.description).map((a) => a.description!),
-      exchanges: recorded.map((e) => e.id),
-      ...(failedExchange ? { failedExchange } : {}),
+      skipReason: [...new Set(skip)].join('; '),
     };
+    const reported = reportedTest(played, evidence);
+    const { outcome } = reported;
     if (outcome.status === 'failed' || outcome.status === 'timedOut' || outcome.status === 'error') {
       outcome.reproduce = reproduction(
         this.options.plan,
+        this.conformanceRun(),
         test,
-        raw.find((e) => e.id === failedExchange),
+        evidence.exchanges.find((e) => e.id === outcome.failedExchange),
       );
     }
     this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
-    const failedRules = annotations.filter((a) => a.type === RULE_FAILED && a.description).map((a) => a.description!);
-    const notJudged = annotations.filter((a) => a.type === RULE_NOT_JUDGED && a.description).map((a) => JSON.parse(a.description!) as RuleNotJudged);
-    this.tests.set(test.id, { outcome, ruleIds, failedRules, judgedApart: annotations.some((a) => a.type === RULES_JUDGED_APART), notJudged });
+    this.tests.set(test.id, reported);
   }
 
   onError(error: TestError): void {
@@ -123,7 +101,7 @@ export default class ConformanceReporter implements Reporter {
    * order the same seed gives again. A failed exchange is kept only where the test lists it.
    */
   private addDeliveries(): void {
-    for (const delivery of [...runDeliveries()].sort(deliveryOrder)) {
+    for (const delivery of [...runDeliveries(this.options.plan)].sort(deliveryOrder)) {
       const entry = delivery.test === undefined ? undefined : this.tests.get(delivery.test);
       if (!entry) continue;
       const recorded = forReport(delivery);
@@ -137,7 +115,7 @@ export default class ConformanceReporter implements Reporter {
 
   onEnd(result: FullResult): void {
     const { plan } = this.options;
-    const conformanceRun = sharedConformanceRun();
+    const conformanceRun = this.conformanceRun();
     const outDir = plan.staging;
     // The run failed before any test ended, on an error outside the tests (the global setup, no test found): no
     // verdict, and a report that says why (exit 2). A run stopped early (interrupted, --max-duration) still
@@ -163,7 +141,7 @@ export default class ConformanceReporter implements Reporter {
       for (const entry of this.tests.values()) {
         if (entry.outcome.status === 'failed' && (entry.outcome.error ?? '').includes(DROPPED_TEXT)) {
           entry.outcome.status = 'error';
-          entry.failedRules = [];
+          entry.failures = [];
         }
       }
     }
@@ -178,7 +156,7 @@ export default class ConformanceReporter implements Reporter {
         observed: [],
         exchanges: [],
       };
-      this.tests.set(test.id, { outcome, ruleIds: ruleIdsOf(test), failedRules: [] });
+      this.tests.set(test.id, { outcome, ruleIds: ruleIdsOf(test) });
     }
     const tests = this.inListingOrder();
     const report = buildReport({
@@ -221,8 +199,7 @@ export default class ConformanceReporter implements Reporter {
 }
 
 /** The rerun command of a failed test and a curl of the exchange it failed on. */
-function reproduction(plan: ConformancePlan, test: TestCase, failed: Exchange | undefined): Reproduction {
-  const conformanceRun = sharedConformanceRun();
+function reproduction(plan: ConformancePlan, conformanceRun: ConformanceRun | undefined, test: TestCase, failed: Exchange | undefined): Reproduction {
   const [, project = '', file = '', ...titles] = test.titlePath();
   const command = rerunCommand({ project, file, titles }, plan.rerun, plan.options.seed);
   if (!failed) return { command };
@@ -272,13 +249,6 @@ function untestedReasons(): Record<string, string> {
   return Object.fromEntries(listed.map((r) => [r.id, r.reason]));
 }
 
-/** The kind of a skip from its annotation (`declared`, `machine`, `precondition: RULE RULE…`); none: unclassified. */
-function skipOf(annotation: string | undefined): TestOutcome['skip'] {
-  if (!annotation) return { kind: 'unclassified' };
-  const [kind, rules] = annotation.split(':', 2);
-  return kind === 'precondition' ? { kind, explainedBy: (rules ?? '').split(' ').filter(Boolean) } : { kind: kind as SkipKind };
-}
-
 function ruleIdsOf(test: TestCase): string[] {
   return test.tags.map((tag) => RULE_TAG.exec(tag)?.[1]).filter((id): id is string => id !== undefined);
 }
@@ -291,9 +261,9 @@ function runOutcome(plan: ConformancePlan, result: FullResult, conformanceRun: C
     profile: conformanceRun?.profile ?? 'unknown',
     ...shardOf(plan),
     ...(narrowed.length > 0 ? { narrowed } : {}),
-    ...conformanceEnd(),
+    ...conformanceEnd(plan),
   };
-  const lost = targetLost();
+  const lost = targetLost(plan);
   if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
   if (result.status === 'timedout') {

@@ -1,13 +1,10 @@
 // Each rule of a test is judged apart: a failed check of one rule fails that rule, and the test
 // goes on to judge the others; the failures are thrown together when the test ends.
 import { expect, test } from '@playwright/test';
-import { endRuleChecks, forRule, RULE_FAILED, RULES_JUDGED_APART, startRuleChecks } from './attribution.ts';
+import { evidenceOf } from '../test-evidence.ts';
+import { endRuleChecks, forRule, startRuleChecks } from './attribution.ts';
 
-const annotated = (type: string) =>
-  test
-    .info()
-    .annotations.filter((a) => a.type === type)
-    .map((a) => a.description);
+const failedRules = () => evidenceOf(test.info()).failures.map((f) => f.rule);
 
 test('a failed check of one rule fails that rule alone, and the checks of the other rules still run', async () => {
   startRuleChecks();
@@ -17,10 +14,10 @@ test('a failed check of one rule fails that rule alone, and the checks of the ot
     judged = true;
   });
   expect(judged).toBe(true);
-  expect(annotated(RULE_FAILED)).toEqual(['R-SHOULD']);
+  expect(failedRules()).toEqual(['R-SHOULD']);
   // The test's end throws what failed, and says that the body ran to its end judging each rule apart.
   expect(() => endRuleChecks(test.info())).toThrow(/^R-SHOULD: .*the history/s);
-  expect(annotated(RULES_JUDGED_APART)).toEqual([undefined]);
+  expect(evidenceOf(test.info()).judgedApart).toBe(true);
   // Thrown once: the next test starts clean.
   expect(() => endRuleChecks(test.info())).not.toThrow();
 });
@@ -29,7 +26,7 @@ test('several failed rules are thrown together, each with its own message', asyn
   startRuleChecks();
   await forRule('R-ONE', () => expect('a', 'first').toBe('b'));
   await forRule('R-TWO', async () => expect(await Promise.resolve(1), 'second').toBe(3));
-  expect(annotated(RULE_FAILED)).toEqual(['R-ONE', 'R-TWO']);
+  expect(failedRules()).toEqual(['R-ONE', 'R-TWO']);
   let thrown: Error | undefined;
   try {
     endRuleChecks(test.info());

@@ -3,29 +3,8 @@
 // test that cannot judge its rule says why, in one of a few kinds the report can weigh
 // (SkipKind, in specs/evidence-protocol.ts).
 import { test, type TestInfo } from '@playwright/test';
-import type { SkipKind } from '../../specs/evidence-protocol.ts';
-
-export const RULE_FAILED = 'rule-failed';
-
-/**
- * The annotation that says a test ran to its end with failures only of checks wrapped in forRule:
- * each of its other rules had all its checks run and passed.
- */
-export const RULES_JUDGED_APART = 'rules-judged-apart';
-
-/** The annotation that says one rule of a multi-rule test could not be judged in it: `{rule, reason, explainedBy}` as JSON. */
-export const RULE_NOT_JUDGED = 'rule-not-judged';
-
-/** A rule of a multi-rule test that the test could not judge, and why. */
-export interface RuleNotJudged {
-  rule: string;
-  reason: string;
-  /** The rules whose failure explains it (a failed precondition's). */
-  explainedBy: string[];
-}
-
-/** The annotation that says what kind of skip a test ended with: `<kind>` or `precondition: RULE RULE…`. */
-export const SKIP_KIND = 'apc-skip';
+import { markedExchange, type SkipKind } from '../../specs/evidence-protocol.ts';
+import { evidenceOf, type RuleNotJudged } from '../test-evidence.ts';
 
 /** An assertion failure that names the rule it breaks. */
 class RuleViolation extends Error {
@@ -61,10 +40,20 @@ class SkipRequested extends Error {
   }
 }
 
+/** The errors Playwright's test.skip() threw for skipAs: a check that meets one passes it on. */
+const skips = new WeakSet<object>();
+
 function skipAs(kind: SkipKind, reason: string, rules: readonly string[] = []): never {
   if (quiet > 0) throw new SkipRequested(reason, kind, rules);
-  test.info().annotations.push({ type: SKIP_KIND, description: kind === 'precondition' ? `${kind}: ${rules.join(' ')}` : kind });
-  test.skip(true, reason);
+  // A failed precondition shows the step it needed: the exchange its reason names.
+  const exchange = kind === 'precondition' ? markedExchange(reason) : undefined;
+  evidenceOf(test.info()).skip = { kind, explainedBy: kind === 'precondition' ? [...rules] : [], ...(exchange ? { exchange } : {}) };
+  try {
+    test.skip(true, reason);
+  } catch (skip) {
+    skips.add(skip as object);
+    throw skip;
+  }
   throw new Error('unreachable: test.skip returned');
 }
 
@@ -101,7 +90,7 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
     await check();
   } catch (error) {
     // A skip (a failed precondition, a profile that forbids a step) is no finding about the rule.
-    if (error instanceof RuleViolation || error instanceof SkipRequested || isSkip(error)) throw error;
+    if (error instanceof RuleViolation || error instanceof SkipRequested || skips.has(error as object)) throw error;
     const violation = new RuleViolation(rule, error);
     if (quiet > 0) throw violation;
     attributeFailure(violation);
@@ -117,7 +106,8 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
 export function ruleNotJudged(rule: string, reason: string, explainedBy: readonly string[]): void {
   if (quiet > 0) return;
   const entry: RuleNotJudged = { rule, reason, explainedBy: [...explainedBy] };
-  test.info().annotations.push({ type: RULE_NOT_JUDGED, description: JSON.stringify(entry) });
+  const { notJudged } = evidenceOf(test.info());
+  if (!notJudged.some((n) => n.rule === rule)) notJudged.push(entry);
 }
 
 /** Forgets the failed checks of an earlier test (a test that ended on a timeout never threw them). */
@@ -132,14 +122,9 @@ export function startRuleChecks(): void {
 export function endRuleChecks(testInfo: TestInfo): void {
   if (softFailures.length === 0) return;
   const failures = softFailures.splice(0);
-  if (testInfo.status === 'passed') testInfo.annotations.push({ type: RULES_JUDGED_APART });
+  if (testInfo.status === 'passed') evidenceOf(testInfo).judgedApart = true;
   if (failures.length === 1) throw failures[0];
   throw new Error(failures.map((f) => f.message).join('\n\n'), { cause: failures[0] });
-}
-
-/** Playwright's own skip, thrown by test.skip() inside a test. */
-function isSkip(error: unknown): boolean {
-  return error instanceof Error && error.constructor.name === 'TestSkipError';
 }
 
 /** Marks the rule named by a failure (found along its cause chain) as the one that failed. */
@@ -147,7 +132,10 @@ export function attributeFailure(error: unknown): void {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
     if (e instanceof SkipRequested) skipAs(e.kind, e.message, e.explainedBy);
     if (e instanceof RuleViolation) {
-      test.info().annotations.push({ type: RULE_FAILED, description: e.rule });
+      const { failures } = evidenceOf(test.info());
+      const cause = e.cause instanceof Error ? e.cause.message : String(e.cause);
+      const exchange = markedExchange(e.message);
+      if (!failures.some((f) => f.rule === e.rule)) failures.push({ rule: e.rule, message: cause, ...(exchange ? { exchange } : {}) });
       return;
     }
   }
