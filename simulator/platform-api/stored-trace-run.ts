@@ -165,9 +165,10 @@ export function keep(data: WorkspaceTraceRuns, run: StoredRun, lookup: RunLookup
       [data.byExperiment, run.session_id],
     ] as const) {
       const ids = index.get(key);
-      // Most traces hold a few runs: their lists are copied at their exact size, where a push would reserve 16 more.
+      // Most traces hold a few runs: their lists are copied at their exact size by concat, where a push would reserve
+      // 16 more and a spread as many (~200 B a list of 4 where concat takes 72).
       if (ids && ids.length >= 16) ids.push(run.id);
-      else index.set(key, ids ? [...ids, run.id] : [run.id]);
+      else index.set(key, ids ? ids.concat(run.id) : [run.id]);
     }
   }
   data.traceRuns.set(run.id, run);
