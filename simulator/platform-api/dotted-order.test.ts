@@ -22,3 +22,8 @@ test('a segment without a valid timestamp or uuid is refused with a reason', () 
 test("the service computes segments in the spec's compact form", () => {
   expect(segmentOf(normalizeTime('2026-11-22T05:01:51.431Z')!, ROOT)).toBe(`20261122T050151Z${ROOT}`);
 });
+
+test("a segment in the clients' form keeps the fraction digits asked for", () => {
+  expect(segmentOf(normalizeTime('2026-11-22T05:01:51.431Z')!, ROOT, 6)).toBe(`20261122T050151431000Z${ROOT}`);
+  expect(segmentOf(normalizeTime('2026-11-22T05:01:51.431Z')!, ROOT, 3)).toBe(`20261122T050151431Z${ROOT}`);
+});

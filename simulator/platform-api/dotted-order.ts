@@ -35,9 +35,12 @@ export function parseSegment(part: string, position: number): Segment | string {
   return { second, runId: runId.toLowerCase() };
 }
 
-/** The compact segment of a run that started at `normalizedStart` (an ISO string in UTC). */
-export function segmentOf(normalizedStart: string, runId: string): string {
-  return `${normalizedStart.slice(0, 19).replace(/[-:]/g, '')}Z${runId}`;
+/**
+ * The compact segment of a run that started at `normalizedStart` (an ISO string in UTC): the spec's form, or with
+ * the first `fractionDigits` of its fraction, as the clients write it.
+ */
+export function segmentOf(normalizedStart: string, runId: string, fractionDigits = 0): string {
+  return `${normalizedStart.slice(0, 19).replace(/[-:]/g, '')}${normalizedStart.slice(20, 20 + fractionDigits)}Z${runId}`;
 }
 
 /** The start time of a normalized ISO string, to the second, in the form of Segment.second. */

@@ -72,6 +72,20 @@ test("a last segment whose time is not the start_time is an interpretation's ref
   expect(refusalOf(() => strict.read('w', ROOT))?.status).toBe(404);
 });
 
+test('a snapshot holds each dotted_order whole, derived or kept, and a restored store reads the same', () => {
+  const late = { ...child, start_time: '2026-11-22T06:00:00Z' };
+  const other = { ...child, id: OTHER, dotted_order: `${rootOrder}.20261122T050151431001Z${OTHER}`, start_time: root.start_time };
+  const runs = store();
+  // Children first: each finds its parent among the runs of the same request.
+  runs.ingest('w', [post(late), post(other), post(root)], 'caller');
+  const snapshot = runs.snapshot();
+  expect(snapshot.w.runs.map((r) => r.dotted_order)).toEqual([childOrder, other.dotted_order, rootOrder]);
+  const restored = store();
+  restored.restore(JSON.parse(JSON.stringify(snapshot)));
+  for (const id of [ROOT, CHILD, OTHER]) expect(JSON.stringify(restored.read('w', id))).toBe(JSON.stringify(runs.read('w', id)));
+  expect(restored.read('w', ROOT).child_run_ids).toEqual([CHILD, OTHER]);
+});
+
 test('a patch of a run whose post in the same request is refused answers 422 for the post, not 404', () => {
   const error = refusalOf(() =>
     store().ingest('w', [post({ ...root, dotted_order: 'broken' }), { kind: 'patch', id: ROOT, run: { outputs: {} }, at: ['patch'] }], 'caller'),

@@ -11,11 +11,13 @@ import type { IdGenerator } from '../ids.ts';
 import {
   type Attachment,
   compact,
+  dottedOrder,
   emptyWorkspace,
   expand,
   forgetExperiment,
   keep,
   type RunFields,
+  type RunLookup,
   type StoredRun,
   type WorkspaceTraceRuns,
 } from './stored-trace-run.ts';
@@ -38,7 +40,7 @@ export type IngestOperation =
 /** One workspace's runs as a snapshot holds them. */
 /** A workspace's trace runs in a snapshot file; its keys are the file format's, unchanged since earlier versions wrote it (runs, projects), so a saved state loads. */
 export interface StoredWorkspaceTraceRuns {
-  runs: (Omit<StoredRun, 'attachments'> & { attachments: { name: string; mimeType: string; data: string }[] })[];
+  runs: (Omit<StoredRun, 'attachments' | 'order'> & { dotted_order: string; attachments: { name: string; mimeType: string; data: string }[] })[];
   feedback: Json[];
   projects: [string, string][];
 }
@@ -67,7 +69,7 @@ export class TraceRunStore {
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
     const marks: RequestViolation[] = [];
-    const lookup = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
+    const find = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
     const now = this.env.clock.now();
@@ -78,18 +80,18 @@ export class TraceRunStore {
     for (const op of operations) {
       if (op.kind === 'post') {
         posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
-        let run = this.post(data, op.run, op.at, lineage, lookup, issues, marks);
+        let run = this.post(data, op.run, op.at, lineage, lineageLookup(find), issues, marks);
         if (!run) continue;
-        if (lookup(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
+        if (find(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
         // The patches that came before this post (held-patches.ts), in the order they came.
         const waiting = [...held.peek(run.id, now).map((p) => p.run), ...(early.get(run.id) ?? [])];
-        for (const patch of waiting) run = run && this.patch(run, patch, [...op.at, 'held patch'], issues);
+        for (const patch of waiting) run = run && this.patch(run, patch, [...op.at, 'held patch'], issues, find);
         if (!run) continue;
         if (waiting.length > 0) applied.add(run.id);
         early.delete(run.id);
         staged.set(run.id, run);
       } else if (op.kind === 'patch') {
-        const current = lookup(op.id);
+        const current = find(op.id);
         if (!current && posted.has(op.id)) continue;
         // A batch's patch may come in an earlier request than its post: held. PATCH /runs/{run_id} is sent once its post was answered.
         if (!current && lineage === 'service') throw notFound(`Run ${op.id} not found: post it before patching it`);
@@ -97,7 +99,7 @@ export class TraceRunStore {
           early.set(op.id, [...(early.get(op.id) ?? []), op.run]);
           continue;
         }
-        const patched = this.patch(current, op.run, op.at, issues);
+        const patched = this.patch(current, op.run, op.at, issues, find);
         if (patched) staged.set(op.id, patched);
       } else if (op.kind === 'feedback') {
         const item = this.feedbackItem(op.feedback, op.at, lineage, issues);
@@ -105,7 +107,7 @@ export class TraceRunStore {
         if (feedback.has(item.id as string) || data.feedback.has(item.id as string)) throw conflict(`Feedback ${String(item.id)} already exists`);
         feedback.set(item.id as string, item);
       } else {
-        const target = lookup(op.runId);
+        const target = find(op.runId);
         if (!target) {
           issues.push({ loc: op.at, msg: `attachment for run ${op.runId}, which this request does not post and which does not exist`, type: 'value_error' });
           continue;
@@ -125,7 +127,7 @@ export class TraceRunStore {
     }
     if (!this.workspaces.has(workspaceId)) this.workspaces.set(workspaceId, data);
     if (early.size > 0 && !this.heldPatches.has(workspaceId)) this.heldPatches.set(workspaceId, held);
-    for (const run of staged.values()) keep(data, run);
+    for (const run of staged.values()) keep(data, run, find);
     for (const [id, item] of feedback) data.feedback.set(id, item);
     for (const id of applied) held.drop(id);
     for (const [id, runs] of early) for (const run of runs) held.hold(id, run, now);
@@ -137,7 +139,14 @@ export class TraceRunStore {
     const data = this.data(workspaceId);
     const issues: ValidationIssue[] = [];
     for (const run of runs) {
-      const stored = this.post(data, run, ['run'], 'service', (id) => data.traceRuns.get(id), issues);
+      const stored = this.post(
+        data,
+        run,
+        ['run'],
+        'service',
+        lineageLookup((id) => data.traceRuns.get(id)),
+        issues,
+      );
       if (stored) keep(data, stored);
     }
     for (const item of feedback) {
@@ -160,7 +169,8 @@ export class TraceRunStore {
     const data = this.data(workspaceId);
     const matching = this.matching(data, query);
     const direction = query.order === 'asc' ? 1 : -1;
-    matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(a.dotted_order, b.dotted_order)));
+    const order = orderIn(data);
+    matching.sort((a, b) => direction * (compare(a.start_time, b.start_time) || compare(order(a), order(b))));
     const offset = Number(query.cursor ?? 0) || 0;
     const limit = query.limit ?? 100;
     const page = matching.slice(offset, offset + limit);
@@ -203,7 +213,8 @@ export class TraceRunStore {
       const at = Date.parse(r.start_time);
       return at >= window[0] && at <= window[1];
     });
-    matching.sort((a, b) => compare(b.start_time, a.start_time) || compare(b.dotted_order, a.dotted_order));
+    const order = orderIn(data);
+    matching.sort((a, b) => compare(b.start_time, a.start_time) || compare(order(b), order(a)));
     const offset = Number(query.cursor ?? 0) || 0;
     const limit = query.limit ?? 100;
     const next = offset + limit < matching.length ? String(offset + limit) : null;
@@ -335,8 +346,9 @@ export class TraceRunStore {
       [...this.workspaces].map(([workspaceId, data]) => [
         workspaceId,
         {
-          runs: [...data.traceRuns.values()].map(({ attachments, ...run }) => ({
+          runs: [...data.traceRuns.values()].map(({ attachments, order, ...run }) => ({
             ...run,
+            dotted_order: dottedOrder({ ...run, order }, (id) => data.traceRuns.get(id)),
             attachments: [...(attachments ?? [])].map(([name, a]) => ({ name, mimeType: a.mimeType, data: a.data.toString('base64') })),
           })),
           feedback: structuredClone([...data.feedback.values()]),
@@ -354,12 +366,15 @@ export class TraceRunStore {
         feedback: new Map(stored.feedback.map((f) => [f.id as string, structuredClone(f)])),
         experiments: new Map(stored.projects),
       };
-      for (const { attachments, ...run } of stored.runs) {
-        const restored: StoredRun = { ...run };
+      const runs = stored.runs.map(({ attachments, dotted_order, ...run }) => {
+        const restored: StoredRun = { ...run, order: dotted_order };
         if (attachments.length > 0)
           restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
-        keep(data, restored);
-      }
+        return restored;
+      });
+      // A child may come before its parent: both are looked up among the restored runs.
+      const byId = new Map(runs.map((run) => [run.id, run]));
+      for (const run of runs) keep(data, run, (id) => byId.get(id));
       return [workspaceId, data];
     });
     this.workspaces.clear();
@@ -438,10 +453,11 @@ export class TraceRunStore {
   }
 
   /** An update, e.g. outputs (TRACE-UPDATE); the lineage it was created with stays. */
-  private patch(current: StoredRun, body: Json, at: Loc, issues: ValidationIssue[]): StoredRun | undefined {
+  private patch(current: StoredRun, body: Json, at: Loc, issues: ValidationIssue[], find: RunLookup): StoredRun | undefined {
     const before = issues.length;
     const times = runTimes(body, at, issues);
-    issues.push(...updateIssues(current, body, at, times));
+    const dotted = dottedOrder(current, find);
+    issues.push(...updateIssues({ ...current, dotted_order: dotted }, body, at, times));
     if (issues.length > before) return undefined;
 
     const {
@@ -455,7 +471,7 @@ export class TraceRunStore {
       parent_run_id: _p,
       ...changes
     } = body;
-    const before_ = expand(current);
+    const before_ = expand(current, dotted);
     const fields: RunFields = { ...before_, ...changes, extra: mergeExtra(before_.extra, body.extra) };
     if (times.end !== undefined) fields.end_time = times.end;
     return compact({ ...fields, thread_id: threadIdOf(fields) }, current.attachments);
@@ -494,12 +510,14 @@ export class TraceRunStore {
 
   /** A run as read: the fields it was sent with and the service's own (TRACE-OTHER-FIELDS). */
   private view(data: WorkspaceTraceRuns, run: StoredRun): Json {
-    const ancestors = run.dotted_order
+    const order = orderIn(data);
+    const dotted = order(run);
+    const ancestors = dotted
       .split('.')
       .slice(0, -1)
       .map((s) => s.slice(-36).toLowerCase());
-    const below = `${run.dotted_order}.`;
-    const descendants = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.traceRuns.get(id) ?? []).filter((r) => r.dotted_order.startsWith(below));
+    const below = `${dotted}.`;
+    const descendants = (data.byTrace.get(run.trace_id) ?? []).flatMap((id) => data.traceRuns.get(id) ?? []).filter((r) => order(r).startsWith(below));
     const attachments = Object.fromEntries(
       [...(run.attachments ?? [])].map(([name, a]) => [
         name,
@@ -512,7 +530,7 @@ export class TraceRunStore {
       ]),
     );
     return {
-      ...expand(run),
+      ...expand(run, dotted),
       status: run.end_time ? (run.failed ? 'error' : 'success') : 'pending',
       parent_run_ids: ancestors,
       direct_child_run_ids: descendants.filter((r) => r.parent_run_id === run.id).map((r) => r.id),
@@ -580,6 +598,21 @@ function queryFilters(query: RunQuery): QueryFilters | undefined {
     }
   }
   return filters.filter || filters.trace || filters.tree ? filters : undefined;
+}
+
+/** The dotted orders of a workspace's runs, each derived once for the read that asks (stored-trace-run.ts). */
+function orderIn(data: WorkspaceTraceRuns): (run: StoredRun) => string {
+  const find = (id: string) => data.traceRuns.get(id);
+  const memo = new Map<StoredRun, string>();
+  return (run) => dottedOrder(run, find, memo);
+}
+
+/** What the lineage checks read of a run found by id: its dotted_order whole. */
+function lineageLookup(find: RunLookup): LineageLookup {
+  return (id) => {
+    const run = find(id);
+    return run && { id: run.id, trace_id: run.trace_id, dotted_order: dottedOrder(run, find) };
+  };
 }
 
 /** Orders ISO times and dotted orders (both compare as plain strings). */
