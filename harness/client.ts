@@ -134,7 +134,7 @@ export class ApiClient {
     private readonly options: ClientOptions = {},
   ) {}
 
-  /** The metadata to put on what a step creates: the conformance run's mark (`{apc_run: <run tag>}`). */
+  /** The metadata to put on what a step creates: the conformance run's mark (`{apc_run: <run key>}`). */
   get conformanceMark(): Record<string, string> {
     return this.options.conformanceMark ?? {};
   }

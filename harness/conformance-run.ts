@@ -22,18 +22,18 @@ export interface ConformanceRun {
    * on a simulator (reset per run, so reports stay the same), the seed and the start time
    * elsewhere.
    */
-  tag: string;
+  runKey: string;
 }
 
-/** What a shared deployment's exchanges are recorded under, with its spec file and the run tag (`shared-deployment-control-plane-revisions-<tag>`). */
+/** What a shared deployment's exchanges are recorded under, with its spec file and the run key (`shared-deployment-control-plane-revisions-<tag>`). */
 export const SHARED_DEPLOYMENT = 'shared-deployment';
 
 /** Marks what a run creates on its target, so that it can be found again (metadata key or name prefix). */
 const RUN_MARK = 'apc_run';
 
-/** The mark of a run's resources: metadata `{apc_run: <run tag>}`, names starting `apc-<run tag>`. */
+/** The mark of a run's resources: metadata `{apc_run: <run key>}`, names starting `apc-<run key>`. */
 export function conformanceMarkOf(conformanceRun: ConformanceRun): Record<string, string> {
-  return { [RUN_MARK]: conformanceRun.tag };
+  return { [RUN_MARK]: conformanceRun.runKey };
 }
 
 /** Where the target reaches the run's webhook receiver: through the configured tunnel, or on loopback. */

@@ -419,7 +419,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 
   scope: async ({ conformanceRun }, use, testInfo) => {
-    await use(`${testInfo.testId}-${conformanceRun.tag}`);
+    await use(`${testInfo.testId}-${conformanceRun.runKey}`);
   },
 
   // The first auto fixture, so torn down last: the failures ruleChecks throws are in the record.

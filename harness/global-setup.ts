@@ -55,7 +55,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const redaction = new Redaction({ names: target.redact, secrets: secretsOf(target) });
   shareRunRedaction(redaction);
   const { proxies, running } = await startProxies(plan, target, exchanges, redaction, options.forwardTestId);
-  const tag = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
+  const runKey = target.capabilities.includes('seeded-ids') ? seed : `${seed}-${Date.now().toString(36)}`;
   const profile = options.profile ?? defaultProfile(target);
   // One receiver for every worker, at the port --webhook-receiver-port fixes (a URL policy or a tunnel names it).
   const token = randomUUID();
@@ -66,7 +66,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     controlToken: token,
     onRequest: (request, startedAt) => deliveries.push(deliveryExchange(request, receiverUrl(context), redaction, startedAt)),
   });
-  const context: ConformanceRun = { plan, target, proxies, receiver: { url: receiver.url, token }, profile, tag };
+  const context: ConformanceRun = { plan, target, proxies, receiver: { url: receiver.url, token }, profile, runKey };
   shareConformanceRun(context);
 
   return async () => {

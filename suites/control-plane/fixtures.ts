@@ -69,7 +69,7 @@ export const test = base.extend<{ sharedDeployment: SharedDeployment }, { shared
     const key = partitionOf(conformanceRun, testInfo) ?? specFileOf(testInfo.file);
     let shared = sharedDeployments.get(key);
     if (!shared) {
-      const evidence = `${SHARED_DEPLOYMENT}-${key.replace(/[^\w.-]+/g, '-')}-${conformanceRun.tag}`;
+      const evidence = `${SHARED_DEPLOYMENT}-${key.replace(/[^\w.-]+/g, '-')}-${conformanceRun.runKey}`;
       const by = { testId: evidence, file: testInfo.file, titlePath: testInfo.titlePath };
       const cp = clientWithKey(conformanceRun, 'control-plane', by, targetApiKey(conformanceRun, targetCredentials));
       skipDeclared(!cp, `target '${conformanceRun.target.name}' names no control-plane URL`);

@@ -29,11 +29,11 @@ export class RunIds {
   private n = 0;
   private readonly nonce: string;
   /** The conformance run's tag, which names its trace runs: a trace cannot be deleted, but it can be found. */
-  readonly conformanceTag: string;
+  readonly runKey: string;
 
   constructor(scope: string, conformanceRun: ConformanceRun) {
     this.nonce = conformanceRun.target.capabilities.includes('seeded-ids') ? scope : `${scope}:${Date.now()}`;
-    this.conformanceTag = conformanceRun.tag;
+    this.runKey = conformanceRun.runKey;
   }
 
   /** A UUID v7 whose timestamp is `ms`, as RunTree ids are. */
@@ -95,7 +95,7 @@ export function runTree(ids: RunIds, parents: (number | null)[], options: { star
     runs.push({
       id,
       // Marked as this run's: a trace cannot be deleted, but it can be found.
-      name: `apc-${ids.conformanceTag}-${parent ? `child-${i}` : 'root'}`,
+      name: `apc-${ids.runKey}-${parent ? `child-${i}` : 'root'}`,
       run_type: parent ? 'llm' : 'chain',
       start_time: start,
       trace_id: parent?.trace_id ?? id,
