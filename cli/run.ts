@@ -81,7 +81,7 @@ export async function run(args: string[]): Promise<number> {
       target: {
         name: target?.name ?? (values.target as string | undefined) ?? 'embedded simulator',
         kind: target?.kind ?? (options.target ? 'unknown' : 'embedded-simulator'),
-        planes: Object.keys(target?.planes ?? {}) as Endpoint[],
+        planes: Object.keys(target?.endpoints ?? {}) as Endpoint[],
         capabilities: target?.capabilities ?? [],
       },
       seed: options.seed,
@@ -160,7 +160,8 @@ function checkFiles({ baseline, expectations, durations }: ConformanceOptions): 
 }
 
 /** The planes a target names a URL for. */
-const servedBy = (target: Target): Plane[] => PLANES.filter((plane) => Object.keys(target.planes).some((endpoint) => planeOf(endpoint as Endpoint) === plane));
+const servedBy = (target: Target): Plane[] =>
+  PLANES.filter((plane) => Object.keys(target.endpoints).some((endpoint) => planeOf(endpoint as Endpoint) === plane));
 
 /** What narrowed the selection, as given: every output says so, and the rules it left out are not-run, not judged. */
 function narrowedBy(values: Values, planes: readonly string[], served: readonly Plane[]): string[] {

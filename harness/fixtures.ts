@@ -368,7 +368,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 
   webhookReceiver: async ({ conformanceRun, time }, use, testInfo) => {
-    const agentUrl = conformanceRun.target.planes['agent-server'];
+    const agentUrl = conformanceRun.target.endpoints['agent-server'];
     skipDeclared(
       !conformanceRun.target.webhookReceiverUrl && agentUrl !== undefined && !/^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(agentUrl),
       `target '${conformanceRun.target.name}' cannot reach a receiver on 127.0.0.1: set webhook_receiver_url in the target config to a public URL forwarded to the local receiver (run --webhook-receiver-port)`,

@@ -94,11 +94,11 @@ async function startProxies(
   const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
   // A target lost mid-run stops the run as Ctrl-C would, and the report says why.
-  const watch = new TargetWatch(target.planes, (reason) => {
+  const watch = new TargetWatch(target.endpoints, (reason) => {
     recordTargetLost(plan, reason);
     process.kill(process.pid, 'SIGINT');
   });
-  for (const [endpoint, url] of Object.entries(target.planes) as [Endpoint, string][]) {
+  for (const [endpoint, url] of Object.entries(target.endpoints) as [Endpoint, string][]) {
     // --forward-test-id: the project's broken targets mutate the requests of chosen tests only.
     const proxy = new RecordingProxy({
       plane: planeOf(endpoint),

@@ -68,7 +68,7 @@ async function apiKeysOf(target: Target): Promise<{ primary?: string; eu?: strin
 /** What stands in the way of a run of `planes` against `target`, one entry per endpoint (none when all is well). */
 export async function preflight(target: Target, planes: readonly Plane[]): Promise<Problem[]> {
   const keys = await apiKeysOf(target);
-  const named = (Object.entries(target.planes) as [Endpoint, string][]).filter(([endpoint]) => planes.includes(planeOf(endpoint)));
+  const named = (Object.entries(target.endpoints) as [Endpoint, string][]).filter(([endpoint]) => planes.includes(planeOf(endpoint)));
   const checks = named.map(async ([endpoint, url]) => {
     const eu = endpoint === 'platform-api-eu' && keys.eu !== undefined;
     const apiKey = eu ? keys.eu : keys.primary;

@@ -48,7 +48,7 @@ export interface Target {
   name: string;
   kind: 'embedded-simulator' | 'simulator' | 'url' | 'config';
   /** Base URL per endpoint (plane, and region for the platform API). */
-  planes: Partial<Record<Endpoint, string>>;
+  endpoints: Partial<Record<Endpoint, string>>;
   capabilities: Capability[];
   /** Name of the environment variable holding the API key sent as X-Api-Key. */
   apiKeyEnv?: string;
@@ -171,7 +171,7 @@ export function embeddedTarget(info: SimulatorInfo, embedded: EmbeddedOptions = 
   return {
     name: embedded.clock === 'real' ? `embedded simulator (real clock ×${timeScale})` : 'embedded simulator',
     kind: 'embedded-simulator',
-    planes: { ...info.planes },
+    endpoints: { ...info.planes },
     capabilities: info.capabilities,
     adminUrl: info.planes['agent-server'],
     webhookReceiverUrl: EMBEDDED_RECEIVER_URL,
@@ -188,7 +188,7 @@ async function fromUrl(url: string): Promise<Target> {
     return {
       name: `simulator at ${url}`,
       kind: 'simulator',
-      planes: info.planes,
+      endpoints: info.planes,
       capabilities: info.capabilities,
       adminUrl: url,
       timeScale: info.timeScale,
@@ -197,7 +197,7 @@ async function fromUrl(url: string): Promise<Target> {
       deploymentConfig: info.deploymentConfig,
     };
   }
-  return { name: url, kind: 'url', planes: { 'agent-server': url }, capabilities: [], timeScale: 1, timeouts: DEFAULT_TIMEOUTS };
+  return { name: url, kind: 'url', endpoints: { 'agent-server': url }, capabilities: [], timeScale: 1, timeouts: DEFAULT_TIMEOUTS };
 }
 
 function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target {
@@ -225,7 +225,7 @@ function fromFile(path: string, env: NodeJS.ProcessEnv = environment()): Target 
   return {
     name: file.name ?? path,
     kind: 'config',
-    planes,
+    endpoints: planes,
     capabilities,
     apiKeyEnv: file.api_key_env,
     adminUrl: capabilities.length > 0 ? Object.values(planes)[0] : undefined,

@@ -167,7 +167,7 @@ export default class ConformanceReporter implements Reporter {
       target: {
         name: conformanceRun?.target.name ?? 'unknown',
         kind: conformanceRun?.target.kind ?? 'unknown',
-        planes: Object.keys(conformanceRun?.target.planes ?? {}) as Endpoint[],
+        planes: Object.keys(conformanceRun?.target.endpoints ?? {}) as Endpoint[],
         capabilities: conformanceRun?.target.capabilities ?? [],
       },
       seed: plan.options.seed,
@@ -204,7 +204,7 @@ function reproduction(plan: ConformancePlan, conformanceRun: ConformanceRun | un
   const command = rerunCommand({ project, file, titles }, plan.rerun, plan.options.seed);
   if (!failed) return { command };
   // The embedded simulator's ports change from run to run: its URL is a variable (AGENT_SERVER_URL…), so the report stays the same.
-  const endpoint = Object.entries(conformanceRun?.target.planes ?? {}).find(([, url]) => url === failed.base)?.[0];
+  const endpoint = Object.entries(conformanceRun?.target.endpoints ?? {}).find(([, url]) => url === failed.base)?.[0];
   const base: Base =
     conformanceRun?.target.kind === 'embedded-simulator' ? { env: `${(endpoint ?? failed.plane).replace(/-/g, '_').toUpperCase()}_URL` } : { url: failed.base };
   const curl = curlOf(forReport(failed), base, { apiKeyEnv: conformanceRun?.target.apiKeyEnv });
@@ -218,7 +218,7 @@ function notStartedTarget(plan: ConformancePlan, conformanceRun: ConformanceRun 
     target: {
       name: target?.name ?? plan.options.target ?? 'unknown',
       kind: target?.kind ?? 'unknown',
-      planes: Object.keys(target?.planes ?? {}) as Endpoint[],
+      planes: Object.keys(target?.endpoints ?? {}) as Endpoint[],
       capabilities: target?.capabilities ?? [],
     },
     seed: plan.options.seed,
@@ -238,7 +238,7 @@ const shardOf = ({ options: { shard } }: ConformancePlan) => (shard ? { shard: `
  * planes a shard happened to hold tests of: a test may judge a rule of another plane.
  */
 function scopeOf(plan: ConformancePlan, conformanceRun: ConformanceRun | undefined): Plane[] {
-  const named = new Set(Object.keys(conformanceRun?.target.planes ?? {}).map((e) => planeOf(e as Endpoint)));
+  const named = new Set(Object.keys(conformanceRun?.target.endpoints ?? {}).map((e) => planeOf(e as Endpoint)));
   return PLANES.filter((plane) => plan.planes.includes(plane) && (!conformanceRun || named.has(plane)));
 }
 

@@ -27,9 +27,9 @@ test('the platform API is served in a US and an EU region, each at its own addre
   conformanceRun,
   scope,
 }) => {
-  expect(conformanceRun.target.planes['platform-api'], 'the US address').toBeTruthy();
-  expect(conformanceRun.target.planes['platform-api-eu'], 'the EU address').toBeTruthy();
-  expect(conformanceRun.target.planes['platform-api'], 'two addresses').not.toBe(conformanceRun.target.planes['platform-api-eu']);
+  expect(conformanceRun.target.endpoints['platform-api'], 'the US address').toBeTruthy();
+  expect(conformanceRun.target.endpoints['platform-api-eu'], 'the EU address').toBeTruthy();
+  expect(conformanceRun.target.endpoints['platform-api'], 'two addresses').not.toBe(conformanceRun.target.endpoints['platform-api-eu']);
   // Each address serves the platform API: a request the spec shows (§4.3), answered at the US
   // address, is answered at the EU address too.
   const ids = new RunIds(scope, conformanceRun);

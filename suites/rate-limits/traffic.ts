@@ -198,7 +198,7 @@ interface Straight {
 
 /** Requests of `by`'s spec file straight to `endpoint` of the target. */
 function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attribution): Straight {
-  return { url: conformanceRun.target.planes[endpoint]!, headers: partitionHeaders(conformanceRun, by) };
+  return { url: conformanceRun.target.endpoints[endpoint]!, headers: partitionHeaders(conformanceRun, by) };
 }
 
 /**
