@@ -1,12 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { compact, dottedOrder, emptyWorkspace, expand, keep, type RunFields } from './stored-trace-run.ts';
+import { compact, dottedOrder, emptyWorkspace, expand, keep, type TraceRunFields } from './stored-trace-run.ts';
 
 const ROOT = '01a201a1-cfc7-7000-8000-01d3bd3f0f5e';
 const CHILD = '01a201a1-cfc8-7000-8000-0208cb5d3b7f';
 const rootOrder = `20261122T050151431001Z${ROOT}`;
 const lineage = { trace_id: ROOT, start_time: '2026-11-22T05:01:51.431001Z', end_time: null, session_id: 's', session_name: null, thread_id: null };
-const root: RunFields = { ...lineage, id: ROOT, dotted_order: rootOrder, parent_run_id: null, name: 'root' };
-const child = (changes: Partial<RunFields> = {}): RunFields => ({
+const root: TraceRunFields = { ...lineage, id: ROOT, dotted_order: rootOrder, parent_run_id: null, name: 'root' };
+const child = (changes: Partial<TraceRunFields> = {}): TraceRunFields => ({
   ...lineage,
   id: CHILD,
   dotted_order: `${rootOrder}.20261122T050151431001Z${CHILD}`,
@@ -15,7 +15,7 @@ const child = (changes: Partial<RunFields> = {}): RunFields => ({
 });
 
 /** The runs kept in one workspace, and each one's dotted_order as read. */
-function stored(...runs: RunFields[]) {
+function stored(...runs: TraceRunFields[]) {
   const data = emptyWorkspace();
   const staged = new Map(runs.map((fields) => [fields.id, compact(fields, undefined)]));
   for (const run of staged.values()) keep(data, run, (id) => staged.get(id) ?? data.traceRuns.get(id));

@@ -10,7 +10,7 @@ export interface Attachment {
 }
 
 /** What a run is stored with besides its fields: its lineage and experiment (session_id and session_name, the wire's names), kept apart for lookups. */
-interface RunLineage {
+interface TraceRunLineage {
   id: string;
   trace_id: string;
   parent_run_id: string | null;
@@ -27,7 +27,7 @@ interface RunLineage {
  * A run as stored: what queries filter on as plain properties, and every other field the caller sent as one JSON
  * text (most of a run's size, read only when the run is).
  */
-export interface StoredRun extends RunLineage {
+export interface StoredTraceRun extends TraceRunLineage {
   /**
    * Its dotted_order: the text sent where its parent's order and its start time do not make it; where they do, the
    * number of fraction digits of its own segment, the order derived when read (dottedOrder), ~130 B a run not kept.
@@ -40,10 +40,10 @@ export interface StoredRun extends RunLineage {
   attachments?: Map<string, Attachment>;
 }
 
-export type RunFields = Json & RunLineage & { dotted_order: string };
+export type TraceRunFields = Json & TraceRunLineage & { dotted_order: string };
 
 /** A run by id: stored, or about to be. */
-export type RunLookup = (id: string) => StoredRun | undefined;
+export type RunLookup = (id: string) => StoredTraceRun | undefined;
 
 const KEPT_APART = [
   'id',
@@ -60,10 +60,10 @@ const KEPT_APART = [
 ] as const;
 
 /** A run's fields, stored compactly. */
-export function compact(fields: RunFields, attachments: Map<string, Attachment> | undefined): StoredRun {
+export function compact(fields: TraceRunFields, attachments: Map<string, Attachment> | undefined): StoredTraceRun {
   const rest: Json = {};
   for (const key in fields) if (!(KEPT_APART as readonly string[]).includes(key)) rest[key] = fields[key];
-  const run: StoredRun = {
+  const run: StoredTraceRun = {
     id: fields.id,
     trace_id: fields.trace_id,
     order: fields.dotted_order,
@@ -92,8 +92,8 @@ function flat(value: string): string {
 }
 
 /** A stored run's fields, whole again (its dotted_order from dottedOrder): a fresh object the caller may change. */
-export function expand(run: StoredRun, dottedOrder: string): RunFields {
-  const fields = JSON.parse(run.rest) as RunFields;
+export function expand(run: StoredTraceRun, dottedOrder: string): TraceRunFields {
+  const fields = JSON.parse(run.rest) as TraceRunFields;
   for (const key of KEPT_APART) {
     if (key === 'dotted_order') fields.dotted_order = dottedOrder;
     else if (run[key] !== undefined) (fields as Json)[key] = run[key];
@@ -105,7 +105,7 @@ export function expand(run: StoredRun, dottedOrder: string): RunFields {
  * A run's dotted_order (spec §2.5): kept, or its parent's then its own segment, its start time with the fraction
  * digits it was sent with. `memo` keeps the orders a read derives for several runs of one trace.
  */
-export function dottedOrder(run: StoredRun, lookup: RunLookup, memo?: Map<StoredRun, string>): string {
+export function dottedOrder(run: StoredTraceRun, lookup: RunLookup, memo?: Map<StoredTraceRun, string>): string {
   if (typeof run.order === 'string') return run.order;
   const known = memo?.get(run);
   if (known !== undefined) return known;
@@ -120,7 +120,7 @@ export function dottedOrder(run: StoredRun, lookup: RunLookup, memo?: Map<Stored
  * experiment, so that both are forgotten together) and its start time make; undefined when it is not, as when the
  * caller's segment time is not its start_time (accepted and marked, trace-run-lineage.ts): then the text is kept.
  */
-function derivable(run: StoredRun, sent: string, lookup: RunLookup): number | undefined {
+function derivable(run: StoredTraceRun, sent: string, lookup: RunLookup): number | undefined {
   const last = sent.lastIndexOf('.') + 1;
   // The own segment is YYYYMMDDTHHMMSS, up to six fraction digits, Z and the run's id.
   const digits = sent.length - last - 15 - 1 - 36;
@@ -135,7 +135,7 @@ function derivable(run: StoredRun, sent: string, lookup: RunLookup): number | un
 }
 
 export interface WorkspaceTraceRuns {
-  traceRuns: Map<string, StoredRun>;
+  traceRuns: Map<string, StoredTraceRun>;
   /** Run ids by trace, and by experiment (their session_id): reads and queries look there, not at every run. */
   byTrace: Map<string, string[]>;
   byExperiment: Map<string, string[]>;
@@ -156,7 +156,7 @@ export function emptyWorkspace(): WorkspaceTraceRuns {
  * Keeps a run, indexing it by trace and experiment the first time its id is stored; its dotted_order is kept only
  * where it cannot be derived. `lookup` finds its parent, stored or kept by the same request.
  */
-export function keep(data: WorkspaceTraceRuns, run: StoredRun, lookup: RunLookup = (id) => data.traceRuns.get(id)): void {
+export function keep(data: WorkspaceTraceRuns, run: StoredTraceRun, lookup: RunLookup = (id) => data.traceRuns.get(id)): void {
   share(data, run);
   if (typeof run.order === 'string') run.order = derivable(run, run.order, lookup) ?? run.order;
   if (!data.traceRuns.has(run.id)) {
@@ -178,7 +178,7 @@ export function keep(data: WorkspaceTraceRuns, run: StoredRun, lookup: RunLookup
  * Where a run repeats a string its parent or other runs hold (its trace_id, its parent's id, a time, its run_type and
  * experiment), it keeps that string rather than a copy of it: most of the size of a million runs.
  */
-function share(data: WorkspaceTraceRuns, run: StoredRun): void {
+function share(data: WorkspaceTraceRuns, run: StoredTraceRun): void {
   const parent = run.parent_run_id === null ? undefined : data.traceRuns.get(run.parent_run_id);
   if (parent) {
     run.parent_run_id = parent.id;

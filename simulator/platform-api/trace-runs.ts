@@ -16,9 +16,9 @@ import {
   expand,
   forgetExperiment,
   keep,
-  type RunFields,
+  type TraceRunFields,
   type RunLookup,
-  type StoredRun,
+  type StoredTraceRun,
   type WorkspaceTraceRuns,
 } from './stored-trace-run.ts';
 import { batchFeedbackIssues, createdRunIssues, type Loc, runTimes, updateIssues, uuidKey } from './trace-run-checks.ts';
@@ -40,7 +40,7 @@ export type IngestOperation =
 /** One workspace's runs as a snapshot holds them. */
 /** A workspace's trace runs in a snapshot file; its keys are the file format's, unchanged since earlier versions wrote it (runs, projects), so a saved state loads. */
 export interface StoredWorkspaceTraceRuns {
-  runs: (Omit<StoredRun, 'attachments' | 'order'> & { dotted_order: string; attachments: { name: string; mimeType: string; data: string }[] })[];
+  runs: (Omit<StoredTraceRun, 'attachments' | 'order'> & { dotted_order: string; attachments: { name: string; mimeType: string; data: string }[] })[];
   feedback: Json[];
   projects: [string, string][];
 }
@@ -65,7 +65,7 @@ export class TraceRunStore {
   ingest(workspaceId: string, operations: IngestOperation[], lineage: LineageSource): RequestViolation[] {
     // Made for the workspace only when this request writes: a refused one changes nothing.
     const data = this.workspaces.get(workspaceId) ?? emptyWorkspace();
-    const staged = new Map<string, StoredRun>();
+    const staged = new Map<string, StoredTraceRun>();
     const feedback = new Map<string, Json>();
     const issues: ValidationIssue[] = [];
     const marks: RequestViolation[] = [];
@@ -222,7 +222,7 @@ export class TraceRunStore {
   }
 
   /** The runs a query selects, in no order; a part of it the simulator does not apply is refused (queryFilters). */
-  private matching(data: WorkspaceTraceRuns, query: RunQuery): StoredRun[] {
+  private matching(data: WorkspaceTraceRuns, query: RunQuery): StoredTraceRun[] {
     const lower = (list?: string[] | null) => list && new Set(list.map((s) => s.toLowerCase()));
     const ids = lower(query.id);
     const experiments = lower(query.session); // the wire's session: the experiments' ids
@@ -250,7 +250,7 @@ export class TraceRunStore {
    * A run against a query's filter expressions (TRACE-QUERY-FILTER): `filter` on the run, `trace_filter` on its trace's
    * root, `tree_filter` on any run of its trace.
    */
-  private passes(data: WorkspaceTraceRuns, run: StoredRun, filters: QueryFilters): boolean {
+  private passes(data: WorkspaceTraceRuns, run: StoredTraceRun, filters: QueryFilters): boolean {
     if (filters.filter && !matchesFilter(filters.filter, this.view(data, run))) return false;
     if (filters.trace) {
       const root = data.traceRuns.get(run.trace_id);
@@ -367,7 +367,7 @@ export class TraceRunStore {
         experiments: new Map(stored.projects),
       };
       const runs = stored.runs.map(({ attachments, dotted_order, ...run }) => {
-        const restored: StoredRun = { ...run, order: dotted_order };
+        const restored: StoredTraceRun = { ...run, order: dotted_order };
         if (attachments.length > 0)
           restored.attachments = new Map(attachments.map((a) => [a.name, { mimeType: a.mimeType, data: Buffer.from(a.data, 'base64') }]));
         return restored;
@@ -385,7 +385,7 @@ export class TraceRunStore {
   private candidates(
     data: WorkspaceTraceRuns,
     filter: { ids?: Set<string> | null; trace?: string; parent?: string; experiments?: Set<string> | null },
-  ): StoredRun[] {
+  ): StoredTraceRun[] {
     const resolve = (ids: Iterable<string>) => [...ids].flatMap((id) => data.traceRuns.get(id) ?? []);
     if (filter.ids) return resolve(filter.ids);
     const trace = filter.trace ?? (filter.parent ? data.traceRuns.get(filter.parent)?.trace_id : undefined);
@@ -411,7 +411,7 @@ export class TraceRunStore {
     lookup: LineageLookup,
     issues: ValidationIssue[],
     marks: RequestViolation[] = [],
-  ): StoredRun | undefined {
+  ): StoredTraceRun | undefined {
     const before = issues.length;
     // POST /runs without an id: the service makes one, as it fills in what the run leaves out (TRACE-CREATE-GENERATES-ID).
     const generated = body.id === undefined && lineage === 'service';
@@ -453,7 +453,7 @@ export class TraceRunStore {
   }
 
   /** An update, e.g. outputs (TRACE-UPDATE); the lineage it was created with stays. */
-  private patch(current: StoredRun, body: Json, at: Loc, issues: ValidationIssue[], find: RunLookup): StoredRun | undefined {
+  private patch(current: StoredTraceRun, body: Json, at: Loc, issues: ValidationIssue[], find: RunLookup): StoredTraceRun | undefined {
     const before = issues.length;
     const times = runTimes(body, at, issues);
     const dotted = dottedOrder(current, find);
@@ -472,7 +472,7 @@ export class TraceRunStore {
       ...changes
     } = body;
     const before_ = expand(current, dotted);
-    const fields: RunFields = { ...before_, ...changes, extra: mergeExtra(before_.extra, body.extra) };
+    const fields: TraceRunFields = { ...before_, ...changes, extra: mergeExtra(before_.extra, body.extra) };
     if (times.end !== undefined) fields.end_time = times.end;
     return compact({ ...fields, thread_id: threadIdOf(fields) }, current.attachments);
   }
@@ -509,7 +509,7 @@ export class TraceRunStore {
   }
 
   /** A run as read: the fields it was sent with and the service's own (TRACE-OTHER-FIELDS). */
-  private view(data: WorkspaceTraceRuns, run: StoredRun): Json {
+  private view(data: WorkspaceTraceRuns, run: StoredTraceRun): Json {
     const order = orderIn(data);
     const dotted = order(run);
     const ancestors = dotted
@@ -601,9 +601,9 @@ function queryFilters(query: RunQuery): QueryFilters | undefined {
 }
 
 /** The dotted orders of a workspace's runs, each derived once for the read that asks (stored-trace-run.ts). */
-function orderIn(data: WorkspaceTraceRuns): (run: StoredRun) => string {
+function orderIn(data: WorkspaceTraceRuns): (run: StoredTraceRun) => string {
   const find = (id: string) => data.traceRuns.get(id);
-  const memo = new Map<StoredRun, string>();
+  const memo = new Map<StoredTraceRun, string>();
   return (run) => dottedOrder(run, find, memo);
 }
 
