@@ -1,6 +1,7 @@
 // §5: the API key and workspace selection on the platform API.
 import { expectJsonError, expectStatus, precondition } from '../../harness/checks/index.ts';
-import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
+import { clientWithKey, targetApiKey } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import type { ExperimentUploadResponse } from '../../specs/types/platform-api.ts';
 import {
   baseTime,
@@ -10,7 +11,6 @@ import {
   multipartBody,
   readTraceRun,
   readWritten,
-  RunIds,
   runParts,
   runTree,
   servesRead,
@@ -23,10 +23,9 @@ import { expectCreatedNothing, experimentStart, uploadBody } from './uploads-ste
 test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',
   { tag: '@AUTH-PLATFORM-API-KEY' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ traceRunIds: ids, conformanceRun, scope, time, targetCredentials }, testInfo) => {
     const bare = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined)!;
     const key = targetApiKey(conformanceRun, targetCredentials) ?? '';
-    const ids = new RunIds(scope, conformanceRun);
     for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
       const id = ids.v7(baseTime(conformanceRun));
       expectStatus(
@@ -48,8 +47,7 @@ test(
 test(
   'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
   { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
-  async ({ platform, conformanceRun, scope, time }, testInfo) => {
-    const ids = new RunIds(scope, conformanceRun);
+  async ({ traceRunIds: ids, platform, conformanceRun, scope, time }, testInfo) => {
     for (const key of [undefined, 'apc-not-a-valid-key']) {
       const client = clientWithKey(conformanceRun, 'platform-api', testInfo, key)!;
       const id = ids.v7(baseTime(conformanceRun));
@@ -66,8 +64,7 @@ test(
 test(
   'every write refuses a missing or invalid API key with 401 or 403 and changes nothing: updates, batches and feedback too',
   { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
-  async ({ platform, conformanceRun, scope, time }, testInfo) => {
-    const ids = new RunIds(scope, conformanceRun);
+  async ({ traceRunIds: ids, platform, conformanceRun, time }, testInfo) => {
     const kept = ids.v7(baseTime(conformanceRun));
     precondition(
       await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: { v: 1 } }),
@@ -107,6 +104,7 @@ test(
 );
 
 test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-PLATFORM-TENANT-ID' }, async ({
+  traceRunIds: ids,
   credentials,
   scope,
   conformanceRun,
@@ -114,7 +112,6 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
 }) => {
   const multi = credentials.client('platform-api', credentials.apiKey('multi-workspace'));
   const [home, other] = credentials.workspaces('multi-workspace');
-  const ids = new RunIds(scope, conformanceRun);
   const selected = { 'x-tenant-id': other };
   const id = ids.v7(baseTime(conformanceRun));
   expectStatus(

@@ -2,13 +2,13 @@
 import fc from 'fast-check';
 import { expectSchema, expectStatus, rulesOfStep } from '../../harness/checks/index.ts';
 import { forRule, skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { clientWithKey, expect, requireCapability, test } from '../../harness/fixtures.ts';
+import { clientWithKey, requireCapability } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { AuthenticateResponse as Result } from '../../specs/types/platform-api.ts';
 import { AUTHENTICATE, authenticate, OAuthProviders, withEveryField } from './authenticate-steps.ts';
-import { RunIds } from './traces-steps.ts';
 
 /** A request for this test's own user, so flows of different tests never meet, naming the run's provider. */
 const request = (oauth: OAuthProviders, scope: string, extra: Record<string, unknown> = {}) => ({
@@ -324,10 +324,9 @@ test("a user's token for one provider is not answered for another provider", { t
   expect(present(elsewhere.json.url), elsewhere.describe('it starts a flow of its own')).toBe(true);
 });
 
-test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, conformanceRun }) => {
+test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ traceRunIds: ids, platform, scope, conformanceRun }) => {
   requireCapability(conformanceRun, 'oauth-completion');
   const oauth = new OAuthProviders(conformanceRun.target);
-  const ids = new RunIds(scope, conformanceRun);
   const [alice, bob] = [`${scope}-alice-${ids.v4()}`, `${scope}-bob-${ids.v4()}`];
   // Alice's token first: without it there is nothing bob could be given.
   await completedFlow(platform, oauth, alice, true);

@@ -1,31 +1,21 @@
 // §4, §7: JSON payloads, the error shape, and bad input on every platform API endpoint.
 import { expectJsonError, expectRefused, expectSchema, expectStatus, precondition } from '../../harness/checks/index.ts';
-import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import { clientWithKey } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { OAuthProviders, withEveryField } from './authenticate-steps.ts';
-import {
-  baseTime,
-  expectNoOtherFeedback,
-  expectNoRun,
-  isoWith,
-  multipartBody,
-  readWritten,
-  RunIds,
-  runParts,
-  runTree,
-  updateTraceRun,
-} from './traces-steps.ts';
+import { baseTime, expectNoOtherFeedback, expectNoRun, isoWith, multipartBody, readWritten, runParts, runTree, updateTraceRun } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
 const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.headers['content-type'] ?? '');
 
 test('JSON request bodies are accepted, answers are JSON, and multipart is the stated exception', { tag: '@ERROR-JSON-PAYLOADS-PLATFORM' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
 }) => {
   // The answers of the operations the spec shows (§4); reads it does not show are no evidence of its payloads.
-  const ids = new RunIds(scope, conformanceRun);
   const id = ids.v7(baseTime(conformanceRun));
   const json = { 'content-type': 'application/json' };
   const answers = [
@@ -47,9 +37,9 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
   }
 });
 
-test('an error body is a JSON object with detail or error', { tag: '@ERROR-SHAPE-PLATFORM' }, async ({ platform, scope, conformanceRun }, testInfo) => {
+test('an error body is a JSON object with detail or error', { tag: '@ERROR-SHAPE-PLATFORM' }, async ({ traceRunIds, platform, conformanceRun }, testInfo) => {
   const refused = [
-    await platform.get(`/runs/${new RunIds(scope, conformanceRun).v4()}`),
+    await platform.get(`/runs/${traceRunIds.v4()}`),
     // An object for a string: no validator takes it, however lax (a coercing one takes 1 for '1').
     await platform.post('/v2/auth/authenticate', { provider: { name: 'p' }, scopes: [] }),
     await platform.post('/runs/batch', { post: [{ name: 'no id' }] }),
@@ -92,8 +82,13 @@ test.describe('bad input on every endpoint answers 4xx in the documented shape, 
   });
 });
 
-test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-PLATFORM' }, async ({ platform, scope, conformanceRun, time }) => {
-  const ids = new RunIds(scope, conformanceRun);
+test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-PLATFORM' }, async ({
+  traceRunIds: ids,
+  platform,
+  scope,
+  conformanceRun,
+  time,
+}) => {
   const start = baseTime(conformanceRun);
   const kept = ids.v7(start);
   precondition(await platform.post('/runs', { id: kept, name: 'kept', run_type: 'chain', start_time: isoWith(start, 3), inputs: { v: 1 } }), 'post a run');
@@ -117,13 +112,8 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
   await expectNoOtherFeedback(platform, time, kept, 'the refused requests');
 });
 
-test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({
-  platform,
-  scope,
-  conformanceRun,
-  observe,
-}) => {
-  const unknown = new RunIds(scope, conformanceRun).v4();
+test('the status code for unknown ids on the platform API', { tag: '@ERROR-UNKNOWN-ID-STATUS-PLATFORM' }, async ({ traceRunIds, platform, observe }) => {
+  const unknown = traceRunIds.v4();
   const answers = [await platform.get(`/runs/${unknown}`), await platform.patch(`/runs/${unknown}`, { outputs: {} })];
   observe(
     'ERROR-UNKNOWN-ID-STATUS-PLATFORM',

@@ -2,14 +2,15 @@
 // and experiments.
 import fc from 'fast-check';
 import { expectStatus } from '../../harness/checks/index.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { baseTime, expectNoRun, isoWith, readTraceRun, RunIds } from './traces-steps.ts';
+import { baseTime, expectNoRun, isoWith, readTraceRun } from './traces-steps.ts';
 import { expectNoDataset, expectNoExperiment, experimentStart, readDataset, readExperiment, upload, uploadBody } from './uploads-steps.ts';
 
 type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; pick: number };
 
 test("for any interleaving of two workspaces' operations, each sees only its own data", { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' }, async ({
+  traceRunIds: ids,
   credentials,
   scope,
   conformanceRun,
@@ -19,7 +20,6 @@ test("for any interleaving of two workspaces' operations, each sees only its own
     credentials.client('platform-api', credentials.apiKey('primary')),
     credentials.client('platform-api', credentials.apiKey('second-workspace')),
   ];
-  const ids = new RunIds(scope, conformanceRun);
   const op = fc.record({
     workspace: fc.constantFrom(0 as const, 1 as const),
     kind: fc.constantFrom('run' as const, 'upload' as const, 'read' as const, 'join-dataset' as const),

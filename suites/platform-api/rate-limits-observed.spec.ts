@@ -2,10 +2,11 @@
 // assistant and deployment endpoints have beyond the default rows, and its size limits. Each
 // is recorded for the report, never failed.
 import { skipDeclared } from '../../harness/checks/attribution.ts';
-import { expect, targetApiKey, test } from '../../harness/fixtures.ts';
+import { targetApiKey } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import { caller, Traffic, type Sample } from '../rate-limits/traffic.ts';
 import { requireRateLimitTraffic } from '../rate-limits/window.ts';
-import { baseTime, isoWith, RunIds } from './traces-steps.ts';
+import { baseTime, isoWith } from './traces-steps.ts';
 
 const headerNames = (headers: Record<string, string>) => Object.keys(headers).filter((h) => /^(retry-after|x-ratelimit|ratelimit)/i.test(h));
 
@@ -58,9 +59,9 @@ test(
 );
 
 test('maximum request and batch sizes: what the target answers just past the sizes /info gives', { tag: '@RATE-MAX-SIZES' }, async ({
+  traceRunIds: ids,
   platform,
   conformanceRun,
-  scope,
   observe,
   targetCredentials,
 }) => {
@@ -73,7 +74,6 @@ test('maximum request and batch sizes: what the target answers just past the siz
     'RATE-MAX-SIZES',
     `/info batch_ingest_config: size_limit ${config.size_limit ?? '(absent)'}, size_limit_bytes ${config.size_limit_bytes ?? '(absent)'}`,
   );
-  const ids = new RunIds(scope, conformanceRun);
   const start = baseTime(conformanceRun);
   const traceRun = (i: number) => {
     const id = ids.v7(start + i);

@@ -7,13 +7,14 @@
 // status (rate-limits/traffic.ts, Refusal).
 import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.ts';
 import { expectJsonError, expectRefused, expectStatus, precondition } from '../../harness/checks/index.ts';
-import { expect, targetApiKey, test } from '../../harness/fixtures.ts';
+import { targetApiKey } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import { serves } from '../../harness/target.ts';
 import type { RateLimitRow } from '../../specs/contract.ts';
 import { contract } from '../../specs/contract.ts';
 import { caller, samplesFor, scopedIp, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 import { requireRateLimitTraffic } from '../rate-limits/window.ts';
-import { baseTime, isoWith, RunIds } from './traces-steps.ts';
+import { baseTime, isoWith } from './traces-steps.ts';
 
 const STATS: Sample = { method: 'POST', path: '/runs/stats' };
 const QUERY: Sample = { method: 'POST', path: '/runs/query' };
@@ -143,7 +144,7 @@ test(
 test(
   'a request refused by a rate limit changes no state',
   { tag: '@RATE-UNCHANGED-STATE' },
-  async ({ conformanceRun, scope, time, platform, targetCredentials }, testInfo) => {
+  async ({ traceRunIds, conformanceRun, scope, time, platform, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
     const apiKey = targetApiKey(conformanceRun, targetCredentials);
     skipDeclared(!apiKey, `target '${conformanceRun.target.name}' names no API key, which creating a run needs`);
@@ -152,7 +153,7 @@ test(
       const u = user(scope, 'u', 0);
       // Exhaust the default user row, then create a run carrying that user: refused by that row.
       await traffic.fill('platform-api', NO_ROW, u, 1000);
-      const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+      const id = traceRunIds.v7(baseTime(conformanceRun));
       const body = { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun)) };
       const refused = await traffic.send('platform-api', { method: 'POST', path: '/runs' }, both(owner, u), body);
       window.mustShare(10, `1001 requests as ${u.name}`);

@@ -4,8 +4,9 @@
 import { expectJsonError, expectStatus, precondition, rulesOfStep } from '../../harness/checks/index.ts';
 import { skipDeclared } from '../../harness/checks/attribution.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, readTraceRun, RunIds, runTree, servesRead } from './traces-steps.ts';
+import { clientWithKey, targetApiKey } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
+import { baseTime, isoWith, readTraceRun, runTree, servesRead } from './traces-steps.ts';
 import { experimentStart, readDataset, readExperiment, upload, uploadBody } from './uploads-steps.ts';
 
 /** What explains a step at the EU address that failed: its operation's rules, and REGION-TWO-REGIONS where the address serves nothing. */
@@ -22,17 +23,16 @@ function answersNone(res: ApiResponse, held: ApiResponse, what: string): void {
 }
 
 test('the platform API is served in a US and an EU region, each at its own address', { tag: '@REGION-TWO-REGIONS' }, async ({
+  traceRunIds: ids,
   platform,
   platformEu,
   conformanceRun,
-  scope,
 }) => {
   expect(conformanceRun.target.endpoints['platform-api'], 'the US address').toBeTruthy();
   expect(conformanceRun.target.endpoints['platform-api-eu'], 'the EU address').toBeTruthy();
   expect(conformanceRun.target.endpoints['platform-api'], 'two addresses').not.toBe(conformanceRun.target.endpoints['platform-api-eu']);
   // Each address serves the platform API: a request the spec shows (§4.3), answered at the US
   // address, is answered at the EU address too.
-  const ids = new RunIds(scope, conformanceRun);
   const run = (name: string) => ({ id: ids.v7(baseTime(conformanceRun)), name, run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) });
   precondition(await platform.post('/runs', run('us')), 'post a run at the US address');
   expectStatus(await platformEu.post('/runs', run('eu')), '2xx');
@@ -41,8 +41,7 @@ test('the platform API is served in a US and an EU region, each at its own addre
 test(
   "an account's data is held by its home region, and the other region's address answers none of it",
   { tag: '@REGION-DATA-RESIDENCY' },
-  async ({ platform, platformEu, scope, conformanceRun, time, targetCredentials }, testInfo) => {
-    const ids = new RunIds(scope, conformanceRun);
+  async ({ traceRunIds: ids, platform, platformEu, scope, conformanceRun, time, targetCredentials }, testInfo) => {
     const usRun = ids.v7(baseTime(conformanceRun));
     const euRun = ids.v7(baseTime(conformanceRun));
     precondition(
@@ -83,7 +82,7 @@ test(
 test(
   "a key is known in its account's home region only: the other region refuses it as invalid",
   { tag: '@REGION-HOME-KEY-ONLY' },
-  async ({ credentials, conformanceRun, scope }, testInfo) => {
+  async ({ traceRunIds: ids, credentials, conformanceRun, scope }, testInfo) => {
     const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
     skipDeclared(!euKey, `target '${conformanceRun.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
     const usKey = credentials.apiKey('primary');
@@ -95,7 +94,6 @@ test(
     expectJsonError(await at('platform-api-eu', usKey).post('/runs/query', { limit: 1 }), [401, 403]);
     expectJsonError(await at('platform-api', euKey!).post('/runs/query', { limit: 1 }), [401, 403]);
     // Writes too: the other region stores nothing for a key it does not know.
-    const ids = new RunIds(scope, conformanceRun);
     const id = ids.v7(baseTime(conformanceRun));
     expectJsonError(
       await at('platform-api-eu', usKey).post('/runs', { id, name: 'elsewhere', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }),

@@ -25,10 +25,10 @@ export const SEGMENT = /^(\d{8}T\d{6})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f
  * Fresh ids for one test. On a target that is not a fresh simulator, the wall clock joins the
  * seed, so a second run of the suites does not collide with the runs of the first.
  */
-export class RunIds {
+export class TraceRunIds {
   private n = 0;
   private readonly nonce: string;
-  /** The conformance run's tag, which names its trace runs: a trace cannot be deleted, but it can be found. */
+  /** The conformance run's run key, which names its trace runs: a trace cannot be deleted, but it can be found. */
   readonly runKey: string;
 
   constructor(scope: string, conformanceRun: ConformanceRun) {
@@ -84,7 +84,7 @@ function compact(iso: string): string {
  * Run i starts `i` seconds after `start`, so every child starts after its parent; its
  * dotted_order carries `digits` fraction digits as the official client does with six.
  */
-export function runTree(ids: RunIds, parents: (number | null)[], options: { start: number; digits?: number; experiment?: string }): TraceRun[] {
+export function runTree(ids: TraceRunIds, parents: (number | null)[], options: { start: number; digits?: number; experiment?: string }): TraceRun[] {
   const runs: TraceRun[] = [];
   parents.forEach((parentIndex, i) => {
     const ms = options.start + i * 1000 + i;

@@ -2,14 +2,14 @@
 // as the service takes it, or in the body); the service computes trace_id and dotted_order.
 import { expectJsonError, expectRefused, expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import {
   baseTime,
   isoWith,
   readTraceRun,
   readWritten,
   requireShownAbsence,
-  RunIds,
+  TraceRunIds,
   runTree,
   SEGMENT,
   servesRead,
@@ -32,8 +32,8 @@ const ended = (run: ReadRun) => run.end_time !== null && run.end_time !== undefi
 const sameInstant = (a: unknown, b: string) =>
   typeof a === 'string' && Date.parse(a.replace(/(\.\d{3})\d+/, '$1')) === Date.parse(b.replace(/(\.\d{3})\d+/, '$1'));
 
-test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' }, async ({ platform, scope, conformanceRun, time }) => {
-  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' }, async ({ traceRunIds, platform, conformanceRun, time }) => {
+  const id = traceRunIds.v7(baseTime(conformanceRun));
   const res = await platform.post('/runs', { id, name: 'created', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun)), inputs: { q: 'hello' } });
   expectStatus(res, '2xx');
   const read = await readTraceRun<ReadRun>(platform, time, id);
@@ -42,12 +42,11 @@ test('POST /runs creates a run that can be read back', { tag: '@TRACE-CREATE' },
 });
 
 test('the service generates trace_id and dotted_order for runs posted without them', { tag: '@TRACE-CREATE-GENERATES-ORDER' }, async ({
+  traceRunIds: ids,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const start = baseTime(conformanceRun);
   const parent = ids.v7(start);
   const child = ids.v7(start + 2000);
@@ -87,9 +86,9 @@ test('POST /runs accepts a run without an id, and the service gives it one', { t
   ).toEqual([[name, 'string']]);
 });
 
-test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ platform, scope, conformanceRun, time }) => {
+test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
   const start = baseTime(conformanceRun);
-  const id = new RunIds(scope, conformanceRun).v7(start);
+  const id = traceRunIds.v7(start);
   precondition(await platform.post('/runs', { id, name: 'to-update', run_type: 'chain', start_time: isoWith(start, 3), inputs: { q: 1 } }), 'post the run');
   const end = isoWith(start + 1500, 3);
   const res = await updateTraceRun(platform, id, { outputs: { answer: 42 }, end_time: end });
@@ -99,7 +98,7 @@ test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-U
   expect(sameInstant(read.json.end_time, end), read.describe(`the end time ${end}`)).toBe(true);
   expect(read.json.inputs, read.describe('the inputs are kept')).toEqual({ q: 1 });
   // Any field of the run is updated, not only outputs and end_time: a failed run gets its error.
-  const failed = new RunIds(`${scope}-failed`, conformanceRun).v7(start);
+  const failed = new TraceRunIds(`${scope}-failed`, conformanceRun).v7(start);
   precondition(await platform.post('/runs', { id: failed, name: 'to-fail', run_type: 'chain', start_time: isoWith(start, 3) }), 'post a second run');
   expectStatus(await updateTraceRun(platform, failed, { error: 'ValueError: boom', end_time: end }), '2xx');
   const errored = await readTraceRun<ReadRun & { error?: unknown }>(platform, time, failed, { ready: ended });
@@ -107,12 +106,12 @@ test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-U
 });
 
 test('the basic flow: post a parent chain run, post a child model run, then patch both', { tag: '@TRACE-FLOW-BASIC' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const start = baseTime(conformanceRun);
   const parent = ids.v7(start);
   const child = ids.v7(start + 10);
@@ -154,12 +153,12 @@ test('the basic flow: post a parent chain run, post a child model run, then patc
 });
 
 test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_order', { tag: '@TRACE-READ-RUN' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  const id = traceRunIds.v7(baseTime(conformanceRun));
   precondition(await platform.post('/runs', { id, name: 'read-me', run_type: 'tool', start_time: isoWith(baseTime(conformanceRun), 3) }), 'post the run');
   // Once the run is persisted: read as a user would, until it is there. The read is the request this rule judges.
   const read = await readWritten<ReadRun>(platform, time, `/runs/${id}`);
@@ -173,13 +172,8 @@ test('GET /runs/{id} answers an ingested run with its id, trace_id and dotted_or
   expect(String(upper.json.id).toLowerCase(), upper.describe('the same run, read by its id in uppercase')).toBe(id);
 });
 
-test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { tag: '@TRACE-READ-UNKNOWN-404' }, async ({
-  platform,
-  scope,
-  conformanceRun,
-  time,
-}) => {
-  const id = new RunIds(scope, conformanceRun).v4();
+test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { tag: '@TRACE-READ-UNKNOWN-404' }, async ({ traceRunIds, platform, time }) => {
+  const id = traceRunIds.v4();
   const res = await platform.get(`/runs/${id}`);
   // A 404 says the run is unknown only where the read answers a run that exists.
   await requireShownAbsence(res, 'an unknown run', () => servesRunReads(platform, time, id));
@@ -187,12 +181,11 @@ test('GET /runs/{id} of an unknown run answers 404 with a JSON error body', { ta
 });
 
 test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refused', { tag: '@TRACE-RUN-ID-UUID' }, async ({
+  traceRunIds: ids,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const start = baseTime(conformanceRun);
   // A refusal is all the rule states: its status and body are not shown (§7).
   expectRefused(await platform.post('/runs', { id: 'run-1', name: 'not-a-uuid', run_type: 'chain', start_time: isoWith(start, 3) }));
@@ -204,12 +197,11 @@ test('run ids are UUIDs: v7 and other versions are accepted, a non-UUID is refus
 });
 
 test('start and end times are accepted as epoch milliseconds and ISO strings with 0 to 6 fraction digits', { tag: '@TRACE-TIME-FORMATS' }, async ({
+  traceRunIds: ids,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const start = baseTime(conformanceRun) + 123;
   // The end is not the start: a target that reads one time for both must not pass.
   const end = start + 2_000;
@@ -230,12 +222,12 @@ test('start and end times are accepted as epoch milliseconds and ISO strings wit
 });
 
 test('creating a run whose id exists answers 409 and keeps the stored run', { tag: '@TRACE-DUPLICATE-409' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  const id = traceRunIds.v7(baseTime(conformanceRun));
   precondition(
     await platform.post('/runs', { id, name: 'first', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: { n: 1 } }),
     'post the run',
@@ -249,8 +241,7 @@ test('creating a run whose id exists answers 409 and keeps the stored run', { ta
   expect([read.json.name, read.json.inputs], read.describe('the first run stays')).toEqual(['first', { n: 1 }]);
 });
 
-test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-202' }, async ({ platform, scope, conformanceRun }) => {
-  const ids = new RunIds(scope, conformanceRun);
+test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-202' }, async ({ traceRunIds: ids, platform, conformanceRun }) => {
   const start = baseTime(conformanceRun);
   const id = ids.v7(start);
   const answers = [
@@ -265,12 +256,12 @@ test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-2
 });
 
 test('thread_id set on every run of a conversation is kept on parents and children', { tag: '@TRACE-THREAD-ID' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const start = baseTime(conformanceRun);
   const [parent, child] = [ids.v7(start), ids.v7(start + 5)];
   const thread = `thread-${scope}`;
@@ -299,13 +290,13 @@ test('thread_id set on every run of a conversation is kept on parents and childr
 });
 
 test('the fields a read run carries beyond id, trace_id, dotted_order and thread_id', { tag: ['@TRACE-OTHER-FIELDS', '@TRACE-BODIES'] }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
   observe,
 }) => {
-  const id = new RunIds(scope, conformanceRun).v7(baseTime(conformanceRun));
+  const id = traceRunIds.v7(baseTime(conformanceRun));
   const created = await platform.post('/runs', { id, name: 'observed', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3), inputs: {} });
   const patched = await updateTraceRun(platform, id, { outputs: {}, end_time: isoWith(baseTime(conformanceRun) + 1, 3) });
   // Whatever the read answers is observed: a target that serves no such read shows none.

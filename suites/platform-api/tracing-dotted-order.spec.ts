@@ -3,11 +3,11 @@
 import fc from 'fast-check';
 import { expectStatus } from '../../harness/checks/index.ts';
 import { forRule } from '../../harness/checks/attribution.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import type { ApiClient } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import { assertProperty } from '../../harness/property.ts';
-import { baseTime, isoWith, multipartBody, readTraceRun, RunIds, runParts, runTree, SEGMENT, type TraceRun } from './traces-steps.ts';
+import { baseTime, isoWith, multipartBody, readTraceRun, runParts, runTree, SEGMENT, type TraceRun } from './traces-steps.ts';
 
 /** The checks of spec §2.5 on a run read back, given the tree it was created in. */
 async function checkLineage(read: Map<string, TraceRun>, runs: TraceRun[], parents: (number | null)[]): Promise<void> {
@@ -55,31 +55,36 @@ async function postEach(platform: ApiClient, runs: TraceRun[]): Promise<void> {
 
 const SHAPE: (number | null)[] = [null, 0, 1, 1, 0];
 
-test("a root run's trace_id is its own id and a descendant's is the root's", { tag: '@TRACE-TRACE-ID' }, async ({ platform, scope, conformanceRun, time }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), SHAPE, { start: baseTime(conformanceRun), digits: 3 });
+test("a root run's trace_id is its own id and a descendant's is the root's", { tag: '@TRACE-TRACE-ID' }, async ({
+  traceRunIds,
+  platform,
+  conformanceRun,
+  time,
+}) => {
+  const runs = runTree(traceRunIds, SHAPE, { start: baseTime(conformanceRun), digits: 3 });
   await postEach(platform, runs);
   const read = await readBack(platform, time, runs);
   for (const r of runs) expect(read.get(r.id)!.trace_id, `trace_id of ${r.name}`).toBe(runs[0].id);
 });
 
 test('each run contributes one segment: its start timestamp in compact form, then its id', { tag: '@TRACE-DOTTED-ORDER-SEGMENT' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), SHAPE, { start: baseTime(conformanceRun), digits: 3 });
+  const runs = runTree(traceRunIds, SHAPE, { start: baseTime(conformanceRun), digits: 3 });
   await postEach(platform, runs);
   await checkLineage(await readBack(platform, time, runs), runs, SHAPE);
 });
 
 test("a run's dotted_order is its parent's, a dot, and its own segment", { tag: '@TRACE-DOTTED-ORDER-CHAIN' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), SHAPE, { start: baseTime(conformanceRun), digits: 3 });
+  const runs = runTree(traceRunIds, SHAPE, { start: baseTime(conformanceRun), digits: 3 });
   await postEach(platform, runs);
   const read = await readBack(platform, time, runs);
   for (const [i, parent] of SHAPE.entries()) {
@@ -95,8 +100,7 @@ const trees = fc.array(fc.nat(), { minLength: 0, maxLength: 6 }).map((picks) => 
 
 test('for any run tree posted with POST /runs, the service computes trace_id and dotted_order of spec §2.5', {
   tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-CREATE-GENERATES-ORDER'],
-}, async ({ platform, scope, conformanceRun, time }) => {
-  const ids = new RunIds(scope, conformanceRun);
+}, async ({ traceRunIds: ids, platform, conformanceRun, time }) => {
   let round = 0;
   await assertProperty(
     fc.asyncProperty(trees, fc.integer({ min: 0, max: 86_400_000 }), async (parents, offset) => {
@@ -110,8 +114,7 @@ test('for any run tree posted with POST /runs, the service computes trace_id and
 
 test("for any run tree ingested with multipart, in any part order, the caller's trace_id and dotted_order are kept", {
   tag: ['@TRACE-TRACE-ID', '@TRACE-DOTTED-ORDER-SEGMENT', '@TRACE-DOTTED-ORDER-CHAIN', '@TRACE-MULTIPART-CALLER-ORDER'],
-}, async ({ platform, scope, conformanceRun, time }) => {
-  const ids = new RunIds(scope, conformanceRun);
+}, async ({ traceRunIds: ids, platform, conformanceRun, time }) => {
   let round = 0;
   await assertProperty(
     fc.asyncProperty(trees, fc.constantFrom(0, 3, 6), fc.integer({ min: 0, max: 86_400_000 }), fc.nat(), async (parents, digits, offset, seed) => {

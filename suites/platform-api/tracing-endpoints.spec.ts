@@ -2,21 +2,22 @@
 // as the official client uses them (langsmith JS client, langsmith-sdk js/src/client.ts).
 import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { clientWithKey, expect, test } from '../../harness/fixtures.ts';
+import { clientWithKey } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
-import { baseTime, isoWith, readFeedback, readTraceRun, RunIds, runTree, servesRead, untilWritten, type TraceRun } from './traces-steps.ts';
+import { baseTime, isoWith, readFeedback, readTraceRun, type TraceRunIds, runTree, servesRead, untilWritten, type TraceRun } from './traces-steps.ts';
 
 type Page = { runs: TraceRun[]; cursors: { next: string | null } };
 
 test('POST /runs/batch with {post, patch} ingests the creates, then the updates', { tag: '@TRACE-BATCH' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
   const start = baseTime(conformanceRun);
-  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start });
+  const runs = runTree(traceRunIds, [null, 0], { start });
   const patch = runs.map((r, i) => ({
     id: r.id,
     trace_id: r.trace_id,
@@ -35,12 +36,11 @@ test('POST /runs/batch with {post, patch} ingests the creates, then the updates'
 });
 
 test('POST /runs/query answers {runs, cursors: {next}} and pages until next is null', { tag: '@TRACE-QUERY' }, async ({
+  traceRunIds: ids,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const runs = runTree(ids, [null, 0, 0, 1, 1], { start: baseTime(conformanceRun) });
   // Another trace beside it, which a query by trace must leave out.
   const other = runTree(ids, [null, 0], { start: baseTime(conformanceRun) + 60_000 });
@@ -72,7 +72,7 @@ test('POST /runs/query answers {runs, cursors: {next}} and pages until next is n
 });
 
 /** A trace of three runs ingested in one batch, once the query of its whole trace answers all of them. */
-async function persistedTrace(platform: ApiClient, time: Time, ids: RunIds, start: number) {
+async function persistedTrace(platform: ApiClient, time: Time, ids: TraceRunIds, start: number) {
   const runs = runTree(ids, [null, 0, 0], { start });
   precondition(await platform.post('/runs/batch', { post: runs }), 'ingest a trace');
   precondition(
@@ -87,13 +87,13 @@ async function persistedTrace(platform: ApiClient, time: Time, ids: RunIds, star
 }
 
 test('POST /runs/query with a filter expression answers the runs it selects and no other', { tag: '@TRACE-QUERY-FILTER' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
   // Once the trace is persisted, read without a filter: the evidence that the filter, not a lag, leaves runs out.
-  const runs = await persistedTrace(platform, time, new RunIds(scope, conformanceRun), baseTime(conformanceRun));
+  const runs = await persistedTrace(platform, time, traceRunIds, baseTime(conformanceRun));
   const [, wanted] = runs;
   const res = await platform.post<Page>('/runs/query', { trace: runs[0].id, filter: `eq(name, ${JSON.stringify(wanted.name)})` });
   expectStatus(res, 200);
@@ -103,8 +103,13 @@ test('POST /runs/query with a filter expression answers the runs it selects and 
   ).toEqual([wanted.id]);
 });
 
-test('POST /runs/stats answers the statistics of the runs its query selects', { tag: '@TRACE-STATS' }, async ({ platform, scope, conformanceRun, time }) => {
-  const runs = await persistedTrace(platform, time, new RunIds(scope, conformanceRun), baseTime(conformanceRun));
+test('POST /runs/stats answers the statistics of the runs its query selects', { tag: '@TRACE-STATS' }, async ({
+  traceRunIds,
+  platform,
+  conformanceRun,
+  time,
+}) => {
+  const runs = await persistedTrace(platform, time, traceRunIds, baseTime(conformanceRun));
   // §8 allows one stats request per key in 10 s (US): another request may have spent it; its Retry-After is waited once.
   const stats = async (send: () => Promise<ApiResponse<{ run_count?: unknown }>>) => {
     let res = await send();
@@ -121,6 +126,7 @@ test('POST /runs/stats answers the statistics of the runs its query selects', { 
 });
 
 test('GET /api/v2/runs/{id} and POST /api/v2/runs/query answer the runs with the fields selected', { tag: '@TRACE-RUNS-V2' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
@@ -128,7 +134,7 @@ test('GET /api/v2/runs/{id} and POST /api/v2/runs/query answer the runs with the
 }) => {
   const start = baseTime(conformanceRun);
   const project = `apc-v2-${scope}`;
-  const [run] = runTree(new RunIds(scope, conformanceRun), [null], { start });
+  const [run] = runTree(traceRunIds, [null], { start });
   precondition(await platform.post('/runs', { ...run, session_name: project }), 'trace a run into its own project');
   await readTraceRun(platform, time, run.id);
   const projects = await untilWritten(
@@ -152,8 +158,7 @@ test('GET /api/v2/runs/{id} and POST /api/v2/runs/query answer the runs with the
   ).toEqual([run.id]);
 });
 
-test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ platform, scope, conformanceRun, time }) => {
-  const ids = new RunIds(scope, conformanceRun);
+test('POST /feedback accepts a feedback with a run_id and a key', { tag: '@TRACE-FEEDBACK' }, async ({ traceRunIds: ids, platform, conformanceRun, time }) => {
   const [root] = runTree(ids, [null], { start: baseTime(conformanceRun) });
   precondition(await platform.post('/runs/batch', { post: [root] }), 'ingest a run');
   const id = ids.v4();
@@ -183,8 +188,8 @@ test('GET /info answers version, batch_ingest_config and instance_flags without 
   }
 });
 
-test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-ENDPOINTS' }, async ({ platform, scope, conformanceRun, observe }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), [null], { start: baseTime(conformanceRun) });
+test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-ENDPOINTS' }, async ({ traceRunIds, platform, conformanceRun, observe }) => {
+  const runs = runTree(traceRunIds, [null], { start: baseTime(conformanceRun) });
   const answers = [
     await platform.post('/runs/batch', { post: runs }),
     await platform.post('/runs/query', { id: [runs[0].id] }),
@@ -197,7 +202,7 @@ test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-EN
 
 test('POST /sessions makes a tracing project; DELETE /sessions/{id} and DELETE /sessions?session_ids= delete projects, which are no longer listed', {
   tag: '@TRACE-PROJECTS',
-}, async ({ platform, scope, conformanceRun, time }) => {
+}, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
   const start = baseTime(conformanceRun);
   const names = [`apc-project-${scope}-one`, `apc-project-${scope}-two`];
   const made: string[] = [];
@@ -209,7 +214,7 @@ test('POST /sessions makes a tracing project; DELETE /sessions/{id} and DELETE /
     made.push(res.json.id as string);
   }
   // A run traced into the first: deleted with it.
-  const [run] = runTree(new RunIds(scope, conformanceRun), [null], { start });
+  const [run] = runTree(traceRunIds, [null], { start });
   precondition(await platform.post('/runs', { ...run, session_name: names[0] }), 'trace a run into the project');
   await readTraceRun(platform, time, run.id);
   const listed = (name: string) => platform.get<{ id: string }[]>(`/sessions?name=${encodeURIComponent(name)}`);

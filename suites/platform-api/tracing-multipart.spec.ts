@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { expectJsonError, expectRefused, expectStatus } from '../../harness/checks/index.ts';
 import { skipDeclared, skipForMachine } from '../../harness/checks/attribution.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import {
@@ -16,7 +16,7 @@ import {
   multipartBody,
   readFeedback,
   readTraceRun,
-  RunIds,
+  type TraceRunIds,
   runParts,
   runTree,
   type Part,
@@ -28,7 +28,7 @@ type ReadRun = TraceRun & { attachments?: Record<string, { presigned_url?: strin
 const capture = (name: string) => readFileSync(new URL(`../../fixtures/platform/multipart/${name}.multipart`, import.meta.url));
 
 /** A captured body with every UUID replaced by a fresh one (same length, so each part's length= holds). */
-function withFreshIds(body: Buffer, ids: RunIds): { body: Buffer; contentType: string; idMap: Map<string, string> } {
+function withFreshIds(body: Buffer, ids: TraceRunIds): { body: Buffer; contentType: string; idMap: Map<string, string> } {
   const text = body.toString('latin1');
   const idMap = new Map<string, string>();
   const fresh = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (old) => {
@@ -66,8 +66,8 @@ async function readAll(platform: ApiClient, time: Time, runs: TraceRun[], ready?
   return read;
 }
 
-test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ platform, scope, conformanceRun, time }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0, 1], { start: baseTime(conformanceRun) });
+test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-MULTIPART' }, async ({ traceRunIds, platform, conformanceRun, time }) => {
+  const runs = runTree(traceRunIds, [null, 0, 0, 1], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await readAll(platform, time, runs);
@@ -78,12 +78,12 @@ test('POST /runs/multipart ingests several runs in one request', { tag: '@TRACE-
 });
 
 test('runs ingested with multipart keep the trace_id and dotted_order the caller computed', { tag: '@TRACE-MULTIPART-CALLER-ORDER' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 1, 1], { start: baseTime(conformanceRun) });
+  const runs = runTree(traceRunIds, [null, 0, 1, 1], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, body, contentType), '2xx');
   const read = await readAll(platform, time, runs);
@@ -94,13 +94,13 @@ test('runs ingested with multipart keep the trace_id and dotted_order the caller
 });
 
 test('the batch flow: create several runs in one multipart request, then patch them with outputs', { tag: '@TRACE-FLOW-BATCH' }, async ({
+  traceRunIds,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
   const start = baseTime(conformanceRun);
-  const runs = runTree(new RunIds(scope, conformanceRun), [null, 0, 0], { start });
+  const runs = runTree(traceRunIds, [null, 0, 0], { start });
   const created = multipartBody(runs.flatMap((r) => runParts('post', r)));
   expectStatus(await postMultipart(platform, created.body, created.contentType), '2xx');
   const patches = runs.map((r, i) => ({
@@ -127,12 +127,11 @@ test('the batch flow: create several runs in one multipart request, then patch t
 });
 
 test('dotted_order segments with a fraction of up to six digits are accepted and kept', { tag: '@TRACE-DOTTED-ORDER-FRACTION' }, async ({
+  traceRunIds: ids,
   platform,
-  scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   for (const digits of [6, 3, 1, 0]) {
     const runs = runTree(ids, [null, 0], { start: baseTime(conformanceRun) + digits * 10_000, digits });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
@@ -146,8 +145,8 @@ test('dotted_order segments with a fraction of up to six digits are accepted and
 });
 
 test.describe("the official client's part layout is accepted and applied in order", { tag: '@TRACE-MULTIPART-LAYOUT' }, () => {
-  test('posts with merged outputs, a text attachment and a feedback', async ({ platform, scope, conformanceRun, time }) => {
-    const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), new RunIds(scope, conformanceRun));
+  test('posts with merged outputs, a text attachment and a feedback', async ({ traceRunIds, platform, time }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('merged-post-attachment-feedback'), traceRunIds);
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const [parent, child, feedback] = [
       '01a201a1-c30a-7000-8000-00a41d5d2e97',
@@ -165,8 +164,7 @@ test.describe("the official client's part layout is accepted and applied in orde
     expect([f.json.key, f.json.run_id, f.json.score], f.describe('the feedback part')).toEqual(['correctness', parent, 0.5]);
   });
 
-  test('posts, then patches in a second request', async ({ platform, scope, conformanceRun, time }) => {
-    const ids = new RunIds(scope, conformanceRun);
+  test('posts, then patches in a second request', async ({ traceRunIds: ids, platform, time }) => {
     const first = withFreshIds(capture('post-then-patch.1'), ids);
     expectStatus(await postMultipart(platform, first.body, first.contentType), '2xx');
     // The second request names the same runs: it takes the same replacement ids.
@@ -194,8 +192,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     expect(instant(p.json.end_time), p.describe("and the patch's end time, 2026-11-22T05:01:49.966Z")).toBe(1795323709966);
   });
 
-  test('posts and patches of the same runs in one request, post first', async ({ platform, scope, conformanceRun, time }) => {
-    const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), new RunIds(scope, conformanceRun));
+  test('posts and patches of the same runs in one request, post first', async ({ traceRunIds, platform, time }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('post-and-patch-in-one'), traceRunIds);
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const expected: [string, unknown, unknown][] = [
       ['01a201a1-d5f2-7000-8000-030fcf95f71d', { q: 'batched' }, { answer: 'z' }],
@@ -207,8 +205,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     }
   });
 
-  test('nested traceable runs with a thread_id', async ({ platform, scope, conformanceRun, time }) => {
-    const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), new RunIds(scope, conformanceRun));
+  test('nested traceable runs with a thread_id', async ({ traceRunIds, platform, time }) => {
+    const { body, contentType, idMap } = withFreshIds(capture('traceable-nested'), traceRunIds);
     expectStatus(await postMultipart(platform, body, contentType), '2xx');
     const ids = [...idMap.values()];
     const root = await readTraceRun<ReadRun>(platform, time, ids[0]);
@@ -219,8 +217,8 @@ test.describe("the official client's part layout is accepted and applied in orde
     }
   });
 
-  test('parts sized by a Content-Length header instead of length=', async ({ platform, scope, conformanceRun, time }) => {
-    const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
+  test('parts sized by a Content-Length header instead of length=', async ({ traceRunIds, platform, conformanceRun, time }) => {
+    const runs = runTree(traceRunIds, [null, 0], { start: baseTime(conformanceRun) });
     const boundary = 'apc-content-length-boundary';
     const chunks = runs
       .flatMap((r) => runParts('post', r))
@@ -241,8 +239,8 @@ test.describe("the official client's part layout is accepted and applied in orde
 });
 
 test.describe('a multipart body sent chunked or compressed whole is accepted', { tag: '@TRACE-MULTIPART-ENCODING' }, () => {
-  test('chunked, without Content-Length', async ({ platform, scope, conformanceRun, time }) => {
-    const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
+  test('chunked, without Content-Length', async ({ traceRunIds, platform, conformanceRun, time }) => {
+    const runs = runTree(traceRunIds, [null, 0], { start: baseTime(conformanceRun) });
     const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
     const half = Math.floor(body.length / 2);
     // A stream of unknown length goes out with Transfer-Encoding: chunked, as the client sends it.
@@ -255,12 +253,12 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
   });
 
   for (const encoding of ['gzip', 'zstd'] as const) {
-    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ platform, scope, conformanceRun, time }) => {
+    test(`compressed whole with Content-Encoding: ${encoding}`, async ({ traceRunIds, platform, conformanceRun, time }) => {
       const compress = encoding === 'gzip' ? zlib.gzipSync : (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
       skipForMachine(!compress, `this Node.js (${process.version}) cannot compress ${encoding}`);
       const info = await platform.get<{ instance_flags?: Record<string, unknown> }>('/info');
       skipDeclared(encoding === 'zstd' && info.json?.instance_flags?.zstd_compression_enabled !== true, 'the target does not advertise zstd in /info');
-      const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
+      const runs = runTree(traceRunIds, [null, 0], { start: baseTime(conformanceRun) });
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', r)));
       expectStatus(await postMultipart(platform, compress!(body), contentType, { 'content-encoding': encoding }), '2xx');
       expect((await readAll(platform, time, runs)).map((r) => r.inputs)).toEqual(runs.map((r) => r.inputs));
@@ -271,7 +269,7 @@ test.describe('a multipart body sent chunked or compressed whole is accepted', {
 test.describe('a batch run whose lineage is missing or contradicts itself is refused, and nothing of the request is ingested', {
   tag: '@TRACE-MULTIPART-CONSISTENT',
 }, () => {
-  const cases: [string, (runs: TraceRun[], ids: RunIds) => TraceRun[]][] = [
+  const cases: [string, (runs: TraceRun[], ids: TraceRunIds) => TraceRun[]][] = [
     ['no dotted_order', ([root, child]) => [root, { ...child, dotted_order: undefined as unknown as string }]],
     ['no trace_id', ([root, child]) => [root, { ...child, trace_id: undefined as unknown as string }]],
     ['a last segment that is not the run id', ([root, child], ids) => [root, { ...child, dotted_order: child.dotted_order.replace(child.id, ids.v4()) }]],
@@ -284,8 +282,7 @@ test.describe('a batch run whose lineage is missing or contradicts itself is ref
     ],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ platform, scope, conformanceRun, time }) => {
-      const ids = new RunIds(scope, conformanceRun);
+    test(name, async ({ traceRunIds: ids, platform, conformanceRun, time }) => {
       const runs = broken(runTree(ids, [null, 0], { start: baseTime(conformanceRun) }), ids);
       const { body, contentType } = multipartBody(runs.flatMap((r) => runParts('post', JSON.parse(JSON.stringify(r)))));
       // The rule asks for a refusal (a 4xx); the error body is ERROR-SHAPE-PLATFORM's.
@@ -310,16 +307,15 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
     ['a gzip header on a body that is not gzip', (parts) => ({ ...multipartBody(parts), headers: { 'content-encoding': 'gzip' } })],
   ];
   for (const [name, build] of cases) {
-    test(name, async ({ platform, scope, conformanceRun, time }) => {
-      const runs = runTree(new RunIds(scope, conformanceRun), [null, 0], { start: baseTime(conformanceRun) });
+    test(name, async ({ traceRunIds, platform, conformanceRun, time }) => {
+      const runs = runTree(traceRunIds, [null, 0], { start: baseTime(conformanceRun) });
       const { body, contentType, headers } = build(runs.flatMap((r) => runParts('post', r)));
       expectJsonError(await postMultipart(platform, body, contentType, headers));
       for (const r of runs) await expectNoRun(platform, time, r.id, `${r.name} of the refused request`);
     });
   }
 
-  test('JSON bodies: malformed, a batch run without an id, or a time that is no time', async ({ platform, scope, conformanceRun, time }) => {
-    const ids = new RunIds(scope, conformanceRun);
+  test('JSON bodies: malformed, a batch run without an id, or a time that is no time', async ({ traceRunIds: ids, platform, conformanceRun, time }) => {
     const id = ids.v7(baseTime(conformanceRun));
     const json = { 'content-type': 'application/json' };
     expectJsonError(await platform.post('/runs', undefined, { rawBody: `{"id": "${id}", "name": `, headers: json }));
@@ -330,8 +326,8 @@ test.describe('a malformed ingestion body is refused with a JSON error and inges
   });
 });
 
-test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ platform, scope, conformanceRun, time }) => {
-  const runs = runTree(new RunIds(scope, conformanceRun), [null], { start: baseTime(conformanceRun) });
+test('an attachment keeps its bytes exactly', { tag: '@TRACE-MULTIPART-LAYOUT' }, async ({ traceRunIds, platform, conformanceRun, time }) => {
+  const runs = runTree(traceRunIds, [null], { start: baseTime(conformanceRun) });
   const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
   const { body, contentType } = multipartBody([
     ...runParts('post', runs[0]),

@@ -6,8 +6,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expectJsonError, expectStatus } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
-import { expect, test } from '../../harness/fixtures.ts';
-import { RunIds } from './traces-steps.ts';
+import { expect, test } from './fixtures.ts';
+import type { TraceRunIds } from './traces-steps.ts';
 import {
   expectCreatedNothing,
   experimentStart,
@@ -33,7 +33,7 @@ interface Stored extends Seen {
 interface FieldRule {
   rule: string;
   title: string;
-  set: (body: Json, ids: RunIds) => Json;
+  set: (body: Json, ids: TraceRunIds) => Json;
   /** What the upload's answer shows of the field (§2.6 lists the answer's fields). */
   check?: (seen: Seen) => void;
   /** Where the field landed once persisted: reads the spec does not show, made where the target serves them. */
@@ -453,8 +453,7 @@ const RULES: FieldRule[] = [
 for (const { rule, title, set, check, kept, broken } of RULES) {
   // The answer to an upload with the field set as the rule says is what the spec shows: accepted, and
   // what the answer's fields show of it; where the field landed, where the target serves those reads.
-  test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun, time }) => {
-    const ids = new RunIds(scope, conformanceRun);
+  test(title, { tag: `@${rule}` }, async ({ traceRunIds: ids, platform, scope, conformanceRun, time }) => {
     const body = set(uploadBody(scope, ids, experimentStart(conformanceRun)), ids);
     const res = await upload(platform, body);
     expectStatus(res, 200);
@@ -466,12 +465,12 @@ for (const { rule, title, set, check, kept, broken } of RULES) {
 
   // §2.6 says what the field is; that an upload breaking it is refused and creates nothing is the SHOULD UPLOAD-VIOLATION-4XX.
   test(`${title}: an upload with it ${broken.map(([what]) => what).join(' or ')} is refused and creates nothing`, { tag: '@UPLOAD-VIOLATION-4XX' }, async ({
+    traceRunIds: ids,
     platform,
     scope,
     conformanceRun,
     time,
   }) => {
-    const ids = new RunIds(scope, conformanceRun);
     for (const [i, [what, breaks]] of broken.entries()) {
       const bad = breaks(uploadBody(`${scope}-broken-${i}`, ids, experimentStart(conformanceRun)));
       expectJsonError(await upload(platform, bad));

@@ -1,38 +1,54 @@
 // §2.6, §4.4: what an experiment upload answers, and the statistics filled in later.
 import { expectSchema, expectStatus } from '../../harness/checks/index.ts';
-import { expect, test } from '../../harness/fixtures.ts';
-import { RunIds, servesRead } from './traces-steps.ts';
+import { expect, test } from './fixtures.ts';
+import { servesRead } from './traces-steps.ts';
 import { experimentStart, persisted, persistedExperiment, readDataset, upload, uploadBody } from './uploads-steps.ts';
 
 const LATENCY_AND_FEEDBACK = ['latency_p50', 'latency_p99', 'feedback_stats', 'session_feedback_stats'];
 const TOKENS_AND_COST = ['total_tokens', 'prompt_tokens', 'completion_tokens', 'total_cost', 'prompt_cost', 'completion_cost'];
 
-test('a valid upload answers 200 with an object holding dataset and experiment', { tag: '@UPLOAD-RESPONSE' }, async ({ platform, scope, conformanceRun }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+test('a valid upload answers 200 with an object holding dataset and experiment', { tag: '@UPLOAD-RESPONSE' }, async ({
+  traceRunIds,
+  platform,
+  scope,
+  conformanceRun,
+}) => {
+  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'ExperimentUploadResponse');
   expect([typeof res.json.dataset, typeof res.json.experiment], res.describe('two objects')).toEqual(['object', 'object']);
 });
 
-test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-DATASET-FIELDS' }, async ({ platform, scope, conformanceRun }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-DATASET-FIELDS' }, async ({
+  traceRunIds,
+  platform,
+  scope,
+  conformanceRun,
+}) => {
+  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Dataset', res.json.dataset);
 });
 
-test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-EXPERIMENT-FIELDS' }, async ({ platform, scope, conformanceRun }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-EXPERIMENT-FIELDS' }, async ({
+  traceRunIds,
+  platform,
+  scope,
+  conformanceRun,
+}) => {
+  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Experiment', res.json.experiment);
 });
 
 test('a dataset created through the upload is externally managed', { tag: '@UPLOAD-DATASET-EXTERNALLY-MANAGED' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expect(res.json.dataset.externally_managed, res.describe('externally_managed')).toBe(true);
   // It stays so, where the target serves a read of it.
@@ -42,22 +58,24 @@ test('a dataset created through the upload is externally managed', { tag: '@UPLO
 });
 
 test('right after the upload, latency and feedback statistics are null', { tag: '@UPLOAD-STATS-INITIALLY-NULL' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
 }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   for (const field of LATENCY_AND_FEEDBACK) expect(res.json.experiment[field], res.describe(field)).toBeNull();
 });
 
 test('once the runs are persisted, latency and feedback statistics are filled in', { tag: '@UPLOAD-STATS-FILLED-LATER' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   expectStatus(res, 200);
   const { experiment } = await persisted(platform, time, res.json);
@@ -73,12 +91,13 @@ test('once the runs are persisted, latency and feedback statistics are filled in
 });
 
 test('token and cost fields stay null, the upload carrying no such data', { tag: '@UPLOAD-TOKENS-COST-NULL' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const res = await upload(platform, uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   for (const field of TOKENS_AND_COST) expect(res.json.experiment[field], res.describe(`${field} on upload`)).toBeNull();
   // They stay so once the runs are persisted, where the target serves a read of the experiment.

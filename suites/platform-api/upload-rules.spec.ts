@@ -2,10 +2,10 @@
 import fc from 'fast-check';
 import { expectJsonError, expectRefused, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { forRule } from '../../harness/checks/attribution.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, test } from './fixtures.ts';
 import { assertProperty } from '../../harness/property.ts';
 import type { Dataset } from '../../specs/types/platform-api.ts';
-import { RunIds, servesRead, UUID } from './traces-steps.ts';
+import { servesRead, UUID } from './traces-steps.ts';
 import { expectCreatedNothing, experimentStart, upload, uploadBody, type Json } from './uploads-steps.ts';
 
 const withoutDataset = ({ dataset_id: _i, dataset_name: _n, ...body }: Json) => body;
@@ -19,23 +19,24 @@ function withOffset(ms: number, minutes: number): string {
 }
 
 test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const body = withoutDataset(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)));
+  const body = withoutDataset(uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
   // §7 leaves the error status and body of upload-rule violations not shown: a refusal is all the rule states.
   expectRefused(await upload(platform, body));
   await expectCreatedNothing(platform, time, body, 'the refused upload');
 });
 
 test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const datasetId = ids.v4();
   const res = await upload(platform, { ...withoutDataset(uploadBody(scope, ids, experimentStart(conformanceRun))), dataset_id: datasetId });
   expectStatus(res, 200);
@@ -44,11 +45,12 @@ test('rule 2: an upload giving only a new dataset_id creates the dataset with a 
 });
 
 test('rule 2: an upload giving only a dataset_name gets a generated dataset id', { tag: '@UPLOAD-GENERATE-ID' }, async ({
+  traceRunIds,
   platform,
   scope,
   conformanceRun,
 }) => {
-  const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   expectStatus(res, 200);
   expect(res.json.dataset.name, res.describe('the given name')).toBe(body.dataset_name);
@@ -56,11 +58,11 @@ test('rule 2: an upload giving only a dataset_name gets a generated dataset id',
 });
 
 test('rule 3: uploading again with the same dataset_id or dataset_name adds an experiment to the same dataset', { tag: '@UPLOAD-SAME-DATASET' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const at = experimentStart(conformanceRun);
   const first = await upload(platform, uploadBody(`${scope}-1`, ids, at));
   precondition(first, 'upload a first experiment');
@@ -98,16 +100,21 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     ['a row ending before the experiment', 'end_time', 'experiment_start_time', -60],
   ];
   for (const [name, field, edge, seconds] of cases) {
-    test(name, async ({ platform, scope, conformanceRun, time }) => {
-      const body = rowAt(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)), field, edge, seconds);
+    test(name, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
+      const body = rowAt(uploadBody(scope, traceRunIds, experimentStart(conformanceRun)), field, edge, seconds);
       expectRefused(await upload(platform, body));
       await expectCreatedNothing(platform, time, body, 'the refused upload');
     });
   }
 
   // Datetimes are instants: the range holds whatever offset or precision each one is written in.
-  test('rows within by instant are within, whatever offset and precision their times are written in', async ({ platform, scope, conformanceRun }) => {
-    const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  test('rows within by instant are within, whatever offset and precision their times are written in', async ({
+    traceRunIds,
+    platform,
+    scope,
+    conformanceRun,
+  }) => {
+    const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
     // Whole seconds inside the experiment's range: an offset is written to the second, and a real clock has milliseconds.
     const start = Math.ceil(Date.parse(body.experiment_start_time) / 1000) * 1000;
     const end = Math.floor(Date.parse(body.experiment_end_time) / 1000) * 1000;
@@ -126,9 +133,9 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     expectStatus(res, 200);
   });
 
-  test('rows exactly on the bounds are within', async ({ platform, scope, conformanceRun }) => {
+  test('rows exactly on the bounds are within', async ({ traceRunIds, platform, scope, conformanceRun }) => {
     const body = rowAt(
-      rowAt(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun)), 'start_time', 'experiment_start_time', 0),
+      rowAt(uploadBody(scope, traceRunIds, experimentStart(conformanceRun)), 'start_time', 'experiment_start_time', 0),
       'end_time',
       'experiment_end_time',
       0,
@@ -138,12 +145,12 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
 });
 
 test('rule 4: for any times, an upload is accepted exactly when every row lies within the experiment', { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
   time,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const at = experimentStart(conformanceRun);
   const second = fc.integer({ min: -120, max: 720 });
   const row = fc.tuple(second, fc.nat({ max: 120 })).map(([start, length]) => ({ start, end: start + length }));
@@ -177,8 +184,7 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
     ['UPLOAD-EXTERNAL-IDENTIFIER', 'dataset_id naming a platform dataset is refused', 'id'],
     ['UPLOAD-EXTERNALLY-MANAGED-ONLY', 'an upload to a dataset not created through the endpoint is rejected, one created through it accepts', 'both'],
   ] as const) {
-    test(title, { tag: `@${rule}` }, async ({ platform, scope, conformanceRun, time }) => {
-      const ids = new RunIds(scope, conformanceRun);
+    test(title, { tag: `@${rule}` }, async ({ traceRunIds: ids, platform, scope, conformanceRun, time }) => {
       if (by === 'both') {
         // Rule 6's other half: a dataset created through the endpoint accepts uploads.
         await forRule(rule, async () => {
@@ -217,8 +223,13 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
   }
 });
 
-test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOLATION-RESPONSE' }, async ({ platform, scope, conformanceRun, observe }) => {
-  const ids = new RunIds(scope, conformanceRun);
+test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOLATION-RESPONSE' }, async ({
+  traceRunIds: ids,
+  platform,
+  scope,
+  conformanceRun,
+  observe,
+}) => {
   const at = experimentStart(conformanceRun);
   const violations: [string, Json][] = [
     ['rule 1 (no dataset)', withoutDataset(uploadBody(`${scope}-1`, ids, at))],
@@ -247,15 +258,15 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
     ['a score that is not a number', (body) => ({ ...body, summary_experiment_scores: [{ key: 'overall', score: 'high' }] })],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ platform, scope, conformanceRun, time }) => {
-      const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun))))) as Json;
+    test(name, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
+      const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, traceRunIds, experimentStart(conformanceRun))))) as Json;
       expectJsonError(await upload(platform, body));
       await expectCreatedNothing(platform, time, body, 'the refused upload');
     });
   }
 
-  test('malformed JSON', async ({ platform, scope, conformanceRun, time }) => {
-    const body = uploadBody(scope, new RunIds(scope, conformanceRun), experimentStart(conformanceRun));
+  test('malformed JSON', async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
+    const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
     expectJsonError(
       await platform.post('/api/v1/datasets/upload-experiment', undefined, {
         rawBody: JSON.stringify(body).slice(0, -2),

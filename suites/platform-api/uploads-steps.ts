@@ -8,7 +8,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Time } from '../../harness/time.ts';
 import type { ConformanceRun } from '../../harness/conformance-run.ts';
 import type { Dataset, Example, Experiment, ExperimentUploadRequest, ExperimentUploadResponse, Feedback, TraceRun } from '../../specs/types/platform-api.ts';
-import { expectNotFound, readEvidence, readWritten, type RunIds, servesRead, untilWritten, UUID } from './traces-steps.ts';
+import { expectNotFound, readEvidence, readWritten, type TraceRunIds, servesRead, untilWritten, UUID } from './traces-steps.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -26,7 +26,7 @@ export interface Persisted {
 }
 
 /** A valid upload of two rows with scores, names unique to `label`; `at` is the experiment start. */
-export function uploadBody(label: string, ids: RunIds, at: number): ExperimentUploadRequest {
+export function uploadBody(label: string, ids: TraceRunIds, at: number): ExperimentUploadRequest {
   const t = (s: number) => new Date(at + s * 1000).toISOString();
   return {
     experiment_name: `apc-exp-${label}`,

@@ -1,15 +1,15 @@
 // §9: the version segments of platform API paths.
 import { expectStatus } from '../../harness/checks/index.ts';
-import { expect, test } from '../../harness/fixtures.ts';
-import { baseTime, isoWith, multipartBody, readTraceRun, readWritten, RunIds, runParts, runTree, updateTraceRun } from './traces-steps.ts';
+import { expect, test } from './fixtures.ts';
+import { baseTime, isoWith, multipartBody, readTraceRun, readWritten, runParts, runTree, updateTraceRun } from './traces-steps.ts';
 import { experimentStart, uploadBody } from './uploads-steps.ts';
 
 test('run ingestion is served without a version segment and the upload under /api/v1', { tag: '@VERSION-PLATFORM-PATHS' }, async ({
+  traceRunIds: ids,
   platform,
   scope,
   conformanceRun,
 }) => {
-  const ids = new RunIds(scope, conformanceRun);
   const id = ids.v7(baseTime(conformanceRun));
   expectStatus(await platform.post('/runs', { id, name: 'bare', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), '2xx');
   expectStatus(await updateTraceRun(platform, id, { outputs: {} }), '2xx');
@@ -18,8 +18,12 @@ test('run ingestion is served without a version segment and the upload under /ap
   expectStatus(await platform.post('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(conformanceRun))), 200);
 });
 
-test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-API-V1-ALIAS' }, async ({ platform, scope, conformanceRun, time }) => {
-  const ids = new RunIds(scope, conformanceRun);
+test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-API-V1-ALIAS' }, async ({
+  traceRunIds: ids,
+  platform,
+  conformanceRun,
+  time,
+}) => {
   const tree = runTree(ids, [null, 0], { start: baseTime(conformanceRun) });
   const id = ids.v7(baseTime(conformanceRun));
   expectStatus(await platform.post('/api/v1/runs', { id, name: 'prefixed', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), '2xx');
