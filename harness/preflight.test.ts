@@ -21,8 +21,8 @@ async function flakyTarget(unavailable: number): Promise<{ target: Target; serve
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The preflight reads a target's planes, keys and capabilities only.
-  const target = { name: 'flaky', kind: 'url', planes: { 'agent-server': url }, capabilities: [] } as unknown as Target;
+  // The preflight reads a target's endpoints, keys and capabilities only.
+  const target = { name: 'flaky', kind: 'url', endpoints: { 'agent-server': url }, capabilities: [] } as unknown as Target;
   return { target, server, seen: () => seen };
 }
 
