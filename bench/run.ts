@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --with-tests] [-- --with-ci]: every speed and memory figure of
+// npm run bench [-- --quick] [-- --with-tests] [-- --with-ci] [-- --only http|ingestion|runs|tests]: every speed and memory figure of
 // the project, measured in one run on this machine and printed as a ratio beside its goal. Each
 // server runs in a process of its own, started as a user starts it (`simulate`, `proxy`); the
 // baselines (bare node:http, plain http-proxy with a keep-alive agent, the run's recorded requests
@@ -15,8 +15,16 @@ import { runFloor } from './run-floor.ts';
 import { log, MiB, mib, printTable, row } from './table.ts';
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: 'boolean' }, 'with-tests': { type: 'boolean' }, 'with-ci': { type: 'boolean' } },
+  options: { quick: { type: 'boolean' }, 'with-tests': { type: 'boolean' }, 'with-ci': { type: 'boolean' }, only: { type: 'string', multiple: true } },
 });
+/** The groups of rows, in the order they run; `--only` picks some, to measure one change without the rest. */
+const GROUPS = ['http', 'ingestion', 'runs', 'tests'] as const;
+const unknown = (flags.only ?? []).filter((group) => !(GROUPS as readonly string[]).includes(group));
+if (unknown.length > 0) {
+  console.error(`bench: unknown --only ${unknown.join(', ')}; the groups are ${GROUPS.join(', ')}`);
+  process.exit(2);
+}
+const measures = (group: (typeof GROUPS)[number]) => !flags.only || flags.only.includes(group);
 const QUICK = flags.quick === true;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -124,14 +132,16 @@ async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'apc-bench-'));
   const started = performance.now();
   try {
-    await httpLoad(scratch, { quick: QUICK, seconds: SECONDS, connections: CONNECTIONS });
-    await ingestion();
-    await runs(scratch);
-    tests(scratch);
+    if (measures('http')) await httpLoad(scratch, { quick: QUICK, seconds: SECONDS, connections: CONNECTIONS });
+    if (measures('ingestion')) await ingestion();
+    if (measures('runs')) await runs(scratch);
+    if (measures('tests')) tests(scratch);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  printTable(`bench${QUICK ? ' --quick' : ''}: ${((performance.now() - started) / 1000).toFixed(0)} s, ${CONNECTIONS} connections, Node ${process.version}`);
+  printTable(
+    `bench${QUICK ? ' --quick' : ''}${flags.only ? ` --only ${flags.only.join(' ')}` : ''}: ${((performance.now() - started) / 1000).toFixed(0)} s, ${CONNECTIONS} connections, Node ${process.version}`,
+  );
 }
 
 await main();
