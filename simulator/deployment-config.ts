@@ -117,7 +117,7 @@ function resolveTemplate(template: string, env: Env, prefix: string, where: stri
     const found = env[name];
     if (found === undefined) {
       throw new DeploymentConfigError(
-        `${where} references the environment variable ${name}, which is not set; the server does not start until it is set or the reference is removed`,
+        `${where} references the environment variable ${name}, which is not set; the server does not start until it is set or the reference is removed (the simulator reads the env it is given: startSimulator's env option, or simulate's own environment)`,
       );
     }
     return found;
