@@ -3,7 +3,8 @@
 import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiClient, isTransportError } from './client.ts';
+import { ApiClient } from './client.ts';
+import { wasNotJudged } from './retry.ts';
 import { RecordingProxy } from './proxy/recording-proxy.ts';
 
 let target: Server;
@@ -97,7 +98,7 @@ test.describe('transient faults', () => {
     const client = new ApiClient(flakyProxy.url, { plane: 'agent-server', testId: 'retry-create' });
     const error = await client.post('/threads', {}).catch((e: Error) => e);
     expect(String(error)).toContain('[transient fault] POST /threads was not judged: it met a connection dropped without an answer and is not sent again');
-    expect(isTransportError(String(error))).toBe(true);
+    expect(wasNotJudged(error)).toBe(true);
     expect(flakyProxy.exchanges.filter((e) => e.test === 'retry-create')).toHaveLength(1);
   });
 

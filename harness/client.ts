@@ -3,9 +3,10 @@
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
-import { describeAttempt, type ProxyFault, type RequestKind, requestKind, type Sent, sendPastFaults, TRANSIENT_FAULT } from './retry.ts';
+import { describeAttempt, type ProxyFault, RequestNotJudged, type RequestKind, requestKind, type Sent, sendPastFaults } from './retry.ts';
 import { sleep } from './time.ts';
 import { isConnectError } from './connect-error.ts';
+import { described } from './described-exchanges.ts';
 import {
   exchangeMark,
   ATTEMPT_HEADER,
@@ -14,18 +15,17 @@ import {
   SEQUENCE_HEADER,
   TEST_HEADER,
   UNREACHABLE_HEADER,
-  UNREACHABLE_TEXT,
   VIOLATIONS_HEADER,
   VIOLATIONS_WANTED,
 } from '../specs/evidence-protocol.ts';
 
-/** Marks the message of a failure to reach the target: the report calls such a test `error`, not failed. */
-const TRANSPORT_ERROR = '[target unreachable]';
+/** What an answer's description names when the proxy recorded no exchange for it (a client of something else). */
+const NOT_RECORDED = '(not recorded)';
 
-/** The target could not be reached (the recording proxy could not, or the client could not reach the proxy). */
-class TargetUnreachable extends Error {
+/** The target could not be reached (the recording proxy could not, or the client could not reach the proxy): the request was not judged. */
+class TargetUnreachable extends RequestNotJudged {
   constructor(what: string) {
-    super(`${TRANSPORT_ERROR} ${what}`);
+    super(`[target unreachable] ${what}`);
   }
 }
 
@@ -37,14 +37,6 @@ class BrokenAnswer extends Error {
   ) {
     super(cause.message);
   }
-}
-
-/**
- * Whether a failure message says the target could not be judged, rather than what it answered:
- * our client's marks, or the proxy's 502 as an official client quotes it.
- */
-export function isTransportError(message: string): boolean {
-  return message.includes(TRANSPORT_ERROR) || message.includes(TRANSIENT_FAULT) || message.includes(UNREACHABLE_TEXT);
 }
 
 /** How many requests each test (or shared step) has sent, by any client of this worker. */
@@ -194,7 +186,7 @@ export class ApiClient {
       }
     };
     return sendPastFaults(this.kindOf(method, path, options), `${method} ${path}`, attempt, {
-      mark: (res) => exchangeMark(res.exchange),
+      mark: (res) => described(exchangeMark(res.exchange), res.exchange === NOT_RECORDED ? undefined : res.exchange),
       onRetry: (met, waitMs) => this.options.onRetry?.(`${method} ${path} met ${describeAttempt(met)}; sent again after ${waitMs} ms`, waitMs),
     });
   }
@@ -248,7 +240,8 @@ export class ApiClient {
     // A trailer after a body, a header on an answer without one.
     const violationsText = response.trailers[VIOLATIONS_HEADER] ?? flat[VIOLATIONS_HEADER];
     const violations = violationsText ? (JSON.parse(decodeURIComponent(violationsText)) as Violation[]) : [];
-    const exchange = flat[EXCHANGE_HEADER] ?? '(not recorded)';
+    const recorded = flat[EXCHANGE_HEADER];
+    const exchange = recorded ?? NOT_RECORDED;
     const fault = flat[FAULT_HEADER] as ProxyFault | undefined;
     // The proxy's own headers are no part of the target's answer.
     delete flat[VIOLATIONS_HEADER];
@@ -279,7 +272,7 @@ export class ApiClient {
       ...(fault ? { fault } : {}),
       describe(what?: string) {
         const shown = text.length > MAX_DESCRIBED_BODY ? `${text.slice(0, MAX_DESCRIBED_BODY)}…` : text;
-        return `${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} ${exchangeMark(exchange)}`;
+        return described(`${what ? `${what}: ` : ''}${method} ${path} answered ${status} ${shown} ${exchangeMark(exchange)}`, recorded);
       },
     };
   }

@@ -8,7 +8,8 @@ import { AdminClient, answered } from './admin-client.ts';
 import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
-import { ApiClient, type ApiResponse, isTransportError } from './client.ts';
+import { ApiClient, type ApiResponse } from './client.ts';
+import { exchangeDescribedIn } from './described-exchanges.ts';
 import { EVIDENCE_ATTACHMENT, evidenceOf } from './test-evidence.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
@@ -19,7 +20,7 @@ import { endRuleChecks, skipDeclared, startRuleChecks } from './checks/attributi
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { partitionOf, type Attribution } from './partition.ts';
-import { type Exchange, markedExchange, testExchangesUrl } from '../specs/evidence-protocol.ts';
+import { type Exchange, testExchangesUrl, unreachableExchange } from '../specs/evidence-protocol.ts';
 
 export { expect, receiverUrl, Time };
 
@@ -434,9 +435,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         const response = await fetch(testExchangesUrl(url, id));
         if (response.ok) evidence.exchanges.push(...((await response.json()) as Exchange[]));
       }
-      const failedExchange = markedExchange(testInfo.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n'));
+      const failedExchange = exchangeDescribedIn(testInfo.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n'));
       if (failedExchange) evidence.failedExchange = failedExchange;
-      if (testInfo.errors.some((e) => isTransportError(e.message ?? ''))) evidence.unreachable = true;
+      // An official client's request the proxy could not send on: its error is the client's own.
+      if (evidence.exchanges.some(unreachableExchange)) evidence.unreachable = true;
       await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
     },
     { auto: true },

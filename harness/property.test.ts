@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { forRule } from './checks/attribution.ts';
 import { evidenceOf } from './test-evidence.ts';
 import { assertProperty, markTestStart } from './property.ts';
+import { notJudged } from './retry.ts';
 import { sleep } from './time.ts';
 
 const failedRules = () => evidenceOf(test.info()).failures.map((f) => f.rule);
@@ -45,16 +46,16 @@ test("before any failure a property is not cut short: waits on a real-time targe
 test('a run that met a transient fault ends the property with that fault, unjudged: no counterexample, no shrinking', async () => {
   markTestStart();
   let runs = 0;
-  const fault = new Error('[transient fault] GET /threads was not judged: it met transient faults on all 4 attempts');
   const property = fc.asyncProperty(fc.array(fc.integer(), { minLength: 5 }), async () => {
     runs++;
-    if (runs === 3) throw fault;
+    if (runs === 3) throw notJudged('GET /threads was not judged: it met transient faults on all 4 attempts');
   });
   const error = await assertProperty(property, { seed: 1 }).then(
     () => undefined,
     (e: unknown) => e as Error,
   );
-  expect(error).toBe(fault);
+  expect(error?.message).toBe('[transient fault] GET /threads was not judged: it met transient faults on all 4 attempts');
   expect(runs).toBe(3);
   expect(failedRules()).toEqual([]);
+  expect(evidenceOf(test.info()).unreachable, 'its test says nothing about its rules').toBe(true);
 });

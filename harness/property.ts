@@ -7,7 +7,7 @@
 import { test } from '@playwright/test';
 import fc from 'fast-check';
 import { attributeFailure, quietly } from './checks/attribution.ts';
-import { isTransportError } from './client.ts';
+import { wasNotJudged } from './retry.ts';
 import { planOf } from './conformance-options.ts';
 
 /** A 32-bit seed derived from the run's seed and the current test's title. */
@@ -47,7 +47,7 @@ function shrinkWithinTheTest<T>(unjudged: { error?: Error }): fc.Plugin<T> {
           return Promise.resolve(nestedRun(value)).then((outcome) => {
             if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) {
               failed = true;
-              if (outcome.error instanceof Error && isTransportError(outcome.error.message)) unjudged.error = outcome.error;
+              if (wasNotJudged(outcome.error)) unjudged.error = outcome.error as Error;
             }
             return outcome;
           });

@@ -9,14 +9,32 @@
 // No HTTP here: the callers send (the suites' client, the rate-limit fills, the preflight, the
 // cleanup, the target watch) and sendPastFaults decides what to do next.
 import { type Api, contract, type Operation } from '../specs/contract.ts';
+import { inRunningTest } from './test-evidence.ts';
 import { sleep } from './time.ts';
 
-/** Marks the message of a request that met transient faults it could not be sent again past: the report calls its test `error`. */
-export const TRANSIENT_FAULT = '[transient fault]';
+/**
+ * A request that could not be judged: it met transient faults it could not be sent again past, or
+ * the target could not be reached. Made in a test, it is noted in the test's evidence: a test that
+ * then fails says nothing about its rules, and its verdict is `error`, never `fail`.
+ */
+export class RequestNotJudged extends Error {
+  constructor(message: string) {
+    super(message);
+    inRunningTest((evidence) => {
+      evidence.unreachable = true;
+    });
+  }
+}
 
-/** A request that met transient faults and could not be judged (`what` says why): the test's verdict is `error`. */
-export function notJudged(what: string): Error {
-  return new Error(`${TRANSIENT_FAULT} ${what}`);
+/** Whether `error` is, or was caused by (a failed check quoting it), a request that could not be judged. */
+export function wasNotJudged(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) if (e instanceof RequestNotJudged) return true;
+  return false;
+}
+
+/** A request that met transient faults and could not be judged (`what` says why). */
+export function notJudged(what: string): RequestNotJudged {
+  return new RequestNotJudged(`[transient fault] ${what}`);
 }
 
 /** What one attempt met. */

@@ -3,7 +3,7 @@
 // judge them, what it observed and what it sent again. The test's fixtures fill it in as the test
 // runs; one auto fixture attaches it when the test ends; the reporter reads it as one object.
 // Playwright's own outcome (status, error text, duration) stays Playwright's.
-import type { TestInfo } from '@playwright/test';
+import { test, type TestInfo } from '@playwright/test';
 import type { Exchange, SkipKind } from '../specs/evidence-protocol.ts';
 
 /** The name of the attachment that carries a test's record. */
@@ -55,7 +55,11 @@ export interface TestEvidence {
   notJudged: RuleNotJudged[];
   /** The exchange the test's failure names: the answer a failed check judged (its first error's). */
   failedExchange?: string;
-  /** The test failed because the target could not be reached: it says nothing about its rules. */
+  /**
+   * A request of the test could not be judged (RequestNotJudged): the target could not be reached,
+   * or met transient faults it could not be sent again past. A test that failed then says nothing
+   * about its rules.
+   */
   unreachable?: boolean;
   /** How the test was skipped, when it was skipped by the harness (none: a skip that gave no kind). */
   skip?: TestSkip;
@@ -83,6 +87,17 @@ export function evidenceOf(testInfo: TestInfo): TestEvidence {
     running.set(testInfo, evidence);
   }
   return evidence;
+}
+
+/** Notes in the record of the running test, if a test is running (the CLI's own requests run in none). */
+export function inRunningTest(note: (evidence: TestEvidence) => void): void {
+  let info: TestInfo;
+  try {
+    info = test.info();
+  } catch {
+    return;
+  }
+  note(evidenceOf(info));
 }
 
 /** The record a test attached, if it attached one. */

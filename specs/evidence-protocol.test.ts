@@ -1,19 +1,38 @@
-// The protocol's readers: the exchange a failure message or an exchange id names, the rule a tag names.
+// The protocol's readers: the endpoint an exchange id names, an unreachable answer, the rule a tag names.
 import { expect, test } from '@playwright/test';
-import { endpointOfExchange, type Exchange, exchangeId, exchangeMark, inSentOrder, markedExchange, RULE_TAG, testExchangesUrl } from './evidence-protocol.ts';
+import {
+  endpointOfExchange,
+  type Exchange,
+  exchangeId,
+  exchangeMark,
+  inSentOrder,
+  RULE_TAG,
+  testExchangesUrl,
+  unreachableExchange,
+} from './evidence-protocol.ts';
 
-test('a message names its exchange, and the first mark is the one read back', () => {
+test('a message names its exchange for its reader', () => {
   expect(exchangeMark('agent-server-12')).toBe('[exchange agent-server-12]');
-  expect(markedExchange(`run_id: POST /threads/t/runs answered 200 {} ${exchangeMark('agent-server-12')}\n\nExpected: "x"`)).toBe('agent-server-12');
-  expect(markedExchange(`payload.status ${exchangeMark('webhook:/apc-hooks/t/x#3')} quoting ${exchangeMark('agent-server-1')}`)).toBe(
-    'webhook:/apc-hooks/t/x#3',
-  );
 });
 
-test('a message naming no exchange, or none recorded, marks none', () => {
-  expect(markedExchange(undefined)).toBeUndefined();
-  expect(markedExchange('expected 200, got 500')).toBeUndefined();
-  expect(markedExchange('GET /x answered 200 [exchange (not recorded)]')).toBeUndefined();
+test("an exchange is unreachable when the answer is the proxy's own for a target it could not reach", () => {
+  const answered = (headers: [string, string][]) => ({ response: { status: 502, headers } }) as Exchange;
+  expect(
+    unreachableExchange(
+      answered([
+        ['content-type', 'application/json'],
+        ['x-apc-unreachable', '1'],
+      ]),
+    ),
+  ).toBe(true);
+  expect(
+    unreachableExchange(
+      answered([
+        ['content-type', 'application/json'],
+        ['x-apc-fault', 'dropped'],
+      ]),
+    ),
+  ).toBe(false);
 });
 
 test('an exchange id names its endpoint, the longest that fits', () => {

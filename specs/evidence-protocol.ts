@@ -1,6 +1,6 @@
 // The protocol the suites' client, the recording proxy and the reporter share: the x-apc-* headers
 // between client and proxy, the proxy's control path, the exchange the proxy records and the report
-// keeps and the form of its id, the mark a failure names its exchange with, the tag that names a
+// keeps and the form of its id, the mark a failure names its exchange with for its reader, the tag that names a
 // rule, and the kinds of skip. It sits in specs/, the bottom layer (tests/layout.test.ts), beside the
 // report's JSON Schema (specs/schemas/) whose exchanges it types: the harness and the reports both
 // build on it, and neither on the other for it.
@@ -97,17 +97,14 @@ export interface Exchange {
   attempt?: number;
 }
 
-/** How a failure message names the exchange it judged: `[exchange <id>]` after what it says. */
-const MARK = /\[exchange ([^\]\s]+)\]/;
-
-/** The mark naming exchange `id` in a message (an answer through the proxy, a webhook delivery to the run's receiver). */
+/** The mark naming exchange `id` in a message (an answer through the proxy, a webhook delivery to the run's receiver), for its reader. */
 export function exchangeMark(id: string): string {
   return `[exchange ${id}]`;
 }
 
-/** The exchange the message names first (an assertion's own comes before what it quotes), if any: the report shows it as the failed one. */
-export function markedExchange(message: string | undefined): string | undefined {
-  return message === undefined ? undefined : MARK.exec(message)?.[1];
+/** Whether the answer recorded is the proxy's own, because it could not reach the target: no answer of the target's. */
+export function unreachableExchange(exchange: Exchange): boolean {
+  return exchange.response.headers.some(([name]) => name === UNREACHABLE_HEADER);
 }
 
 /** A test's tag that names a rule it checks: `@RULE-ID`. */

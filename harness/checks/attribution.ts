@@ -3,7 +3,8 @@
 // test that cannot judge its rule says why, in one of a few kinds the report can weigh
 // (SkipKind, in specs/evidence-protocol.ts).
 import { test, type TestInfo } from '@playwright/test';
-import { markedExchange, type SkipKind } from '../../specs/evidence-protocol.ts';
+import type { SkipKind } from '../../specs/evidence-protocol.ts';
+import { exchangeDescribedIn } from '../described-exchanges.ts';
 import { evidenceOf, type RuleNotJudged } from '../test-evidence.ts';
 
 /** An assertion failure that names the rule it breaks. */
@@ -46,7 +47,7 @@ const skips = new WeakSet<object>();
 function skipAs(kind: SkipKind, reason: string, rules: readonly string[] = []): never {
   if (quiet > 0) throw new SkipRequested(reason, kind, rules);
   // A failed precondition shows the step it needed: the exchange its reason names.
-  const exchange = kind === 'precondition' ? markedExchange(reason) : undefined;
+  const exchange = kind === 'precondition' ? exchangeDescribedIn(reason) : undefined;
   evidenceOf(test.info()).skip = { kind, explainedBy: kind === 'precondition' ? [...rules] : [], ...(exchange ? { exchange } : {}) };
   try {
     test.skip(true, reason);
@@ -134,7 +135,7 @@ export function attributeFailure(error: unknown): void {
     if (e instanceof RuleViolation) {
       const { failures } = evidenceOf(test.info());
       const cause = e.cause instanceof Error ? e.cause.message : String(e.cause);
-      const exchange = markedExchange(e.message);
+      const exchange = exchangeDescribedIn(e.message);
       if (!failures.some((f) => f.rule === e.rule)) failures.push({ rule: e.rule, message: cause, ...(exchange ? { exchange } : {}) });
       return;
     }

@@ -335,9 +335,10 @@ export class RecordingProxy {
   ): void {
     if (pending.recorded) return;
     const body = JSON.stringify({ detail });
+    // Its own headers too: the exchange shows the answer the client got (unreachable, a fault).
     this.record(req, pending, {
       status,
-      headers: [['content-type', 'application/json']],
+      headers: [['content-type', 'application/json'], ...Object.entries(extra)],
       body: () => this.redaction.body(body, 'application/json'),
       error,
     });
