@@ -197,6 +197,11 @@ folder removed after the run`,
     internal: true,
     read: flagged,
   }),
+  keepWorkers: declare({
+    doc: "tell Playwright a test that failed was expected to, so its worker lives on (the self-tests' broken targets fail hundreds of tests, and a new worker costs most of a second); Playwright's own status then says the opposite of the report's",
+    internal: true,
+    read: flagged,
+  }),
   ignoreFiles: declare({
     arg: '<regexp>',
     doc: 'leave out the spec files whose path matches (the self-tests leave out the rate-limit suites)',
