@@ -10,7 +10,7 @@ import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import { exchangeDescribedIn } from './described-exchanges.ts';
-import { EVIDENCE_ATTACHMENT, evidenceOf } from './test-evidence.ts';
+import { EVIDENCE_ATTACHMENT, evidenceOf, redactWords } from './test-evidence.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
@@ -20,7 +20,7 @@ import { endRuleChecks, skipDeclared, startRuleChecks } from './checks/attributi
 import { markTestStart } from './property.ts';
 import { allows, profileFor, type Effect } from './profile.ts';
 import { partitionOf, type Attribution } from './partition.ts';
-import { type Exchange, testExchangesUrl, unreachableExchange } from '../specs/evidence-protocol.ts';
+import { type Exchange, redactUrl, testExchangesUrl, unreachableExchange } from '../specs/evidence-protocol.ts';
 
 export { expect, receiverUrl, Time };
 
@@ -293,6 +293,13 @@ export function adminOf(conformanceRun: ConformanceRun, by: Attribution): AdminC
   return new AdminClient(conformanceRun.target.adminUrl!, { testId: by.testId, partition: partitionOf(conformanceRun, by) });
 }
 
+/** `texts` with the secrets the proxy at `url` knows redacted. */
+async function redactedByProxy(url: string, texts: string[]): Promise<string[]> {
+  const response = await fetch(redactUrl(url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(texts) });
+  if (!response.ok) throw new Error(`the recording proxy could not redact what the test says: ${response.status} ${await response.text()}`);
+  return (await response.json()) as string[];
+}
+
 /** Shows with this test the exchanges recorded under `id`: a step tests share (a shared deployment). */
 export function recordedUnder(testInfo: TestInfo, id: string): void {
   evidenceOf(testInfo).sharedEvidence.push(id);
@@ -439,6 +446,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (failedExchange) evidence.failedExchange = failedExchange;
       // An official client's request the proxy could not send on: its error is the client's own.
       if (evidence.exchanges.some(unreachableExchange)) evidence.unreachable = true;
+      // The secrets the run has met are the proxies'. Redacted here, what the test says is
+      // redacted wherever it goes: Playwright's result, its error-context.md, the record.
+      if (url) await redactWords(testInfo, evidence, (texts) => redactedByProxy(url, texts));
       await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
     },
     { auto: true },

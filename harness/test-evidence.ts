@@ -3,7 +3,7 @@
 // judge them, what it observed and what it sent again. The test's fixtures fill it in as the test
 // runs; one auto fixture attaches it when the test ends; the reporter reads it as one object.
 // Playwright's own outcome (status, error text, duration) stays Playwright's.
-import { test, type TestInfo } from '@playwright/test';
+import { test, type TestInfo, type TestInfoError } from '@playwright/test';
 import type { Exchange, SkipKind } from '../specs/evidence-protocol.ts';
 
 /** The name of the attachment that carries a test's record. */
@@ -98,6 +98,33 @@ export function inRunningTest(note: (evidence: TestEvidence) => void): void {
     return;
   }
   note(evidenceOf(info));
+}
+
+/**
+ * Redacts what a test says in words, in place, before its record is written and before Playwright
+ * sends its result on: its errors (Playwright writes its error-context.md from them), its skip
+ * reasons (annotations), and its record's failures, observations, reasons and retries. `redact`
+ * answers the texts redacted (the recording proxy's, which knows the secrets the run has met).
+ * The exchanges are redacted already, by the proxy that recorded them.
+ */
+export async function redactWords(testInfo: TestInfo, evidence: TestEvidence, redact: (texts: string[]) => Promise<string[]>): Promise<void> {
+  const slots: { text: string; set: (redacted: string) => void }[] = [];
+  const slot = (text: string | undefined, set: (redacted: string) => void) => {
+    if (text) slots.push({ text, set });
+  };
+  const errorSlots = (error: TestInfoError) => {
+    for (const key of ['message', 'stack', 'value'] as const) slot(error[key], (redacted) => (error[key] = redacted));
+    if (error.cause) errorSlots(error.cause);
+  };
+  for (const error of testInfo.errors) errorSlots(error);
+  for (const annotation of testInfo.annotations) slot(annotation.description, (redacted) => (annotation.description = redacted));
+  for (const failure of evidence.failures) slot(failure.message, (redacted) => (failure.message = redacted));
+  for (const entry of evidence.observations) slot(entry.observation, (redacted) => (entry.observation = redacted));
+  for (const entry of evidence.notJudged) slot(entry.reason, (redacted) => (entry.reason = redacted));
+  for (const [i, line] of evidence.sentAgain.entries()) slot(line, (redacted) => (evidence.sentAgain[i] = redacted));
+  if (slots.length === 0) return;
+  const redacted = await redact(slots.map((s) => s.text));
+  for (const [i, s] of slots.entries()) s.set(redacted[i]);
 }
 
 /** The record a test attached, if it attached one. */

@@ -7,6 +7,7 @@
 // conformance reporter, not listed: only an unexpected failure gets its ✘ line. A run never sits
 // silent: after QUIET_MS with nothing printed, a line names each test under way and what it waits
 // for (a wait in real time is a step of the test, harness/time.ts).
+import { redactRunError } from '../harness/proxy/redact.ts';
 import { attachedEvidence } from '../harness/test-evidence.ts';
 import { WAIT_STEP } from '../harness/time.ts';
 import { type Expectation, isExpected, loadExpectations } from './expectations.ts';
@@ -154,6 +155,7 @@ export default class ProgressReporter implements Reporter {
   }
 
   onError(error: TestError): void {
+    redactRunError(error);
     this.endLine();
     // The CLI sets Playwright's global timeout from --max-duration alone: said in the option's words.
     const stopped = GLOBAL_TIMEOUT.exec(stripVTControlCharacters(error.message ?? ''));

@@ -1,5 +1,6 @@
 // The Playwright reporter: gathers each test's rule tags, outcome, observations and
 // exchanges, then writes the conformance report when the run ends.
+import { redactRunError } from '../harness/proxy/redact.ts';
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -92,6 +93,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onError(error: TestError): void {
+    redactRunError(error);
     this.outsideErrors.push(error);
   }
 

@@ -40,12 +40,21 @@ export const UNREACHABLE_TEXT = 'The recording proxy could not reach the target'
 /** What the proxy answers when the target dropped a connection without an answer (a finding, unless the target went away). */
 export const DROPPED_TEXT = 'The target closed the connection without answering';
 
-/** The proxy's own paths, never forwarded: `/exchanges[?test=ID]` answers the recordings (of one test), `/chaos` the chaos mode's counts. */
+/**
+ * The proxy's own paths, never forwarded: `/exchanges[?test=ID]` answers the recordings (of one
+ * test), `/chaos` the chaos mode's counts, and `POST /redact` a JSON list of texts with the secrets
+ * the proxy knows redacted (what a test says, before its record is written).
+ */
 export const PROXY_CONTROL_PREFIX = '/__apc';
 
 /** Where the proxy at `base` answers the exchanges of one test, in the order it sent them. */
 export function testExchangesUrl(base: string, test: string): string {
   return `${base}${PROXY_CONTROL_PREFIX}/exchanges?test=${encodeURIComponent(test)}`;
+}
+
+/** Where the proxy at `base` redacts texts (POST a JSON list of strings; it answers the list redacted). */
+export function redactUrl(base: string): string {
+  return `${base}${PROXY_CONTROL_PREFIX}/redact`;
 }
 
 /**

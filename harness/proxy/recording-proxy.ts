@@ -506,7 +506,7 @@ export class RecordingProxy {
     return { violations, json, parsed: value };
   }
 
-  /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test); GET /__apc/chaos the chaos mode's counts. */
+  /** GET /__apc/exchanges[?test=ID] answers the recordings (of one test); GET /__apc/chaos the chaos mode's counts; POST /__apc/redact redacts texts. */
   private control(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
     if (url.pathname === `${PROXY_CONTROL_PREFIX}/chaos` && req.method === 'GET' && this.chaos) {
@@ -521,8 +521,37 @@ export class RecordingProxy {
       res.end(body);
       return;
     }
+    if (url.pathname === `${PROXY_CONTROL_PREFIX}/redact` && req.method === 'POST') {
+      this.redactTexts(req, res);
+      return;
+    }
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ detail: `Unknown proxy control path ${url.pathname}` }));
+  }
+
+  /** POST /__apc/redact: a JSON list of texts, answered with the secrets this proxy knows redacted. */
+  private redactTexts(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= this.maxBody) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      let texts: unknown;
+      try {
+        texts = size <= this.maxBody ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+      } catch {
+        texts = undefined;
+      }
+      if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string')) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ detail: `POST ${PROXY_CONTROL_PREFIX}/redact takes a JSON list of strings, of at most ${this.maxBody} bytes` }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(texts.map((text: string) => this.redaction.words(text))));
+    });
   }
 }
 

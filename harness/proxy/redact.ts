@@ -4,6 +4,7 @@
 // - by look: platform API keys (lsv2_…) and bearer tokens are replaced under any name;
 // - by value: a secret once redacted by name is remembered, and replaced wherever else it shows
 //   (a target that reflects the key in an error message or a header is the worst case).
+import { stripVTControlCharacters } from 'node:util';
 import { safeDecode } from '../../specs/contract.ts';
 
 const REDACTED = 'REDACTED';
@@ -38,8 +39,8 @@ interface RedactionOptions {
 
 /**
  * The run's redaction, set by the global setup for its proxies and read by the reporters, which
- * redact what the tests say (errors, observations) with the secrets the proxies have met. Both run
- * in Playwright's runner process.
+ * redact the errors outside any test with the secrets the proxies have met. Both run in
+ * Playwright's runner process. What a test says, its worker has the proxy redact (/__apc/redact).
  */
 let shared: Redaction | undefined;
 
@@ -47,8 +48,28 @@ export function shareRunRedaction(redaction: Redaction | undefined): void {
   shared = redaction;
 }
 
-export function runRedaction(): Redaction | undefined {
-  return shared;
+/** The words of an error, as a test's worker and the runner's reporters hold them. */
+interface ErrorWords {
+  message?: string;
+  stack?: string;
+  value?: string;
+  snippet?: string;
+  cause?: ErrorWords;
+}
+
+/** Applies `redact` to each of an error's words, its causes' too, in place. */
+function redactErrorWords(error: ErrorWords, redact: (text: string) => string): void {
+  for (const key of ['message', 'stack', 'value', 'snippet'] as const) {
+    const text = error[key];
+    if (text) error[key] = redact(text);
+  }
+  if (error.cause) redactErrorWords(error.cause, redact);
+}
+
+/** An error outside any test (a global setup that failed), redacted in place with the run's secrets, as a reporter gets it. */
+export function redactRunError(error: ErrorWords): void {
+  const redaction = shared;
+  if (redaction) redactErrorWords(error, (text) => redaction.words(text));
 }
 
 /** One redaction policy and the secrets it has met; proxies sharing one share what they learn. */
@@ -117,6 +138,18 @@ export class Redaction {
   /** A parsed JSON body, redacted, as text. */
   parsedJson(value: unknown): string {
     return this.known(JSON.stringify(this.json(value)));
+  }
+
+  /**
+   * Words a test or the harness wrote (an assertion's message, which Playwright colours, marking the
+   * characters a comparison found different inside a string): colour codes that cut a secret in two
+   * would hide it from the search for its value and its name, so the text is searched without them.
+   * It keeps them where nothing was redacted.
+   */
+  words(text: string): string {
+    const plain = stripVTControlCharacters(text);
+    const out = this.text(plain);
+    return out === plain ? text : out;
   }
 
   /** Free text: secret-looking values, `name=value` pairs of secret names, and the secrets met so far. */

@@ -20,8 +20,8 @@ import { writeReport } from '../../reports/write.ts';
 import { resolveTarget } from '../../harness/target.ts';
 import { HarWriter } from '../../harness/proxy/har.ts';
 import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
-import { Redaction } from '../../harness/proxy/redact.ts';
-import { type Exchange, TEST_HEADER } from '../../specs/evidence-protocol.ts';
+import { Redaction, redactRunError, shareRunRedaction } from '../../harness/proxy/redact.ts';
+import { type Exchange, redactUrl, TEST_HEADER } from '../../specs/evidence-protocol.ts';
 
 /** Names a user adds (the target config's `redact`, the proxy's --redact). */
 const ADDED_NAMES = ['X-Tenant-Auth', 'session_id'];
@@ -323,7 +323,7 @@ test('a failing test that quotes a secret the target answered says so with the s
   });
   try {
     const run = await conformanceRun(
-      ['--target', target.config, ...target.args, '--plane', 'agent-server', '--grep', 'answers the thread as created'],
+      ['--target', target.config, ...target.args, '--plane', 'agent-server', '--grep', 'answers the thread as created', '--keep-test-results'],
       target.env,
     );
     expect(failedRules(run.report)).toEqual(['THREAD-GET']);
@@ -334,9 +334,40 @@ test('a failing test that quotes a secret the target answered says so with the s
       .filter((entry) => entry.isFile())
       .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
     expect(written.length).toBeGreaterThanOrEqual(5);
+    expect(readdirSync(run.out, { recursive: true }).map(String), "Playwright's error context, kept with --keep-test-results").toContainEqual(
+      expect.stringMatching(/error-context\.md$/),
+    );
     expect(run.stdout, 'the progress reporter printed the failure').toContain('THREAD-GET');
     expect(`${written.join('\n')}${run.stdout}${run.stderr}`).not.toContain(secret);
   } finally {
     await target.close();
+  }
+});
+
+test("the proxy redacts a test's words on request with what it has met, and refuses what is not a list of strings", async () => {
+  const reflected = 'r8Kq2LmN4vB8rT6yH3jR5tYw';
+  const redaction = new Redaction();
+  const proxy = new RecordingProxy({ plane: 'agent-server', target: 'http://127.0.0.1:9', redaction });
+  const url = await proxy.start();
+  try {
+    expect(redaction.header('x-api-key', reflected)).toBe('REDACTED');
+    const post = (body: string) => fetch(redactUrl(url), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = await post(JSON.stringify([`invalid key ${reflected}`, 'nothing secret']));
+    expect(await answer.json()).toEqual(['invalid key REDACTED', 'nothing secret']);
+    for (const bad of ['{"texts": []}', '[1]', 'not json']) expect((await post(bad)).status, bad).toBe(400);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('an error outside any test reaches the reporters redacted', () => {
+  const key = 'k2Lm9XkPq2LmN4vB8rT6yH3j';
+  shareRunRedaction(new Redaction({ secrets: [key] }));
+  try {
+    const error = { message: `global setup: ${key} refused`, cause: { stack: `at ${key}` } };
+    redactRunError(error);
+    expect(JSON.stringify(error)).not.toContain(key);
+  } finally {
+    shareRunRedaction(undefined);
   }
 });
