@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { contract, PLANES, type SchemaAnnotations } from './contract.ts';
+import { contract, PLANES, RULE_KEYS } from './contract.ts';
 
 const load = (file: string) => parseYaml(readFileSync(new URL(file, import.meta.url), 'utf8')) as unknown;
 const json = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as object;
@@ -69,22 +69,50 @@ test('every operation the spec does not show names the SHOULD rule that says the
   expect(wrong).toEqual([]);
 });
 
-test('every x-rules annotation names rules of its own plane', () => {
-  const named: string[] = [];
-  const walk = (plane: string, node: unknown, at: string): void => {
-    if (Array.isArray(node)) {
-      for (const [i, item] of node.entries()) walk(plane, item, `${at}/${i}`);
-      return;
-    }
+/** Every `x-` key of every document of specs/openapi, where it stands (a JSON pointer). */
+function extensionKeys(): { document: string; at: string; key: string; value: unknown }[] {
+  const found: { document: string; at: string; key: string; value: unknown }[] = [];
+  const walk = (document: string, node: unknown, at: string): void => {
     if (node === null || typeof node !== 'object') return;
-    for (const id of (node as SchemaAnnotations)['x-rules'] ?? []) {
-      named.push(id);
-      expect(contract().rule(id)?.plane, `${plane}.yaml#${at} names ${id}`).toBe(plane);
+    for (const [key, inner] of Object.entries(node)) {
+      if (key.startsWith('x-')) found.push({ document, at, key, value: inner });
+      walk(document, inner, `${at}/${key}`);
     }
-    for (const [key, inner] of Object.entries(node)) walk(plane, inner, `${at}/${key}`);
   };
-  for (const plane of PLANES) walk(plane, contract().documents[plane], '');
-  expect(named.length).toBeGreaterThan(0);
+  for (const [document, content] of Object.entries(contract().documents)) walk(document, content, '');
+  return found;
+}
+
+test(`specs/openapi ties a node to rules only by ${RULE_KEYS.join(', ')}`, () => {
+  // Any other key that names a rule (or says it does) is a second word for one of these, or an unread one.
+  const ruleKeys: readonly string[] = RULE_KEYS;
+  const names = (value: unknown) => (Array.isArray(value) ? value : [value]).some((v) => typeof v === 'string' && contract().rule(v) !== undefined);
+  const others = extensionKeys()
+    .filter(({ key, value }) => !ruleKeys.includes(key) && (/rule|implement/.test(key) || names(value)))
+    .map(({ document, at, key }) => `${document}.yaml#${at}: ${key}`);
+  expect(others, `rule keys outside RULE_KEYS (specs/contract.ts):\n${others.join('\n')}`).toEqual([]);
+});
+
+test('every rule key names rules of its own plane, in the form its meaning takes', () => {
+  const wrong: string[] = [];
+  const counted = new Map<string, number>();
+  for (const { document, at, key, value } of extensionKeys()) {
+    if (!(RULE_KEYS as readonly string[]).includes(key)) continue;
+    counted.set(key, (counted.get(key) ?? 0) + 1);
+    const where = `${document}.yaml#${at}: ${key}`;
+    if (key === 'x-rule-about') {
+      if (!['type', 'effect', 'accepted'].includes(value as string)) wrong.push(`${where} is ${JSON.stringify(value)}, not type, effect or accepted`);
+      continue;
+    }
+    const ids = key === 'x-implements' ? value : [value];
+    if (!Array.isArray(ids) || (key === 'x-implements') !== Array.isArray(value)) {
+      wrong.push(`${where} must be ${key === 'x-implements' ? 'a list of rule ids' : 'one rule id'}`);
+      continue;
+    }
+    for (const id of ids) if (contract().rule(String(id))?.plane !== document) wrong.push(`${where} names ${id}, no rule of ${document}`);
+  }
+  expect(wrong).toEqual([]);
+  for (const key of RULE_KEYS) expect(counted.get(key), `${key} is used`).toBeGreaterThan(0);
 });
 
 test('specs/rate-limits.yaml matches its schema and names existing rules', () => {

@@ -114,14 +114,28 @@ interface OperationMatch<A extends Api = Plane> {
 }
 
 /**
- * What specs/openapi adds to a JSON Schema node. `x-rule` names the rule a field is about (the
- * generated mutations read it). `x-rules` names the rules that the node's own constraints (type,
- * enum, required, format, bounds, pattern) implement whole: the simulator validates each request
- * against its schema before the handler runs, so no hand-written check restates them.
+ * The keys by which specs/openapi ties a node to rules, each with one meaning:
+ * - `x-rule`: the rule that states this node (a schema or a field, a parameter, a documented
+ *   status, an operation the spec does not show): a target that breaks the node breaks it (the
+ *   generated mutations, the harness's preconditions and the third hop read it).
+ * - `x-implements`: the rules this node's own constraints (type, enum, required, format, bounds,
+ *   pattern) implement whole: the simulator validates each request against its schema before the
+ *   handler runs, so no hand-written check restates them (the third hop reads it).
+ * - `x-rule-about`: on a request field, what its `x-rule` says (`type`, `effect` or `accepted`).
+ * - `x-mistyped-rule`: on a request schema, the rule a field of the wrong type breaks when the
+ *   target takes it, where the fields' own rules state only what they are.
  */
+export const RULE_KEYS = ['x-rule', 'x-implements', 'x-rule-about', 'x-mistyped-rule'] as const;
+
+/** What a request field's rule says: its type (and what it does), only what it does, or only that it is accepted. */
+export type RuleAbout = 'type' | 'effect' | 'accepted';
+
+/** The rule keys (RULE_KEYS) a JSON Schema node of specs/openapi may carry. */
 export interface SchemaAnnotations {
   'x-rule'?: string;
-  'x-rules'?: string[];
+  'x-implements'?: string[];
+  'x-rule-about'?: RuleAbout;
+  'x-mistyped-rule'?: string;
 }
 
 interface OpenApiDocument {
@@ -144,7 +158,7 @@ interface MediaType {
 
 export interface OpenApiOperation {
   operationId: string;
-  /** `x-rule`: the rule that says what the parameter does (the self-tests ignore it on purpose). */
+  /** `x-rule`: the rule that states what the parameter does (the self-tests ignore it on purpose). */
   parameters?: {
     name: string;
     in: string;
@@ -161,7 +175,7 @@ export interface OpenApiOperation {
   /** `extra`: the operation is not in the spec's endpoint tables (Operation.notShown). */
   'x-spec'?: 'extra';
   /**
-   * On an operation the spec does not show: the rule that says the service serves it, which
+   * On an operation the spec does not show: the rule that states the service serves it, which
    * explains a test skipped because the target does not (a failed precondition).
    */
   'x-rule'?: string;

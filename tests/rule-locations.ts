@@ -3,8 +3,8 @@
 // and `npm run rule -- RULE-ID` prints the places. A rule counts as named only where:
 // - in a source of simulator/ (unit tests excluded): in a comment on a line of code, or in a
 //   comment directly above one (a function, a method, a route entry, a statement);
-// - in specs/openapi/*.yaml: in x-rule, x-rules or x-required-rule on the node (schema,
-//   parameter, response) whose constraints implement it, or in a comment directly above a node;
+// - in specs/openapi/*.yaml: in x-rule or x-implements on the node (schema, parameter, response,
+//   operation) that states or implements it, or in a comment directly above a node;
 // - in specs/rate-limits.yaml: as the `rule` of the row the rate limiter enforces.
 // A file header, a comment cut off from code by a blank line, and a comment naming more than
 // MAX_IDS rules (a list: it points away from the code) do not count.
@@ -17,8 +17,8 @@ export const OPENAPI = 'specs/openapi';
 export const RATE_LIMITS = 'specs/rate-limits.yaml';
 /** More rule ids than this in one comment make it a list. */
 export const MAX_IDS = 6;
-/** The keys of specs/openapi that name the rules a node implements. */
-const ANNOTATIONS = ['x-rule', 'x-rules', 'x-required-rule'];
+/** The keys of specs/openapi that name the rules a node states or implements (RULE_KEYS of specs/contract.ts). */
+const ANNOTATIONS = ['x-rule', 'x-implements'];
 
 /** A rule id as written in text: upper-case words joined by hyphens, standing alone. */
 const RULE_ID = /(?<![A-Za-z0-9-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![A-Za-z0-9-])/g;

@@ -15,7 +15,7 @@ const UNIMPLEMENTED = 'tests/unimplemented-rules.yaml';
 
 const HOW_TO_NAME =
   `name it in a comment on, or directly above, the function, method, route entry or statement of simulator/ that implements it ` +
-  `(at most ${MAX_IDS} ids a comment), or in x-rules on the node of ${OPENAPI}/*.yaml whose constraints implement it`;
+  `(at most ${MAX_IDS} ids a comment), or in x-implements on the node of ${OPENAPI}/*.yaml whose constraints implement it`;
 
 interface Unimplemented {
   id: string;

@@ -44,7 +44,7 @@ export function checkedBody(
  * Refuses with 422 what the operation's schema refuses, before any handler runs: bad input is a
  * 4xx in the plane's error shape and reaches no state (ERROR-BAD-INPUT-CONTROL-PLANE,
  * ERROR-BAD-INPUT-PLATFORM, ERROR-BAD-INPUT-AGENT). An operation's own bad-input rule is named by
- * x-rules on its request schema. In strict mode the request's violations are refused with them.
+ * x-implements on its request schema. In strict mode the request's violations are refused with them.
  */
 function validateRequest(
   checks: RequestChecks,

@@ -6,11 +6,12 @@
 // - a request field the target takes mistyped (it answers as if the body were valid);
 // - a response (or webhook delivery) field dropped;
 // - a response (or webhook delivery) field of another type.
-// What a request field's rule says (`x-rule-about` on the property, or `x-field-rules` for every
-// property of a schema) picks the request mutations: `type` (the default) all three, `effect`
-// (what the field does, not how it is typed) refusing and ignoring, `accepted` refusing only.
-// A schema lists in `x-shape-rules` the rules that check it whole (a mistyped field breaks them),
-// and in `x-required-rule` the rule that says its required fields are there (a dropped one breaks it).
+// What a request field's rule says (`x-rule-about` on the property) picks the request mutations:
+// `type` (the default) all three, `effect` (what the field does, not how it is typed) refusing and
+// ignoring, `accepted` refusing only.
+// An answered field mistyped, or left out where required, breaks besides its own rule the `x-rule`
+// of every node it sits in (a Repository's field breaks REPO-LIST); left out, also what its object's
+// `x-implements` lists (the `required` constraint among them: REPO-FIELDS-REQUIRED).
 // A request schema names in `x-mistyped-rule` the rule a field of the wrong type breaks when the
 // target takes it (its own and its nested schemas' fields): where the field's rule states only what
 // the field is, refusing a wrong value is another rule's (UPLOAD-VIOLATION-4XX, a SHOULD).
@@ -18,27 +19,16 @@
 // success status answered, the parameter ignored.
 // Each mutation expects to fail exactly those rules (plan.ts says which tests it is tried on). Hand-written mutations
 // (the other files) break behaviour.
-import { contract, type Endpoint, type Plane } from '../../../specs/contract.ts';
+import { contract, type Endpoint, type Plane, type RuleAbout, type SchemaAnnotations } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';
 import { json, jsonError } from './support.ts';
 
-/** What a request field's rule says: its type (and what it does), only what it does, or only that it is accepted. */
-type RuleAbout = 'type' | 'effect' | 'accepted';
-
-interface Schema {
+interface Schema extends SchemaAnnotations {
   $ref?: string;
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
-  'x-rule'?: string;
-  'x-shape-rules'?: string[];
-  'x-required-rule'?: string;
-  'x-mistyped-rule'?: string;
-  /** What its fields' rules say by default: see RuleAbout. */
-  'x-field-rules'?: RuleAbout;
-  /** What this field's rule says, over its schema's `x-field-rules`. */
-  'x-rule-about'?: RuleAbout;
   [key: string]: unknown;
 }
 
@@ -55,11 +45,11 @@ interface FieldSite {
   rule: string;
   required: boolean;
   schema: Schema;
-  /** Rules that check the enclosing objects whole. */
+  /** The `x-rule` of each node the field sits in. */
   shapeRules: string[];
-  /** Rules that say the enclosing object's required fields are there. */
+  /** What the objects holding the field as required implement (their `x-implements`). */
   requiredRules: string[];
-  /** What the field's rule says (x-rule-about, else its schema's x-field-rules, else type). */
+  /** What the field's rule says (x-rule-about, else type). */
   about: RuleAbout;
   /** The rule a mistyped value taken breaks (the nearest enclosing x-mistyped-rule), else the field's. */
   mistypedRule?: string;
@@ -84,13 +74,14 @@ function sitesIn(plane: Plane, root: Schema, base: SiteBase): FieldSite[] {
     if (seen.has(schema)) return;
     const inside = new Set(seen).add(schema);
     const mistypedRule = schema['x-mistyped-rule'] ?? mistyped;
-    if (schema.items) walk(schema.items, [...path, '*'], shapeRules, requiredRules, mistypedRule, inside);
-    const shape = [...shapeRules, ...(schema['x-shape-rules'] ?? [])];
+    const own = node['x-rule'] ?? schema['x-rule'];
+    const shape = own ? [...shapeRules, own] : shapeRules;
+    if (schema.items) walk(schema.items, [...path, '*'], shape, requiredRules, mistypedRule, inside);
     for (const [name, child] of Object.entries(schema.properties ?? {})) {
       const required = (schema.required ?? []).includes(name);
-      const requiredBy = required && schema['x-required-rule'] ? [...requiredRules, schema['x-required-rule']] : requiredRules;
+      const requiredBy = required ? [...requiredRules, ...(schema['x-implements'] ?? [])] : requiredRules;
       const rule = child['x-rule'] ?? resolve(plane, child)['x-rule'];
-      const about = child['x-rule-about'] ?? schema['x-field-rules'] ?? 'type';
+      const about = child['x-rule-about'] ?? 'type';
       if (rule)
         found.push({ ...base, path: [...path, name], rule, required, schema: child, shapeRules: shape, requiredRules: requiredBy, about, mistypedRule });
       walk(child, [...path, name], shape, requiredBy, mistypedRule, inside);
