@@ -107,8 +107,8 @@ interface TestFixtures {
   time: Time;
   /** Records what a target did for an `unspecified` rule; the report shows it, never fails it. */
   observe: (ruleId: string, observation: string) => void;
-  /** A value unique to this test, to keep its data apart from other tests' on a shared target. */
-  scope: string;
+  /** A value unique to this test (its id and the run key), to keep its data apart from other tests' on a shared target. */
+  testKey: string;
   /** The webhook receiver, reachable from the target; skips the test when it is not. */
   webhookReceiver: WebhookChannel;
   /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
@@ -418,7 +418,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     });
   },
 
-  scope: async ({ conformanceRun }, use, testInfo) => {
+  testKey: async ({ conformanceRun }, use, testInfo) => {
     await use(`${testInfo.testId}-${conformanceRun.runKey}`);
   },
 
