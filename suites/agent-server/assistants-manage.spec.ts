@@ -36,7 +36,7 @@ test('PATCH /assistants/{assistant_id} answers the next version, with the fields
     name: `apc ${testKey} updated`,
     config: { configurable: { tone: 'brief' } },
   });
-  expect(res.json.metadata, res.describe('the metadata merged')).toMatchObject({ apc_scope: testKey, kept: 'as created', changed: 'after' });
+  expect(res.json.metadata, res.describe('the metadata merged')).toMatchObject({ apc_test: testKey, kept: 'as created', changed: 'after' });
   expect(res.json.version, res.describe(`a new version, one above ${created.version}`)).toBe((created.version ?? Number.NaN) + 1);
 });
 

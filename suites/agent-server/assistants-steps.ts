@@ -54,7 +54,7 @@ export const assistantBody = (agent: ApiClient, testKey: string, metadata: Recor
   graph_id: 'agent',
   name: `apc ${testKey}`,
   config: { configurable: { tone: 'formal' } },
-  metadata: { ...agent.conformanceMark, apc_scope: testKey, ...metadata },
+  metadata: { ...agent.conformanceMark, apc_test: testKey, ...metadata },
 });
 
 /** A new assistant of this run, through POST /assistants (a path the spec does not show: ASSISTANT-CREATE explains its failure). */

@@ -91,7 +91,7 @@ test.describe('bad cron input answers 4xx with a JSON error and creates no cron'
 
   test('no schedule: stateless cron', async ({ agent, testKey }) => {
     // Marked with this test's key: other tests may create crons on a shared target meanwhile.
-    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', metadata: { apc_scope: testKey } }));
+    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', metadata: { apc_test: testKey } }));
     await expectNoOtherCron(agent, null, testKey, 'a body without schedule');
   });
 });

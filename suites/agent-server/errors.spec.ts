@@ -143,7 +143,7 @@ test('missing or invalid credentials answer 401 or 403 with a JSON error and cha
   // The rule is about a server that requires credentials: one that serves without them is configured out of it.
   const open = await agent.post('/threads/search', { limit: 1 }, { headers: { 'x-api-key': 'apc-invalid-key' } });
   skipDeclared(open.status < 400, `the target's configuration serves the agent server without credentials, so there is nothing to refuse: ${open.describe()}`);
-  const refused = await agent.post('/threads', { metadata: { apc_scope: testKey } }, { headers: { 'x-api-key': 'apc-invalid-key' } });
+  const refused = await agent.post('/threads', { metadata: { apc_test: testKey } }, { headers: { 'x-api-key': 'apc-invalid-key' } });
   expectJsonError(refused, [401, 403]);
   await expectNoOtherThread(agent, testKey, 'the refused request');
 });

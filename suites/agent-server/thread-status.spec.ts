@@ -103,12 +103,12 @@ test('a search without limit, offset or sort answers at most 10 threads, newest 
 }) => {
   const created: string[] = [];
   for (let i = 0; i < 11; i++) {
-    const res = await agent.post<Thread>('/threads', { metadata: { apc_scope: testKey } });
+    const res = await agent.post<Thread>('/threads', { metadata: { apc_test: testKey } });
     precondition(res, 'create a thread');
     created.push(res.json.thread_id);
     await time.pass(5);
   }
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey } });
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey } });
   const found = expectArray(res, "search the test's threads");
   expect(found.length, res.describe('at most 10')).toBe(10);
   expect(

@@ -9,7 +9,7 @@ import { readState } from './runs-steps.ts';
 const ORIGINAL_STATE = ['THREAD-STATE', 'THREAD-CREATE-SUPERSTEPS'];
 
 const prepopulated = (testKey: string) => ({
-  metadata: { graph_id: 'agent', apc_scope: testKey },
+  metadata: { graph_id: 'agent', apc_test: testKey },
   supersteps: [{ updates: [{ values: { topic: 'original', count: 1 }, as_node: 'prepare' }] }],
 });
 
@@ -33,7 +33,7 @@ test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-ST
   let originalState = await agent.get<State>(`/threads/${original}/state`);
   precondition(originalState, "read the original's state", ORIGINAL_STATE);
   if (originalState.json.values?.topic !== 'original') {
-    const ran = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: testKey } });
+    const ran = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_test: testKey } });
     precondition(ran, 'create a thread');
     original = ran.json.thread_id;
     precondition(await agent.post(`/threads/${original}/runs/wait`, { assistant_id: 'agent', input: { topic: 'original' } }), 'run on the original');

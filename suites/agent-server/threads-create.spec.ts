@@ -26,7 +26,7 @@ test('a thread created empty is idle', { tag: '@THREAD-CREATE-IDLE' }, async ({ 
 // Metadata is an open object (§2.7: it "may hold graph_id"): a target may add keys of its own, so what was
 // sent must be there, unchanged, beside whatever else the target keeps.
 test('metadata given at creation is stored and answered unchanged', { tag: '@THREAD-CREATE-METADATA' }, async ({ agent, testKey }) => {
-  const metadata = { apc_scope: testKey, owner: 'alice', nested: { list: [1, 'two', null], flag: true }, count: 3 };
+  const metadata = { apc_test: testKey, owner: 'alice', nested: { list: [1, 'two', null], flag: true }, count: 3 };
   const res = await agent.post('/threads', { metadata });
   expectStatus(res, '2xx');
   expect((res.json as { metadata: unknown }).metadata, res.describe('metadata on create')).toMatchObject(metadata);
@@ -56,7 +56,7 @@ test('graph_id set in the metadata of the raw request is kept', { tag: '@THREAD-
 });
 
 test('a thread has every field of §2.7 with its type, on create, get, copy and search', { tag: '@THREAD-SHAPE' }, async ({ agent, testKey }) => {
-  const created = await agent.post('/threads', { metadata: { apc_scope: testKey } });
+  const created = await agent.post('/threads', { metadata: { apc_test: testKey } });
   expectSchema(created, 'agent-server', 'Thread');
   const id = (created.json as { thread_id: string }).thread_id;
   const read = await agent.get(`/threads/${id}`);
@@ -64,7 +64,7 @@ test('a thread has every field of §2.7 with its type, on create, get, copy and 
   // The copy's answer has no format the spec shows (§4.5: "a new, independent thread"): the copy is read.
   expectSchema(await agent.get(`/threads/${await copyOf(agent, id)}`), 'agent-server', 'Thread');
   // The search must find the thread: every item of an empty answer would pass.
-  const found = await agent.post<{ thread_id?: unknown }[]>('/threads/search', { metadata: { apc_scope: testKey }, limit: 10 });
+  const found = await agent.post<{ thread_id?: unknown }[]>('/threads/search', { metadata: { apc_test: testKey }, limit: 10 });
   const threads = preconditionArray(found, "search the test's threads", undefined, TEST_KEY_SEARCH);
   if (!threads.some((t) => t.thread_id === id))
     skipForPrecondition(`precondition failed: the search does not find the thread ${id}: ${found.describe()}`, TEST_KEY_SEARCH);
@@ -81,24 +81,24 @@ test.describe('bad input is refused with a JSON error and creates nothing', { ta
   // The body carries the test key, so a wrongly created thread would be found by it; metadata
   // that is not an object cannot carry it, and there only the refusal is judged.
   const cases: [string, (testKey: string) => string, 'keyed' | 'unkeyed'][] = [
-    ['malformed JSON', (testKey) => `{"metadata": {"apc_scope": "${testKey}"}`, 'keyed'],
+    ['malformed JSON', (testKey) => `{"metadata": {"apc_test": "${testKey}"}`, 'keyed'],
     ['metadata that is not an object', () => JSON.stringify({ metadata: 'not an object' }), 'unkeyed'],
     [
       'supersteps that are not an array',
-      (testKey) => JSON.stringify({ metadata: { apc_scope: testKey, graph_id: 'agent' }, supersteps: { updates: [] } }),
+      (testKey) => JSON.stringify({ metadata: { apc_test: testKey, graph_id: 'agent' }, supersteps: { updates: [] } }),
       'keyed',
     ],
     [
       'a superstep update without as_node',
-      (testKey) => JSON.stringify({ metadata: { apc_scope: testKey, graph_id: 'agent' }, supersteps: [{ updates: [{ values: {} }] }] }),
+      (testKey) => JSON.stringify({ metadata: { apc_test: testKey, graph_id: 'agent' }, supersteps: [{ updates: [{ values: {} }] }] }),
       'keyed',
     ],
     [
       'supersteps without a graph_id to apply them to',
-      (testKey) => JSON.stringify({ metadata: { apc_scope: testKey }, supersteps: [{ updates: [{ values: {}, as_node: 'prepare' }] }] }),
+      (testKey) => JSON.stringify({ metadata: { apc_test: testKey }, supersteps: [{ updates: [{ values: {}, as_node: 'prepare' }] }] }),
       'keyed',
     ],
-    ['a JSON array instead of an object', (testKey) => JSON.stringify([{ metadata: { apc_scope: testKey } }]), 'keyed'],
+    ['a JSON array instead of an object', (testKey) => JSON.stringify([{ metadata: { apc_test: testKey } }]), 'keyed'],
   ];
   for (const [name, body, keyed] of cases) {
     test(`${name} answers 4xx`, async ({ agent, testKey }) => {

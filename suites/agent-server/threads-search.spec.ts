@@ -25,7 +25,7 @@ async function createThreads(agent: ApiClient, testKey: string, metadatas: Recor
   const threads: Thread[] = [];
   for (const [i, metadata] of metadatas.entries()) {
     const named = threadIds[i] ? { thread_id: threadIds[i] } : {};
-    const res = await agent.post<Thread>('/threads', { ...named, metadata: { ...metadata, apc_scope: testKey } });
+    const res = await agent.post<Thread>('/threads', { ...named, metadata: { ...metadata, apc_test: testKey } });
     precondition(res, 'create a thread');
     threads.push(res.json);
   }
@@ -76,7 +76,7 @@ async function threadsOfEveryStatus(agent: ApiClient, time: Time, testKey: strin
     for (const run of busy) await join(agent, run.thread_id!, run.run_id);
   };
   // As the search itself reports them: its filter and order are judged against its own values.
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, limit: 10 });
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, limit: 10 });
   return { threads: preconditionArray(res, 'search the eight threads', 8, TEST_KEY_SEARCH), release };
 }
 
@@ -118,7 +118,7 @@ function lookalike(threads: Thread[], key: SortKey): SortKey | undefined {
 test('search answers an array of threads, each as GET /threads/{thread_id} reads it', { tag: '@THREAD-SEARCH-ARRAY' }, async ({ agent, testKey }) => {
   const [empty] = await createThreads(agent, testKey, [{}]);
   const prepopulated = await agent.post<Thread>('/threads', {
-    metadata: { graph_id: 'agent', apc_scope: testKey },
+    metadata: { graph_id: 'agent', apc_test: testKey },
     supersteps: [{ updates: [{ values: { topic: 'listed' }, as_node: 'prepare' }] }],
   });
   precondition(prepopulated, 'create a thread with supersteps');
@@ -137,7 +137,7 @@ test('search answers an array of threads, each as GET /threads/{thread_id} reads
     reads[created.thread_id] = read.json;
     if (asMade(read.json.values)) valuesShown.add(created.thread_id);
   }
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey } });
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey } });
   expect(ids(expectArray(res, 'search')).sort(), res.describe('the threads of this test')).toEqual(Object.keys(reads).sort());
   for (const item of res.json) {
     const read = reads[item.thread_id];
@@ -156,13 +156,13 @@ test('a status filter answers only threads with that status', { tag: '@THREAD-SE
   if (found.size < 2) skipForPrecondition(`precondition failed: the threads read only ${[...found].join(', ')}, so no filter can leave any out`, STATUS_RULES);
   const answers: [string, ApiResponse<Thread[]>][] = [];
   for (const status of THREAD_STATUSES) {
-    const res = await agent.post<Thread[]>('/threads/search', { status, metadata: { apc_scope: testKey } });
+    const res = await agent.post<Thread[]>('/threads/search', { status, metadata: { apc_test: testKey } });
     expectArray(res, `search status ${status}`);
     answers.push([status, res]);
   }
   // A run that ends between two searches moves its thread (a real target's runs take time): the sets are judged
   // only when every thread kept its status through the searches.
-  const again = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, limit: 10 });
+  const again = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, limit: 10 });
   for (const t of preconditionArray(again, 'search the eight threads again', 8, TEST_KEY_SEARCH)) {
     const before = threads.find((b) => b.thread_id === t.thread_id)?.status;
     skipForMachine(
@@ -178,11 +178,11 @@ test('a status filter answers only threads with that status', { tag: '@THREAD-SE
 
 test('a metadata filter answers only threads whose metadata contains every given pair', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, testKey }) => {
   const [red, blue, redBig] = await createThreads(agent, testKey, [{ color: 'red' }, { color: 'blue' }, { color: 'red', size: 'big' }]);
-  const reds = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey, color: 'red' } });
+  const reds = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, color: 'red' } });
   expect(ids(expectArray(reds, 'search')).sort(), reds.describe('color red')).toEqual(ids([red, redBig]).sort());
-  const both = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey, color: 'red', size: 'big' } });
+  const both = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, color: 'red', size: 'big' } });
   expect(ids(expectArray(both, 'search')), both.describe('color red and size big')).toEqual([redBig.thread_id]);
-  const none = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey, color: 'green' } });
+  const none = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, color: 'green' } });
   expect(expectArray(none, 'search'), none.describe('color green')).toEqual([]);
   expect(blue).toBeDefined();
 });
@@ -202,7 +202,7 @@ test('a metadata filter compares numbers, booleans and nested objects, not only 
     [{ nested: { level: 2, tags: ['b'] } }, two],
   ];
   for (const [filter, expected] of filters) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey, ...filter } });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, ...filter } });
     expect(ids(expectArray(res, 'search')), res.describe(`metadata ${JSON.stringify(filter)}`)).toEqual([expected.thread_id]);
   }
 });
@@ -210,7 +210,7 @@ test('a metadata filter compares numbers, booleans and nested objects, not only 
 test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' }, async ({ agent, testKey }) => {
   await createThreads(agent, testKey, [{}, {}, {}]);
   for (const limit of [1, 2, 3, 5]) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, limit });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, limit });
     expect(expectArray(res, 'search').length, res.describe(`limit ${limit} of 3 matching threads`)).toBe(Math.min(limit, 3));
   }
 });
@@ -218,15 +218,15 @@ test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' 
 test('offset skips that many matching threads', { tag: '@THREAD-SEARCH-OFFSET' }, async ({ agent, testKey }) => {
   await createThreads(agent, testKey, [{}, {}, {}, {}]);
   // Without offset, the order the offsets are judged in (a setup step, whose sort has rules of its own).
-  const all = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: 'thread_id', sort_order: 'asc', limit: 10 });
+  const all = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc', limit: 10 });
   preconditionArray(all, 'search every thread of the test', 4, [...TEST_KEY_SEARCH, 'THREAD-SEARCH-SORT', 'THREAD-SEARCH-SORT-ORDER']);
   for (const offset of [0, 1, 3, 4]) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: 'thread_id', sort_order: 'asc', limit: 10, offset });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc', limit: 10, offset });
     expect(ids(expectArray(res, 'search')), res.describe(`offset ${offset}`)).toEqual(ids(all.json).slice(offset));
   }
   // offset stands on its own: without limit (the default, 10, exceeds these 4 threads) it still skips.
   for (const offset of [1, 3]) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: 'thread_id', sort_order: 'asc', offset });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc', offset });
     expect(ids(expectArray(res, 'search')), res.describe(`offset ${offset} without limit`)).toEqual(ids(all.json).slice(offset));
   }
 });
@@ -253,7 +253,7 @@ test('sort_by orders the answer by thread_id, status, created_at or updated_at',
     });
   }
   for (const sortBy of SORT_KEYS) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: sortBy, limit: 10 });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: sortBy, limit: 10 });
     const answered = expectArray(res, `search by ${sortBy}`, 8);
     // The answer's own values are judged: a thread that changed meanwhile still has to be in place.
     expect(orderedBy(answered, sortBy), res.describe(`ordered by ${sortBy}: ${answered.map((t) => t[sortBy]).join(', ')}`)).toBe(true);
@@ -263,8 +263,8 @@ test('sort_by orders the answer by thread_id, status, created_at or updated_at',
 
 test('sort_order accepts asc and desc and orders accordingly', { tag: '@THREAD-SEARCH-SORT-ORDER' }, async ({ agent, testKey }) => {
   await createThreads(agent, testKey, [{}, {}, {}, {}]);
-  const asc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: 'thread_id', sort_order: 'asc' });
-  const desc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: 'thread_id', sort_order: 'desc' });
+  const asc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc' });
+  const desc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'desc' });
   expectArray(asc, 'search ascending', 4);
   expectArray(desc, 'search descending', 4);
   const sorted = [...ids(asc.json)].sort();
@@ -292,7 +292,7 @@ test('sort_order orders by created_at too', { tag: '@THREAD-SEARCH-SORT-ORDER' }
     ['asc', ids(made)],
     ['desc', ids(made).reverse()],
   ] as const) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey }, sort_by: 'created_at', sort_order: order });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'created_at', sort_order: order });
     expect(ids(expectArray(res, `search by created_at ${order}`, 3)), res.describe(`created_at ${order}`)).toEqual(expected);
   }
 });
@@ -300,7 +300,7 @@ test('sort_order orders by created_at too', { tag: '@THREAD-SEARCH-SORT-ORDER' }
 test('which sort_order values a target accepts', { tag: '@THREAD-SEARCH-SORT-ORDER-VALUES' }, async ({ agent, testKey, observe }) => {
   const answers: string[] = [];
   for (const value of ['asc', 'desc', 'ASC', 'ascending', 'up']) {
-    const res = await agent.post('/threads/search', { metadata: { apc_scope: testKey }, sort_order: value });
+    const res = await agent.post('/threads/search', { metadata: { apc_test: testKey }, sort_order: value });
     answers.push(`${value} → ${res.status}`);
   }
   observe('THREAD-SEARCH-SORT-ORDER-VALUES', answers.join(', '));
@@ -339,12 +339,12 @@ test('for any set of threads, a color filter answers exactly the matching thread
         roundKey,
         colors.map((c) => ({ color: c })),
       );
-      const full = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: roundKey, ...(color ? { color } : {}) } });
+      const full = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: roundKey, ...(color ? { color } : {}) } });
       const matching = created.filter((t) => !color || t.metadata.color === color);
       await forRule('THREAD-SEARCH-METADATA', () =>
         expect(ids(expectArray(full, 'search by color')).sort(), full.describe('exactly the matching threads')).toEqual(ids(matching).sort()),
       );
-      const limited = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: roundKey }, limit });
+      const limited = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: roundKey }, limit });
       await forRule('THREAD-SEARCH-LIMIT', () =>
         expect(expectArray(limited, 'search with a limit').length, limited.describe(`limit ${limit} of ${created.length}`)).toBe(
           Math.min(limit, created.length),
@@ -368,7 +368,7 @@ test('for any set of threads and page, offset skips that many of them in the req
         colors.map((c) => ({ color: c })),
       );
       const search = (body: Record<string, unknown>) =>
-        agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: roundKey }, sort_by: 'thread_id', sort_order: 'asc', ...body });
+        agent.post<Thread[]>('/threads/search', { metadata: { apc_test: roundKey }, sort_by: 'thread_id', sort_order: 'asc', ...body });
       const whole = await search({ limit: 100 });
       const ordered = ids(preconditionArray(whole, 'search the round', created.length, [...TEST_KEY_SEARCH, 'THREAD-SEARCH-SORT', 'THREAD-SEARCH-SORT-ORDER']));
       const skipped = await search({ offset });

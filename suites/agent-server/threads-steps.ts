@@ -1,4 +1,4 @@
-// Steps the thread suites share: finding what a test made by its test key (the apc_scope metadata
+// Steps the thread suites share: finding what a test made by its test key (the apc_test metadata
 // every test's threads carry), and showing that a refused request made no thread there.
 import { expect } from '@playwright/test';
 import { precondition, preconditionArray } from '../../harness/checks/index.ts';
@@ -17,9 +17,9 @@ export const TEST_KEY_SEARCH = ['THREAD-SEARCH-ARRAY', 'THREAD-SEARCH-METADATA',
  * one, so a search that finds nothing cannot pass for "none was made".
  */
 export async function expectNoOtherThread(agent: ApiClient, testKey: string, what: string): Promise<void> {
-  const control = await agent.post<Thread>('/threads', { metadata: { apc_scope: testKey } });
+  const control = await agent.post<Thread>('/threads', { metadata: { apc_test: testKey } });
   precondition(control, 'create a thread of the test');
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: testKey } });
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey } });
   const found = preconditionArray(res, "search the test's threads", undefined, TEST_KEY_SEARCH).map((t) => t.thread_id);
   if (!found.includes(control.json.thread_id)) {
     skipForPrecondition(`precondition failed: the search does not find the thread just made with the test key: ${res.describe()}`, TEST_KEY_SEARCH);

@@ -248,7 +248,7 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
   test('create cron', async ({ agent, deploymentConfig, testKey }) => {
     const webhook = violating(urlPolicy(deploymentConfig));
     skipDeclared(!webhook, "the target's webhooks.url sets nothing a URL can break");
-    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook, metadata: { apc_scope: testKey } }), 422);
+    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook, metadata: { apc_test: testKey } }), 422);
     await expectNoOtherCron(agent, null, testKey, 'the refused webhook');
   });
 });

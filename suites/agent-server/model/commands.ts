@@ -30,7 +30,7 @@ class CreateThread implements Command {
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     const supersteps = this.topic === undefined ? undefined : [{ updates: [{ values: { topic: this.topic }, as_node: 'prepare' }] }];
-    const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.testKey }, ...(supersteps ? { supersteps } : {}) });
+    const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_test: m.testKey }, ...(supersteps ? { supersteps } : {}) });
     precondition(res, 'create a thread');
     m.threads.push({ id: res.json.thread_id, values: await stateValues(r.agent, res.json.thread_id), afterRun: undefined });
   }
@@ -118,7 +118,7 @@ class SearchByStatus implements Command {
     // The test's threads are found by metadata: a target that loses a thread's metadata (THREAD-CREATE-METADATA
     // judges that) leaves it out of every search by the test key, whatever its status.
     const keyed = preconditionArray(
-      await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.testKey }, limit: 100 }),
+      await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_test: m.testKey }, limit: 100 }),
       "search the test's threads",
       undefined,
       TEST_KEY_SEARCH,
@@ -132,7 +132,7 @@ class SearchByStatus implements Command {
     }
     // The search carrying the generated status is the one the rule judges, against the statuses the
     // unfiltered search gives (other rules judge those).
-    const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.testKey }, limit: 100 });
+    const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_test: m.testKey }, limit: 100 });
     const expected = keyed
       .filter((t) => t.status === this.status)
       .map((t) => t.thread_id)
