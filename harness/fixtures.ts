@@ -1,5 +1,5 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
-// the simulator's powers where the target has them, and the evidence of each test.
+// the simulator's capabilities where the target has them, and the evidence of each test.
 import { test as base, expect, type TestInfo } from '@playwright/test';
 import { stripVTControlCharacters } from 'node:util';
 import { contract, planeOf, type Endpoint, type Operation } from '../specs/contract.ts';
