@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHar } from '../harness/proxy/har.ts';
-import { type HarEntry, replay, replayPlan } from './har-replay.ts';
+import { type HarEntry, replay, replayScript } from './har-replay.ts';
 import type { Exchange } from '../specs/evidence-protocol.ts';
 
 const US_BETA = '25db5074-4b1a-4161-a386-89c1d5b17fbe';
@@ -26,7 +26,7 @@ const fresh = {
     ],
     bearer_tokens: [{ token: 'bearer-token', role: 'primary', workspaces: ['alpha'], default_workspace: 'alpha', region: 'us' }],
   },
-} as unknown as Parameters<typeof replayPlan>[1];
+} as unknown as Parameters<typeof replayScript>[1];
 
 function exchange(id: string, base: string, url: string, headers: [string, string][], extra: Partial<Exchange> = {}): Exchange {
   return {
@@ -45,7 +45,7 @@ function exchange(id: string, base: string, url: string, headers: [string, strin
 const entries = (exchanges: Exchange[]) => toHar(exchanges).log.entries as unknown as HarEntry[];
 
 test('each recorded request goes to the fresh endpoint of its name, credentials restored, transport headers dropped', () => {
-  const plan = replayPlan(
+  const script = replayScript(
     entries([
       exchange('platform-api-7', 'http://127.0.0.1:5002', '/runs/query?limit=2', [
         ['host', '127.0.0.1:4000'],
@@ -66,7 +66,7 @@ test('each recorded request goes to the fresh endpoint of its name, credentials 
     ]),
     fresh,
   );
-  expect(plan.requests).toEqual([
+  expect(script.requests).toEqual([
     { method: 'GET', url: 'http://127.0.0.1:9002/runs/query?limit=2', headers: { 'x-api-key': 'us-primary' }, recordedStatus: 200 },
     { method: 'GET', url: 'http://127.0.0.1:9003/info', headers: { 'x-api-key': 'eu-primary' }, recordedStatus: 200 },
     { method: 'GET', url: 'http://127.0.0.1:9002/sessions', headers: { 'x-api-key': 'us-beta', 'x-tenant-id': US_BETA }, recordedStatus: 200 },
@@ -78,11 +78,11 @@ test('each recorded request goes to the fresh endpoint of its name, credentials 
     },
     { method: 'POST', url: 'http://127.0.0.1:9000/threads', headers: { 'content-type': 'application/json' }, body: '{}', recordedStatus: 409 },
   ]);
-  expect(plan).toMatchObject({ deliveries: 0, elsewhere: 0 });
+  expect(script).toMatchObject({ deliveries: 0, elsewhere: 0 });
 });
 
 test('webhook deliveries and requests to a base the fresh simulator lacks are left out and counted', () => {
-  const plan = replayPlan(
+  const script = replayScript(
     entries([
       exchange('webhook:/apc-hooks/a/b#1', 'http://receiver.apc.test', '/apc-hooks/a/b', [], { plane: 'agent-server', delivery: true }),
       exchange('deployment-4', 'http://127.0.0.1:5009', '/threads', []),
@@ -90,8 +90,8 @@ test('webhook deliveries and requests to a base the fresh simulator lacks are le
     ]),
     fresh,
   );
-  expect(plan.requests.map((r) => r.url)).toEqual(['http://127.0.0.1:9000/ok']);
-  expect(plan).toMatchObject({ deliveries: 1, elsewhere: 1 });
+  expect(script.requests.map((r) => r.url)).toEqual(['http://127.0.0.1:9000/ok']);
+  expect(script).toMatchObject({ deliveries: 1, elsewhere: 1 });
 });
 
 test('the replay sends one request at a time in recorded order and counts answers with the recorded status', async () => {

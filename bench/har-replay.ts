@@ -25,7 +25,7 @@ interface ReplayRequest {
   recordedStatus: number;
 }
 
-interface ReplayPlan {
+interface ReplayScript {
   requests: ReplayRequest[];
   /** Webhook deliveries: the target's requests to the receiver, not the suites'. */
   deliveries: number;
@@ -43,17 +43,17 @@ const REDACTED = 'REDACTED';
  * names (x-tenant-id), else the region's primary; a redacted bearer token becomes the simulator's.
  * A test that sent a wrong key on purpose is then answered otherwise: the replay counts those.
  */
-export function replayPlan(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes' | 'credentials'>): ReplayPlan {
-  const plan: ReplayPlan = { requests: [], deliveries: 0, elsewhere: 0 };
+export function replayScript(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes' | 'credentials'>): ReplayScript {
+  const script: ReplayScript = { requests: [], deliveries: 0, elsewhere: 0 };
   for (const entry of entries) {
     if (entry._delivery) {
-      plan.deliveries++;
+      script.deliveries++;
       continue;
     }
     const endpoint = endpointOfExchange(entry._id);
     const base = endpoint && sim.planes[endpoint];
     if (endpoint === undefined || base === undefined) {
-      plan.elsewhere++;
+      script.elsewhere++;
       continue;
     }
     const url = new URL(entry.request.url);
@@ -64,7 +64,7 @@ export function replayPlan(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes
     }
     if (headers['x-api-key'] === REDACTED) headers['x-api-key'] = apiKeyFor(endpoint, headers['x-tenant-id'], sim.credentials);
     if (headers.authorization?.includes(REDACTED)) headers.authorization = `Bearer ${sim.credentials.bearer_tokens[0].token}`;
-    plan.requests.push({
+    script.requests.push({
       method: entry.request.method,
       url: `${base}${url.pathname}${url.search}`,
       headers,
@@ -72,7 +72,7 @@ export function replayPlan(entries: HarEntry[], sim: Pick<SimulatorInfo, 'planes
       recordedStatus: entry.response.status,
     });
   }
-  return plan;
+  return script;
 }
 
 function apiKeyFor(endpoint: Endpoint, tenant: string | undefined, credentials: SimulatorInfo['credentials']): string {
@@ -99,7 +99,7 @@ export interface ReplayResult {
 /** Far above any answer the simulator gives at once; a request still waiting waits on a clock that never moves. */
 const REQUEST_TIMEOUT_MS = 1_000;
 
-/** Sends the plan's requests one after the other, each answer read to its end, over keep-alive connections. */
+/** Sends a script's requests one after the other, each answer read to its end, over keep-alive connections. */
 export async function replay(requests: ReplayRequest[]): Promise<ReplayResult> {
   const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 1 });
   const result: ReplayResult = { seconds: 0, sameStatus: 0, timedOut: 0 };

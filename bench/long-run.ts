@@ -1,6 +1,6 @@
 // npm run long-run [-- --minutes 20 --latency 200 --workers 1]: a conformance run against a slow
 // target, for as long as a user's run against a real service may take, and the memory of every
-// process meanwhile. The target is `simulate` (real clock, no admin path: a target without powers,
+// process meanwhile. The target is `simulate` (real clock, no admin path: a target without capabilities,
 // as in tests/real-target) with a `proxy --latency <ms>` in front of each plane, so that every answer
 // comes that much later. `run --target` goes through those proxies; runs follow one another until
 // --minutes have passed (the last one is stopped there by its --max-duration). Every 5 s the RSS of each process of the run's tree (the CLI, Playwright's

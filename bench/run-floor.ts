@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SimulatorInfo } from '../specs/types/simulator-admin.ts';
 import { timed, type Timed } from './commands.ts';
-import { type HarEntry, replay, type ReplayResult, replayPlan } from './har-replay.ts';
+import { type HarEntry, replay, type ReplayResult, replayScript } from './har-replay.ts';
 import { CLI, simulate, urlIn } from './processes.ts';
 import { log } from './table.ts';
 
@@ -28,20 +28,20 @@ export async function runFloor(scratch: string): Promise<RunFloor> {
   const { seed } = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { seed: string };
   const entries = (JSON.parse(readFileSync(join(out, 'exchanges.har'), 'utf8')) as { log: { entries: HarEntry[] } }).log.entries;
   let floor: ReplayResult | undefined;
-  let plan: ReturnType<typeof replayPlan> | undefined;
+  let script: ReturnType<typeof replayScript> | undefined;
   for (let i = 0; i < REPLAYS; i++) {
     const sim = await simulate([], seed);
     try {
       const info = (await (await fetch(urlIn(sim, /admin path +http/))).json()) as SimulatorInfo;
-      plan = replayPlan(entries, info);
-      const result = await replay(plan.requests);
+      script = replayScript(entries, info);
+      const result = await replay(script.requests);
       log(
-        `replay ${i + 1} of ${plan.requests.length} recorded requests against a fresh simulator (seed ${seed}): ${result.seconds.toFixed(2)} s, ${result.sameStatus} with the recorded status, ${result.timedOut} timed out`,
+        `replay ${i + 1} of ${script.requests.length} recorded requests against a fresh simulator (seed ${seed}): ${result.seconds.toFixed(2)} s, ${result.sameStatus} with the recorded status, ${result.timedOut} timed out`,
       );
       if (floor === undefined || result.seconds < floor.seconds) floor = result;
     } finally {
       await sim.stop();
     }
   }
-  return { run, floor: floor!, replayed: plan!.requests.length, deliveries: plan!.deliveries, elsewhere: plan!.elsewhere };
+  return { run, floor: floor!, replayed: script!.requests.length, deliveries: script!.deliveries, elsewhere: script!.elsewhere };
 }

@@ -1,6 +1,6 @@
 // The embedded simulator of `run` without --target: started in this process before the suites,
 // and named to them as a target like any other (harness/target.ts, embeddedTarget). The harness
-// and the suites run no simulator code: they reach it over HTTP, its powers through the admin
+// and the suites run no simulator code: they reach it over HTTP, its capabilities through the admin
 // protocol (harness/admin-client.ts).
 import { resolveDeploymentConfig } from '../simulator/deployment-config.ts';
 import { Simulator } from '../simulator/simulator.ts';

@@ -1,5 +1,5 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
-// the simulator's powers where the target has them, and the evidence of each test.
+// the simulator's capabilities where the target has them, and the evidence of each test.
 import { test as base, expect, type TestInfo } from '@playwright/test';
 import { stripVTControlCharacters } from 'node:util';
 import { contract, planeOf, type Endpoint, type Operation } from '../specs/contract.ts';
@@ -108,8 +108,8 @@ interface TestFixtures {
   time: Time;
   /** Records what a target did for an `unspecified` rule; the report shows it, never fails it. */
   observe: (ruleId: string, observation: string) => void;
-  /** A value unique to this test, to keep its data apart from other tests' on a shared target. */
-  scope: string;
+  /** A value unique to this test (its id and the run key), to keep its data apart from other tests' on a shared target. */
+  testKey: string;
   /** The webhook receiver, reachable from the target; skips the test when it is not. */
   webhookReceiver: WebhookChannel;
   /** The target's deployment configuration file as written (§6); skips the test when it is unknown. */
@@ -426,7 +426,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     });
   },
 
-  scope: async ({ conformanceRun }, use, testInfo) => {
+  testKey: async ({ conformanceRun }, use, testInfo) => {
     await use(`${testInfo.testId}-${conformanceRun.runKey}`);
   },
 

@@ -37,6 +37,6 @@ export function paceOf(target: Pick<Target, 'name' | 'kind' | 'capabilities' | '
     };
   }
   return {
-    notice: `${cost}. Start it with \`simulate --time-scale ${RUN_TIME_SCALE}\` (and \`time_scale: ${RUN_TIME_SCALE}\` in a target config), or give the run its reset power (capability reset), for a run ${RUN_TIME_SCALE} times faster.`,
+    notice: `${cost}. Start it with \`simulate --time-scale ${RUN_TIME_SCALE}\` (and \`time_scale: ${RUN_TIME_SCALE}\` in a target config), or give the run the capability reset, for a run ${RUN_TIME_SCALE} times faster.`,
   };
 }

@@ -26,7 +26,7 @@ import { PlatformApi } from './platform-api/platform-api.ts';
 import { platformApiRoutes } from './platform-api/routes.ts';
 import { clientIp, RateLimiter, refusalMessage, type Region } from './rate-limit.ts';
 
-// The powers of the admin path (/__sim), which a real service does not have: the Capability
+// The capabilities of the admin path (/__sim), which a real service does not have: the Capability
 // enum of specs/openapi/simulator-admin.yaml, which says what each one is. The simulator has
 // them all.
 const CAPABILITIES = contract().enumOf('simulator-admin', 'Capability') as readonly Capability[];
@@ -50,7 +50,7 @@ interface SimulatorOptions {
    * clock, DEFAULT_REAL_RUN_DURATION_MS on the real one).
    */
   runDurationMs?: number;
-  /** Serve the admin path /__sim (default true); without it the simulator has no powers. */
+  /** Serve the admin path /__sim (default true); without it the simulator has no capabilities. */
   admin?: boolean;
   host?: string;
   /** Fixed ports per plane; 0 or absent picks a free one. */
@@ -325,7 +325,7 @@ export class Simulator {
    * at its first request; a refusal when the name is too long or there can be no more.
    */
   private platformOf(name: string | null): Simulator | ApiError {
-    // Without the admin path the simulator has no powers, partitions included.
+    // Without the admin path the simulator has no capabilities, partitions included.
     if (!name || this.options.admin === false) return this;
     const found = this.partitions.get(name);
     if (found) return found;
@@ -462,7 +462,7 @@ export class Simulator {
     this.seed = snapshot.seed;
   }
 
-  /** The powers this simulator offers: none without the admin path; no virtual clock on the real one. */
+  /** The capabilities this simulator offers: none without the admin path; no virtual clock on the real one. */
   capabilities(): Capability[] {
     if (this.options.admin === false) return [];
     return CAPABILITIES.filter((c) => c !== 'virtual-clock' || this.clock.kind === 'virtual');

@@ -4,7 +4,7 @@
 // `agent-platform-conformance/simulator`; `simulate` starts the same engine (simulator.ts) with the
 // same defaults and prints the same environment.
 //
-// Its powers are the admin protocol's (specs/openapi/simulator-admin.yaml), sent in process: a
+// Its capabilities are the admin protocol's (specs/openapi/simulator-admin.yaml), sent in process: a
 // call is checked and answered exactly as the same request over HTTP would be.
 //
 // Its defaults are a client developer's, not the harness's: the real clock, so runs are seen
@@ -98,7 +98,7 @@ export class SimulatorError extends Error {
 }
 
 /**
- * A simulator started in process. Its powers are named by the admin protocol's operationIds
+ * A simulator started in process. Its admin operations are named by the admin protocol's operationIds
  * (specs/openapi/simulator-admin.yaml) and answer what those operations answer.
  */
 export interface RunningSimulator extends AsyncDisposable {

@@ -1,4 +1,4 @@
-// The reserved admin path /__sim/…: powers a real service does not have (virtual clock,
+// The reserved admin path /__sim/…: capabilities a real service does not have (virtual clock,
 // reset, seeded ids, rate-limit counters, faults), one handler per operation of
 // specs/openapi/simulator-admin.yaml. The suites find them there and skip tests that need them
 // elsewhere.

@@ -1,4 +1,4 @@
-// Admin power over the control plane (under /__sim): ask for a revision to fail, so a test
+// Admin capabilities over the control plane (under /__sim): ask for a revision to fail, so a test
 // can follow the failure path that a real service shows only when a build breaks.
 import type { operations } from '../../specs/types/simulator-admin.ts';
 import type { RouteTable } from '../http/router.ts';

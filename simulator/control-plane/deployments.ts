@@ -231,8 +231,9 @@ export class DeploymentStore {
   }
 
   /**
-   * Makes a revision in progress end in `failure` instead of DEPLOYED (a simulator power, for
-   * the failure path). The failure lands when the revision's build or deploy stage ends.
+   * Makes a revision in progress end in `failure` instead of DEPLOYED (the capability
+   * revision-faults, for the failure path). The failure lands when the revision's build or deploy
+   * stage ends.
    */
   fail(deploymentId: string, revisionId: string, failure: RevisionFailure): Revision {
     const record = this.records.get(deploymentId.toLowerCase());

@@ -1,4 +1,4 @@
-// Admin power over the platform API (under /__sim): the page an OAuth flow's `url` points
+// Admin capabilities over the platform API (under /__sim): the page an OAuth flow's `url` points
 // to. Visiting it stands for the user granting access at the provider, so the next
 // authenticate call answers the token.
 import type { operations } from '../../specs/types/simulator-admin.ts';

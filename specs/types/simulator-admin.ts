@@ -179,7 +179,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A power of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity; partitions: a request with the header of the Partition parameter sees a platform of its own (see there).
+         * @description A capability of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity; partitions: a request with the header of the Partition parameter sees a platform of its own (see there).
          * @enum {unknown}
          */
         Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection" | "webhook-activity" | "partitions";

@@ -8,8 +8,8 @@ import { assistantBody, newAssistant } from './assistants-steps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-test('POST /assistants answers a new assistant of the graph, which GET then answers', { tag: '@ASSISTANT-CREATE' }, async ({ agent, scope }) => {
-  const res = await agent.post<Assistant>('/assistants', assistantBody(agent, scope));
+test('POST /assistants answers a new assistant of the graph, which GET then answers', { tag: '@ASSISTANT-CREATE' }, async ({ agent, testKey }) => {
+  const res = await agent.post<Assistant>('/assistants', assistantBody(agent, testKey));
   expectStatus(res, '2xx');
   expect(res.json.assistant_id, res.describe('identified by a UUID')).toMatch(UUID);
   expect(res.json.graph_id, res.describe('of the graph asked for')).toBe('agent');
@@ -22,26 +22,26 @@ test('POST /assistants answers a new assistant of the graph, which GET then answ
 
 test('PATCH /assistants/{assistant_id} answers the next version, with the fields given and the metadata merged', { tag: '@ASSISTANT-UPDATE' }, async ({
   agent,
-  scope,
+  testKey,
 }) => {
-  const created = await newAssistant(agent, scope, { kept: 'as created', changed: 'before' });
+  const created = await newAssistant(agent, testKey, { kept: 'as created', changed: 'before' });
   const res = await agent.patch<Assistant>(`/assistants/${created.assistant_id}`, {
-    name: `apc ${scope} updated`,
+    name: `apc ${testKey} updated`,
     config: { configurable: { tone: 'brief' } },
     metadata: { changed: 'after' },
   });
   expectStatus(res, '2xx');
   expect(res.json, res.describe('the fields given')).toMatchObject({
     assistant_id: created.assistant_id,
-    name: `apc ${scope} updated`,
+    name: `apc ${testKey} updated`,
     config: { configurable: { tone: 'brief' } },
   });
-  expect(res.json.metadata, res.describe('the metadata merged')).toMatchObject({ apc_scope: scope, kept: 'as created', changed: 'after' });
+  expect(res.json.metadata, res.describe('the metadata merged')).toMatchObject({ apc_test: testKey, kept: 'as created', changed: 'after' });
   expect(res.json.version, res.describe(`a new version, one above ${created.version}`)).toBe((created.version ?? Number.NaN) + 1);
 });
 
-test('DELETE /assistants/{assistant_id} deletes the assistant', { tag: '@ASSISTANT-DELETE' }, async ({ agent, scope }) => {
-  const created = await newAssistant(agent, scope);
+test('DELETE /assistants/{assistant_id} deletes the assistant', { tag: '@ASSISTANT-DELETE' }, async ({ agent, testKey }) => {
+  const created = await newAssistant(agent, testKey);
   // Found before, so that not found after says it was deleted.
   precondition(await agent.get(`/assistants/${created.assistant_id}`), 'read the assistant before its delete');
   expectStatus(await agent.delete(`/assistants/${created.assistant_id}`), '2xx');

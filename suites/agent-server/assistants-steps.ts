@@ -50,16 +50,16 @@ export async function overStableAssistants(agent: ApiClient, check: (all: Assist
 }
 
 /** The body of an assistant of the graph `agent`, marked as this run's and this test's. */
-export const assistantBody = (agent: ApiClient, scope: string, metadata: Record<string, unknown> = {}) => ({
+export const assistantBody = (agent: ApiClient, testKey: string, metadata: Record<string, unknown> = {}) => ({
   graph_id: 'agent',
-  name: `apc ${scope}`,
+  name: `apc ${testKey}`,
   config: { configurable: { tone: 'formal' } },
-  metadata: { ...agent.conformanceMark, apc_scope: scope, ...metadata },
+  metadata: { ...agent.conformanceMark, apc_test: testKey, ...metadata },
 });
 
 /** A new assistant of this run, through POST /assistants (a path the spec does not show: ASSISTANT-CREATE explains its failure). */
-export async function newAssistant(agent: ApiClient, scope: string, metadata: Record<string, unknown> = {}): Promise<Assistant> {
-  const res = await agent.post<Assistant>('/assistants', assistantBody(agent, scope, metadata));
+export async function newAssistant(agent: ApiClient, testKey: string, metadata: Record<string, unknown> = {}): Promise<Assistant> {
+  const res = await agent.post<Assistant>('/assistants', assistantBody(agent, testKey, metadata));
   precondition(res, 'create an assistant');
   return res.json;
 }

@@ -115,7 +115,7 @@ test('POST /assistants/search answers an array of assistants', { tag: '@ASSISTAN
 
 // Every search here carries limit, the field under test, so each is judged, the one that counts the
 // assistants too (its limit, 100, is above any deployment's count here).
-test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-LIMIT' }, async ({ agent, scope }) => {
+test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-LIMIT' }, async ({ agent, testKey }) => {
   const every = await everyAssistant(agent);
   const found = expectArray(every, 'search every assistant');
   expect(found.length, every.describe('a deployed graph has its default assistant')).toBeGreaterThan(0);
@@ -123,7 +123,7 @@ test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-L
   // operation of the spec creates an assistant (§4.5 only searches them): where the target serves the
   // service's creation, the run makes a second one; elsewhere a deployment of one graph holding only its
   // default leaves the check unmade, and nothing is wrong with it.
-  if (found.length < 2 && agent.serves('createAssistant')) await newAssistant(agent, scope);
+  if (found.length < 2 && agent.serves('createAssistant')) await newAssistant(agent, testKey);
   let count = 0;
   await overStableAssistants(agent, async (all) => {
     count = all.length;

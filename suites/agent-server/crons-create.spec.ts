@@ -89,10 +89,10 @@ test.describe('bad cron input answers 4xx with a JSON error and creates no cron'
     });
   }
 
-  test('no schedule: stateless cron', async ({ agent, scope }) => {
-    // Marked with this test's scope: other tests may create crons on a shared target meanwhile.
-    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', metadata: { apc_scope: scope } }));
-    await expectNoOtherCron(agent, null, scope, 'a body without schedule');
+  test('no schedule: stateless cron', async ({ agent, testKey }) => {
+    // Marked with this test's key: other tests may create crons on a shared target meanwhile.
+    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', metadata: { apc_test: testKey } }));
+    await expectNoOtherCron(agent, null, testKey, 'a body without schedule');
   });
 });
 

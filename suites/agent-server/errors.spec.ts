@@ -138,14 +138,14 @@ test('whether the agent server asks for credentials', { tag: '@AUTH-AGENT-SERVER
 
 test('missing or invalid credentials answer 401 or 403 with a JSON error and change nothing', { tag: '@AUTH-AGENT-MISSING-CREDENTIALS' }, async ({
   agent,
-  scope,
+  testKey,
 }) => {
   // The rule is about a server that requires credentials: one that serves without them is configured out of it.
   const open = await agent.post('/threads/search', { limit: 1 }, { headers: { 'x-api-key': 'apc-invalid-key' } });
   skipDeclared(open.status < 400, `the target's configuration serves the agent server without credentials, so there is nothing to refuse: ${open.describe()}`);
-  const refused = await agent.post('/threads', { metadata: { apc_scope: scope } }, { headers: { 'x-api-key': 'apc-invalid-key' } });
+  const refused = await agent.post('/threads', { metadata: { apc_test: testKey } }, { headers: { 'x-api-key': 'apc-invalid-key' } });
   expectJsonError(refused, [401, 403]);
-  await expectNoOtherThread(agent, scope, 'the refused request');
+  await expectNoOtherThread(agent, testKey, 'the refused request');
 });
 
 test('GET /info names the server version', { tag: '@VERSION-AGENT-SERVER-INFO' }, async ({ agent }) => {

@@ -98,18 +98,18 @@ test('supersteps of the shape {updates: [{values, as_node}]} are accepted', { ta
 
 test('a search without limit, offset or sort answers at most 10 threads, newest created first', { tag: '@THREAD-SEARCH-DEFAULTS' }, async ({
   agent,
-  scope,
+  testKey,
   time,
 }) => {
   const created: string[] = [];
   for (let i = 0; i < 11; i++) {
-    const res = await agent.post<Thread>('/threads', { metadata: { apc_scope: scope } });
+    const res = await agent.post<Thread>('/threads', { metadata: { apc_test: testKey } });
     precondition(res, 'create a thread');
     created.push(res.json.thread_id);
     await time.pass(5);
   }
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
-  const found = expectArray(res, 'search the scope');
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey } });
+  const found = expectArray(res, "search the test's threads");
   expect(found.length, res.describe('at most 10')).toBe(10);
   expect(
     found.map((t) => t.thread_id),

@@ -8,13 +8,13 @@ import { readState } from './runs-steps.ts';
 /** The rules whose failure explains an original that does not read as its supersteps made it. */
 const ORIGINAL_STATE = ['THREAD-STATE', 'THREAD-CREATE-SUPERSTEPS'];
 
-const prepopulated = (scope: string) => ({
-  metadata: { graph_id: 'agent', apc_scope: scope },
+const prepopulated = (testKey: string) => ({
+  metadata: { graph_id: 'agent', apc_test: testKey },
   supersteps: [{ updates: [{ values: { topic: 'original', count: 1 }, as_node: 'prepare' }] }],
 });
 
-test('copy answers a new thread with a different thread_id', { tag: '@THREAD-COPY-NEW' }, async ({ agent, scope }) => {
-  const original = await agent.post<Thread>('/threads', prepopulated(scope));
+test('copy answers a new thread with a different thread_id', { tag: '@THREAD-COPY-NEW' }, async ({ agent, testKey }) => {
+  const original = await agent.post<Thread>('/threads', prepopulated(testKey));
   precondition(original, 'create a thread');
   const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
   expectStatus(copy, '2xx');
@@ -26,14 +26,14 @@ test('copy answers a new thread with a different thread_id', { tag: '@THREAD-COP
 
 // The original is written by supersteps, or, where its state does not show them (THREAD-CREATE-SUPERSTEPS'
 // finding), by a run: a target that cannot write a thread one way still has its copies judged.
-test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-STATE' }, async ({ agent, scope }) => {
-  const prepopulatedOriginal = await agent.post<Thread>('/threads', prepopulated(scope));
+test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-STATE' }, async ({ agent, testKey }) => {
+  const prepopulatedOriginal = await agent.post<Thread>('/threads', prepopulated(testKey));
   precondition(prepopulatedOriginal, 'create a thread');
   let original = prepopulatedOriginal.json.thread_id;
   let originalState = await agent.get<State>(`/threads/${original}/state`);
   precondition(originalState, "read the original's state", ORIGINAL_STATE);
   if (originalState.json.values?.topic !== 'original') {
-    const ran = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: scope } });
+    const ran = await agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_test: testKey } });
     precondition(ran, 'create a thread');
     original = ran.json.thread_id;
     precondition(await agent.post(`/threads/${original}/runs/wait`, { assistant_id: 'agent', input: { topic: 'original' } }), 'run on the original');
@@ -55,8 +55,8 @@ test("the copy holds the original's state at copy time", { tag: '@THREAD-COPY-ST
   expect(copyState.json.values, copyState.describe("the copy's state values")).toEqual(originalState.json.values);
 });
 
-test('after the copy, a change to either thread does not change the other', { tag: '@THREAD-COPY-INDEPENDENT' }, async ({ agent, scope }) => {
-  const original = await agent.post<Thread>('/threads', prepopulated(scope));
+test('after the copy, a change to either thread does not change the other', { tag: '@THREAD-COPY-INDEPENDENT' }, async ({ agent, testKey }) => {
+  const original = await agent.post<Thread>('/threads', prepopulated(testKey));
   precondition(original, 'create a thread');
   const copy = await agent.post<Thread>(`/threads/${original.json.thread_id}/copy`);
   expectStatus(copy, '2xx');

@@ -3,7 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { expectJsonError, expectSchema, expectStatus, precondition, preconditionArray } from '../../harness/checks/index.ts';
 import { skipForPrecondition } from '../../harness/checks/attribution.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
-import { copyOf, expectNoOtherThread, SCOPE_SEARCH } from './threads-steps.ts';
+import { copyOf, expectNoOtherThread, TEST_KEY_SEARCH } from './threads-steps.ts';
 
 test('POST /threads with an empty object creates a thread and answers it', { tag: '@THREAD-CREATE-EMPTY' }, async ({ agent }) => {
   const res = await agent.post('/threads', {});
@@ -25,8 +25,8 @@ test('a thread created empty is idle', { tag: '@THREAD-CREATE-IDLE' }, async ({ 
 
 // Metadata is an open object (§2.7: it "may hold graph_id"): a target may add keys of its own, so what was
 // sent must be there, unchanged, beside whatever else the target keeps.
-test('metadata given at creation is stored and answered unchanged', { tag: '@THREAD-CREATE-METADATA' }, async ({ agent, scope }) => {
-  const metadata = { apc_scope: scope, owner: 'alice', nested: { list: [1, 'two', null], flag: true }, count: 3 };
+test('metadata given at creation is stored and answered unchanged', { tag: '@THREAD-CREATE-METADATA' }, async ({ agent, testKey }) => {
+  const metadata = { apc_test: testKey, owner: 'alice', nested: { list: [1, 'two', null], flag: true }, count: 3 };
   const res = await agent.post('/threads', { metadata });
   expectStatus(res, '2xx');
   expect((res.json as { metadata: unknown }).metadata, res.describe('metadata on create')).toMatchObject(metadata);
@@ -55,8 +55,8 @@ test('graph_id set in the metadata of the raw request is kept', { tag: '@THREAD-
   expect((read.json as { metadata: { graph_id?: unknown } }).metadata?.graph_id, read.describe('metadata.graph_id on read')).toBe('agent');
 });
 
-test('a thread has every field of §2.7 with its type, on create, get, copy and search', { tag: '@THREAD-SHAPE' }, async ({ agent, scope }) => {
-  const created = await agent.post('/threads', { metadata: { apc_scope: scope } });
+test('a thread has every field of §2.7 with its type, on create, get, copy and search', { tag: '@THREAD-SHAPE' }, async ({ agent, testKey }) => {
+  const created = await agent.post('/threads', { metadata: { apc_test: testKey } });
   expectSchema(created, 'agent-server', 'Thread');
   const id = (created.json as { thread_id: string }).thread_id;
   const read = await agent.get(`/threads/${id}`);
@@ -64,10 +64,10 @@ test('a thread has every field of §2.7 with its type, on create, get, copy and 
   // The copy's answer has no format the spec shows (§4.5: "a new, independent thread"): the copy is read.
   expectSchema(await agent.get(`/threads/${await copyOf(agent, id)}`), 'agent-server', 'Thread');
   // The search must find the thread: every item of an empty answer would pass.
-  const found = await agent.post<{ thread_id?: unknown }[]>('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });
-  const threads = preconditionArray(found, 'search the test scope', undefined, SCOPE_SEARCH);
+  const found = await agent.post<{ thread_id?: unknown }[]>('/threads/search', { metadata: { apc_test: testKey }, limit: 10 });
+  const threads = preconditionArray(found, "search the test's threads", undefined, TEST_KEY_SEARCH);
   if (!threads.some((t) => t.thread_id === id))
-    skipForPrecondition(`precondition failed: the search does not find the thread ${id}: ${found.describe()}`, SCOPE_SEARCH);
+    skipForPrecondition(`precondition failed: the search does not find the thread ${id}: ${found.describe()}`, TEST_KEY_SEARCH);
   for (const thread of threads) expectSchema(found, 'agent-server', 'Thread', thread);
 });
 
@@ -78,34 +78,34 @@ test("an empty thread's values is an empty object", { tag: '@THREAD-VALUES-EMPTY
 });
 
 test.describe('bad input is refused with a JSON error and creates nothing', { tag: '@THREAD-BAD-INPUT' }, () => {
-  // The body carries the test's scope, so a wrongly created thread would be found by it; metadata
+  // The body carries the test key, so a wrongly created thread would be found by it; metadata
   // that is not an object cannot carry it, and there only the refusal is judged.
-  const cases: [string, (scope: string) => string, 'scoped' | 'unscoped'][] = [
-    ['malformed JSON', (scope) => `{"metadata": {"apc_scope": "${scope}"}`, 'scoped'],
-    ['metadata that is not an object', () => JSON.stringify({ metadata: 'not an object' }), 'unscoped'],
+  const cases: [string, (testKey: string) => string, 'keyed' | 'unkeyed'][] = [
+    ['malformed JSON', (testKey) => `{"metadata": {"apc_test": "${testKey}"}`, 'keyed'],
+    ['metadata that is not an object', () => JSON.stringify({ metadata: 'not an object' }), 'unkeyed'],
     [
       'supersteps that are not an array',
-      (scope) => JSON.stringify({ metadata: { apc_scope: scope, graph_id: 'agent' }, supersteps: { updates: [] } }),
-      'scoped',
+      (testKey) => JSON.stringify({ metadata: { apc_test: testKey, graph_id: 'agent' }, supersteps: { updates: [] } }),
+      'keyed',
     ],
     [
       'a superstep update without as_node',
-      (scope) => JSON.stringify({ metadata: { apc_scope: scope, graph_id: 'agent' }, supersteps: [{ updates: [{ values: {} }] }] }),
-      'scoped',
+      (testKey) => JSON.stringify({ metadata: { apc_test: testKey, graph_id: 'agent' }, supersteps: [{ updates: [{ values: {} }] }] }),
+      'keyed',
     ],
     [
       'supersteps without a graph_id to apply them to',
-      (scope) => JSON.stringify({ metadata: { apc_scope: scope }, supersteps: [{ updates: [{ values: {}, as_node: 'prepare' }] }] }),
-      'scoped',
+      (testKey) => JSON.stringify({ metadata: { apc_test: testKey }, supersteps: [{ updates: [{ values: {}, as_node: 'prepare' }] }] }),
+      'keyed',
     ],
-    ['a JSON array instead of an object', (scope) => JSON.stringify([{ metadata: { apc_scope: scope } }]), 'scoped'],
+    ['a JSON array instead of an object', (testKey) => JSON.stringify([{ metadata: { apc_test: testKey } }]), 'keyed'],
   ];
-  for (const [name, body, scoped] of cases) {
-    test(`${name} answers 4xx`, async ({ agent, scope }) => {
-      const res = await agent.post('/threads', undefined, { rawBody: body(scope), headers: { 'content-type': 'application/json' } });
+  for (const [name, body, keyed] of cases) {
+    test(`${name} answers 4xx`, async ({ agent, testKey }) => {
+      const res = await agent.post('/threads', undefined, { rawBody: body(testKey), headers: { 'content-type': 'application/json' } });
       expectJsonError(res);
-      if (scoped === 'unscoped') return;
-      await expectNoOtherThread(agent, scope, name);
+      if (keyed === 'unkeyed') return;
+      await expectNoOtherThread(agent, testKey, name);
     });
   }
 });

@@ -5,8 +5,8 @@ import { newThread } from './runs-steps.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-test('GET /threads/{thread_id} answers the thread as created', { tag: '@THREAD-GET' }, async ({ agent, scope }) => {
-  const created = await agent.post<Record<string, unknown>>('/threads', { metadata: { apc_scope: scope, k: 'v' } });
+test('GET /threads/{thread_id} answers the thread as created', { tag: '@THREAD-GET' }, async ({ agent, testKey }) => {
+  const created = await agent.post<Record<string, unknown>>('/threads', { metadata: { apc_test: testKey, k: 'v' } });
   precondition(created, 'create a thread');
   const read = await agent.get<Record<string, unknown>>(`/threads/${created.json.thread_id}`);
   expectStatus(read, '2xx');

@@ -11,7 +11,7 @@ import type { Time } from '../../harness/time.ts';
 import { contract } from '../../specs/contract.ts';
 import type { Thread, ThreadSearch } from '../../specs/types/agent-server.ts';
 import { join, longRun, startRun } from './runs-steps.ts';
-import { SCOPE_SEARCH } from './threads-steps.ts';
+import { TEST_KEY_SEARCH } from './threads-steps.ts';
 
 // The values the search takes for sort_by and status (the lists THREAD-SEARCH-SORT and THREAD-SEARCH-STATUS name), as the contract has them.
 type SortKey = NonNullable<ThreadSearch['sort_by']>;
@@ -21,11 +21,11 @@ const THREAD_STATUSES = contract().enumOf('agent-server', 'ThreadSearch', 'statu
 /** The rules whose failure explains threads whose runs did not give them the statuses (and times) intended. */
 const STATUS_RULES = ['THREAD-STATUS-AFTER-RUN', 'THREAD-STATUS-BUSY-DURING-RUN', 'THREAD-SEARCH-ARRAY'];
 
-async function createThreads(agent: ApiClient, scope: string, metadatas: Record<string, unknown>[], threadIds: string[] = []): Promise<Thread[]> {
+async function createThreads(agent: ApiClient, testKey: string, metadatas: Record<string, unknown>[], threadIds: string[] = []): Promise<Thread[]> {
   const threads: Thread[] = [];
   for (const [i, metadata] of metadatas.entries()) {
     const named = threadIds[i] ? { thread_id: threadIds[i] } : {};
-    const res = await agent.post<Thread>('/threads', { ...named, metadata: { ...metadata, apc_scope: scope } });
+    const res = await agent.post<Thread>('/threads', { ...named, metadata: { ...metadata, apc_test: testKey } });
     precondition(res, 'create a thread');
     threads.push(res.json);
   }
@@ -41,7 +41,7 @@ const ids = (threads: Thread[]) => threads.map((t) => t.thread_id);
 const ID_RANKS = [3, 6, 0, 5, 1, 7, 2, 4];
 
 /**
- * Eight threads of the scope, two of each status, whose keys order them differently: created one
+ * Eight threads of the test, two of each status, whose keys order them differently: created one
  * after another, then runs give them their status and move their updated_at out of creation
  * order. By creation: idle, error (a failed run), idle (a later run), interrupted (a run stopped
  * before its last node), busy (a run in progress until `release`), error, interrupted, busy.
@@ -49,13 +49,13 @@ const ID_RANKS = [3, 6, 0, 5, 1, 7, 2, 4];
  * ids are named (ID_RANKS), in an order no other key has: a target's random ids would fall in
  * status order about once in a hundred runs, leaving the sort unjudged.
  */
-async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string): Promise<{ threads: Thread[]; release: () => Promise<void> }> {
+async function threadsOfEveryStatus(agent: ApiClient, time: Time, testKey: string): Promise<{ threads: Thread[]; release: () => Promise<void> }> {
   const made: string[] = [];
-  // Unique to the test and the run (its scope), then the thread's rank in id order.
-  const prefix = createHash('sha256').update(scope).digest('hex');
+  // Unique to the test and the run (its test key), then the thread's rank in id order.
+  const prefix = createHash('sha256').update(testKey).digest('hex');
   const id = (rank: number) => `${prefix.slice(0, 8)}-${prefix.slice(8, 12)}-4${prefix.slice(13, 16)}-8${prefix.slice(17, 20)}-${prefix.slice(20, 31)}${rank}`;
   for (let i = 0; i < 8; i++) {
-    made.push((await createThreads(agent, scope, [{ apc_nth: i }], [id(ID_RANKS[i]!)]))[0].thread_id);
+    made.push((await createThreads(agent, testKey, [{ apc_nth: i }], [id(ID_RANKS[i]!)]))[0].thread_id);
     await time.pass(50);
   }
   const runs = [
@@ -76,8 +76,8 @@ async function threadsOfEveryStatus(agent: ApiClient, time: Time, scope: string)
     for (const run of busy) await join(agent, run.thread_id!, run.run_id);
   };
   // As the search itself reports them: its filter and order are judged against its own values.
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });
-  return { threads: preconditionArray(res, 'search the eight threads', 8, SCOPE_SEARCH), release };
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, limit: 10 });
+  return { threads: preconditionArray(res, 'search the eight threads', 8, TEST_KEY_SEARCH), release };
 }
 
 const sortValue = (thread: Thread, key: SortKey): string | number =>
@@ -115,14 +115,14 @@ function lookalike(threads: Thread[], key: SortKey): SortKey | undefined {
 // threads differ in status and values: an empty one, a prepopulated one, one whose run failed.
 // Each is compared with its own read; its values only where the read shows those it was made with
 // (else the read is the one wrong, and other rules judge it).
-test('search answers an array of threads, each as GET /threads/{thread_id} reads it', { tag: '@THREAD-SEARCH-ARRAY' }, async ({ agent, scope }) => {
-  const [empty] = await createThreads(agent, scope, [{}]);
+test('search answers an array of threads, each as GET /threads/{thread_id} reads it', { tag: '@THREAD-SEARCH-ARRAY' }, async ({ agent, testKey }) => {
+  const [empty] = await createThreads(agent, testKey, [{}]);
   const prepopulated = await agent.post<Thread>('/threads', {
-    metadata: { graph_id: 'agent', apc_scope: scope },
+    metadata: { graph_id: 'agent', apc_test: testKey },
     supersteps: [{ updates: [{ values: { topic: 'listed' }, as_node: 'prepare' }] }],
   });
   precondition(prepopulated, 'create a thread with supersteps');
-  const [failed] = await createThreads(agent, scope, [{ graph_id: 'agent' }]);
+  const [failed] = await createThreads(agent, testKey, [{ graph_id: 'agent' }]);
   await join(agent, failed.thread_id, (await startRun(agent, failed.thread_id, { input: { fail: true } })).run_id);
   const made: [Thread, (values: Thread['values']) => boolean][] = [
     [empty, (values) => isDeepStrictEqual(values, {})],
@@ -137,7 +137,7 @@ test('search answers an array of threads, each as GET /threads/{thread_id} reads
     reads[created.thread_id] = read.json;
     if (asMade(read.json.values)) valuesShown.add(created.thread_id);
   }
-  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope } });
+  const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey } });
   expect(ids(expectArray(res, 'search')).sort(), res.describe('the threads of this test')).toEqual(Object.keys(reads).sort());
   for (const item of res.json) {
     const read = reads[item.thread_id];
@@ -149,21 +149,21 @@ test('search answers an array of threads, each as GET /threads/{thread_id} reads
 });
 
 // Idle threads alone would let a filter that answers nothing for the other statuses pass.
-test('a status filter answers only threads with that status', { tag: '@THREAD-SEARCH-STATUS' }, async ({ agent, scope, time }) => {
-  const { threads, release } = await threadsOfEveryStatus(agent, time, scope);
+test('a status filter answers only threads with that status', { tag: '@THREAD-SEARCH-STATUS' }, async ({ agent, testKey, time }) => {
+  const { threads, release } = await threadsOfEveryStatus(agent, time, testKey);
   // Each filter is judged against the statuses the unfiltered search gives (THREAD-STATUS-* judge those).
   const found = new Set(threads.map((t) => t.status));
   if (found.size < 2) skipForPrecondition(`precondition failed: the threads read only ${[...found].join(', ')}, so no filter can leave any out`, STATUS_RULES);
   const answers: [string, ApiResponse<Thread[]>][] = [];
   for (const status of THREAD_STATUSES) {
-    const res = await agent.post<Thread[]>('/threads/search', { status, metadata: { apc_scope: scope } });
+    const res = await agent.post<Thread[]>('/threads/search', { status, metadata: { apc_test: testKey } });
     expectArray(res, `search status ${status}`);
     answers.push([status, res]);
   }
   // A run that ends between two searches moves its thread (a real target's runs take time): the sets are judged
   // only when every thread kept its status through the searches.
-  const again = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, limit: 10 });
-  for (const t of preconditionArray(again, 'search the eight threads again', 8, SCOPE_SEARCH)) {
+  const again = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, limit: 10 });
+  for (const t of preconditionArray(again, 'search the eight threads again', 8, TEST_KEY_SEARCH)) {
     const before = threads.find((b) => b.thread_id === t.thread_id)?.status;
     skipForMachine(
       t.status !== before,
@@ -176,21 +176,21 @@ test('a status filter answers only threads with that status', { tag: '@THREAD-SE
   await release();
 });
 
-test('a metadata filter answers only threads whose metadata contains every given pair', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, scope }) => {
-  const [red, blue, redBig] = await createThreads(agent, scope, [{ color: 'red' }, { color: 'blue' }, { color: 'red', size: 'big' }]);
-  const reds = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, color: 'red' } });
+test('a metadata filter answers only threads whose metadata contains every given pair', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, testKey }) => {
+  const [red, blue, redBig] = await createThreads(agent, testKey, [{ color: 'red' }, { color: 'blue' }, { color: 'red', size: 'big' }]);
+  const reds = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, color: 'red' } });
   expect(ids(expectArray(reds, 'search')).sort(), reds.describe('color red')).toEqual(ids([red, redBig]).sort());
-  const both = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, color: 'red', size: 'big' } });
+  const both = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, color: 'red', size: 'big' } });
   expect(ids(expectArray(both, 'search')), both.describe('color red and size big')).toEqual([redBig.thread_id]);
-  const none = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, color: 'green' } });
+  const none = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, color: 'green' } });
   expect(expectArray(none, 'search'), none.describe('color green')).toEqual([]);
   expect(blue).toBeDefined();
 });
 
 // Metadata values are any JSON (§2.7): a filter must compare numbers, booleans and objects too,
 // not only strings. Each filter below matches one of two threads that differ in that key alone.
-test('a metadata filter compares numbers, booleans and nested objects, not only strings', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, scope }) => {
-  const [one, two] = await createThreads(agent, scope, [
+test('a metadata filter compares numbers, booleans and nested objects, not only strings', { tag: '@THREAD-SEARCH-METADATA' }, async ({ agent, testKey }) => {
+  const [one, two] = await createThreads(agent, testKey, [
     { n: 1, flag: true, nested: { level: 1, tags: ['a'] } },
     { n: 2, flag: false, nested: { level: 2, tags: ['b'] } },
   ]);
@@ -202,31 +202,31 @@ test('a metadata filter compares numbers, booleans and nested objects, not only 
     [{ nested: { level: 2, tags: ['b'] } }, two],
   ];
   for (const [filter, expected] of filters) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope, ...filter } });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey, ...filter } });
     expect(ids(expectArray(res, 'search')), res.describe(`metadata ${JSON.stringify(filter)}`)).toEqual([expected.thread_id]);
   }
 });
 
-test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' }, async ({ agent, scope }) => {
-  await createThreads(agent, scope, [{}, {}, {}]);
+test('limit caps the number of threads answered', { tag: '@THREAD-SEARCH-LIMIT' }, async ({ agent, testKey }) => {
+  await createThreads(agent, testKey, [{}, {}, {}]);
   for (const limit of [1, 2, 3, 5]) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, limit });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, limit });
     expect(expectArray(res, 'search').length, res.describe(`limit ${limit} of 3 matching threads`)).toBe(Math.min(limit, 3));
   }
 });
 
-test('offset skips that many matching threads', { tag: '@THREAD-SEARCH-OFFSET' }, async ({ agent, scope }) => {
-  await createThreads(agent, scope, [{}, {}, {}, {}]);
+test('offset skips that many matching threads', { tag: '@THREAD-SEARCH-OFFSET' }, async ({ agent, testKey }) => {
+  await createThreads(agent, testKey, [{}, {}, {}, {}]);
   // Without offset, the order the offsets are judged in (a setup step, whose sort has rules of its own).
-  const all = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', limit: 10 });
-  preconditionArray(all, 'search every thread of the test', 4, [...SCOPE_SEARCH, 'THREAD-SEARCH-SORT', 'THREAD-SEARCH-SORT-ORDER']);
+  const all = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc', limit: 10 });
+  preconditionArray(all, 'search every thread of the test', 4, [...TEST_KEY_SEARCH, 'THREAD-SEARCH-SORT', 'THREAD-SEARCH-SORT-ORDER']);
   for (const offset of [0, 1, 3, 4]) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', limit: 10, offset });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc', limit: 10, offset });
     expect(ids(expectArray(res, 'search')), res.describe(`offset ${offset}`)).toEqual(ids(all.json).slice(offset));
   }
   // offset stands on its own: without limit (the default, 10, exceeds these 4 threads) it still skips.
   for (const offset of [1, 3]) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc', offset });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc', offset });
     expect(ids(expectArray(res, 'search')), res.describe(`offset ${offset} without limit`)).toEqual(ids(all.json).slice(offset));
   }
 });
@@ -236,8 +236,8 @@ test('offset skips that many matching threads', { tag: '@THREAD-SEARCH-OFFSET' }
 // it, orders them as created_at does) is still checked, but its pass tells the two keys apart no
 // more: it is noted, and only when no key can be told apart is the rule left unjudged. No
 // sort_order is sent: its values are not shown (§4.5), and the direction is its own rule's.
-test('sort_by orders the answer by thread_id, status, created_at or updated_at', { tag: '@THREAD-SEARCH-SORT' }, async ({ agent, scope, time }) => {
-  const { threads, release } = await threadsOfEveryStatus(agent, time, scope);
+test('sort_by orders the answer by thread_id, status, created_at or updated_at', { tag: '@THREAD-SEARCH-SORT' }, async ({ agent, testKey, time }) => {
+  const { threads, release } = await threadsOfEveryStatus(agent, time, testKey);
   const twins = SORT_KEYS.map((key) => [key, lookalike(threads, key)] as const).filter(([, twin]) => twin !== undefined);
   if (twins.length === SORT_KEYS.length) {
     const keys = JSON.stringify(threads.map((t) => [t.thread_id, t.status, t.created_at, t.updated_at]));
@@ -253,7 +253,7 @@ test('sort_by orders the answer by thread_id, status, created_at or updated_at',
     });
   }
   for (const sortBy of SORT_KEYS) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: sortBy, limit: 10 });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: sortBy, limit: 10 });
     const answered = expectArray(res, `search by ${sortBy}`, 8);
     // The answer's own values are judged: a thread that changed meanwhile still has to be in place.
     expect(orderedBy(answered, sortBy), res.describe(`ordered by ${sortBy}: ${answered.map((t) => t[sortBy]).join(', ')}`)).toBe(true);
@@ -261,10 +261,10 @@ test('sort_by orders the answer by thread_id, status, created_at or updated_at',
   await release();
 });
 
-test('sort_order accepts asc and desc and orders accordingly', { tag: '@THREAD-SEARCH-SORT-ORDER' }, async ({ agent, scope }) => {
-  await createThreads(agent, scope, [{}, {}, {}, {}]);
-  const asc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'asc' });
-  const desc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'thread_id', sort_order: 'desc' });
+test('sort_order accepts asc and desc and orders accordingly', { tag: '@THREAD-SEARCH-SORT-ORDER' }, async ({ agent, testKey }) => {
+  await createThreads(agent, testKey, [{}, {}, {}, {}]);
+  const asc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'asc' });
+  const desc = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'thread_id', sort_order: 'desc' });
   expectArray(asc, 'search ascending', 4);
   expectArray(desc, 'search descending', 4);
   const sorted = [...ids(asc.json)].sort();
@@ -277,10 +277,10 @@ test('sort_order accepts asc and desc and orders accordingly', { tag: '@THREAD-S
 
 // sort_order applies to every sort key, not only thread_id: by creation time, the threads made
 // one after another come oldest first under asc and newest first under desc.
-test('sort_order orders by created_at too', { tag: '@THREAD-SEARCH-SORT-ORDER' }, async ({ agent, scope, time }) => {
+test('sort_order orders by created_at too', { tag: '@THREAD-SEARCH-SORT-ORDER' }, async ({ agent, testKey, time }) => {
   const made: Thread[] = [];
   for (let i = 0; i < 3; i++) {
-    made.push(...(await createThreads(agent, scope, [{ apc_nth: i }])));
+    made.push(...(await createThreads(agent, testKey, [{ apc_nth: i }])));
     await time.pass(50);
   }
   // Only a target whose clock is coarser than the spacing gives two the same creation time.
@@ -292,15 +292,15 @@ test('sort_order orders by created_at too', { tag: '@THREAD-SEARCH-SORT-ORDER' }
     ['asc', ids(made)],
     ['desc', ids(made).reverse()],
   ] as const) {
-    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: scope }, sort_by: 'created_at', sort_order: order });
+    const res = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: testKey }, sort_by: 'created_at', sort_order: order });
     expect(ids(expectArray(res, `search by created_at ${order}`, 3)), res.describe(`created_at ${order}`)).toEqual(expected);
   }
 });
 
-test('which sort_order values a target accepts', { tag: '@THREAD-SEARCH-SORT-ORDER-VALUES' }, async ({ agent, scope, observe }) => {
+test('which sort_order values a target accepts', { tag: '@THREAD-SEARCH-SORT-ORDER-VALUES' }, async ({ agent, testKey, observe }) => {
   const answers: string[] = [];
   for (const value of ['asc', 'desc', 'ASC', 'ascending', 'up']) {
-    const res = await agent.post('/threads/search', { metadata: { apc_scope: scope }, sort_order: value });
+    const res = await agent.post('/threads/search', { metadata: { apc_test: testKey }, sort_order: value });
     answers.push(`${value} → ${res.status}`);
   }
   observe('THREAD-SEARCH-SORT-ORDER-VALUES', answers.join(', '));
@@ -329,22 +329,22 @@ const ROUND = fc.array(COLORS, { minLength: 0, maxLength: 5 });
 // OFFSET (a SHOULD) are apart: a failure of one test's rule leaves its other rules unjudged.
 test('for any set of threads, a color filter answers exactly the matching threads and a limit caps them', {
   tag: ['@THREAD-SEARCH-METADATA', '@THREAD-SEARCH-LIMIT'],
-}, async ({ agent, scope }) => {
+}, async ({ agent, testKey }) => {
   let round = 0;
   await assertProperty(
     fc.asyncProperty(ROUND, fc.option(COLORS, { nil: undefined }), fc.integer({ min: 1, max: 6 }), async (colors, color, limit) => {
-      const roundScope = `${scope}-${round++}`;
+      const roundKey = `${testKey}-${round++}`;
       const created = await createThreads(
         agent,
-        roundScope,
+        roundKey,
         colors.map((c) => ({ color: c })),
       );
-      const full = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: roundScope, ...(color ? { color } : {}) } });
+      const full = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: roundKey, ...(color ? { color } : {}) } });
       const matching = created.filter((t) => !color || t.metadata.color === color);
       await forRule('THREAD-SEARCH-METADATA', () =>
         expect(ids(expectArray(full, 'search by color')).sort(), full.describe('exactly the matching threads')).toEqual(ids(matching).sort()),
       );
-      const limited = await agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: roundScope }, limit });
+      const limited = await agent.post<Thread[]>('/threads/search', { metadata: { apc_test: roundKey }, limit });
       await forRule('THREAD-SEARCH-LIMIT', () =>
         expect(expectArray(limited, 'search with a limit').length, limited.describe(`limit ${limit} of ${created.length}`)).toBe(
           Math.min(limit, created.length),
@@ -357,20 +357,20 @@ test('for any set of threads, a color filter answers exactly the matching thread
 
 // The pages are judged in the order thread_id ascending, fixed, against the whole answer in it (a
 // setup step: sort and limit have tests of their own).
-test('for any set of threads and page, offset skips that many of them in the requested order', { tag: '@THREAD-SEARCH-OFFSET' }, async ({ agent, scope }) => {
+test('for any set of threads and page, offset skips that many of them in the requested order', { tag: '@THREAD-SEARCH-OFFSET' }, async ({ agent, testKey }) => {
   let round = 0;
   await assertProperty(
     fc.asyncProperty(ROUND, fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 5 }), async (colors, limit, offset) => {
-      const roundScope = `${scope}-${round++}`;
+      const roundKey = `${testKey}-${round++}`;
       const created = await createThreads(
         agent,
-        roundScope,
+        roundKey,
         colors.map((c) => ({ color: c })),
       );
       const search = (body: Record<string, unknown>) =>
-        agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: roundScope }, sort_by: 'thread_id', sort_order: 'asc', ...body });
+        agent.post<Thread[]>('/threads/search', { metadata: { apc_test: roundKey }, sort_by: 'thread_id', sort_order: 'asc', ...body });
       const whole = await search({ limit: 100 });
-      const ordered = ids(preconditionArray(whole, 'search the round', created.length, [...SCOPE_SEARCH, 'THREAD-SEARCH-SORT', 'THREAD-SEARCH-SORT-ORDER']));
+      const ordered = ids(preconditionArray(whole, 'search the round', created.length, [...TEST_KEY_SEARCH, 'THREAD-SEARCH-SORT', 'THREAD-SEARCH-SORT-ORDER']));
       const skipped = await search({ offset });
       expect(ids(expectArray(skipped, 'search with an offset')), skipped.describe(`offset ${offset}`)).toEqual(ordered.slice(offset));
       const page = await search({ limit, offset });

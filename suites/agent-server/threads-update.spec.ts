@@ -6,11 +6,11 @@ import { expectStatus, precondition } from '../../harness/checks/index.ts';
 import type { Thread } from '../../specs/types/agent-server.ts';
 import { newThread } from './runs-steps.ts';
 
-test('PATCH /threads/{thread_id} merges the metadata given into the thread', { tag: '@THREAD-UPDATE' }, async ({ agent, scope }) => {
-  const thread = await newThread(agent, { apc_scope: scope, kept: 'as created', changed: 'before' });
+test('PATCH /threads/{thread_id} merges the metadata given into the thread', { tag: '@THREAD-UPDATE' }, async ({ agent, testKey }) => {
+  const thread = await newThread(agent, { apc_test: testKey, kept: 'as created', changed: 'before' });
   const res = await agent.patch<Thread>(`/threads/${thread}`, { metadata: { changed: 'after', added: { nested: 1 } } });
   expectStatus(res, '2xx');
-  const merged = { apc_scope: scope, kept: 'as created', changed: 'after', added: { nested: 1 } };
+  const merged = { apc_test: testKey, kept: 'as created', changed: 'after', added: { nested: 1 } };
   expect(res.json.metadata, res.describe('the answer holds the metadata merged')).toMatchObject(merged);
   const read = await agent.get<Thread>(`/threads/${thread}`);
   precondition(read, 'read the thread');
@@ -18,13 +18,13 @@ test('PATCH /threads/{thread_id} merges the metadata given into the thread', { t
 });
 
 // Twelve threads match, past the ten a search answers by default; one beside them does not.
-test('POST /threads/count answers how many threads match the metadata, as a bare integer', { tag: '@THREAD-COUNT' }, async ({ agent, scope }) => {
-  for (let i = 0; i < 12; i++) await newThread(agent, { apc_scope: scope, color: i < 4 ? 'blue' : 'red' });
-  await newThread(agent, { apc_scope: `${scope}-apart`, color: 'red' });
-  const all = await agent.post<number>('/threads/count', { metadata: { apc_scope: scope } });
+test('POST /threads/count answers how many threads match the metadata, as a bare integer', { tag: '@THREAD-COUNT' }, async ({ agent, testKey }) => {
+  for (let i = 0; i < 12; i++) await newThread(agent, { apc_test: testKey, color: i < 4 ? 'blue' : 'red' });
+  await newThread(agent, { apc_test: `${testKey}-apart`, color: 'red' });
+  const all = await agent.post<number>('/threads/count', { metadata: { apc_test: testKey } });
   expectStatus(all, 200);
-  expect(all.json, all.describe('every thread of the scope, as a bare integer')).toBe(12);
-  const red = await agent.post<number>('/threads/count', { metadata: { apc_scope: scope, color: 'red' } });
+  expect(all.json, all.describe('every thread of the test, as a bare integer')).toBe(12);
+  const red = await agent.post<number>('/threads/count', { metadata: { apc_test: testKey, color: 'red' } });
   expectStatus(red, 200);
   expect(red.json, red.describe('the threads that match every key')).toBe(8);
 });

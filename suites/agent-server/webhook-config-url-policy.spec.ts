@@ -245,10 +245,10 @@ test.describe('a URL the policy refuses answers 422 with a JSON error at every c
     await expectNoOtherCron(agent, threadId, '', 'the refused webhook');
   });
 
-  test('create cron', async ({ agent, deploymentConfig, scope }) => {
+  test('create cron', async ({ agent, deploymentConfig, testKey }) => {
     const webhook = violating(urlPolicy(deploymentConfig));
     skipDeclared(!webhook, "the target's webhooks.url sets nothing a URL can break");
-    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook, metadata: { apc_scope: scope } }), 422);
-    await expectNoOtherCron(agent, null, scope, 'the refused webhook');
+    expectJsonError(await agent.post('/runs/crons', { assistant_id: 'agent', schedule: '0 0 * * *', webhook, metadata: { apc_test: testKey } }), 422);
+    await expectNoOtherCron(agent, null, testKey, 'the refused webhook');
   });
 });

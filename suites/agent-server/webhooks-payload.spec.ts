@@ -117,8 +117,8 @@ test('run_ended_at of a finished run is a date-time, not before run_started_at',
   }
 });
 
-test("metadata is an object holding the run's custom metadata", { tag: '@WEBHOOK-PAYLOAD-METADATA' }, async ({ agent, webhookReceiver, scope }) => {
-  const metadata = { apc_scope: scope, nested: { list: [1, 'two'], flag: true } };
+test("metadata is an object holding the run's custom metadata", { tag: '@WEBHOOK-PAYLOAD-METADATA' }, async ({ agent, webhookReceiver, testKey }) => {
+  const metadata = { apc_test: testKey, nested: { list: [1, 'two'], flag: true } };
   const { delivery, payload } = await deliveredRun(agent, webhookReceiver, 'metadata', { metadata });
   expect(payload.metadata, describeDelivery(delivery, 'metadata')).toMatchObject(metadata);
 });

@@ -128,12 +128,12 @@ export async function createCron(agent: ApiClient, threadId: string | null, body
  * one, so a search that finds nothing cannot pass for "none was made".
  */
 export async function expectNoOtherCron(agent: ApiClient, threadId: string | null, marker: string, what: string): Promise<void> {
-  const control = await createCron(agent, threadId, { schedule: '0 0 * * *', metadata: { ...agent.conformanceMark, apc_scope: marker } });
+  const control = await createCron(agent, threadId, { schedule: '0 0 * * *', metadata: { ...agent.conformanceMark, apc_test: marker } });
   try {
     const res = await agent.post<Cron[]>('/runs/crons/search', threadId === null ? { limit: 1000 } : { thread_id: threadId });
     const all = preconditionArray(res, 'search the crons');
     const shown = all.find((c) => c.cron_id === control.cron_id);
-    if (threadId === null && shown && shown.metadata?.apc_scope !== marker) {
+    if (threadId === null && shown && shown.metadata?.apc_test !== marker) {
       // The cron answers are not shown (§4.5): a search whose crons carry no metadata cannot tell this test's stateless crons from others'.
       test.info().annotations.push({
         type: 'note',
@@ -141,7 +141,7 @@ export async function expectNoOtherCron(agent: ApiClient, threadId: string | nul
       });
       return;
     }
-    const found = all.filter((c) => threadId !== null || c.metadata?.apc_scope === marker);
+    const found = all.filter((c) => threadId !== null || c.metadata?.apc_test === marker);
     if (!found.some((c) => c.cron_id === control.cron_id)) {
       skipForPrecondition(`precondition failed: the search misses the cron just made (${control.cron_id}), so cannot show no other was: ${res.describe()}`, [
         'CRON-SEARCH',

@@ -35,9 +35,9 @@ test(
 test(
   'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
   { tag: '@AUTH-CP-MISSING-CREDENTIALS' },
-  async ({ controlPlane, conformanceRun, scope }, testInfo) => {
+  async ({ controlPlane, conformanceRun, testKey }, testInfo) => {
     const repo = await repository(controlPlane);
-    const name = deploymentName(scope);
+    const name = deploymentName(testKey);
     for (const key of [undefined, 'apc-not-a-valid-key']) {
       const client = clientWithKey(conformanceRun, 'control-plane', testInfo, key)!;
       expectJsonError(await client.get(repositoriesOf(repo.host_integration_id)), [401, 403]);
@@ -60,9 +60,9 @@ test(
 test(
   'every operation on an existing deployment refuses a missing or invalid API key with 401 or 403, and changes nothing',
   { tag: '@AUTH-CP-MISSING-CREDENTIALS' },
-  async ({ controlPlane, conformanceRun, scope }, testInfo) => {
+  async ({ controlPlane, conformanceRun, testKey }, testInfo) => {
     const repo = await repository(controlPlane);
-    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(testKey));
     const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(before, 'read the deployment');
     for (const key of [undefined, 'apc-not-a-valid-key']) {
@@ -93,14 +93,14 @@ test(
   },
 );
 
-test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-CP-TENANT-ID' }, async ({ credentials, scope }) => {
+test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-CP-TENANT-ID' }, async ({ credentials, testKey }) => {
   const multi = credentials.client('control-plane', credentials.apiKey('multi-workspace'));
   const [home, other] = credentials.workspaces('multi-workspace');
   const otherKey = credentials.client('control-plane', credentials.apiKey('second-workspace'));
   // The repository to deploy is found with the other workspace's own key: every request carrying x-tenant-id is judged.
   const inOther = await repository(otherKey);
   const selected = { headers: { 'x-tenant-id': other } };
-  const created = await multi.post<Deployment>('/v2/deployments', deploymentBody(inOther, deploymentName(scope)), selected);
+  const created = await multi.post<Deployment>('/v2/deployments', deploymentBody(inOther, deploymentName(testKey)), selected);
   expectStatus(created, '2xx');
   const there = await multi.get(`/v2/deployments/${created.json.id}`, selected);
   expect(there.status, there.describe('found in the workspace named by x-tenant-id')).toBe(200);
@@ -199,31 +199,31 @@ test('the header names of the bearer and tenant-ID schemes', { tag: '@AUTH-CP-HE
   observe('AUTH-CP-HEADER-NAMES', answers.join('; '));
 });
 
-test('a deployment of one workspace is invisible from another', { tag: '@AUTH-CP-WORKSPACE-ISOLATION' }, async ({ credentials, scope }) => {
+test('a deployment of one workspace is invisible from another', { tag: '@AUTH-CP-WORKSPACE-ISOLATION' }, async ({ credentials, testKey }) => {
   const alpha = credentials.client('control-plane', credentials.apiKey('primary'));
   const beta = credentials.client('control-plane', credentials.apiKey('second-workspace'));
-  const { deployment } = await createDeployment(alpha, await repository(alpha), deploymentName(scope));
+  const { deployment } = await createDeployment(alpha, await repository(alpha), deploymentName(testKey));
   // "Finds nothing": a refusal of any 4xx, as the spec names no status for another workspace's ids.
   expectRefused(await beta.get(`/v2/deployments/${deployment.id}`));
   expectRefused(await beta.patch(`/v2/deployments/${deployment.id}`, { source_config: { build_on_push: false } }));
   expectRefused(await beta.get(`/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`));
   expectRefused(await beta.get(`/v2/deployments/${deployment.id}/revisions`));
-  const listed = await beta.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${deploymentName(scope)}`);
+  const listed = await beta.get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${deploymentName(testKey)}`);
   expectStatus(listed, 200);
   expect(listed.json.resources, listed.describe("another workspace's list does not show it")).toEqual([]);
 });
 
 const AUTHENTICATE = '/v2/auth/authenticate';
 /** An authenticate body (§2.4) for this test's own user, naming the run's provider. */
-const authenticateBody = (oauth: OAuthProviders, scope: string) => ({ provider: oauth.first, scopes: ['read'], user_id: `apc-user-${scope}` });
+const authenticateBody = (oauth: OAuthProviders, testKey: string) => ({ provider: oauth.first, scopes: ['read'], user_id: `apc-user-${testKey}` });
 /** Not served: a route the target does not have (a 404 or 405 without a validation error). */
 const unserved = (status: number) => status === 404 || status === 405;
 
 // §9 says where authentication is served, not where it is not: what /v1 answers is not judged.
-test('authentication on the control plane is served under v2', { tag: '@VERSION-CP-AUTHN-V2' }, async ({ controlPlane, scope, conformanceRun }) => {
+test('authentication on the control plane is served under v2', { tag: '@VERSION-CP-AUTHN-V2' }, async ({ controlPlane, testKey, conformanceRun }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
   // §9 names no path: /v2/auth/authenticate is the only authentication path the spec gives (§4.2).
-  const v2 = await controlPlane.post(AUTHENTICATE, authenticateBody(oauth, scope));
+  const v2 = await controlPlane.post(AUTHENTICATE, authenticateBody(oauth, testKey));
   // A 404 to a made-up provider may say the provider is unknown rather than the route.
   if (v2.status === 404) oauth.skipIfRefusedMadeUp(v2, oauth.first);
   expect(unserved(v2.status), v2.describe(`authentication served at ${AUTHENTICATE}`)).toBe(false);
@@ -231,12 +231,12 @@ test('authentication on the control plane is served under v2', { tag: '@VERSION-
 
 test('the control plane serves POST /v2/auth/authenticate with the body and result of §2.4', { tag: '@AUTHN-CONTROL-PLANE' }, async ({
   controlPlane,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
   // The body is the test's choice (§4.2: which fields are required is not shown): sent again with every field of §2.4 where it is refused 422.
-  const res = await authenticate(controlPlane, authenticateBody(oauth, scope), oauth);
+  const res = await authenticate(controlPlane, authenticateBody(oauth, testKey), oauth);
   expectStatus(res, 200);
   expectSchema(res, 'control-plane', 'AuthenticateResponse');
   expect(typeof res.json.token === 'string' || typeof res.json.url === 'string', res.describe('a token, or the url that starts the flow')).toBe(true);

@@ -91,8 +91,8 @@ export async function repository(cp: ApiClient): Promise<Repository> {
 }
 
 /** A deployment name unique to the test (names are kept apart on a shared target). */
-export function deploymentName(scope: string, suffix = ''): string {
-  return `apc-${scope}${suffix}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+export function deploymentName(testKey: string, suffix = ''): string {
+  return `apc-${testKey}${suffix}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
 }
 
 /** The create body of spec §4.1, from a listed repository: its integration, URL and default branch. */

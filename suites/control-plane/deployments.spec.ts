@@ -8,10 +8,10 @@ const UNKNOWN = '00000000-0000-4000-8000-0000000dead0';
 
 test('POST /v2/deployments with integration_id, repo_url and repo_ref creates a deployment with id and latest_revision_id', { tag: '@DEPLOY-CREATE' }, async ({
   controlPlane,
-  scope,
+  testKey,
 }) => {
   const repo = await repository(controlPlane);
-  const res = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
+  const res = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(testKey)));
   // The spec gives no status for a creation (§4.1): DEPLOY-CREATE-201 asks for the real service's 201.
   expectStatus(res, '2xx');
   expectSchema(res, 'control-plane', 'Deployment');
@@ -19,13 +19,13 @@ test('POST /v2/deployments with integration_id, repo_url and repo_ref creates a 
   expect(read.status, read.describe('the created deployment exists')).toBe(200);
 });
 
-test('a successful creation answers 201', { tag: '@DEPLOY-CREATE-201' }, async ({ controlPlane, scope }) => {
+test('a successful creation answers 201', { tag: '@DEPLOY-CREATE-201' }, async ({ controlPlane, testKey }) => {
   const repo = await repository(controlPlane);
-  expectStatus(await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(scope))), 201);
+  expectStatus(await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(testKey))), 201);
 });
 
-test('a deployment has a string id, the same in the create, get and patch answers', { tag: '@DEPLOY-ID' }, async ({ controlPlane, scope }) => {
-  const { deployment, res } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('a deployment has a string id, the same in the create, get and patch answers', { tag: '@DEPLOY-ID' }, async ({ controlPlane, testKey }) => {
+  const { deployment, res } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
   expect(typeof deployment.id, res.describe('id on create')).toBe('string');
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
   expectStatus(read, 200);
@@ -35,8 +35,8 @@ test('a deployment has a string id, the same in the create, get and patch answer
   expect(patched.json.id, patched.describe('id on patch')).toBe(deployment.id);
 });
 
-test('latest_revision_id is a string naming the first revision at creation', { tag: '@DEPLOY-LATEST-REVISION-ID' }, async ({ controlPlane, scope }) => {
-  const { deployment, res } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('latest_revision_id is a string naming the first revision at creation', { tag: '@DEPLOY-LATEST-REVISION-ID' }, async ({ controlPlane, testKey }) => {
+  const { deployment, res } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
   expect(typeof deployment.latest_revision_id, res.describe('latest_revision_id on create')).toBe('string');
   const revision = await controlPlane.get(revisionPath(deployment, deployment.latest_revision_id));
   expect(revision.status, revision.describe('the latest revision exists')).toBe(200);
@@ -45,8 +45,8 @@ test('latest_revision_id is a string naming the first revision at creation', { t
   expect(read.json.latest_revision_id, read.describe('latest_revision_id on get, before any update')).toBe(deployment.latest_revision_id);
 });
 
-test('GET /v2/deployments/{id} answers the deployment with that id', { tag: '@DEPLOY-GET' }, async ({ controlPlane, scope }) => {
-  const name = deploymentName(scope);
+test('GET /v2/deployments/{id} answers the deployment with that id', { tag: '@DEPLOY-GET' }, async ({ controlPlane, testKey }) => {
+  const name = deploymentName(testKey);
   const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), name);
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
   expectStatus(read, 200);
@@ -56,8 +56,12 @@ test('GET /v2/deployments/{id} answers the deployment with that id', { tag: '@DE
 });
 
 // A path the spec does not show (the service's own, which the run's cleanup uses).
-test('DELETE /v2/deployments/{id} answers 204, and the deployment can no longer be read', { tag: '@DEPLOY-DELETE' }, async ({ controlPlane, scope, time }) => {
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('DELETE /v2/deployments/{id} answers 204, and the deployment can no longer be read', { tag: '@DEPLOY-DELETE' }, async ({
+  controlPlane,
+  testKey,
+  time,
+}) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
   expectStatus(await controlPlane.delete(`/v2/deployments/${deployment.id}`), 204);
   // Whatever 4xx a target answers for an id it no longer has (§7), once the deletion has settled.
   const read = await time.poll(
@@ -68,9 +72,9 @@ test('DELETE /v2/deployments/{id} answers 204, and the deployment can no longer 
   expectRefused(read.value);
 });
 
-test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLOY-PATCH' }, async ({ controlPlane, scope }) => {
+test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLOY-PATCH' }, async ({ controlPlane, testKey }) => {
   const repo = await repository(controlPlane);
-  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(testKey));
   const ref = `${repo.default_branch}-apc-update`;
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, { source_revision_config: { repo_ref: ref } });
   expectStatus(patched, '2xx');
@@ -89,8 +93,8 @@ test('PATCH /v2/deployments/{id} answers the updated deployment', { tag: '@DEPLO
   }
 });
 
-test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEPLOY-OTHER-FIELDS' }, async ({ controlPlane, scope, observe }) => {
-  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEPLOY-OTHER-FIELDS' }, async ({ controlPlane, testKey, observe }) => {
+  const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
   const read = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
   observe(
     'DEPLOY-OTHER-FIELDS',
@@ -100,11 +104,11 @@ test('the fields of a deployment beyond id and latest_revision_id', { tag: '@DEP
   );
 });
 
-test('body fields beyond those named, and what the answers carry', { tag: '@DEPLOY-BODY-FIELDS' }, async ({ controlPlane, scope, observe }) => {
+test('body fields beyond those named, and what the answers carry', { tag: '@DEPLOY-BODY-FIELDS' }, async ({ controlPlane, testKey, observe }) => {
   const repo = await repository(controlPlane);
   const res = await controlPlane.post<Deployment>(
     '/v2/deployments',
-    deploymentBody(repo, deploymentName(scope), { source: 'github', secrets: [{ name: 'APC_SECRET', value: 'x' }], apc_unknown_field: true }),
+    deploymentBody(repo, deploymentName(testKey), { source: 'github', secrets: [{ name: 'APC_SECRET', value: 'x' }], apc_unknown_field: true }),
   );
   observe(
     'DEPLOY-BODY-FIELDS',
@@ -122,16 +126,16 @@ test('body fields beyond those named, and what the answers carry', { tag: '@DEPL
 
 test('GET /v2/deployments answers {resources, offset} and honours limit, offset and name_contains', { tag: '@DEPLOY-LIST' }, async ({
   controlPlane,
-  scope,
+  testKey,
 }) => {
   const repo = await repository(controlPlane);
-  const name = deploymentName(scope);
+  const name = deploymentName(testKey);
   const created = [
     (await createDeployment(controlPlane, repo, `${name}-a`)).deployment.id,
     (await createDeployment(controlPlane, repo, `${name}-b`)).deployment.id,
   ];
   // A deployment whose name does not contain the test's: name_contains leaves it out.
-  await createDeployment(controlPlane, repo, deploymentName(`other-${scope}`));
+  await createDeployment(controlPlane, repo, deploymentName(`other-${testKey}`));
   const all = await controlPlane.get<{ resources: Deployment[]; offset: number }>(`/v2/deployments?name_contains=${name}&limit=10`);
   expectStatus(all, 200);
   expect(Array.isArray(all.json.resources), all.describe('resources is an array')).toBe(true);
@@ -183,9 +187,9 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
     ['source_config not an object', (body) => JSON.stringify({ ...body, source_config: 'https://example.invalid/repo' })],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ controlPlane, scope }) => {
+    test(name, async ({ controlPlane, testKey }) => {
       const repo = await repository(controlPlane);
-      const deployment = deploymentName(scope);
+      const deployment = deploymentName(testKey);
       const res = await controlPlane.post('/v2/deployments', undefined, {
         rawBody: broken(deploymentBody(repo, deployment)),
         headers: { 'content-type': 'application/json' },
@@ -197,8 +201,8 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
     });
   }
 
-  test('a patch with a field of the wrong type answers 422 and changes nothing', async ({ controlPlane, scope }) => {
-    const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  test('a patch with a field of the wrong type answers 422 and changes nothing', async ({ controlPlane, testKey }) => {
+    const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
     const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
     precondition(before, 'read the deployment');
     // The last body's valid field must not be applied either: a refused patch changes nothing (not part of it).
@@ -218,11 +222,11 @@ test.describe('a malformed create body answers 422 with a JSON error body and cr
 test('each deployment exposes an agent server of its own, at its own URL', { tag: '@DEPLOY-AGENT-SERVER' }, async ({
   controlPlane,
   sharedDeployment,
-  scope,
+  testKey,
   time,
 }) => {
   const repo = await repository(controlPlane);
-  const { deployment: second } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const { deployment: second } = await createDeployment(controlPlane, repo, deploymentName(testKey));
   // Neither deployment can serve once one of them failed: the test stops then, not when both settled.
   const deployed = async (step: Promise<{ deployment: Deployment } & Polled>) => {
     const { deployment, last, seen } = await step;

@@ -10,11 +10,11 @@ const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.heade
 
 test('requests sent as application/json are accepted and answers with a body are JSON', { tag: '@ERROR-JSON-PAYLOADS-CONTROL-PLANE' }, async ({
   controlPlane,
-  scope,
+  testKey,
 }) => {
   const repo = await repository(controlPlane);
   const json = { headers: { 'content-type': 'application/json' } };
-  const created = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(scope)), json);
+  const created = await controlPlane.post<Deployment>('/v2/deployments', deploymentBody(repo, deploymentName(testKey)), json);
   expectStatus(created, '2xx');
   // §4: a request with a body carries application/json, and is taken so: refused for its media type (415), it is not.
   // Which PATCH fields a target takes is not shown (§4.1): what else it answers is its own rules' business.
@@ -54,9 +54,9 @@ test(
 );
 
 test.describe('bad input on every endpoint answers 4xx in the documented shape, never 5xx', { tag: '@ERROR-BAD-INPUT-CONTROL-PLANE' }, () => {
-  test('malformed ids, query parameters and bodies', async ({ controlPlane, scope }) => {
+  test('malformed ids, query parameters and bodies', async ({ controlPlane, testKey }) => {
     const repo = await repository(controlPlane);
-    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+    const { deployment } = await createDeployment(controlPlane, repo, deploymentName(testKey));
     const json = { 'content-type': 'application/json' };
     const answers = [
       await controlPlane.get(repositoriesOf('%20')),
@@ -78,9 +78,9 @@ test.describe('bad input on every endpoint answers 4xx in the documented shape, 
   });
 });
 
-test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-CONTROL-PLANE' }, async ({ controlPlane, scope }) => {
+test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-CONTROL-PLANE' }, async ({ controlPlane, testKey }) => {
   const repo = await repository(controlPlane);
-  const name = deploymentName(scope);
+  const name = deploymentName(testKey);
   const { deployment } = await createDeployment(controlPlane, repo, `${name}-kept`);
   const before = await controlPlane.get<Deployment>(`/v2/deployments/${deployment.id}`);
   precondition(before, 'read the deployment');

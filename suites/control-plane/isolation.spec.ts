@@ -9,7 +9,7 @@ type Op = { workspace: 0 | 1; kind: 'create' | 'read' | 'patch' | 'list'; pick: 
 
 test("for any interleaving of two workspaces' operations, each workspace sees exactly its own deployments", { tag: '@AUTH-CP-WORKSPACE-ISOLATION' }, async ({
   credentials,
-  scope,
+  testKey,
 }) => {
   const clients = [
     credentials.client('control-plane', credentials.apiKey('primary')),
@@ -28,7 +28,7 @@ test("for any interleaving of two workspaces' operations, each workspace sees ex
   const createsInBoth = (ops: Op[]) => ([0, 1] as const).every((w) => ops.some((o) => o.workspace === w && o.kind === 'create'));
   await assertProperty(
     fc.asyncProperty(fc.array(op, { minLength: 2, maxLength: 8 }).filter(createsInBoth), async (ops: Op[]) => {
-      const name = deploymentName(scope, `-${round++}`);
+      const name = deploymentName(testKey, `-${round++}`);
       const owned: { id: string; owner: 0 | 1 }[] = [];
       const list = async (workspace: 0 | 1) => {
         const res = await clients[workspace].get<{ resources: Deployment[] }>(`/v2/deployments?name_contains=${name}&limit=100`);

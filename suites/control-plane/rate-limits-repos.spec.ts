@@ -5,7 +5,7 @@ import { test } from '../../harness/fixtures.ts';
 import { checkRow, rowTitle, tableRules } from '../rate-limits/row-check.ts';
 
 for (const rule of tableRules().filter((r) => r.startsWith('RATE-REPOSITORY-'))) {
-  test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, targetCredentials, time, scope }, testInfo) => {
-    await checkRow(rule, 'control-plane', { conformanceRun, credentials: targetCredentials, time, scope, by: testInfo });
+  test(rowTitle(rule), { tag: `@${rule}` }, async ({ conformanceRun, targetCredentials, time, testKey }, testInfo) => {
+    await checkRow(rule, 'control-plane', { conformanceRun, credentials: targetCredentials, time, testKey, by: testInfo });
   });
 }

@@ -86,7 +86,7 @@ const accepted: [string, 'host_integration_id' | 'url' | 'default_branch', strin
   ['REPO-DEFAULT-BRANCH', 'default_branch', 'a string accepted as source_revision_config.repo_ref', (r) => typeof r.default_branch === 'string'],
 ];
 for (const [rule, field, title, typed] of accepted) {
-  test(`a repository's ${field} is ${title} in the create-deployment body`, { tag: `@${rule}` }, async ({ controlPlane, scope }) => {
+  test(`a repository's ${field} is ${title} in the create-deployment body`, { tag: `@${rule}` }, async ({ controlPlane, testKey }) => {
     // Read straight from the listing: repository() would skip the test naming this very rule.
     const found = await repositories(controlPlane);
     const [
@@ -100,7 +100,7 @@ for (const [rule, field, title, typed] of accepted) {
     // The body's two other fields are their own rules' business: broken, they skip this test naming them.
     const others = accepted.map(([, f]) => f).filter((f) => f !== field);
     preconditionFields(listed, 'control-plane', 'Repository', repo, others, 'the repository to deploy');
-    const res = await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(scope)));
+    const res = await controlPlane.post('/v2/deployments', deploymentBody(repo, deploymentName(testKey)));
     expectStatus(res, '2xx');
   });
 }

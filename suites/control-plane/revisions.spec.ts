@@ -21,9 +21,9 @@ test('GET /v2/deployments/{id}/revisions/{revision_id} answers the revision with
   expect(typeof res.json.status, res.describe('status')).toBe('string');
 });
 
-test('each revision of a deployment answers itself, not the latest one', { tag: '@REVISION-GET' }, async ({ controlPlane, scope }) => {
+test('each revision of a deployment answers itself, not the latest one', { tag: '@REVISION-GET' }, async ({ controlPlane, testKey }) => {
   const repo = await repository(controlPlane);
-  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(testKey));
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, {
     source_revision_config: { repo_ref: `${repo.default_branch}-next` },
   });
@@ -85,12 +85,12 @@ test('the fields of a revision beyond status', { tag: '@REVISION-OTHER-FIELDS' }
 
 test('the typical flow: create a deployment, read it, poll its latest revision until DEPLOYED, then update it', { tag: '@DEPLOY-FLOW' }, async ({
   controlPlane,
-  scope,
+  testKey,
   time,
 }) => {
   const repo = await repository(controlPlane);
   const created = await controlPlane.post<Deployment>('/v2/deployments', {
-    name: deploymentName(scope),
+    name: deploymentName(testKey),
     integration_id: repo.host_integration_id,
     source_config: { repo_url: repo.url },
     source_revision_config: { repo_ref: repo.default_branch },
@@ -110,10 +110,10 @@ test('the typical flow: create a deployment, read it, poll its latest revision u
 
 test('a patch of source_revision_config starts a new revision that latest_revision_id names', { tag: '@DEPLOY-PATCH-NEW-REVISION' }, async ({
   controlPlane,
-  scope,
+  testKey,
 }) => {
   const repo = await repository(controlPlane);
-  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(testKey));
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, {
     source_revision_config: { repo_ref: `${repo.default_branch}-next` },
   });
@@ -130,11 +130,11 @@ test('a patch of source_revision_config starts a new revision that latest_revisi
 
 test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest first, and honours limit and offset', { tag: '@REVISION-LIST' }, async ({
   controlPlane,
-  scope,
+  testKey,
   time,
 }) => {
   const repo = await repository(controlPlane);
-  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(scope));
+  const { deployment } = await createDeployment(controlPlane, repo, deploymentName(testKey));
   // Revisions created in the same instant have no latest: the second comes a second later.
   await time.pass(1_000);
   const patched = await controlPlane.patch<Deployment>(`/v2/deployments/${deployment.id}`, {
@@ -163,12 +163,12 @@ test('GET /v2/deployments/{id}/revisions answers {resources, offset}, latest fir
 test('getting an unknown revision of a deployment, or one of another deployment, answers 404 with a JSON error body', { tag: '@REVISION-UNKNOWN-404' }, async ({
   controlPlane,
   sharedDeployment,
-  scope,
+  testKey,
 }) => {
   const { deployment } = await sharedDeployment.create();
   expectJsonError(await controlPlane.get(revisionPath(deployment, '00000000-0000-4000-8000-00000000beef')), 404);
   // A revision of another deployment is no revision of this one.
-  const { deployment: other } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+  const { deployment: other } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
   const here = await controlPlane.get(revisionPath(other, other.latest_revision_id));
   precondition(here, "read the other deployment's revision under its own deployment");
   expectJsonError(await controlPlane.get(revisionPath(deployment, other.latest_revision_id)), 404);
@@ -177,9 +177,9 @@ test('getting an unknown revision of a deployment, or one of another deployment,
 test(
   'a revision whose build fails ends BUILD_FAILED, stays there, and never becomes the active revision',
   { tag: '@REVISION-FAILURE-TERMINAL' },
-  async ({ controlPlane, scope, time, conformanceRun }, testInfo) => {
+  async ({ controlPlane, testKey, time, conformanceRun }, testInfo) => {
     requireCapability(conformanceRun, 'revision-faults');
-    const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(scope));
+    const { deployment } = await createDeployment(controlPlane, await repository(controlPlane), deploymentName(testKey));
     const admin = adminOf(conformanceRun, testInfo);
     const fault = await admin.failRevision(deployment.id, deployment.latest_revision_id, { status: 'BUILD_FAILED' });
     precondition(fault, 'ask the simulator to fail the build');

@@ -23,7 +23,7 @@ import { expectCreatedNothing, experimentStart, uploadBody } from './uploads-ste
 test(
   'the API key authenticates in the X-Api-Key header, whatever the case of its name',
   { tag: '@AUTH-PLATFORM-API-KEY' },
-  async ({ traceRunIds: ids, conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ traceRunIds: ids, conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const bare = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined)!;
     const key = targetApiKey(conformanceRun, targetCredentials) ?? '';
     for (const header of ['X-Api-Key', 'x-api-key', 'X-API-KEY']) {
@@ -33,7 +33,7 @@ test(
         '2xx',
       );
       expectStatus(
-        await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-${header}`, ids, experimentStart(conformanceRun)), {
+        await bare.post('/api/v1/datasets/upload-experiment', uploadBody(`${testKey}-${header}`, ids, experimentStart(conformanceRun)), {
           headers: { [header]: key },
         }),
         200,
@@ -47,13 +47,13 @@ test(
 test(
   'a missing or invalid API key answers 401 or 403 with a JSON error body and changes nothing',
   { tag: '@AUTH-PLATFORM-MISSING-CREDENTIALS' },
-  async ({ traceRunIds: ids, platform, conformanceRun, scope, time }, testInfo) => {
+  async ({ traceRunIds: ids, platform, conformanceRun, testKey, time }, testInfo) => {
     for (const key of [undefined, 'apc-not-a-valid-key']) {
       const client = clientWithKey(conformanceRun, 'platform-api', testInfo, key)!;
       const id = ids.v7(baseTime(conformanceRun));
       expectJsonError(await client.post('/runs', { id, name: 'refused', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), [401, 403]);
       await expectNoRun(platform, time, id, 'the refused run');
-      const body = uploadBody(`${scope}-${key ?? 'none'}`, ids, experimentStart(conformanceRun));
+      const body = uploadBody(`${testKey}-${key ?? 'none'}`, ids, experimentStart(conformanceRun));
       expectJsonError(await client.post('/api/v1/datasets/upload-experiment', body), [401, 403]);
       await expectCreatedNothing(platform, time, body, 'the upload without a valid key');
       expectJsonError(await client.post('/runs/query', {}), [401, 403]);
@@ -106,7 +106,7 @@ test(
 test('a key linked to several workspaces selects one with x-tenant-id', { tag: '@AUTH-PLATFORM-TENANT-ID' }, async ({
   traceRunIds: ids,
   credentials,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
@@ -119,7 +119,7 @@ test('a key linked to several workspaces selects one with x-tenant-id', { tag: '
     '2xx',
   );
   // What the spec shows: the upload's dataset names its workspace (§2.6 tenant_id).
-  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(conformanceRun)), {
+  const answer = await multi.post<ExperimentUploadResponse>('/api/v1/datasets/upload-experiment', uploadBody(testKey, ids, experimentStart(conformanceRun)), {
     headers: selected,
   });
   expectStatus(answer, 200);

@@ -11,10 +11,10 @@ import type { AuthenticateResponse as Result } from '../../specs/types/platform-
 import { AUTHENTICATE, authenticate, OAuthProviders, withEveryField } from './authenticate-steps.ts';
 
 /** A request for this test's own user, so flows of different tests never meet, naming the run's provider. */
-const request = (oauth: OAuthProviders, scope: string, extra: Record<string, unknown> = {}) => ({
+const request = (oauth: OAuthProviders, testKey: string, extra: Record<string, unknown> = {}) => ({
   provider: oauth.first,
   scopes: ['read', 'write'],
-  user_id: `apc-user-${scope}`,
+  user_id: `apc-user-${testKey}`,
   ...extra,
 });
 
@@ -55,9 +55,9 @@ async function completedFlow(
   return { first, done };
 }
 
-test('a valid authenticate request answers 200 with a token or a started flow', { tag: '@AUTHN-ENDPOINT' }, async ({ platform, scope, conformanceRun }) => {
+test('a valid authenticate request answers 200 with a token or a started flow', { tag: '@AUTHN-ENDPOINT' }, async ({ platform, testKey, conformanceRun }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
-  const res = await authenticate(platform, request(oauth, scope), oauth);
+  const res = await authenticate(platform, request(oauth, testKey), oauth);
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'AuthenticateResponse');
   expect(present(res.json.token) || present(res.json.url), res.describe('a token, or the url that starts the flow')).toBe(true);
@@ -78,20 +78,20 @@ const FIELDS: [string, string, unknown][] = [
 for (const [rule, field, value] of FIELDS) {
   test(`the body accepts ${field} as ${Array.isArray(value) ? 'an array of strings' : typeof value}`, { tag: `@${rule}` }, async ({
     platform,
-    scope,
+    testKey,
     conformanceRun,
   }) => {
     const oauth = new OAuthProviders(conformanceRun.target);
     // A field the test's body does not carry: that body without it is a step. Answered otherwise than 200,
     // it is AUTHN-ENDPOINT's finding and says nothing of this field.
-    if (!(field in request(oauth, scope))) {
-      const control = await authenticate(platform, request(oauth, scope), oauth);
+    if (!(field in request(oauth, testKey))) {
+      const control = await authenticate(platform, request(oauth, testKey), oauth);
       if (control.status !== 200) skipForPrecondition(`precondition failed: the body without ${field} answers 200: ${control.describe()}`, ['AUTHN-ENDPOINT']);
     }
     const sample = field === 'provider' ? oauth.first : value;
     // A boolean field takes either value: "illustrated as false" shows one, it does not forbid the other.
     for (const sent of typeof sample === 'boolean' ? [sample, !sample] : [sample]) {
-      const res = await authenticate(platform, { ...request(oauth, scope), [field]: sent }, oauth);
+      const res = await authenticate(platform, { ...request(oauth, testKey), [field]: sent }, oauth);
       expectStatus(res, 200);
     }
   });
@@ -101,17 +101,17 @@ for (const [rule, field, value] of FIELDS) {
  * 200 answers for one user: the first call, the same call again and one with force_new; where a
  * test can complete a flow (oauth-completion), the call once the flow is completed too.
  */
-async function answersOf(platform: ApiClient, scope: string, conformanceRun: ConformanceRun): Promise<ApiResponse<Result>[]> {
+async function answersOf(platform: ApiClient, testKey: string, conformanceRun: ConformanceRun): Promise<ApiResponse<Result>[]> {
   const oauth = new OAuthProviders(conformanceRun.target);
   const answers = [
-    await authenticate(platform, request(oauth, scope), oauth),
-    await authenticate(platform, request(oauth, scope), oauth),
-    await authenticate(platform, request(oauth, scope, { force_new: true }), oauth),
+    await authenticate(platform, request(oauth, testKey), oauth),
+    await authenticate(platform, request(oauth, testKey), oauth),
+    await authenticate(platform, request(oauth, testKey, { force_new: true }), oauth),
   ];
   // The force_new answer's flow is the one the same call answers next.
   const pending = [...answers].reverse().find((res) => typeof res.json?.url === 'string');
   if (conformanceRun.target.capabilities.includes('oauth-completion') && pending && (await platform.follow(pending.json.url!)).status === 200) {
-    answers.push(await authenticate(platform, request(oauth, scope), oauth));
+    answers.push(await authenticate(platform, request(oauth, testKey), oauth));
   }
   // The rules are about 200 answers: another status is AUTHN-ENDPOINT's (or force_new's) to judge.
   for (const res of answers) if (res.status !== 200) skipForPrecondition(`precondition failed: authenticate answers 200: ${res.describe()}`, rulesOfStep(res));
@@ -119,21 +119,21 @@ async function answersOf(platform: ApiClient, scope: string, conformanceRun: Con
 }
 
 // §4.2 leaves open when url or token is returned, not whether auth_id is: every 200 answer carries it.
-test('every 200 answer carries auth_id, a string', { tag: '@AUTHN-RESULT-AUTH-ID' }, async ({ platform, scope, conformanceRun }) => {
-  for (const res of await answersOf(platform, scope, conformanceRun)) expect(typeof res.json.auth_id, res.describe('auth_id is a string')).toBe('string');
+test('every 200 answer carries auth_id, a string', { tag: '@AUTHN-RESULT-AUTH-ID' }, async ({ platform, testKey, conformanceRun }) => {
+  for (const res of await answersOf(platform, testKey, conformanceRun)) expect(typeof res.json.auth_id, res.describe('auth_id is a string')).toBe('string');
 });
 
 /** Null or absent: §4.2 leaves open when the field is returned, and the real service answers null (Agent Auth API reference, docs.langchain.com/api-reference/auth-service-v2/authenticate). */
 const returned = (res: ApiResponse<Result>, field: 'url' | 'token') => present(res.json[field]);
 
 // §4.2 leaves open when a url is returned: every answer that returns one is judged, one without breaks nothing.
-test('a url, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-URL' }, async ({ platform, scope, conformanceRun }) => {
-  const withUrl = (await answersOf(platform, scope, conformanceRun)).filter((res) => returned(res, 'url'));
+test('a url, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-URL' }, async ({ platform, testKey, conformanceRun }) => {
+  const withUrl = (await answersOf(platform, testKey, conformanceRun)).filter((res) => returned(res, 'url'));
   for (const res of withUrl) expect(typeof res.json.url, res.describe('url is a string')).toBe('string');
 });
 
-test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-TOKEN' }, async ({ platform, scope, conformanceRun }) => {
-  const withToken = (await answersOf(platform, scope, conformanceRun)).filter((res) => returned(res, 'token'));
+test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-TOKEN' }, async ({ platform, testKey, conformanceRun }) => {
+  const withToken = (await answersOf(platform, testKey, conformanceRun)).filter((res) => returned(res, 'token'));
   // A new user's token comes once a flow is completed: by a person at the provider, or a target's oauth-completion.
   const completes = conformanceRun.target.capabilities.includes('oauth-completion');
   skipDeclared(
@@ -145,44 +145,44 @@ test('a token, where an answer returns one, is a string', { tag: '@AUTHN-RESULT-
   for (const res of withToken) expect(typeof res.json.token, res.describe('token is a string')).toBe('string');
 });
 
-test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, async ({ platform, scope, observe, conformanceRun }) => {
+test('which request fields are required', { tag: '@AUTHN-REQUIRED-FIELDS' }, async ({ platform, testKey, observe, conformanceRun }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
   const answers: string[] = [];
   for (const field of ['provider', 'scopes', 'user_id']) {
-    const { [field]: _dropped, ...body } = request(oauth, scope) as Record<string, unknown>;
+    const { [field]: _dropped, ...body } = request(oauth, testKey) as Record<string, unknown>;
     answers.push(`without ${field} → ${(await platform.post(AUTHENTICATE, body)).status}`);
   }
   answers.push(`{} → ${(await platform.post(AUTHENTICATE, {})).status}`);
   observe('AUTHN-REQUIRED-FIELDS', answers.join('; '));
 });
 
-test('when the answer carries a url and when a token', { tag: '@AUTHN-RESULT-CONDITIONS' }, async ({ platform, scope, observe, conformanceRun }) => {
+test('when the answer carries a url and when a token', { tag: '@AUTHN-RESULT-CONDITIONS' }, async ({ platform, testKey, observe, conformanceRun }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
   const describe = (res: ApiResponse<Result>) =>
     `${res.status} ${['status', 'url', 'auth_id', 'token'].filter((f) => present(res.json?.[f as keyof Result])).join('+') || 'nothing'}`;
-  const first = await authenticate(platform, request(oauth, scope), oauth);
-  const again = await authenticate(platform, request(oauth, scope), oauth);
-  const forced = await authenticate(platform, request(oauth, scope, { force_new: true }), oauth);
+  const first = await authenticate(platform, request(oauth, testKey), oauth);
+  const again = await authenticate(platform, request(oauth, testKey), oauth);
+  const forced = await authenticate(platform, request(oauth, testKey, { force_new: true }), oauth);
   observe('AUTHN-RESULT-CONDITIONS', `first call → ${describe(first)}; same call again → ${describe(again)}; force_new → ${describe(forced)}`);
 });
 
 test('a body without provider or without scopes answers 422 with a Validation error body', { tag: '@AUTHN-REQUIRED-PROVIDER-SCOPES' }, async ({
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
   for (const field of ['provider', 'scopes']) {
-    const { [field]: _dropped, ...body } = request(oauth, scope) as Record<string, unknown>;
+    const { [field]: _dropped, ...body } = request(oauth, testKey) as Record<string, unknown>;
     const res = await sendAsIs(platform, body, oauth);
     expectStatus(res, 422);
     expectSchema(res, 'platform-api', 'HTTPValidationError');
   }
 });
 
-test('a 200 answer carries a token, or a url and an auth_id', { tag: '@AUTHN-TOKEN-OR-URL' }, async ({ platform, scope, conformanceRun }) => {
+test('a 200 answer carries a token, or a url and an auth_id', { tag: '@AUTHN-TOKEN-OR-URL' }, async ({ platform, testKey, conformanceRun }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
-  for (const body of [request(oauth, scope), request(oauth, scope), request(oauth, scope, { force_new: true })]) {
+  for (const body of [request(oauth, testKey), request(oauth, testKey), request(oauth, testKey, { force_new: true })]) {
     const res = await authenticate(platform, body, oauth);
     expectStatus(res, 200);
     const flow = present(res.json.url) && present(res.json.auth_id);
@@ -258,54 +258,54 @@ test('for any body with a field of the wrong type, the answer is 422 with a Vali
   );
 });
 
-test('authentication is served under the v2 version segment', { tag: '@VERSION-AUTHN-V2' }, async ({ platform, scope, conformanceRun }) => {
+test('authentication is served under the v2 version segment', { tag: '@VERSION-AUTHN-V2' }, async ({ platform, testKey, conformanceRun }) => {
   const oauth = new OAuthProviders(conformanceRun.target);
-  expectStatus(await authenticate(platform, request(oauth, scope), oauth), 200);
+  expectStatus(await authenticate(platform, request(oauth, testKey), oauth), 200);
 });
 
-test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ conformanceRun, scope, observe }, testInfo) => {
+test('whether the authenticate endpoint requires credentials', { tag: '@AUTH-AUTHN-CREDENTIALS' }, async ({ conformanceRun, testKey, observe }, testInfo) => {
   const anonymous = clientWithKey(conformanceRun, 'platform-api', testInfo, undefined);
   skipDeclared(!anonymous, 'the target names no platform-api URL');
   // Observed whatever it answers: a refusal of a made-up provider shows that the key was not asked for first.
-  const res = await withEveryField(anonymous!, request(new OAuthProviders(conformanceRun.target), scope));
+  const res = await withEveryField(anonymous!, request(new OAuthProviders(conformanceRun.target), testKey));
   observe('AUTH-AUTHN-CREDENTIALS', `without X-Api-Key → ${res.status} ${res.text.slice(0, 100)}`);
 });
 
 test.describe('the flow: a url to visit, then the token', () => {
   test('after the user completes the flow at its url, the same call answers the token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({
     platform,
-    scope,
+    testKey,
     conformanceRun,
   }) => {
     requireCapability(conformanceRun, 'oauth-completion');
     const oauth = new OAuthProviders(conformanceRun.target);
-    const first = await authenticate(platform, request(oauth, scope), oauth);
+    const first = await authenticate(platform, request(oauth, testKey), oauth);
     expectStatus(first, 200);
     expect([present(first.json.url), present(first.json.auth_id), present(first.json.token)], first.describe('a new flow: url and auth_id, no token')).toEqual([
       true,
       true,
       false,
     ]);
-    const pending = await authenticate(platform, request(oauth, scope), oauth);
+    const pending = await authenticate(platform, request(oauth, testKey), oauth);
     expect([pending.json.auth_id, present(pending.json.token)], pending.describe('before completion, the same flow and still no token')).toEqual([
       first.json.auth_id,
       false,
     ]);
     const visited = await platform.follow(first.json.url!);
     expect(visited.status, `visiting ${first.json.url} completes the flow`).toBe(200);
-    const done = await authenticate(platform, request(oauth, scope), oauth);
+    const done = await authenticate(platform, request(oauth, testKey), oauth);
     expectStatus(done, 200);
     expect(typeof done.json.token === 'string' && done.json.token !== '', done.describe('the token')).toBe(true);
-    const again = await authenticate(platform, request(oauth, scope), oauth);
+    const again = await authenticate(platform, request(oauth, testKey), oauth);
     expect(again.json.token, again.describe('the same token next time')).toBe(done.json.token);
   });
 
-  test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, scope, conformanceRun }) => {
+  test('force_new starts a new flow instead of answering the token', { tag: '@AUTHN-FORCE-NEW' }, async ({ platform, testKey, conformanceRun }) => {
     requireCapability(conformanceRun, 'oauth-completion');
     const oauth = new OAuthProviders(conformanceRun.target);
     // Without an existing token there is nothing force_new could be answering instead.
-    const { first, done } = await completedFlow(platform, oauth, scope, false);
-    const forced = await authenticate(platform, request(oauth, scope, { force_new: true }), oauth);
+    const { first, done } = await completedFlow(platform, oauth, testKey, false);
+    const forced = await authenticate(platform, request(oauth, testKey, { force_new: true }), oauth);
     expectStatus(forced, 200);
     expect(present(forced.json.url) && present(forced.json.auth_id), forced.describe('a new url and auth_id')).toBe(true);
     expect(forced.json.auth_id, forced.describe('another flow')).not.toBe(first.json.auth_id);
@@ -313,21 +313,25 @@ test.describe('the flow: a url to visit, then the token', () => {
   });
 });
 
-test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ platform, scope, conformanceRun }) => {
+test("a user's token for one provider is not answered for another provider", { tag: '@AUTHN-FLOW-COMPLETES' }, async ({
+  platform,
+  testKey,
+  conformanceRun,
+}) => {
   requireCapability(conformanceRun, 'oauth-completion');
   const oauth = new OAuthProviders(conformanceRun.target);
   const other = oauth.second();
-  const { done: token } = await completedFlow(platform, oauth, scope, true);
-  const elsewhere = await authenticate(platform, request(oauth, scope, { provider: other }), oauth);
+  const { done: token } = await completedFlow(platform, oauth, testKey, true);
+  const elsewhere = await authenticate(platform, request(oauth, testKey, { provider: other }), oauth);
   expectStatus(elsewhere, 200);
   expect(elsewhere.json.token ?? null, elsewhere.describe("another provider's call does not get the first provider's token")).not.toBe(token.json.token);
   expect(present(elsewhere.json.url), elsewhere.describe('it starts a flow of its own')).toBe(true);
 });
 
-test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ traceRunIds: ids, platform, scope, conformanceRun }) => {
+test('flows of two users never share a token', { tag: '@AUTHN-FLOW-COMPLETES' }, async ({ traceRunIds: ids, platform, testKey, conformanceRun }) => {
   requireCapability(conformanceRun, 'oauth-completion');
   const oauth = new OAuthProviders(conformanceRun.target);
-  const [alice, bob] = [`${scope}-alice-${ids.v4()}`, `${scope}-bob-${ids.v4()}`];
+  const [alice, bob] = [`${testKey}-alice-${ids.v4()}`, `${testKey}-bob-${ids.v4()}`];
   // Alice's token first: without it there is nothing bob could be given.
   await completedFlow(platform, oauth, alice, true);
   const b = await authenticate(platform, request(oauth, bob), oauth);

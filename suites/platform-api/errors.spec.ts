@@ -12,7 +12,7 @@ const isJson = (res: ApiResponse) => /^application\/(.+\+)?json/i.test(res.heade
 test('JSON request bodies are accepted, answers are JSON, and multipart is the stated exception', { tag: '@ERROR-JSON-PAYLOADS-PLATFORM' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
   // The answers of the operations the spec shows (§4); reads it does not show are no evidence of its payloads.
@@ -23,10 +23,10 @@ test('JSON request bodies are accepted, answers are JSON, and multipart is the s
     await updateTraceRun(platform, id, { outputs: {} }, { headers: json }),
   ];
   const oauth = new OAuthProviders(conformanceRun.target);
-  const authn = await withEveryField(platform, { provider: oauth.first, scopes: [], user_id: `json-${scope}` });
+  const authn = await withEveryField(platform, { provider: oauth.first, scopes: [], user_id: `json-${testKey}` });
   // A refusal of a provider this run made up answers no request the target should accept: the other answers judge the rule.
   if (!oauth.refusedMadeUp(authn, oauth.first)) answers.push(authn);
-  answers.push(await upload(platform, uploadBody(scope, ids, experimentStart(conformanceRun))));
+  answers.push(await upload(platform, uploadBody(testKey, ids, experimentStart(conformanceRun))));
   const tree = runTree(ids, [null], { start: baseTime(conformanceRun) });
   const { body, contentType } = multipartBody(tree.flatMap((r) => runParts('post', r)));
   answers.push(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }));
@@ -85,7 +85,7 @@ test.describe('bad input on every endpoint answers 4xx in the documented shape, 
 test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNCHANGED-PLATFORM' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
@@ -95,7 +95,7 @@ test('a refused request creates and changes nothing', { tag: '@ERROR-REFUSED-UNC
   const before = await readWritten(platform, time, `/runs/${kept}`);
   precondition(before, 'read the run');
   const fresh = runTree(ids, [null, 0], { start });
-  const refusedUpload = { ...uploadBody(scope, ids, experimentStart(conformanceRun)), results: 'none' };
+  const refusedUpload = { ...uploadBody(testKey, ids, experimentStart(conformanceRun)), results: 'none' };
   const refused = [
     await platform.patch(`/runs/${kept}`, { outputs: { v: 2 }, end_time: 'later' }),
     await platform.patch(`/runs/${kept}`, { trace_id: ids.v4(), outputs: { v: 3 } }),

@@ -12,7 +12,7 @@ type Op = { workspace: 0 | 1; kind: 'run' | 'upload' | 'read' | 'join-dataset'; 
 test("for any interleaving of two workspaces' operations, each sees only its own data", { tag: '@AUTH-PLATFORM-WORKSPACE-ISOLATION' }, async ({
   traceRunIds: ids,
   credentials,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
@@ -56,7 +56,7 @@ test("for any interleaving of two workspaces' operations, each sees only its own
       };
       for (const { workspace, kind, pick } of ops) {
         const client = clients[workspace];
-        const label = `${scope}-${made++}`;
+        const label = `${testKey}-${made++}`;
         if (kind === 'run') {
           const id = ids.v7(baseTime(conformanceRun));
           expectStatus(await client.post('/runs', { id, name: label, run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }), '2xx');

@@ -93,7 +93,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
   test(
     `${region.toUpperCase()}: any interleaving of callers, requests and pauses is admitted or refused as the model of the table says, with its Retry-After`,
     { tag: ['@RATE-COMBINE', '@RATE-RETRY-AFTER'] },
-    async ({ conformanceRun, clock, scope, time, targetCredentials }, testInfo) => {
+    async ({ conformanceRun, clock, testKey, time, targetCredentials }, testInfo) => {
       requireCapability(conformanceRun, 'rate-limit-reset');
       skipDeclared(!conformanceRun.proxies[endpoint], `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
       const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
@@ -102,8 +102,8 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
       const requests = REQUESTS.filter((r) => !notShown(r) || serves(conformanceRun.target, notShown(r)!));
       // What the property cannot tell apart itself: whether made-up keys are counted, and whether the target takes
       // the client IP from X-Forwarded-For; if it does not, every caller comes from one address, as the oracle is told.
-      await traffic.settleKeys(endpoint, scope);
-      const oneAddress = !(await traffic.takesForwardedFor(endpoint, scope));
+      await traffic.settleKeys(endpoint, testKey);
+      const oneAddress = !(await traffic.takesForwardedFor(endpoint, testKey));
       if (oneAddress)
         testInfo.annotations.push({
           type: 'not checked',
@@ -115,7 +115,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
           const reset = await admin.resetRateLimits();
           expect(reset.status, reset.describe('resetting the rate-limit counters')).toBe(200);
           const oracle = new TableOracle(region);
-          const prefix = `${scope}-${round++}`;
+          const prefix = `${testKey}-${round++}`;
           let now = 0;
           for (const s of steps) {
             if (s.advanceMs > 0) {
@@ -127,7 +127,7 @@ for (const endpoint of ['platform-api', 'platform-api-eu'] as const) {
               headers: {
                 'x-forwarded-for': ip(s.who.ip),
                 // The counters are reset each round: a key (made up, or one the target knows in its place) serves them all.
-                ...(s.who.apiKey ? { 'x-api-key': madeUpKey(scope, s.who.apiKey) } : {}),
+                ...(s.who.apiKey ? { 'x-api-key': madeUpKey(testKey, s.who.apiKey) } : {}),
                 ...(s.who.userId ? { 'x-user-id': `${prefix}-${s.who.userId}` } : {}),
               },
             };

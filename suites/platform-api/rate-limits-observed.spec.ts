@@ -13,11 +13,11 @@ const headerNames = (headers: Record<string, string>) => Object.keys(headers).fi
 test(
   'what a refusal carries when a limit is exceeded: status, headers, body',
   { tag: '@RATE-EXCEEDED-BEHAVIOUR' },
-  async ({ conformanceRun, scope, observe, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, observe, time, targetCredentials }, testInfo) => {
     requireRateLimitTraffic(conformanceRun);
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (_, scope) => {
-      const who = caller('api-key', 0, { scope });
+    await traffic.judge(time, testKey, async (_, testKey) => {
+      const who = caller('api-key', 0, { testKey });
       const stats: Sample = { method: 'POST', path: '/runs/stats' };
       const admitted = await traffic.fill('platform-api', stats, who, 1);
       const res = await traffic.send('platform-api', stats, who);
@@ -35,7 +35,7 @@ test(
 test(
   'limits on thread and deployment endpoints for a caller with x-api-key, beyond the default row',
   { tag: '@RATE-OTHER-ENDPOINT-LIMITS' },
-  async ({ conformanceRun, scope, observe, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, observe, targetCredentials }, testInfo) => {
     requireRateLimitTraffic(conformanceRun);
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
     const probes: { endpoint: 'agent-server' | 'control-plane'; sample: Sample }[] = [
@@ -44,7 +44,7 @@ test(
     ];
     for (const [i, { endpoint, sample }] of probes.entries()) {
       if (!conformanceRun.proxies[endpoint]) continue;
-      const who = caller('api-key', i, { scope });
+      const who = caller('api-key', i, { testKey });
       const answers = await traffic.sendMany(endpoint, [sample], who, 1000);
       const refusedAt = answers.findIndex((a) => a.status === 429);
       const next = await traffic.send(endpoint, sample, who);

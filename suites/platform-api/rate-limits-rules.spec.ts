@@ -12,7 +12,7 @@ import { expect, test } from './fixtures.ts';
 import { serves } from '../../harness/target.ts';
 import type { RateLimitRow } from '../../specs/contract.ts';
 import { contract } from '../../specs/contract.ts';
-import { caller, samplesFor, scopedIp, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
+import { caller, samplesFor, callerIp, Traffic, type Caller, type Sample } from '../rate-limits/traffic.ts';
 import { requireRateLimitTraffic } from '../rate-limits/window.ts';
 import { baseTime, isoWith } from './traces-steps.ts';
 
@@ -27,10 +27,10 @@ const GENERATE: Sample = { method: 'POST', path: '/generate' };
 const NO_ROW: Sample = { method: 'POST', path: '/api/v1/datasets/upload-experiment' };
 const LOOKUP = (prefix: '' | '/api/v1') => ({ method: 'GET', path: `${prefix}/runs/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01` });
 
-const key = (scope: string, n: number): Caller => caller('api-key', n, { scope });
-const user = (scope: string, name: string, from: number): Caller => ({
-  name: `x-user-id ${name} from ${scopedIp(scope, from)}`,
-  headers: { 'x-user-id': `apc-rate-${scope}-${name}`, 'x-forwarded-for': scopedIp(scope, from) },
+const key = (testKey: string, n: number): Caller => caller('api-key', n, { testKey });
+const user = (testKey: string, name: string, from: number): Caller => ({
+  name: `x-user-id ${name} from ${callerIp(testKey, from)}`,
+  headers: { 'x-user-id': `apc-rate-${testKey}-${name}`, 'x-forwarded-for': callerIp(testKey, from) },
 });
 /**
  * Why a caller told apart only by its client IP, refused as well, leaves the check to another machine: this run shows
@@ -67,7 +67,7 @@ test.beforeEach(({ conformanceRun }) => {
 test(
   'a request refused by a rate limit answers 429 with a JSON error body',
   { tag: '@RATE-429' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
     // At each address the target has, on the cheap rows whose requests it serves (a path the spec does not show may not be).
     for (const endpoint of (['platform-api', 'platform-api-eu'] as const).filter((e) => conformanceRun.proxies[e])) {
@@ -76,8 +76,8 @@ test(
         const [sample] = samplesFor([row]);
         const operation = contract().findOperation('platform-api', sample.method, sample.path)?.operation;
         if (operation && !serves(conformanceRun.target, operation)) continue;
-        await traffic.judge(time, `${scope}-${row.id}`, async (window, scope) => {
-          const who = caller(row.identity, 0, { scope });
+        await traffic.judge(time, `${testKey}-${row.id}`, async (window, testKey) => {
+          const who = caller(row.identity, 0, { testKey });
           const admitted = await traffic.fill(endpoint, sample, who, row.limit[region]);
           const refused = await traffic.send(endpoint, sample, who);
           window.mustShare(row.interval_seconds, `the ${row.limit[region] + 1} requests ${sample.method} ${sample.path} (${row.rule})`);
@@ -94,10 +94,10 @@ test(
 test(
   'Retry-After gives the whole seconds, rounded up, until the exhausted row admits the caller again',
   { tag: '@RATE-RETRY-AFTER' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (window, scope) => {
-      const who = key(scope, 0);
+    await traffic.judge(time, testKey, async (window, testKey) => {
+      const who = key(testKey, 0);
       const first = await traffic.send('platform-api', STATS, who);
       expect(first.status, first.describe('the first request of the window is admitted')).not.toBe(429);
       const refusal = traffic.refusal();
@@ -125,7 +125,7 @@ test(
       const after = await traffic.send('platform-api', STATS, who);
       expect(after.status, after.describe('admitted once Retry-After has passed')).not.toBe(429);
 
-      const hourly = key(scope, 1);
+      const hourly = key(testKey, 1);
       window.restart();
       const admitted = await traffic.fill('platform-api', GENERATE, hourly, 30);
       const generate = await traffic.send('platform-api', GENERATE, hourly);
@@ -144,13 +144,13 @@ test(
 test(
   'a request refused by a rate limit changes no state',
   { tag: '@RATE-UNCHANGED-STATE' },
-  async ({ traceRunIds, conformanceRun, scope, time, platform, targetCredentials }, testInfo) => {
+  async ({ traceRunIds, conformanceRun, testKey, time, platform, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
     const apiKey = targetApiKey(conformanceRun, targetCredentials);
     skipDeclared(!apiKey, `target '${conformanceRun.target.name}' names no API key, which creating a run needs`);
     const owner: Caller = { name: 'the target API key', headers: { 'x-api-key': apiKey! } };
-    await traffic.judge(time, scope, async (window, scope) => {
-      const u = user(scope, 'u', 0);
+    await traffic.judge(time, testKey, async (window, testKey) => {
+      const u = user(testKey, 'u', 0);
       // Exhaust the default user row, then create a run carrying that user: refused by that row.
       await traffic.fill('platform-api', NO_ROW, u, 1000);
       const id = traceRunIds.v7(baseTime(conformanceRun));
@@ -178,13 +178,13 @@ test(
 test(
   'an exhausted row refuses the caller until its interval has passed, then gives it a whole new window',
   { tag: '@RATE-RECOVERY' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     // The EU run-stats row (20 / 10) is the cheapest whose window holds more than one request.
     skipDeclared(!conformanceRun.proxies['platform-api-eu'], `target '${conformanceRun.target.name}' names no platform-api-eu URL`);
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (window, scope) => {
+    await traffic.judge(time, testKey, async (window, testKey) => {
       const refusal = traffic.refusal();
-      const who = key(scope, 0);
+      const who = key(testKey, 0);
       const admitted = await traffic.fill('platform-api-eu', STATS, who, 20);
       const refused = await traffic.send('platform-api-eu', STATS, who);
       window.mustShare(10, 'the 21 run-stats requests of the first window');
@@ -208,7 +208,7 @@ test(
 test(
   'a row without a method counts every method; a row with one counts only that method',
   { tag: '@RATE-METHOD-SCOPE' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
     // /generate is a path only §8 names: a target that serves it in no method (404 or 405 only, within and beyond
     // the limit) leaves the half about a row without a method nothing to judge, not the half on POST /runs.
@@ -224,12 +224,12 @@ test(
     };
     await traffic.judge(
       time,
-      scope,
-      async (window, scope) => {
+      testKey,
+      async (window, testKey) => {
         const refusal = traffic.refusal();
         if (probeGenerate) {
           const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-          const who = key(scope, 0);
+          const who = key(testKey, 0);
           const forms = methods.map((method) => ({ method, path: GENERATE.path }));
           const admitted = await traffic.fill('platform-api', forms, who, 30);
           for (const [i, form] of forms.entries()) {
@@ -240,7 +240,7 @@ test(
           }
         }
         // A row with a method, on an operation the spec shows: POST /runs. The other methods on /runs address none.
-        const other = key(scope, 1);
+        const other = key(testKey, 1);
         window.restart();
         const ingested = await traffic.fill('platform-api', INGEST, other, 2000);
         const refused = await traffic.send('platform-api', INGEST, other);
@@ -258,19 +258,19 @@ test(
 
 const PATH_PREFIX_TITLE = 'a row counts the /api/v1 form of a path only where it names it or its */ or "containing" reaches it';
 
-test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
   const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-  await traffic.judge(time, scope, async (window, scope) => {
+  await traffic.judge(time, testKey, async (window, testKey) => {
     const refusal = traffic.refusal();
     // GET /runs/{uuid} or /api/v1/runs/{uuid}: one row, both forms.
-    const who = key(scope, 0);
+    const who = key(testKey, 0);
     const admitted = [await traffic.fill('platform-api', LOOKUP(''), who, 15), await traffic.fill('platform-api', LOOKUP('/api/v1'), who, 15)];
     const answers = [];
     for (const prefix of ['', '/api/v1'] as const) answers.push(await traffic.send('platform-api', LOOKUP(prefix), who));
     window.mustShare(60, 'the 32 run lookups');
     for (const [i, res] of answers.entries()) refusal.expect(res, admitted[i], 'the 31st run lookup, in either form,');
     // /runs/stats names no /api/v1 form: POST /api/v1/runs/stats leaves the 1 / 10 row unspent.
-    const stats = key(scope, 1);
+    const stats = key(testKey, 1);
     window.restart();
     const prefixed = await traffic.send('platform-api', { method: 'POST', path: '/api/v1/runs/stats' }, stats);
     const first = await traffic.send('platform-api', STATS, stats);
@@ -280,7 +280,7 @@ test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ conformanceRun, s
     refusal.expectAdmitted(first, '/runs/stats after /api/v1/runs/stats (the 1 / 10 row did not count the prefixed path)');
     refusal.expectAgain(second, 'the second /runs/stats');
     // */v1/metadata/submit reaches /api/v1/metadata/submit; /v1/beacon is a path of its own.
-    const from: Caller = { name: scopedIp(scope, 2), headers: { 'x-forwarded-for': scopedIp(scope, 2) } };
+    const from: Caller = { name: callerIp(testKey, 2), headers: { 'x-forwarded-for': callerIp(testKey, 2) } };
     window.restart();
     const submissions: Sample[] = [
       { method: 'POST', path: '/v1/metadata/submit' },
@@ -301,33 +301,33 @@ test(PATH_PREFIX_TITLE, { tag: '@RATE-PATH-PREFIX' }, async ({ conformanceRun, s
 test(
   'callers are told apart by x-api-key, by x-user-id with the client IP, or by the client IP alone',
   { tag: '@RATE-IDENTITY-KEYS' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (window, scope) => {
+    await traffic.judge(time, testKey, async (window, testKey) => {
       const refusal = traffic.refusal();
       // x-api-key, on an operation the spec shows (POST /runs): another key is counted apart; the IP does not matter.
-      const a = key(scope, 0);
+      const a = key(testKey, 0);
       const admitted = await traffic.fill('platform-api', INGEST, a, 2000);
       const refused = [
         await traffic.send('platform-api', INGEST, a),
         await traffic.send('platform-api', INGEST, {
-          name: `${a.name} from ${scopedIp(scope, 7)}`,
-          headers: { ...a.headers, 'x-forwarded-for': scopedIp(scope, 7) },
+          name: `${a.name} from ${callerIp(testKey, 7)}`,
+          headers: { ...a.headers, 'x-forwarded-for': callerIp(testKey, 7) },
         }),
       ];
       window.mustShare(10, 'the 2002 single run ingests');
       refusal.expect(refused[0], admitted, `the 2001st POST /runs as ${a.name}`);
       refusal.expectAgain(refused[1], `the 2002nd, as the same key from another IP,`);
-      refusal.expectAdmitted(await traffic.send('platform-api', INGEST, key(scope, 1)), 'another key');
+      refusal.expectAdmitted(await traffic.send('platform-api', INGEST, key(testKey, 1)), 'another key');
       // x-user-id + IP: the same user from another IP, or another user from the same IP, is counted apart.
       const deletion: Sample = { method: 'DELETE', path: '/sessions' };
-      const u = user(scope, 'u', 0);
+      const u = user(testKey, 'u', 0);
       window.restart();
       const deleted = await traffic.fill('platform-api', deletion, u, 30);
       const over = await traffic.send('platform-api', deletion, u);
       window.mustShare(60, 'the 31 deletions');
       refusal.expect(over, deleted, `the 31st deletion as ${u.name}`);
-      for (const other of [user(scope, 'u', 1), user(scope, 'v', 0)]) {
+      for (const other of [user(testKey, 'u', 1), user(testKey, 'v', 0)]) {
         const res = await traffic.send('platform-api', deletion, other);
         skipForMachine(other.headers['x-user-id'] === u.headers['x-user-id'] && refusal.refuses(res.status), notTheAddress(res));
         refusal.expectAdmitted(res, `${other.name}, counted apart from ${u.name},`);
@@ -335,8 +335,8 @@ test(
       // IP alone: another IP is counted apart; the key a request carries does not split an IP row. Each key's 1000
       // requests fill its default row to the limit, not beyond.
       const from = (n: number, k?: number): Caller => ({
-        name: `${scopedIp(scope, n)}${k === undefined ? '' : ` with key #${k}`}`,
-        headers: { 'x-forwarded-for': scopedIp(scope, n), ...(k === undefined ? {} : key(scope, k).headers) },
+        name: `${callerIp(testKey, n)}${k === undefined ? '' : ` with key #${k}`}`,
+        headers: { 'x-forwarded-for': callerIp(testKey, n), ...(k === undefined ? {} : key(testKey, k).headers) },
       });
       window.restart();
       const seen = await traffic.fill('platform-api', PREFLIGHT, from(0, 0), 1000);
@@ -354,12 +354,12 @@ test(
 test(
   "a request counts against its specific rows and, only where none is keyed by an identity it carries, that identity's default row; a refused request counts against none",
   { tag: '@RATE-COMBINE' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (window, scope) => {
+    await traffic.judge(time, testKey, async (window, testKey) => {
       const refusal = traffic.refusal();
       // A specific row replaces the default of its identity.
-      const a = key(scope, 0);
+      const a = key(testKey, 0);
       const admitted = await traffic.fill('platform-api', NO_ROW, a, 1000);
       const spent = await traffic.send('platform-api', NO_ROW, a);
       const query = await traffic.send('platform-api', QUERY, a);
@@ -367,8 +367,8 @@ test(
       refusal.expect(spent, admitted, `the 1001st request as ${a.name}`);
       refusal.expectAdmitted(query, 'POST /runs/query, which has a row of its own (the spent default does not apply),');
       // A request carrying both identities is counted by both rows; a refusal by one counts in neither.
-      const b = key(scope, 1);
-      const u = user(scope, 'u', 0);
+      const b = key(testKey, 1);
+      const u = user(testKey, 'u', 0);
       window.restart();
       await traffic.fill('platform-api', QUERY, b, 15);
       const refusedBoth = [];
@@ -381,7 +381,7 @@ test(
       refusal.expectAdmitted(last, 'the 300th run query of the user, whose row counted none of the 10 refused requests,');
       refusal.expectAgain(over, 'the 301st run query of the user');
       // The catch-all counts only what no other row counts.
-      const anonymous: Caller = { name: scopedIp(scope, 3), headers: { 'x-forwarded-for': scopedIp(scope, 3) } };
+      const anonymous: Caller = { name: callerIp(testKey, 3), headers: { 'x-forwarded-for': callerIp(testKey, 3) } };
       window.restart();
       await traffic.fill('platform-api', NO_ROW, anonymous, 100);
       const catchAll = await traffic.send('platform-api', NO_ROW, anonymous);
@@ -389,7 +389,7 @@ test(
       refusal.expectAgain(catchAll, `the 101st request from ${anonymous.name}`);
       const info = await traffic.send('platform-api', { method: 'GET', path: '/info' }, anonymous);
       refusal.expectAdmitted(info, '/info, which has an IP row of its own (the spent catch-all does not apply),');
-      const keyed = await traffic.send('platform-api', NO_ROW, both(anonymous, key(scope, 2)));
+      const keyed = await traffic.send('platform-api', NO_ROW, both(anonymous, key(testKey, 2)));
       refusal.expectAdmitted(keyed, 'a request with x-api-key, counted by the default row, not the catch-all,');
     });
   },
@@ -398,11 +398,11 @@ test(
 test(
   'each region enforces its own value with its own counters: run stats 1 / 10 in US, 20 / 10 in EU',
   { tag: '@RATE-REGION-VALUES' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (window, scope) => {
+    await traffic.judge(time, testKey, async (window, testKey) => {
       const refusal = traffic.refusal();
-      const who = key(scope, 0);
+      const who = key(testKey, 0);
       const admittedUs = await traffic.fill('platform-api', STATS, who, 1);
       const us = await traffic.send('platform-api', STATS, who);
       const admittedEu = await traffic.fill('platform-api-eu', STATS, who, 19);
@@ -421,10 +421,10 @@ test(
 test(
   'POST /runs/multipart admits more requests per window than POST and PATCH /runs do',
   { tag: '@TRACE-MULTIPART-HIGHER-LIMIT' },
-  async ({ conformanceRun, scope, time, targetCredentials }, testInfo) => {
+  async ({ conformanceRun, testKey, time, targetCredentials }, testInfo) => {
     const traffic = new Traffic(conformanceRun, testInfo, targetCredentials);
-    await traffic.judge(time, scope, async (window, scope) => {
-      const who = key(scope, 0);
+    await traffic.judge(time, testKey, async (window, testKey) => {
+      const who = key(testKey, 0);
       const basic: Sample[] = [
         { method: 'POST', path: '/runs' },
         { method: 'PATCH', path: '/runs/0190a0d5-0a9c-7c3e-8d4f-2b6a1c9e5f01' },

@@ -12,8 +12,8 @@ for (const rule of tableRules().filter((r) => !r.startsWith('RATE-REPOSITORY-'))
     ['platform-api', 'us'],
     ['platform-api-eu', 'eu'],
   ] as const) {
-    test(rowTitle(rule, region), { tag: `@${rule}` }, async ({ conformanceRun, targetCredentials, time, scope }, testInfo) => {
-      await checkRow(rule, endpoint, { conformanceRun, credentials: targetCredentials, time, scope, by: testInfo });
+    test(rowTitle(rule, region), { tag: `@${rule}` }, async ({ conformanceRun, targetCredentials, time, testKey }, testInfo) => {
+      await checkRow(rule, endpoint, { conformanceRun, credentials: targetCredentials, time, testKey, by: testInfo });
     });
   }
 }

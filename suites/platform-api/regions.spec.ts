@@ -41,7 +41,7 @@ test('the platform API is served in a US and an EU region, each at its own addre
 test(
   "an account's data is held by its home region, and the other region's address answers none of it",
   { tag: '@REGION-DATA-RESIDENCY' },
-  async ({ traceRunIds: ids, platform, platformEu, scope, conformanceRun, time, targetCredentials }, testInfo) => {
+  async ({ traceRunIds: ids, platform, platformEu, testKey, conformanceRun, time, targetCredentials }, testInfo) => {
     const usRun = ids.v7(baseTime(conformanceRun));
     const euRun = ids.v7(baseTime(conformanceRun));
     precondition(
@@ -51,9 +51,9 @@ test(
     const euPost = await platformEu.post('/runs', { id: euRun, name: 'eu', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) });
     precondition(euPost, 'post a run in the EU', atEu(euPost));
     // What the spec shows: the same dataset name in the US names another dataset than in the EU.
-    const eu = await upload(platformEu, uploadBody(`${scope}-eu`, ids, experimentStart(conformanceRun)));
+    const eu = await upload(platformEu, uploadBody(`${testKey}-eu`, ids, experimentStart(conformanceRun)));
     precondition(eu, 'upload an experiment in the EU', atEu(eu));
-    const us = await upload(platform, { ...uploadBody(`${scope}-us`, ids, experimentStart(conformanceRun)), dataset_name: eu.json.dataset.name });
+    const us = await upload(platform, { ...uploadBody(`${testKey}-us`, ids, experimentStart(conformanceRun)), dataset_name: eu.json.dataset.name });
     expectStatus(us, 200);
     expect(us.json.dataset.id, us.describe('the same name in the US is another dataset')).not.toBe(eu.json.dataset.id);
     // Reads the spec does not show, where the target serves them: each home region holds what was written there,
@@ -82,7 +82,7 @@ test(
 test(
   "a key is known in its account's home region only: the other region refuses it as invalid",
   { tag: '@REGION-HOME-KEY-ONLY' },
-  async ({ traceRunIds: ids, credentials, conformanceRun, scope }, testInfo) => {
+  async ({ traceRunIds: ids, credentials, conformanceRun, testKey }, testInfo) => {
     const euKey = credentials.published.api_keys.find((k) => k.role === 'eu-primary')?.key;
     skipDeclared(!euKey, `target '${conformanceRun.target.name}' names no key of an EU account: name one under credentials.api_keys with role eu-primary`);
     const usKey = credentials.apiKey('primary');
@@ -101,7 +101,7 @@ test(
     );
     expectJsonError(await at('platform-api-eu', usKey).post('/runs/batch', { post: runTree(ids, [null], { start: baseTime(conformanceRun) }) }), [401, 403]);
     expectJsonError(
-      await at('platform-api-eu', usKey).post('/api/v1/datasets/upload-experiment', uploadBody(`${scope}-eu`, ids, experimentStart(conformanceRun))),
+      await at('platform-api-eu', usKey).post('/api/v1/datasets/upload-experiment', uploadBody(`${testKey}-eu`, ids, experimentStart(conformanceRun))),
       [401, 403],
     );
     expectJsonError(

@@ -1,6 +1,6 @@
 // Trace runs as the official client builds them (langsmith JS client, langsmith-sdk js/src/run_trees.ts): UUID v7
 // ids, trace_id and dotted_order computed by the caller, and the multipart body that carries
-// them. Ids are derived from the test's scope, so a run's ids are the same on every run of
+// them. Ids are derived from the test key, so a run's ids are the same on every run of
 // the suites against a fresh simulator, and unique to the test.
 import { createHash } from 'node:crypto';
 import { expect, test } from '@playwright/test';
@@ -31,8 +31,8 @@ export class TraceRunIds {
   /** The conformance run's run key, which names its trace runs: a trace cannot be deleted, but it can be found. */
   readonly runKey: string;
 
-  constructor(scope: string, conformanceRun: ConformanceRun) {
-    this.nonce = conformanceRun.target.capabilities.includes('seeded-ids') ? scope : `${scope}:${Date.now()}`;
+  constructor(testKey: string, conformanceRun: ConformanceRun) {
+    this.nonce = conformanceRun.target.capabilities.includes('seeded-ids') ? testKey : `${testKey}:${Date.now()}`;
     this.runKey = conformanceRun.runKey;
   }
 

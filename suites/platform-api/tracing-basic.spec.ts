@@ -61,9 +61,9 @@ test('the service generates trace_id and dotted_order for runs posted without th
   expect(c.json.dotted_order.split('.').pop()!.endsWith(child), c.describe('the last segment carries the child id')).toBe(true);
 });
 
-test('POST /runs accepts a run without an id, and the service gives it one', { tag: '@TRACE-CREATE-GENERATES-ID' }, async ({ platform, scope, time }) => {
+test('POST /runs accepts a run without an id, and the service gives it one', { tag: '@TRACE-CREATE-GENERATES-ID' }, async ({ platform, testKey, time }) => {
   // The run's own project: its one run is found there, by a read that needs no id.
-  const name = `apc-no-id-${scope}`;
+  const name = `apc-no-id-${testKey}`;
   const res = await platform.post('/runs', { name, run_type: 'chain', session_name: name, inputs: { q: 1 } });
   expectStatus(res, '2xx');
   const projects = await untilWritten(
@@ -86,7 +86,7 @@ test('POST /runs accepts a run without an id, and the service gives it one', { t
   ).toEqual([[name, 'string']]);
 });
 
-test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
+test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-UPDATE' }, async ({ traceRunIds, platform, testKey, conformanceRun, time }) => {
   const start = baseTime(conformanceRun);
   const id = traceRunIds.v7(start);
   precondition(await platform.post('/runs', { id, name: 'to-update', run_type: 'chain', start_time: isoWith(start, 3), inputs: { q: 1 } }), 'post the run');
@@ -98,7 +98,7 @@ test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-U
   expect(sameInstant(read.json.end_time, end), read.describe(`the end time ${end}`)).toBe(true);
   expect(read.json.inputs, read.describe('the inputs are kept')).toEqual({ q: 1 });
   // Any field of the run is updated, not only outputs and end_time: a failed run gets its error.
-  const failed = new TraceRunIds(`${scope}-failed`, conformanceRun).v7(start);
+  const failed = new TraceRunIds(`${testKey}-failed`, conformanceRun).v7(start);
   precondition(await platform.post('/runs', { id: failed, name: 'to-fail', run_type: 'chain', start_time: isoWith(start, 3) }), 'post a second run');
   expectStatus(await updateTraceRun(platform, failed, { error: 'ValueError: boom', end_time: end }), '2xx');
   const errored = await readTraceRun<ReadRun & { error?: unknown }>(platform, time, failed, { ready: ended });
@@ -108,14 +108,14 @@ test('PATCH /runs updates a run with its outputs and end time', { tag: '@TRACE-U
 test('the basic flow: post a parent chain run, post a child model run, then patch both', { tag: '@TRACE-FLOW-BASIC' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
   const start = baseTime(conformanceRun);
   const parent = ids.v7(start);
   const child = ids.v7(start + 10);
-  const thread = { metadata: { thread_id: `thread-${scope}` } };
+  const thread = { metadata: { thread_id: `thread-${testKey}` } };
   expectStatus(
     await platform.post('/runs', {
       id: parent,
@@ -258,13 +258,13 @@ test('ingestion answers 202 with a small JSON object', { tag: '@TRACE-ACCEPTED-2
 test('thread_id set on every run of a conversation is kept on parents and children', { tag: '@TRACE-THREAD-ID' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
   const start = baseTime(conformanceRun);
   const [parent, child] = [ids.v7(start), ids.v7(start + 5)];
-  const thread = `thread-${scope}`;
+  const thread = `thread-${testKey}`;
   // The requests carrying thread_id are the ones the rule is about: each must be accepted.
   expectStatus(
     await platform.post('/runs', { id: parent, name: 'turn', run_type: 'chain', start_time: isoWith(start, 3), extra: { metadata: { thread_id: thread } } }),

@@ -128,12 +128,12 @@ test('POST /runs/stats answers the statistics of the runs its query selects', { 
 test('GET /api/v2/runs/{id} and POST /api/v2/runs/query answer the runs with the fields selected', { tag: '@TRACE-RUNS-V2' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
   const start = baseTime(conformanceRun);
-  const project = `apc-v2-${scope}`;
+  const project = `apc-v2-${testKey}`;
   const [run] = runTree(traceRunIds, [null], { start });
   precondition(await platform.post('/runs', { ...run, session_name: project }), 'trace a run into its own project');
   await readTraceRun(platform, time, run.id);
@@ -202,9 +202,9 @@ test('the endpoints named only in the rate-limit table', { tag: '@TRACE-OTHER-EN
 
 test('POST /sessions makes a tracing project; DELETE /sessions/{id} and DELETE /sessions?session_ids= delete projects, which are no longer listed', {
   tag: '@TRACE-PROJECTS',
-}, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
+}, async ({ traceRunIds, platform, testKey, conformanceRun, time }) => {
   const start = baseTime(conformanceRun);
-  const names = [`apc-project-${scope}-one`, `apc-project-${scope}-two`];
+  const names = [`apc-project-${testKey}-one`, `apc-project-${testKey}-two`];
   const made: string[] = [];
   for (const name of names) {
     const res = await platform.post<{ id?: unknown; name?: unknown }>('/sessions', { name, description: 'made by a conformance test' });

@@ -453,8 +453,8 @@ const RULES: FieldRule[] = [
 for (const { rule, title, set, check, kept, broken } of RULES) {
   // The answer to an upload with the field set as the rule says is what the spec shows: accepted, and
   // what the answer's fields show of it; where the field landed, where the target serves those reads.
-  test(title, { tag: `@${rule}` }, async ({ traceRunIds: ids, platform, scope, conformanceRun, time }) => {
-    const body = set(uploadBody(scope, ids, experimentStart(conformanceRun)), ids);
+  test(title, { tag: `@${rule}` }, async ({ traceRunIds: ids, platform, testKey, conformanceRun, time }) => {
+    const body = set(uploadBody(testKey, ids, experimentStart(conformanceRun)), ids);
     const res = await upload(platform, body);
     expectStatus(res, 200);
     check?.({ body, answer: res.json });
@@ -467,12 +467,12 @@ for (const { rule, title, set, check, kept, broken } of RULES) {
   test(`${title}: an upload with it ${broken.map(([what]) => what).join(' or ')} is refused and creates nothing`, { tag: '@UPLOAD-VIOLATION-4XX' }, async ({
     traceRunIds: ids,
     platform,
-    scope,
+    testKey,
     conformanceRun,
     time,
   }) => {
     for (const [i, [what, breaks]] of broken.entries()) {
-      const bad = breaks(uploadBody(`${scope}-broken-${i}`, ids, experimentStart(conformanceRun)));
+      const bad = breaks(uploadBody(`${testKey}-broken-${i}`, ids, experimentStart(conformanceRun)));
       expectJsonError(await upload(platform, bad));
       await expectCreatedNothing(platform, time, bad, `the upload with ${what}`);
     }

@@ -8,8 +8,8 @@ import type { Dataset, Example, Experiment, Feedback } from '../../specs/types/p
 import { baseTime, isoWith, readWritten, TraceRunIds, untilWritten } from './traces-steps.ts';
 import { experimentStart, upload, uploadBody } from './uploads-steps.ts';
 
-test('POST /api/v1/datasets creates a platform dataset, not externally managed', { tag: '@UPLOAD-PLATFORM-DATASET' }, async ({ platform, scope }) => {
-  const name = `apc-platform-ds-${scope}`;
+test('POST /api/v1/datasets creates a platform dataset, not externally managed', { tag: '@UPLOAD-PLATFORM-DATASET' }, async ({ platform, testKey }) => {
+  const name = `apc-platform-ds-${testKey}`;
   const res = await platform.post<Dataset>('/api/v1/datasets', { name, description: 'made on the platform' });
   expectStatus(res, '2xx');
   expect(typeof res.json.id, res.describe('its id')).toBe('string');
@@ -20,11 +20,11 @@ test('POST /api/v1/datasets creates a platform dataset, not externally managed',
 test('GET /api/v1/datasets lists datasets by name and by id, and GET /api/v1/datasets/{id} answers one', { tag: '@UPLOAD-READ-DATASETS' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   precondition(res, 'upload an experiment');
   const { id, name } = res.json.dataset;
   const one = await readWritten<Dataset>(platform, time, `/api/v1/datasets/${id}`);
@@ -44,11 +44,11 @@ test('GET /api/v1/datasets lists datasets by name and by id, and GET /api/v1/dat
 test("GET /api/v1/examples lists an uploaded dataset's examples: one per row, with its inputs and expected outputs", { tag: '@UPLOAD-READ-EXAMPLES' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
-  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+  const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   precondition(res, 'upload an experiment');
   // Once the rows are persisted: until then an eventually consistent service may list part of them.
@@ -66,8 +66,8 @@ test("GET /api/v1/examples lists an uploaded dataset's examples: one per row, wi
 
 test('GET /api/v1/sessions lists experiments by name, and GET /api/v1/sessions/{id} answers one with its statistics once persisted', {
   tag: '@UPLOAD-READ-EXPERIMENTS',
-}, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
-  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+}, async ({ traceRunIds, platform, testKey, conformanceRun, time }) => {
+  const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   precondition(res, 'upload an experiment');
   const { id, name } = res.json.experiment;
@@ -92,12 +92,12 @@ test('GET /api/v1/sessions lists experiments by name, and GET /api/v1/sessions/{
 test('GET /feedback lists the feedback of a session, and GET /feedback/{id} answers one of it', { tag: '@TRACE-READ-FEEDBACK' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
   // Feedback of an upload (§4.4, a request the spec shows): the experiment's summary scores.
-  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+  const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   precondition(res, 'upload an experiment with summary scores');
   const listed = await untilWritten(
@@ -111,7 +111,7 @@ test('GET /feedback lists the feedback of a session, and GET /feedback/{id} answ
   expectStatus(one, 200);
   expect([one.json.key, one.json.score], one.describe('the same feedback, read by its id')).toEqual(['overall', 0.5]);
   // Feedback posted on a run posted with POST /runs is listed by its run.
-  const ids = new TraceRunIds(`${scope}-posted`, conformanceRun);
+  const ids = new TraceRunIds(`${testKey}-posted`, conformanceRun);
   const run = ids.v7(baseTime(conformanceRun));
   precondition(
     await platform.post('/runs', { id: run, name: 'with-feedback', run_type: 'chain', start_time: isoWith(baseTime(conformanceRun), 3) }),

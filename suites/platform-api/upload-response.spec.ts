@@ -10,10 +10,10 @@ const TOKENS_AND_COST = ['total_tokens', 'prompt_tokens', 'completion_tokens', '
 test('a valid upload answers 200 with an object holding dataset and experiment', { tag: '@UPLOAD-RESPONSE' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'ExperimentUploadResponse');
   expect([typeof res.json.dataset, typeof res.json.experiment], res.describe('two objects')).toEqual(['object', 'object']);
@@ -22,10 +22,10 @@ test('a valid upload answers 200 with an object holding dataset and experiment',
 test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-DATASET-FIELDS' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Dataset', res.json.dataset);
 });
@@ -33,10 +33,10 @@ test("the answer's dataset has every field §2.6 lists", { tag: '@UPLOAD-RESPONS
 test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESPONSE-EXPERIMENT-FIELDS' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expectSchema(res, 'platform-api', 'Experiment', res.json.experiment);
 });
@@ -44,11 +44,11 @@ test("the answer's experiment has every field §2.6 lists", { tag: '@UPLOAD-RESP
 test('a dataset created through the upload is externally managed', { tag: '@UPLOAD-DATASET-EXTERNALLY-MANAGED' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   expect(res.json.dataset.externally_managed, res.describe('externally_managed')).toBe(true);
   // It stays so, where the target serves a read of it.
@@ -60,10 +60,10 @@ test('a dataset created through the upload is externally managed', { tag: '@UPLO
 test('right after the upload, latency and feedback statistics are null', { tag: '@UPLOAD-STATS-INITIALLY-NULL' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   for (const field of LATENCY_AND_FEEDBACK) expect(res.json.experiment[field], res.describe(field)).toBeNull();
 });
@@ -71,11 +71,11 @@ test('right after the upload, latency and feedback statistics are null', { tag: 
 test('once the runs are persisted, latency and feedback statistics are filled in', { tag: '@UPLOAD-STATS-FILLED-LATER' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
-  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+  const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   expectStatus(res, 200);
   const { experiment } = await persisted(platform, time, res.json);
@@ -93,11 +93,11 @@ test('once the runs are persisted, latency and feedback statistics are filled in
 test('token and cost fields stay null, the upload carrying no such data', { tag: '@UPLOAD-TOKENS-COST-NULL' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
-  const res = await upload(platform, uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const res = await upload(platform, uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   expectStatus(res, 200);
   for (const field of TOKENS_AND_COST) expect(res.json.experiment[field], res.describe(`${field} on upload`)).toBeNull();
   // They stay so once the runs are persisted, where the target serves a read of the experiment.

@@ -21,11 +21,11 @@ function withOffset(ms: number, minutes: number): string {
 test('rule 1: an upload with neither dataset_id nor dataset_name is refused and creates nothing', { tag: '@UPLOAD-DATASET-ID-OR-NAME' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
-  const body = withoutDataset(uploadBody(scope, traceRunIds, experimentStart(conformanceRun)));
+  const body = withoutDataset(uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)));
   // §7 leaves the error status and body of upload-rule violations not shown: a refusal is all the rule states.
   expectRefused(await upload(platform, body));
   await expectCreatedNothing(platform, time, body, 'the refused upload');
@@ -34,11 +34,11 @@ test('rule 1: an upload with neither dataset_id nor dataset_name is refused and 
 test('rule 2: an upload giving only a new dataset_id creates the dataset with a generated name', { tag: '@UPLOAD-GENERATE-NAME' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
   const datasetId = ids.v4();
-  const res = await upload(platform, { ...withoutDataset(uploadBody(scope, ids, experimentStart(conformanceRun))), dataset_id: datasetId });
+  const res = await upload(platform, { ...withoutDataset(uploadBody(testKey, ids, experimentStart(conformanceRun))), dataset_id: datasetId });
   expectStatus(res, 200);
   expect(res.json.dataset.id, res.describe('the given id')).toBe(datasetId);
   expect(typeof res.json.dataset.name === 'string' && res.json.dataset.name !== '', res.describe('a generated name')).toBe(true);
@@ -47,10 +47,10 @@ test('rule 2: an upload giving only a new dataset_id creates the dataset with a 
 test('rule 2: an upload giving only a dataset_name gets a generated dataset id', { tag: '@UPLOAD-GENERATE-ID' }, async ({
   traceRunIds,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
-  const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+  const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
   const res = await upload(platform, body);
   expectStatus(res, 200);
   expect(res.json.dataset.name, res.describe('the given name')).toBe(body.dataset_name);
@@ -60,15 +60,15 @@ test('rule 2: an upload giving only a dataset_name gets a generated dataset id',
 test('rule 3: uploading again with the same dataset_id or dataset_name adds an experiment to the same dataset', { tag: '@UPLOAD-SAME-DATASET' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
   const at = experimentStart(conformanceRun);
-  const first = await upload(platform, uploadBody(`${scope}-1`, ids, at));
+  const first = await upload(platform, uploadBody(`${testKey}-1`, ids, at));
   precondition(first, 'upload a first experiment');
-  const byName = await upload(platform, { ...uploadBody(`${scope}-2`, ids, at), dataset_name: first.json.dataset.name });
+  const byName = await upload(platform, { ...uploadBody(`${testKey}-2`, ids, at), dataset_name: first.json.dataset.name });
   expectStatus(byName, 200);
-  const byId = await upload(platform, { ...withoutDataset(uploadBody(`${scope}-3`, ids, at)), dataset_id: first.json.dataset.id });
+  const byId = await upload(platform, { ...withoutDataset(uploadBody(`${testKey}-3`, ids, at)), dataset_id: first.json.dataset.id });
   expectStatus(byId, 200);
   for (const res of [byName, byId]) {
     expect(res.json.dataset.id, res.describe('the same dataset')).toBe(first.json.dataset.id);
@@ -78,7 +78,7 @@ test('rule 3: uploading again with the same dataset_id or dataset_name adds an e
   const experiments = new Set([first, byName, byId].map((r) => r.json.experiment.id));
   expect(experiments.size, 'three experiments').toBe(3);
   // A UUID is case-insensitive on input (RFC 9562): the same dataset_id in uppercase is the same dataset.
-  const upper = await upload(platform, { ...withoutDataset(uploadBody(`${scope}-4`, ids, at)), dataset_id: first.json.dataset.id.toUpperCase() });
+  const upper = await upload(platform, { ...withoutDataset(uploadBody(`${testKey}-4`, ids, at)), dataset_id: first.json.dataset.id.toUpperCase() });
   expectStatus(upper, 200);
   expect(upper.json.dataset.id.toLowerCase(), upper.describe('the same dataset, its id given in uppercase')).toBe(first.json.dataset.id.toLowerCase());
 });
@@ -100,8 +100,8 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     ['a row ending before the experiment', 'end_time', 'experiment_start_time', -60],
   ];
   for (const [name, field, edge, seconds] of cases) {
-    test(name, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
-      const body = rowAt(uploadBody(scope, traceRunIds, experimentStart(conformanceRun)), field, edge, seconds);
+    test(name, async ({ traceRunIds, platform, testKey, conformanceRun, time }) => {
+      const body = rowAt(uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)), field, edge, seconds);
       expectRefused(await upload(platform, body));
       await expectCreatedNothing(platform, time, body, 'the refused upload');
     });
@@ -111,10 +111,10 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
   test('rows within by instant are within, whatever offset and precision their times are written in', async ({
     traceRunIds,
     platform,
-    scope,
+    testKey,
     conformanceRun,
   }) => {
-    const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+    const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
     // Whole seconds inside the experiment's range: an offset is written to the second, and a real clock has milliseconds.
     const start = Math.ceil(Date.parse(body.experiment_start_time) / 1000) * 1000;
     const end = Math.floor(Date.parse(body.experiment_end_time) / 1000) * 1000;
@@ -133,9 +133,9 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
     expectStatus(res, 200);
   });
 
-  test('rows exactly on the bounds are within', async ({ traceRunIds, platform, scope, conformanceRun }) => {
+  test('rows exactly on the bounds are within', async ({ traceRunIds, platform, testKey, conformanceRun }) => {
     const body = rowAt(
-      rowAt(uploadBody(scope, traceRunIds, experimentStart(conformanceRun)), 'start_time', 'experiment_start_time', 0),
+      rowAt(uploadBody(testKey, traceRunIds, experimentStart(conformanceRun)), 'start_time', 'experiment_start_time', 0),
       'end_time',
       'experiment_end_time',
       0,
@@ -147,7 +147,7 @@ test.describe("rule 4: a row outside the experiment's time range is refused and 
 test('rule 4: for any times, an upload is accepted exactly when every row lies within the experiment', { tag: '@UPLOAD-ROW-TIMES-WITHIN' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   time,
 }) => {
@@ -157,7 +157,7 @@ test('rule 4: for any times, an upload is accepted exactly when every row lies w
   let round = 0;
   await assertProperty(
     fc.asyncProperty(fc.integer({ min: 0, max: 600 }), fc.array(row, { minLength: 1, maxLength: 4 }), async (length, rows) => {
-      const label = `${scope}-p${round++}`;
+      const label = `${testKey}-p${round++}`;
       const t = (s: number) => new Date(at + s * 1000).toISOString();
       const base = uploadBody(label, ids, at);
       const body = {
@@ -184,20 +184,20 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
     ['UPLOAD-EXTERNAL-IDENTIFIER', 'dataset_id naming a platform dataset is refused', 'id'],
     ['UPLOAD-EXTERNALLY-MANAGED-ONLY', 'an upload to a dataset not created through the endpoint is rejected, one created through it accepts', 'both'],
   ] as const) {
-    test(title, { tag: `@${rule}` }, async ({ traceRunIds: ids, platform, scope, conformanceRun, time }) => {
+    test(title, { tag: `@${rule}` }, async ({ traceRunIds: ids, platform, testKey, conformanceRun, time }) => {
       if (by === 'both') {
         // Rule 6's other half: a dataset created through the endpoint accepts uploads.
         await forRule(rule, async () => {
-          const external = await upload(platform, uploadBody(`${scope}-ext`, ids, experimentStart(conformanceRun)));
+          const external = await upload(platform, uploadBody(`${testKey}-ext`, ids, experimentStart(conformanceRun)));
           expectStatus(external, 200);
           const again = await upload(platform, {
-            ...uploadBody(`${scope}-ext2`, ids, experimentStart(conformanceRun)),
+            ...uploadBody(`${testKey}-ext2`, ids, experimentStart(conformanceRun)),
             dataset_name: external.json.dataset.name,
           });
           expectStatus(again, 200);
         });
       }
-      const name = `apc-platform-ds-${scope}`;
+      const name = `apc-platform-ds-${testKey}`;
       // The rules are about a dataset made on the platform, which the spec shows no way to make: a target
       // that makes none cannot show it refuses uploads to it (UPLOAD-PLATFORM-DATASET explains it).
       const created = await platform.post<Json & { id: string; externally_managed?: boolean }>('/api/v1/datasets', {
@@ -205,7 +205,7 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
         description: 'made on the platform',
       });
       precondition(created, 'create a dataset on the platform');
-      const base = withoutDataset(uploadBody(scope, ids, experimentStart(conformanceRun)));
+      const base = withoutDataset(uploadBody(testKey, ids, experimentStart(conformanceRun)));
       const naming: Json =
         by === 'name' ? { dataset_name: name } : by === 'id' ? { dataset_id: created.json.id } : { dataset_id: created.json.id, dataset_name: name };
       const body = { ...base, ...naming };
@@ -226,18 +226,18 @@ test.describe('rules 5 and 6: a dataset created on the platform, not through the
 test('the error status and body of upload-rule violations', { tag: '@UPLOAD-VIOLATION-RESPONSE' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
   observe,
 }) => {
   const at = experimentStart(conformanceRun);
   const violations: [string, Json][] = [
-    ['rule 1 (no dataset)', withoutDataset(uploadBody(`${scope}-1`, ids, at))],
-    ['rule 4 (row out of range)', rowAt(uploadBody(`${scope}-4`, ids, at), 'end_time', 'experiment_end_time', 30)],
+    ['rule 1 (no dataset)', withoutDataset(uploadBody(`${testKey}-1`, ids, at))],
+    ['rule 4 (row out of range)', rowAt(uploadBody(`${testKey}-4`, ids, at), 'end_time', 'experiment_end_time', 30)],
   ];
-  const platformDataset = await platform.post<Dataset>('/api/v1/datasets', { name: `apc-platform-ds-${scope}` });
+  const platformDataset = await platform.post<Dataset>('/api/v1/datasets', { name: `apc-platform-ds-${testKey}` });
   if (platformDataset.status === 200)
-    violations.push(['rules 5/6 (platform dataset)', { ...withoutDataset(uploadBody(`${scope}-5`, ids, at)), dataset_id: platformDataset.json.id }]);
+    violations.push(['rules 5/6 (platform dataset)', { ...withoutDataset(uploadBody(`${testKey}-5`, ids, at)), dataset_id: platformDataset.json.id }]);
   const answers: string[] = [];
   for (const [what, body] of violations) {
     const res = await upload(platform, body);
@@ -258,15 +258,15 @@ test.describe('a violating or malformed upload answers 4xx with a JSON error bod
     ['a score that is not a number', (body) => ({ ...body, summary_experiment_scores: [{ key: 'overall', score: 'high' }] })],
   ];
   for (const [name, broken] of cases) {
-    test(name, async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
-      const body = JSON.parse(JSON.stringify(broken(uploadBody(scope, traceRunIds, experimentStart(conformanceRun))))) as Json;
+    test(name, async ({ traceRunIds, platform, testKey, conformanceRun, time }) => {
+      const body = JSON.parse(JSON.stringify(broken(uploadBody(testKey, traceRunIds, experimentStart(conformanceRun))))) as Json;
       expectJsonError(await upload(platform, body));
       await expectCreatedNothing(platform, time, body, 'the refused upload');
     });
   }
 
-  test('malformed JSON', async ({ traceRunIds, platform, scope, conformanceRun, time }) => {
-    const body = uploadBody(scope, traceRunIds, experimentStart(conformanceRun));
+  test('malformed JSON', async ({ traceRunIds, platform, testKey, conformanceRun, time }) => {
+    const body = uploadBody(testKey, traceRunIds, experimentStart(conformanceRun));
     expectJsonError(
       await platform.post('/api/v1/datasets/upload-experiment', undefined, {
         rawBody: JSON.stringify(body).slice(0, -2),

@@ -7,7 +7,7 @@ import { experimentStart, uploadBody } from './uploads-steps.ts';
 test('run ingestion is served without a version segment and the upload under /api/v1', { tag: '@VERSION-PLATFORM-PATHS' }, async ({
   traceRunIds: ids,
   platform,
-  scope,
+  testKey,
   conformanceRun,
 }) => {
   const id = ids.v7(baseTime(conformanceRun));
@@ -15,7 +15,7 @@ test('run ingestion is served without a version segment and the upload under /ap
   expectStatus(await updateTraceRun(platform, id, { outputs: {} }), '2xx');
   const { body, contentType } = multipartBody(runTree(ids, [null], { start: baseTime(conformanceRun) }).flatMap((r) => runParts('post', r)));
   expectStatus(await platform.post('/runs/multipart', undefined, { rawBody: body, headers: { 'content-type': contentType } }), '2xx');
-  expectStatus(await platform.post('/api/v1/datasets/upload-experiment', uploadBody(scope, ids, experimentStart(conformanceRun))), 200);
+  expectStatus(await platform.post('/api/v1/datasets/upload-experiment', uploadBody(testKey, ids, experimentStart(conformanceRun))), 200);
 });
 
 test('platform routes are also served under /api/v1', { tag: '@VERSION-PLATFORM-API-V1-ALIAS' }, async ({

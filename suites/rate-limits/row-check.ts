@@ -70,7 +70,7 @@ interface RowCheck {
   credentials: PublishedCredentials | undefined;
   time: Time;
   by: Attribution;
-  scope: string;
+  testKey: string;
 }
 
 /** Real time allowed per request of a row's fill: about 30 times what a quiet machine takes. */
@@ -86,7 +86,7 @@ const describeSamples = (samples: Sample[]) => samples.map((s) => `${s.method} $
  * those to a path the spec does not show (such an operation, or a path only §8 names) that answer 404 or 405 only,
  * are left out, and a row with none left is not judged there.
  */
-export async function checkRow(rule: string, endpoint: Endpoint, { conformanceRun, credentials, time, by, scope }: RowCheck): Promise<void> {
+export async function checkRow(rule: string, endpoint: Endpoint, { conformanceRun, credentials, time, by, testKey }: RowCheck): Promise<void> {
   requireRateLimitTraffic(conformanceRun);
   skipDeclared(!conformanceRun.proxies[endpoint], `target '${conformanceRun.target.name}' names no ${endpoint} URL`);
   const plane = planeOf(endpoint);
@@ -119,10 +119,10 @@ export async function checkRow(rule: string, endpoint: Endpoint, { conformanceRu
   };
   await traffic.judge(
     time,
-    scope,
-    async (window, scope) => {
+    testKey,
+    async (window, testKey) => {
       const [sample] = samples;
-      const who = caller(row.identity, 0, { scope });
+      const who = caller(row.identity, 0, { testKey });
       // Thousands of requests: time for them on a loaded machine too, so that a timeout never judges a row.
       time.allowWall(limit * BULK_MS_PER_REQUEST);
       window.restart();
@@ -137,7 +137,7 @@ export async function checkRow(rule: string, endpoint: Endpoint, { conformanceRu
       refusal.expectAdmitted(last, `${where}: request ${limit} of the window, the limit-th,`);
 
       for (const n of others) {
-        const other = caller(row.identity, n, { scope });
+        const other = caller(row.identity, n, { testKey });
         if (!traffic.canSend(endpoint, other)) {
           window.note(`${where}: ${other.name}, counted apart: ${endpoint} refuses made-up keys and knows no other key of the target`);
           continue;

@@ -57,9 +57,9 @@ export const ip = (n: number) => `198.51.100.${(n % 250) + 1}`;
  * An address of the benchmarking range (RFC 2544, 198.18.0.0/15) for caller `n` of one test:
  * on a target whose counters are not reset between tests, tests (and runs) keep apart.
  */
-export function scopedIp(scope: string, n: number): string {
+export function callerIp(testKey: string, n: number): string {
   let hash = 2166136261;
-  for (let i = 0; i < scope.length; i++) hash = Math.imul(hash ^ scope.charCodeAt(i), 16777619);
+  for (let i = 0; i < testKey.length; i++) hash = Math.imul(hash ^ testKey.charCodeAt(i), 16777619);
   const host = ((hash >>> 0) + n * 7919) % 131_072;
   return `198.${18 + (host >> 16)}.${(host >> 8) & 0xff}.${host & 0xff}`;
 }
@@ -67,8 +67,8 @@ export function scopedIp(scope: string, n: number): string {
 /** What starts every key the suites make up: a key the target cannot know. */
 const MADE_UP_KEY = 'apc-rate-';
 
-/** A key made up for caller `name` of one test (`scope`). */
-export const madeUpKey = (scope: string, name: string | number) => `${MADE_UP_KEY}${scope}-key-${name}`;
+/** A key made up for caller `name` of one test (its test key). */
+export const madeUpKey = (testKey: string, name: string | number) => `${MADE_UP_KEY}${testKey}-key-${name}`;
 
 const carriesMadeUpKey = (who: Caller) => who.headers['x-api-key']?.startsWith(MADE_UP_KEY) === true;
 
@@ -80,11 +80,11 @@ const carriesMadeUpKey = (who: Caller) => who.headers['x-api-key']?.startsWith(M
  * for every caller (§8 keys on the client IP, not on that header), and then this run can show it
  * no other address.
  */
-export function caller(identity: RateLimitRow['identity'], n: number, options: { user?: string; scope: string }): Caller {
-  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': madeUpKey(options.scope, n) } };
-  const address = scopedIp(options.scope, identity === 'user-id+ip' ? n & 1 : n);
+export function caller(identity: RateLimitRow['identity'], n: number, options: { user?: string; testKey: string }): Caller {
+  if (identity === 'api-key') return { name: `x-api-key #${n}`, headers: { 'x-api-key': madeUpKey(options.testKey, n) } };
+  const address = callerIp(options.testKey, identity === 'user-id+ip' ? n & 1 : n);
   if (identity === 'user-id+ip') {
-    const user = options.user ?? `apc-rate-${options.scope}-user`;
+    const user = options.user ?? `apc-rate-${options.testKey}-user`;
     return { name: `x-user-id ${user}-${n >> 1} from ${address}`, headers: { 'x-user-id': `${user}-${n >> 1}`, 'x-forwarded-for': address } };
   }
   return { name: `client IP ${address}`, headers: { 'x-forwarded-for': address } };
@@ -509,11 +509,11 @@ export class Traffic {
    * made-up key what the one within it did, and a key the target knows otherwise. A row that refuses nothing settles
    * nothing: made-up keys stay, and the check judges the row.
    */
-  async settleKeys(endpoint: Endpoint, scope: string): Promise<void> {
+  async settleKeys(endpoint: Endpoint, testKey: string): Promise<void> {
     const [row] = contract().rateLimits.filter((r) => r.rule === 'RATE-STATS-API-KEY');
     const limit = row.limit[endpoint === 'platform-api-eu' ? 'eu' : 'us'];
     const sample = { method: 'POST', path: '/runs/stats' };
-    const who = caller('api-key', 0, { scope: `${scope}-keys` });
+    const who = caller('api-key', 0, { testKey: `${testKey}-keys` });
     const admitted = await this.fill(endpoint, sample, who, limit);
     const over = await this.send(endpoint, sample, who);
     if (over.status === admitted.status && !success(over.status)) await this.knownKeysFor(new MadeUpKeyRefused({ endpoint, sample, who }, over, undefined));
@@ -524,10 +524,10 @@ export class Traffic {
    * spent the catch-all row, another is admitted. A target that sees one address for all this run's callers (§8 keys
    * on the client IP, not on the header) refuses the other too. A row that refuses nothing tells nothing: true.
    */
-  async takesForwardedFor(endpoint: Endpoint, scope: string): Promise<boolean> {
+  async takesForwardedFor(endpoint: Endpoint, testKey: string): Promise<boolean> {
     const [row] = contract().rateLimits.filter((r) => r.rule === 'RATE-CATCH-ALL-IP');
     const [sample] = samplesFor([row], planeOf(endpoint));
-    const [a, b] = [0, 1].map((n) => caller('ip', n, { scope: `${scope}-address` }));
+    const [a, b] = [0, 1].map((n) => caller('ip', n, { testKey: `${testKey}-address` }));
     const admitted = await this.fill(endpoint, sample, a, row.limit[endpoint === 'platform-api-eu' ? 'eu' : 'us']);
     const over = await this.send(endpoint, sample, a);
     const other = await this.send(endpoint, sample, b);
@@ -542,13 +542,13 @@ export class Traffic {
    */
   async judge(
     time: Time,
-    scope: string,
-    check: (window: RateWindow, scope: string) => Promise<void>,
+    testKey: string,
+    check: (window: RateWindow, testKey: string) => Promise<void>,
     withoutUnserved: (error: NotServed) => boolean = () => false,
   ): Promise<void> {
     for (;;) {
       try {
-        await inFreshWindows(time, scope, async (window, scope) => {
+        await inFreshWindows(time, testKey, async (window, testKey) => {
           this.answered.clear();
           this.fills.length = 0;
           for (const known of this.knownKeys.values()) known.clear();
@@ -556,7 +556,7 @@ export class Traffic {
             const reset = await adminOf(this.conformanceRun, this.by).resetRateLimits();
             expect(reset.status, reset.describe('resetting the rate-limit counters')).toBe(200);
           }
-          await check(window, scope);
+          await check(window, testKey);
         });
         return;
       } catch (error) {
@@ -572,7 +572,7 @@ export class Traffic {
               ...new Set(error.samples.flatMap(({ res }) => (res.operation ? rulesOfStep({ ...res, operation: res.operation }) : []))),
             ]);
           }
-          scope = `${scope}-served`;
+          testKey = `${testKey}-served`;
         } else throw error;
       }
     }

@@ -95,16 +95,16 @@ export class RateWindow {
 
 /**
  * Runs a check whose requests must share windows (RateWindow.mustShare) until they did: each try
- * with callers of its own (the scope it is given, which the callers' keys, user ids and addresses
+ * with callers of its own (the test key it is given, which the callers' keys, user ids and addresses
  * derive from), so that it starts on fresh windows, and with the time the last try took. After
  * three tries the test is skipped as one this machine could not make. On a virtual clock the first
  * try is the only one.
  */
-export async function inFreshWindows(time: Time, scope: string, check: (window: RateWindow, scope: string) => Promise<void>): Promise<void> {
+export async function inFreshWindows(time: Time, testKey: string, check: (window: RateWindow, testKey: string) => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     try {
-      await check(new RateWindow(time), attempt === 1 ? scope : `${scope}-try${attempt}`);
+      await check(new RateWindow(time), attempt === 1 ? testKey : `${testKey}-try${attempt}`);
       return;
     } catch (error) {
       if (!(error instanceof WindowMissed)) throw error;

@@ -1,4 +1,4 @@
-// Real targets first: every plane's suites against a target without simulator powers, as a
+// Real targets first: every plane's suites against a target without simulator capabilities, as a
 // user would point the harness at a hosted service. The stand-in is `simulate --clock real
 // --no-admin`: time runs by itself (TIME_SCALE times faster than the wall clock), /__sim answers
 // 404, and the harness knows only what a target config file tells it: the planes, the API key
@@ -37,7 +37,7 @@ test.afterEach(async () => {
   standIn = undefined;
 });
 
-test('every plane against a real-time simulator without powers: no failure, every skip explained, 90% of the tested rules judged', async () => {
+test('every plane against a real-time simulator without capabilities: no failure, every skip explained, 90% of the tested rules judged', async () => {
   test.setTimeout(BUDGET_MS + 60_000);
   rmSync(OUT, { recursive: true, force: true });
   const dir = mkdtempSync(join(tmpdir(), 'apc-real-target-'));

@@ -69,7 +69,7 @@ export interface Mutation {
   /**
    * The deployment configuration the target says it runs with, changed from the one it runs with:
    * a server that ignores a setting. The suites read it once per run, in no test, so the mutation
-   * gets a broken target of its own (plan.ts).
+   * gets a broken target of its own (trial-groups.ts).
    */
   deploymentConfig?: (config: DeploymentConfigFile) => DeploymentConfigFile;
 }

@@ -1,6 +1,6 @@
 // Principle 7: a suite is only as good as what it catches. Each deliberately broken target
 // must fail exactly the rules its mutation breaks, with the exchange that shows it. Mutations
-// are tried in groups (plan.ts): one broken target and one conformance run per group, each
+// are tried in groups (trial-groups.ts): one broken target and one conformance run per group, each
 // mutation applied to the tests it can reach; a failing rule belongs to the mutation whose
 // tests failed it, and a failure in no mutation's tests is an error of the group.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,8 +11,8 @@ import { planeOf } from '../../specs/contract.ts';
 import type { ConformanceReport, RuleResult } from '../../reports/conformance-report.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { recordingKey } from './affected.ts';
-import { lanesOf, loadPlan, mutationsOfThisRun, type Group, type Trial } from './plan.ts';
-import { conformanceRun, passedOfNotJudged, PLAN, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
+import { lanesOf, loadTrialGroups, mutationsOfThisRun, type Group, type Trial } from './trial-groups.ts';
+import { conformanceRun, passedOfNotJudged, TRIAL_GROUPS, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
 
 /** Playwright tests the groups are dealt to: the project's workers take them in parallel. */
 const LANES = 6;
@@ -109,7 +109,7 @@ if (only) {
 for (let lane = 0; lane < (only ? 0 : LANES); lane++) {
   test(`lane ${lane + 1} of ${LANES}: each broken target fails exactly the rules its mutation breaks`, async () => {
     test.setTimeout(20 * 60_000);
-    const groups = lanesOf(loadPlan(PLAN), LANES)[lane];
+    const groups = lanesOf(loadTrialGroups(TRIAL_GROUPS), LANES)[lane];
     const outcomes: TrialOutcome[] = [];
     try {
       for (const group of groups) {

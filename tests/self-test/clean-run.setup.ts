@@ -1,12 +1,12 @@
 // The suites against a broken target that breaks nothing: every rule the suites test must pass
 // through the front, and the run's exchanges tell each mutation which files it can reach
-// (affected.ts). The broken-target self-tests read the plan made from it (PLAN, run-cli.ts).
+// (affected.ts). The broken-target self-tests read the trial groups made from it (TRIAL_GROUPS, run-cli.ts).
 import { expect, test } from '@playwright/test';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startBrokenTarget } from './broken-target.ts';
-import { mutationsOfThisRun, planGroups, savePlan } from './plan.ts';
-import { CLEAN_RUN, conformanceRun, failedRules, MUTATION_SLICE, PLAN, SCORE_DIR, VARIANT_SCORE_DIR } from './run-cli.ts';
+import { mutationsOfThisRun, groupMutations, saveTrialGroups } from './trial-groups.ts';
+import { CLEAN_RUN, conformanceRun, failedRules, MUTATION_SLICE, TRIAL_GROUPS, SCORE_DIR, VARIANT_SCORE_DIR } from './run-cli.ts';
 
 test("the suites pass against the broken targets' front when it breaks nothing", async () => {
   test.setTimeout(300_000);
@@ -20,7 +20,7 @@ test("the suites pass against the broken targets' front when it breaks nothing",
     expect(failedRules(report), stdout).toEqual([]);
     mkdirSync(dirname(CLEAN_RUN), { recursive: true });
     copyFileSync(join(out, 'report.json'), CLEAN_RUN);
-    savePlan(planGroups(mutationsOfThisRun(MUTATION_SLICE), report), PLAN);
+    saveTrialGroups(groupMutations(mutationsOfThisRun(MUTATION_SLICE), report), TRIAL_GROUPS);
   } finally {
     await target.close();
   }

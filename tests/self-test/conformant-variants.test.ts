@@ -13,7 +13,7 @@ import { planeOf, type Plane } from '../../specs/contract.ts';
 import type { ConformanceReport, RuleResult } from '../../reports/conformance-report.ts';
 import { reach, recordingKey } from './affected.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
-import { groupTrials, lanesOf, RATE_LIMIT_FILES, testLines } from './plan.ts';
+import { groupTrials, lanesOf, RATE_LIMIT_FILES, testLines } from './trial-groups.ts';
 import { CLEAN_RUN, conformanceRun, VARIANT_SCORE_DIR } from './run-cli.ts';
 import { VARIANTS } from './variants/index.ts';
 import { asMutation, type Variant, type VariantOutcome } from './variants/variant.ts';

@@ -1,7 +1,7 @@
 // What can be known of a mutation's `breaks` list without running it, checked in seconds rather
 // than after the mutation run. The broken-target self-test kills a mutation when the rules its
 // tests fail are exactly its `breaks`, and it tries each mutation on the tests tagged with those
-// rules (plan.ts). So a rule of `breaks` that no test is tagged with, or that is never failed (an
+// rules (trial-groups.ts). So a rule of `breaks` that no test is tagged with, or that is never failed (an
 // `unspecified` rule is only `observed`), makes the mutation survive for certain; so does a rule
 // listed twice, and a mutation of an area file the catalogue (mutations/index.ts) leaves out never
 // runs at all. Whether each test does fail against it still takes a run: try-mutation.ts.

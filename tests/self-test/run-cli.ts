@@ -10,14 +10,14 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
 /** The report of the suites against a broken target that breaks nothing (clean-run.setup.ts). */
 export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
-/** The broken-target lanes' plan (plan.ts), made once by the clean run's setup. */
-export const PLAN = join(ROOT, 'test-results', 'clean-run', 'plan.json');
+/** The broken-target lanes' trial groups (trial-groups.ts), made once by the clean run's setup. */
+export const TRIAL_GROUPS = join(ROOT, 'test-results', 'clean-run', 'trial-groups.json');
 /** Where each lane of the broken-target self-test writes what its mutations did (mutation-score.test.ts reads them). */
 export const SCORE_DIR = join(ROOT, 'test-results', 'mutation-score');
 /** Where each lane of the conformant-variant self-test writes what its variants did. */
 export const VARIANT_SCORE_DIR = join(ROOT, 'test-results', 'variant-score');
 
-/** The mutations a broken-target run tries (plan.ts, sliceOf): npm test a quarter, npm run test:mutations `all`. */
+/** The mutations a broken-target run tries (trial-groups.ts, sliceOf): npm test a quarter, npm run test:mutations `all`. */
 export const MUTATION_SLICE = process.env.APC_MUTATION_SLICE ?? '1/4';
 
 /** What one mutation did: killed when the rules it failed are exactly those it breaks. */

@@ -58,7 +58,7 @@ export async function startStandIn(args: string[], env: Record<string, string> =
 export type PrintedCredentials = Pick<StandIn, 'keys' | 'workspaces' | 'bearer'>;
 
 /**
- * A target config's `credentials` for a simulator started without powers, as a user of a real
+ * A target config's `credentials` for a simulator started without capabilities, as a user of a real
  * service names them (the secrets in environment variables), and those variables' values.
  */
 export function credentialsOf(printed: PrintedCredentials): { credentials: Record<string, unknown>; env: Record<string, string> } {

@@ -4,7 +4,7 @@
 // Starts a broken target with one mutation alone, runs the suites against it and prints the rules
 // that failed beside those the mutation says it breaks. With --rule, it tries in turn every mutation
 // that breaks that rule, each on the tests tagged with the rules it breaks, as the self-test tries it
-// (plan.ts): after a change to a rule's tests, it finds in minutes the mutations (of files one may never
+// (trial-groups.ts): after a change to a rule's tests, it finds in minutes the mutations (of files one may never
 // have opened) that the change makes survive. Exit 0 when every mutation tried agrees.
 import { startBrokenTarget } from './broken-target.ts';
 import { MUTATIONS } from './mutations/index.ts';

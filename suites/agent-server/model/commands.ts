@@ -10,7 +10,7 @@ import { forRule, skipForPrecondition } from '../../../harness/checks/attributio
 import type { ApiClient } from '../../../harness/client.ts';
 import type { Thread, ThreadState } from '../../../specs/types/agent-server.ts';
 import { statusAfterRuns } from '../runs-steps.ts';
-import { SCOPE_SEARCH } from '../threads-steps.ts';
+import { TEST_KEY_SEARCH } from '../threads-steps.ts';
 import type { Model, Real, ThreadModel } from './model.ts';
 
 type Command = fc.AsyncCommand<Model, Real>;
@@ -30,7 +30,7 @@ class CreateThread implements Command {
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     const supersteps = this.topic === undefined ? undefined : [{ updates: [{ values: { topic: this.topic }, as_node: 'prepare' }] }];
-    const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_scope: m.scope }, ...(supersteps ? { supersteps } : {}) });
+    const res = await r.agent.post<Thread>('/threads', { metadata: { graph_id: 'agent', apc_test: m.testKey }, ...(supersteps ? { supersteps } : {}) });
     precondition(res, 'create a thread');
     m.threads.push({ id: res.json.thread_id, values: await stateValues(r.agent, res.json.thread_id), afterRun: undefined });
   }
@@ -115,22 +115,25 @@ class SearchByStatus implements Command {
   constructor(readonly status: 'idle' | 'error') {}
   check = (m: Readonly<Model>) => m.threads.length > 0;
   async run(m: Model, r: Real): Promise<void> {
-    // The scope is found by metadata: a target that loses a thread's metadata (THREAD-CREATE-METADATA
-    // judges that) leaves it out of every search of the scope, whatever its status.
-    const scoped = preconditionArray(
-      await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_scope: m.scope }, limit: 100 }),
-      'search the scope',
+    // The test's threads are found by metadata: a target that loses a thread's metadata (THREAD-CREATE-METADATA
+    // judges that) leaves it out of every search by the test key, whatever its status.
+    const keyed = preconditionArray(
+      await r.agent.post<Thread[]>('/threads/search', { metadata: { apc_test: m.testKey }, limit: 100 }),
+      "search the test's threads",
       undefined,
-      SCOPE_SEARCH,
+      TEST_KEY_SEARCH,
     );
-    const missing = m.threads.filter((t) => !scoped.some((s) => s.thread_id === t.id));
+    const missing = m.threads.filter((t) => !keyed.some((s) => s.thread_id === t.id));
     if (missing.length > 0) {
-      skipForPrecondition(`precondition failed: the search of the scope misses threads made in it: ${missing.map((t) => t.id).join(', ')}`, SCOPE_SEARCH);
+      skipForPrecondition(
+        `precondition failed: the search by the test key misses threads made with it: ${missing.map((t) => t.id).join(', ')}`,
+        TEST_KEY_SEARCH,
+      );
     }
     // The search carrying the generated status is the one the rule judges, against the statuses the
     // unfiltered search gives (other rules judge those).
-    const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_scope: m.scope }, limit: 100 });
-    const expected = scoped
+    const res = await r.agent.post<Thread[]>('/threads/search', { status: this.status, metadata: { apc_test: m.testKey }, limit: 100 });
+    const expected = keyed
       .filter((t) => t.status === this.status)
       .map((t) => t.thread_id)
       .sort();

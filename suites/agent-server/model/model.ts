@@ -16,7 +16,7 @@ export interface ThreadModel {
 export interface Model {
   threads: ThreadModel[];
   /** Metadata that marks this run's threads on a shared target. */
-  scope: string;
+  testKey: string;
 }
 
 export interface Real {

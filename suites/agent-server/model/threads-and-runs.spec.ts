@@ -10,11 +10,11 @@ import type { Time } from '../../../harness/time.ts';
 import { commandsFor, type ModelRule } from './commands.ts';
 import type { Model, Real } from './model.ts';
 
-async function modelHolds(rule: ModelRule, agent: ApiClient, time: Time, scope: string): Promise<void> {
+async function modelHolds(rule: ModelRule, agent: ApiClient, time: Time, testKey: string): Promise<void> {
   let round = 0;
   await assertProperty(
     fc.asyncProperty(fc.commands(commandsFor(rule), { maxCommands: 12 }), async (cmds) => {
-      const setup = () => ({ model: { threads: [], scope: `${scope}-${round++}` } as Model, real: { agent, time } as Real });
+      const setup = () => ({ model: { threads: [], testKey: `${testKey}-${round++}` } as Model, real: { agent, time } as Real });
       await fc.asyncModelRun(setup, cmds);
     }),
     { numRuns: 15 },
@@ -24,23 +24,23 @@ async function modelHolds(rule: ModelRule, agent: ApiClient, time: Time, scope: 
 test('a copy and its original stay independent through any sequence of creations, copies and runs', { tag: '@THREAD-COPY-INDEPENDENT' }, async ({
   agent,
   time,
-  scope,
+  testKey,
 }) => {
-  await modelHolds('THREAD-COPY-INDEPENDENT', agent, time, scope);
+  await modelHolds('THREAD-COPY-INDEPENDENT', agent, time, testKey);
 });
 
 test('after any sequence of creations, copies and runs, a thread has the status its last run gives it', { tag: '@THREAD-STATUS-AFTER-RUN' }, async ({
   agent,
   time,
-  scope,
+  testKey,
 }) => {
-  await modelHolds('THREAD-STATUS-AFTER-RUN', agent, time, scope);
+  await modelHolds('THREAD-STATUS-AFTER-RUN', agent, time, testKey);
 });
 
 test('after any sequence of creations, copies and runs, a status search answers the threads with that status', { tag: '@THREAD-SEARCH-STATUS' }, async ({
   agent,
   time,
-  scope,
+  testKey,
 }) => {
-  await modelHolds('THREAD-SEARCH-STATUS', agent, time, scope);
+  await modelHolds('THREAD-SEARCH-STATUS', agent, time, testKey);
 });

@@ -17,7 +17,7 @@
 // the field is, refusing a wrong value is another rule's (UPLOAD-VIOLATION-4XX, a SHOULD).
 // An operation's documented status, or a query parameter, with an `x-rule` gives a mutation too: another
 // success status answered, the parameter ignored.
-// Each mutation expects to fail exactly those rules (plan.ts says which tests it is tried on). Hand-written mutations
+// Each mutation expects to fail exactly those rules (trial-groups.ts says which tests it is tried on). Hand-written mutations
 // (the other files) break behaviour.
 import { contract, type Endpoint, type Plane, type RuleAbout, type SchemaAnnotations } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse, Mutation } from '../broken-target.ts';

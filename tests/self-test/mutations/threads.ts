@@ -105,15 +105,15 @@ export const THREAD_MUTATIONS: Record<string, Mutation> = {
     response: (res, req) => (calls(req, 'searchThreads') && res.status === 200 ? { ...res, body: { threads: res.body } } : res),
   },
   // A search that drops a field it is given is generated from the contract (ignores:agent-server:searchThreads:<field>);
-  // this one keeps the test's scope and ignores only the other keys of the filter.
+  // this one keeps the test key and ignores only the other keys of the filter.
   'search-ignores-metadata': {
     breaks: ['THREAD-SEARCH-METADATA'],
-    description: 'thread search filters by apc_scope alone and ignores the other metadata keys',
+    description: 'thread search filters by apc_test alone and ignores the other metadata keys',
     request: (req) => {
       const metadata = object(req.body).metadata;
       if (!calls(req, 'searchThreads') || typeof metadata !== 'object' || metadata === null) return req;
-      const scope = object(metadata).apc_scope;
-      return { ...req, body: { ...object(req.body), metadata: scope === undefined ? {} : { apc_scope: scope } } };
+      const testKey = object(metadata).apc_test;
+      return { ...req, body: { ...object(req.body), metadata: testKey === undefined ? {} : { apc_test: testKey } } };
     },
   },
   'search-accepts-bogus': {

@@ -61,7 +61,7 @@ export function testLines(clean: ConformanceReport): Map<string, string> {
   return new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
 }
 
-export function planGroups(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
+export function groupMutations(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
   const allTests = new Set(clean.rules.flatMap((r) => r.tests.map((t) => t.id)));
   const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
   const trials = Object.entries(mutations)
@@ -156,10 +156,10 @@ interface SavedGroup {
 }
 
 /**
- * Writes the plan for the broken-target lanes. Replaying the clean run through every mutation
- * takes seconds (ten for all of them), so the clean run's setup plans once instead of every lane's worker.
+ * Writes the trial groups for the broken-target lanes. Replaying the clean run through every mutation
+ * takes seconds (ten for all of them), so the clean run's setup groups them once instead of every lane's worker.
  */
-export function savePlan(groups: Group[], file: string): void {
+export function saveTrialGroups(groups: Group[], file: string): void {
   const saved: SavedGroup[] = groups.map((g) => ({
     trials: g.trials.map((t) => ({ name: t.name, tests: [...t.tests], recordings: [...t.recordings] })),
     testList: g.testList,
@@ -169,8 +169,8 @@ export function savePlan(groups: Group[], file: string): void {
   writeFileSync(file, JSON.stringify(saved));
 }
 
-/** The plan savePlan wrote, its trials joined again to their mutations. */
-export function loadPlan(file: string): Group[] {
+/** The trial groups saveTrialGroups wrote, their trials joined again to their mutations. */
+export function loadTrialGroups(file: string): Group[] {
   const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedGroup[];
   return saved.map((g) => ({
     ...g,
