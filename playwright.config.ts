@@ -1,9 +1,16 @@
 // The project's own tests: units beside the code (*.test.ts), the contract's validity,
 // and self-tests that run the suites against the simulator and deliberately broken targets.
-// The broken targets need the clean run first: it tells each mutation which files it reaches.
-// The rules' static checks (`npm run check:rules`, seconds) come before the clean run, so a rule, tag,
-// mutation or exception list left out stops the long self-tests before they start.
+// The machine's two cores are the limit: every project that can runs in one phase, the longest
+// first, so that the short tests fill in beside them and no core waits for a phase to end. The
+// broken-target and variant lanes need the clean run (clean-run.ts), which the first of them to
+// start makes while the others wait; only the scores and the interop matrix, which read what other
+// projects wrote, run after them.
+import { randomUUID } from 'node:crypto';
 import { defineConfig } from '@playwright/test';
+import { INVOCATION_VARIABLE } from './tests/self-test/run-cli.ts';
+
+// One clean run per `playwright test`: its workers, which load this file again, inherit the name.
+process.env[INVOCATION_VARIABLE] ??= randomUUID();
 
 const BROKEN_TARGETS = '**/self-test/broken-targets.test.ts';
 const CLEAN_RUN = '**/self-test/clean-run.setup.ts';
@@ -12,6 +19,15 @@ const CONFORMANT_VARIANTS = '**/self-test/conformant-variants.test.ts';
 /** Full runs against targets that are not the embedded simulator: the matrix test reads their report folders. */
 const REAL_TARGETS = ['**/tests/real-target/real-target.test.ts', '**/tests/real-server/real-server.test.ts'];
 const MATRIX = '**/tests/matrix/**/*.test.ts';
+/** The project's tests that take a minute or more on a busy machine: started before the short ones. */
+const SLOW = [
+  '**/tests/chaos/*.test.ts',
+  '**/tests/self-test/simulator.test.ts',
+  '**/tests/package/packed.test.ts',
+  '**/tests/simulator/run-against-simulate.test.ts',
+  '**/cli/main.test.ts',
+  '**/tests/fuzz/fuzz.test.ts',
+];
 /** The catalogue, the tags, the third hop and the mutations' breaks lists, checked without a run. */
 const RULE_CHECKS = [
   '**/specs/contract.test.ts',
@@ -35,16 +51,28 @@ export default defineConfig({
   reporter: process.env.CI ? [['list'], ['junit', { outputFile: 'test-results/junit.xml' }]] : [['list']],
   projects: [
     { name: 'rules', testMatch: RULE_CHECKS },
-    { name: 'clean-run', testMatch: CLEAN_RUN, dependencies: ['rules'] },
-    { name: 'broken-targets', testMatch: BROKEN_TARGETS, dependencies: ['clean-run'] },
-    { name: 'conformant-variants', testMatch: CONFORMANT_VARIANTS, dependencies: ['clean-run'] },
-    { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets', 'conformant-variants'] },
+    { name: 'clean-run', testMatch: CLEAN_RUN },
+    { name: 'conformant-variants', testMatch: CONFORMANT_VARIANTS },
+    { name: 'broken-targets', testMatch: BROKEN_TARGETS },
     { name: 'real-targets', testMatch: REAL_TARGETS },
-    // The interop matrix of the embedded simulator and the two real targets, from their reports.
-    { name: 'matrix', testMatch: MATRIX, dependencies: ['real-targets'] },
+    { name: 'slow', testMatch: SLOW },
     {
       name: 'project',
-      testIgnore: ['**/node_modules/**', 'conformance-report/**', BROKEN_TARGETS, CONFORMANT_VARIANTS, MUTATION_SCORE, ...RULE_CHECKS, ...REAL_TARGETS, MATRIX],
+      testIgnore: [
+        '**/node_modules/**',
+        'conformance-report/**',
+        CLEAN_RUN,
+        BROKEN_TARGETS,
+        CONFORMANT_VARIANTS,
+        MUTATION_SCORE,
+        ...RULE_CHECKS,
+        ...REAL_TARGETS,
+        MATRIX,
+        ...SLOW,
+      ],
     },
+    { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets', 'conformant-variants'] },
+    // The interop matrix of the embedded simulator and the two real targets, from their reports.
+    { name: 'matrix', testMatch: MATRIX, dependencies: ['real-targets'] },
   ],
 });

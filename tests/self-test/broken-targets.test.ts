@@ -12,6 +12,7 @@ import type { ConformanceReport, RuleResult } from '../../reports/conformance-re
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { recordingKey } from './affected.ts';
 import { lanesOf, loadTrialGroups, mutationsOfThisRun, type Group, type Trial } from './trial-groups.ts';
+import { cleanRun } from './clean-run.ts';
 import { conformanceRun, passedOfNotJudged, TRIAL_GROUPS, SCORE_DIR, type TrialOutcome } from './run-cli.ts';
 
 /** Playwright tests the groups are dealt to: the project's workers take them in parallel. */
@@ -109,6 +110,8 @@ if (only) {
 for (let lane = 0; lane < (only ? 0 : LANES); lane++) {
   test(`lane ${lane + 1} of ${LANES}: each broken target fails exactly the rules its mutation breaks`, async () => {
     test.setTimeout(20 * 60_000);
+    const { failed } = await cleanRun();
+    expect(failed, 'rules the clean run failed: no mutation can be judged against them').toEqual([]);
     const groups = lanesOf(loadTrialGroups(TRIAL_GROUPS), LANES)[lane];
     const outcomes: TrialOutcome[] = [];
     try {

@@ -5,7 +5,7 @@
 // affected.ts); variants whose tests are apart share one target and one run, as mutations do. One
 // that declares something in its config, or reacts to what the recordings redact or leave out
 // (API keys, the rate-limit suites), gets a run of its own over its whole plane.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -14,7 +14,8 @@ import type { ConformanceReport, RuleResult } from '../../reports/conformance-re
 import { reach, recordingKey } from './affected.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
 import { groupTrials, lanesOf, RATE_LIMIT_FILES, testLines } from './trial-groups.ts';
-import { CLEAN_RUN, conformanceRun, VARIANT_SCORE_DIR } from './run-cli.ts';
+import { cleanRun } from './clean-run.ts';
+import { conformanceRun, VARIANT_SCORE_DIR } from './run-cli.ts';
 import { VARIANTS } from './variants/index.ts';
 import { asMutation, type Variant, type VariantOutcome } from './variants/variant.ts';
 
@@ -142,7 +143,8 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
 for (let lane = 0; lane < LANES; lane++) {
   test(`lane ${lane + 1} of ${LANES}: each conformant variant fails no MUST rule`, async () => {
     test.setTimeout(20 * 60_000);
-    const clean = JSON.parse(readFileSync(CLEAN_RUN, 'utf8')) as ConformanceReport;
+    const { report: clean, failed } = await cleanRun();
+    expect(failed, 'rules the clean run failed: no variant can be judged against them').toEqual([]);
     const groups = lanesOf(planVariants(clean), LANES)[lane];
     const outcomes: VariantOutcome[] = [];
     try {

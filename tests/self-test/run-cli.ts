@@ -8,7 +8,9 @@ import type { Mutation } from './broken-target.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'bin', 'agent-platform-conformance.mjs');
-/** The report of the suites against a broken target that breaks nothing (clean-run.setup.ts). */
+/** Names one `playwright test` of the project (playwright.config.ts sets it; its workers inherit it): one clean run each. */
+export const INVOCATION_VARIABLE = 'APC_SELF_TEST_INVOCATION';
+/** The report of the suites against a broken target that breaks nothing (clean-run.ts). */
 export const CLEAN_RUN = join(ROOT, 'test-results', 'clean-run', 'report.json');
 /** The broken-target lanes' trial groups (trial-groups.ts), made once by the clean run's setup. */
 export const TRIAL_GROUPS = join(ROOT, 'test-results', 'clean-run', 'trial-groups.json');

@@ -176,7 +176,7 @@ export function loadTrialGroups(file: string): Group[] {
     ...g,
     trials: g.trials.map((t) => {
       const mutation = MUTATIONS[t.name];
-      if (!mutation) throw new Error(`${file} names a mutation that no longer exists: ${t.name}; run the clean-run project again`);
+      if (!mutation) throw new Error(`${file} names a mutation that no longer exists: ${t.name}; run a lane again, which makes a new clean run`);
       return { name: t.name, mutation, tests: new Set(t.tests), recordings: new Set(t.recordings) };
     }),
   }));
