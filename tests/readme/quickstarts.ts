@@ -37,14 +37,22 @@ function quickstartBlocks(): Block[] {
 
 const run = (command: string, args: string[], cwd: string, input = '', env: Record<string, string> = {}) => runCommand(command, args, { cwd, input, env });
 
-/** Four consecutive ports free on 127.0.0.1, for the four planes `--base-port` places. */
+/**
+ * Four consecutive ports free on 127.0.0.1, for the four planes `--base-port` places. Below the
+ * range the kernel hands out to outgoing connections: a port free when checked may be taken by one
+ * before `simulate` listens on it (the other tests open thousands), and then the block fails with
+ * EADDRINUSE.
+ */
 export async function freeBasePort(): Promise<number> {
   const free = (port: number) =>
     new Promise<boolean>((resolve) => {
       const server = createServer().once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  for (let base = 20_000 + Math.floor(Math.random() * 30_000); ; base += 4) {
+  const ephemeral = Number(/^(\d+)/.exec(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8'))?.[1] ?? 32_768);
+  const floor = 10_000;
+  const span = Math.max(ephemeral - floor - 4, 1_000);
+  for (let base = floor + Math.floor(Math.random() * span); ; base = base + 4 < floor + span ? base + 4 : floor) {
     if ((await Promise.all([0, 1, 2, 3].map((i) => free(base + i)))).every(Boolean)) return base;
   }
 }
