@@ -16,6 +16,8 @@ import { CLI, cliEnv, conformanceRun, ROOT, runCli } from '../tests/self-test/ru
 import { startStandIn, type StandIn } from '../tests/self-test/stand-in.ts';
 import { freePort } from '../harness/target.ts';
 import { DROPPED_TEXT, UNREACHABLE_TEXT } from '../specs/evidence-protocol.ts';
+import { TARGET_UNREACHABLE } from '../harness/client.ts';
+import { TRANSIENT_FAULT } from '../harness/retry.ts';
 
 let standIn: StandIn | undefined;
 test.afterEach(async () => {
@@ -126,9 +128,7 @@ test('a target that stops answering mid-run stops the run: exit 2, a partial rep
   for (const rule of report.rules.filter((r) => r.verdict === 'error'))
     expect(
       rule.tests.some(
-        (t) =>
-          t.status === 'error' &&
-          ['[target unreachable]', '[transient fault]', UNREACHABLE_TEXT, DROPPED_TEXT].some((words) => (t.error ?? '').includes(words)),
+        (t) => t.status === 'error' && [TARGET_UNREACHABLE, TRANSIENT_FAULT, UNREACHABLE_TEXT, DROPPED_TEXT].some((words) => (t.error ?? '').includes(words)),
       ),
       `${rule.id}: ${rule.tests.map((t) => t.error).join('; ')}`,
     ).toBe(true);

@@ -22,10 +22,13 @@ import {
 /** What an answer's description names when the proxy recorded no exchange for it (a client of something else). */
 const NOT_RECORDED = '(not recorded)';
 
+/** How the message of a request that could not reach the target begins, for its reader (the verdict rides on RequestNotJudged). */
+export const TARGET_UNREACHABLE = '[target unreachable]';
+
 /** The target could not be reached (the recording proxy could not, or the client could not reach the proxy): the request was not judged. */
 class TargetUnreachable extends RequestNotJudged {
   constructor(what: string) {
-    super(`[target unreachable] ${what}`);
+    super(`${TARGET_UNREACHABLE} ${what}`);
   }
 }
 

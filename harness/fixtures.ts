@@ -10,7 +10,7 @@ import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 import { exchangeDescribedIn } from './described-exchanges.ts';
-import { EVIDENCE_ATTACHMENT, evidenceOf, redactWords } from './test-evidence.ts';
+import { EVIDENCE_ATTACHMENT, evidenceOf, inRunningTest, redactWords } from './test-evidence.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
 import { planOf } from './conformance-options.ts';
 import { secret } from './environment.ts';
@@ -227,14 +227,10 @@ function waitOutRateLimit(conformanceRun: ConformanceRun): (res: ApiResponse, at
  * a transient fault), noted in its evidence. A step outside any test has no deadline to move.
  */
 function giveTestTime(what: string, waitMs: number): void {
-  let info: TestInfo;
-  try {
-    info = test.info();
-  } catch {
-    return;
-  }
-  evidenceOf(info).sentAgain.push(what);
-  info.setTimeout(info.timeout + waitMs);
+  inRunningTest((evidence, info) => {
+    evidence.sentAgain.push(what);
+    info.setTimeout(info.timeout + waitMs);
+  });
 }
 
 /** Skips the test unless the run's profile allows the effect (run --profile): the user declared what the run may create. */

@@ -32,9 +32,12 @@ export function wasNotJudged(error: unknown): boolean {
   return false;
 }
 
+/** How the message of a request that met transient faults begins, for its reader (the verdict rides on RequestNotJudged). */
+export const TRANSIENT_FAULT = '[transient fault]';
+
 /** A request that met transient faults and could not be judged (`what` says why). */
 export function notJudged(what: string): RequestNotJudged {
-  return new RequestNotJudged(`[transient fault] ${what}`);
+  return new RequestNotJudged(`${TRANSIENT_FAULT} ${what}`);
 }
 
 /** What one attempt met. */

@@ -90,14 +90,14 @@ export function evidenceOf(testInfo: TestInfo): TestEvidence {
 }
 
 /** Notes in the record of the running test, if a test is running (the CLI's own requests run in none). */
-export function inRunningTest(note: (evidence: TestEvidence) => void): void {
+export function inRunningTest(note: (evidence: TestEvidence, testInfo: TestInfo) => void): void {
   let info: TestInfo;
   try {
     info = test.info();
   } catch {
     return;
   }
-  note(evidenceOf(info));
+  note(evidenceOf(info), info);
 }
 
 /**

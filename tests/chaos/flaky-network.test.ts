@@ -11,6 +11,7 @@ import { stringify as toYaml } from 'yaml';
 import { ENDPOINTS, type Endpoint, planeOf } from '../../specs/contract.ts';
 import type { ChaosCounts, ChaosOptions } from '../../harness/proxy/chaos.ts';
 import { RecordingProxy } from '../../harness/proxy/recording-proxy.ts';
+import { TRANSIENT_FAULT } from '../../harness/retry.ts';
 import type { ConformanceReport, Verdict } from '../../reports/conformance-report.ts';
 import { retriesLine } from '../../reports/retries.ts';
 import { startSimulator } from '../../simulator/start-simulator.ts';
@@ -122,7 +123,7 @@ test('every plane behind 503s, resets and jitter, a seed for each: the clean ver
         .tests.filter((t) => t.status === 'error')
         .map((t) => t.error ?? '');
       expect(
-        errors.some((e) => e.includes('[transient fault]')),
+        errors.some((e) => e.includes(TRANSIENT_FAULT)),
         `${id}: ${errors.join('\n')}`,
       ).toBe(true);
     }
