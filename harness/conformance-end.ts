@@ -6,11 +6,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConformancePlan } from './conformance-options.ts';
 import type { Leftovers } from './leftovers.ts';
+import type { TargetLoss } from './target-watch.ts';
 
 type ConformanceEnd = Leftovers;
 
 const endFile = (plan: ConformancePlan) => join(plan.scratch, 'run-end.json');
-const lostFile = (plan: ConformancePlan) => join(plan.scratch, 'target-lost.txt');
+const lostFile = (plan: ConformancePlan) => join(plan.scratch, 'target-lost.json');
 
 export function recordConformanceEnd(plan: ConformancePlan, end: ConformanceEnd): void {
   writeFileSync(endFile(plan), JSON.stringify(end));
@@ -21,11 +22,11 @@ export function conformanceEnd(plan: ConformancePlan): ConformanceEnd {
 }
 
 /** Records that the target stopped answering (the run is then stopped). */
-export function recordTargetLost(plan: ConformancePlan, reason: string): void {
-  writeFileSync(lostFile(plan), reason);
+export function recordTargetLost(plan: ConformancePlan, loss: TargetLoss): void {
+  writeFileSync(lostFile(plan), JSON.stringify(loss));
 }
 
-/** Why the target was declared lost, if it was. */
-export function targetLost(plan: ConformancePlan): string | undefined {
-  return existsSync(lostFile(plan)) ? readFileSync(lostFile(plan), 'utf8') : undefined;
+/** Why the target was declared lost, and since when, if it was. */
+export function targetLost(plan: ConformancePlan): TargetLoss | undefined {
+  return existsSync(lostFile(plan)) ? (JSON.parse(readFileSync(lostFile(plan), 'utf8')) as TargetLoss) : undefined;
 }

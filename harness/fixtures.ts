@@ -9,7 +9,6 @@ import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
-import { quotesNotJudged } from './retry.ts';
 import { exchangeDescribedIn } from './described-exchanges.ts';
 import { EVIDENCE_ATTACHMENT, evidenceOf, inRunningTest, redactWords } from './test-evidence.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
@@ -441,10 +440,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       }
       const failedExchange = exchangeDescribedIn(testInfo.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n'));
       if (failedExchange) evidence.failedExchange = failedExchange;
-      // An official client's request the proxy could not send on (its error is the client's own), or
-      // a request not judged in a step this test shares with one that began it.
-      const messages = testInfo.errors.map((e) => stripVTControlCharacters(e.message ?? ''));
-      if (evidence.exchanges.some(unreachableExchange) || messages.some(quotesNotJudged)) evidence.unreachable = true;
+      // An official client's request the proxy could not send on: its error is the client's own.
+      if (evidence.exchanges.some(unreachableExchange)) evidence.unreachable = true;
       // The secrets the run has met are the proxies'. Redacted here, what the test says is
       // redacted wherever it goes: Playwright's result, its error-context.md, the record.
       if (url) await redactWords(testInfo, evidence, (texts) => redactedByProxy(url, texts));

@@ -94,8 +94,8 @@ async function startProxies(
   const proxies: Partial<Record<Endpoint, string>> = {};
   const running: RecordingProxy[] = [];
   // A target lost mid-run stops the run as Ctrl-C would, and the report says why.
-  const watch = new TargetWatch(target.endpoints, (reason) => {
-    recordTargetLost(plan, reason);
+  const watch = new TargetWatch(target.endpoints, (loss) => {
+    recordTargetLost(plan, loss);
     process.kill(process.pid, 'SIGINT');
   });
   for (const [endpoint, url] of Object.entries(target.endpoints) as [Endpoint, string][]) {

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { contract } from '../specs/contract.ts';
-import { type Attempt, MAX_ATTEMPTS, nextStep, notJudged, quotesNotJudged, RETRY_BUDGET_MS, requestKind } from './retry.ts';
+import { type Attempt, MAX_ATTEMPTS, nextStep, RETRY_BUDGET_MS, requestKind } from './retry.ts';
 
 const ok: Attempt = { kind: 'answer', status: 200 };
 const unavailable: Attempt = { kind: 'answer', status: 503, retryAfter: '1' };
@@ -97,10 +97,4 @@ test('the contract says which requests change nothing, which may be sent twice a
   // A create the contract refuses creates nothing on a conforming target.
   expect(requestKind('POST', op('createThread'), 'unparsed')).toBe('no-effect');
   expect(requestKind('POST', op('createThread'), { json: { metadata: 'not an object' } })).toBe('no-effect');
-});
-
-test('a failure quoting a request not judged in a step another test began is known by its message', () => {
-  const shared = notJudged('POST /assistants/search: the target could not be reached');
-  expect(quotesNotJudged(`ASSISTANT-GET: ${shared.message}`)).toBe(true);
-  expect(quotesNotJudged('ASSISTANT-GET: expected 200, got 500')).toBe(false);
 });

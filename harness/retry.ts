@@ -20,26 +20,10 @@ import { sleep } from './time.ts';
 export class RequestNotJudged extends Error {
   constructor(message: string) {
     super(message);
-    notJudgedMessages.add(message);
-    if (notJudgedMessages.size > MAX_NOT_JUDGED) notJudgedMessages.delete(notJudgedMessages.values().next().value!);
     inRunningTest((evidence) => {
       evidence.unreachable = true;
     });
   }
-}
-
-/**
- * The messages of the requests this worker could not judge (the latest few). A test may fail on one
- * made in a step another test began and it shares (a lookup kept for the worker), which its own
- * record never saw made: its failure is then known by the message the harness wrote.
- */
-const notJudgedMessages = new Set<string>();
-const MAX_NOT_JUDGED = 256;
-
-/** Whether `message` (a test's failure) quotes a request this worker could not judge. */
-export function quotesNotJudged(message: string): boolean {
-  for (const written of notJudgedMessages) if (message.includes(written)) return true;
-  return false;
 }
 
 /** Whether `error` is, or was caused by (a failed check quoting it), a request that could not be judged. */

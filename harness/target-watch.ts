@@ -1,7 +1,7 @@
 // A target that stops answering during a run stops the run: the report stays partial, with what
 // ran judged, and the run exits 2 instead of turning the rest into failures. Transport errors
 // in a row on one plane make the watch probe the plane; when the probe gets no answer either,
-// the target is lost.
+// the target is lost, since its last answer: a test that failed after that says nothing of its rules.
 import type { Endpoint } from '../specs/contract.ts';
 import { isConnectError } from './connect-error.ts';
 import { type Sent, sendPastFaults } from './retry.ts';
@@ -10,20 +10,31 @@ import type { Exchange } from '../specs/evidence-protocol.ts';
 const IN_A_ROW = 3;
 const PROBE_TIMEOUT_MS = 5_000;
 
+/** Why the target was lost, and since when (ms since the epoch): the end of its last answer on the lost endpoint. */
+export interface TargetLoss {
+  reason: string;
+  since: number;
+}
+
 export class TargetWatch {
   private readonly failures = new Map<Endpoint, number>();
+  /** When each endpoint's latest answer ended. */
+  private readonly lastAnswer = new Map<Endpoint, number>();
+  private readonly started = Date.now();
   private probing = false;
   private lost = false;
 
   constructor(
     private readonly planes: Partial<Record<Endpoint, string>>,
-    private readonly onLost: (reason: string) => void,
+    private readonly onLost: (loss: TargetLoss) => void,
   ) {}
 
   /** Called with every exchange the recording proxies complete. */
   seen(endpoint: Endpoint, exchange: Exchange): void {
     if (!exchange.error) {
       this.failures.set(endpoint, 0);
+      const ended = Date.parse(exchange.startedDateTime) + exchange.time;
+      this.lastAnswer.set(endpoint, Math.max(ended, this.lastAnswer.get(endpoint) ?? 0));
       return;
     }
     const count = (this.failures.get(endpoint) ?? 0) + 1;
@@ -34,6 +45,8 @@ export class TargetWatch {
   private async probe(endpoint: Endpoint, error: string): Promise<void> {
     this.probing = true;
     const url = this.planes[endpoint]!;
+    // Taken before the probe: an answer that ends while it waits is no sign the target was there later.
+    const since = this.lastAnswer.get(endpoint) ?? this.started;
     try {
       // Any answer will do; a reset on the way is sent past, as the suites' requests are.
       await sendPastFaults('no-effect', `GET ${url}`, async (): Promise<Sent<number>> => {
@@ -50,7 +63,7 @@ export class TargetWatch {
       this.failures.set(endpoint, 0);
     } catch {
       this.lost = true;
-      this.onLost(`the target stopped answering: ${endpoint} ${url} (${error})`);
+      this.onLost({ reason: `the target stopped answering: ${endpoint} ${url} (${error})`, since });
     } finally {
       this.probing = false;
     }

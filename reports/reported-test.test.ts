@@ -5,7 +5,7 @@ import type { Rule } from '../specs/contract.ts';
 import type { Exchange } from '../specs/evidence-protocol.ts';
 import { emptyEvidence, type TestEvidence } from '../harness/test-evidence.ts';
 import { buildReport } from './build.ts';
-import { type PlayedTest, reportedTest } from './reported-test.ts';
+import { afterTargetLost, LOST_WHILE_RUNNING, type PlayedTest, reportedTest } from './reported-test.ts';
 
 const rule = (id: string, level: Rule['level'] = 'MUST'): Rule => ({
   id,
@@ -96,4 +96,19 @@ test('each rule comes out of the records: a failure with its exchange, a rule ju
 test('a skip the harness gave no kind is unclassified, and a test without a record has no evidence', () => {
   const { outcome } = reportedTest(played('bare', ['R-ONE'], 'skipped'), emptyEvidence());
   expect(outcome).toMatchObject({ status: 'skipped', reason: 'skipped', skip: { kind: 'unclassified' }, exchanges: [], observed: [] });
+});
+
+test('once the target is lost, a test that failed or timed out after its last answer is an error; one that ended before, or passed, stays', () => {
+  const loss = { reason: 'the target stopped answering: agent-server http://127.0.0.1:1 (connect ECONNREFUSED)', since: 1_000 };
+  const failed = reportedTest(
+    played('late', ['R-ONE'], 'failed', { error: 'no webhook delivery within 2000 ms' }),
+    evidence({ failures: [{ rule: 'R-ONE', message: 'no delivery' }] }),
+  );
+  const late = afterTargetLost(failed, 1_000, loss);
+  expect(late.outcome).toMatchObject({ status: 'error', error: `${LOST_WHILE_RUNNING} (${loss.reason}): no webhook delivery within 2000 ms` });
+  expect(late.failures).toEqual([]);
+  expect(afterTargetLost(reportedTest(played('hung', ['R-ONE'], 'timedOut'), emptyEvidence()), 5_000, loss).outcome.status).toBe('error');
+  expect(afterTargetLost(failed, 999, loss)).toBe(failed);
+  const passed = reportedTest(played('fine', ['R-ONE'], 'passed'), emptyEvidence());
+  expect(afterTargetLost(passed, 5_000, loss)).toBe(passed);
 });

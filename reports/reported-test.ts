@@ -2,6 +2,7 @@
 // text and skip reason) joined with the one record of evidence the harness attached to it
 // (harness/test-evidence.ts). Pure: the reporter feeds it what Playwright hands over.
 import type { RuleFailure, RuleNotJudged, TestEvidence } from '../harness/test-evidence.ts';
+import type { TargetLoss } from '../harness/target-watch.ts';
 import type { TestOutcome } from './conformance-report.ts';
 
 /** What Playwright says of a test that ended. */
@@ -51,4 +52,19 @@ export function reportedTest(played: PlayedTest, evidence: TestEvidence): Report
     ...(failedExchange ? { failedExchange } : {}),
   };
   return { outcome, ruleIds: played.ruleIds, failures: evidence.failures, judgedApart: evidence.judgedApart, notJudged: evidence.notJudged };
+}
+
+/** How the error of a test begins that failed once the target had stopped answering. */
+export const LOST_WHILE_RUNNING = 'the target stopped answering while this test ran';
+
+/**
+ * A test that failed (or timed out) after the target's last answer, in a run that then lost the
+ * target, says nothing of its rules, whatever it failed on (a request refused or cut off, a
+ * delivery that never came, a wait that ran out): its verdict is `error`. `endedAt`: when it ended.
+ */
+export function afterTargetLost(test: ReportedTest, endedAt: number, loss: TargetLoss): ReportedTest {
+  const { outcome } = test;
+  if ((outcome.status !== 'failed' && outcome.status !== 'timedOut') || endedAt < loss.since) return test;
+  const error = `${LOST_WHILE_RUNNING} (${loss.reason})${outcome.error ? `: ${outcome.error}` : ''}`;
+  return { ...test, outcome: { ...outcome, status: 'error', error }, failures: [] };
 }

@@ -6,11 +6,12 @@ import { relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { contract, planeOf, PLANES, type Endpoint, type Plane } from '../specs/contract.ts';
-import { type PlayedTest, type ReportedTest, reportedTest } from './reported-test.ts';
+import { afterTargetLost, type PlayedTest, type ReportedTest, reportedTest } from './reported-test.ts';
 import { attachedEvidence, emptyEvidence } from '../harness/test-evidence.ts';
 import { sharedConformanceRun, type ConformanceRun } from '../harness/conformance-run.ts';
 import type { ConformancePlan } from '../harness/conformance-options.ts';
 import { conformanceEnd, targetLost } from '../harness/conformance-end.ts';
+import type { TargetLoss } from '../harness/target-watch.ts';
 import { deliveryOrder, runDeliveries } from '../harness/webhook-evidence.ts';
 import { buildReport } from './build.ts';
 import { consoleSummary } from './console.ts';
@@ -23,7 +24,7 @@ import { type Durations, writeDurations } from './durations.ts';
 import { REPORT_FILES, writeReport } from './write.ts';
 import { TOOL } from '../harness/tool.ts';
 import { stripVTControlCharacters } from 'node:util';
-import { DROPPED_TEXT, type Exchange, RULE_TAG } from '../specs/evidence-protocol.ts';
+import { type Exchange, RULE_TAG } from '../specs/evidence-protocol.ts';
 
 interface Options {
   /** The run's plan, as the CLI handed it (harness/playwright.config.ts). */
@@ -40,6 +41,8 @@ export default class ConformanceReporter implements Reporter {
   private selected: TestCase[] = [];
   /** How long each spec file took (durations.json, for shards balanced by time). */
   private readonly durations: Durations = {};
+  /** When each test ended (ms since the epoch), by test id: a target lost before then makes its failure an error. */
+  private readonly ended = new Map<string, number>();
 
   /** The run global setup shared, read once it has (none: it failed). */
   private shared?: ConformanceRun;
@@ -89,6 +92,7 @@ export default class ConformanceReporter implements Reporter {
       );
     }
     this.durations[outcome.file] = (this.durations[outcome.file] ?? 0) + result.duration;
+    this.ended.set(test.id, result.startTime.getTime() + result.duration);
     this.tests.set(test.id, reported);
   }
 
@@ -137,16 +141,9 @@ export default class ConformanceReporter implements Reporter {
       );
       return;
     }
-    const record = runOutcome(plan, result, conformanceRun);
-    // A target lost mid-run reset the requests in flight when it went: those failures say nothing about a rule.
-    if (record.status === 'target-unreachable') {
-      for (const entry of this.tests.values()) {
-        if (entry.outcome.status === 'failed' && (entry.outcome.error ?? '').includes(DROPPED_TEXT)) {
-          entry.outcome.status = 'error';
-          entry.failures = [];
-        }
-      }
-    }
+    const loss = targetLost(plan);
+    const record = runOutcome(plan, result, conformanceRun, loss);
+    if (loss) for (const [id, entry] of this.tests) this.tests.set(id, afterTargetLost(entry, this.ended.get(id) ?? Number.POSITIVE_INFINITY, loss));
     this.addDeliveries();
     for (const test of this.selected.filter((t) => !this.tests.has(t.id))) {
       const outcome: TestOutcome = {
@@ -256,7 +253,12 @@ function ruleIdsOf(test: TestCase): string[] {
 }
 
 /** How the run ended: Playwright's status, and what global teardown recorded of the target. */
-function runOutcome(plan: ConformancePlan, result: FullResult, conformanceRun: ConformanceRun | undefined): ConformanceRunOutcome {
+function runOutcome(
+  plan: ConformancePlan,
+  result: FullResult,
+  conformanceRun: ConformanceRun | undefined,
+  lost: TargetLoss | undefined,
+): ConformanceRunOutcome {
   // A shard's report holds its share of the tests: a rule with none here is not-run, not untested.
   const { narrowed } = plan;
   const base = {
@@ -265,8 +267,7 @@ function runOutcome(plan: ConformancePlan, result: FullResult, conformanceRun: C
     ...(narrowed.length > 0 ? { narrowed } : {}),
     ...conformanceEnd(plan),
   };
-  const lost = targetLost(plan);
-  if (lost) return { status: 'target-unreachable', reason: `${lost}; the tests after it did not run`, ...base };
+  if (lost) return { status: 'target-unreachable', reason: `${lost.reason}; the tests after it did not run`, ...base };
   if (result.status === 'interrupted') return { status: 'interrupted', reason: 'the run was interrupted (Ctrl-C or SIGTERM) before this test ended', ...base };
   if (result.status === 'timedout') {
     const { maxDuration } = plan.options;
