@@ -26,7 +26,7 @@ import { Pool } from 'undici';
 import { contract, pathOf, planeOf, type Endpoint, type Plane, type RateLimitRow } from '../../specs/contract.ts';
 import type { Credentials as PublishedCredentials } from '../../specs/types/simulator-admin.ts';
 import type { ApiClient, ApiResponse } from '../../harness/client.ts';
-import { mayHaveLanded, notJudged, type Sent, sendPastFaults } from '../../harness/retry.ts';
+import { mayHaveLanded, notJudged, type Sent, sendPastFaults, wasNotJudged } from '../../harness/retry.ts';
 import { allowWall, type Time } from '../../harness/time.ts';
 import { adminOf, clientWithKey, expect, targetApiKey, test } from '../../harness/fixtures.ts';
 import { skipDeclared, skipForPrecondition } from '../../harness/checks/attribution.ts';
@@ -206,13 +206,15 @@ function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attr
  * sends its own (harness/retry.ts): a fill must reach its count. Every request of a fill is one
  * the row counts whatever it does, so each is sent again as one with no effect; one sent again
  * after a fault that may have reached the target is marked `uncertain`: the target may have
- * counted it twice.
+ * counted it twice. A fill is a step, not what the row's check judges: a connection that broke on
+ * every attempt leaves the check unjudged, never failed.
  */
 async function sendStraight(target: Pool, index: number, sample: Sample, path: string, headers: Record<string, string>): Promise<Answer> {
   let uncertain = false;
+  const what = `${sample.method} ${path} (request ${index + 1} of a fill sent straight to the target)`;
   const answer = await sendPastFaults(
     'no-effect',
-    `${sample.method} ${path} (request ${index + 1} of a fill sent straight to the target)`,
+    what,
     async (): Promise<Sent<Answer>> => {
       try {
         const response = await target.request({ method: sample.method as 'GET', path, headers });
@@ -227,7 +229,10 @@ async function sendStraight(target: Pool, index: number, sample: Sample, path: s
       }
     },
     { onRetry: (met) => (uncertain ||= mayHaveLanded(met)) },
-  );
+  ).catch((error: unknown) => {
+    if (wasNotJudged(error)) throw error;
+    throw notJudged(`${what} was not judged: the connection broke on every attempt (${(error as Error).message})`);
+  });
   return uncertain ? { ...answer, uncertain } : answer;
 }
 
