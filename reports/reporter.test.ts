@@ -41,6 +41,8 @@ const proxied = (n: number, testId: string): Exchange => ({
 const result = (status: TestResult['status'], evidence: Partial<TestEvidence>, extra: Partial<TestResult> = {}): TestResult =>
   ({
     status,
+    startTime: new Date('2026-01-01T00:00:00.000Z'),
+    duration: 1,
     errors: [],
     annotations: [],
     attachments: [{ name: EVIDENCE_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify({ ...emptyEvidence(), ...evidence })) }],
