@@ -4,7 +4,7 @@ import { type Comparison, compareReports, comparisonMarkdown, comparisonSummary 
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
-export const COMPARE_HELP = `Usage: ${NAME} compare <old> <new> [options]
+const COMPARE_HELP = `Usage: ${NAME} compare <old> <new> [options]
 
 Compares two reports (report.json files, or the folders holding them) rule by rule: the
 regressions (rules that fail now and did not, or that passed and are gone), the lost

@@ -4,13 +4,6 @@ import { EXIT, NAME, UsageError } from './args.ts';
 import { outliveClosedOutput } from '../harness/closed-output.ts';
 import { TOOL } from '../harness/tool.ts';
 import { unknownName } from '../specs/suggest.ts';
-import { compare, COMPARE_HELP } from './compare.ts';
-import { matrix, MATRIX_HELP } from './matrix.ts';
-import { merge, MERGE_HELP } from './merge.ts';
-import { proxy, PROXY_HELP } from './proxy.ts';
-import { run, RUN_HELP } from './run.ts';
-import { simulate, SIMULATE_HELP } from './simulate.ts';
-
 export { EXIT };
 
 const MAIN_HELP = `${NAME}: conformance harness and simulator for the Agent Platform API
@@ -31,13 +24,14 @@ Options:
 
 Run '${NAME} <command> --help' for a command's options.`;
 
-const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help: string }> = {
-  run: { run, help: RUN_HELP },
-  simulate: { run: simulate, help: SIMULATE_HELP },
-  proxy: { run: proxy, help: PROXY_HELP },
-  compare: { run: compare, help: COMPARE_HELP },
-  merge: { run: merge, help: MERGE_HELP },
-  matrix: { run: matrix, help: MATRIX_HELP },
+// Each command's module is loaded when it runs: --help, --version and a short command start fast.
+const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<number>>> = {
+  run: async () => (await import('./run.ts')).run,
+  simulate: async () => (await import('./simulate.ts')).simulate,
+  proxy: async () => (await import('./proxy.ts')).proxy,
+  compare: async () => (await import('./compare.ts')).compare,
+  merge: async () => (await import('./merge.ts')).merge,
+  matrix: async () => (await import('./matrix.ts')).matrix,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -51,10 +45,10 @@ export async function main(argv: string[]): Promise<number> {
     console.log(TOOL.version);
     return EXIT.ok;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
     if (!command) throw new UsageError(unknownName('command', name, Object.keys(COMMANDS)));
-    return await command.run(rest);
+    return await (await command())(rest);
   } catch (error) {
     if (error instanceof UsageError) {
       // The reason, and where the options are: the whole help would bury the reason in a CI log.

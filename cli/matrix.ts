@@ -11,7 +11,7 @@ import { matrixSite } from '../reports/matrix-site.ts';
 import { TOOL } from '../harness/tool.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError, writableFolder } from './args.ts';
 
-export const MATRIX_HELP = `Usage: ${NAME} matrix <report folder or report.json>... --out <dir> [options]
+const MATRIX_HELP = `Usage: ${NAME} matrix <report folder or report.json>... --out <dir> [options]
 
 Puts reports side by side: one row per rule (matched by id, so reports of older versions of
 the tool, or of another catalogue, fit: a rule a report's catalogue lacks is 'absent' there,

@@ -9,7 +9,7 @@ import { addDurations, DURATIONS_FILE, readDurations, writeDurations } from '../
 import type { ConformanceReport } from '../reports/conformance-report.ts';
 import { EXIT, NAME, parseWithPositionals, UsageError } from './args.ts';
 
-export const MERGE_HELP = `Usage: ${NAME} merge <report folder>... --out <dir>
+const MERGE_HELP = `Usage: ${NAME} merge <report folder>... --out <dir>
 
 Joins the report folders of the shards of one run (run --shard i/n on n machines) into one
 complete report folder: report.json, junit.xml, summary.md, report.html, exchanges.har and

@@ -9,7 +9,7 @@ import { EXIT, integerOption, NAME, parse, positiveOption, untilSignal, UsageErr
 import { unknownName } from '../specs/suggest.ts';
 import type { Exchange } from '../specs/evidence-protocol.ts';
 
-export const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
+const PROXY_HELP = `Usage: ${NAME} proxy --target <url> [options]
 
 Starts a recording proxy on 127.0.0.1 in front of --target. Every exchange is validated
 against the plane's OpenAPI document (violations are printed, and sent back to a client that

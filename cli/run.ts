@@ -35,7 +35,7 @@ import { EXIT, NAME, parse, ROOT, UsageError } from './args.ts';
 import { publish, stagingFolder } from './report-folder.ts';
 import { startEmbeddedSimulator } from './embedded.ts';
 
-export const RUN_HELP = `Usage: ${NAME} run [options]
+const RUN_HELP = `Usage: ${NAME} run [options]
 
 Runs the conformance suites against a target through a recording proxy and writes
 report.json, junit.xml, summary.md, report.html, exchanges.har and durations.json (how long

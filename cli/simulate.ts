@@ -14,7 +14,7 @@ import { refusal, type StartOption } from '../simulator/start-options.ts';
 import { contract, type Endpoint } from '../specs/contract.ts';
 import { EXIT, integerOption, NAME, parse, untilStopped, UsageError, writableFolder } from './args.ts';
 
-export const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
+const SIMULATE_HELP = `Usage: ${NAME} simulate [options]
 
 Starts the simulator and prints the base URL of each plane, the API keys and the
 environment lines the official clients read. Stop with Ctrl-C or SIGTERM. On Linux

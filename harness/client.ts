@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { contract, type Plane, type Violation } from '../specs/contract.ts';
 import { describeAttempt, type ProxyFault, RequestNotJudged, type RequestKind, requestKind, type Sent, sendPastFaults } from './retry.ts';
-import { sleep } from './time.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isConnectError } from './connect-error.ts';
 import { described } from './described-exchanges.ts';
 import {

@@ -9,8 +9,18 @@
 // No HTTP here: the callers send (the suites' client, the rate-limit fills, the preflight, the
 // cleanup, the target watch) and sendPastFaults decides what to do next.
 import { type Api, contract, type Operation } from '../specs/contract.ts';
-import { inRunningTest } from './test-evidence.ts';
-import { sleep } from './time.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Told of each request that could not be judged; the suites' fixtures note it in the running test's evidence. */
+let notJudgedListener: (() => void) | undefined;
+
+/**
+ * Where a request that could not be judged is told: in the suites' workers, the running test's
+ * evidence. This module stays free of the test runner, which the CLI and the proxies never load.
+ */
+export function onNotJudged(listener: () => void): void {
+  notJudgedListener = listener;
+}
 
 /**
  * A request that could not be judged: it met transient faults it could not be sent again past, or
@@ -20,9 +30,7 @@ import { sleep } from './time.ts';
 export class RequestNotJudged extends Error {
   constructor(message: string) {
     super(message);
-    inRunningTest((evidence) => {
-      evidence.unreachable = true;
-    });
+    notJudgedListener?.();
   }
 }
 
