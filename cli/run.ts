@@ -33,7 +33,6 @@ import { loadExpectations } from '../reports/expectations.ts';
 import { loadReport, ReportError } from '../reports/load.ts';
 import { EXIT, NAME, parse, ROOT, UsageError } from './args.ts';
 import { publish, stagingFolder } from './report-folder.ts';
-import { startEmbeddedSimulator } from './embedded.ts';
 
 const RUN_HELP = `Usage: ${NAME} run [options]
 
@@ -247,10 +246,10 @@ async function runWith(
   const scratch = mkdtempSync(join(tmpdir(), 'apc-scratch-'));
   const receiverPort = options.webhookReceiverPort ?? (await freePort());
   // Without --target the suites run against the embedded simulator, which lives in this process
-  // for the run: the suites reach it over HTTP, as any target.
+  // for the run: the suites reach it over HTTP, as any target. A run with a target never loads it.
   const embedded = target
     ? undefined
-    : await startEmbeddedSimulator(options.seed, receiverPort, { clock: options.clock, timeScale: options.timeScale, runDurationMs: options.runDuration });
+    : await (await import('./embedded.ts')).startEmbeddedSimulator(options.seed, receiverPort, { clock: options.clock, timeScale: options.timeScale, runDurationMs: options.runDuration });
   const plan: ConformancePlan = {
     options: { ...options, webhookReceiverPort: receiverPort },
     embedded: embedded?.target,
