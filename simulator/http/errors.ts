@@ -34,7 +34,12 @@ export class ApiError extends Error {
     readonly issues?: ValidationIssue[],
     readonly headers: Record<string, string> = {},
   ) {
+    // A refusal is an answer, not a fault: it is rendered, never traced. A rate limit refuses
+    // thousands a second, and a stack for each was a twentieth of the simulator's time.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
   }
 }
 
