@@ -6,6 +6,7 @@
 // Groups are then dealt to lanes, one Playwright test each, so the project's workers share them.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { planeOf } from '../../specs/contract.ts';
 import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { reach, recordingKey } from './affected.ts';
 import type { Mutation } from './broken-target.ts';
@@ -94,7 +95,9 @@ export function groupTrials(trials: Trial[], clean: ConformanceReport): Group[] 
   for (const trial of trials) {
     // A mutation of what the target declares (read once per run) needs a broken target of its own too.
     if (trial.mutation.rateLimits || trial.mutation.deploymentConfig) {
-      const rateLimitSuites = trial.mutation.rateLimits ? RATE_LIMIT_FILES.map((f) => `[${f.split('/')[0]}] › ${f}`) : [];
+      // The rate-limit suites of the mutation's plane: a front breaks its endpoint alone.
+      const plane = planeOf(trial.mutation.endpoint ?? 'agent-server');
+      const rateLimitSuites = trial.mutation.rateLimits ? RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((f) => `[${plane}] › ${f}`) : [];
       groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...rateLimitSuites], alone: true });
       continue;
     }
