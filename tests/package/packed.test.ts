@@ -432,7 +432,7 @@ test("docs/clients.md's quickstarts run in a project with only the package and t
 test("the README's run against a separately started simulate, as written: every plane passes", async () => {
   // Every plane on the simulator's virtual clock: well under a minute on an idle 2-core machine,
   // several where CI runs other tests beside it.
-  test.setTimeout(600_000);
+  test.setTimeout(20 * 60_000);
   const lines = markedBlock('README.md', 'your-target').split('\n');
   const started = lines.find((line) => / simulate .*&$/.test(line));
   const target = lines[lines.indexOf(started!) + 1];

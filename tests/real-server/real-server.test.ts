@@ -26,7 +26,7 @@ test.afterEach(async () => {
 
 test('the agent-server suites against @langchain/langgraph-api give the verdicts of its expectations file', async () => {
   // Generous: in CI it shares two cores with the broken-target runs.
-  test.setTimeout(360_000);
+  test.setTimeout(20 * 60_000);
   rmSync(OUT, { recursive: true, force: true });
   const real = (server = await startRealServer());
   // A local server answers at once: its config keeps the waits for deliveries short.
