@@ -6,6 +6,7 @@ import { defaultPlan, suitesEnvironment } from './conformance-options.ts';
 import { RULE_TAG } from '../specs/evidence-protocol.ts';
 
 interface ListedSuite {
+  title: string;
   specs: { tags: string[]; title: string; file: string; line: number }[];
   suites?: ListedSuite[];
 }
@@ -17,6 +18,8 @@ export interface TaggedTest {
   /** The line of its `test(` call: for a test generated in a loop, the loop's. */
   line: number;
   title: string;
+  /** The titles of the describe blocks it is in, outermost first. */
+  describes: string[];
   rules: string[];
 }
 
@@ -43,13 +46,14 @@ export function taggedTests(): TaggedTest[] {
   );
   const report = JSON.parse(out.slice(out.indexOf('{'))) as { suites: ListedSuite[] };
   const tests: TaggedTest[] = [];
-  const visit = (suite: ListedSuite) => {
+  // A file's suite is titled with its path; the suites within it are its describe blocks.
+  const visit = (suite: ListedSuite, describes: string[]) => {
     for (const spec of suite.specs) {
       const rules = spec.tags.flatMap((t) => RULE_TAG.exec(`@${t.replace(/^@/, '')}`)?.[1] ?? []);
-      tests.push({ file: spec.file, line: spec.line, title: spec.title, rules });
+      tests.push({ file: spec.file, line: spec.line, title: spec.title, describes, rules });
     }
-    suite.suites?.forEach(visit);
+    for (const inner of suite.suites ?? []) visit(inner, [...describes, inner.title]);
   };
-  report.suites.forEach(visit);
+  for (const file of report.suites) visit(file, []);
   return tests;
 }

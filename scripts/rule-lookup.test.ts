@@ -11,8 +11,8 @@ const rule: Rule = { id: 'THREAD-GET', level: 'MUST', plane: 'agent-server', are
 
 const sources: RuleSources = {
   tests: [
-    { file: 'agent-server/threads.spec.ts', line: 12, title: 'a thread reads back', rules: ['THREAD-GET', 'THREAD-CREATE'] },
-    { file: 'agent-server/threads.spec.ts', line: 30, title: 'another rule only', rules: ['THREAD-CREATE'] },
+    { file: 'agent-server/threads.spec.ts', line: 12, title: 'a thread reads back', describes: [], rules: ['THREAD-GET', 'THREAD-CREATE'] },
+    { file: 'agent-server/threads.spec.ts', line: 30, title: 'another rule only', describes: [], rules: ['THREAD-CREATE'] },
   ],
   namedAtCode: new Map([['THREAD-GET', ['simulator/agent-server/threads.ts:40', 'specs/openapi/agent-server.yaml:7']]]),
   mutations: {

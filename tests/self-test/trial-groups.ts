@@ -11,6 +11,7 @@ import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { reach, recordingKey } from './affected.ts';
 import type { Mutation } from './broken-target.ts';
 import { MUTATIONS } from './mutations/index.ts';
+import { type TaggedTest, taggedTests } from '../../harness/tagged-rules.ts';
 
 export interface Trial {
   name: string;
@@ -19,6 +20,8 @@ export interface Trial {
   tests: Set<string>;
   /** The recording ids whose requests it applies to (those tests', and steps they share). */
   recordings: Set<string>;
+  /** A rate-limit mutation's: the test-list lines of the rate-limit suites' tests of its rules, which the clean run leaves out. */
+  rateLimitTests?: string[];
 }
 
 /** The recording keys of the exchanges each test shows: its own, and a shared deployment's it leaned on. */
@@ -62,16 +65,32 @@ export function testLines(clean: ConformanceReport): Map<string, string> {
   return new Map(clean.rules.flatMap((rule) => rule.tests.map((t) => [t.id, `[${t.file.split('/')[0]}] › ${t.file} › ${t.title}`] as const)));
 }
 
+/** The test-list line of a test Playwright listed (tagged-rules.ts). */
+const listedLine = (t: TaggedTest) => `[${t.file.split('/')[0]}] › ${[t.file, ...t.describes, t.title].join(' › ')}`;
+
 export function groupMutations(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
   const allTests = new Set(clean.rules.flatMap((r) => r.tests.map((t) => t.id)));
   const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
+  // The rate-limit suites' tests, from Playwright's list: the clean run leaves them out.
+  let listed: TaggedTest[] | undefined;
+  const rateLimitTestsOf = (rules: string[]) =>
+    (listed ??= taggedTests()).filter((t) => RATE_LIMIT_FILES.includes(t.file) && t.rules.some((r) => rules.includes(r))).map(listedLine);
   const trials = Object.entries(mutations)
-    .map(([name, mutation]) => {
+    .map(([name, mutation]): Trial => {
       const reached = reach(mutation, clean);
-      // A rate-limit mutation is tried alone, with the rate-limit suites, on everything it reaches; one
-      // that breaks nothing must be seen failing no test it reaches.
-      if (FULL_REACH || mutation.rateLimits || mutation.breaks.length === 0) return { name, mutation, ...reached };
+      // One that breaks nothing must be seen failing no test it reaches (a rate-limit mutation: the whole rate-limit suites).
+      if (FULL_REACH || mutation.breaks.length === 0) return { name, mutation, ...reached };
       const own = testsOf([...mutation.breaks, ...(mutation.notJudged ?? [])]);
+      // A rate-limit mutation is tried alone (its front breaks the bulk of a fill, sent past the recording proxy) on the
+      // tests of its rules: those it reaches in the clean run and those of the rate-limit suites.
+      if (mutation.rateLimits)
+        return {
+          name,
+          mutation,
+          tests: new Set([...reached.tests].filter((id) => own.has(id))),
+          recordings: reached.recordings,
+          rateLimitTests: rateLimitTestsOf([...mutation.breaks, ...(mutation.notJudged ?? [])]),
+        };
       // Replay cannot see what it reacts to: it is tried on its rules' tests.
       if (mutation.keyedOnSecrets) return { name, mutation, tests: own, recordings: own };
       // Recordings of other tests are left out; those of steps shared between tests (a deployment) are kept.
@@ -95,9 +114,11 @@ export function groupTrials(trials: Trial[], clean: ConformanceReport): Group[] 
   for (const trial of trials) {
     // A mutation of what the target declares (read once per run) needs a broken target of its own too.
     if (trial.mutation.rateLimits || trial.mutation.deploymentConfig) {
-      // The rate-limit suites of the mutation's plane: a front breaks its endpoint alone.
+      // Its tests of the rate-limit suites, or all of them on the mutation's plane (a front breaks its endpoint alone).
       const plane = planeOf(trial.mutation.endpoint ?? 'agent-server');
-      const rateLimitSuites = trial.mutation.rateLimits ? RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((f) => `[${plane}] › ${f}`) : [];
+      const rateLimitSuites = trial.mutation.rateLimits
+        ? (trial.rateLimitTests ?? RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((f) => `[${plane}] › ${f}`))
+        : [];
       groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...rateLimitSuites], alone: true });
       continue;
     }
@@ -141,8 +162,10 @@ function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<str
 
 /** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */
 export function lanesOf<G extends Pick<Group, 'testList'> & { trials: Pick<Trial, 'mutation'>[] }>(groups: G[], lanes: number): G[][] {
+  // A whole rate-limit suite is minutes of bulk traffic; one of its tests, seconds.
   const rateLimitFiles = (g: G) => g.testList.filter((line) => RATE_LIMIT_FILES.some((file) => line.endsWith(file))).length;
-  const cost = (g: G) => 60 + g.testList.length + (g.trials.some((t) => t.mutation.rateLimits) || rateLimitFiles(g) > 0 ? 600 : 0);
+  const rateLimitTests = (g: G) => g.testList.filter((line) => RATE_LIMIT_FILES.some((file) => line.includes(`${file} › `))).length;
+  const cost = (g: G) => 60 + g.testList.length + (rateLimitFiles(g) > 0 ? 600 : 0) + 20 * rateLimitTests(g);
   const dealt: { groups: G[]; cost: number }[] = Array.from({ length: lanes }, () => ({ groups: [], cost: 0 }));
   for (const group of [...groups].sort((a, b) => cost(b) - cost(a))) {
     const lane = dealt.reduce((min, l) => (l.cost < min.cost ? l : min));
