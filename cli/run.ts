@@ -249,7 +249,11 @@ async function runWith(
   // for the run: the suites reach it over HTTP, as any target. A run with a target never loads it.
   const embedded = target
     ? undefined
-    : await (await import('./embedded.ts')).startEmbeddedSimulator(options.seed, receiverPort, { clock: options.clock, timeScale: options.timeScale, runDurationMs: options.runDuration });
+    : await (await import('./embedded.ts')).startEmbeddedSimulator(options.seed, receiverPort, {
+        clock: options.clock,
+        timeScale: options.timeScale,
+        runDurationMs: options.runDuration,
+      });
   const plan: ConformancePlan = {
     options: { ...options, webhookReceiverPort: receiverPort },
     embedded: embedded?.target,
