@@ -9,7 +9,6 @@ import type { Failure, ReceivedRequest } from './webhook-receiver.ts';
 import { ReceiverClient } from './receiver-client.ts';
 import { hooksPath } from './webhook-evidence.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
-import { onNotJudged } from './retry.ts';
 import { exchangeDescribedIn } from './described-exchanges.ts';
 import { EVIDENCE_ATTACHMENT, evidenceOf, inRunningTest, redactWords } from './test-evidence.ts';
 import { readConformanceRun, receiverUrl, conformanceMarkOf, type ConformanceRun } from './conformance-run.ts';
@@ -222,13 +221,6 @@ function waitOutRateLimit(conformanceRun: ConformanceRun): (res: ApiResponse, at
     return wait;
   };
 }
-
-// A test that made a request it could not judge says nothing of its rules if it fails (its verdict is error).
-onNotJudged(() =>
-  inRunningTest((evidence) => {
-    evidence.unreachable = true;
-  }),
-);
 
 /**
  * Gives the running test the time its client waits before sending a request again (a rate limit,

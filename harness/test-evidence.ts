@@ -5,6 +5,7 @@
 // Playwright's own outcome (status, error text, duration) stays Playwright's.
 import { test, type TestInfo, type TestInfoError } from '@playwright/test';
 import type { Exchange, SkipKind } from '../specs/evidence-protocol.ts';
+import { onNotJudged } from './retry.ts';
 
 /** The name of the attachment that carries a test's record. */
 export const EVIDENCE_ATTACHMENT = 'apc-evidence';
@@ -99,6 +100,13 @@ export function inRunningTest(note: (evidence: TestEvidence, testInfo: TestInfo)
   }
   note(evidenceOf(info), info);
 }
+
+// A test that made a request it could not judge says nothing of its rules if it fails (its verdict is error).
+onNotJudged(() =>
+  inRunningTest((evidence) => {
+    evidence.unreachable = true;
+  }),
+);
 
 /**
  * Redacts what a test says in words, in place, before its record is written and before Playwright
