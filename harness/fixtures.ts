@@ -1,6 +1,7 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's capabilities where the target has them, and the evidence of each test.
 import { test as base, expect, type TestInfo } from '@playwright/test';
+import { extname } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { contract, planeOf, type Endpoint, type Operation } from '../specs/contract.ts';
 import type { Capability, CredentialRole, Credentials as PublishedCredentials, DeploymentConfigFile } from '../specs/types/simulator-admin.ts';
@@ -301,16 +302,18 @@ export function recordedUnder(testInfo: TestInfo, id: string): void {
   evidenceOf(testInfo).sharedEvidence.push(id);
 }
 
+const SUITES_ARE_JAVASCRIPT = extname(import.meta.filename) === '.js';
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   conformanceRun: [async ({}, use, workerInfo) => use(readConformanceRun(planOf(workerInfo.config))), { scope: 'worker' }],
 
   // Playwright captures a source-mapped stack for every step (each fixture and each expect): a
-  // sixth of a run's CPU, for locations the report never shows. The self-tests, which run the
-  // suites dozens of times and read only verdicts, turn it off (--lean-stacks); stacks are then
-  // V8's own, unmapped.
+  // sixth of a run's CPU. The installed package runs JavaScript that Playwright does not transform,
+  // whose V8 stacks are already true, so it never maps them. In the clone the suites are TypeScript
+  // whose error snippets need the map; the self-tests, which read only verdicts, drop it (--lean-stacks).
   leanStacks: [
     async ({ conformanceRun }, use) => {
-      if (conformanceRun.plan.options.leanStacks) Reflect.deleteProperty(Error, 'prepareStackTrace');
+      if (SUITES_ARE_JAVASCRIPT || conformanceRun.plan.options.leanStacks) Reflect.deleteProperty(Error, 'prepareStackTrace');
       await use();
     },
     { scope: 'worker', auto: true },
