@@ -25,10 +25,10 @@ const TIME_SCALE = 5;
 /** Files run in parallel, as on a real target: most of the time is spent waiting for it. */
 const WORKERS = '4';
 /**
- * The budget of the whole run: it takes about 4 min on this 2-core machine, alone or within
- * `npm test`; the margin is for a machine busy with other work.
+ * The budget of the whole run, which only catches a hang: it takes about 4 min alone on a 2-core
+ * machine and 6 within `npm test`, and a machine busy with other work slows it several times over.
  */
-const BUDGET_MS = 9 * 60_000;
+const BUDGET_MS = 25 * 60_000;
 const OUT = join(ROOT, 'test-results', 'real-target-report');
 
 let standIn: StandIn | undefined;
