@@ -119,6 +119,8 @@ let project: string;
 const cli = (args: string[]) => run(process.execPath, [join(project, 'node_modules', '.bin', NAME), ...args], project);
 
 test.beforeAll(async () => {
+  // The build, two packs and an install: a minute alone, several on a machine busy with other work.
+  test.setTimeout(20 * 60_000);
   const started = Date.now();
   const dir = temporary('apc-pack-');
   const pack = await run('npm', ['pack', '--json', '--pack-destination', dir], ROOT);
