@@ -133,15 +133,31 @@ export async function startBrokenTarget(
   const knownKeys = simulator.info().credentials.api_keys.map((k) => k.key);
   const memoryOf = (mutation: Mutation) => memories.get(mutation) ?? memories.set(mutation, new Map([[KNOWN_API_KEYS, knownKeys]])).get(mutation)!;
   const fronts = new Map<Endpoint, { server: Server; url: string }>();
+  const hosts = new Map((Object.entries(simulator.urls) as [Endpoint, string][]).map(([endpoint, url]) => [endpoint, new URL(url).host]));
 
-  for (const [endpoint, upstream] of Object.entries(simulator.urls) as [Endpoint, string][]) {
+  /**
+   * The simulator's answer to a request a front received, in process: the lane's one thread would
+   * otherwise spend as much on a second HTTP hop per request as the simulator spends answering it.
+   * It sees the Host its own socket would.
+   */
+  function upstream(
+    endpoint: Endpoint,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array<ArrayBuffer> | undefined,
+  ): Promise<Response> {
+    return simulator.request(endpoint, path, { method, headers: { ...headers, host: hosts.get(endpoint)! }, body });
+  }
+
+  for (const endpoint of Object.keys(simulator.urls) as Endpoint[]) {
     const server = createServer((req, res) => {
       const mutation = route(testOf(req));
       delete req.headers[TEST_HEADER];
       // Mutations change JSON; other bodies (multipart, gzip) pass through byte for byte.
       const json = !req.headers['content-type'] || /json/i.test(req.headers['content-type']);
-      const forward = mutation && (mutation.endpoint ?? 'agent-server') === endpoint && json ? mutate(mutation, endpoint) : passThrough;
-      forward(upstream, req, res).catch((error: unknown) => {
+      const forward = mutation && (mutation.endpoint ?? 'agent-server') === endpoint && json ? mutate(mutation) : passThrough;
+      forward(endpoint, req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
       });
@@ -160,25 +176,26 @@ export async function startBrokenTarget(
   }
 
   /** Bytes through unchanged (multipart and gzip bodies included), but for the info rewrite. */
-  async function passThrough(upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function passThrough(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const response = await request(`${upstream}${req.url ?? '/'}`, {
-      method: (req.method ?? 'GET') as 'GET',
-      headers: forwardable(req.headers),
-      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-    });
+    const response = await upstream(
+      endpoint,
+      req.method ?? 'GET',
+      req.url ?? '/',
+      forwardable(req.headers),
+      chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+    );
     const headers = answerable(response.headers);
     if ((req.url ?? '').startsWith('/__sim/info'))
-      return reply(res, pointInfoAtFronts({ status: response.statusCode, headers, body: parse(await response.body.text(), headers['content-type']) }));
-    res.writeHead(response.statusCode, headers);
-    for await (const chunk of response.body) res.write(chunk);
-    res.end();
+      return reply(res, pointInfoAtFronts({ status: response.status, headers, body: parse(await response.text(), headers['content-type']) }));
+    res.writeHead(response.status, headers);
+    await pipeBody(response, res);
   }
 
   const mutate =
-    (mutation: Mutation, endpoint: Endpoint) =>
-    async (upstream: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    (mutation: Mutation) =>
+    async (endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> => {
       const memory = memoryOf(mutation);
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -190,26 +207,21 @@ export async function startBrokenTarget(
         if (isResponse(changed)) return reply(res, changed);
         incoming = changed;
       }
-      const response = await request(`${upstream}${incoming.path}`, {
-        method: incoming.method as 'GET',
-        headers: incoming.headers,
-        body: serialize(incoming.body),
-      });
+      const response = await upstream(endpoint, incoming.method, incoming.path, incoming.headers, serialize(incoming.body));
       const outHeaders = answerable(response.headers);
       if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
-        const changed = mutation.stream(await response.body.text(), outHeaders);
-        res.writeHead(response.statusCode, changed.headers);
+        const changed = mutation.stream(await response.text(), outHeaders);
+        res.writeHead(response.status, changed.headers);
         res.end(changed.text);
         return;
       }
       if (/event-stream/.test(outHeaders['content-type'] ?? '')) {
-        res.writeHead(response.statusCode, outHeaders);
-        for await (const chunk of response.body) res.write(chunk);
-        res.end();
+        res.writeHead(response.status, outHeaders);
+        await pipeBody(response, res);
         return;
       }
-      const answer = await response.body.text();
-      let outgoing: MutableResponse = { status: response.statusCode, headers: outHeaders, body: parse(answer, outHeaders['content-type']) };
+      const answer = await response.text();
+      let outgoing: MutableResponse = { status: response.status, headers: outHeaders, body: parse(answer, outHeaders['content-type']) };
       if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
       if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
       reply(res, outgoing);
@@ -284,10 +296,17 @@ function forwardable(headers: IncomingMessage['headers']): Record<string, string
   return out;
 }
 
-function answerable(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+function answerable(headers: Record<string, string | string[] | undefined> | Headers): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string' && !HOP.includes(name)) out[name] = value;
+  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+  for (const [name, value] of entries) if (typeof value === 'string' && !HOP.includes(name)) out[name] = value;
   return out;
+}
+
+/** A body as it comes, chunk by chunk (an event stream as its events are written). */
+async function pipeBody(response: Response, res: ServerResponse): Promise<void> {
+  if (response.body) for await (const chunk of response.body) res.write(chunk);
+  res.end();
 }
 
 const object = (value: unknown): Record<string, unknown> =>
