@@ -1,6 +1,8 @@
 // Playwright fixtures: the target (through the recording proxy), a client per plane,
 // the simulator's capabilities where the target has them, and the evidence of each test.
-import { test as base, expect, type TestInfo } from '@playwright/test';
+// Playwright's root test, without the browser fixtures of its default one: a conformance test opens no page,
+// and those thirty-odd fixtures would each be set up, torn down and given a captured stack in every test.
+import { _baseTest as base, expect, type TestInfo } from '@playwright/test';
 import { extname } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { contract, planeOf, type Endpoint, type Operation } from '../specs/contract.ts';
