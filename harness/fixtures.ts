@@ -399,12 +399,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(config!);
   },
 
+  // The auto fixtures below are the harness's own bookkeeping, boxed ('self'): no step of theirs in
+  // any test, as each step costs messages to the runner and says nothing to a reader of the report.
   testStart: [
     async ({}, use) => {
       markTestStart();
       await use();
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 
   // A conformance run sends thousands of requests in one frozen virtual instant: without this,
@@ -417,7 +419,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       }
       await use();
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 
   observe: async ({}, use, testInfo) => {
@@ -452,7 +454,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (url) await redactWords(testInfo, evidence, (texts) => redactedByProxy(url, texts));
       await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 
   // Playwright ends a worker after each failed test, and a new one costs most of a second. The
@@ -465,7 +467,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use();
       if (conformanceRun.plan.options.keepWorkers && testInfo.status === 'failed') testInfo.expectedStatus = 'failed';
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 
   // After keepWorkers, so torn down before it: the failures it throws are what that fixture sees.
@@ -475,6 +477,6 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use();
       endRuleChecks(testInfo);
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
 });
