@@ -309,8 +309,8 @@ const SUITES_ARE_JAVASCRIPT = extname(import.meta.filename) === '.js';
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   conformanceRun: [async ({}, use, workerInfo) => use(readConformanceRun(planOf(workerInfo.config))), { scope: 'worker' }],
 
-  // Playwright captures a source-mapped stack for every step (each fixture and each expect): a
-  // sixth of a run's CPU. The installed package runs JavaScript that Playwright does not transform,
+  // Playwright captures a source-mapped stack for every step it makes without a location (each
+  // expect, each of its own fixtures). The installed package runs JavaScript that Playwright does not transform,
   // whose V8 stacks are already true, so it never maps them. In the clone the suites are TypeScript
   // whose error snippets need the map; the self-tests, which read only verdicts, drop it (--lean-stacks).
   leanStacks: [
