@@ -450,7 +450,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       // An official client's request the proxy could not send on: its error is the client's own.
       if (evidence.exchanges.some(unreachableExchange)) evidence.unreachable = true;
       // The secrets the run has met are the proxies'. Redacted here, what the test says is
-      // redacted wherever it goes: Playwright's result, its error-context.md, the record.
+      // redacted wherever it goes: Playwright's result, its reporters' files, the record.
       if (url) await redactWords(testInfo, evidence, (texts) => redactedByProxy(url, texts));
       await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
     },

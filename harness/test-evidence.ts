@@ -110,7 +110,7 @@ onNotJudged(() =>
 
 /**
  * Redacts what a test says in words, in place, before its record is written and before Playwright
- * sends its result on: its errors (Playwright writes its error-context.md from them), its skip
+ * sends its result on: its errors (Playwright's reporters write them out), its skip
  * reasons (annotations), and its record's failures, observations, reasons and retries. `redact`
  * answers the texts redacted (the recording proxy's, which knows the secrets the run has met).
  * The exchanges are redacted already, by the proxy that recorded them.
