@@ -29,6 +29,30 @@ test('a failure whose shrinking would outlast the test is reported in time, with
   expect(performance.now() - started).toBeLessThan(3_500);
 });
 
+test('a run stopped at the deadline stays quiet when it ends later: its failure is no finding of the test it ends in', async () => {
+  test.setTimeout(4_000);
+  markTestStart();
+  let lateRunEnded!: () => void;
+  const lateRun = new Promise<void>((resolve) => (lateRunEnded = resolve));
+  let runs = 0;
+  // The first run fails at once; the first shrinking run outlasts the time left (2 s of 4), then fails another rule.
+  const property = fc.asyncProperty(fc.array(fc.integer(), { minLength: 10, maxLength: 10 }), async () => {
+    runs += 1;
+    if (runs === 1) return forRule('RATE-COMBINE', () => expect(runs).toBe(0));
+    if (runs > 2) return;
+    await sleep(3_000);
+    await forRule('RATE-RETRY-AFTER', () => expect(runs).toBe(0)).finally(lateRunEnded);
+  });
+  const error = await assertProperty(property, { seed: 1 }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(error?.message).toContain('Counterexample');
+  test.setTimeout(60_000);
+  await lateRun;
+  expect(failedRules()).toEqual(['RATE-COMBINE']);
+});
+
 test("before any failure a property is not cut short: waits on a real-time target extend the test's time", async () => {
   test.setTimeout(3_000);
   markTestStart();

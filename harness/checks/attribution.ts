@@ -2,6 +2,7 @@
 // rule and the test goes on, so the test's other rules are judged as well (soft per rule). A
 // test that cannot judge its rule says why, in one of a few kinds the report can weigh
 // (SkipKind, in specs/evidence-protocol.ts).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { test, type TestInfo } from '@playwright/test';
 import type { SkipKind } from '../../specs/evidence-protocol.ts';
 import { exchangeDescribedIn } from '../described-exchanges.ts';
@@ -18,16 +19,14 @@ class RuleViolation extends Error {
 }
 
 // Inside a property, fast-check runs the checks many times while shrinking: only the
-// final counterexample's failure is attributed (by the property runner).
-let quiet = 0;
+// final counterexample's failure is attributed (by the property runner). Quiet follows the
+// async context, not the clock: a run the property runner stopped waiting for at its deadline
+// stays quiet when it ends later, in the next test's time.
+const quietContext = new AsyncLocalStorage<true>();
+const isQuiet = () => quietContext.getStore() === true;
 
 export async function quietly<T>(run: () => Promise<T>): Promise<T> {
-  quiet += 1;
-  try {
-    return await run();
-  } finally {
-    quiet -= 1;
-  }
+  return quietContext.run(true, run);
 }
 
 /** A skip asked for inside a property: fast-check sees an error, and the property ends as a skipped test. */
@@ -45,7 +44,7 @@ class SkipRequested extends Error {
 const skips = new WeakSet<object>();
 
 function skipAs(kind: SkipKind, reason: string, rules: readonly string[] = []): never {
-  if (quiet > 0) throw new SkipRequested(reason, kind, rules);
+  if (isQuiet()) throw new SkipRequested(reason, kind, rules);
   // A failed precondition shows the step it needed: the exchange its reason names.
   const exchange = kind === 'precondition' ? exchangeDescribedIn(reason) : undefined;
   evidenceOf(test.info()).skip = { kind, explainedBy: kind === 'precondition' ? [...rules] : [], ...(exchange ? { exchange } : {}) };
@@ -93,7 +92,7 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
     // A skip (a failed precondition, a profile that forbids a step) is no finding about the rule.
     if (error instanceof RuleViolation || error instanceof SkipRequested || skips.has(error as object)) throw error;
     const violation = new RuleViolation(rule, error);
-    if (quiet > 0) throw violation;
+    if (isQuiet()) throw violation;
     attributeFailure(violation);
     softFailures.push(violation);
   }
@@ -105,7 +104,7 @@ export async function forRule(rule: string, check: () => unknown): Promise<void>
  * failed precondition explained by `explainedBy`, never as passed.
  */
 export function ruleNotJudged(rule: string, reason: string, explainedBy: readonly string[]): void {
-  if (quiet > 0) return;
+  if (isQuiet()) return;
   const entry: RuleNotJudged = { rule, reason, explainedBy: [...explainedBy] };
   const { notJudged } = evidenceOf(test.info());
   if (!notJudged.some((n) => n.rule === rule)) notJudged.push(entry);
