@@ -2,7 +2,7 @@
 // an assistant of this run made through the path the service serves (beyond §4.5, which only searches).
 import { preconditionArray, precondition } from '../../harness/checks/index.ts';
 import { skipForMachine, skipForPrecondition } from '../../harness/checks/attribution.ts';
-import type { ApiClient } from '../../harness/client.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import type { Assistant } from '../../specs/types/agent-server.ts';
 
 /** The rules whose failure explains a search for every assistant (a setup step) that answers none. */
@@ -26,22 +26,36 @@ const idsOf = (all: Assistant[]) => all.map((a) => a.assistant_id).join(',');
 /** A failed expect(): the check's finding, as opposed to a skip or an error of the run. */
 const isFinding = (error: unknown) => error instanceof Error && 'matcherResult' in error;
 
+/** A search made inside a check over a stable listing: its answer's assistants are seen by the listing's guard. */
+export type StableSearch = (body: { limit?: number; offset?: number }) => Promise<ApiResponse<Assistant[]>>;
+
 /**
  * Runs `check` over every assistant, and judges it only over a listing that held still meanwhile: other
  * clients of a shared deployment (and this run's own tests of assistant creation and deletion) may add
  * or remove assistants while it runs, and a finding over a listing that changed under it is no evidence.
+ * A listing equal before and after may still have changed between (an assistant made and deleted in the
+ * meantime): a search of the check, made through `search`, that answers an assistant of neither listing
+ * shows it did.
  */
-export async function overStableAssistants(agent: ApiClient, check: (all: Assistant[]) => Promise<void>): Promise<void> {
+export async function overStableAssistants(agent: ApiClient, check: (all: Assistant[], search: StableSearch) => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const before = await allAssistants(agent);
+    const answered = new Set<string>();
+    const search: StableSearch = async (body) => {
+      const res = await agent.post<Assistant[]>('/assistants/search', body);
+      if (Array.isArray(res.json)) for (const a of res.json) if (typeof a?.assistant_id === 'string') answered.add(a.assistant_id);
+      return res;
+    };
     let finding: unknown;
     try {
-      await check(before);
+      await check(before, search);
     } catch (error) {
       if (!isFinding(error)) throw error;
       finding = error;
     }
-    if (idsOf(await allAssistants(agent)) === idsOf(before)) {
+    const after = await allAssistants(agent);
+    const listed = new Set([...before, ...after].map((a) => a.assistant_id));
+    if (idsOf(after) === idsOf(before) && [...answered].every((id) => listed.has(id))) {
       if (finding) throw finding;
       return;
     }

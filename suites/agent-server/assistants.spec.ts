@@ -125,10 +125,10 @@ test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-L
   // default leaves the check unmade, and nothing is wrong with it.
   if (found.length < 2 && agent.serves('createAssistant')) await newAssistant(agent, testKey);
   let count = 0;
-  await overStableAssistants(agent, async (all) => {
+  await overStableAssistants(agent, async (all, search) => {
     count = all.length;
     for (const limit of new Set([1, all.length - 1, all.length, all.length + 1].filter((l) => l >= 1))) {
-      const res = await agent.post<Assistant[]>('/assistants/search', { limit });
+      const res = await search({ limit });
       expect(expectArray(res, `search with limit ${limit}`).length, res.describe(`limit ${limit} of ${all.length}`)).toBe(Math.min(limit, all.length));
     }
   });
@@ -139,9 +139,9 @@ test('limit caps the number of assistants answered', { tag: '@ASSISTANT-SEARCH-L
 });
 
 test('offset skips that many assistants', { tag: '@ASSISTANT-SEARCH-OFFSET' }, async ({ agent }) => {
-  await overStableAssistants(agent, async (all) => {
+  await overStableAssistants(agent, async (all, search) => {
     for (const offset of [0, 1, all.length]) {
-      const res = await agent.post<Assistant[]>('/assistants/search', { limit: 100, offset });
+      const res = await search({ limit: 100, offset });
       expect(
         expectArray(res, `search with offset ${offset}`).map((a) => a.assistant_id),
         res.describe(`offset ${offset}`),
@@ -149,7 +149,7 @@ test('offset skips that many assistants', { tag: '@ASSISTANT-SEARCH-OFFSET' }, a
     }
     // offset stands on its own: without limit it still skips (past the end, nothing is left).
     for (const offset of new Set([1, all.length])) {
-      const res = await agent.post<Assistant[]>('/assistants/search', { offset });
+      const res = await search({ offset });
       const answered = expectArray(res, `search with offset ${offset} without limit`).map((a) => a.assistant_id);
       expect(answered, res.describe(`offset ${offset} without limit`)).toEqual(all.slice(offset, offset + answered.length).map((a) => a.assistant_id));
       expect(answered.length > 0, res.describe(`offset ${offset} of ${all.length}: some left`)).toBe(offset < all.length);

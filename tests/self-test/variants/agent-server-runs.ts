@@ -1,4 +1,5 @@
 // Conformant variants of threads, runs, streams and assistants: what §2.7–§2.10, §3 and §4.5 leave open.
+import { contract } from '../../../specs/contract.ts';
 import type { MutableRequest, MutableResponse } from '../broken-target.ts';
 import { calls, isRecord, json, jsonError, object, param } from '../mutations/support.ts';
 import type { Variant } from './variant.ts';
@@ -22,7 +23,32 @@ function streamModeOnly(refused: 'string' | 'list'): (req: MutableRequest) => Mu
   };
 }
 
+/** The id of an assistant another client of the deployment makes, and deletes again, while one search runs. */
+const PASSING_ASSISTANT = '00000000-0000-4000-8000-0000000000c3';
+
+/**
+ * Assistants search as on a deployment another client shares: the second search of each test that answers
+ * fewer assistants than its limit also answers, last, an assistant that client made just before and deleted
+ * just after (the searches before and after it do not hold it). A test's searches are told by its partition.
+ */
+const answersAPassingAssistant: NonNullable<Variant['response']> = (res, req, memory) => {
+  const limit = isRecord(req.body) ? req.body.limit : undefined;
+  if (!calls(req, 'searchAssistants') || res.status !== 200 || !Array.isArray(res.body) || res.body.length === 0) return res;
+  if (typeof limit !== 'number' || res.body.length >= limit) return res;
+  const key = `searches ${req.headers[contract().partitionHeader.name] ?? ''}`;
+  const searches = ((memory.get(key) as number | undefined) ?? 0) + 1;
+  memory.set(key, searches);
+  const last = res.body[res.body.length - 1];
+  return searches === 2 && isRecord(last) ? { ...res, body: [...res.body, { ...last, assistant_id: PASSING_ASSISTANT, name: 'another client' }] } : res;
+};
+
 export const AGENT_SERVER_RUN_VARIANTS: Record<string, Variant> = {
+  'agent-server-assistant-passes-during-search': {
+    description: 'the second search of each test also answers an assistant that another client made just before it and deleted just after',
+    allowedBy:
+      "§4.5: a search answers the assistants there are; a deployment is shared by its clients, which create and delete assistants (the service's POST and DELETE /assistants, which §4.5 does not show) at any time",
+    response: answersAPassingAssistant,
+  },
   'agent-server-stream-mode-list-only': {
     description: 'the streaming endpoints take stream_mode only as a list of modes: a string is refused with 422',
     allowedBy: '§4.5: "Stream `stream_mode` value `events` is used with streaming" names the value, not its type; the stream body is "same body as create run"',
