@@ -3,8 +3,9 @@
 // no MUST rule, leave no rule in error, and leave no MUST rule unjudged for a reason it did not
 // declare. A variant is tried on every test it can reach (replaying the clean run through it,
 // affected.ts); variants whose tests are apart share one target and one run, as mutations do. One
-// that declares something in its config, or reacts to what the recordings redact or leave out
-// (API keys, the rate-limit suites), gets a run of its own over its whole plane.
+// that declares something in its config, or reacts to what the recordings redact (API keys), gets a
+// run of its own over its whole plane; one that reacts to what they leave out (the rate-limit suites'
+// bulk traffic), a run of its own over those suites and the other tests it reaches.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,12 +29,12 @@ interface VariantTrial {
   name: string;
   variant: Variant;
   mutation: Mutation;
-  /** The tests it is tried on (ids of the clean run); empty with `plane`: every test of its run. */
+  /** The tests of the clean run it reaches; a variant run alone is judged on every test of its run. */
   tests: Set<string>;
   recordings: Set<string>;
 }
 
-/** A run for variants: those apart, each routed to its tests, or one alone over every suite of its plane. */
+/** A run for variants: those apart, each routed to its tests, or one alone, applied to every request of its run. */
 interface VariantGroup {
   trials: VariantTrial[];
   /** Playwright --test-list lines: the tests to run, or whole files. */
@@ -48,9 +49,13 @@ function planeFiles(clean: ConformanceReport, plane: Plane): string[] {
   return [...files].sort().map((file) => `[${plane}] › ${file}`);
 }
 
+/** The rate-limit suites of a plane, whole. */
+const rateLimitFiles = (plane: Plane) => RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((file) => `[${plane}] › ${file}`);
+
 function planVariants(clean: ConformanceReport): VariantGroup[] {
   const alone: VariantGroup[] = [];
   const apart: VariantTrial[] = [];
+  const lineOf = testLines(clean);
   // APC_VARIANTS=<regex>: only the variants whose names match (a quicker loop while writing them).
   const names = new RegExp(process.env.APC_VARIANTS ?? '');
   for (const [name, variant] of Object.entries(VARIANTS)
@@ -58,12 +63,15 @@ function planVariants(clean: ConformanceReport): VariantGroup[] {
     .sort(([a], [b]) => a.localeCompare(b))) {
     const mutation = asMutation(variant);
     const trial = { name, variant, mutation, ...reach(mutation, clean) };
-    if (variant.declares || variant.simulator || mutation.keyedOnSecrets || mutation.rateLimits || mutation.deploymentConfig)
-      alone.push({ trials: [trial], testList: planeFiles(clean, planeOf(mutation.endpoint ?? 'agent-server')), alone: true });
+    const plane = planeOf(mutation.endpoint ?? 'agent-server');
+    if (variant.declares || variant.simulator || mutation.keyedOnSecrets || mutation.deploymentConfig)
+      alone.push({ trials: [trial], testList: planeFiles(clean, plane), alone: true });
+    // Its bulk traffic is past the recording: the rate-limit suites whole, and of the other tests those the replay reaches.
+    else if (mutation.rateLimits)
+      alone.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...rateLimitFiles(plane)], alone: true });
     else apart.push(trial);
   }
   const byName = new Map(apart.map((t) => [t.name, t]));
-  const lineOf = testLines(clean);
   const grouped = groupTrials(apart, clean).map((g) => ({
     trials: g.trials.map((t) => byName.get(t.name)!),
     testList: [...new Set(g.trials.flatMap((t) => [...t.tests].map((id) => lineOf.get(id)!)))],
