@@ -14,7 +14,7 @@ import { planeOf, type Plane } from '../../specs/contract.ts';
 import type { ConformanceReport, RuleResult } from '../../reports/conformance-report.ts';
 import { reach, recordingKey } from './affected.ts';
 import { startBrokenTarget, type Mutation } from './broken-target.ts';
-import { groupTrials, lanesOf, RATE_LIMIT_FILES, testLines } from './trial-groups.ts';
+import { groupTrials, lanesOf, RATE_LIMIT_FILES, rateLimitFiles, testLines } from './trial-groups.ts';
 import { cleanRun } from './clean-run.ts';
 import { conformanceRun, VARIANT_SCORE_DIR } from './run-cli.ts';
 import { VARIANTS } from './variants/index.ts';
@@ -48,9 +48,6 @@ function planeFiles(clean: ConformanceReport, plane: Plane): string[] {
   const files = new Set([...clean.rules.flatMap((r) => r.tests.map((t) => t.file)), ...RATE_LIMIT_FILES].filter((f) => f.startsWith(`${plane}/`)));
   return [...files].sort().map((file) => `[${plane}] › ${file}`);
 }
-
-/** The rate-limit suites of a plane, whole. */
-const rateLimitFiles = (plane: Plane) => RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((file) => `[${plane}] › ${file}`);
 
 function planVariants(clean: ConformanceReport): VariantGroup[] {
   const alone: VariantGroup[] = [];

@@ -6,7 +6,7 @@
 // Groups are then dealt to lanes, one Playwright test each, so the project's workers share them.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { planeOf } from '../../specs/contract.ts';
+import { planeOf, type Plane } from '../../specs/contract.ts';
 import type { ConformanceReport } from '../../reports/conformance-report.ts';
 import { reach, recordingKey } from './affected.ts';
 import type { Mutation } from './broken-target.ts';
@@ -52,6 +52,9 @@ export const RATE_LIMIT_FILES = [
   'platform-api/rate-limits-model.spec.ts',
   'control-plane/rate-limits-repos.spec.ts',
 ];
+
+/** The Playwright --test-list lines of a plane's rate-limit suites, whole. */
+export const rateLimitFiles = (plane: Plane) => RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((file) => `[${plane}] › ${file}`);
 
 /**
  * By default each mutation is tried on the tests of the rules it breaks (among those it reaches): the self-test then
@@ -116,9 +119,7 @@ export function groupTrials(trials: Trial[], clean: ConformanceReport): Group[] 
     if (trial.mutation.rateLimits || trial.mutation.deploymentConfig) {
       // Its tests of the rate-limit suites, or all of them on the mutation's plane (a front breaks its endpoint alone).
       const plane = planeOf(trial.mutation.endpoint ?? 'agent-server');
-      const rateLimitSuites = trial.mutation.rateLimits
-        ? (trial.rateLimitTests ?? RATE_LIMIT_FILES.filter((f) => f.startsWith(`${plane}/`)).map((f) => `[${plane}] › ${f}`))
-        : [];
+      const rateLimitSuites = trial.mutation.rateLimits ? (trial.rateLimitTests ?? rateLimitFiles(plane)) : [];
       groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...rateLimitSuites], alone: true });
       continue;
     }
