@@ -105,6 +105,11 @@ export interface Operation<A extends Api = Plane> {
    * it does not serve it (target config `not_shown_operations`).
    */
   notShown: boolean;
+  /**
+   * The operation whose path is the one the spec's table writes, where this one is the form the
+   * service and its clients send instead (`x-spec-form`): a target may serve that form alone.
+   */
+  specForm?: string;
   document: OpenApiOperation;
 }
 
@@ -190,6 +195,8 @@ export interface OpenApiOperation {
   'x-keyed-by'?: string;
   /** A create (x-creates) that leaves the same state however often the same request is sent. */
   'x-idempotent'?: boolean;
+  /** The operationId of the form the spec's table writes, where this operation is the service's form of it. */
+  'x-spec-form'?: string;
   [key: string]: unknown;
 }
 
@@ -279,6 +286,7 @@ function operationsOf<A extends Api>(plane: A, document: OpenApiDocument): Opera
         served,
         unspecified: op['x-unspecified'] === true,
         notShown: op['x-spec'] === 'extra',
+        specForm: op['x-spec-form'],
         document: op,
       });
     }

@@ -304,6 +304,34 @@ class MadeUpKeyRefused extends Error {
 }
 
 /**
+ * The request of `sample` in the form the spec's table writes, where the sample is the service's form of it
+ * (updateRun's PATCH /runs/{run_id} for §4.3's PATCH /runs), under the same prefix.
+ */
+function specFormOf(plane: Plane, sample: Sample): Sample | undefined {
+  const match = contract().findOperation(plane, sample.method, sample.path);
+  if (!match?.operation.specForm) return undefined;
+  const written = pathOf(match.operation, match.params);
+  if (!sample.path.endsWith(written)) return undefined;
+  const form = contract().operation(plane, match.operation.specForm);
+  return { method: form.method, path: `${sample.path.slice(0, -written.length)}${pathOf(form, {})}` };
+}
+
+/** A check failed, and requests of it in the service's form of an operation answered 404 or 405 only: the target may serve the spec's form alone. */
+class OtherForms extends Error {
+  constructor(
+    /** Each such request's key, with its request in the spec's form. */
+    readonly forms: (readonly [string, Sample])[],
+    readonly failure: unknown,
+  ) {
+    super(`other forms: ${OtherForms.describe(forms)}`);
+  }
+
+  static describe(forms: (readonly [string, Sample])[]): string {
+    return forms.map(([key, form]) => `${key} as ${form.method} ${form.path}`).join('; ');
+  }
+}
+
+/**
  * A check failed, and requests of it to paths the spec does not show answered 404 or 405 only: the target may not
  * serve them. Such a path is an operation of the contract marked not shown, or one that only §8 names (/auth,
  * /otel/v1/traces, a path containing /charts …), which no operation of the contract serves.
@@ -348,6 +376,8 @@ export class Traffic {
   private readonly answered = new Map<string, { sent: SentAs; statuses: Set<number> }>();
   /** The requests of each fill of the current try, which share windows. */
   private readonly fills: Set<string>[] = [];
+  /** Requests whose service's form the target does not serve, each with the spec's form sent in its place. */
+  private readonly forms = new Map<string, Sample>();
   /** A try of a check ran and was set aside: the next starts on counters the run resets, where it can. */
   private retried = false;
 
@@ -408,6 +438,11 @@ export class Traffic {
     return key === undefined ? who.headers : { ...who.headers, 'x-api-key': key };
   }
 
+  /** The request sent for `sample`: the spec's form of it, where the target serves only that form. */
+  private formSent(endpoint: Endpoint, sample: Sample): Sample {
+    return this.forms.get(sampleKey(endpoint, sample)) ?? sample;
+  }
+
   private record(sent: SentAs, status: number): void {
     const key = sampleKey(sent.endpoint, sent.sample);
     const entry = this.answered.get(key) ?? { sent, statuses: new Set<number>() };
@@ -416,7 +451,8 @@ export class Traffic {
   }
 
   /** One request through the recording proxy. */
-  async send(endpoint: Endpoint, sample: Sample, who: Caller, body?: unknown): Promise<ApiResponse> {
+  async send(endpoint: Endpoint, asked: Sample, who: Caller, body?: unknown): Promise<ApiResponse> {
+    const sample = this.formSent(endpoint, asked);
     // Counted by a row: sent again only where the target cannot have counted the first.
     const res = await this.client(endpoint).request(sample.method, sample.path, { headers: this.headersOf(endpoint, who), body, kind: 'counted' });
     const sent = { endpoint, sample, who };
@@ -427,7 +463,8 @@ export class Traffic {
 
   /** `count` requests of `samples` (in turn) as `who` straight to the target, many at a time; every answer, in order. */
   async sendMany(endpoint: Endpoint, samples: Sample[], who: Caller, count: number, concurrency?: number): Promise<Answer[]> {
-    const answers = await sendMany(this.straight(endpoint), samples, { ...who, headers: this.headersOf(endpoint, who) }, count, concurrency);
+    const sent = samples.map((s) => this.formSent(endpoint, s));
+    const answers = await sendMany(this.straight(endpoint), sent, { ...who, headers: this.headersOf(endpoint, who) }, count, concurrency);
     for (const a of answers) this.record({ endpoint, sample: a.sample, who }, a.status);
     return answers;
   }
@@ -438,7 +475,7 @@ export class Traffic {
    */
   async fill(endpoint: Endpoint, samples: Sample | Sample[], who: Caller, count: number, where = ''): Promise<ApiResponse> {
     const [first, ...others] = Array.isArray(samples) ? samples : [samples];
-    this.fills.push(new Set([first, ...others].map((s) => sampleKey(endpoint, s))));
+    this.fills.push(new Set([first, ...others].map((s) => sampleKey(endpoint, this.formSent(endpoint, s)))));
     const admitted = await this.send(endpoint, first, who);
     const started = performance.now();
     const result = fillResult(await this.sendMany(endpoint, [...others, first], who, count - 1), count - 1, started);
@@ -465,6 +502,12 @@ export class Traffic {
     if (!sent) throw failure;
     // The requests that fill a window with over's: those of its fill, or over's own.
     const window = this.fills.find((f) => f.has(sampleKey(sent.endpoint, sent.sample))) ?? new Set([sampleKey(sent.endpoint, sent.sample)]);
+    const otherForms = [...window].flatMap((key) => {
+      const entry = this.answered.get(key);
+      const form = entry && !this.forms.has(key) && specFormOf(planeOf(entry.sent.endpoint), entry.sent.sample);
+      return form && [...entry.statuses].every((s) => s === 404 || s === 405) ? [[key, form] as const] : [];
+    });
+    if (otherForms.length > 0) throw new OtherForms(otherForms, failure);
     const notServed = [...window].flatMap((key) => {
       const entry = this.answered.get(key);
       if (!entry) return [];
@@ -566,7 +609,15 @@ export class Traffic {
         return;
       } catch (error) {
         this.retried = true;
-        if (error instanceof MadeUpKeyRefused) {
+        if (error instanceof OtherForms) {
+          // Judged again, on callers of their own, with the spec's form in place of each request the target does not serve.
+          for (const [key, form] of error.forms) this.forms.set(key, form);
+          test.info().annotations.push({
+            type: 'rate-limit forms',
+            description: `sent in the form §4's tables write, the service's form answering 404 or 405 only: ${OtherForms.describe(error.forms)}`,
+          });
+          testKey = `${testKey}-form`;
+        } else if (error instanceof MadeUpKeyRefused) {
           if (!(await this.knownKeysFor(error))) throw error.failure;
         } else if (error instanceof NotServed) {
           if (!withoutUnserved(error)) {
