@@ -42,6 +42,8 @@ function updatesInBody(only: boolean): Variant {
       ? 'PATCH /runs takes the run id in the body, and PATCH /runs/{run_id} is not served (404)'
       : 'PATCH /runs takes the run id in the body, beside PATCH /runs/{run_id}',
     allowedBy: '§4.3: the endpoint table writes "PATCH | /runs | Updates a run"; "Bodies of POST and PATCH runs ... : not shown"',
+    // §8's rows count PATCH /runs: the rate-limit suites must find the form this target serves.
+    rateLimits: only,
     request: (req: MutableRequest) => {
       if (only && calls(req, 'updateRun')) return json(404, { detail: 'Not Found' });
       return updateInBody(req) ?? req;
