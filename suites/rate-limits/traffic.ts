@@ -285,6 +285,9 @@ const success = (status: number) => status >= 200 && status < 300;
 
 const sampleKey = (endpoint: Endpoint, sample: Sample) => `${endpoint} ${sample.method} ${sample.path}`;
 
+/** Whether a request answered 404 or 405 only, as one to a path the target does not serve does. */
+const answeredNotServed = (entry: { statuses: Set<number> }) => [...entry.statuses].every((s) => s === 404 || s === 405);
+
 /** What a request sent through Traffic was: where, which request, as whom. */
 interface SentAs {
   endpoint: Endpoint;
@@ -505,7 +508,7 @@ export class Traffic {
     const otherForms = [...window].flatMap((key) => {
       const entry = this.answered.get(key);
       const form = entry && !this.forms.has(key) && specFormOf(planeOf(entry.sent.endpoint), entry.sent.sample);
-      return form && [...entry.statuses].every((s) => s === 404 || s === 405) ? [[key, form] as const] : [];
+      return form && answeredNotServed(entry) ? [[key, form] as const] : [];
     });
     if (otherForms.length > 0) throw new OtherForms(otherForms, failure);
     const notServed = [...window].flatMap((key) => {
@@ -514,7 +517,7 @@ export class Traffic {
       const { endpoint, sample } = entry.sent;
       const plane = planeOf(endpoint);
       const operation = contract().findOperation(plane, sample.method, sample.path)?.operation;
-      if ((operation && !operation.notShown) || ![...entry.statuses].every((s) => s === 404 || s === 405)) return [];
+      if ((operation && !operation.notShown) || !answeredNotServed(entry)) return [];
       return [{ sample, res: { plane, operation: operation?.operationId, status: [...entry.statuses][0] } }];
     });
     if (notServed.length > 0) throw new NotServed(notServed, failure);
