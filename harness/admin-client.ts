@@ -4,7 +4,7 @@
 // generated types (specs/types/simulator-admin.ts). The harness and the suites reach the admin
 // path through it alone, as they would any target's: tests/layout.test.ts fails on another way.
 import { type AdminAnswer, type AdminOperationId, contract } from '../specs/contract.ts';
-import type { ClockAdvance, Fault, operations, Reset, Snapshot } from '../specs/types/simulator-admin.ts';
+import type { ClockAdvance, Fault, operations, RequestBatch, Reset, Snapshot } from '../specs/types/simulator-admin.ts';
 import { ApiClient, type ApiResponse } from './client.ts';
 
 type RequestBody<Id extends AdminOperationId> = NonNullable<operations[Id]['requestBody']>['content']['application/json'];
@@ -79,6 +79,14 @@ export class AdminClient {
     return this.call('setFault', { body });
   }
 
+  /**
+   * Has the plane make `count` requests in turn, in process, and answers what each answered (capability bulk-requests);
+   * 409 while a fault is in force. Its requests are counted by rate limits, so it is sent again only where it cannot have landed.
+   */
+  sendRequests(body: RequestBatch): Promise<ApiResponse<AdminAnswer<'sendRequests'>>> {
+    return this.call('sendRequests', { body, kind: 'counted' });
+  }
+
   /** Clears every fault (capability fault-injection). */
   clearFaults(): Promise<ApiResponse<AdminAnswer<'clearFaults'>>> {
     return this.call('clearFaults');
@@ -96,7 +104,7 @@ export class AdminClient {
 
   private call<Id extends AdminOperationId>(
     operationId: Id,
-    { params = {}, query, body }: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown } = {},
+    { params = {}, query, body, kind }: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; kind?: 'counted' } = {},
   ): Promise<ApiResponse<AdminAnswer<Id>>> {
     const operation = contract().adminOperation(operationId);
     const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
@@ -105,7 +113,7 @@ export class AdminClient {
     });
     const search = query ? `?${new URLSearchParams(query).toString()}` : '';
     const signal = this.options.timeoutMs === undefined ? undefined : AbortSignal.timeout(this.options.timeoutMs);
-    return this.client.request<AdminAnswer<Id>>(operation.method, `${path}${search}`, { body, signal });
+    return this.client.request<AdminAnswer<Id>>(operation.method, `${path}${search}`, { body, signal, kind });
   }
 }
 

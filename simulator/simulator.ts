@@ -6,9 +6,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, type Endpoint, type Plane } from '../specs/contract.ts';
-import type { Capability, SimulatorInfo, Snapshot, SpecMode } from '../specs/types/simulator-admin.ts';
+import type { Capability, RequestBatch, SimulatorInfo, Snapshot, SpecMode } from '../specs/types/simulator-admin.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { AgentServer } from './agent-server/agent-server.ts';
+import { answerBatch, type AnswerOne, type BatchAnswer } from './bulk-requests.ts';
 import { agentServerRoutes, agentServerUnserved } from './agent-server/routes.ts';
 import { DEFAULT_EPOCH, RealClock, VirtualClock, type Clock } from './clock.ts';
 import { NO_DEPLOYMENT_CONFIG, webhookSettings, type DeploymentConfig } from './deployment-config.ts';
@@ -266,7 +267,7 @@ export class Simulator {
       handler = createPlaneHandler({
         plane: definition.plane,
         errorStyle: definition.errorStyle,
-        routes: [...(this.options.admin === false ? [] : adminRoutes(this)), ...definition.routes()],
+        routes: [...(this.options.admin === false ? [] : adminRoutes(this, definition.endpoint)), ...definition.routes()],
         unserved: definition.unserved,
         admit: limiter && admission(limiter),
         onInternalError: this.internalError,
@@ -278,6 +279,16 @@ export class Simulator {
       this.handlers.set(endpoint, handler);
     }
     return handler;
+  }
+
+  /** sendRequests: a batch made in turn to `endpoint`, each request answered by its own handling in process, as from `ip`. */
+  answerBatch(endpoint: Endpoint, batch: RequestBatch, ip: string | undefined): Promise<BatchAnswer[]> {
+    const handler = this.handler(endpoint);
+    const one: AnswerOne = async ({ method, path, headers }) => {
+      const response = await handler.request(path, { method, headers }, ip);
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), text: () => response.text() };
+    };
+    return answerBatch(batch, one, this.faults.list().length);
   }
 
   /**

@@ -7,9 +7,11 @@ import { failRevision } from '../control-plane/admin-routes.ts';
 import { unprocessable } from '../http/errors.ts';
 import { compileTable, type Route } from '../http/router.ts';
 import { authorizeOAuthFlow } from '../platform-api/admin-routes.ts';
+import type { Endpoint } from '../../specs/contract.ts';
 import type { Simulator } from '../simulator.ts';
 
-export function adminRoutes(sim: Simulator): Route[] {
+/** The admin routes as one plane (`endpoint`) serves them: sendRequests makes its requests there. */
+export function adminRoutes(sim: Simulator, endpoint: Endpoint): Route[] {
   return compileTable<operations>('simulator-admin', {
     getSimulatorInfo: () => ({ body: sim.info() }),
     getClock: () => ({ body: { now: sim.clock.iso() } }),
@@ -27,6 +29,7 @@ export function adminRoutes(sim: Simulator): Route[] {
       sim.resetRateLimits();
       return { body: { reset: true, now: sim.clock.iso() } };
     },
+    sendRequests: async (req) => ({ body: { answers: await sim.answerBatch(endpoint, req.body, req.ip) } }),
     getWebhookActivity: () => ({ body: { under_way: sim.webhooksUnderWay() } }),
     listFaults: () => ({ body: { faults: sim.faults.list() } }),
     setFault: (req) => {

@@ -16,6 +16,8 @@ export interface Request<Body = unknown> {
   body: Body;
   /** The body's bytes, as sent. */
   raw?: Buffer;
+  /** The client's address as the socket gives it (in process: 127.0.0.1 unless given). */
+  ip?: string;
 }
 
 export interface JsonReply {

@@ -60,8 +60,8 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
 /** One plane's request handling, over a socket or in process. */
 export interface PlaneHandler {
   listener: RequestListener;
-  /** Answers a request in process, as a fetch Response: `request('/threads', { method: 'POST', body })`. */
-  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Answers a request in process, as a fetch Response: `request('/threads', { method: 'POST', body })`, as from `ip` (default 127.0.0.1). */
+  request(path: string, init?: RequestInit, ip?: string): Promise<Response>;
 }
 
 /** A request as dispatch sees it, from either transport; the body is read only once routed. */
@@ -177,10 +177,10 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
    * (ERROR-REFUSED-UNCHANGED-CONTROL-PLANE, ERROR-REFUSED-UNCHANGED-PLATFORM, ERROR-REFUSED-UNCHANGED-AGENT).
    */
   function handle(incoming: Incoming, route: Route, params: Record<string, string>, raw: Buffer): Reply | Promise<Reply> {
-    const { method, path, query, headers } = incoming;
+    const { method, path, query, headers, ip } = incoming;
     route.handler.authenticate?.(headers);
     const body = checkedBody(route.operation, headers, params, query, raw, route.body === 'raw', incoming, options.strict);
-    const request: Request = { method, path, params, query, headers, body, raw };
+    const request: Request = { method, path, params, query, headers, body, raw, ip };
     return route.handler(request);
   }
 
@@ -230,7 +230,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
     onInternalError(error, { method: incoming.method, path: incoming.path });
   }
 
-  async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  async function request(path: string, init: RequestInit = {}, ip = '127.0.0.1'): Promise<Response> {
     const url = new URL(path, 'http://in-process.invalid');
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     const bytes = init.body === undefined || init.body === null ? EMPTY : Buffer.from(await new Response(init.body).arrayBuffer());
@@ -240,7 +240,7 @@ export function createPlaneHandler(options: PlaneOptions): PlaneHandler {
       path: url.pathname,
       query: url.searchParams,
       headers,
-      ip: '127.0.0.1',
+      ip,
       body: (limit) => {
         if (bytes.length > limit) throw new ApiError(413, `Request body of ${bytes.length} bytes exceeds the limit of ${limit} bytes`);
         return bytes;

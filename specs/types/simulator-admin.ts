@@ -104,6 +104,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__sim/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answers `count` requests to this plane in process, one after the other, taken in turn from `requests`, each as if it had come over this request's connection (capability bulk-requests): rate limits count every one, and each is routed, checked and answered as over HTTP. It is for a client's bulk traffic (a rate-limit fill), which otherwise costs two socket writes per request; the requests a check judges are still sent one by one. With a fault in force it answers 409 instead: one by one, each request meets the fault it matches. */
+        post: operations["sendRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__sim/webhooks": {
         parameters: {
             query?: never;
@@ -179,10 +196,22 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A capability of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity; partitions: a request with the header of the Partition parameter sees a platform of its own (see there).
+         * @description A capability of the admin protocol. virtual-clock: time moves only through advanceClock; reset: resetSimulator; seeded-ids: ids follow the seed; workspace-credentials: the info publishes API keys of several workspaces; oauth-completion: authorizeOAuthFlow; revision-faults: failRevision; rate-limit-reset: resetRateLimits; snapshots: getSnapshot and restoreSnapshot; fault-injection: setFault, listFaults and clearFaults; webhook-activity: getWebhookActivity; partitions: a request with the header of the Partition parameter sees a platform of its own (see there); bulk-requests: sendRequests.
          * @enum {unknown}
          */
-        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection" | "webhook-activity" | "partitions";
+        Capability: "virtual-clock" | "reset" | "seeded-ids" | "workspace-credentials" | "oauth-completion" | "revision-faults" | "rate-limit-reset" | "snapshots" | "fault-injection" | "webhook-activity" | "partitions" | "bulk-requests";
+        /** @description Requests sendRequests makes in turn (the first, the second, ..., the first again) until it has made `count`. */
+        RequestBatch: {
+            requests: {
+                method: string;
+                /** @description The path and query, as a request line has them. */
+                path: string;
+                headers?: {
+                    [key: string]: string;
+                };
+            }[];
+            count: number;
+        };
         /** @description Makes the requests it matches fail on purpose, to see a client retry. It matches a request when every selector given matches (none given: every request but the admin path's); the first fault set that matches takes the request. It applies to its next `count` requests, for `for_ms` of simulated time from when it is set, or until cleared when neither is given (whichever ends first when both are). Its effect is at least one of status, latency_ms, reset and truncate, with at most one of status, reset and truncate. */
         Fault: {
             /**
@@ -371,6 +400,7 @@ export interface components {
     pathItems: never;
 }
 export type Capability = components['schemas']['Capability'];
+export type RequestBatch = components['schemas']['RequestBatch'];
 export type Fault = components['schemas']['Fault'];
 export type ActiveFault = components['schemas']['ActiveFault'];
 export type FaultList = components['schemas']['FaultList'];
@@ -558,6 +588,45 @@ export interface operations {
                         now: string;
                     };
                 };
+            };
+        };
+    };
+    sendRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestBatch"];
+            };
+        };
+        responses: {
+            /** @description Every request's answer, in the order they were made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        answers: {
+                            status: number;
+                            /** @description Its Retry-After header */
+                            retry_after?: string;
+                            /** @description The body of a 429, as text. */
+                            body?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A fault is in force (setFault); no request was made. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
