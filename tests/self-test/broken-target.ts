@@ -15,7 +15,9 @@ import { contract, planeOf, type Endpoint, type Plane } from '../../specs/contra
 import { Simulator } from '../../simulator/simulator.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_OAUTH_PROVIDERS, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
-import type { DeploymentConfigFile, SpecMode } from '../../specs/types/simulator-admin.ts';
+import type { DeploymentConfigFile, RequestBatch, SpecMode } from '../../specs/types/simulator-admin.ts';
+import { answerBatch, type AnswerOne } from '../../simulator/bulk-requests.ts';
+import { ApiError } from '../../simulator/http/errors.ts';
 import { TEST_HEADER } from '../../specs/evidence-protocol.ts';
 
 export interface MutableRequest {
@@ -154,13 +156,19 @@ export async function startBrokenTarget(
     const server = createServer((req, res) => {
       const mutation = route(testOf(req));
       delete req.headers[TEST_HEADER];
-      // Mutations change JSON; other bodies (multipart, gzip) pass through byte for byte.
-      const json = !req.headers['content-type'] || /json/i.test(req.headers['content-type']);
-      const forward = mutation && (mutation.endpoint ?? 'agent-server') === endpoint && json ? mutate(mutation) : passThrough;
-      forward(endpoint, req, res).catch((error: unknown) => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
-      });
+      const broken = mutation && (mutation.endpoint ?? 'agent-server') === endpoint ? mutation : undefined;
+      const answered =
+        req.method === 'POST' && req.url === BATCH_PATH
+          ? batchThrough(endpoint, broken, req)
+          : bodyOf(req).then((bytes) =>
+              exchange(endpoint, json(req.headers) ? broken : undefined, req.method ?? 'GET', req.url ?? '/', forwardable(req.headers), bytes),
+            );
+      answered
+        .then((exchanged) => write(res, exchanged))
+        .catch((error: unknown) => {
+          if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ detail: `broken target: ${(error as Error).message}` }));
+        });
     });
     fronts.set(endpoint, await listen(server));
   }
@@ -175,57 +183,70 @@ export async function startBrokenTarget(
     return { ...res, body: { ...body, planes, ...config } };
   }
 
-  /** Bytes through unchanged (multipart and gzip bodies included), but for the info rewrite. */
-  async function passThrough(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const response = await upstream(
-      endpoint,
-      req.method ?? 'GET',
-      req.url ?? '/',
-      forwardable(req.headers),
-      chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-    );
-    const headers = answerable(response.headers);
-    if ((req.url ?? '').startsWith('/__sim/info'))
-      return reply(res, pointInfoAtFronts({ status: response.status, headers, body: parse(await response.text(), headers['content-type']) }));
-    res.writeHead(response.status, headers);
-    await pipeBody(response, res);
+  /**
+   * What the front answers one request: the simulator's answer, with the mutation (if any) applied to the request
+   * and its answer. Without one, bytes pass through unchanged (multipart and gzip bodies included), but for the info rewrite.
+   */
+  async function exchange(
+    endpoint: Endpoint,
+    mutation: Mutation | undefined,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    bytes: Buffer<ArrayBuffer> | undefined,
+  ): Promise<Exchanged> {
+    if (!mutation) {
+      const response = await upstream(endpoint, method, path, headers, bytes);
+      const answerHeaders = answerable(response.headers);
+      if (path.startsWith('/__sim/info'))
+        return {
+          kind: 'answer',
+          answer: pointInfoAtFronts({ status: response.status, headers: answerHeaders, body: parse(await response.text(), answerHeaders['content-type']) }),
+        };
+      return { kind: 'flow', status: response.status, headers: answerHeaders, response };
+    }
+    const memory = memoryOf(mutation);
+    let incoming = addressed(endpoint, { method, path, headers, body: parse(bytes?.toString('utf8') ?? '', headers['content-type']) });
+    if (mutation.request) {
+      const changed = mutation.request(incoming, memory);
+      if (isResponse(changed)) return { kind: 'answer', answer: changed };
+      incoming = changed;
+    }
+    const response = await upstream(endpoint, incoming.method, incoming.path, incoming.headers, serialize(incoming.body));
+    const outHeaders = answerable(response.headers);
+    if (/event-stream/.test(outHeaders['content-type'] ?? '')) {
+      if (!mutation.stream) return { kind: 'flow', status: response.status, headers: outHeaders, response };
+      const changed = mutation.stream(await response.text(), outHeaders);
+      return { kind: 'text', status: response.status, headers: changed.headers, text: changed.text };
+    }
+    let outgoing: MutableResponse = { status: response.status, headers: outHeaders, body: parse(await response.text(), outHeaders['content-type']) };
+    if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
+    if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
+    return { kind: 'answer', answer: outgoing };
   }
 
-  const mutate =
-    (mutation: Mutation) =>
-    async (endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      const memory = memoryOf(mutation);
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const headers = forwardable(req.headers);
-      let incoming = addressed(endpoint, { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: parse(text, headers['content-type']) });
-      if (mutation.request) {
-        const changed = mutation.request(incoming, memory);
-        if (isResponse(changed)) return reply(res, changed);
-        incoming = changed;
-      }
-      const response = await upstream(endpoint, incoming.method, incoming.path, incoming.headers, serialize(incoming.body));
-      const outHeaders = answerable(response.headers);
-      if (/event-stream/.test(outHeaders['content-type'] ?? '') && mutation.stream) {
-        const changed = mutation.stream(await response.text(), outHeaders);
-        res.writeHead(response.status, changed.headers);
-        res.end(changed.text);
-        return;
-      }
-      if (/event-stream/.test(outHeaders['content-type'] ?? '')) {
-        res.writeHead(response.status, outHeaders);
-        await pipeBody(response, res);
-        return;
-      }
-      const answer = await response.text();
-      let outgoing: MutableResponse = { status: response.status, headers: outHeaders, body: parse(answer, outHeaders['content-type']) };
-      if (incoming.path.startsWith('/__sim/info')) outgoing = pointInfoAtFronts(outgoing);
-      if (mutation.response) outgoing = mutation.response(outgoing, incoming, memory);
-      reply(res, outgoing);
+  /**
+   * sendRequests made through the front: each request of the batch meets the mutation as one over HTTP would, so a
+   * rate-limit fill sent in batches breaks as one sent request by request.
+   */
+  async function batchThrough(endpoint: Endpoint, mutation: Mutation | undefined, req: IncomingMessage): Promise<Exchanged> {
+    const batch = JSON.parse((await bodyOf(req))?.toString('utf8') ?? '{}') as RequestBatch;
+    const one: AnswerOne = async ({ method, path, headers = {} }) => {
+      const exchanged = await exchange(endpoint, json(headers) ? mutation : undefined, method, path, headers, undefined);
+      const status = exchanged.kind === 'answer' ? exchanged.answer.status : exchanged.status;
+      const answerHeaders = exchanged.kind === 'answer' ? exchanged.answer.headers : exchanged.headers;
+      const text = async () =>
+        exchanged.kind === 'answer' ? (serialize(exchanged.answer.body) ?? '') : exchanged.kind === 'text' ? exchanged.text : exchanged.response.text();
+      return { status, retryAfter: answerHeaders['retry-after'], text };
     };
+    try {
+      const answers = await answerBatch(batch, one, simulator.faults.list().length);
+      return { kind: 'answer', answer: { status: 200, headers: { 'content-type': 'application/json' }, body: { answers } } };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return { kind: 'answer', answer: { status: error.status, headers: { 'content-type': 'application/json' }, body: { detail: error.message } } };
+    }
+  }
 
   async function relayDelivery(receiver: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A delivery belongs to the test whose receiver path it goes to (/apc-hooks/<test id>/…).
@@ -327,6 +348,34 @@ export function parse(text: string, contentType: string | undefined): unknown {
 function serialize(body: unknown): string | undefined {
   return body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
 }
+
+/** What a front answers: whole (a mutation's, or the info rewrite's), a stream a mutation changed, or the simulator's body as it flows. */
+type Exchanged =
+  | { kind: 'answer'; answer: MutableResponse }
+  | { kind: 'text'; status: number; headers: Record<string, string>; text: string }
+  | { kind: 'flow'; status: number; headers: Record<string, string>; response: Response };
+
+async function write(res: ServerResponse, exchanged: Exchanged): Promise<void> {
+  if (exchanged.kind === 'answer') return reply(res, exchanged.answer);
+  res.writeHead(exchanged.status, exchanged.headers);
+  if (exchanged.kind === 'text') res.end(exchanged.text);
+  else await pipeBody(exchanged.response, res);
+}
+
+/** The request's body, or undefined when it has none. */
+async function bodyOf(req: IncomingMessage): Promise<Buffer<ArrayBuffer> | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+}
+
+/** Mutations change JSON; other bodies (multipart, gzip) pass through byte for byte. */
+const json = (headers: Record<string, string | string[] | undefined>) => {
+  const type = headers['content-type'];
+  return !type || /json/i.test(String(type));
+};
+
+const BATCH_PATH = contract().adminOperation('sendRequests').path;
 
 function reply(res: ServerResponse, answer: MutableResponse): void {
   const text = serialize(answer.body) ?? '';
