@@ -1,10 +1,11 @@
 // The project's own tests: units beside the code (*.test.ts), the contract's validity,
 // and self-tests that run the suites against the simulator and deliberately broken targets.
 // The machine's two cores are the limit: every project that can runs in one phase, the longest
-// first, so that the short tests fill in beside them and no core waits for a phase to end. The
-// broken-target and variant lanes need the clean run (clean-run.ts), which the first of them to
-// start makes while the others wait; only the scores and the interop matrix, which read what other
-// projects wrote, run after them.
+// first, so that the short tests fill in beside them and no core waits for a phase to end. The runs
+// against real-time targets wait on their clocks more than they compute: they start first, and a
+// fourth worker keeps both cores busy beside them. The broken-target and variant lanes need the
+// clean run (clean-run.ts), which the first of them to start makes while the others wait; only the
+// scores and the interop matrix, which read what other projects wrote, run after them.
 import { randomUUID } from 'node:crypto';
 import { defineConfig } from '@playwright/test';
 import { INVOCATION_VARIABLE } from './tests/self-test/run-cli.ts';
@@ -45,17 +46,18 @@ export default defineConfig({
   // Wide: the slowest project tests run the suites in child processes, which a machine busy with
   // other work can slow several times over; a time limit must never be what fails them.
   timeout: 300_000,
-  workers: 3,
+  workers: 4,
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   reporter: process.env.CI ? [['list'], ['junit', { outputFile: 'test-results/junit.xml' }]] : [['list']],
   projects: [
+    // Projects start in this order.
     { name: 'rules', testMatch: RULE_CHECKS },
     { name: 'clean-run', testMatch: CLEAN_RUN },
-    { name: 'conformant-variants', testMatch: CONFORMANT_VARIANTS },
-    { name: 'broken-targets', testMatch: BROKEN_TARGETS },
     { name: 'real-targets', testMatch: REAL_TARGETS },
     { name: 'slow', testMatch: SLOW },
+    { name: 'conformant-variants', testMatch: CONFORMANT_VARIANTS },
+    { name: 'broken-targets', testMatch: BROKEN_TARGETS },
     {
       name: 'project',
       testIgnore: [
