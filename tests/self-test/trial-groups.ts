@@ -163,10 +163,11 @@ function sliceOf(mutations: Record<string, Mutation>, slice: string): Record<str
 
 /** Deals groups to `lanes`, largest first, each to the lane with the least work so far. */
 export function lanesOf<G extends Pick<Group, 'testList'> & { trials: Pick<Trial, 'mutation'>[] }>(groups: G[], lanes: number): G[][] {
-  // A whole rate-limit suite is minutes of bulk traffic; one of its tests, seconds.
-  const rateLimitFiles = (g: G) => g.testList.filter((line) => RATE_LIMIT_FILES.some((file) => line.endsWith(file))).length;
-  const rateLimitTests = (g: G) => g.testList.filter((line) => RATE_LIMIT_FILES.some((file) => line.includes(`${file} › `))).length;
-  const cost = (g: G) => 60 + g.testList.length + (rateLimitFiles(g) > 0 ? 600 : 0) + 20 * rateLimitTests(g);
+  // In tests' worth: a run's start is some sixty; a whole file about ten tests; a rate-limit test's fill, sent in
+  // batches (bulk-requests), about three, and a whole rate-limit suite about forty.
+  const rateLimit = (line: string) => RATE_LIMIT_FILES.some((file) => line.includes(file));
+  const lineCost = (line: string) => (line.split(' › ').length === 2 ? (rateLimit(line) ? 40 : 10) : rateLimit(line) ? 3 : 1);
+  const cost = (g: G) => 60 + g.testList.reduce((sum, line) => sum + lineCost(line), 0);
   const dealt: { groups: G[]; cost: number }[] = Array.from({ length: lanes }, () => ({ groups: [], cost: 0 }));
   for (const group of [...groups].sort((a, b) => cost(b) - cost(a))) {
     const lane = dealt.reduce((min, l) => (l.cost < min.cost ? l : min));
