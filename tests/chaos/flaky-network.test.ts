@@ -1,6 +1,7 @@
 // A flaky network never turns into a failed rule. Every plane of the simulator is put behind the
 // recording proxy's chaos mode (503s with Retry-After, resets and latency jitter, from a seed),
-// and the suites are run through it, each plane's proxy with a seed of its own. Each run must give the verdicts of the
+// and the suites (but the rate-limit table's rows, NARROWED) are run through it, each plane's proxy with a seed of
+// its own. Each run must give the verdicts of the
 // same run without chaos, except for rules it could not judge (`error`): a transient fault that
 // the client could not safely send a request again past. No rule may fail that passes clean.
 import { expect, test } from '@playwright/test';
@@ -26,6 +27,11 @@ import { conformanceRun } from '../self-test/run-cli.ts';
  */
 const CHAOS = { unavailableRate: 0.04, resetRate: 0.02, jitterMs: 20, retryAfterSeconds: 0 } satisfies Omit<ChaosOptions, 'seed'>;
 const SEEDS: { seed: string; args: string[] }[] = [{ seed: 'flaky-1', args: [] }];
+/**
+ * Both runs leave out the §8 table's rows: their fills, some 100,000 requests, were four fifths of the proof's
+ * work, and they are the same code (Traffic.fill) as the fills of the rate-limit rules, which the chaos meets here.
+ */
+const NARROWED = ['--grep-invert', 'rate-limits-table'];
 
 interface ChaosRun {
   report: ConformanceReport;
@@ -69,7 +75,7 @@ async function runBehind(name: string, chaos: ChaosOptions | undefined, args: st
         capabilities: info.capabilities.filter((c) => c !== 'bulk-requests'),
       }),
     );
-    const run = await conformanceRun(['--target', config, '--seed', '7', '--workers', '2', ...args]);
+    const run = await conformanceRun(['--target', config, '--seed', '7', '--workers', '2', ...NARROWED, ...args]);
     const counts = [...proxies.values()].map((p) => p.chaosCounts()).filter((c) => c !== undefined);
     const faults = chaos
       ? counts.reduce((sum, c) => ({
