@@ -211,10 +211,13 @@ function straightTo(conformanceRun: ConformanceRun, endpoint: Endpoint, by: Attr
 /** The requests of one sendRequests call: a fill of 10,000 takes four. */
 const BATCH = 2_500;
 
+/** What sendRequests answers having made no request: a fault in force (409), and no such operation or body (404, 405, 422). */
+const MADE_NONE = [404, 405, 409, 422];
+
 /**
  * Sends what `sendMany` would, as batches the target makes in process (sendRequests): on a simulator, a fill's
  * thousands of requests cost no socket writes, and each is still counted and answered as over HTTP. Answers what
- * it sent before a batch was refused (a fault in force: 409), for the rest to go one by one.
+ * it sent before a batch was refused, for the rest to go one by one.
  */
 async function sendInBatches(batches: AdminClient, samples: Sample[], prefix: string, headers: Record<string, string>, count: number): Promise<Answer[]> {
   const answers: Answer[] = [];
@@ -234,7 +237,10 @@ async function sendInBatches(batches: AdminClient, samples: Sample[], prefix: st
         if (wasNotJudged(error)) throw error;
         throw notJudged(`${what} was not judged: the connection broke, and the target may have counted some of them (${(error as Error).message})`);
       });
-    if (res.status !== 200) return answers;
+    // Refused before any request was made (a fault in force, or no such operation): the rest go one by one. Any
+    // other answer may come after some were counted, which sending them again would count twice.
+    if (MADE_NONE.includes(res.status)) return answers;
+    if (res.status !== 200) throw notJudged(res.describe(`${what} was not judged: the target may have counted some of them`));
     for (const [k, a] of res.json.answers.entries())
       answers.push({ index: from + k, sample: turn[k % turn.length], status: a.status, retryAfter: a.retry_after, body: a.body });
     allowWall(performance.now() - started);
