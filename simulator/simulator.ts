@@ -281,14 +281,17 @@ export class Simulator {
     return handler;
   }
 
-  /** sendRequests: a batch made in turn to `endpoint`, each request answered by its own handling in process, as from `ip`. */
-  answerBatch(endpoint: Endpoint, batch: RequestBatch, ip: string | undefined): Promise<BatchAnswer[]> {
+  /**
+   * sendRequests: a batch made in turn to `endpoint`, each request answered by its own handling in process, as from
+   * `ip`; or by `one`, a front's (a broken target applies its mutation to each). None while a fault is in force.
+   */
+  answerBatch(endpoint: Endpoint, batch: RequestBatch, { ip, one }: { ip?: string; one?: AnswerOne } = {}): Promise<BatchAnswer[]> {
     const handler = this.handler(endpoint);
-    const one: AnswerOne = async ({ method, path, headers }) => {
+    const own: AnswerOne = async ({ method, path, headers }) => {
       const response = await handler.request(path, { method, headers }, ip);
       return { status: response.status, retryAfter: response.headers.get('retry-after'), text: () => response.text() };
     };
-    return answerBatch(batch, one, this.faults.list().length);
+    return answerBatch(batch, one ?? own, this.faults.list().length);
   }
 
   /**

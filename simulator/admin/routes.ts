@@ -29,7 +29,7 @@ export function adminRoutes(sim: Simulator, endpoint: Endpoint): Route[] {
       sim.resetRateLimits();
       return { body: { reset: true, now: sim.clock.iso() } };
     },
-    sendRequests: async (req) => ({ body: { answers: await sim.answerBatch(endpoint, req.body, req.ip) } }),
+    sendRequests: async (req) => ({ body: { answers: await sim.answerBatch(endpoint, req.body, { ip: req.ip }) } }),
     getWebhookActivity: () => ({ body: { under_way: sim.webhooksUnderWay() } }),
     listFaults: () => ({ body: { faults: sim.faults.list() } }),
     setFault: (req) => {

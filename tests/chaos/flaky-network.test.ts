@@ -1,9 +1,9 @@
 // A flaky network never turns into a failed rule. Every plane of the simulator is put behind the
 // recording proxy's chaos mode (503s with Retry-After, resets and latency jitter, from a seed),
-// and the suites (but the rate-limit table's rows, NARROWED) are run through it, each plane's proxy with a seed of
-// its own. Each run must give the verdicts of the
-// same run without chaos, except for rules it could not judge (`error`): a transient fault that
-// the client could not safely send a request again past. No rule may fail that passes clean.
+// and the suites (but the rate-limit table's rows, NARROWED) are run through it, each plane's proxy
+// with a seed of its own. Each run must give the verdicts of the same run without chaos, except for
+// rules it could not judge (`error`): a transient fault that the client could not safely send a
+// request again past. No rule may fail that passes clean.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -16,7 +16,7 @@ import { Simulator } from '../../simulator/simulator.ts';
 import { EMBEDDED_HEADER_VARIABLE, EMBEDDED_OAUTH_PROVIDERS, EMBEDDED_RECEIVER_URL, freePort } from '../../harness/target.ts';
 import { embeddedWebhookConfig } from '../../cli/embedded.ts';
 import type { DeploymentConfigFile, RequestBatch, SpecMode } from '../../specs/types/simulator-admin.ts';
-import { answerBatch, type AnswerOne } from '../../simulator/bulk-requests.ts';
+import type { AnswerOne } from '../../simulator/bulk-requests.ts';
 import { ApiError } from '../../simulator/http/errors.ts';
 import { TEST_HEADER } from '../../specs/evidence-protocol.ts';
 
@@ -240,7 +240,7 @@ export async function startBrokenTarget(
       return { status, retryAfter: answerHeaders['retry-after'], text };
     };
     try {
-      const answers = await answerBatch(batch, one, simulator.faults.list().length);
+      const answers = await simulator.answerBatch(endpoint, batch, { one });
       return { kind: 'answer', answer: { status: 200, headers: { 'content-type': 'application/json' }, body: { answers } } };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
