@@ -75,7 +75,8 @@ async function runBehind(name: string, chaos: ChaosOptions | undefined, args: st
         capabilities: info.capabilities.filter((c) => c !== 'bulk-requests'),
       }),
     );
-    const run = await conformanceRun(['--target', config, '--seed', '7', '--workers', '2', ...NARROWED, ...args]);
+    // A fault fails a test, and Playwright would start a new worker after each: the workers are kept (the report reads the actual status).
+    const run = await conformanceRun(['--target', config, '--seed', '7', '--workers', '2', '--keep-workers', ...NARROWED, ...args]);
     const counts = [...proxies.values()].map((p) => p.chaosCounts()).filter((c) => c !== undefined);
     const faults = chaos
       ? counts.reduce((sum, c) => ({
