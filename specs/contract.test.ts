@@ -132,6 +132,17 @@ test('specs/rate-limits.yaml matches its schema and names existing rules', () =>
   for (const row of contract().rateLimits) expect(contract().rule(row.rule), `${row.id} names ${row.rule}`).toBeDefined();
 });
 
+// The contract compiles its schemas without checking them against the meta-schema (a compile of it in every
+// process that loads the contract): this test is where an invalid one shows.
+test('the schema files the contract compiles are valid JSON Schema 2020-12', () => {
+  const ajv = new Ajv2020({ strict: false });
+  const { deploymentConfigSchema, targetConfigSchema, expectationsSchema } = contract();
+  for (const [name, schema] of Object.entries({ deploymentConfigSchema, targetConfigSchema, expectationsSchema })) {
+    expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText()}`).toBe(true);
+  }
+  expect(ajv.validateSchema({ type: 'objec' }), 'a schema the meta-schema refuses').toBe(false);
+});
+
 test('the deployment configuration schema accepts a langgraph.json and refuses a wrong type', () => {
   expect(
     contract().validateDeploymentConfig({
