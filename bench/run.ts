@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --with-tests] [-- --with-ci] [-- --only http|ingestion|runs|tests]: every speed and memory figure of
+// npm run bench [-- --quick] [-- --with-tests] [-- --with-ci] [-- --only http|ingestion|runs|tests] [-- --help]: every speed and memory figure of
 // the project, measured in one run on this machine and printed as a ratio beside its goal. Each
 // server runs in a process of its own, started as a user starts it (`simulate`, `proxy`); the
 // baselines (bare node:http, plain http-proxy with a keep-alive agent, the run's recorded requests
@@ -14,11 +14,44 @@ import { CLI, type Server, simulate, urlIn } from './processes.ts';
 import { runFloor } from './run-floor.ts';
 import { log, MiB, mib, printTable, row } from './table.ts';
 
-const { values: flags } = parseArgs({
-  options: { quick: { type: 'boolean' }, 'with-tests': { type: 'boolean' }, 'with-ci': { type: 'boolean' }, only: { type: 'string', multiple: true } },
-});
 /** The groups of rows, in the order they run; `--only` picks some, to measure one change without the rest. */
 const GROUPS = ['http', 'ingestion', 'runs', 'tests'] as const;
+const USAGE = `Usage: npm run bench [-- options]
+
+Measures every speed and memory figure of the project on this machine, each beside its goal and
+a baseline measured in the same run.
+
+Options:
+  --quick          shorter loads, 100,000 runs instead of 1,000,000 (memory projected to 1M), no runs group
+  --only <group>   measure one group of rows: ${GROUPS.join(', ')}; repeatable
+  --with-tests     also time npm test (minutes)
+  --with-ci        also time .ci/run on a fresh clone (minutes)
+  -h, --help       this help
+
+Environment: BENCH_SECONDS (each load's length, default 5, 2 with --quick), BENCH_CONNECTIONS (default 10).`;
+
+/** The command line's flags; a usage error exits 2 with the usage, as the CLI's do. */
+function readFlags() {
+  try {
+    return parseArgs({
+      options: {
+        quick: { type: 'boolean' },
+        'with-tests': { type: 'boolean' },
+        'with-ci': { type: 'boolean' },
+        only: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const flags = readFlags();
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const unknown = (flags.only ?? []).filter((group) => !(GROUPS as readonly string[]).includes(group));
 if (unknown.length > 0) {
   console.error(`bench: unknown --only ${unknown.join(', ')}; the groups are ${GROUPS.join(', ')}`);
