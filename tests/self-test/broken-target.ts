@@ -89,7 +89,11 @@ type MutationRouter = (testId: string | undefined) => Mutation | undefined;
 interface BrokenTarget {
   /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
   config: string;
-  /** The options the conformance run needs: its receiver's port, the test attribution forwarded, lean stacks. */
+  /**
+   * The options the conformance run needs: its receiver's port, the test attribution forwarded, lean stacks,
+   * and its workers kept after a failed test (a mutation fails tests on purpose, a variant may fail SHOULD
+   * rules, and a new worker costs a second or two; the report reads each test's actual status either way).
+   */
   args: string[];
   /** The environment it needs: the templated webhook header's variable. */
   env: Record<string, string>;
@@ -128,7 +132,7 @@ export async function startBrokenTarget(
     }),
   );
   const env = { ...EMBEDDED_HEADER_VARIABLE };
-  const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', '--lean-stacks'];
+  const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', '--lean-stacks', '--keep-workers'];
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await Simulator.start({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env), ...simulatorOptions });
   const memories = new Map<Mutation, Map<string, unknown>>();

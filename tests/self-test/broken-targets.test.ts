@@ -43,8 +43,7 @@ async function tryGroup(group: Group, outcomes: TrialOutcome[], selection?: stri
   try {
     const list = join(mkdtempSync(join(tmpdir(), 'apc-test-list-')), 'tests.txt');
     writeFileSync(list, `${group.testList.join('\n')}\n`);
-    // Hundreds of tests fail here on purpose: their workers are kept (a user's run restarts them).
-    const args = ['--target', target.config, ...target.args, '--keep-workers', ...(selection ?? ['--test-list', list])];
+    const args = ['--target', target.config, ...target.args, ...(selection ?? ['--test-list', list])];
     const { report, code, stdout } = await conformanceRun(args, target.env);
     const tail = stdout.split('\n').slice(-40).join('\n');
     for (const trial of group.trials) {

@@ -110,8 +110,7 @@ async function tryGroup(group: VariantGroup, outcomes: VariantOutcome[]): Promis
   try {
     const list = join(mkdtempSync(join(tmpdir(), 'apc-test-list-')), 'tests.txt');
     writeFileSync(list, `${group.testList.join('\n')}\n`);
-    // A variant may fail SHOULD rules, and each failed test would cost a new worker: they are kept (the report reads the actual status).
-    const { report, code, stdout } = await conformanceRun(['--target', target.config, ...target.args, '--keep-workers', '--test-list', list], target.env);
+    const { report, code, stdout } = await conformanceRun(['--target', target.config, ...target.args, '--test-list', list], target.env);
     const tail = stdout.split('\n').slice(-40).join('\n');
     for (const trial of reached) {
       await test.step(`${trial.name}: ${trial.variant.description}`, () => {

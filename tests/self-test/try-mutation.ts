@@ -15,7 +15,7 @@ async function tryMutation(name: string, args: string[]): Promise<boolean> {
   const mutation = MUTATIONS[name];
   const target = await startBrokenTarget(mutation);
   try {
-    const { report, code, out, stdout, stderr } = await conformanceRun(['--target', target.config, ...target.args, '--keep-workers', ...args], target.env);
+    const { report, code, out, stdout, stderr } = await conformanceRun(['--target', target.config, ...target.args, ...args], target.env);
     // Exit 2: the run could not judge the target (a usage error, or preflight refused it).
     if (code === 2) console.log(`${stdout}${stderr}`.trim().split('\n').slice(-40).join('\n'));
     const failed = failedRules(report);
