@@ -22,6 +22,7 @@ const REAL_TARGETS = ['**/tests/real-target/real-target.test.ts', '**/tests/real
 const MATRIX = '**/tests/matrix/**/*.test.ts';
 /** The project's tests that take a minute or more on a busy machine: started before the short ones. */
 const SLOW = [
+  '**/tests/typecheck.test.ts',
   '**/tests/chaos/*.test.ts',
   '**/tests/self-test/simulator.test.ts',
   '**/tests/package/packed.test.ts',
