@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import module from 'node:module';
 
 // Node 22.1 and later keep V8's compiled code on disk. Every process of a run then skips compiling
-// Playwright's bundles and ours again, a quarter of a second or so each: this CLI, and Playwright's
+// Playwright's bundles and ours again, about a tenth of a second each: this CLI, and Playwright's
 // runner and workers, which inherit the cache through NODE_COMPILE_CACHE. Node 20 has no such cache.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program.
 const compileCache = module.enableCompileCache?.();
