@@ -16,7 +16,7 @@ import { TRANSIENT_FAULT } from '../../harness/retry.ts';
 import type { ConformanceReport, Verdict } from '../../reports/conformance-report.ts';
 import { retriesLine } from '../../reports/retries.ts';
 import { startSimulator } from '../../simulator/start-simulator.ts';
-import { conformanceRun } from '../self-test/run-cli.ts';
+import { conformanceRun, SELF_TEST_RUN } from '../self-test/run-cli.ts';
 
 /**
  * Twice the issue's floor (at least 2% 503s and 1% resets, with jitter), in one run of every plane,
@@ -32,13 +32,6 @@ const SEEDS: { seed: string; args: string[] }[] = [{ seed: 'flaky-1', args: [] }
  * work, and they are the same code (Traffic.fill) as the fills of the rate-limit rules, which the chaos meets here.
  */
 const NARROWED = ['--grep-invert', 'rate-limits-table'];
-
-/**
- * The proof reads verdicts and error messages, never stacks: V8's own stacks save the source maps' CPU. A fault
- * fails a test, after which Playwright would start a new worker: they are kept (the report reads each test's
- * actual status either way).
- */
-const SELF_TEST_RUN = ['--keep-workers', '--lean-stacks'];
 
 interface ChaosRun {
   report: ConformanceReport;
@@ -82,6 +75,7 @@ async function runBehind(name: string, chaos: ChaosOptions | undefined, args: st
         capabilities: info.capabilities.filter((c) => c !== 'bulk-requests'),
       }),
     );
+    // A fault fails a test on purpose: a self-test's run.
     const run = await conformanceRun(['--target', config, '--seed', '7', '--workers', '2', ...SELF_TEST_RUN, ...NARROWED, ...args]);
     const counts = [...proxies.values()].map((p) => p.chaosCounts()).filter((c) => c !== undefined);
     const faults = chaos

@@ -19,6 +19,7 @@ import type { DeploymentConfigFile, RequestBatch, SpecMode } from '../../specs/t
 import type { AnswerOne } from '../../simulator/bulk-requests.ts';
 import { ApiError } from '../../simulator/http/errors.ts';
 import { TEST_HEADER } from '../../specs/evidence-protocol.ts';
+import { SELF_TEST_RUN } from './run-cli.ts';
 
 export interface MutableRequest {
   method: string;
@@ -90,9 +91,8 @@ interface BrokenTarget {
   /** A target config file naming the fronts, the capabilities and the receiver's public URL. */
   config: string;
   /**
-   * The options the conformance run needs: its receiver's port, the test attribution forwarded, lean stacks,
-   * and its workers kept after a failed test (a mutation fails tests on purpose, a variant may fail SHOULD
-   * rules, and a new worker costs a second or two; the report reads each test's actual status either way).
+   * The options the conformance run needs: its receiver's port, the test attribution forwarded, and a
+   * self-test's run options (a mutation fails tests on purpose, a variant may fail SHOULD rules).
    */
   args: string[];
   /** The environment it needs: the templated webhook header's variable. */
@@ -132,7 +132,7 @@ export async function startBrokenTarget(
     }),
   );
   const env = { ...EMBEDDED_HEADER_VARIABLE };
-  const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', '--lean-stacks', '--keep-workers'];
+  const args = ['--webhook-receiver-port', String(receiverPort), '--forward-test-id', ...SELF_TEST_RUN];
   // Quiet: deliveries still pending when a run ends fail, and would only clutter the self-test's output.
   const simulator = await Simulator.start({ seed, quiet: true, ...embeddedWebhookConfig(relay.url, env), ...simulatorOptions });
   const memories = new Map<Mutation, Map<string, unknown>>();

@@ -22,6 +22,13 @@ export const VARIANT_SCORE_DIR = join(ROOT, 'test-results', 'variant-score');
 /** The mutations a broken-target run tries (trial-groups.ts, sliceOf): npm test a quarter, npm run test:mutations `all`. */
 export const MUTATION_SLICE = process.env.APC_MUTATION_SLICE ?? '1/4';
 
+/**
+ * The options of a self-test's run against a target it breaks or shakes on purpose, which reads verdicts and
+ * error messages, never stacks: V8's own stacks (no source maps' CPU), and workers kept after a failed test
+ * (a new one costs a second or two; the report reads each test's actual status either way).
+ */
+export const SELF_TEST_RUN = ['--lean-stacks', '--keep-workers'];
+
 /** What one mutation did: killed when the rules it failed are exactly those it breaks. */
 export interface TrialOutcome {
   name: string;
