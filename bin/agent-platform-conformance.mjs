@@ -8,10 +8,16 @@ import module from 'node:module';
 
 // Node 22.1 and later keep V8's compiled code on disk. Every process of a run then skips compiling
 // Playwright's bundles and ours again, about a tenth of a second each: this CLI, and Playwright's
-// runner and workers, which inherit the cache through NODE_COMPILE_CACHE. Node 20 has no such cache.
+// runner and workers, which inherit the cache through NODE_COMPILE_CACHE.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program.
 const compileCache = module.enableCompileCache?.();
 if (compileCache?.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
+// Before 22.1 (Node 20), the CommonJS files of node_modules (Playwright's bundles among them) get V8's code
+// cache from v8-code-cache.cjs, in this process and, through NODE_OPTIONS, in Playwright's runner and workers.
+if (!compileCache)
+  module
+    .createRequire(import.meta.url)('./v8-code-cache.cjs')
+    .enable();
 
 const sources = new URL('../cli/main.ts', import.meta.url);
 const built = new URL('../dist/cli/main.js', import.meta.url);
