@@ -22,6 +22,11 @@ export interface Trial {
   recordings: Set<string>;
   /** A rate-limit mutation's: the test-list lines of the rate-limit suites' tests of its rules, which the clean run leaves out. */
   rateLimitTests?: string[];
+  /**
+   * The trial before it left tests to the others of its group (groupTrials, share): a mutation that fails
+   * only some of its rules on the tests left to it is tried again on all of them.
+   */
+  whole?: { tests: Set<string>; recordings: Set<string> };
 }
 
 /** The recording keys of the exchanges each test shows: its own, and a shared deployment's it leaned on. */
@@ -73,6 +78,7 @@ const listedLine = (t: TaggedTest) => `[${t.file.split('/')[0]}] › ${[t.file, 
 
 export function groupMutations(mutations: Record<string, Mutation>, clean: ConformanceReport): Group[] {
   const allTests = new Set(clean.rules.flatMap((r) => r.tests.map((t) => t.id)));
+  const shown = keysShown(clean);
   const testsOf = (rules: string[]) => new Set(clean.rules.filter((r) => rules.includes(r.id)).flatMap((r) => r.tests.map((t) => t.id)));
   // The rate-limit suites' tests, from Playwright's list: the clean run leaves them out.
   let listed: TaggedTest[] | undefined;
@@ -96,23 +102,49 @@ export function groupMutations(mutations: Record<string, Mutation>, clean: Confo
         };
       // Replay cannot see what it reacts to: it is tried on its rules' tests.
       if (mutation.keyedOnSecrets) return { name, mutation, tests: own, recordings: own };
-      // Recordings of other tests are left out; those of steps shared between tests (a deployment) are kept.
-      const mine = (id: string) => own.has(id) || !allTests.has(id);
-      return { name, mutation, tests: new Set([...reached.tests].filter((id) => own.has(id))), recordings: new Set([...reached.recordings].filter(mine)) };
+      // Recordings of other tests are left out, and so are those of steps shared between tests (a deployment) that
+      // none of its tests leans on: their exchanges are no evidence of its tests, and others' tests then share the run.
+      const tests = new Set([...reached.tests].filter((id) => own.has(id)));
+      const leansOn = new Set([...tests].flatMap((id) => shown.get(id) ?? []));
+      const mine = (id: string) => tests.has(id) || (!allTests.has(id) && leansOn.has(id));
+      return { name, mutation, tests, recordings: new Set([...reached.recordings].filter(mine)) };
     })
     .sort((a, b) => b.tests.size - a.tests.size || a.name.localeCompare(b.name));
-  return groupTrials(trials, clean);
+  return groupTrials(trials, clean, { share: !FULL_REACH });
 }
 
 /**
  * Deals trials into groups that share one broken target and one run: those whose tests and the
  * recordings they change are apart. A trial that breaks rate limits or a declared configuration
  * gets a group of its own.
+ *
+ * With `share` (mutations, tried on the tests of their rules), a trial that fits no group as it is leaves
+ * to a group's trials the tests it has in common with them, when every rule it must fail (breaks, notJudged)
+ * keeps a test of its own: what the mutation breaks is still judged, rule by rule. Each mutation of a webhook
+ * payload's field would otherwise need a run of its own: the four tests of every emitting operation judge all
+ * sixteen of the payload's rules. A variant is tried on every test it reaches, never on fewer.
  */
-export function groupTrials(trials: Trial[], clean: ConformanceReport): Group[] {
+export function groupTrials(trials: Trial[], clean: ConformanceReport, { share = false } = {}): Group[] {
   const lineOf = testLines(clean);
   const shown = keysShown(clean);
-  const uses = new Map<Trial, Set<string>>(trials.map((t) => [t, new Set([...t.tests].flatMap((id) => shown.get(id) ?? []))]));
+  const testsOfRule = new Map(clean.rules.map((r) => [r.id, r.tests.map((t) => t.id)]));
+  const uses = new Map<Trial, Set<string>>();
+  const usesOf = (t: Trial) => uses.get(t) ?? uses.set(t, new Set([...t.tests].flatMap((id) => shown.get(id) ?? []))).get(t)!;
+  // Apart: no test in common, and neither breaks requests the other's tests make or lean on.
+  const apart = (a: Trial, b: Trial) =>
+    [...a.tests].every((id) => !b.tests.has(id)) &&
+    [...a.recordings, ...usesOf(a)].every((id) => !b.recordings.has(id)) &&
+    [...a.recordings].every((id) => !usesOf(b).has(id));
+  /** The trial without the tests the group's trials hold, if each rule it must fail keeps one of its tests. */
+  const leaving = (trial: Trial, group: Group): Trial | undefined => {
+    const held = new Set(group.trials.flatMap((t) => [...t.tests]));
+    const tests = new Set([...trial.tests].filter((id) => !held.has(id)));
+    const judged = [...trial.mutation.breaks, ...(trial.mutation.notJudged ?? [])];
+    if (tests.size === trial.tests.size || judged.length === 0) return undefined;
+    if (!judged.every((rule) => testsOfRule.get(rule)?.some((id) => tests.has(id)))) return undefined;
+    const whole = { tests: trial.tests, recordings: trial.recordings };
+    return { ...trial, tests, recordings: new Set([...trial.recordings].filter((id) => !held.has(id))), whole };
+  };
   const groups: Group[] = [];
   for (const trial of trials) {
     // A mutation of what the target declares (read once per run) needs a broken target of its own too.
@@ -123,15 +155,21 @@ export function groupTrials(trials: Trial[], clean: ConformanceReport): Group[] 
       groups.push({ trials: [trial], testList: [...[...trial.tests].map((id) => lineOf.get(id)!), ...rateLimitSuites], alone: true });
       continue;
     }
-    // Apart: no test in common, and neither breaks requests the other's tests make or lean on.
-    const disjoint = (t: Trial) =>
-      [...trial.tests].every((id) => !t.tests.has(id)) &&
-      [...trial.recordings, ...uses.get(trial)!].every((id) => !t.recordings.has(id)) &&
-      [...trial.recordings].every((id) => !uses.get(t)!.has(id));
-    const fits = groups.find((g) => !g.alone && g.trials.every(disjoint));
-    const group = fits ?? groups[groups.push({ trials: [], testList: [], alone: false }) - 1];
-    group.trials.push(trial);
-    group.testList.push(...[...trial.tests].map((id) => lineOf.get(id)!));
+    const open = groups.filter((g) => !g.alone);
+    const fits = (t: Trial, g: Group) => g.trials.every((other) => apart(t, other));
+    let placed: { group: Group; trial: Trial } | undefined;
+    const whole = open.find((g) => fits(trial, g));
+    if (whole) placed = { group: whole, trial };
+    for (const group of share && !placed ? open : []) {
+      const narrowed = leaving(trial, group);
+      if (narrowed && fits(narrowed, group)) {
+        placed = { group, trial: narrowed };
+        break;
+      }
+    }
+    placed ??= { group: groups[groups.push({ trials: [], testList: [], alone: false }) - 1], trial };
+    placed.group.trials.push(placed.trial);
+    placed.group.testList.push(...[...placed.trial.tests].map((id) => lineOf.get(id)!));
   }
   return groups;
 }
@@ -177,8 +215,15 @@ export function lanesOf<G extends Pick<Group, 'testList'> & { trials: Pick<Trial
   return dealt.map((l) => l.groups);
 }
 
+interface SavedTrial {
+  name: string;
+  tests: string[];
+  recordings: string[];
+  whole?: { tests: string[]; recordings: string[] };
+}
+
 interface SavedGroup {
-  trials: { name: string; tests: string[]; recordings: string[] }[];
+  trials: SavedTrial[];
   testList: string[];
   alone: boolean;
 }
@@ -189,7 +234,12 @@ interface SavedGroup {
  */
 export function saveTrialGroups(groups: Group[], file: string): void {
   const saved: SavedGroup[] = groups.map((g) => ({
-    trials: g.trials.map((t) => ({ name: t.name, tests: [...t.tests], recordings: [...t.recordings] })),
+    trials: g.trials.map((t) => ({
+      name: t.name,
+      tests: [...t.tests],
+      recordings: [...t.recordings],
+      ...(t.whole && { whole: { tests: [...t.whole.tests], recordings: [...t.whole.recordings] } }),
+    })),
     testList: g.testList,
     alone: g.alone,
   }));
@@ -205,7 +255,8 @@ export function loadTrialGroups(file: string): Group[] {
     trials: g.trials.map((t) => {
       const mutation = MUTATIONS[t.name];
       if (!mutation) throw new Error(`${file} names a mutation that no longer exists: ${t.name}; run a lane again, which makes a new clean run`);
-      return { name: t.name, mutation, tests: new Set(t.tests), recordings: new Set(t.recordings) };
+      const whole = t.whole && { tests: new Set(t.whole.tests), recordings: new Set(t.whole.recordings) };
+      return { name: t.name, mutation, tests: new Set(t.tests), recordings: new Set(t.recordings), ...(whole && { whole }) };
     }),
   }));
 }
