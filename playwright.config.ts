@@ -38,6 +38,22 @@ const SLOW = [
   '**/cli/main.test.ts',
   '**/tests/fuzz/fuzz.test.ts',
 ];
+/**
+ * Tests of five to fifteen seconds (a run or a server of their own): dealt after the lanes and before the
+ * project's short tests, which then fill the end of the run instead of these holding one core busy alone.
+ */
+const MEDIUM = [
+  '**/cli/gating.test.ts',
+  '**/cli/matrix.test.ts',
+  '**/cli/reproduce.test.ts',
+  '**/simulator/deployment-config.test.ts',
+  '**/simulator/start-simulator.test.ts',
+  '**/tests/clients/retries.test.ts',
+  '**/tests/concurrency/reject.test.ts',
+  '**/tests/rate-limits/batches.test.ts',
+  '**/tests/real-server/reject-race.test.ts',
+  '**/tests/simulator/parent-ends.test.ts',
+];
 /** The catalogue, the tags, the third hop and the mutations' breaks lists, checked without a run. */
 const RULE_CHECKS = [
   '**/specs/contract.test.ts',
@@ -67,6 +83,7 @@ export default defineConfig({
     { name: 'slow', testMatch: SLOW },
     { name: 'conformant-variants', testMatch: CONFORMANT_VARIANTS },
     { name: 'broken-targets', testMatch: BROKEN_TARGETS },
+    { name: 'medium', testMatch: MEDIUM },
     {
       name: 'project',
       testIgnore: [
@@ -80,6 +97,7 @@ export default defineConfig({
         ...REAL_TARGETS,
         MATRIX,
         ...SLOW,
+        ...MEDIUM,
       ],
     },
     { name: 'mutation-score', testMatch: MUTATION_SCORE, dependencies: ['broken-targets', 'conformant-variants'] },
