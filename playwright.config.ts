@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { defineConfig } from '@playwright/test';
 import { INVOCATION_VARIABLE } from './tests/self-test/run-cli.ts';
 
-// On Node 20, this runner's workers read Playwright's compiled bundles from V8's code cache, as the CLI's
-// do (bin/v8-code-cache.cjs): CI starts some three hundred of them.
+// On Node 20, this runner's workers and the Node processes their tests start (npm, tsc, the open-source
+// server) read node_modules' compiled code from V8's code cache, as the CLI's processes do (bin/v8-code-cache.cjs).
 createRequire(import.meta.url)('./bin/v8-code-cache.cjs').enable();
 
 // One clean run per `playwright test`: its workers, which load this file again, inherit the name.
