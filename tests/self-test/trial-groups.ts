@@ -158,8 +158,8 @@ export function groupTrials(trials: Trial[], clean: ConformanceReport, { share =
     const open = groups.filter((g) => !g.alone);
     const fits = (t: Trial, g: Group) => g.trials.every((other) => apart(t, other));
     let placed: { group: Group; trial: Trial } | undefined;
-    const whole = open.find((g) => fits(trial, g));
-    if (whole) placed = { group: whole, trial };
+    const asItIs = open.find((g) => fits(trial, g));
+    if (asItIs) placed = { group: asItIs, trial };
     for (const group of share && !placed ? open : []) {
       const narrowed = leaving(trial, group);
       if (narrowed && fits(narrowed, group)) {
