@@ -3,6 +3,7 @@
 // parent first. The official clients put a fraction of six digits before the Z
 // (langsmith JS client, langsmith-sdk js/src/run_trees.ts): a caller's segments may carry up to six.
 // Segments the service computes use the spec's form.
+import { isCalendarTime } from './timestamps.ts';
 
 // One segment (TRACE-DOTTED-ORDER-SEGMENT), with up to six fraction digits (TRACE-DOTTED-ORDER-FRACTION).
 const SEGMENT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{0,6})Z([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -29,10 +30,8 @@ export function parseSegment(part: string, position: number): Segment | string {
   const m = SEGMENT.exec(part);
   if (!m) return `segment ${position} '${part}' is not <YYYYMMDDTHHMMSS[ffffff]Z><run uuid>`;
   const [, y, mo, d, h, mi, s, , runId] = m;
-  const second = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
-  const parsed = Date.parse(second);
-  if (Number.isNaN(parsed) || `${new Date(parsed).toISOString().slice(0, 19)}Z` !== second) return `segment ${position} '${part}' has no valid timestamp`;
-  return { second, runId: runId.toLowerCase() };
+  if (!isCalendarTime(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s))) return `segment ${position} '${part}' has no valid timestamp`;
+  return { second: `${y}-${mo}-${d}T${h}:${mi}:${s}Z`, runId: runId.toLowerCase() };
 }
 
 /**
