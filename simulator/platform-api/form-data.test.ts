@@ -83,3 +83,14 @@ test('a body cut short, a broken part header or no boundary is refused with a 40
   expect(refusal('--b0undary\r\nContent-Disposition: form-data; name="a"\r\n--b0undary--')).toEqual([400, 'Malformed multipart body: Malformed part header']);
   expect(refusal(`${part}\r\n--b0undary--`, 'multipart/form-data')).toEqual([400, 'Malformed multipart body: Boundary not found']);
 });
+
+test('a quoted name reads the same whether or not it is the common form: escapes, tabs, bytes past ASCII, none at all', () => {
+  const named = (disposition: string) => shown(`--b0undary\r\nContent-Disposition: ${disposition}\r\n\r\nv\r\n--b0undary--`).map(([name]) => name);
+  expect(named('form-data; name="post.1"')).toEqual(['post.1']);
+  expect(named('form-data; name="a\\"b\\\\c"')).toEqual(['a"b\\c']);
+  expect(named('form-data; name="tab\there é"')).toEqual(['tab\there é']);
+  expect(named('form-data; name=""')).toEqual(['']);
+  expect(named('form-data; name="a"; filename="f.txt"')).toEqual(['a']);
+  // Not a quoted string: the part is no form-data part, and is skipped.
+  for (const broken of ['form-data; name="a', 'form-data; name="a"b"', 'form-data; name="']) expect(named(broken)).toEqual([]);
+});

@@ -67,9 +67,9 @@ function partAt(body: Buffer, start: number, end: number): FormPart | undefined 
   const blank = body.indexOf('\r\n\r\n', start - 2);
   if (blank < start || blank + 4 > end || blank + 4 - start > MAX_HEADER_BYTES) throw malformed('Malformed part header');
   const headers = headerSection(body.toString('latin1', start, blank));
-  const disposition = typeAndParameters(headers.get('content-disposition'));
+  const disposition = dispositionOf(headers.get('content-disposition'));
   if (disposition?.type.toLowerCase() !== 'form-data') return undefined;
-  const type = typeAndParameters(headers.get('content-type'));
+  const type = contentTypeOf(headers.get('content-type'));
   const mimeType = type?.type.includes('/') ? type.type.toLowerCase() : 'text/plain';
   const charset = type?.params.get('charset')?.toLowerCase();
   const data = body.subarray(blank + 4, end);
@@ -96,8 +96,35 @@ function headerSection(text: string): Map<string, string> {
   return fields;
 }
 
+type Parsed = { type: string; params: ReadonlyMap<string, string> };
+
+/** The disposition every client writes, `form-data; name="<name>"`, as typeAndParameters reads it; any other by typeAndParameters. */
+function dispositionOf(value: string | undefined): Parsed | undefined {
+  const open = 'form-data; name="';
+  if (value === undefined || !value.startsWith(open) || value.length <= open.length || !value.endsWith('"')) return typeAndParameters(value);
+  for (let i = open.length; i < value.length - 1; i++) {
+    const c = value.charCodeAt(i);
+    // What a quoted string takes as is: no quote, no backslash, no control character but tab.
+    if (c === 0x22 || c === 0x5c || c <= 0x08 || (c >= 0x0a && c <= 0x1f) || c === 0x7f) return typeAndParameters(value);
+  }
+  return { type: 'form-data', params: new Map([['name', value.slice(open.length, -1)]]) };
+}
+
+/** Content-Type values read so far: a batch's parts repeat one or two. */
+const contentTypes = new Map<string, Parsed | undefined>();
+const MAX_CONTENT_TYPES = 64;
+
+function contentTypeOf(value: string | undefined): Parsed | undefined {
+  if (value === undefined) return undefined;
+  const known = contentTypes.get(value);
+  if (known !== undefined || contentTypes.has(value)) return known;
+  const parsed = typeAndParameters(value);
+  if (contentTypes.size < MAX_CONTENT_TYPES) contentTypes.set(value, parsed);
+  return parsed;
+}
+
 /** A Content-Type or Content-Disposition value: its type, and its parameters by lower-case name (the first of each), quotes removed. */
-function typeAndParameters(value: string | undefined): { type: string; params: Map<string, string> } | undefined {
+function typeAndParameters(value: string | undefined): Parsed | undefined {
   const m = value === undefined ? null : TYPE_AND_PARAMETERS.exec(value);
   if (!m) return undefined;
   const params = new Map<string, string>();
