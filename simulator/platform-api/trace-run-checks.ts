@@ -22,7 +22,8 @@ export function schemaIssues(schema: 'TraceRun' | 'Feedback', value: unknown, at
 
 /** A UUID as the store keys it: lower case, without the `urn:uuid:` prefix that the schema's uuid format admits. */
 export function uuidKey(value: string): string {
-  return value.toLowerCase().replace(/^urn:uuid:/, '');
+  const lower = value.toLowerCase();
+  return lower.startsWith('urn:uuid:') ? lower.slice('urn:uuid:'.length) : lower;
 }
 
 /** A batch-created run names its id; TraceRun leaves it optional for the sake of updates (TRACE-BAD-INPUT: a batch run without id). */

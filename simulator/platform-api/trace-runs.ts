@@ -70,6 +70,7 @@ export class TraceRunStore {
     const issues: ValidationIssue[] = [];
     const marks: RequestViolation[] = [];
     const find = (id: string) => staged.get(id) ?? data.traceRuns.get(id);
+    const lookup = lineageLookup(find);
     // Runs this request posts, kept or refused: a refused post is the reason to give for its patch.
     const posted = new Set<unknown>();
     const now = this.env.clock.now();
@@ -80,15 +81,17 @@ export class TraceRunStore {
     for (const op of operations) {
       if (op.kind === 'post') {
         posted.add(typeof op.run.id === 'string' ? uuidKey(op.run.id) : op.run.id);
-        let run = this.post(data, op.run, op.at, lineage, lineageLookup(find), issues, marks);
+        let run = this.post(data, op.run, op.at, lineage, lookup, issues, marks);
         if (!run) continue;
         if (find(run.id)) throw conflict(`Run ${run.id} already exists`); // TRACE-DUPLICATE-409
         // The patches that came before this post (held-patches.ts), in the order they came.
-        const waiting = [...held.peek(run.id, now).map((p) => p.run), ...(early.get(run.id) ?? [])];
-        for (const patch of waiting) run = run && this.patch(run, patch, [...op.at, 'held patch'], issues, find);
-        if (!run) continue;
-        if (waiting.length > 0) applied.add(run.id);
-        early.delete(run.id);
+        if (held.size > 0 || early.size > 0) {
+          const waiting = [...held.peek(run.id, now).map((p) => p.run), ...(early.get(run.id) ?? [])];
+          for (const patch of waiting) run = run && this.patch(run, patch, [...op.at, 'held patch'], issues, find);
+          if (!run) continue;
+          if (waiting.length > 0) applied.add(run.id);
+          early.delete(run.id);
+        }
         staged.set(run.id, run);
       } else if (op.kind === 'patch') {
         const current = find(op.id);
