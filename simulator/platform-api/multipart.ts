@@ -18,8 +18,8 @@ const RUN_FIELD_PARTS = ['inputs', 'outputs', 'events', 'extra', 'error', 'seria
 
 // The part names of the layout (TRACE-MULTIPART-LAYOUT).
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
-const RUN_PART = new RegExp(`^(post|patch)\\.(${UUID})$`);
-const FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})\\.(${RUN_FIELD_PARTS.join('|')})$`);
+// A run's part, or with a field's name one of its field parts: one regex for both, the parts most bodies hold.
+const RUN_OR_FIELD_PART = new RegExp(`^(post|patch)\\.(${UUID})(?:\\.(${RUN_FIELD_PARTS.join('|')}))?$`);
 const FEEDBACK_PART = new RegExp(`^feedback\\.(${UUID})$`);
 const ATTACHMENT_PART = new RegExp(`^attachment\\.(${UUID})\\.([^.]+)$`);
 
@@ -76,8 +76,9 @@ function toOperations(parts: FormPart[]): IngestOperation[] {
     return entry;
   };
   for (const part of parts) {
+    const ofRun = RUN_OR_FIELD_PART.exec(part.name);
     let m: RegExpExecArray | null;
-    if ((m = RUN_PART.exec(part.name))) {
+    if (ofRun && ofRun[3] === undefined) {
       const value = json(part);
       if (value === undefined) continue;
       // A run part holds a TraceRun, the object its field parts complete.
@@ -86,12 +87,12 @@ function toOperations(parts: FormPart[]): IngestOperation[] {
         issues.push(...refused);
         continue;
       }
-      const entry = runOp(m[1] as 'post' | 'patch', m[2]);
+      const entry = runOp(ofRun[1] as 'post' | 'patch', ofRun[2]);
       entry.main = true;
-      entry.op.run = { ...(value as Json), ...entry.op.run, id: (value as Json).id ?? m[2] };
-    } else if ((m = FIELD_PART.exec(part.name))) {
+      entry.op.run = { ...(value as Json), ...entry.op.run, id: (value as Json).id ?? ofRun[2] };
+    } else if (ofRun) {
       const value = json(part);
-      if (value !== undefined) runOp(m[1] as 'post' | 'patch', m[2]).op.run[m[3]] = value;
+      if (value !== undefined) runOp(ofRun[1] as 'post' | 'patch', ofRun[2]).op.run[ofRun[3]] = value;
     } else if ((m = FEEDBACK_PART.exec(part.name))) {
       const value = json(part);
       if (value === undefined) continue;
