@@ -59,10 +59,10 @@ const KEPT_APART = [
   'reference_example_id',
 ] as const;
 
-/** A run's fields, stored compactly. */
+/** A run's fields, stored compactly; child_runs, which a client may send with a run, is not kept. */
 export function compact(fields: TraceRunFields, attachments: Map<string, Attachment> | undefined): StoredTraceRun {
   const rest: Json = {};
-  for (const key in fields) if (!(KEPT_APART as readonly string[]).includes(key)) rest[key] = fields[key];
+  for (const key in fields) if (!(KEPT_APART as readonly string[]).includes(key) && key !== 'child_runs') rest[key] = fields[key];
   const run: StoredTraceRun = {
     id: fields.id,
     trace_id: fields.trace_id,

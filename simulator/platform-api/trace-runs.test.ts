@@ -218,3 +218,12 @@ test('stats count the runs a query selects, with the share that failed and the l
   expect(runs.stats('w', { filter: 'eq(name, "none")' })).toMatchObject({ run_count: 0, error_rate: null, latency_p50: null });
   expect(refusalOf(() => runs.stats('w', { query: 'text' }))?.status).toBe(422);
 });
+
+test('a run reads back with the fields it was sent with, in their order; child_runs sent with it is not kept', () => {
+  const runs = store();
+  const sent = { ...root, zeta: 1, child_runs: [{ id: OTHER }], alpha: { b: 2 }, session_name: 'exp' };
+  runs.ingest('w', [post(sent)], 'caller');
+  const read = runs.read('w', ROOT);
+  const own = Object.keys(read).filter((key) => key === 'zeta' || key === 'alpha');
+  expect([own, read.alpha, read.session_name, read.child_runs]).toEqual([['zeta', 'alpha'], { b: 2 }, 'exp', undefined]);
+});

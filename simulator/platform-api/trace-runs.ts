@@ -442,10 +442,10 @@ export class TraceRunStore {
         : checkLineage({ id, parentId, traceId, dotted, start: times.start, requireTrace: lineage === 'caller' }, lookup, issue, interpretation);
     if (!computed) return undefined;
 
-    const { child_runs: _children, session_id: sessionId, session_name: sessionName, ...rest } = body;
-    const experiment = this.experimentOf(data, sessionId, sessionName);
+    const experiment = this.experimentOf(data, body.session_id, body.session_name);
+    // The body whole (compact leaves child_runs out): an object rest would cost a tenth of the spread's time again.
     const fields = {
-      ...rest,
+      ...body,
       id,
       ...computed,
       end_time: times.end ?? null,
