@@ -32,8 +32,8 @@ export function normalizeTime(value: unknown): string | undefined {
 }
 
 /**
- * A time in toISOString's form or the normalized one, which the clients send most (a batch of runs
- * has two a run): read without the regex or a Date, to the same result. Undefined for any other form.
+ * A time in toISOString's form or the normalized one, the forms clients send most (two in each run of
+ * a batch): read without the regex or a Date, to the same result. Undefined for any other form.
  */
 function canonicalTime(value: string): string | undefined {
   const fraction = value.length - 24;
@@ -60,7 +60,7 @@ function canonicalTime(value: string): string | undefined {
 /** The separators of YYYY-MM-DDTHH:MM:SS.ffffff by position; the other positions hold digits. */
 const CANONICAL_SEPARATORS: Record<number, string> = { 4: '-', 7: '-', 10: 'T', 13: ':', 16: ':', 19: '.' };
 
-// Functions, not closures made per call: tsx names each closure it makes (keepNames), at a cost per time.
+// Functions, not closures made per call: tsx names each closure when it is made (keepNames), at a cost each time.
 function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
 }
