@@ -2,6 +2,7 @@
 import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { toHar } from './har.ts';
 import { request } from 'undici';
 import { RecordingProxy } from './recording-proxy.ts';
@@ -106,6 +107,39 @@ test('a client that does not ask gets the answer as the target framed it, and th
   expect(res.trailers[VIOLATIONS_HEADER]).toBeUndefined();
   expect(proxy.exchanges[0].violations.map((v) => v.at)).toEqual(expect.arrayContaining(['/0/thread_id', '/0/status']));
 });
+
+// The client runs in a thread of its own, so that it can read its answer while the recording
+// holds the proxy's thread: a proxy that recorded before answering would leave it waiting.
+const CLIENT_IN_A_THREAD = `
+const { workerData } = require('node:worker_threads');
+const answered = new Int32Array(workerData.answered);
+fetch(workerData.url, { headers: workerData.headers }).then((res) => res.text()).then(() => {
+  Atomics.store(answered, 0, 1);
+  Atomics.notify(answered, 0);
+});`;
+
+for (const asks of [false, true]) {
+  test(`the client has its whole answer before the exchange is recorded (${asks ? 'asking' : 'not asking'} for the violations)`, async () => {
+    const answered = new Int32Array(new SharedArrayBuffer(4));
+    let wait = '';
+    const proxy = new RecordingProxy({
+      plane: 'agent-server',
+      target: upstreamUrl,
+      // Holds the proxy's thread until the client has read its answer, or 5 s.
+      onExchange: () => {
+        wait = Atomics.wait(answered, 0, 0, 5_000);
+      },
+    });
+    const url = await proxy.start();
+    const headers = asks ? { [VIOLATIONS_HEADER]: VIOLATIONS_WANTED } : {};
+    const client = new Worker(CLIENT_IN_A_THREAD, { eval: true, workerData: { url: `${url}/threads/search`, headers, answered: answered.buffer } });
+    await expect.poll(() => proxy.exchanges.length).toBe(1);
+    await client.terminate();
+    await proxy.close();
+    expect(wait, 'the recording waited for an answer the proxy had not sent').not.toBe('timed-out');
+    expect(proxy.exchanges[0].violations.length).toBeGreaterThan(0);
+  });
+}
 
 test('an answer without a body carries its violations in a header', async () => {
   const proxy = new RecordingProxy({ plane: 'agent-server', target: upstreamUrl });

@@ -62,6 +62,8 @@ interface Pending {
   wantsViolations: boolean;
   /** The attempt's number when the client sent the request again (ATTEMPT_HEADER). */
   attempt?: number;
+  /** When the answer was handed to the client, for an exchange recorded after that. */
+  answered?: number;
 }
 
 /** How an exchange ended, as recorded. */
@@ -189,6 +191,8 @@ export class RecordingProxy {
       server.closeAllConnections();
       server.close(() => resolve());
     });
+    // The exchanges answered last are recorded in an immediate each (respond): theirs run first.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -409,32 +413,42 @@ export class RecordingProxy {
       const text = raw.length > 0 ? raw.toString('utf8') : undefined;
       const out: Record<string, string | string[]> = { ...withoutHopHeaders(proxyRes), [EXCHANGE_HEADER]: pending.id };
       const validate = () => this.validate(operation, status, contentType, text);
-      let checked: ReturnType<typeof validate>;
+      // Recorded once the answer is written, in an immediate: the rest of the loop's turn (other
+      // answers to pass on, requests to forward) goes first, and no client waits for a recording.
+      // A busy proxy forwards about a fifth more for it (bench: proxy against plain http-proxy).
+      const recordLater = (checked: ReturnType<typeof validate> | undefined) => {
+        pending.answered = Date.now();
+        setImmediate(() => {
+          const { violations, json, parsed } = checked ?? validate();
+          // A JSON body parsed for validation is redacted from that parse, not parsed again.
+          const recorded = () => (json ? this.redaction.parsedJson(parsed) : text && this.redaction.body(text, contentType));
+          this.record(req, pending, { operation, status, headers, body: recorded, violations });
+        });
+      };
       if (!pending.wantsViolations) {
         out['content-length'] = String(raw.length);
         res.writeHead(status, out);
         res.end(raw);
-        checked = validate();
+        // No one waits for the violations: validated after the answer too.
+        recordLater(undefined);
       } else if (req.method === 'HEAD' || status === 204 || status === 304 || req.httpVersion === '1.0') {
         // No body, so nothing to hold up (or HTTP/1.0, which has no trailers): validated first, the violations in a header.
-        checked = validate();
+        const checked = validate();
         if (checked.violations.length > 0) out[VIOLATIONS_HEADER] = encodeViolations(checked.violations);
         out['content-length'] = String(raw.length);
         res.writeHead(status, out);
         res.end(raw);
+        recordLater(checked);
       } else {
         // Chunked, so that the violations can follow the body as a trailer.
         out.trailer = VIOLATIONS_HEADER;
         res.writeHead(status, out);
         if (raw.length > 0) res.write(raw);
-        checked = validate();
+        const checked = validate();
         if (checked.violations.length > 0) res.addTrailers({ [VIOLATIONS_HEADER]: encodeViolations(checked.violations) });
         res.end();
+        recordLater(checked);
       }
-      const { violations, json, parsed } = checked;
-      // A JSON body parsed for validation is redacted from that parse, not parsed again.
-      const recorded = () => (json ? this.redaction.parsedJson(parsed) : text && this.redaction.body(text, contentType));
-      this.record(req, pending, { operation, status, headers, body: recorded, violations });
     });
   }
 
@@ -466,7 +480,7 @@ export class RecordingProxy {
       base: this.base,
       operation: (outcome.operation ?? this.operationOf(req))?.operationId,
       startedDateTime: new Date(pending.started).toISOString(),
-      time: Date.now() - pending.started,
+      time: (pending.answered ?? Date.now()) - pending.started,
       request,
       response: {
         status: outcome.status,
@@ -515,10 +529,13 @@ export class RecordingProxy {
       return;
     }
     if (url.pathname === `${PROXY_CONTROL_PREFIX}/exchanges` && req.method === 'GET') {
-      const test = url.searchParams.get('test');
-      const body = JSON.stringify(test ? inSentOrder(this.exchanges.filter((e) => e.test === test)) : this.exchanges);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
+      // In an immediate too, so that the recordings of the answers sent before it come first.
+      setImmediate(() => {
+        const test = url.searchParams.get('test');
+        const body = JSON.stringify(test ? inSentOrder(this.exchanges.filter((e) => e.test === test)) : this.exchanges);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(body);
+      });
       return;
     }
     if (url.pathname === `${PROXY_CONTROL_PREFIX}/redact` && req.method === 'POST') {
