@@ -14,6 +14,8 @@ export interface Server {
   lines: string[];
   /** The process's resident set size, in bytes (Linux /proc). */
   rss(): number;
+  /** The CPU time the process has used so far, user and system, in seconds (Linux /proc). */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startProcess(name: string, args: string[], ready: RegExp, 
     child,
     lines,
     rss: () => rssOf(child.pid!),
+    cpuSeconds: () => cpuSecondsOf(child.pid!),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -74,4 +77,10 @@ export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1] ?? Number.NaN);
   return kb * 1024;
+}
+
+/** utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (Linux's USER_HZ). */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
