@@ -2,8 +2,9 @@
 // the webhook deliveries global teardown hands over listed under the tests whose receiver path
 // they reached, and the exchange a failure names kept as the test's failed exchange.
 import { expect, test } from '@playwright/test';
+import { recordTargetLost } from '../harness/conformance-end.ts';
 import { defaultPlan } from '../harness/conformance-options.ts';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
@@ -131,4 +132,34 @@ test('deliveries are listed under the tests whose receiver path they reached, an
     violations: [],
   });
   expect(Object.keys(report.exchanges).filter((id) => id.startsWith('webhook:'))).toHaveLength(3);
+});
+
+test('a test Playwright ends as skipped when the run stops, with no skip of its own, is reported as not run', () => {
+  const out = mkdtempSync(join(tmpdir(), 'apc-reporter-'));
+  const plan = defaultPlan(out);
+  mkdirSync(plan.scratch, { recursive: true });
+  const ran = testCase('t-ran', 'ASSISTANT-SEARCH-LIMIT');
+  const queued = testCase('t-queued', 'ASSISTANT-SEARCH-OFFSET');
+  const skipped = testCase('t-skipped', 'ASSISTANT-SEARCH');
+  const reporter = new ConformanceReporter({ plan });
+  reporter.onBegin({ rootDir: process.cwd() } as FullConfig, { allTests: () => [ran, queued, skipped], suites: [] } as unknown as Suite);
+  reporter.onTestEnd(ran, result('passed', { exchanges: [proxied(1, 't-ran')] }));
+  // What Playwright hands over for a test left in the queue of a worker stopped by the run's SIGINT.
+  reporter.onTestEnd(queued, { ...result('skipped', {}), attachments: [], duration: 0 } as TestResult);
+  reporter.onTestEnd(skipped, result('skipped', {}, { annotations: [{ type: 'skip', description: 'needs a second graph' }] }));
+  recordTargetLost(plan, { reason: 'the target stopped answering: agent-server http://127.0.0.1:1 (connect ECONNREFUSED)', since: 0 });
+  const log = console.log;
+  console.log = () => {};
+  try {
+    reporter.onEnd({ status: 'interrupted' } as Parameters<ConformanceReporter['onEnd']>[0]);
+  } finally {
+    console.log = log;
+  }
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  const verdict = (id: string) => report.rules.find((r) => r.id === id)!;
+  expect(verdict('ASSISTANT-SEARCH-OFFSET').verdict).toBe('not-run');
+  expect(verdict('ASSISTANT-SEARCH-OFFSET').tests[0].reason).toMatch(/^the target stopped answering: .*; the tests after it did not run$/);
+  // A skip the test gave stays a skip.
+  expect(verdict('ASSISTANT-SEARCH').tests[0]).toMatchObject({ status: 'skipped', reason: 'needs a second graph' });
+  expect(verdict('ASSISTANT-SEARCH-LIMIT').verdict).toBe('pass');
 });

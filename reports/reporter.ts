@@ -64,13 +64,15 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const evidence = attachedEvidence(result.attachments) ?? emptyEvidence();
+    const attached = attachedEvidence(result.attachments);
+    const skips = [...test.annotations, ...(result.annotations ?? [])].filter((a) => a.type === 'skip' || a.type === 'fixme');
+    // A run stopped mid-way (a lost target, Ctrl-C) has Playwright end the tests left in a stopped worker's
+    // queue as skipped, with no skip of their own and no evidence: they did not run, and onEnd says why.
+    if (result.status === 'skipped' && skips.length === 0 && !attached) return;
+    const evidence = attached ?? emptyEvidence();
     for (const exchange of evidence.exchanges) this.exchanges.set(exchange.id, forReport(exchange));
     // Playwright's own: the test's status, its errors, why it was skipped.
-    const skip = [...test.annotations, ...(result.annotations ?? [])]
-      .filter((a) => a.type === 'skip' || a.type === 'fixme')
-      .map((a) => a.description)
-      .filter(Boolean);
+    const skip = skips.map((a) => a.description).filter(Boolean);
     const error = result.errors.length > 0 ? result.errors.map((e) => stripVTControlCharacters(e.message ?? e.value ?? 'error')).join('\n\n') : undefined;
     const played: PlayedTest = {
       id: test.id,
