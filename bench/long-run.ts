@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import { freePort } from '../harness/target.ts';
 import { credentialsOf } from '../tests/self-test/stand-in.ts';
-import { CLI, rssOf, type Server, startProcess, urlIn } from './processes.ts';
+import { CLI, rssOf, type Server, startProcess, statFields, urlIn } from './processes.ts';
 import { MiB } from './table.ts';
 import { attribute, type Sample, type Trend, trend } from './trend.ts';
 
@@ -57,9 +57,7 @@ function descendants(root: number): { pid: number; ppid: number }[] {
     .filter((name) => /^\d+$/.test(name))
     .flatMap((name) => {
       try {
-        // The command name in parentheses may hold spaces: the parent is the second field after it.
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        return [{ pid: Number(name), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) }];
+        return [{ pid: Number(name), ppid: Number(statFields(Number(name))[1]) }];
       } catch {
         return [];
       }

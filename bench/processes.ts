@@ -79,8 +79,17 @@ export function rssOf(pid: number): number {
   return kb * 1024;
 }
 
+/**
+ * The fields of /proc/<pid>/stat after the command name, from the process state on (field 3). The
+ * name, in parentheses, may hold spaces and parentheses itself: the fields start after its last ')'.
+ */
+export function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (Linux's USER_HZ). */
 function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -7,7 +7,7 @@ import { defaultPlan } from '../harness/conformance-options.ts';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { emptyEvidence, EVIDENCE_ATTACHMENT, type TestEvidence } from '../harness/test-evidence.ts';
 import { Redaction } from '../harness/proxy/redact.ts';
 import { deliveryExchange, hooksPath, recordDeliveries } from '../harness/webhook-evidence.ts';
@@ -67,6 +67,18 @@ function delivery(seq: number, path: string, nth: number): Exchange {
   return deliveryExchange(request as ReceivedRequest, 'http://receiver.apc.test', new Redaction(), 0, 0);
 }
 
+/** Ends the run as Playwright would, and reads the report it wrote; the summary it prints is not what the tests read. */
+function endRun(reporter: ConformanceReporter, status: FullResult['status'], out: string): ConformanceReport {
+  const log = console.log;
+  console.log = () => {};
+  try {
+    reporter.onEnd({ status } as FullResult);
+  } finally {
+    console.log = log;
+  }
+  return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+}
+
 test('deliveries are listed under the tests whose receiver path they reached, and the exchange a failure names is marked', () => {
   const out = mkdtempSync(join(tmpdir(), 'apc-reporter-'));
   const hooked = testCase('t-hooked', 'WEBHOOK-TRIGGER');
@@ -101,15 +113,7 @@ test('deliveries are listed under the tests whose receiver path they reached, an
     delivery(4, `${hooksPath('t-hooked')}/a`, 2),
     delivery(5, `${hooksPath('t-gone')}`, 1),
   ]);
-  // The summary it prints is not what this test reads.
-  const log = console.log;
-  console.log = () => {};
-  try {
-    reporter.onEnd({ status: 'failed' } as Parameters<ConformanceReporter['onEnd']>[0]);
-  } finally {
-    console.log = log;
-  }
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  const report = endRun(reporter, 'failed', out);
   expect(reportProblems(report)).toEqual([]);
   const [trigger, retry, once] = ['WEBHOOK-TRIGGER', 'WEBHOOK-RETRY', 'WEBHOOK-ONE-DELIVERY'].map((id) => report.rules.find((r) => r.id === id)!.tests[0]);
   expect(trigger.exchanges).toEqual([
@@ -148,14 +152,7 @@ test('a test Playwright ends as skipped when the run stops, with no skip of its 
   reporter.onTestEnd(queued, { ...result('skipped', {}), attachments: [], duration: 0 } as TestResult);
   reporter.onTestEnd(skipped, result('skipped', {}, { annotations: [{ type: 'skip', description: 'needs a second graph' }] }));
   recordTargetLost(plan, { reason: 'the target stopped answering: agent-server http://127.0.0.1:1 (connect ECONNREFUSED)', since: 0 });
-  const log = console.log;
-  console.log = () => {};
-  try {
-    reporter.onEnd({ status: 'interrupted' } as Parameters<ConformanceReporter['onEnd']>[0]);
-  } finally {
-    console.log = log;
-  }
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ConformanceReport;
+  const report = endRun(reporter, 'interrupted', out);
   const verdict = (id: string) => report.rules.find((r) => r.id === id)!;
   expect(verdict('ASSISTANT-SEARCH-OFFSET').verdict).toBe('not-run');
   expect(verdict('ASSISTANT-SEARCH-OFFSET').tests[0].reason).toMatch(/^the target stopped answering: .*; the tests after it did not run$/);
